@@ -1,0 +1,16 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    coverage: {
+      provider: "v8",
+      include: ["src/**/*.ts"],
+      reporter: ["text-summary", "text", "json-summary"],
+      // Issue 2 sets the floor for the policy layer; later layers add their own.
+      thresholds: {
+        "src/services/**": { lines: 90, branches: 90, functions: 90, statements: 90 },
+      },
+    },
+  },
+});
