@@ -1,0 +1,18 @@
+import type { A2AConfig } from "./A2AConfigSchema.js";
+
+export interface AgentA2ASettings {
+  maxPingPongTurns: number;
+  maxWaitMs: number;
+  chunkMs: number;
+}
+
+/** The ping-pong limit and wait timeouts for one target agent: its overrides over the global values. */
+export function resolveAgentA2ASettings(config: A2AConfig, agentId: string | undefined): AgentA2ASettings {
+  const global = config.session.agentToAgent;
+  const override = agentId === undefined ? undefined : global.agents?.[agentId];
+  return {
+    maxPingPongTurns: override?.maxPingPongTurns ?? global.maxPingPongTurns,
+    maxWaitMs: override?.timeout?.maxWaitMs ?? global.timeout.maxWaitMs,
+    chunkMs: override?.timeout?.chunkMs ?? global.timeout.chunkMs,
+  };
+}
