@@ -1,0 +1,105 @@
+import { asText, cutText, requireWholeNumber } from "../InvalidInputError.js";
+import { A2AErrorCategory, type A2AErrorInfo } from "./A2AErrorInfo.js";
+import { extractRetryAfterMs } from "./extractRetryAfterMs.js";
+
+// Numeric codes count only when no digit touches them: "HTTP 503" and "HTTP_503" match,
+// "processed 1500 items" does not.
+const RATE_LIMIT = /rate[ _-]?limit|(?<!\d)429(?!\d)|too many/i;
+const CONTEXT_EXCEEDED = /context[ _-]?length|token[ _-]?limit|too[ _-]?long/i;
+const SERVER_OVERLOAD = /overload|server[ _-]?error|(?<!\d)(?:529|500|502|503)(?!\d)/i;
+
+const DEFAULT_RATE_LIMIT_WAIT_MS = 10_000;
+const MAX_MESSAGE_LENGTH = 1_000;
+
+export interface ClassifyA2AErrorParams {
+  waitStatus?: string;
+  waitError?: string;
+  gatewayError?: Error;
+  /** Retries already made (0 on the first failure). */
+  attempt: number;
+}
+
+/** Classifies a failed wait for a reply (API.md §2, design 000 §4.3); the first rule that matches wins. */
+export function classifyA2AError(p: ClassifyA2AErrorParams): A2AErrorInfo {
+  const attempt = requireWholeNumber("classifyA2AError", "attempt", p?.attempt);
+  const waitStatus = asText(p.waitStatus);
+  const waitError = asText(p.waitError)?.trim() || undefined;
+  const info = (rest: Omit<A2AErrorInfo, "attempt">): A2AErrorInfo => ({ ...rest, attempt });
+
+  if (p.gatewayError != null) {
+    const reason = p.gatewayError instanceof Error ? p.gatewayError.message : String(p.gatewayError);
+    return info({
+      category: A2AErrorCategory.TRANSIENT,
+      code: "gateway_connection",
+      message: cutText(`Gateway 연결 실패: ${reason}`, MAX_MESSAGE_LENGTH),
+      retryable: true,
+      maxAttempts: 3,
+    });
+  }
+  if (waitStatus === "not_found") {
+    const first = attempt <= 1;
+    return info({
+      category: first ? A2AErrorCategory.CONDITIONAL : A2AErrorCategory.PERMANENT,
+      code: first ? "session_not_found" : "session_gone",
+      message: "실행 상태를 찾을 수 없음",
+      retryable: first,
+      maxAttempts: 2,
+    });
+  }
+  if (waitError !== undefined) {
+    if (RATE_LIMIT.test(waitError)) {
+      return info({
+        category: A2AErrorCategory.TRANSIENT,
+        code: "rate_limit",
+        message: "LLM API rate limit",
+        retryable: true,
+        retryAfterMs: extractRetryAfterMs(waitError) ?? DEFAULT_RATE_LIMIT_WAIT_MS,
+        maxAttempts: 3,
+      });
+    }
+    if (CONTEXT_EXCEEDED.test(waitError)) {
+      return info({
+        category: A2AErrorCategory.PERMANENT,
+        code: "context_exceeded",
+        message: "LLM 컨텍스트 윈도우 초과",
+        retryable: false,
+        maxAttempts: 1,
+      });
+    }
+    if (SERVER_OVERLOAD.test(waitError)) {
+      return info({
+        category: A2AErrorCategory.TRANSIENT,
+        code: "server_overload",
+        message: "LLM 서버 과부하",
+        retryable: true,
+        maxAttempts: 3,
+      });
+    }
+  }
+  if (waitStatus === "error") {
+    return info({
+      category: A2AErrorCategory.PERMANENT,
+      code: "unknown_error",
+      message: cutText(waitError ?? "알 수 없는 실행 오류", MAX_MESSAGE_LENGTH),
+      retryable: false,
+      maxAttempts: 1,
+    });
+  }
+  return info({
+    category: A2AErrorCategory.TRANSIENT,
+    code: "wait_timeout",
+    message: "응답 대기 시간 초과",
+    retryable: true,
+    maxAttempts: 2,
+  });
+}
+
+/** Error codes whose retry resends the message (a new run, same idempotency key); the rest wait again. */
+export function retryResends(info: Pick<A2AErrorInfo, "code">): boolean {
+  return info.code === "wait_timeout" || info.code === "session_not_found";
+}
+
+/** Whether another retry is allowed after this failure (API.md §2). */
+export function canRetry(info: A2AErrorInfo, retryEnabled: boolean): boolean {
+  return retryEnabled && info.retryable && info.attempt < info.maxAttempts - 1;
+}
