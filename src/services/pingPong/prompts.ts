@@ -1,0 +1,59 @@
+import { asText } from "../InvalidInputError.js";
+import { ANNOUNCE_SKIP_TOKEN, REPLY_SKIP_TOKEN } from "./skipTokens.js";
+
+export interface ReplyContextParams {
+  requesterSessionKey: string;
+  targetSessionKey: string;
+  currentRole: "requester" | "target";
+  turn: number;
+  maxTurns: number;
+  originalMessage: string;
+  messageIntent: string;
+  previousTurnSummary?: string;
+}
+
+/** The extra system prompt for one ping-pong step (design 001 §4.4). */
+export function buildAgentToAgentReplyContext(p: ReplyContextParams): string {
+  const role = p.currentRole === "target" ? "Agent 2 (target)" : "Agent 1 (requester)";
+  const remaining = Math.max(0, p.maxTurns - p.turn + 1);
+  const summary = asText(p.previousTurnSummary)?.trim();
+  return [
+    "## Agent-to-agent reply step",
+    "",
+    `**Your role**: ${role}`,
+    `**Turn**: Turn ${p.turn} of ${p.maxTurns}`,
+    `**Conversation purpose**: ${p.messageIntent}`,
+    `Agent 1 (requester) session: ${p.requesterSessionKey}`,
+    `Agent 2 (target) session: ${p.targetSessionKey}`,
+    "",
+    "### Original request",
+    asText(p.originalMessage) ?? "",
+    ...(summary ? ["", "### Previous discussion", summary] : []),
+    "",
+    "### Guidelines",
+    "- Be concise and focused on the topic",
+    `- If you have nothing substantive to add, reply exactly: ${REPLY_SKIP_TOKEN}`,
+    "- Do NOT repeat what has already been said",
+    `- This conversation will end after at most ${remaining} more turns`,
+    "",
+    `To end the conversation, reply exactly "${REPLY_SKIP_TOKEN}".`,
+  ].join("\n");
+}
+
+export interface AnnounceContextParams {
+  originalMessage: string;
+  roundOneReply?: string;
+  latestReply?: string;
+}
+
+/** The extra system prompt for the announce step (design 001 §1.2, unchanged by the optimisation). */
+export function buildAgentToAgentAnnounceContext(p: AnnounceContextParams): string {
+  return [
+    "Agent-to-agent announce step:",
+    `Original request: ${asText(p.originalMessage) ?? ""}`,
+    `Round 1 reply: ${asText(p.roundOneReply) ?? "(none)"}`,
+    `Latest reply: ${asText(p.latestReply) ?? "(none)"}`,
+    `If you want to remain silent, reply exactly "${ANNOUNCE_SKIP_TOKEN}".`,
+    "Any other reply will be posted to the target channel.",
+  ].join("\n");
+}

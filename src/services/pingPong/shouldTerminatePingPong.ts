@@ -1,0 +1,52 @@
+import { asText } from "../InvalidInputError.js";
+import { calculateSimilarity } from "./calculateSimilarity.js";
+import { isReplySkip } from "./skipTokens.js";
+
+export type EarlyTerminationReason =
+  | "explicit_skip"
+  | "repetition_detected"
+  | "minimal_content"
+  | "conclusion_detected";
+
+export interface TerminationDecision {
+  terminate: boolean;
+  reason: "" | EarlyTerminationReason;
+}
+
+export interface TerminationParams {
+  replyText: string;
+  turn: number;
+  maxTurns: number;
+  previousReplies: string[];
+}
+
+export const REPETITION_THRESHOLD = 0.85;
+export const MINIMAL_CONTENT_LENGTH = 20;
+
+const QUESTION_MARK = /[?？]/;
+// Design 001 §4.2's acknowledgement openings, plus English ones on a word boundary.
+const CONCLUSION =
+  /^(?:알겠습니다|확인했습니다|감사합니다|네,?\s*이해했습니다|완료|(?:understood|got it|noted|thanks|thank you|sounds good|will do)(?![\p{L}\p{N}_]))/iu;
+
+/**
+ * Whether the system should end the ping-pong after this reply (design 001 §4.2), checked in order:
+ * explicit skip, repetition, minimal content, conclusion. A question keeps the conversation going.
+ * `autoTerminate` is the machine's business: with it off, only the explicit skip applies.
+ */
+export function shouldTerminatePingPong(p: TerminationParams): TerminationDecision {
+  const replyText = asText(p?.replyText) ?? "";
+  if (isReplySkip(replyText)) return { terminate: true, reason: "explicit_skip" };
+
+  const previous = Array.isArray(p.previousReplies) ? p.previousReplies : [];
+  const last = previous[previous.length - 1];
+  if (last !== undefined && calculateSimilarity(replyText, last) > REPETITION_THRESHOLD) {
+    return { terminate: true, reason: "repetition_detected" };
+  }
+
+  const trimmed = replyText.trim();
+  const asksSomething = QUESTION_MARK.test(trimmed);
+  if (trimmed.length < MINIMAL_CONTENT_LENGTH && !asksSomething)
+    return { terminate: true, reason: "minimal_content" };
+  if (CONCLUSION.test(trimmed) && !asksSomething) return { terminate: true, reason: "conclusion_detected" };
+  return { terminate: false, reason: "" };
+}
