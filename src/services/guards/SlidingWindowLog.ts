@@ -1,0 +1,41 @@
+/**
+ * Per-key timestamps of recent events inside a sliding window. Each key keeps at most `limit`
+ * entries (older ones can never matter again), and idle keys are swept now and then, so memory stays
+ * proportional to the keys active in the last window.
+ */
+export class SlidingWindowLog {
+  private readonly entries = new Map<string, number[]>();
+  private recordsSinceSweep = 0;
+
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs: number,
+  ) {}
+
+  /** Events of `key` within the window ending at `now`, oldest first. */
+  recent(key: string, now: number): number[] {
+    const times = this.entries.get(key);
+    if (times === undefined) return [];
+    const live = times.filter((t) => now - t < this.windowMs);
+    if (live.length === 0) this.entries.delete(key);
+    else if (live.length !== times.length) this.entries.set(key, live);
+    return live;
+  }
+
+  record(key: string, at: number): void {
+    const times = this.entries.get(key) ?? [];
+    times.push(at);
+    if (times.length > this.limit) times.splice(0, times.length - this.limit);
+    this.entries.set(key, times);
+    if (++this.recordsSinceSweep >= 1_000) this.sweep(at);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  sweep(now: number): void {
+    this.recordsSinceSweep = 0;
+    for (const key of [...this.entries.keys()]) this.recent(key, now);
+  }
+}
