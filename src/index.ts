@@ -1,0 +1,2 @@
+// The package root: everything API.md names, and the types a gateway needs to embed it.
+export * from "./services/index.js";

@@ -1,0 +1,140 @@
+import { z } from "zod";
+
+const count = z.int().min(0);
+const text = z.string();
+const intent = z.enum(["notification", "question", "collaboration", "escalation", "result_report"]);
+const errorCategory = z.enum(["transient", "permanent", "conditional"]);
+
+export const TERMINATION_REASONS = [
+  "explicit_skip",
+  "repetition_detected",
+  "minimal_content",
+  "conclusion_detected",
+  "max_turns",
+  "no_reply",
+  "skipped",
+] as const;
+export const terminationReasonSchema = z.enum(TERMINATION_REASONS);
+
+// Data objects are loose: documented fields are checked, and fields a newer writer adds survive a
+// round trip through an older reader of coordination-events.ndjson.
+const SendData = z.looseObject({
+  targetSessionKey: text,
+  requesterSessionKey: text.optional(),
+  message: text,
+  messageIntent: intent,
+  idempotencyKey: text.optional(),
+  mode: z.enum(["sync", "async"]).optional(),
+});
+
+const ResponseData = z.looseObject({
+  /** 0 for the target's first reply, then the ping-pong turn. */
+  turn: count,
+  speakerSessionKey: text.optional(),
+  reply: text.optional(),
+  outcome: z.enum(["ok", "blocked"]).optional(),
+  messageIntent: intent,
+  effectiveTurns: count,
+  terminationReason: terminationReasonSchema.optional(),
+});
+
+const RetryData = z.looseObject({
+  errorCode: text,
+  errorCategory,
+  errorMessage: text,
+  /** The retry's number, from 1. */
+  attempt: z.int().min(1),
+  maxAttempts: z.int().min(1),
+  backoffMs: count,
+  conversationId: text,
+  fromAgent: text,
+  toAgent: text,
+});
+
+const CompleteData = z.looseObject({
+  retryAttempts: count,
+  errorCode: text.optional(),
+  errorCategory: errorCategory.optional(),
+  messageIntent: intent,
+  configuredMaxTurns: count,
+  effectiveTurns: count,
+  actualTurns: count,
+  earlyTermination: z.boolean(),
+  terminationReason: terminationReasonSchema.optional(),
+  announced: z.boolean(),
+  announceSkipped: z.boolean(),
+  announceSkipReason: text.optional(),
+  announceText: text.optional(),
+});
+
+// Design 002 §1's CollaborateEvent; the thread is unknown until it is resolved.
+const CollaborateData = z.looseObject({
+  collaborationId: text.optional(),
+  threadId: text.optional(),
+  parentChannelId: text.optional(),
+  fromAgentId: text,
+  toAgentId: text,
+  mode: z.enum(["new_thread", "reuse_thread", "explicit_thread"]).optional(),
+  attempt: count.optional(),
+  messageId: text.optional(),
+  mentionId: text.optional(),
+  errorCode: text.optional(),
+  errorMessage: text.optional(),
+  escalate: z.boolean().optional(),
+});
+
+const MentionData = z.looseObject({
+  mentionId: text,
+  threadId: text,
+  targetAgentId: text,
+  attempts: z.int().min(1),
+  maxAttempts: z.int().min(1),
+  elapsedMinutes: count,
+});
+
+const envelope = <T extends string, D extends z.ZodType>(type: T, data: D) =>
+  z.strictObject({
+    type: z.literal(type),
+    ts: z.number().finite().nonnegative(),
+    conversationId: text.optional(),
+    routeKey: text.optional(),
+    runId: text.optional(),
+    fromAgent: text.optional(),
+    toAgent: text.optional(),
+    data,
+  });
+
+export const A2AEventSchemas = {
+  "a2a.send": envelope("a2a.send", SendData),
+  "a2a.response": envelope("a2a.response", ResponseData),
+  "a2a.retry": envelope("a2a.retry", RetryData),
+  "a2a.complete": envelope("a2a.complete", CompleteData),
+  "a2a.collaborate.requested": envelope("a2a.collaborate.requested", CollaborateData),
+  "a2a.collaborate.sent": envelope("a2a.collaborate.sent", CollaborateData),
+  "a2a.collaborate.failed": envelope("a2a.collaborate.failed", CollaborateData),
+  "a2a.collaborate.responded": envelope("a2a.collaborate.responded", CollaborateData),
+  "a2a.mention.reminded": envelope("a2a.mention.reminded", MentionData),
+  "a2a.mention.escalated": envelope(
+    "a2a.mention.escalated",
+    MentionData.extend({ escalationMentionId: text.optional(), notified: z.boolean() }),
+  ),
+} as const;
+
+/** Every control-plane event (API.md §5), discriminated by `type`. */
+export const A2AEventSchema = z.discriminatedUnion("type", [
+  A2AEventSchemas["a2a.send"],
+  A2AEventSchemas["a2a.response"],
+  A2AEventSchemas["a2a.retry"],
+  A2AEventSchemas["a2a.complete"],
+  A2AEventSchemas["a2a.collaborate.requested"],
+  A2AEventSchemas["a2a.collaborate.sent"],
+  A2AEventSchemas["a2a.collaborate.failed"],
+  A2AEventSchemas["a2a.collaborate.responded"],
+  A2AEventSchemas["a2a.mention.reminded"],
+  A2AEventSchemas["a2a.mention.escalated"],
+]);
+
+export type A2AEvent = z.output<typeof A2AEventSchema>;
+export type A2AEventType = A2AEvent["type"];
+export type A2AEventOf<T extends A2AEventType> = Extract<A2AEvent, { type: T }>;
+export const A2A_EVENT_TYPES = Object.keys(A2AEventSchemas) as A2AEventType[];

@@ -1,0 +1,65 @@
+import { type A2AEvent, A2AEventSchema, type A2AEventType } from "./A2AEventSchema.js";
+
+export type A2AEventListener = (event: A2AEvent) => void;
+
+/** A listener's selection: one type, a dotted prefix ending in `.*` (`a2a.collaborate.*`), or `*`. */
+export type A2AEventPattern = A2AEventType | `${string}.*` | "*";
+
+export class InvalidEventError extends Error {
+  override readonly name = "InvalidEventError";
+}
+
+/**
+ * The in-process event bus (design 003 §4.1): events are validated once on emit, then handed to each
+ * matching listener in subscription order. A listener that throws is reported and does not stop the
+ * others: one broken subscriber must not silence the event log.
+ */
+export class EventBus {
+  private readonly listeners = new Set<{ pattern: A2AEventPattern; listener: A2AEventListener }>();
+
+  constructor(
+    private readonly onListenerError: (error: unknown, event: A2AEvent) => void = reportListenerError,
+  ) {}
+
+  subscribe(pattern: A2AEventPattern, listener: A2AEventListener): () => void {
+    const entry = { pattern, listener };
+    this.listeners.add(entry);
+    return () => {
+      this.listeners.delete(entry);
+    };
+  }
+
+  /** Validates and delivers an event; returns the parsed event, or throws naming what is wrong. */
+  emit(event: A2AEvent): A2AEvent {
+    const parsed = A2AEventSchema.safeParse(event);
+    if (!parsed.success) {
+      const type =
+        typeof (event as { type?: unknown })?.type === "string" ? (event as { type: string }).type : "?";
+      const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(event)"}: ${i.message}`);
+      throw new InvalidEventError(`invalid ${type} event: ${problems.join("; ")}`);
+    }
+    for (const { pattern, listener } of [...this.listeners]) {
+      if (!matches(pattern, parsed.data.type)) continue;
+      try {
+        listener(parsed.data);
+      } catch (error) {
+        this.onListenerError(error, parsed.data);
+      }
+    }
+    return parsed.data;
+  }
+
+  get listenerCount(): number {
+    return this.listeners.size;
+  }
+}
+
+function matches(pattern: A2AEventPattern, type: string): boolean {
+  if (pattern === "*") return true;
+  if (pattern.endsWith(".*")) return type.startsWith(pattern.slice(0, -1));
+  return pattern === type;
+}
+
+function reportListenerError(error: unknown, event: A2AEvent): void {
+  console.error(`a2a-statecharts: a listener of ${event.type} threw`, error);
+}
