@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { cutText } from "../InvalidInputError.js";
 import { type A2AConfig, A2AConfigSchema } from "./A2AConfigSchema.js";
 
 /** One thing wrong with a config: where (a dotted path, the key included) and why. */
@@ -19,18 +20,34 @@ export class A2AConfigError extends Error {
 
 /** Validates a user config and fills in every default; `undefined` yields the defaults. */
 export function parseConfig(input?: unknown): A2AConfig {
+  if (input !== undefined && !isPlainObject(input)) {
+    throw new A2AConfigError([
+      { path: "(config)", message: `must be a plain object, got ${received(input)}` },
+    ]);
+  }
   const result = A2AConfigSchema.safeParse(input === undefined ? {} : input, { reportInput: true });
   if (result.success) return result.data;
   throw new A2AConfigError(result.error.issues.flatMap(describeIssue));
 }
 
 function describeIssue(issue: z.core.$ZodIssue): ConfigProblem[] {
-  const path = issue.path.map(String);
+  const path = issue.path.map((key) => cutText(String(key), MAX_ECHO));
   const where = (p: string[]) => p.join(".") || "(config)";
+  if (issue.code === "invalid_key") {
+    return [
+      {
+        path: where(path.slice(0, -1)),
+        message: `has a key ${received(issue.input)}: keys must be non-empty ids`,
+      },
+    ];
+  }
   if (issue.code === "unrecognized_keys") {
     const known = objectKeysAt(path);
     const hint = known.length > 0 ? ` (allowed here: ${known.join(", ")})` : "";
-    return issue.keys.map((key) => ({ path: where([...path, key]), message: `unknown key${hint}` }));
+    return issue.keys.map((key) => ({
+      path: where([...path, cutText(key, MAX_ECHO)]),
+      message: `unknown key${hint}`,
+    }));
   }
   const allowed = describeAllowed(schemaAt(path));
   const message = allowed ? `must be ${allowed}, got ${received(issue.input)}` : issue.message;
@@ -89,11 +106,25 @@ function isExclusivePositive(node: z.ZodNumber): boolean {
   return node.safeParse(0).success === false;
 }
 
+// Echoes of the user's input are cut, so a megabyte-long key or value does not make a megabyte-long error.
+const MAX_ECHO = 40;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
 function received(value: unknown): string {
   if (value === undefined) return "nothing";
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
-  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (typeof value === "object") return "an object";
+  if (typeof value === "string")
+    return JSON.stringify(value.length > MAX_ECHO ? `${cutText(value, MAX_ECHO)}…` : value);
+  if (typeof value === "object")
+    return value.constructor?.name && value.constructor !== Object
+      ? `a ${value.constructor.name}`
+      : "an object";
+  if (typeof value === "symbol" || typeof value === "function") return `a ${typeof value}`;
   return String(value);
 }

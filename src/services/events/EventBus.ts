@@ -1,3 +1,4 @@
+import { cutText } from "../InvalidInputError.js";
 import { type A2AEvent, A2AEventSchema, type A2AEventType } from "./A2AEventSchema.js";
 
 export type A2AEventListener = (event: A2AEvent) => void;
@@ -33,9 +34,11 @@ export class EventBus {
   emit(event: A2AEvent): A2AEvent {
     const parsed = A2AEventSchema.safeParse(event);
     if (!parsed.success) {
-      const type =
-        typeof (event as { type?: unknown })?.type === "string" ? (event as { type: string }).type : "?";
-      const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(event)"}: ${i.message}`);
+      const rawType = (event as { type?: unknown } | undefined)?.type;
+      const type = typeof rawType === "string" ? cutText(rawType, 60) : "?";
+      const problems = parsed.error.issues.map((i) =>
+        cutText(`${i.path.join(".") || "(event)"}: ${i.message}`, 200),
+      );
       throw new InvalidEventError(`invalid ${type} event: ${problems.join("; ")}`);
     }
     for (const { pattern, listener } of [...this.listeners]) {
