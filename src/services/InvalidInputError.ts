@@ -41,6 +41,11 @@ export function requireNonEmptyText(fn: string, param: string, value: unknown): 
   return value;
 }
 
+export function requireObject<T extends object>(fn: string, param: string, value: T | null | undefined): T {
+  if (typeof value !== "object" || value === null) throw new InvalidInputError(fn, param, "an object", value);
+  return value;
+}
+
 /** Cuts to at most `max` UTF-16 units without splitting a surrogate pair. */
 export function cutText(text: string, max: number): string {
   if (text.length <= max) return text;

@@ -1,3 +1,5 @@
+import { requireWholeNumber } from "../InvalidInputError.js";
+
 export type DiscordFailureKind = "permission" | "not_found" | "rate_limit" | "transient" | "invalid";
 
 export interface DiscordFailure {
@@ -14,7 +16,8 @@ export const DEFAULT_DISCORD_RETRY_AFTER_MS = 1_000;
 
 /** The wait before transient retry number `retry` (1-based): 1 s, 2 s, 4 s. */
 export function discordTransientBackoffMs(retry: number): number {
-  return 1_000 * 2 ** Math.max(0, Math.min(retry, DISCORD_TRANSIENT_MAX_RETRIES) - 1);
+  requireWholeNumber("discordTransientBackoffMs", "retry", retry, 1);
+  return 1_000 * 2 ** (Math.min(retry, DISCORD_TRANSIENT_MAX_RETRIES) - 1);
 }
 
 // Discord JSON error codes that mean the same as their status, for errors that lost the status.

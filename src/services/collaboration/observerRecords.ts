@@ -1,4 +1,4 @@
-import { asText, cutText } from "../InvalidInputError.js";
+import { asText, cutText, requireObject } from "../InvalidInputError.js";
 import type { InboundDiscordMessage } from "./InboundDiscordMessage.js";
 
 export interface ObserverTokens {
@@ -71,6 +71,7 @@ export function toObserverRecord(
   senderName: string,
   options: { botUserIds?: Iterable<string> } = {},
 ): ObserverRecord {
+  requireObject("toObserverRecord", "m", m);
   const content = asText(m.content) ?? "";
   const bots = options.botUserIds === undefined ? undefined : new Set(options.botUserIds);
   const mentioned = (Array.isArray(m.mentionUserIds) ? m.mentionUserIds : []).filter(

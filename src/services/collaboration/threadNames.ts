@@ -21,7 +21,7 @@ export function buildCollaborationThreadName(p: CollaborationThreadNameParams): 
     `${COLLABORATION_PREFIX} ${oneLine(p?.fromName)} → ${oneLine(p?.toName)}`,
     MAX_THREAD_NAME_LENGTH,
   );
-  const topic = oneLine(p.topic) || firstLine(p.message);
+  const topic = oneLine(p?.topic) || firstLine(p?.message);
   if (!topic) return head;
   const room = MAX_THREAD_NAME_LENGTH - head.length - " · ".length;
   if (room <= 0) return head;

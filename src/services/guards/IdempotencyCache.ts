@@ -1,4 +1,4 @@
-import { InvalidInputError } from "../InvalidInputError.js";
+import { InvalidInputError, requireObject } from "../InvalidInputError.js";
 
 export const IDEMPOTENCY_TTL_MS = 5 * 60_000;
 
@@ -20,6 +20,7 @@ export class IdempotencyCache<T> {
   private callsSinceSweep = 0;
 
   constructor(options: { ttlMs?: number; now?: () => number } = {}) {
+    requireObject("IdempotencyCache", "options", options);
     this.ttlMs = options.ttlMs ?? IDEMPOTENCY_TTL_MS;
     this.now = options.now ?? Date.now;
   }
@@ -27,6 +28,11 @@ export class IdempotencyCache<T> {
   run(key: string, operation: () => T | Promise<T>): Promise<T> {
     if (typeof key !== "string" || key === "") {
       return Promise.reject(new InvalidInputError("IdempotencyCache.run", "key", "a non-empty string", key));
+    }
+    if (typeof operation !== "function") {
+      return Promise.reject(
+        new InvalidInputError("IdempotencyCache.run", "operation", "a function", operation),
+      );
     }
     const now = this.now();
     if (++this.callsSinceSweep >= 1_000) this.sweep(now);

@@ -1,4 +1,4 @@
-import { requireNonEmptyText } from "../InvalidInputError.js";
+import { requireNonEmptyText, requireObject, requireWholeNumber } from "../InvalidInputError.js";
 import { SlidingWindowLog } from "./SlidingWindowLog.js";
 
 export interface LoopGuardOptions {
@@ -25,6 +25,15 @@ export class LoopGuard {
   private readonly now: () => number;
 
   constructor(private readonly options: LoopGuardOptions) {
+    requireObject("LoopGuard", "options", options);
+    for (const name of [
+      "maxCollaboratePerPair",
+      "windowMs",
+      "maxMessagesPerThread",
+      "threadWindowMs",
+    ] as const) {
+      requireWholeNumber("LoopGuard", `options.${name}`, options[name], 1);
+    }
     this.pairs = new SlidingWindowLog(options.maxCollaboratePerPair, options.windowMs);
     this.threads = new SlidingWindowLog(options.maxMessagesPerThread, options.threadWindowMs);
     this.now = options.now ?? Date.now;
@@ -50,7 +59,7 @@ export class LoopGuard {
   checkThreadMessage(threadId: string, opts: { system?: boolean } = {}): LoopGuardDecision {
     const key = requireNonEmptyText("LoopGuard.checkThreadMessage", "threadId", threadId);
     const limit = this.options.maxMessagesPerThread;
-    if (opts.system === true)
+    if (opts?.system === true)
       return { allowed: true, count: this.threads.recent(key, this.now()).length, limit };
     return this.check(this.threads, key, limit, this.options.threadWindowMs);
   }
@@ -84,5 +93,8 @@ export interface HandlingContext {
  * it answers in the thread (design 002 §6, `reply_in_thread`).
  */
 export function isReplyInThread(p: { targetAgentId: string; handling?: HandlingContext }): boolean {
-  return p.handling !== undefined && p.handling.senderAgentId === p.targetAgentId;
+  const handling = p?.handling;
+  return (
+    handling != null && typeof p.targetAgentId === "string" && handling.senderAgentId === p.targetAgentId
+  );
 }

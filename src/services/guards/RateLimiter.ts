@@ -1,4 +1,4 @@
-import { InvalidInputError, requireWholeNumber } from "../InvalidInputError.js";
+import { InvalidInputError, requireObject, requireWholeNumber } from "../InvalidInputError.js";
 import { SlidingWindowLog } from "./SlidingWindowLog.js";
 
 export interface RateLimiterTimers {
@@ -38,6 +38,7 @@ export class RateLimiter {
   private closed = false;
 
   constructor(private readonly options: RateLimiterOptions) {
+    requireObject("RateLimiter", "options", options);
     requireWholeNumber("RateLimiter", "limit", options.limit, 1);
     requireWholeNumber("RateLimiter", "windowMs", options.windowMs, 1);
     this.starts = new SlidingWindowLog(options.limit, options.windowMs);
@@ -50,8 +51,13 @@ export class RateLimiter {
 
   /** Runs `task` as soon as `key` has room, after every task scheduled on `key` before it. */
   schedule<T>(key: string, task: () => T | Promise<T>): Promise<Awaited<T>> {
-    if (typeof key !== "string" || key === "")
-      throw new InvalidInputError("RateLimiter.schedule", "key", "a non-empty string", key);
+    // A promise-returning method reports bad arguments as a rejection, like every other failure of it.
+    if (typeof key !== "string" || key === "") {
+      return Promise.reject(new InvalidInputError("RateLimiter.schedule", "key", "a non-empty string", key));
+    }
+    if (typeof task !== "function") {
+      return Promise.reject(new InvalidInputError("RateLimiter.schedule", "task", "a function", task));
+    }
     if (this.closed) return Promise.reject(new RateLimiterClosedError("the rate limiter is closed"));
     return new Promise<Awaited<T>>((resolve, reject) => {
       const queue = this.queues.get(key) ?? [];
@@ -108,6 +114,7 @@ export function createDiscordRateLimiters(
   rateLimit: { threadCreationPerMinute: number; messagePerChannelPerSecond: number },
   timers?: Partial<RateLimiterTimers>,
 ): { threadCreation: RateLimiter; messages: RateLimiter } {
+  requireObject("createDiscordRateLimiters", "rateLimit", rateLimit);
   return {
     threadCreation: new RateLimiter({
       limit: rateLimit.threadCreationPerMinute,

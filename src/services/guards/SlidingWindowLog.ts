@@ -12,13 +12,13 @@ export class SlidingWindowLog {
     private readonly windowMs: number,
   ) {}
 
-  /** Events of `key` within the window ending at `now`, oldest first. */
-  recent(key: string, now: number): number[] {
+  /** Events of `key` within the window ending at `now`, oldest first (a copy: recording does not change it). */
+  recent(key: string, now: number): readonly number[] {
     const times = this.entries.get(key);
     if (times === undefined) return [];
     const live = times.filter((t) => now - t < this.windowMs);
     if (live.length === 0) this.entries.delete(key);
-    else if (live.length !== times.length) this.entries.set(key, live);
+    else if (live.length !== times.length) this.entries.set(key, [...live]);
     return live;
   }
 
