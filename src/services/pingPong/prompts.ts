@@ -1,4 +1,4 @@
-import { asText } from "../InvalidInputError.js";
+import { asText, displayText, requireObject, requireWholeNumber } from "../InvalidInputError.js";
 import { ANNOUNCE_SKIP_TOKEN, REPLY_SKIP_TOKEN } from "./skipTokens.js";
 
 export interface ReplyContextParams {
@@ -14,17 +14,20 @@ export interface ReplyContextParams {
 
 /** The extra system prompt for one ping-pong step (design 001 §4.4). */
 export function buildAgentToAgentReplyContext(p: ReplyContextParams): string {
+  requireObject("buildAgentToAgentReplyContext", "params", p);
+  const turn = requireWholeNumber("buildAgentToAgentReplyContext", "turn", p.turn, 1);
+  const maxTurns = requireWholeNumber("buildAgentToAgentReplyContext", "maxTurns", p.maxTurns, 1);
   const role = p.currentRole === "target" ? "Agent 2 (target)" : "Agent 1 (requester)";
-  const remaining = Math.max(0, p.maxTurns - p.turn + 1);
+  const remaining = Math.max(0, maxTurns - turn + 1);
   const summary = asText(p.previousTurnSummary)?.trim();
   return [
     "## Agent-to-agent reply step",
     "",
     `**Your role**: ${role}`,
-    `**Turn**: Turn ${p.turn} of ${p.maxTurns}`,
-    `**Conversation purpose**: ${p.messageIntent}`,
-    `Agent 1 (requester) session: ${p.requesterSessionKey}`,
-    `Agent 2 (target) session: ${p.targetSessionKey}`,
+    `**Turn**: Turn ${turn} of ${maxTurns}`,
+    `**Conversation purpose**: ${displayText(p.messageIntent)}`,
+    `Agent 1 (requester) session: ${displayText(p.requesterSessionKey)}`,
+    `Agent 2 (target) session: ${displayText(p.targetSessionKey)}`,
     "",
     "### Original request",
     asText(p.originalMessage) ?? "",
@@ -48,6 +51,7 @@ export interface AnnounceContextParams {
 
 /** The extra system prompt for the announce step (design 001 §1.2, unchanged by the optimisation). */
 export function buildAgentToAgentAnnounceContext(p: AnnounceContextParams): string {
+  requireObject("buildAgentToAgentAnnounceContext", "params", p);
   return [
     "Agent-to-agent announce step:",
     `Original request: ${asText(p.originalMessage) ?? ""}`,

@@ -37,7 +37,7 @@ export function shouldTerminatePingPong(p: TerminationParams): TerminationDecisi
   const replyText = asText(p?.replyText) ?? "";
   if (isReplySkip(replyText)) return { terminate: true, reason: "explicit_skip" };
 
-  const previous = Array.isArray(p.previousReplies) ? p.previousReplies : [];
+  const previous = Array.isArray(p?.previousReplies) ? p.previousReplies : [];
   const last = previous[previous.length - 1];
   if (last !== undefined && calculateSimilarity(replyText, last) > REPETITION_THRESHOLD) {
     return { terminate: true, reason: "repetition_detected" };

@@ -18,12 +18,16 @@ export function calculateBackoffMs(
   opts: BackoffOptions = {},
 ): number {
   requireWholeNumber("calculateBackoffMs", "attempt", attempt);
+  const options = opts ?? {};
   const retryAfterMs = info?.retryAfterMs;
   if (typeof retryAfterMs === "number" && Number.isFinite(retryAfterMs) && retryAfterMs > 0)
     return retryAfterMs;
-  const baseMs = requireWholeNumber("calculateBackoffMs", "baseMs", opts.baseMs ?? 2_000, 1);
-  const maxMs = requireWholeNumber("calculateBackoffMs", "maxMs", opts.maxMs ?? 60_000, 1);
-  const r = (opts.random ?? Math.random)();
+  const baseMs = requireWholeNumber("calculateBackoffMs", "baseMs", options.baseMs ?? 2_000, 1);
+  const maxMs = requireWholeNumber("calculateBackoffMs", "maxMs", options.maxMs ?? 60_000, 1);
+  const random = options.random ?? Math.random;
+  if (typeof random !== "function")
+    throw new InvalidInputError("calculateBackoffMs", "random", "a function", random);
+  const r = random();
   if (typeof r !== "number" || !(r >= 0 && r <= 1)) {
     throw new InvalidInputError("calculateBackoffMs", "random()", "a number in [0, 1]", r);
   }

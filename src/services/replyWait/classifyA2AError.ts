@@ -1,4 +1,4 @@
-import { asText, cutText, requireWholeNumber } from "../InvalidInputError.js";
+import { asText, cutText, displayText, requireWholeNumber } from "../InvalidInputError.js";
 import { A2AErrorCategory, type A2AErrorInfo } from "./A2AErrorInfo.js";
 import { extractRetryAfterMs } from "./extractRetryAfterMs.js";
 
@@ -27,7 +27,7 @@ export function classifyA2AError(p: ClassifyA2AErrorParams): A2AErrorInfo {
   const info = (rest: Omit<A2AErrorInfo, "attempt">): A2AErrorInfo => ({ ...rest, attempt });
 
   if (p.gatewayError != null) {
-    const reason = p.gatewayError instanceof Error ? p.gatewayError.message : String(p.gatewayError);
+    const reason = displayText(p.gatewayError);
     return info({
       category: A2AErrorCategory.TRANSIENT,
       code: "gateway_connection",
@@ -96,10 +96,16 @@ export function classifyA2AError(p: ClassifyA2AErrorParams): A2AErrorInfo {
 
 /** Error codes whose retry resends the message (a new run, same idempotency key); the rest wait again. */
 export function retryResends(info: Pick<A2AErrorInfo, "code">): boolean {
-  return info.code === "wait_timeout" || info.code === "session_not_found";
+  return info?.code === "wait_timeout" || info?.code === "session_not_found";
 }
 
 /** Whether another retry is allowed after this failure (API.md §2). */
 export function canRetry(info: A2AErrorInfo, retryEnabled: boolean): boolean {
-  return retryEnabled && info.retryable && info.attempt < info.maxAttempts - 1;
+  if (retryEnabled !== true || typeof info !== "object" || info === null || info.retryable !== true)
+    return false;
+  return (
+    typeof info.attempt === "number" &&
+    typeof info.maxAttempts === "number" &&
+    info.attempt < info.maxAttempts - 1
+  );
 }
