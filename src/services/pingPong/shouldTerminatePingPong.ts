@@ -3,10 +3,7 @@ import { calculateSimilarity } from "./calculateSimilarity.js";
 import { isReplySkip } from "./skipTokens.js";
 
 export type EarlyTerminationReason =
-  | "explicit_skip"
-  | "repetition_detected"
-  | "minimal_content"
-  | "conclusion_detected";
+  "explicit_skip" | "repetition_detected" | "minimal_content" | "conclusion_detected";
 
 export interface TerminationDecision {
   terminate: boolean;
