@@ -19,49 +19,25 @@ import {
   threadRouteKey,
   toObserverRecord,
 } from "../../src/index.js";
+import { callLoosely, expectAnswerOrInvalidInput, junkCases, ONE_MB } from "../support/badInput.js";
 
-const MB = 1_000_000;
-const HUGE = "a".repeat(MB);
+const expectDefinedOrInvalidInput = (run: () => unknown, param: string): unknown =>
+  expectAnswerOrInvalidInput(run, [param]);
+
+const MB = ONE_MB.length;
+const HUGE = ONE_MB;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** Junk an untyped caller might pass where a string belongs, with a label for the test name. */
-const JUNK_CASES: Array<[string, unknown]> = [
-  ["undefined", undefined],
-  ["null", null],
-  ["42", 42],
-  ["NaN", Number.NaN],
-  ["true", true],
-  ["{}", {}],
-  ["[]", []],
-  ['["x"]', ["x"]],
-  ["a function", () => "x"],
-  ["a symbol", Symbol("s")],
-];
+const JUNK_CASES = junkCases().filter(([, value]) => typeof value !== "string");
 const JUNK: unknown[] = JUNK_CASES.map(([, value]) => value);
 /** Undefined, empty, 1 MB and junk, for parameters that take text. */
-const BAD_TEXT_CASES: Array<[string, unknown]> = [['""', ""], ["a 1 MB string", HUGE], ...JUNK_CASES];
-
-/**
- * The bad-input contract of the brief: a defined answer, or an InvalidInputError whose message names
- * the parameter; never a bare TypeError (or any other error).
- */
-function expectDefinedOrInvalidInput(run: () => unknown, param: string): unknown {
-  let result: unknown;
-  try {
-    result = run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(InvalidInputError);
-    expect((error as Error).message).toContain(param);
-    return undefined;
-  }
-  expect(result).toBeDefined();
-  return result;
-}
+const BAD_TEXT_CASES: ReadonlyArray<readonly [string, unknown]> = [
+  ['""', ""],
+  ["a 1 MB string", HUGE],
+  ...JUNK_CASES,
+];
 
 /** Calls a function with arguments the type system would refuse, as a JavaScript caller could. */
-function callLoosely<R>(fn: (...args: never[]) => R, ...args: unknown[]): R {
-  return (fn as unknown as (...a: unknown[]) => R)(...args);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Thread names (API.md §4; design 002 §2 and §4)

@@ -11,66 +11,26 @@ import {
   RateLimiter,
   RateLimiterClosedError,
 } from "../../src/index.js";
+import {
+  callLoosely,
+  construct,
+  expectAnswerOrInvalidInput,
+  expectSettlesOrInvalidInput,
+  junkCases,
+  ONE_MB,
+} from "../support/badInput.js";
+
+const expectDefinedOrInvalidInput = (run: () => unknown, param: string): unknown =>
+  expectAnswerOrInvalidInput(run, [param]);
 import { SlidingWindowLog } from "../../src/services/guards/SlidingWindowLog.js";
 
-const MB = 1_000_000;
-const HUGE = "a".repeat(MB);
-const JUNK_CASES: Array<[string, unknown]> = [
-  ["undefined", undefined],
-  ["null", null],
-  ["42", 42],
-  ["NaN", Number.NaN],
-  ["true", true],
-  ["{}", {}],
-  ["[]", []],
-  ['["x"]', ["x"]],
-  ["a function", () => "x"],
-  ["a symbol", Symbol("s")],
-];
+const HUGE = ONE_MB;
+const JUNK_CASES = junkCases().filter(([, value]) => typeof value !== "string");
 const JUNK: unknown[] = JUNK_CASES.map(([, value]) => value);
 const MISSING_CASES: Array<[string, unknown]> = [
   ["undefined", undefined],
   ["null", null],
 ];
-
-function expectDefinedOrInvalidInput(run: () => unknown, param: string): unknown {
-  let result: unknown;
-  try {
-    result = run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(InvalidInputError);
-    expect((error as Error).message).toContain(param);
-    return undefined;
-  }
-  expect(result).toBeDefined();
-  return result;
-}
-
-/** The asynchronous form: the promise may resolve, or reject with an InvalidInputError naming `param`. */
-async function expectSettlesOrInvalidInput(run: () => Promise<unknown>, param: string): Promise<void> {
-  let promise: Promise<unknown>;
-  try {
-    promise = run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(InvalidInputError);
-    expect((error as Error).message).toContain(param);
-    return;
-  }
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(InvalidInputError);
-    expect((error as Error).message).toContain(param);
-  }
-}
-
-function callLoosely<R>(fn: (...args: never[]) => R, ...args: unknown[]): R {
-  return (fn as unknown as (...a: unknown[]) => R)(...args);
-}
-
-function construct<T>(ctor: new (...args: never[]) => T, ...args: unknown[]): T {
-  return new (ctor as unknown as new (...a: unknown[]) => T)(...args);
-}
 
 function warningOf(decision: LoopGuardDecision): string | undefined {
   return decision.allowed ? decision.warning : undefined;
@@ -257,7 +217,7 @@ describe("LoopGuard", () => {
       expect(g.checkThreadMessage(HUGE).allowed).toBe(true);
     });
 
-    it.each([['""', ""], ...JUNK_CASES])(
+    it.each<readonly [string, unknown]>([['""', ""], ...JUNK_CASES])(
       "answers or throws InvalidInputError for opts = %s",
       (_label, opts) => {
         const g = guard();
@@ -293,7 +253,7 @@ describe("isReplyInThread", () => {
     expect(isReplyInThread({ targetAgentId: "ruda", handling: undefined })).toBe(false);
   });
 
-  const BAD: Array<[string, unknown]> = [['""', ""], ["a 1 MB string", HUGE], ...JUNK_CASES];
+  const BAD: ReadonlyArray<readonly [string, unknown]> = [['""', ""], ["a 1 MB string", HUGE], ...JUNK_CASES];
 
   it.each(BAD)("answers or throws InvalidInputError for p = %s", (_label, p) => {
     expectDefinedOrInvalidInput(() => callLoosely(isReplyInThread, p), "p");

@@ -9,7 +9,6 @@ import {
   calculateSimilarity,
   classifyMessageIntent,
   decideAnnounce,
-  InvalidInputError,
   isAnnounceSkip,
   isReplySkip,
   REPLY_SKIP_TOKEN,
@@ -17,55 +16,15 @@ import {
   shouldRunAnnounce,
   shouldTerminatePingPong,
 } from "../../src/index.js";
+import { expectAnswerOrInvalidInput, junkCases, ONE_MB, ONE_MB_KOREAN } from "../support/badInput.js";
+
+const JUNK = junkCases("REPLY_SKIP");
 
 type TurnsParams = Parameters<typeof resolveEffectivePingPongTurns>[0];
 type TerminateParams = Parameters<typeof shouldTerminatePingPong>[0];
 type AnnounceParams = Parameters<typeof decideAnnounce>[0];
 type ReplyContextParams = Parameters<typeof buildAgentToAgentReplyContext>[0];
 type AnnounceContextParams = Parameters<typeof buildAgentToAgentAnnounceContext>[0];
-
-const ONE_MB = "a".repeat(1_000_000);
-const ONE_MB_KOREAN = "작업".repeat(500_000);
-
-const JUNK: ReadonlyArray<readonly [string, unknown]> = [
-  ["undefined", undefined],
-  ["null", null],
-  ["a number", 42],
-  ["NaN", Number.NaN],
-  ["a negative number", -1],
-  ["a fraction", 1.5],
-  ["a boolean", true],
-  ["an empty object", {}],
-  ["an array", ["REPLY_SKIP"]],
-  ["a symbol", Symbol("junk")],
-  ["a function", () => "REPLY_SKIP"],
-  ["a bigint", 10n],
-  ["a null-prototype object", Object.create(null)],
-  ["an empty string", ""],
-  ["a whitespace string", "  \n\t "],
-  ["a 1 MB string", ONE_MB],
-  ["a 1 MB Korean string", ONE_MB_KOREAN],
-];
-
-/**
- * Bad input must give a defined answer (checked by `check`) or an InvalidInputError whose message
- * names the offending parameter; never a bare TypeError.
- */
-function expectAnswerOrInvalidInput<T>(call: () => T, params: readonly string[], check: (value: T) => void) {
-  let value: T;
-  try {
-    value = call();
-  } catch (error) {
-    expect(error).toBeInstanceOf(InvalidInputError);
-    const message = error instanceof Error ? error.message : String(error);
-    expect(
-      params.some((p) => message.includes(p)),
-      `message ${JSON.stringify(message)} names one of ${params.join(", ")}`,
-    ).toBe(true);
-    return;
-  }
-  check(value);
-}
 
 const INTENTS = Object.values(A2AMessageIntent);
 const NOTIFICATION = { intent: A2AMessageIntent.NOTIFICATION, suggestedTurns: 0, confidence: 1 };

@@ -9,58 +9,17 @@ import {
   canRetry,
   classifyA2AError,
   extractRetryAfterMs,
-  InvalidInputError,
   retryResends,
 } from "../../src/index.js";
+import { expectAnswerOrInvalidInput, junkCases, ONE_MB, ONE_MB_KOREAN } from "../support/badInput.js";
+
+const JUNK = junkCases("rate limit");
 
 type ClassifyParams = Parameters<typeof classifyA2AError>[0];
 type BackoffOptions = NonNullable<Parameters<typeof calculateBackoffMs>[2]>;
 type OutcomeParams = Parameters<typeof buildNoReplyOutcomeMessage>[0];
 
-const ONE_MB = "a".repeat(1_000_000);
-const ONE_MB_KOREAN = "작업".repeat(500_000);
 const PREFIX = "[outcome] blocked: 응답을 받지 못했습니다";
-
-/** Values a careless caller might pass where a string, number or object belongs. */
-const JUNK: ReadonlyArray<readonly [string, unknown]> = [
-  ["undefined", undefined],
-  ["null", null],
-  ["a number", 42],
-  ["NaN", Number.NaN],
-  ["a negative number", -1],
-  ["a fraction", 1.5],
-  ["a boolean", true],
-  ["an empty object", {}],
-  ["an array", ["rate limit"]],
-  ["a symbol", Symbol("junk")],
-  ["a function", () => "rate limit"],
-  ["a bigint", 10n],
-  ["a null-prototype object", Object.create(null)],
-  ["an empty string", ""],
-  ["a whitespace string", "  \n\t "],
-  ["a 1 MB string", ONE_MB],
-  ["a 1 MB Korean string", ONE_MB_KOREAN],
-];
-
-/**
- * Bad input must give a defined answer (checked by `check`) or an InvalidInputError whose message
- * names the offending parameter; never a bare TypeError.
- */
-function expectAnswerOrInvalidInput<T>(call: () => T, params: readonly string[], check: (value: T) => void) {
-  let value: T;
-  try {
-    value = call();
-  } catch (error) {
-    expect(error).toBeInstanceOf(InvalidInputError);
-    const message = error instanceof Error ? error.message : String(error);
-    expect(
-      params.some((p) => message.includes(p)),
-      `message ${JSON.stringify(message)} names one of ${params.join(", ")}`,
-    ).toBe(true);
-    return;
-  }
-  check(value);
-}
 
 function expectErrorInfo(value: A2AErrorInfo) {
   expect(Object.values(A2AErrorCategory)).toContain(value.category);
