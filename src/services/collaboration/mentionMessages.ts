@@ -1,0 +1,45 @@
+import { cutText } from "../InvalidInputError.js";
+
+/** How much of the original request a reminder or escalation quotes (design 004 §5.4 keeps 500). */
+export const MENTION_QUOTE_LENGTH = 500;
+
+export interface MentionMessageParams {
+  targetBotId: string;
+  originalText: string;
+  /** The attempt count when the message is posted (the original mention is attempt 1). */
+  attempts: number;
+  maxAttempts: number;
+  /** Whole minutes since the original mention, floored. */
+  elapsedMinutes: number;
+}
+
+/** `[리마인더 1/3] <@이든> 위 요청에 대해 확인 부탁해요.` + the quoted original (design 004 §5.5). */
+export function buildReminderMessage(p: MentionMessageParams): string {
+  return [
+    `[리마인더 ${p.attempts}/${p.maxAttempts}] <@${p.targetBotId}> 위 요청에 대해 확인 부탁해요.`,
+    `원본: "${quote(p.originalText)}" (${p.elapsedMinutes}분 전)`,
+  ].join("\n");
+}
+
+/**
+ * The escalation to a human (design 004 §5.5). It names the target without pinging it (the sender
+ * limits allowed mentions to the human) and, without an escalation id, pings nobody.
+ */
+export function buildEscalationMessage(p: MentionMessageParams & { escalationMentionId?: string }): string {
+  return [
+    `⚠️ 응답 없음 (${p.attempts}회 시도, ${p.elapsedMinutes}분 경과)`,
+    `대상: <@${p.targetBotId}>`,
+    `요청: "${quote(p.originalText)}"`,
+    p.escalationMentionId ? `<@${p.escalationMentionId}> 확인 필요` : "확인 필요",
+  ].join("\n");
+}
+
+/** Whole minutes from `from` to `to`, floored, never negative. */
+export function elapsedMinutes(from: number, to: number): number {
+  return Math.max(0, Math.floor((to - from) / 60_000));
+}
+
+function quote(text: string): string {
+  const oneLine = text.replace(/\s+/g, " ").trim();
+  return oneLine.length > MENTION_QUOTE_LENGTH ? `${cutText(oneLine, MENTION_QUOTE_LENGTH - 1)}…` : oneLine;
+}
