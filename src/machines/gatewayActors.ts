@@ -1,0 +1,70 @@
+import { fromPromise } from "xstate";
+import { unprovided } from "./unprovided.js";
+
+// The gateway side effects the flow machines invoke. They are placeholders: the runtime supplies
+// the real ones with `machine.provide({ actors })`, tests supply fakes the same way. Every output
+// carries `at`, the wall-clock time it completed, because machines never read a clock.
+
+export interface SendMessageInput {
+  sessionKey: string;
+  message: string;
+  extraSystemPrompt?: string;
+  /** The same for every resend of one message, so the gateway runs it at most once per run. */
+  idempotencyKey: string;
+}
+export interface SendMessageOutput {
+  runId: string;
+  at: number;
+}
+
+export interface AgentWaitInput {
+  runId: string;
+  timeoutMs: number;
+}
+export interface AgentWaitOutput {
+  status: "ok" | "timeout" | "not_found" | "error";
+  error?: string;
+  at: number;
+  /** How long the wait took, measured on the clock; the requested timeout is assumed when absent. */
+  waitedMs?: number;
+}
+
+export interface ReadReplyInput {
+  sessionKey: string;
+}
+export interface ReadReplyOutput {
+  reply?: string;
+  at: number;
+}
+
+/** One agent turn (send, wait, read) as one side effect: a ping-pong step or the announce step. */
+export interface AgentStepInput {
+  sessionKey: string;
+  message: string;
+  extraSystemPrompt: string;
+  idempotencyKey: string;
+}
+export interface AgentStepOutput {
+  reply?: string;
+  at: number;
+}
+
+/** Posts the announce text to the announce target as the target agent (a no-op where there is no channel). */
+export interface PostAnnouncementInput {
+  targetSessionKey: string;
+  announceTarget: { channel: string; to?: string };
+  text: string;
+  /** Stable per flow, so a post re-run after a restart is not posted twice. */
+  nonce: string;
+}
+export interface PostAnnouncementOutput {
+  at: number;
+}
+
+export const sendMessageActor = fromPromise<SendMessageOutput, SendMessageInput>(unprovided("sendMessage"));
+export const agentWaitActor = fromPromise<AgentWaitOutput, AgentWaitInput>(unprovided("agentWait"));
+export const readReplyActor = fromPromise<ReadReplyOutput, ReadReplyInput>(unprovided("readReply"));
+export const agentStepActor = fromPromise<AgentStepOutput, AgentStepInput>(unprovided("agentStep"));
+export const postAnnouncementActor = fromPromise<PostAnnouncementOutput, PostAnnouncementInput>(
+  unprovided("postAnnouncement"),
+);
