@@ -1,0 +1,281 @@
+import { assign, emit, setup } from "xstate";
+import { z } from "zod";
+import {
+  type A2AEventOf,
+  buildAgentToAgentReplyContext,
+  cutText,
+  type EarlyTerminationReason,
+  shouldTerminatePingPong,
+} from "../services/index.js";
+import { type AgentStepOutput, agentStepActor } from "./gatewayActors.js";
+import { parseMachineInput } from "./MachineInputError.js";
+import { envelopeOf, epochMs, FlowTraceSchema, intentSchema, nonEmpty } from "./schemas.js";
+
+export const PingPongInputSchema = z.object({
+  requesterSessionKey: z.string().optional(),
+  targetSessionKey: nonEmpty,
+  originalMessage: z.string(),
+  messageIntent: intentSchema,
+  /** Turns this conversation may take (resolveEffectivePingPongTurns); 0 skips the ping-pong. */
+  effectiveTurns: z.int().min(0).max(10),
+  autoTerminate: z.boolean(),
+  /** The target's first reply, which turn 1 answers. */
+  primaryReply: z.string().optional(),
+  /** Each step's idempotency key is this plus the turn, so a step re-run after a restart runs once. */
+  idempotencyKey: nonEmpty,
+  /** When the ping-pong starts (the time of the primary reply). */
+  startedAt: epochMs,
+  trace: FlowTraceSchema,
+});
+export type PingPongInput = z.input<typeof PingPongInputSchema>;
+
+export type PingPongTerminationReason = EarlyTerminationReason | "max_turns" | "no_reply" | "skipped";
+
+export interface PingPongContext extends z.output<typeof PingPongInputSchema> {
+  /** The turn being (or next to be) run, from 1. */
+  turn: number;
+  /** Agent steps run, the terminating one included. */
+  actualTurns: number;
+  /** Replies that continued the conversation, oldest first (the repetition guard compares with the last). */
+  replies: string[];
+  latestReply?: string;
+  terminationReason?: PingPongTerminationReason;
+  /** The latest wall-clock time the machine was told of. */
+  lastAt: number;
+}
+
+export interface PingPongOutput {
+  actualTurns: number;
+  terminationReason: PingPongTerminationReason;
+  earlyTermination: boolean;
+  latestReply?: string;
+  replies: string[];
+  at: number;
+}
+
+const EARLY: ReadonlySet<PingPongTerminationReason> = new Set<PingPongTerminationReason>([
+  "explicit_skip",
+  "repetition_detected",
+  "minimal_content",
+  "conclusion_detected",
+]);
+
+/** Who speaks at a turn: the requester answers the target's reply at turn 1, then they alternate. */
+export function speakerAt(
+  context: Pick<PingPongContext, "requesterSessionKey" | "targetSessionKey">,
+  turn: number,
+) {
+  const requesterSpeaks = turn % 2 === 1;
+  return {
+    role: requesterSpeaks ? ("requester" as const) : ("target" as const),
+    sessionKey: requesterSpeaks ? (context.requesterSessionKey ?? "") : context.targetSessionKey,
+  };
+}
+
+/** The recent conversation, briefly, so an agent does not repeat what was said (design 001 §2.5). */
+function previousTurnSummary(context: PingPongContext): string | undefined {
+  const transcript = [context.primaryReply ?? "", ...context.replies]
+    .map((text, i) => ({ text, role: i % 2 === 0 ? "target" : "requester" }))
+    .filter((entry) => entry.text.trim() !== "")
+    .slice(-3);
+  if (transcript.length === 0) return undefined;
+  return transcript.map((entry) => `- ${entry.role}: ${cutText(entry.text.trim(), 200)}`).join("\n");
+}
+
+function decide(context: PingPongContext, output: AgentStepOutput) {
+  return shouldTerminatePingPong({
+    replyText: output.reply ?? "",
+    turn: context.turn,
+    maxTurns: context.effectiveTurns,
+    previousReplies: context.replies,
+  });
+}
+
+type Emitted = A2AEventOf<"a2a.response">;
+type StepDone = { event: { output: AgentStepOutput } };
+
+/** The transition that ends the conversation after a step, when `guard` holds, for `reason`. */
+function endTurn(
+  guard: "noReply" | "explicitSkip" | "repetitionDetected" | "minimalContent" | "conclusionDetected",
+  reason: PingPongTerminationReason,
+) {
+  return {
+    guard: { type: guard, params: ({ event }: StepDone) => event.output },
+    target: "done" as const,
+    actions: [
+      "countStep" as const,
+      { type: "terminate" as const, params: reason },
+      {
+        type: "emitResponse" as const,
+        params: ({ event }: StepDone) => ({ output: event.output, reason, at: event.output.at }),
+      },
+    ],
+  };
+}
+
+/**
+ * Steers the follow-up conversation between requester and target (design 001 §4): alternating
+ * agent steps, stopped by the first guard that holds after a reply (explicit skip, then, with
+ * `autoTerminate`, repetition, minimal content, conclusion), else by the turn limit.
+ */
+export const pingPongMachine = setup({
+  types: {
+    input: {} as PingPongInput,
+    context: {} as PingPongContext,
+    output: {} as PingPongOutput,
+    emitted: {} as Emitted,
+  },
+  actors: { agentStep: agentStepActor },
+  guards: {
+    pingPongSkipped: ({ context }) =>
+      context.effectiveTurns === 0 ||
+      !context.requesterSessionKey ||
+      context.requesterSessionKey === context.targetSessionKey,
+    noPrimaryReply: ({ context }) => !context.primaryReply?.trim(),
+    noReply: (_, output: AgentStepOutput) => !output.reply?.trim(),
+    explicitSkip: ({ context }, output: AgentStepOutput) =>
+      decide(context, output).reason === "explicit_skip",
+    repetitionDetected: ({ context }, output: AgentStepOutput) =>
+      context.autoTerminate && decide(context, output).reason === "repetition_detected",
+    minimalContent: ({ context }, output: AgentStepOutput) =>
+      context.autoTerminate && decide(context, output).reason === "minimal_content",
+    conclusionDetected: ({ context }, output: AgentStepOutput) =>
+      context.autoTerminate && decide(context, output).reason === "conclusion_detected",
+    lastTurn: ({ context }) => context.turn >= context.effectiveTurns,
+  },
+  actions: {
+    terminate: assign((_, reason: PingPongTerminationReason) => ({ terminationReason: reason })),
+    countStep: assign(({ context, event }) => ({
+      actualTurns: context.actualTurns + 1,
+      lastAt: Math.max(context.lastAt, outputAt(event)),
+    })),
+    acceptReply: assign(({ context }, output: AgentStepOutput) => ({
+      replies: [...context.replies, output.reply as string],
+      latestReply: output.reply as string,
+    })),
+    nextTurn: assign(({ context }) => ({ turn: context.turn + 1 })),
+    emitResponse: emit(
+      (
+        { context },
+        p: { output?: AgentStepOutput; reason?: PingPongTerminationReason; at: number },
+      ): Emitted => ({
+        type: "a2a.response",
+        ...envelopeOf(context.trace, p.at),
+        data: {
+          turn: context.turn,
+          speakerSessionKey: speakerAt(context, context.turn).sessionKey,
+          ...(p.output?.reply === undefined ? {} : { reply: p.output.reply }),
+          messageIntent: context.messageIntent,
+          effectiveTurns: context.effectiveTurns,
+          ...(p.reason === undefined ? {} : { terminationReason: p.reason }),
+        },
+      }),
+    ),
+  },
+}).createMachine({
+  id: "pingPong",
+  context: ({ input }) => {
+    const parsed = parseMachineInput("pingPongMachine", PingPongInputSchema, input);
+    return {
+      ...parsed,
+      turn: 1,
+      actualTurns: 0,
+      lastAt: parsed.startedAt,
+      replies: [],
+      ...(parsed.primaryReply === undefined ? {} : { latestReply: parsed.primaryReply }),
+    };
+  },
+  initial: "starting",
+  states: {
+    starting: {
+      always: [
+        { guard: "pingPongSkipped", target: "done", actions: { type: "terminate", params: "skipped" } },
+        { guard: "noPrimaryReply", target: "done", actions: { type: "terminate", params: "no_reply" } },
+        { target: "turn" },
+      ],
+    },
+    turn: {
+      invoke: {
+        id: "agentStep",
+        src: "agentStep",
+        input: ({ context }) => {
+          const speaker = speakerAt(context, context.turn);
+          return {
+            sessionKey: speaker.sessionKey,
+            message: context.latestReply ?? "",
+            extraSystemPrompt: buildAgentToAgentReplyContext({
+              requesterSessionKey: context.requesterSessionKey ?? "",
+              targetSessionKey: context.targetSessionKey,
+              currentRole: speaker.role,
+              turn: context.turn,
+              maxTurns: context.effectiveTurns,
+              originalMessage: context.originalMessage,
+              messageIntent: context.messageIntent,
+              ...withSummary(previousTurnSummary(context)),
+            }),
+            idempotencyKey: `${context.idempotencyKey}:turn:${context.turn}`,
+          };
+        },
+        onDone: [
+          endTurn("noReply", "no_reply"),
+          endTurn("explicitSkip", "explicit_skip"),
+          endTurn("repetitionDetected", "repetition_detected"),
+          endTurn("minimalContent", "minimal_content"),
+          endTurn("conclusionDetected", "conclusion_detected"),
+          {
+            guard: "lastTurn",
+            target: "done",
+            actions: [
+              "countStep",
+              { type: "acceptReply", params: ({ event }) => event.output },
+              { type: "terminate", params: "max_turns" },
+              {
+                type: "emitResponse",
+                params: ({ event }) => ({ output: event.output, reason: "max_turns", at: event.output.at }),
+              },
+            ],
+          },
+          {
+            target: "turn",
+            reenter: true,
+            actions: [
+              "countStep",
+              {
+                type: "emitResponse",
+                params: ({ event }) => ({ output: event.output, at: event.output.at }),
+              },
+              { type: "acceptReply", params: ({ event }) => event.output },
+              "nextTurn",
+            ],
+          },
+        ],
+        onError: {
+          target: "done",
+          actions: ["countStep", { type: "terminate", params: "no_reply" }],
+        },
+      },
+    },
+    done: { type: "final" },
+  },
+  output: ({ context }): PingPongOutput => {
+    const terminationReason = context.terminationReason ?? "max_turns";
+    return {
+      actualTurns: context.actualTurns,
+      terminationReason,
+      earlyTermination: EARLY.has(terminationReason),
+      ...(context.latestReply === undefined ? {} : { latestReply: context.latestReply }),
+      replies: context.replies,
+      at: context.lastAt,
+    };
+  },
+});
+
+/** The completion time a step's done event carries (none for an error event). */
+function outputAt(event: unknown): number {
+  const at = (event as { output?: { at?: unknown } }).output?.at;
+  return typeof at === "number" ? at : 0;
+}
+
+function withSummary(summary: string | undefined): { previousTurnSummary?: string } {
+  return summary === undefined ? {} : { previousTurnSummary: summary };
+}

@@ -1,0 +1,319 @@
+import { assign, emit, setup } from "xstate";
+import { z } from "zod";
+import {
+  type A2AErrorInfo,
+  type A2AEventOf,
+  buildNoReplyOutcomeMessage,
+  calculateBackoffMs,
+  canRetry,
+  classifyA2AError,
+  retryResends,
+} from "../services/index.js";
+import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
+import type { Due, TimerEvent } from "./Due.js";
+import {
+  type AgentWaitOutput,
+  agentWaitActor,
+  type ReadReplyOutput,
+  readReplyActor,
+  type SendMessageOutput,
+  sendMessageActor,
+} from "./gatewayActors.js";
+import { nextRandom } from "./jitter.js";
+import { parseMachineInput } from "./MachineInputError.js";
+import { envelopeOf, epochMs, FlowTraceSchema, nonEmpty, positiveMs, RetryPolicySchema } from "./schemas.js";
+
+export const ReplyWaitInputSchema = z.object({
+  sessionKey: nonEmpty,
+  message: z.string(),
+  extraSystemPrompt: z.string().optional(),
+  idempotencyKey: nonEmpty,
+  maxWaitMs: positiveMs,
+  chunkMs: positiveMs,
+  retry: RetryPolicySchema,
+  /** When the flow started; the first chunk's clock starts here. */
+  startedAt: epochMs,
+  /** Seeds the backoff jitter (the runtime draws it from its injected `random`). */
+  seed: z.int().default(0),
+  trace: FlowTraceSchema,
+});
+export type ReplyWaitInput = z.input<typeof ReplyWaitInputSchema>;
+
+/** Why the last wait failed, as classifyA2AError wants it (kept serialisable for snapshots). */
+interface WaitFailure {
+  waitStatus?: string;
+  waitError?: string;
+  gatewayError?: string;
+  maxWaitExceeded?: boolean;
+}
+
+export interface ReplyWaitContext extends z.output<typeof ReplyWaitInputSchema> {
+  runId?: string;
+  /** Retries made so far; `a2a.retry` reports the next one as `retryAttempts + 1`. */
+  retryAttempts: number;
+  /** Time spent in agentWait on the current run; backoffs never count. */
+  waitedMs: number;
+  /** The latest wall-clock time the machine was told of. */
+  lastAt: number;
+  failure?: WaitFailure;
+  lastError?: A2AErrorInfo;
+  backoffMs?: number;
+  reply?: string;
+  due?: Due<"BACKOFF_ELAPSED">;
+}
+
+export type ReplyWaitEvent = TimerEvent<"BACKOFF_ELAPSED">;
+
+/** `at` is the latest wall-clock time the machine knew when it ended. */
+export type ReplyWaitOutput =
+  | { outcome: "replied"; reply?: string; retryAttempts: number; at: number }
+  | { outcome: "blocked"; error: A2AErrorInfo; retryAttempts: number; outcomeMessage: string; at: number };
+
+type Emitted = A2AEventOf<"a2a.send"> | A2AEventOf<"a2a.retry">;
+
+/**
+ * Waits for the target agent's reply to one message (design 000): sends it, waits in chunks up to
+ * `maxWaitMs`, classifies each failure, backs off and either waits again on the same run or resends
+ * the message as a new run with the same idempotency key. Ends `replied` or `blocked`.
+ */
+export const replyWaitMachine = setup({
+  types: {
+    input: {} as ReplyWaitInput,
+    context: {} as ReplyWaitContext,
+    events: {} as ReplyWaitEvent,
+    output: {} as ReplyWaitOutput,
+    emitted: {} as Emitted,
+  },
+  actors: {
+    sendMessage: sendMessageActor,
+    agentWait: agentWaitActor,
+    readReply: readReplyActor,
+  },
+  guards: {
+    isFirstSend: ({ context }) => context.runId === undefined,
+    replyReady: (_, output: AgentWaitOutput) => output.status === "ok",
+    waitTimeLeft: ({ context }, output: AgentWaitOutput) =>
+      output.status === "timeout" && context.waitedMs + waitedIn(context, output) < context.maxWaitMs,
+    retryAllowed: ({ context }) =>
+      context.lastError !== undefined && canRetry(context.lastError, context.retry.enabled),
+    resendsMessage: ({ context }) => context.lastError !== undefined && retryResends(context.lastError),
+  },
+  actions: {
+    recordRun: assign((_, output: SendMessageOutput) => ({
+      runId: output.runId,
+      lastAt: output.at,
+      waitedMs: 0,
+    })),
+    emitSent: emit(({ context }, output: SendMessageOutput): Emitted => ({
+      type: "a2a.send",
+      ...envelopeOf(context.trace, output.at),
+      runId: output.runId,
+      data: {
+        targetSessionKey: context.trace.targetSessionKey,
+        ...(context.trace.requesterSessionKey === undefined
+          ? {}
+          : { requesterSessionKey: context.trace.requesterSessionKey }),
+        message: context.message,
+        messageIntent: context.trace.messageIntent,
+        idempotencyKey: context.idempotencyKey,
+        ...(context.trace.mode === undefined ? {} : { mode: context.trace.mode }),
+      },
+    })),
+    countWaited: assign(({ context }, output: AgentWaitOutput) => ({
+      waitedMs: context.waitedMs + waitedIn(context, output),
+      lastAt: output.at,
+    })),
+    recordWaitFailure: assign(({ context }, output: AgentWaitOutput) => {
+      const waitedMs = context.waitedMs + waitedIn(context, output);
+      const maxWaitExceeded = output.status === "timeout" && waitedMs >= context.maxWaitMs;
+      return {
+        waitedMs,
+        lastAt: output.at,
+        failure: {
+          waitStatus: output.status,
+          ...(output.error === undefined ? {} : { waitError: output.error }),
+          maxWaitExceeded,
+        },
+      };
+    }),
+    recordGatewayFailure: assign(({ context }, error: unknown) => ({
+      failure: { gatewayError: errorMessage(error) },
+      lastAt: failureAt(error, context.lastAt),
+    })),
+    recordReply: assign((_, output: ReadReplyOutput) => ({ reply: output.reply, lastAt: output.at })),
+    classifyFailure: assign(({ context }) => {
+      const failure = context.failure ?? {};
+      return {
+        lastError: classifyA2AError({
+          ...(failure.waitStatus === undefined ? {} : { waitStatus: failure.waitStatus }),
+          ...(failure.waitError === undefined ? {} : { waitError: failure.waitError }),
+          ...(failure.gatewayError === undefined ? {} : { gatewayError: new Error(failure.gatewayError) }),
+          attempt: context.retryAttempts,
+        }),
+      };
+    }),
+    scheduleBackoff: assign(({ context }) => {
+      const { value, seed } = nextRandom(context.seed);
+      const backoffMs = calculateBackoffMs(context.retryAttempts, context.lastError ?? {}, {
+        baseMs: context.retry.baseBackoffMs,
+        maxMs: context.retry.maxBackoffMs,
+        random: () => value,
+      });
+      return { seed, backoffMs, due: { event: "BACKOFF_ELAPSED" as const, at: context.lastAt + backoffMs } };
+    }),
+    emitRetry: emit(({ context }): Emitted => {
+      const error = context.lastError as A2AErrorInfo;
+      return {
+        type: "a2a.retry",
+        ...envelopeOf(context.trace, context.lastAt),
+        ...(context.runId === undefined ? {} : { runId: context.runId }),
+        data: {
+          errorCode: error.code,
+          errorCategory: error.category,
+          errorMessage: error.message,
+          attempt: context.retryAttempts + 1,
+          maxAttempts: error.maxAttempts,
+          backoffMs: context.backoffMs ?? 0,
+          conversationId: context.trace.conversationId,
+          fromAgent: context.trace.fromAgent,
+          toAgent: context.trace.toAgent,
+        },
+      };
+    }),
+    startRetry: assign(({ context }, at: number) => ({
+      retryAttempts: context.retryAttempts + 1,
+      waitedMs: 0,
+      lastAt: Math.max(context.lastAt, at),
+      failure: undefined,
+      due: undefined,
+    })),
+  },
+}).createMachine({
+  id: "replyWait",
+  context: ({ input }) => ({
+    ...parseMachineInput("replyWaitMachine", ReplyWaitInputSchema, input),
+    retryAttempts: 0,
+    waitedMs: 0,
+    lastAt: input.startedAt,
+  }),
+  initial: "sending",
+  states: {
+    sending: {
+      invoke: {
+        id: "sendMessage",
+        src: "sendMessage",
+        input: ({ context }) => ({
+          sessionKey: context.sessionKey,
+          message: context.message,
+          ...(context.extraSystemPrompt === undefined
+            ? {}
+            : { extraSystemPrompt: context.extraSystemPrompt }),
+          idempotencyKey: context.idempotencyKey,
+        }),
+        onDone: [
+          {
+            guard: "isFirstSend",
+            target: "waiting",
+            actions: [
+              { type: "emitSent", params: ({ event }) => event.output },
+              { type: "recordRun", params: ({ event }) => event.output },
+            ],
+          },
+          { target: "waiting", actions: { type: "recordRun", params: ({ event }) => event.output } },
+        ],
+        onError: {
+          target: "classifying",
+          actions: { type: "recordGatewayFailure", params: errorOf },
+        },
+      },
+    },
+    waiting: {
+      invoke: {
+        id: "agentWait",
+        src: "agentWait",
+        input: ({ context }) => ({
+          runId: context.runId as string,
+          timeoutMs: Math.min(context.chunkMs, context.maxWaitMs - context.waitedMs),
+        }),
+        onDone: [
+          { guard: { type: "replyReady", params: ({ event }) => event.output }, target: "reading" },
+          {
+            guard: { type: "waitTimeLeft", params: ({ event }) => event.output },
+            target: "waiting",
+            reenter: true,
+            actions: { type: "countWaited", params: ({ event }) => event.output },
+          },
+          {
+            target: "classifying",
+            actions: { type: "recordWaitFailure", params: ({ event }) => event.output },
+          },
+        ],
+        onError: {
+          target: "classifying",
+          actions: { type: "recordGatewayFailure", params: errorOf },
+        },
+      },
+    },
+    reading: {
+      invoke: {
+        id: "readReply",
+        src: "readReply",
+        input: ({ context }) => ({ sessionKey: context.sessionKey }),
+        onDone: { target: "replied", actions: { type: "recordReply", params: ({ event }) => event.output } },
+        onError: {
+          target: "classifying",
+          actions: { type: "recordGatewayFailure", params: errorOf },
+        },
+      },
+    },
+    classifying: {
+      entry: "classifyFailure",
+      always: [{ guard: "retryAllowed", target: "retrying" }, { target: "blocked" }],
+    },
+    retrying: {
+      entry: ["scheduleBackoff", "emitRetry"],
+      on: {
+        BACKOFF_ELAPSED: [
+          {
+            guard: "resendsMessage",
+            target: "sending",
+            actions: { type: "startRetry", params: ({ event }) => event.at },
+          },
+          { target: "waiting", actions: { type: "startRetry", params: ({ event }) => event.at } },
+        ],
+      },
+    },
+    replied: { type: "final" },
+    blocked: { type: "final" },
+  },
+  output: ({ context }): ReplyWaitOutput => {
+    if (context.lastError === undefined || context.failure === undefined) {
+      return {
+        outcome: "replied",
+        ...(context.reply === undefined ? {} : { reply: context.reply }),
+        retryAttempts: context.retryAttempts,
+        at: context.lastAt,
+      };
+    }
+    const failure = context.failure;
+    return {
+      outcome: "blocked",
+      error: context.lastError,
+      retryAttempts: context.retryAttempts,
+      at: context.lastAt,
+      outcomeMessage: buildNoReplyOutcomeMessage({
+        ...(failure.waitStatus === undefined ? {} : { waitStatus: failure.waitStatus }),
+        ...((failure.waitError ?? failure.gatewayError) === undefined
+          ? {}
+          : { waitError: failure.waitError ?? failure.gatewayError }),
+        maxWaitExceeded: failure.maxWaitExceeded === true,
+        maxWaitMs: context.maxWaitMs,
+      }),
+    };
+  },
+});
+
+/** The time one agentWait call took: measured by the actor, or the timeout it was given. */
+function waitedIn(context: ReplyWaitContext, output: AgentWaitOutput): number {
+  return output.waitedMs ?? Math.min(context.chunkMs, context.maxWaitMs - context.waitedMs);
+}
