@@ -1,2 +1,3 @@
 // The package root: everything API.md names, and the types a gateway needs to embed it.
+export * from "./machines/index.js";
 export * from "./services/index.js";

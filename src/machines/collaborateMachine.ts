@@ -1,0 +1,433 @@
+import { assign, emit, sendTo, setup } from "xstate";
+import { z } from "zod";
+import {
+  type A2AEventOf,
+  buildCollaborationThreadName,
+  classifyDiscordFailure,
+  DISCORD_TRANSIENT_MAX_RETRIES,
+  type DiscordFailure,
+  discordTransientBackoffMs,
+} from "../services/index.js";
+import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
+import {
+  type CreateThreadOutput,
+  createThreadActor,
+  type PostMessageOutput,
+  postMessageActor,
+} from "./discordActors.js";
+import type { Due, TimerEvent } from "./Due.js";
+import { parseMachineInput } from "./MachineInputError.js";
+import { type MentionEvent, type MentionOutput, mentionMachine } from "./mentionMachine.js";
+import { epochMs, nonEmpty, positiveMs } from "./schemas.js";
+
+export const CollaborateInputSchema = z.object({
+  collaborationId: nonEmpty,
+  fromAgentId: nonEmpty,
+  targetAgentId: nonEmpty,
+  fromName: nonEmpty,
+  toName: z.string().optional(),
+  /** The target's bot; absent when the target is not a configured agent. */
+  targetBotId: z.string().optional(),
+  message: z.string(),
+  threadId: z.string().optional(),
+  /** The parent channel of `threadId`, when the runtime knows it. */
+  threadParentId: z.string().optional(),
+  channelId: z.string().optional(),
+  threadName: z.string().optional(),
+  topicId: z.string().optional(),
+  urgent: z.boolean().default(false),
+  allowedChannels: z.array(z.string()),
+  defaultChannel: z.string().optional(),
+  maxMessageLength: z.int().positive(),
+  /** A thread of this route used within `threadReuseTTL` (the runtime's thread-route cache). */
+  reusableThread: z.object({ threadId: nonEmpty, channelId: nonEmpty }).optional(),
+  /** The loop guard's verdict on this call, taken by the runtime when it counted the call. */
+  loopGuard: z.object({ allowed: z.boolean(), warning: z.string().optional() }).default({ allowed: true }),
+  /** The sender is answering a message from the target in a collaboration thread (design 002 §6). */
+  replyInThread: z.boolean().default(false),
+  mention: z.object({
+    responseTimeoutMs: positiveMs,
+    urgentResponseTimeoutMs: positiveMs,
+    maxAttempts: z.int().min(1),
+    escalationMentionId: z.string().optional(),
+    notifyOnFailure: z.boolean(),
+  }),
+  startedAt: epochMs,
+});
+export type CollaborateInput = z.input<typeof CollaborateInputSchema>;
+
+export type CollaborateErrorCode =
+  | "unknown_agent"
+  | "empty_message"
+  | "message_too_long"
+  | "channel_not_allowed"
+  | "loop_guard"
+  | "reply_in_thread"
+  | "discord_permission"
+  | "discord_not_found"
+  | "discord_invalid"
+  | "discord_unavailable";
+
+export interface CollaborateContext extends z.output<typeof CollaborateInputSchema> {
+  lastAt: number;
+  mode?: "new_thread" | "reuse_thread" | "explicit_thread";
+  resolvedThreadId?: string;
+  parentChannelId?: string;
+  messageId?: string;
+  sentAt?: number;
+  /** Retries of the current Discord call made so far (design 002 §5: up to 3). */
+  retries: number;
+  failure?: DiscordFailure & { message: string };
+  error?: { code: CollaborateErrorCode; message: string };
+  due?: Due<"RETRY_DUE">;
+  outcome?: CollaborateOutput["status"];
+}
+
+export type CollaborateEvent = TimerEvent<"RETRY_DUE"> | MentionEvent;
+
+export interface CollaborateOutput {
+  status: "rejected" | "failed" | "responded" | "escalated" | "cancelled";
+  collaborationId: string;
+  threadId?: string;
+  messageId?: string;
+  error?: { code: CollaborateErrorCode; message: string };
+}
+
+type Emitted =
+  | A2AEventOf<"a2a.collaborate.requested">
+  | A2AEventOf<"a2a.collaborate.sent">
+  | A2AEventOf<"a2a.collaborate.failed">
+  | A2AEventOf<"a2a.collaborate.responded">;
+
+/** What the target reads: the mention first, so Discord pings exactly that bot. */
+export function collaborationContent(targetBotId: string, message: string): string {
+  return `<@${targetBotId}> ${message.trim()}`;
+}
+
+function targetChannel(context: CollaborateContext): string | undefined {
+  if (context.threadId) return context.threadParentId;
+  return context.channelId || context.defaultChannel;
+}
+
+function channelAllowed(context: CollaborateContext, channelId: string | undefined): boolean {
+  // The operator's default channel counts as allowed; an explicit channel is never redirected to it.
+  return (
+    channelId !== undefined &&
+    (context.allowedChannels.includes(channelId) || channelId === context.defaultChannel)
+  );
+}
+
+const FAILURE_CODES: Record<DiscordFailure["kind"], CollaborateErrorCode> = {
+  permission: "discord_permission",
+  not_found: "discord_not_found",
+  invalid: "discord_invalid",
+  rate_limit: "discord_unavailable",
+  transient: "discord_unavailable",
+};
+
+/**
+ * One `discord_send` (designs 002 and 004): validate, resolve the thread (explicit, reused within
+ * the TTL, or created as `[협업] from → to · topic`), post the mention, retry what Discord says may
+ * be retried, then track the mention until the target answers or a human is called.
+ */
+export const collaborateMachine = setup({
+  types: {
+    input: {} as CollaborateInput,
+    context: {} as CollaborateContext,
+    events: {} as CollaborateEvent,
+    output: {} as CollaborateOutput,
+    emitted: {} as Emitted,
+  },
+  actors: { createThread: createThreadActor, postMention: postMessageActor, mention: mentionMachine },
+  guards: {
+    unknownTarget: ({ context }) => !context.targetBotId,
+    emptyMessage: ({ context }) => context.message.trim() === "",
+    messageTooLong: ({ context }) =>
+      collaborationContent(context.targetBotId ?? "", context.message).length > context.maxMessageLength,
+    channelNotAllowed: ({ context }) => {
+      const channel = targetChannel(context);
+      // An explicit thread whose parent the runtime does not know cannot be checked; Discord will say.
+      if (context.threadId && channel === undefined) return false;
+      return !channelAllowed(context, channel);
+    },
+    loopGuardTripped: ({ context }) => !context.loopGuard.allowed,
+    replyInThread: ({ context }) => context.replyInThread,
+    explicitThread: ({ context }) => Boolean(context.threadId),
+    reusableThread: ({ context }) =>
+      context.reusableThread !== undefined && channelAllowed(context, context.reusableThread.channelId),
+    retryAllowed: ({ context }) =>
+      context.failure?.retryable === true && context.retries < DISCORD_TRANSIENT_MAX_RETRIES,
+    escalatingFailure: ({ context }) => context.failure?.escalate === true,
+    threadMissing: ({ context }) => context.resolvedThreadId === undefined,
+    mentionResponded: (_, output: MentionOutput) => output.status === "responded",
+    mentionEscalated: (_, output: MentionOutput) => output.status === "escalated",
+  },
+  actions: {
+    reject: assign((_, error: { code: CollaborateErrorCode; message: string }) => ({ error })),
+    useExplicitThread: assign(({ context }) => ({
+      mode: "explicit_thread" as const,
+      resolvedThreadId: context.threadId,
+      ...(context.threadParentId === undefined ? {} : { parentChannelId: context.threadParentId }),
+    })),
+    reuseThread: assign(({ context }) => ({
+      mode: "reuse_thread" as const,
+      resolvedThreadId: context.reusableThread?.threadId,
+      parentChannelId: context.reusableThread?.channelId,
+    })),
+    recordThread: assign(({ context }, output: CreateThreadOutput) => ({
+      mode: "new_thread" as const,
+      resolvedThreadId: output.threadId,
+      parentChannelId: targetChannel(context),
+      lastAt: Math.max(context.lastAt, output.at),
+      retries: 0,
+    })),
+    recordSent: assign(({ context }, output: PostMessageOutput) => ({
+      messageId: output.messageId,
+      sentAt: output.at,
+      lastAt: Math.max(context.lastAt, output.at),
+      retries: 0,
+    })),
+    recordFailure: assign(({ context }, error: unknown) => ({
+      failure: { ...classifyDiscordFailure(error), message: errorMessage(error) },
+      lastAt: failureAt(error, context.lastAt),
+    })),
+    scheduleRetry: assign(({ context }) => {
+      const waitMs =
+        context.failure?.kind === "rate_limit" && context.failure.retryAfterMs !== undefined
+          ? context.failure.retryAfterMs
+          : discordTransientBackoffMs(context.retries + 1);
+      return { due: { event: "RETRY_DUE" as const, at: context.lastAt + waitMs } };
+    }),
+    startRetry: assign(({ context }, at: number) => ({
+      retries: context.retries + 1,
+      lastAt: Math.max(context.lastAt, at),
+      due: undefined,
+      failure: undefined,
+    })),
+    failWithDiscordError: assign(({ context }) => ({
+      error: {
+        code: FAILURE_CODES[context.failure?.kind ?? "transient"],
+        message: context.failure?.message ?? "Discord call failed",
+      },
+    })),
+    settle: assign((_, outcome: CollaborateOutput["status"]) => ({ outcome, due: undefined })),
+    emitRequested: emit(({ context }): Emitted => ({
+      type: "a2a.collaborate.requested",
+      ts: context.startedAt,
+      fromAgent: context.fromAgentId,
+      toAgent: context.targetAgentId,
+      data: {
+        collaborationId: context.collaborationId,
+        fromAgentId: context.fromAgentId,
+        toAgentId: context.targetAgentId,
+        ...(context.threadId ? { threadId: context.threadId } : {}),
+      },
+    })),
+    emitSent: emit(({ context }): Emitted => ({
+      type: "a2a.collaborate.sent",
+      ts: context.sentAt ?? context.lastAt,
+      fromAgent: context.fromAgentId,
+      toAgent: context.targetAgentId,
+      data: {
+        collaborationId: context.collaborationId,
+        fromAgentId: context.fromAgentId,
+        toAgentId: context.targetAgentId,
+        ...(context.resolvedThreadId === undefined ? {} : { threadId: context.resolvedThreadId }),
+        ...(context.parentChannelId === undefined ? {} : { parentChannelId: context.parentChannelId }),
+        ...(context.mode === undefined ? {} : { mode: context.mode }),
+        ...(context.messageId === undefined ? {} : { messageId: context.messageId }),
+        mentionId: context.collaborationId,
+      },
+    })),
+    emitFailed: emit(({ context }): Emitted => ({
+      type: "a2a.collaborate.failed",
+      ts: context.lastAt,
+      fromAgent: context.fromAgentId,
+      toAgent: context.targetAgentId,
+      data: {
+        collaborationId: context.collaborationId,
+        fromAgentId: context.fromAgentId,
+        toAgentId: context.targetAgentId,
+        ...(context.resolvedThreadId === undefined ? {} : { threadId: context.resolvedThreadId }),
+        attempt: context.retries + 1,
+        ...(context.error === undefined
+          ? {}
+          : { errorCode: context.error.code, errorMessage: context.error.message }),
+        escalate: context.failure?.escalate === true,
+      },
+    })),
+    emitResponded: emit(({ context }, output: MentionOutput): Emitted => ({
+      type: "a2a.collaborate.responded",
+      ts: output.respondedAt ?? context.lastAt,
+      fromAgent: context.fromAgentId,
+      toAgent: context.targetAgentId,
+      data: {
+        collaborationId: context.collaborationId,
+        fromAgentId: context.fromAgentId,
+        toAgentId: context.targetAgentId,
+        ...(context.resolvedThreadId === undefined ? {} : { threadId: context.resolvedThreadId }),
+        mentionId: context.collaborationId,
+        attempt: output.attempts,
+      },
+    })),
+  },
+}).createMachine({
+  id: "collaborate",
+  context: ({ input }) => ({
+    ...parseMachineInput("collaborateMachine", CollaborateInputSchema, input),
+    lastAt: input.startedAt,
+    retries: 0,
+  }),
+  initial: "validating",
+  states: {
+    validating: {
+      entry: "emitRequested",
+      always: [
+        reject("unknownTarget", "unknown_agent", "the target is not a configured agent"),
+        reject("emptyMessage", "empty_message", "the message is empty"),
+        reject("messageTooLong", "message_too_long", "the message with its mention is over the length limit"),
+        reject(
+          "channelNotAllowed",
+          "channel_not_allowed",
+          "the channel is not in discord.collaboration.allowedChannels",
+        ),
+        reject(
+          "loopGuardTripped",
+          "loop_guard",
+          "too many collaborations between these agents; wait for the window",
+        ),
+        reject(
+          "replyInThread",
+          "reply_in_thread",
+          "answer in the thread instead of starting a new collaboration",
+        ),
+        { target: "resolvingThread" },
+      ],
+    },
+    resolvingThread: {
+      always: [
+        { guard: "explicitThread", target: "sending", actions: "useExplicitThread" },
+        { guard: "reusableThread", target: "sending", actions: "reuseThread" },
+        { target: "creatingThread" },
+      ],
+    },
+    creatingThread: {
+      invoke: {
+        id: "createThread",
+        src: "createThread",
+        input: ({ context }) => ({
+          asAgentId: context.fromAgentId,
+          channelId: targetChannel(context) as string,
+          name: buildCollaborationThreadName({
+            fromName: context.fromName,
+            toName: context.toName ?? context.targetAgentId,
+            ...((context.threadName ?? context.topicId)
+              ? { topic: context.threadName ?? context.topicId }
+              : {}),
+            message: context.message,
+          }),
+        }),
+        onDone: { target: "sending", actions: { type: "recordThread", params: ({ event }) => event.output } },
+        onError: { target: "failing", actions: { type: "recordFailure", params: errorOf } },
+      },
+    },
+    sending: {
+      invoke: {
+        id: "postMention",
+        src: "postMention",
+        input: ({ context }) => ({
+          asAgentId: context.fromAgentId,
+          channelId: context.resolvedThreadId as string,
+          content: collaborationContent(context.targetBotId as string, context.message),
+          mentionUserIds: [context.targetBotId as string],
+          nonceKey: `${context.collaborationId}:mention`,
+        }),
+        onDone: {
+          target: "awaitingResponse",
+          actions: [{ type: "recordSent", params: ({ event }) => event.output }, "emitSent"],
+        },
+        onError: { target: "failing", actions: { type: "recordFailure", params: errorOf } },
+      },
+    },
+    failing: {
+      always: [
+        { guard: "retryAllowed", target: "retrying" },
+        { target: "failed", actions: ["failWithDiscordError", "emitFailed"] },
+      ],
+    },
+    retrying: {
+      entry: "scheduleRetry",
+      on: {
+        RETRY_DUE: [
+          {
+            guard: "threadMissing",
+            target: "creatingThread",
+            actions: { type: "startRetry", params: ({ event }) => event.at },
+          },
+          { target: "sending", actions: { type: "startRetry", params: ({ event }) => event.at } },
+        ],
+      },
+    },
+    awaitingResponse: {
+      invoke: {
+        id: "mention",
+        src: "mention",
+        input: ({ context }) => ({
+          mentionId: context.collaborationId,
+          threadId: context.resolvedThreadId as string,
+          ...(context.messageId === undefined ? {} : { messageId: context.messageId }),
+          fromAgentId: context.fromAgentId,
+          targetAgentId: context.targetAgentId,
+          targetBotId: context.targetBotId as string,
+          originalText: context.message,
+          urgent: context.urgent,
+          ...context.mention,
+          sentAt: context.sentAt ?? context.lastAt,
+        }),
+        onDone: [
+          {
+            guard: { type: "mentionResponded", params: ({ event }) => event.output },
+            target: "responded",
+            actions: { type: "emitResponded", params: ({ event }) => event.output },
+          },
+          { guard: { type: "mentionEscalated", params: ({ event }) => event.output }, target: "escalated" },
+          { target: "cancelled" },
+        ],
+      },
+      on: {
+        RESPONSE_TIMEOUT: { actions: sendTo("mention", ({ event }) => event) },
+        RESPONSE_RECEIVED: { actions: sendTo("mention", ({ event }) => event) },
+        CANCEL: { actions: sendTo("mention", ({ event }) => event) },
+      },
+    },
+    rejected: { type: "final", entry: { type: "settle", params: "rejected" } },
+    failed: { type: "final", entry: { type: "settle", params: "failed" } },
+    responded: { type: "final", entry: { type: "settle", params: "responded" } },
+    escalated: { type: "final", entry: { type: "settle", params: "escalated" } },
+    cancelled: { type: "final", entry: { type: "settle", params: "cancelled" } },
+  },
+  output: ({ context }): CollaborateOutput => ({
+    status: context.outcome ?? "failed",
+    collaborationId: context.collaborationId,
+    ...(context.resolvedThreadId === undefined ? {} : { threadId: context.resolvedThreadId }),
+    ...(context.messageId === undefined ? {} : { messageId: context.messageId }),
+    ...(context.error === undefined ? {} : { error: context.error }),
+  }),
+});
+
+type ValidationGuard =
+  | "unknownTarget"
+  | "emptyMessage"
+  | "messageTooLong"
+  | "channelNotAllowed"
+  | "loopGuardTripped"
+  | "replyInThread";
+
+/** A validation step: when `guard` holds, the collaboration ends `rejected` with `code`. */
+function reject(guard: ValidationGuard, code: CollaborateErrorCode, message: string) {
+  return {
+    guard,
+    target: "rejected" as const,
+    actions: { type: "reject" as const, params: { code, message } },
+  };
+}

@@ -1,0 +1,12 @@
+// The statecharts: pure `setup()` definitions. Side effects are named actors the runtime provides,
+// time arrives in events, timers are due times in context (see Due.ts).
+export * from "./a2aFlowMachine.js";
+export * from "./collaborateMachine.js";
+export * from "./Due.js";
+export * from "./discordActors.js";
+export * from "./gatewayActors.js";
+export * from "./MachineInputError.js";
+export * from "./mentionMachine.js";
+export * from "./pingPongMachine.js";
+export * from "./replyWaitMachine.js";
+export type { FlowTrace } from "./schemas.js";
