@@ -10,3 +10,4 @@ export * from "./mentionMachine.js";
 export * from "./pingPongMachine.js";
 export * from "./replyWaitMachine.js";
 export type { FlowTrace } from "./schemas.js";
+export * from "./transitions.js";
