@@ -1,11 +1,19 @@
 import { z } from "zod";
-import { A2AMessageIntent } from "../services/index.js";
+import type { A2AMessageIntent } from "../services/index.js";
 
 // Field schemas shared by the machines' input schemas.
 export const nonEmpty = z.string().trim().min(1);
 export const positiveMs = z.int().positive();
 export const epochMs = z.number().finite().nonnegative();
-export const intentSchema = z.enum(A2AMessageIntent);
+// String literals (not the enum) so callers may write "question"; A2AMessageIntent members are assignable.
+const INTENTS = [
+  "notification",
+  "question",
+  "collaboration",
+  "escalation",
+  "result_report",
+] as const satisfies ReadonlyArray<`${A2AMessageIntent}`>;
+export const intentSchema = z.enum(INTENTS);
 
 /** What every event a flow emits carries in its envelope, and what a2a.send reports. */
 export const FlowTraceSchema = z.object({

@@ -5,10 +5,15 @@ import {
   type AgentWaitInput,
   type AgentWaitOutput,
   MachineInputError,
+  type ReadReplyInput,
+  type ReadReplyOutput,
   type ReplyWaitInput,
   type ReplyWaitOutput,
   replyWaitMachine,
+  type SendMessageInput,
+  type SendMessageOutput,
 } from "../../src/index.js";
+import { pending, sendRaw } from "../support/fakeActors.js";
 
 const baseInput: ReplyWaitInput = {
   sessionKey: "agent:eden:a2a:c1",
@@ -41,19 +46,19 @@ function run(input: ReplyWaitInput, waits: WaitScript, reply = "src/auth/index.t
   const emitted: AnyEventObject[] = [];
   const machine = replyWaitMachine.provide({
     actors: {
-      sendMessage: fromPromise(async ({ input: p }: { input: { idempotencyKey: string } }) => {
+      sendMessage: fromPromise<SendMessageOutput, SendMessageInput>(async ({ input: p }) => {
         clock += 100;
         sends.push({ idempotencyKey: p.idempotencyKey, at: clock });
         return { runId: `run-${sends.length}`, at: clock };
       }),
-      agentWait: fromPromise(async ({ input: p }: { input: AgentWaitInput }) => {
+      agentWait: fromPromise<AgentWaitOutput, AgentWaitInput>(async ({ input: p }) => {
         waitCalls.push(p);
         const next = waits.shift() ?? { status: "ok" as const };
         if (next instanceof Error) throw next;
         clock += next.waitedMs ?? (next.status === "timeout" ? p.timeoutMs : 1_000);
         return { ...next, at: clock };
       }),
-      readReply: fromPromise(async () => ({ reply, at: (clock += 10) })),
+      readReply: fromPromise<ReadReplyOutput, ReadReplyInput>(async () => ({ reply, at: (clock += 10) })),
     },
   });
   const actor = createActor(machine, { input });
@@ -230,9 +235,10 @@ describe("replyWaitMachine, bad input and junk events", () => {
       { type: "xstate.done.actor.readReply", output: { reply: "x", at: 1 } },
       { type: "RESPONSE_TIMEOUT", at: 1 },
     ];
-    const never = fromPromise<never>(() => new Promise<never>(() => {}));
     const actor = createActor(
-      replyWaitMachine.provide({ actors: { sendMessage: never, agentWait: never, readReply: never } }),
+      replyWaitMachine.provide({
+        actors: { sendMessage: pending(), agentWait: pending(), readReply: pending() },
+      }),
       { input: baseInput },
     ).start();
     const states: string[] = [];
@@ -241,22 +247,22 @@ describe("replyWaitMachine, bad input and junk events", () => {
       for (const event of junk) {
         if (before.matches("retrying") && event.type === "BACKOFF_ELAPSED") continue;
         if (before.matches("reading") && event.type === "xstate.done.actor.readReply") continue;
-        actor.send(event);
+        sendRaw(actor, event);
         expect(actor.getSnapshot().value).toEqual(before.value);
         expect(actor.getSnapshot().context).toEqual(before.context);
       }
       states.push(String(before.value));
     };
     check();
-    actor.send({ type: "xstate.done.actor.sendMessage", output: { runId: "run-1", at: 10 } });
+    sendRaw(actor, { type: "xstate.done.actor.sendMessage", output: { runId: "run-1", at: 10 } });
     check();
-    actor.send({
+    sendRaw(actor, {
       type: "xstate.done.actor.agentWait",
       output: { status: "error", error: "rate limit", at: 20 },
     });
     check();
     actor.send({ type: "BACKOFF_ELAPSED", at: 10_020 });
-    actor.send({ type: "xstate.done.actor.agentWait", output: { status: "ok", at: 30 } });
+    sendRaw(actor, { type: "xstate.done.actor.agentWait", output: { status: "ok", at: 30 } });
     check();
     expect(states).toEqual(["sending", "waiting", "retrying", "reading"]);
   });

@@ -50,17 +50,17 @@ export function edgeCoveringPaths(machine: AnyStateMachine, options: ModelOption
  */
 export function replayPath(live: AnyStateMachine, input: unknown, path: ModelStep[]): string[] {
   const taken: string[] = [];
-  let root: AnyActorRef | undefined;
+  const rootRef: { current?: AnyActorRef } = {};
   const actor = createActor(live, {
     input,
     inspect: (ev: InspectionEvent) => {
       if (ev.type !== "@xstate.microstep") return;
-      if (root !== undefined && ev.actorRef !== root) return;
+      if (rootRef.current !== undefined && ev.actorRef !== rootRef.current) return;
       const transitions = (ev as { _transitions?: AnyTransitionDefinition[] })._transitions ?? [];
       for (const t of transitions) taken.push(describeTransition(t).key);
     },
   });
-  root = actor;
+  rootRef.current = actor;
   actor.start();
   for (const step of path) {
     actor.send(step.event);
