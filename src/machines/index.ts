@@ -11,3 +11,4 @@ export * from "./pingPongMachine.js";
 export * from "./replyWaitMachine.js";
 export type { FlowTrace } from "./schemas.js";
 export * from "./transitions.js";
+export * from "./toMermaid.js";
