@@ -11,7 +11,7 @@ import {
   isAnnounceSkip,
   resolveEffectivePingPongTurns,
 } from "../services/index.js";
-import { errorMessage, errorOf } from "./actorEvents.js";
+import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
 import type { TimerEvent } from "./Due.js";
 import { type AgentStepOutput, agentStepActor, postAnnouncementActor } from "./gatewayActors.js";
 import { parseMachineInput } from "./MachineInputError.js";
@@ -155,6 +155,8 @@ export const a2aFlowMachine = setup({
       lastAt: Math.max(context.lastAt, output.at),
     })),
     announceFailed: assign({ announceSkipReason: "announce_failed" as const }),
+    noteTime: assign(({ context }, at: number) => ({ lastAt: Math.max(context.lastAt, at) })),
+    noteFailureTime: assign(({ context }, error: unknown) => ({ lastAt: failureAt(error, context.lastAt) })),
     emitComplete: emit(({ context }): Emitted => ({
       type: "a2a.complete",
       ...envelopeOf(context.trace, context.lastAt),
@@ -266,7 +268,10 @@ export const a2aFlowMachine = setup({
           target: "deciding",
           actions: { type: "recordPingPong", params: ({ event }) => event.output },
         },
-        onError: { target: "deciding", actions: "recordPingPongCrash" },
+        onError: {
+          target: "deciding",
+          actions: ["recordPingPongCrash", { type: "noteFailureTime", params: errorOf }],
+        },
       },
     },
     deciding: {
@@ -297,7 +302,10 @@ export const a2aFlowMachine = setup({
           },
           { target: "posting", actions: { type: "recordAnnounce", params: ({ event }) => event.output } },
         ],
-        onError: { target: "completed", actions: "announceFailed" },
+        onError: {
+          target: "completed",
+          actions: ["announceFailed", { type: "noteFailureTime", params: errorOf }],
+        },
       },
     },
     posting: {
@@ -311,8 +319,11 @@ export const a2aFlowMachine = setup({
           nonce: `${context.idempotencyKey}:announce`,
         }),
         // A failed post is logged by the runtime; the flow still completes and reports the text (design 000 §1.2).
-        onDone: "completed",
-        onError: "completed",
+        onDone: {
+          target: "completed",
+          actions: { type: "noteTime", params: ({ event }) => event.output.at },
+        },
+        onError: { target: "completed", actions: { type: "noteFailureTime", params: errorOf } },
       },
     },
     completed: { type: "final", entry: "emitComplete" },

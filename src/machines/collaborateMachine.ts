@@ -1,4 +1,4 @@
-import { assign, emit, sendTo, setup } from "xstate";
+import { and, assign, emit, sendTo, setup } from "xstate";
 import { z } from "zod";
 import {
   type A2AEventOf,
@@ -159,6 +159,7 @@ export const collaborateMachine = setup({
       context.failure?.retryable === true && context.retries < DISCORD_TRANSIENT_MAX_RETRIES,
     escalatingFailure: ({ context }) => context.failure?.escalate === true,
     threadMissing: ({ context }) => context.resolvedThreadId === undefined,
+    retryDue: ({ context, event }) => event.type === "RETRY_DUE" && event.at >= (context.due?.at ?? 0),
     mentionResponded: (_, output: MentionOutput) => output.status === "responded",
     mentionEscalated: (_, output: MentionOutput) => output.status === "escalated",
   },
@@ -358,13 +359,18 @@ export const collaborateMachine = setup({
     retrying: {
       entry: "scheduleRetry",
       on: {
+        // A timer event that comes before the due time (a stray or duplicated delivery) changes nothing.
         RETRY_DUE: [
           {
-            guard: "threadMissing",
+            guard: and(["retryDue", "threadMissing"]),
             target: "creatingThread",
             actions: { type: "startRetry", params: ({ event }) => event.at },
           },
-          { target: "sending", actions: { type: "startRetry", params: ({ event }) => event.at } },
+          {
+            guard: "retryDue",
+            target: "sending",
+            actions: { type: "startRetry", params: ({ event }) => event.at },
+          },
         ],
       },
     },

@@ -1,4 +1,4 @@
-import { assign, emit, setup } from "xstate";
+import { and, assign, emit, setup } from "xstate";
 import { z } from "zod";
 import {
   type A2AErrorInfo,
@@ -97,6 +97,7 @@ export const replyWaitMachine = setup({
     retryAllowed: ({ context }) =>
       context.lastError !== undefined && canRetry(context.lastError, context.retry.enabled),
     resendsMessage: ({ context }) => context.lastError !== undefined && retryResends(context.lastError),
+    backoffDue: ({ context, event }) => event.at >= (context.due?.at ?? 0),
   },
   actions: {
     recordRun: assign((_, output: SendMessageOutput) => ({
@@ -273,13 +274,18 @@ export const replyWaitMachine = setup({
     retrying: {
       entry: ["scheduleBackoff", "emitRetry"],
       on: {
+        // A timer event that comes before the due time (a stray or duplicated delivery) changes nothing.
         BACKOFF_ELAPSED: [
           {
-            guard: "resendsMessage",
+            guard: and(["backoffDue", "resendsMessage"]),
             target: "sending",
             actions: { type: "startRetry", params: ({ event }) => event.at },
           },
-          { target: "waiting", actions: { type: "startRetry", params: ({ event }) => event.at } },
+          {
+            guard: "backoffDue",
+            target: "waiting",
+            actions: { type: "startRetry", params: ({ event }) => event.at },
+          },
         ],
       },
     },
