@@ -109,12 +109,9 @@ function targetChannel(context: CollaborateContext): string | undefined {
   return context.channelId || context.defaultChannel;
 }
 
+/** The allowlist is strict (design 002 §6): the default channel, too, must be listed to be used. */
 function channelAllowed(context: CollaborateContext, channelId: string | undefined): boolean {
-  // The operator's default channel counts as allowed; an explicit channel is never redirected to it.
-  return (
-    channelId !== undefined &&
-    (context.allowedChannels.includes(channelId) || channelId === context.defaultChannel)
-  );
+  return channelId !== undefined && context.allowedChannels.includes(channelId);
 }
 
 const FAILURE_CODES: Record<DiscordFailure["kind"], CollaborateErrorCode> = {
