@@ -1,0 +1,118 @@
+import { describe, expect, it } from "vitest";
+import type { AnyEventObject, AnyMachineSnapshot } from "xstate";
+import {
+  A2AMessageIntent,
+  listTransitions,
+  type PingPongContext,
+  type PingPongInput,
+  pingPongMachine,
+  REPLY_SKIP_TOKEN,
+} from "../../src/index.js";
+import { pending } from "../support/fakeActors.js";
+import { exerciseModel, replayPath } from "../support/modelBased.js";
+
+// Model-based coverage of pingPongMachine (design 001 §4.2, API.md §3): every transition it defines
+// fires in some enumerated path, over several inputs (the `starting` decisions depend on the input).
+
+const REQUESTER = "agent:ruda:a2a:conv-1";
+const TARGET = "agent:eden:a2a:conv-1";
+
+const base: PingPongInput = {
+  requesterSessionKey: REQUESTER,
+  targetSessionKey: TARGET,
+  originalMessage: "이 아키텍처 설계 같이 검토하자",
+  messageIntent: A2AMessageIntent.COLLABORATION,
+  effectiveTurns: 3,
+  autoTerminate: true,
+  primaryReply: "설계 문서를 읽었습니다. 이벤트 버스와 저장소 계층을 분리하는 방향이 좋아 보입니다.",
+  idempotencyKey: "flow-1",
+  startedAt: 1_000,
+  trace: {
+    conversationId: "conv-1",
+    fromAgent: "ruda",
+    toAgent: "eden",
+    requesterSessionKey: REQUESTER,
+    targetSessionKey: TARGET,
+    messageIntent: A2AMessageIntent.COLLABORATION,
+  },
+};
+
+/** Substantive replies, one per turn, with few words in common (no repetition between them). */
+const SUBSTANTIVE = [
+  "저장소 계층은 lowdb 대신 append-only 로그로 두고 스냅샷은 주기적으로 압축하면 어떨까요",
+  "좋은 제안입니다만 재시작 시 로그 재생 비용이 커지니 체크포인트 주기를 설정으로 빼 두겠습니다",
+  "동의합니다 그러면 체크포인트 간격은 기본 천 건으로 하고 부하 테스트 뒤에 다시 조정하죠",
+];
+/** An acknowledgement opening (design 001 §4.2), long enough not to be minimal, without a question. */
+const ACKNOWLEDGEMENT = "알겠습니다, 말씀하신 방향으로 설계 문서에 반영하겠습니다 감사합니다";
+/** An acknowledgement followed by a question: it keeps the conversation going (API.md §3). */
+const ACK_WITH_QUESTION = "알겠습니다. 그런데 캐시 무효화는 어느 계층에서 하나요?";
+const SHORT = "좋아요";
+
+/** Events that reach every guard of `turn`: each termination rule, continuing replies, an error. */
+function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
+  if (!snapshot.matches("turn")) return [];
+  const context = snapshot.context as PingPongContext;
+  const at = context.lastAt + 1_000;
+  const done = (reply?: string) => ({
+    type: "xstate.done.actor.agentStep",
+    output: reply === undefined ? { at } : { reply, at },
+  });
+  const events: AnyEventObject[] = [
+    done(),
+    done("   "),
+    done(REPLY_SKIP_TOKEN),
+    done(SHORT),
+    done(ACKNOWLEDGEMENT),
+    done(ACK_WITH_QUESTION),
+    done(SUBSTANTIVE[context.turn - 1] ?? SUBSTANTIVE[0]),
+    { type: "xstate.error.actor.agentStep", error: new Error("agent step timed out") },
+  ];
+  const previous = context.replies[context.replies.length - 1];
+  if (previous !== undefined) events.push(done(previous));
+  return events;
+}
+
+const inputs: Array<[string, PingPongInput]> = [
+  ["3 turns, autoTerminate on", base],
+  ["2 turns, autoTerminate off", { ...base, effectiveTurns: 2, autoTerminate: false }],
+  ["0 effective turns", { ...base, effectiveTurns: 0 }],
+  ["no requester", { ...base, requesterSessionKey: undefined }],
+  ["requester is the target", { ...base, requesterSessionKey: TARGET }],
+  ["blank primary reply", { ...base, primaryReply: "  \n" }],
+  ["no primary reply", { ...base, primaryReply: undefined }],
+];
+
+const live = pingPongMachine.provide({ actors: { agentStep: pending() } });
+
+describe("pingPongMachine, enumerated", () => {
+  const defined = new Set(listTransitions(pingPongMachine).map((t) => t.key));
+  const taken = new Set<string>();
+  const pathsPerInput = new Map<string, number>();
+
+  for (const [name, input] of inputs) {
+    it(`replays every enumerated path for input "${name}"`, () => {
+      const result = exerciseModel(pingPongMachine, live, { input, events: eventsFor });
+      // `starting` resolves while the actor is created: an input that ends there has no edges to explore.
+      for (const key of [...result.taken, ...replayPath(live, input, [])]) taken.add(key);
+      pathsPerInput.set(name, result.paths);
+    });
+  }
+
+  it("fires every transition it defines, and nothing else (union over the inputs)", () => {
+    expect(pathsPerInput.size).toBe(inputs.length);
+    expect(pathsPerInput.get("3 turns, autoTerminate on")).toBeGreaterThan(30);
+    expect([...defined].filter((key) => !taken.has(key))).toEqual([]);
+    expect([...taken].filter((key) => !defined.has(key))).toEqual([]);
+    expect(defined.size).toBe(11);
+  });
+
+  it("reaches each early termination through its own guard", () => {
+    for (const guard of ["explicitSkip", "repetitionDetected", "minimalContent", "conclusionDetected"]) {
+      expect(taken.has(`pingPong.turn xstate.done.actor.agentStep [${guard}] → pingPong.done`)).toBe(true);
+    }
+    expect(taken.has("pingPong.turn xstate.done.actor.agentStep → pingPong.turn")).toBe(true);
+    expect(taken.has("pingPong.starting always [pingPongSkipped] → pingPong.done")).toBe(true);
+    expect(taken.has("pingPong.starting always [noPrimaryReply] → pingPong.done")).toBe(true);
+  });
+});

@@ -1,0 +1,251 @@
+import {
+  type AnyActorRef,
+  type AnyEventObject,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  createActor,
+  fromPromise,
+  type InspectionEvent,
+} from "xstate";
+import {
+  type A2AEvent,
+  A2AEventSchema,
+  type AgentStepInput,
+  type AgentStepOutput,
+  type AgentWaitInput,
+  type AgentWaitOutput,
+  a2aFlowMachine,
+  type PostAnnouncementInput,
+  type PostAnnouncementOutput,
+  pingPongMachine,
+  type ReadReplyInput,
+  type ReadReplyOutput,
+  replyWaitMachine,
+  type SendMessageInput,
+  type SendMessageOutput,
+} from "../../src/index.js";
+import { pending } from "./fakeActors.js";
+import { edgeCoveringPaths, type ModelOptions } from "./modelBased.js";
+
+// Fakes and drivers for the flow statecharts (replyWait, pingPong, a2aFlow): scripted gateway side
+// effects on a fake clock, an emitted-event collector that hears every actor of a tree, and a walker
+// over every reachable state of a machine's model.
+
+/** Lets every promise that is already settled (and every chain hanging off it) run: no timers involved. */
+export async function flush(rounds = 3): Promise<void> {
+  for (let i = 0; i < rounds; i += 1) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/** An event some actor emitted, as heard. */
+export type Emitted = { type: string } & Record<string, unknown>;
+
+/** Collects what every actor of a tree emits (children emit on themselves), in emission order. */
+export function eventCollector() {
+  const events: Emitted[] = [];
+  const inspect = (ev: InspectionEvent) => {
+    if (ev.type === "@xstate.actor") {
+      (ev.actorRef as AnyActorRef).on("*", (emitted: Emitted) => events.push(emitted));
+    }
+  };
+  return {
+    events,
+    inspect,
+    types: () => events.map((e) => e.type),
+    ofType: (type: string) => events.filter((e) => e.type === type),
+    /** Every event parsed with the public schema (throws on the first that does not parse). */
+    parsed: (): A2AEvent[] => events.map((e) => A2AEventSchema.parse(e)),
+  };
+}
+
+/** A scripted call that never settles (the process "dies" while it runs). */
+export const NEVER = Symbol("never settles");
+/** What one scripted agentWait call answers: a status, a gateway failure, or nothing ever. */
+export type WaitScript = Omit<AgentWaitOutput, "at"> | Error | typeof NEVER;
+/** What one scripted agent step answers: a reply, no reply (`undefined`), a failure, or nothing ever. */
+export type StepScript = string | undefined | Error | typeof NEVER;
+
+export interface GatewayScript {
+  /** agentWait answers in call order; a timeout takes the requested chunk unless `waitedMs` says otherwise. */
+  waits?: WaitScript[];
+  /** What readLatestAssistantReply returns after an `ok` wait. */
+  reply?: string;
+  /** Ping-pong step answers in call order. */
+  steps?: StepScript[];
+  /** The announce step's answer. */
+  announce?: StepScript;
+  /** Makes postAnnouncement fail. */
+  postFails?: boolean;
+  /** The fake clock's start (epoch ms). */
+  startAt?: number;
+}
+
+/**
+ * Gateway side effects that answer from a script and record every call. Each completes at once on a
+ * fake clock that advances by what the call would take, and stamps its output with that time.
+ */
+export function scriptedGateway(script: GatewayScript = {}) {
+  let now = script.startAt ?? 1_700_000_000_000;
+  const tick = (ms: number) => (now += ms);
+  const waits = [...(script.waits ?? [])];
+  const steps = [...(script.steps ?? [])];
+  const calls = {
+    sendMessage: [] as SendMessageInput[],
+    agentWait: [] as AgentWaitInput[],
+    readReply: [] as ReadReplyInput[],
+    agentStep: [] as AgentStepInput[],
+    announceStep: [] as AgentStepInput[],
+    postAnnouncement: [] as PostAnnouncementInput[],
+  };
+  const step = (answer: StepScript): Promise<AgentStepOutput> => {
+    if (answer === NEVER) return new Promise<never>(() => {});
+    const at = tick(1_000);
+    if (answer instanceof Error) return Promise.reject(answer);
+    return Promise.resolve(answer === undefined ? { at } : { reply: answer, at });
+  };
+  const actors = {
+    sendMessage: fromPromise<SendMessageOutput, SendMessageInput>(async ({ input }) => {
+      calls.sendMessage.push(input);
+      return { runId: `run-${calls.sendMessage.length}`, at: tick(100) };
+    }),
+    agentWait: fromPromise<AgentWaitOutput, AgentWaitInput>(async ({ input }) => {
+      calls.agentWait.push(input);
+      const next = waits.shift();
+      if (next === undefined) throw new Error(`unscripted agentWait call #${calls.agentWait.length}`);
+      if (next === NEVER) return new Promise<never>(() => {});
+      if (next instanceof Error) {
+        // The runtime's actors stamp the errors they reject with the time they failed.
+        throw Object.assign(next, { at: tick(10) });
+      }
+      const waitedMs = next.waitedMs ?? (next.status === "timeout" ? input.timeoutMs : 500);
+      return { ...next, waitedMs, at: tick(waitedMs) };
+    }),
+    readReply: fromPromise<ReadReplyOutput, ReadReplyInput>(async ({ input }) => {
+      calls.readReply.push(input);
+      const at = tick(50);
+      return script.reply === undefined ? { at } : { reply: script.reply, at };
+    }),
+    agentStep: fromPromise<AgentStepOutput, AgentStepInput>(({ input }) => {
+      calls.agentStep.push(input);
+      if (steps.length === 0)
+        return Promise.reject(new Error(`unscripted agent step #${calls.agentStep.length}`));
+      return step(steps.shift());
+    }),
+    announceStep: fromPromise<AgentStepOutput, AgentStepInput>(({ input }) => {
+      calls.announceStep.push(input);
+      return step(script.announce);
+    }),
+    postAnnouncement: fromPromise<PostAnnouncementOutput, PostAnnouncementInput>(async ({ input }) => {
+      calls.postAnnouncement.push(input);
+      const at = tick(100);
+      if (script.postFails === true) throw new Error("Missing Permissions");
+      return { at };
+    }),
+  };
+  const pingPong = pingPongMachine.provide({ actors: { agentStep: actors.agentStep } });
+  const flow = a2aFlowMachine.provide({
+    actors: {
+      replyWait: replyWaitMachine.provide({
+        actors: { sendMessage: actors.sendMessage, agentWait: actors.agentWait, readReply: actors.readReply },
+      }),
+      pingPong,
+      announceStep: actors.announceStep,
+      postAnnouncement: actors.postAnnouncement,
+    },
+  });
+  return {
+    calls,
+    actors,
+    /** pingPongMachine with the scripted agent step. */
+    pingPong,
+    /** a2aFlowMachine with every child and side effect scripted. */
+    flow,
+    now: () => now,
+    /** Moves the fake clock, as the runtime's clock moves while a timer is pending. */
+    setNow: (at: number) => {
+      now = Math.max(now, at);
+    },
+  };
+}
+
+export type ScriptedGateway = ReturnType<typeof scriptedGateway>;
+
+/**
+ * a2aFlowMachine whose children never settle on their own: model-based replays send their done and
+ * error events. The reply-wait and ping-pong children are machines; a never-settling promise stands
+ * in for each (events forwarded to it are ignored).
+ */
+export function pendingChildrenFlow() {
+  return a2aFlowMachine.provide({
+    actors: {
+      replyWait: pending() as unknown as typeof replyWaitMachine,
+      pingPong: pending() as unknown as typeof pingPongMachine,
+      announceStep: pending(),
+      postAnnouncement: pending(),
+    },
+  });
+}
+
+/** The durable timer the flow's reply-wait child holds, if any. */
+export function replyWaitDue(flow: AnyActorRef): { event: string; at: number } | undefined {
+  const child = (flow.getSnapshot() as AnyMachineSnapshot).children["replyWait"] as AnyActorRef | undefined;
+  const context = (child?.getSnapshot() as { context?: { due?: { event: string; at: number } } } | undefined)
+    ?.context;
+  return context?.due;
+}
+
+/**
+ * Drives a flow as the runtime would: lets side effects settle and, while the reply-wait child holds
+ * a due timer, delivers it to the root at its due time. Returns how many timer events it delivered.
+ */
+export async function driveFlow(
+  flow: AnyActorRef,
+  gateway: ScriptedGateway,
+  maxTimers = 20,
+): Promise<number> {
+  let delivered = 0;
+  for (;;) {
+    await flush();
+    if ((flow.getSnapshot() as AnyMachineSnapshot).status !== "active") return delivered;
+    const due = replyWaitDue(flow);
+    if (due === undefined || delivered >= maxTimers) return delivered;
+    gateway.setNow(due.at);
+    flow.send({ type: due.event, at: due.at });
+    delivered += 1;
+  }
+}
+
+/** The part of a snapshot junk must not touch. */
+export function valueAndContext(snapshot: AnyMachineSnapshot) {
+  return { value: snapshot.value, context: snapshot.context as unknown };
+}
+
+/**
+ * Replays the model's edge-covering paths against live actors (side effects that never settle) and
+ * calls `visit` once in every distinct reachable state (value + context). Returns the states visited.
+ */
+export function forEachReachableState(
+  machine: AnyStateMachine,
+  live: AnyStateMachine,
+  options: ModelOptions,
+  visit: (actor: AnyActorRef, snapshot: AnyMachineSnapshot) => void,
+): number {
+  const seen = new Set<string>();
+  const visitOnce = (actor: AnyActorRef) => {
+    const snapshot = actor.getSnapshot() as AnyMachineSnapshot;
+    const key = JSON.stringify(valueAndContext(snapshot));
+    if (seen.has(key)) return;
+    seen.add(key);
+    visit(actor, snapshot);
+  };
+  const paths = edgeCoveringPaths(machine, options);
+  for (const path of [[], ...paths]) {
+    const actor = createActor(live, { input: options.input }).start();
+    visitOnce(actor);
+    for (const step of path) {
+      actor.send(step.event as AnyEventObject);
+      visitOnce(actor);
+    }
+    actor.stop();
+  }
+  return seen.size;
+}
