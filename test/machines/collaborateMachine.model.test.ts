@@ -1,0 +1,207 @@
+import { describe, expect, it, vi } from "vitest";
+import { type AnyEventObject, type AnyMachineSnapshot, type AnyStateMachine, createActor } from "xstate";
+import { getShortestPaths } from "xstate/graph";
+import {
+  type CollaborateContext,
+  type CollaborateInput,
+  collaborateMachine,
+  type mentionMachine,
+} from "../../src/index.js";
+import {
+  discordApiError,
+  httpError,
+  IDS,
+  MINUTE,
+  rateLimitError,
+  stateOf,
+  T0,
+} from "../support/discordFakes.js";
+import { pending, sendRaw } from "../support/fakeActors.js";
+import { exerciseModel, replayPath } from "../support/modelBased.js";
+
+const base: CollaborateInput = {
+  collaborationId: "collab-1",
+  fromAgentId: "ruda",
+  targetAgentId: "eden",
+  fromName: "루다",
+  toName: "이든",
+  targetBotId: IDS.targetBot,
+  message: "인증 모듈 코드 리뷰 해줘",
+  channelId: IDS.channel,
+  threadName: "인증 모듈 코드 리뷰",
+  allowedChannels: [IDS.channel],
+  maxMessageLength: 2000,
+  mention: {
+    responseTimeoutMs: 5 * MINUTE,
+    urgentResponseTimeoutMs: MINUTE,
+    maxAttempts: 3,
+    escalationMentionId: IDS.human,
+    notifyOnFailure: true,
+  },
+  startedAt: T0,
+};
+
+// The model does not simulate the invoked `mention` child, so the replayed one must be inert too:
+// forwarded events reach a promise that never settles, and the child's done events come from the model.
+const inertMention = pending() as unknown as typeof mentionMachine;
+/** The machine as the graph functions see it: events are untyped there. */
+const model: AnyStateMachine = collaborateMachine;
+
+const live = collaborateMachine.provide({
+  actors: { createThread: pending(), postMention: pending(), mention: inertMention },
+});
+
+/** Every class of Discord failure (design 002 §5), stamped with the time it happened. */
+function failures(actor: "createThread" | "postMention", at: number, everyClass: boolean): AnyEventObject[] {
+  const type = `xstate.error.actor.${actor}`;
+  const all = everyClass
+    ? [
+        discordApiError(403, at),
+        discordApiError(404, at),
+        rateLimitError(1_500, at),
+        httpError(500, at),
+        discordApiError(400, at),
+      ]
+    : [httpError(503, at)];
+  return all.map((error) => ({ type, error }));
+}
+
+const STEP = 250;
+
+/**
+ * Events that reach every guard: each Discord call's success and every failure class, RETRY_DUE at
+ * its due time, the events forwarded to the mention, and the mention's three outcomes. To keep the
+ * graph small, every failure class is offered on a call's first try (a 500 alone on retries), and a
+ * post after a retried thread creation only succeeds.
+ */
+function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
+  if (snapshot.status !== "active") return [];
+  const c = snapshot.context as CollaborateContext;
+  const at = c.lastAt + STEP;
+  if (snapshot.matches("creatingThread")) {
+    return [
+      { type: "xstate.done.actor.createThread", output: { threadId: IDS.newThread, at } },
+      ...failures("createThread", at, c.retries === 0),
+    ];
+  }
+  if (snapshot.matches("sending")) {
+    const firstTry = c.retries === 0 && c.lastAt <= c.startedAt + STEP;
+    return [
+      { type: "xstate.done.actor.postMention", output: { messageId: "1400000000000000300", at } },
+      ...(firstTry || c.retries > 0 ? failures("postMention", at, firstTry) : []),
+    ];
+  }
+  if (snapshot.matches("retrying")) return [{ type: "RETRY_DUE", at: c.due?.at ?? Number.NaN }];
+  if (snapshot.matches("awaitingResponse")) {
+    const sentAt = c.sentAt ?? Number.NaN;
+    const done = (output: object) => ({ type: "xstate.done.actor.mention", output });
+    return [
+      { type: "RESPONSE_TIMEOUT", at: sentAt + c.mention.responseTimeoutMs },
+      { type: "RESPONSE_RECEIVED", authorId: IDS.targetBot, at: sentAt + MINUTE },
+      { type: "CANCEL", at: sentAt + MINUTE },
+      done({ status: "responded", attempts: 2, respondedAt: sentAt + 7 * MINUTE }),
+      done({ status: "escalated", attempts: 3 }),
+      done({ status: "cancelled", attempts: 1 }),
+    ];
+  }
+  return [];
+}
+
+const { targetBotId: _unknown, ...withoutTarget } = base;
+/** One input per validation outcome and per thread mode: validation and thread resolution are eventless. */
+const inputs: Array<[string, CollaborateInput]> = [
+  ["new thread", base],
+  ["explicit thread", { ...base, threadId: IDS.explicitThread, threadParentId: IDS.channel }],
+  ["explicit thread, parent unknown", { ...base, channelId: undefined, threadId: IDS.explicitThread }],
+  ["reusable thread", { ...base, reusableThread: { threadId: IDS.reusedThread, channelId: IDS.channel } }],
+  ["unknown_agent", withoutTarget],
+  ["empty_message", { ...base, message: " \n\t " }],
+  ["message_too_long", { ...base, message: "a".repeat(1_990) }],
+  ["channel_not_allowed", { ...base, channelId: IDS.otherChannel, defaultChannel: IDS.channel }],
+  ["loop_guard", { ...base, loopGuard: { allowed: false } }],
+  ["reply_in_thread", { ...base, replyInThread: true }],
+];
+
+describe("collaborateMachine, enumerated", () => {
+  it("fires every transition it defines over the inputs, and nothing it does not define", () => {
+    const taken = new Set<string>();
+    let defined = new Set<string>();
+    const stats: Record<string, number> = {};
+    for (const [label, input] of inputs) {
+      const run = exerciseModel(collaborateMachine, live, { input, events: eventsFor });
+      defined = run.defined;
+      stats[label] = run.paths;
+      for (const key of run.taken) taken.add(key);
+      // A rejected input starts final: no edge to explore, but its eventless validation ran.
+      for (const key of replayPath(live, input, [])) taken.add(key);
+    }
+    expect([...defined].filter((key) => !taken.has(key))).toEqual([]);
+    expect([...taken].filter((key) => !defined.has(key))).toEqual([]);
+    expect(stats["new thread"]).toBeGreaterThan(50);
+    expect(taken).toContain(
+      "collaborate.retrying RETRY_DUE [and(retryDue, threadMissing)] → collaborate.creatingThread",
+    );
+    expect(taken).toContain("collaborate.failing always [retryAllowed] → collaborate.retrying");
+    console.info(
+      `collaborateMachine model: ${JSON.stringify(stats)} paths; ${defined.size} edges defined, ${taken.size} taken`,
+    );
+  });
+});
+
+/**
+ * Events a state must ignore: unknown types, a retry timer when no retry waits, mention events before
+ * the mention is sent, and done events of Discord calls or a mention that are not running.
+ */
+function junkFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
+  const c = snapshot.context as CollaborateContext;
+  const at = c.lastAt + 1_000;
+  const nope = { type: "NOPE" };
+  const retryDue = { type: "RETRY_DUE", at: c.due?.at ?? at };
+  const timeout = { type: "RESPONSE_TIMEOUT", at: at + 10 * MINUTE };
+  const answer = { type: "RESPONSE_RECEIVED", authorId: IDS.targetBot, at };
+  const threadDone = { type: "xstate.done.actor.createThread", output: { threadId: "stale-thread", at } };
+  const postDone = { type: "xstate.done.actor.postMention", output: { messageId: "stale-message", at } };
+  const mentionDone = {
+    type: "xstate.done.actor.mention",
+    output: { status: "responded", attempts: 1, respondedAt: at },
+  };
+  if (snapshot.status !== "active")
+    return [nope, retryDue, timeout, answer, threadDone, postDone, mentionDone];
+  if (snapshot.matches("creatingThread")) return [nope, retryDue, timeout, answer, postDone, mentionDone];
+  if (snapshot.matches("sending")) return [nope, retryDue, timeout, answer, threadDone, mentionDone];
+  if (snapshot.matches("retrying")) return [nope, timeout, answer, threadDone, postDone, mentionDone];
+  return [nope, retryDue, threadDone, postDone];
+}
+
+describe("collaborateMachine, junk events", () => {
+  it("leave value and context unchanged in every reachable state", () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      let states = 0;
+      for (const [label, input] of inputs) {
+        for (const path of getShortestPaths(model, { input, events: eventsFor, limit: 5_000 })) {
+          const actor = createActor(live, { input });
+          actor.start();
+          for (const step of path.steps.slice(1)) sendRaw(actor, step.event);
+          expect(stateOf(actor)).toEqual({ value: path.state.value, context: path.state.context });
+          const status = actor.getSnapshot().status;
+          for (const junk of junkFor(actor.getSnapshot())) {
+            const before = stateOf(actor);
+            sendRaw(actor, junk);
+            expect(
+              stateOf(actor),
+              `${label}, ${JSON.stringify(before.value)} + ${JSON.stringify(junk)}`,
+            ).toEqual(before);
+            expect(actor.getSnapshot().status).toBe(status);
+          }
+          actor.stop();
+          states++;
+        }
+      }
+      expect(states).toBeGreaterThan(50);
+      for (const call of warn.mock.calls) expect(String(call[0])).toContain("stopped actor");
+    } finally {
+      warn.mockRestore();
+    }
+  });
+});

@@ -1,0 +1,588 @@
+import { describe, expect, it } from "vitest";
+import { createActor } from "xstate";
+import {
+  A2AEventSchema,
+  type CollaborateContext,
+  type CollaborateInput,
+  collaborateMachine,
+  MachineInputError,
+  type MentionContext,
+  mentionMachine,
+  type PostMessageInput,
+} from "../../src/index.js";
+import {
+  type Answer,
+  type Clock,
+  discordApiError,
+  emittedEvents,
+  fakeCreateThread,
+  fakePost,
+  httpError,
+  IDS,
+  MINUTE,
+  postingAt,
+  rateLimitError,
+  SECOND,
+  T0,
+} from "../support/discordFakes.js";
+
+// One discord_send (design 002 §4–6, design 004 §5.1, API.md §4 and §7): validate, resolve the thread,
+// post the mention, retry what Discord allows, then track the answer through the mention child.
+
+const TARGET = IDS.targetBot;
+const HUMAN = IDS.human;
+const MESSAGE = "인증 모듈 코드 리뷰 해줘";
+
+const base: CollaborateInput = {
+  collaborationId: "collab-1",
+  fromAgentId: "ruda",
+  targetAgentId: "eden",
+  fromName: "루다",
+  toName: "이든",
+  targetBotId: TARGET,
+  message: MESSAGE,
+  channelId: IDS.channel,
+  threadName: "인증 모듈 코드 리뷰",
+  allowedChannels: [IDS.channel],
+  maxMessageLength: 2000,
+  mention: {
+    responseTimeoutMs: 300_000,
+    urgentResponseTimeoutMs: 60_000,
+    maxAttempts: 3,
+    escalationMentionId: HUMAN,
+    notifyOnFailure: true,
+  },
+  startedAt: T0,
+};
+
+/** How long a failing Discord call takes before it fails: failures happen after the call started. */
+const CALL_MS = 300;
+
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+type PostFake = ReturnType<typeof fakePost>;
+type ThreadFake = ReturnType<typeof fakeCreateThread>;
+
+function startCollaboration(
+  overrides: Partial<CollaborateInput> | ((input: CollaborateInput) => CollaborateInput) = {},
+  fakes: { thread?: (clock: Clock) => ThreadFake; post?: (clock: Clock) => PostFake } = {},
+) {
+  const clock: Clock = { now: T0 };
+  const threads =
+    fakes.thread?.(clock) ?? fakeCreateThread(() => ({ ok: { threadId: IDS.newThread, at: clock.now } }));
+  const posts = fakes.post?.(clock) ?? postingAt(clock, "mention");
+  const reminders = postingAt(clock, "reminder");
+  const escalations = postingAt(clock, "escalation");
+  const emitted = emittedEvents();
+  const live = collaborateMachine.provide({
+    actors: {
+      createThread: threads.logic,
+      postMention: posts.logic,
+      mention: mentionMachine.provide({
+        actors: { postReminder: reminders.logic, postEscalation: escalations.logic },
+      }),
+    },
+  });
+  const input = typeof overrides === "function" ? overrides(base) : { ...base, ...overrides };
+  const actor = createActor(live, { input, inspect: emitted.inspect });
+  actor.start();
+  const context = (): CollaborateContext => actor.getSnapshot().context;
+  const mentionContext = (): MentionContext | undefined => {
+    const child = actor.getSnapshot().children.mention;
+    return (child?.getSnapshot() as { context?: MentionContext } | undefined)?.context;
+  };
+  /** The runtime's scheduler delivering the retry timer at `at` (default: exactly when due). */
+  const retryDue = async (at = context().due?.at ?? Number.NaN) => {
+    clock.now = at;
+    actor.send({ type: "RETRY_DUE", at });
+    await settle();
+  };
+  const timeout = async (at: number) => {
+    clock.now = at;
+    actor.send({ type: "RESPONSE_TIMEOUT", at });
+    await settle();
+  };
+  const answer = async (authorId: string, at: number) => {
+    clock.now = at;
+    actor.send({ type: "RESPONSE_RECEIVED", authorId, at });
+    await settle();
+  };
+  return {
+    actor,
+    clock,
+    threads,
+    posts,
+    reminders,
+    escalations,
+    emitted,
+    context,
+    mentionContext,
+    retryDue,
+    timeout,
+    answer,
+  };
+}
+
+/** A post fake failing on the listed calls (1-based) with `fail(clock)`, succeeding on the others. */
+function postFailing(calls: number[], fail: (at: number) => unknown) {
+  return (clock: Clock) =>
+    fakePost((_, call): Answer<{ messageId: string; at: number }> => {
+      if (calls.includes(call)) return { fail: fail(clock.now + CALL_MS) };
+      return { ok: { messageId: `mention-${call}`, at: clock.now } };
+    });
+}
+
+describe("validation: a rejected collaboration sends nothing (API.md §4, §7)", () => {
+  const { targetBotId: _targetBotId, ...withoutTarget } = base;
+  const mentionPrefix = `<@${TARGET}> `;
+  const cases: Array<[string, (input: CollaborateInput) => CollaborateInput, string]> = [
+    ["the target is not a configured agent (no bot id)", () => withoutTarget, "unknown_agent"],
+    ["the message is blank", (i) => ({ ...i, message: " \n\t " }), "empty_message"],
+    [
+      "the message fits alone but not with its mention",
+      (i) => ({ ...i, message: "가".repeat(2000 - mentionPrefix.length + 1) }),
+      "message_too_long",
+    ],
+    [
+      "the channel is outside allowedChannels, even though a default channel exists",
+      (i) => ({ ...i, channelId: IDS.otherChannel, defaultChannel: IDS.channel }),
+      "channel_not_allowed",
+    ],
+    [
+      "the explicit thread's parent is outside allowedChannels",
+      (i) => ({ ...i, threadId: IDS.explicitThread, threadParentId: IDS.otherChannel }),
+      "channel_not_allowed",
+    ],
+    [
+      "no channel is given and the default channel is not in allowedChannels (a strict allowlist)",
+      (i) => ({ ...i, channelId: undefined, defaultChannel: IDS.otherChannel }),
+      "channel_not_allowed",
+    ],
+    [
+      "no channel is given and there is no default channel",
+      (i) => ({ ...i, channelId: undefined, defaultChannel: undefined }),
+      "channel_not_allowed",
+    ],
+    ["the loop guard refused the call", (i) => ({ ...i, loopGuard: { allowed: false } }), "loop_guard"],
+    [
+      "the sender is answering the target in its thread",
+      (i) => ({ ...i, replyInThread: true }),
+      "reply_in_thread",
+    ],
+  ];
+
+  it.each(cases)("%s", async (_label, make, code) => {
+    const c = startCollaboration(make);
+    await settle();
+    const snapshot = c.actor.getSnapshot();
+    expect(snapshot.status).toBe("done");
+    expect(snapshot.value).toBe("rejected");
+    expect(snapshot.output?.status).toBe("rejected");
+    expect(snapshot.output?.error?.code).toBe(code);
+    expect(snapshot.output?.error?.message).toEqual(expect.any(String));
+    expect(c.threads.inputs).toEqual([]);
+    expect(c.posts.inputs).toEqual([]);
+    expect(c.emitted.ofType("a2a.collaborate.sent")).toEqual([]);
+    expect(snapshot.children).toEqual({});
+  });
+
+  it("a message exactly at the limit with its mention is sent", async () => {
+    const message = "가".repeat(2000 - mentionPrefix.length);
+    const c = startCollaboration({ message });
+    await settle();
+    expect(c.actor.getSnapshot().value).toBe("awaitingResponse");
+    expect(c.posts.inputs[0]?.content).toHaveLength(2000);
+  });
+});
+
+describe("thread resolution (design 002 §4)", () => {
+  it("an explicit thread is posted into as is, without creating one", async () => {
+    const c = startCollaboration({
+      threadId: IDS.explicitThread,
+      threadParentId: IDS.channel,
+      reusableThread: { threadId: IDS.reusedThread, channelId: IDS.channel },
+    });
+    await settle();
+    expect(c.threads.inputs).toEqual([]);
+    expect(c.posts.inputs.map((p) => p.channelId)).toEqual([IDS.explicitThread]);
+    expect(c.actor.getSnapshot().value).toBe("awaitingResponse");
+    expect(c.mentionContext()?.threadId).toBe(IDS.explicitThread);
+  });
+
+  it("a reusable thread of the route is reused", async () => {
+    const c = startCollaboration({ reusableThread: { threadId: IDS.reusedThread, channelId: IDS.channel } });
+    await settle();
+    expect(c.threads.inputs).toEqual([]);
+    expect(c.posts.inputs.map((p) => p.channelId)).toEqual([IDS.reusedThread]);
+    const sent = c.emitted.ofType("a2a.collaborate.sent")[0];
+    expect(sent?.data).toMatchObject({ threadId: IDS.reusedThread, mode: "reuse_thread" });
+  });
+
+  it("otherwise a thread named [협업] {from} → {to} · {topic} is created in the channel and posted into", async () => {
+    const c = startCollaboration();
+    await settle();
+    expect(c.threads.inputs).toEqual([
+      expect.objectContaining({
+        asAgentId: "ruda",
+        channelId: IDS.channel,
+        name: "[협업] 루다 → 이든 · 인증 모듈 코드 리뷰",
+      }),
+    ]);
+    expect(c.posts.inputs.map((p) => p.channelId)).toEqual([IDS.newThread]);
+    expect(c.actor.getSnapshot().value).toBe("awaitingResponse");
+    const sent = c.emitted.ofType("a2a.collaborate.sent")[0];
+    expect(sent?.data).toMatchObject({
+      threadId: IDS.newThread,
+      parentChannelId: IDS.channel,
+      mode: "new_thread",
+    });
+  });
+
+  it("without a thread name the topic is the message's first line, cut to 30 characters", async () => {
+    const firstLine = "인증 모듈의 토큰 갱신 로직을 함께 검토하고 리팩터링 방향을 정하고 싶어요";
+    const c = startCollaboration({ threadName: undefined, message: `${firstLine}\n세부 사항은 아래에` });
+    await settle();
+    const name = c.threads.inputs[0]?.name ?? "";
+    expect(name.startsWith("[협업] 루다 → 이든 · 인증 모듈의 토큰")).toBe(true);
+    expect(name.length).toBeLessThanOrEqual("[협업] 루다 → 이든 · ".length + 30);
+  });
+
+  it("without a channel the thread is created in the default channel", async () => {
+    const c = startCollaboration({ channelId: undefined, defaultChannel: IDS.channel });
+    await settle();
+    expect(c.threads.inputs[0]?.channelId).toBe(IDS.channel);
+  });
+});
+
+describe("the mention (design 004 §5.1, API.md §4)", () => {
+  it("starts with the target's mention, pings exactly the target, and is posted by the requester", async () => {
+    const c = startCollaboration();
+    await settle();
+    const post = c.posts.inputs[0] as PostMessageInput;
+    expect(post.asAgentId).toBe("ruda");
+    expect(post.content.startsWith(`<@${TARGET}>`)).toBe(true);
+    expect(post.content).toContain(MESSAGE);
+    expect(post.mentionUserIds).toEqual([TARGET]);
+    expect(c.context()).toMatchObject({ messageId: "mention-1", sentAt: T0 });
+    const types = c.emitted.parsed().map((e) => e.type);
+    expect(types).toEqual(["a2a.collaborate.requested", "a2a.collaborate.sent"]);
+  });
+
+  it("the mention's first timeout counts from when the mention was actually sent", async () => {
+    const c = startCollaboration(
+      {},
+      {
+        post: (clock) =>
+          fakePost((_, call) => ({ ok: { messageId: `m-${call}`, at: clock.now + 2 * SECOND } })),
+      },
+    );
+    await settle();
+    expect(c.mentionContext()).toMatchObject({
+      sentAt: T0 + 2 * SECOND,
+      due: { event: "RESPONSE_TIMEOUT", at: T0 + 2 * SECOND + 5 * MINUTE },
+    });
+  });
+});
+
+describe("Discord failures (design 002 §5, API.md §4 and §7)", () => {
+  it("403 fails at once as discord_permission and escalates", async () => {
+    const c = startCollaboration({}, { post: postFailing([1], (at) => discordApiError(403, at)) });
+    await settle();
+    const snapshot = c.actor.getSnapshot();
+    expect(snapshot.value).toBe("failed");
+    expect(snapshot.output?.error?.code).toBe("discord_permission");
+    expect(c.posts.inputs).toHaveLength(1);
+    const failed = c.emitted.parsed().filter((e) => e.type === "a2a.collaborate.failed");
+    expect(failed).toHaveLength(1);
+    expect(failed[0]?.data).toMatchObject({ errorCode: "discord_permission", escalate: true });
+  });
+
+  it("403 on thread creation fails the same way, before any post", async () => {
+    const c = startCollaboration(
+      {},
+      { thread: (clock) => fakeCreateThread(() => ({ fail: discordApiError(403, clock.now + CALL_MS) })) },
+    );
+    await settle();
+    expect(c.actor.getSnapshot().output?.error?.code).toBe("discord_permission");
+    expect(c.threads.inputs).toHaveLength(1);
+    expect(c.posts.inputs).toEqual([]);
+    expect(c.emitted.ofType("a2a.collaborate.failed")[0]?.data).toMatchObject({ escalate: true });
+  });
+
+  it("404 fails at once as discord_not_found and escalates", async () => {
+    const c = startCollaboration({}, { post: postFailing([1], (at) => discordApiError(404, at)) });
+    await settle();
+    expect(c.actor.getSnapshot().output?.error?.code).toBe("discord_not_found");
+    expect(c.posts.inputs).toHaveLength(1);
+    expect(c.emitted.ofType("a2a.collaborate.failed")[0]?.data).toMatchObject({
+      errorCode: "discord_not_found",
+      escalate: true,
+    });
+  });
+
+  it("another 4xx fails at once as discord_invalid, without retry or escalation", async () => {
+    const c = startCollaboration({}, { post: postFailing([1], (at) => discordApiError(400, at)) });
+    await settle();
+    const snapshot = c.actor.getSnapshot();
+    expect(snapshot.value).toBe("failed");
+    expect(snapshot.output?.error?.code).toBe("discord_invalid");
+    expect(snapshot.context.due).toBeUndefined();
+    expect(c.posts.inputs).toHaveLength(1);
+    for (const e of c.emitted.ofType("a2a.collaborate.failed"))
+      expect(e.data).toMatchObject({ escalate: false });
+  });
+
+  it("429 waits retryAfter from the failure, then retries with the same nonce key and succeeds", async () => {
+    const c = startCollaboration({}, { post: postFailing([1], (at) => rateLimitError(1_500, at)) });
+    await settle();
+    expect(c.actor.getSnapshot().value).toBe("retrying");
+    expect(c.context().due).toEqual({ event: "RETRY_DUE", at: T0 + CALL_MS + 1_500 });
+    expect(c.posts.inputs).toHaveLength(1);
+
+    await c.retryDue();
+    expect(c.actor.getSnapshot().value).toBe("awaitingResponse");
+    expect(c.posts.inputs).toHaveLength(2);
+    expect(c.posts.inputs[1]?.nonceKey).toBe(c.posts.inputs[0]?.nonceKey);
+    expect(c.posts.inputs[1]).toEqual(c.posts.inputs[0]);
+    expect(c.context()).toMatchObject({ messageId: "mention-2", sentAt: T0 + CALL_MS + 1_500 });
+    expect(c.emitted.ofType("a2a.collaborate.sent")).toHaveLength(1);
+    expect(c.emitted.ofType("a2a.collaborate.failed")).toHaveLength(0);
+  });
+
+  it("429 on thread creation retries the creation after retryAfter", async () => {
+    const c = startCollaboration(
+      {},
+      {
+        thread: (clock) =>
+          fakeCreateThread((_, call) =>
+            call === 1
+              ? { fail: rateLimitError(2_500, clock.now + CALL_MS) }
+              : { ok: { threadId: IDS.newThread, at: clock.now } },
+          ),
+      },
+    );
+    await settle();
+    expect(c.context().due?.at).toBe(T0 + CALL_MS + 2_500);
+    await c.retryDue();
+    expect(c.threads.inputs).toHaveLength(2);
+    expect(c.threads.inputs[1]).toEqual(c.threads.inputs[0]);
+    expect(c.posts.inputs.map((p) => p.channelId)).toEqual([IDS.newThread]);
+    expect(c.actor.getSnapshot().value).toBe("awaitingResponse");
+  });
+
+  it("an early RETRY_DUE does not retry before retryAfter has passed", async () => {
+    const c = startCollaboration({}, { post: postFailing([1], (at) => rateLimitError(1_500, at)) });
+    await settle();
+    const due = c.context().due?.at ?? Number.NaN;
+    await c.retryDue(due - 1);
+    expect(c.actor.getSnapshot().value).toBe("retrying");
+    expect(c.posts.inputs).toHaveLength(1);
+    expect(c.context().due?.at).toBe(due);
+  });
+
+  it("5xx retries after 1 s, 2 s and 4 s, then fails as discord_unavailable without escalating", async () => {
+    const c = startCollaboration({}, { post: postFailing([1, 2, 3, 4], (at) => httpError(500, at)) });
+    await settle();
+    const waits: number[] = [];
+    for (let retry = 1; retry <= 3; retry++) {
+      expect(c.actor.getSnapshot().value).toBe("retrying");
+      const failedAt = c.clock.now + CALL_MS;
+      const due = c.context().due?.at ?? Number.NaN;
+      waits.push(due - failedAt);
+      await c.retryDue();
+    }
+    expect(waits).toEqual([1_000, 2_000, 4_000]);
+    const snapshot = c.actor.getSnapshot();
+    expect(snapshot.value).toBe("failed");
+    expect(snapshot.output?.error?.code).toBe("discord_unavailable");
+    expect(c.posts.inputs).toHaveLength(4);
+    expect(new Set(c.posts.inputs.map((p) => p.nonceKey)).size).toBe(1);
+    const failed = c.emitted.parsed().filter((e) => e.type === "a2a.collaborate.failed");
+    expect(failed).toHaveLength(1);
+    expect(failed[0]?.data).toMatchObject({ errorCode: "discord_unavailable", escalate: false });
+  });
+
+  it("a timeout or dropped connection (no status) is retried like a 5xx", async () => {
+    const dropped = (at: number) => Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET", at });
+    const c = startCollaboration({}, { post: postFailing([1], dropped) });
+    await settle();
+    expect(c.actor.getSnapshot().value).toBe("retrying");
+    expect(c.context().due?.at).toBe(T0 + CALL_MS + SECOND);
+    await c.retryDue();
+    expect(c.actor.getSnapshot().value).toBe("awaitingResponse");
+    expect(c.posts.inputs).toHaveLength(2);
+  });
+
+  it("5xx that clears on a retry sends the mention", async () => {
+    const c = startCollaboration({}, { post: postFailing([1, 2], (at) => httpError(503, at)) });
+    await settle();
+    await c.retryDue();
+    await c.retryDue();
+    expect(c.actor.getSnapshot().value).toBe("awaitingResponse");
+    expect(c.posts.inputs).toHaveLength(3);
+    expect(c.context().messageId).toBe("mention-3");
+  });
+
+  it("429 still failing after three retries fails as discord_unavailable", async () => {
+    const c = startCollaboration({}, { post: postFailing([1, 2, 3, 4], (at) => rateLimitError(1_500, at)) });
+    await settle();
+    for (let retry = 1; retry <= 3; retry++) {
+      expect(c.context().due?.at).toBe(c.clock.now + CALL_MS + 1_500);
+      await c.retryDue();
+    }
+    expect(c.actor.getSnapshot().output?.error?.code).toBe("discord_unavailable");
+    expect(c.posts.inputs).toHaveLength(4);
+  });
+});
+
+describe("after sending: the mention child tracks the answer (design 004 §5.4–5.5)", () => {
+  it("the target's answer ends the collaboration responded", async () => {
+    const c = startCollaboration();
+    await settle();
+    await c.answer(TARGET, T0 + 3 * MINUTE);
+    const snapshot = c.actor.getSnapshot();
+    expect(snapshot.value).toBe("responded");
+    expect(snapshot.output).toMatchObject({
+      status: "responded",
+      collaborationId: "collab-1",
+      threadId: IDS.newThread,
+      messageId: "mention-1",
+    });
+    const events = c.emitted.parsed();
+    const responded = events.filter((e) => e.type === "a2a.collaborate.responded");
+    expect(responded).toHaveLength(1);
+    expect(responded[0]).toMatchObject({ ts: T0 + 3 * MINUTE, fromAgent: "ruda", toAgent: "eden" });
+    expect(responded[0]?.data).toMatchObject({
+      threadId: IDS.newThread,
+      fromAgentId: "ruda",
+      toAgentId: "eden",
+    });
+  });
+
+  it("a message from someone else, or from the target before the mention, does not", async () => {
+    const c = startCollaboration({}, { post: (clock) => postingAt(clock, "mention") });
+    c.clock.now = T0 + MINUTE;
+    await settle();
+    await c.answer(IDS.otherBot, T0 + 2 * MINUTE);
+    await c.answer(HUMAN, T0 + 2 * MINUTE);
+    c.actor.send({ type: "RESPONSE_RECEIVED", authorId: TARGET, at: T0 + 30 * SECOND });
+    await settle();
+    expect(c.actor.getSnapshot().value).toBe("awaitingResponse");
+    expect(c.mentionContext()?.attempts).toBe(1);
+    expect(c.emitted.ofType("a2a.collaborate.responded")).toHaveLength(0);
+  });
+
+  it("no answer: reminders at 5 and 10 minutes in the thread, escalation at 15, the collaboration ends escalated", async () => {
+    const c = startCollaboration({ reusableThread: { threadId: IDS.reusedThread, channelId: IDS.channel } });
+    await settle();
+    await c.timeout(T0 + 5 * MINUTE);
+    await c.timeout(T0 + 10 * MINUTE);
+    expect(c.reminders.inputs.map((p) => [p.asAgentId, p.channelId, p.mentionUserIds])).toEqual([
+      ["ruda", IDS.reusedThread, [TARGET]],
+      ["ruda", IDS.reusedThread, [TARGET]],
+    ]);
+    expect(c.reminders.inputs.map((p) => p.content.split("\n")[0])).toEqual([
+      `[리마인더 1/3] <@${TARGET}> 위 요청에 대해 확인 부탁해요.`,
+      `[리마인더 2/3] <@${TARGET}> 위 요청에 대해 확인 부탁해요.`,
+    ]);
+    expect(c.reminders.inputs[1]?.content).toContain(`"${MESSAGE}" (10분 전)`);
+    expect(c.actor.getSnapshot().value).toBe("awaitingResponse");
+
+    await c.timeout(T0 + 15 * MINUTE);
+    expect(c.escalations.inputs).toHaveLength(1);
+    expect(c.escalations.inputs[0]?.mentionUserIds).toEqual([HUMAN]);
+    expect(c.escalations.inputs[0]?.content).toContain(`<@${HUMAN}> 확인 필요`);
+    const snapshot = c.actor.getSnapshot();
+    expect(snapshot.value).toBe("escalated");
+    expect(snapshot.output?.status).toBe("escalated");
+    const types = c.emitted.parsed().map((e) => e.type);
+    expect(types).toEqual([
+      "a2a.collaborate.requested",
+      "a2a.collaborate.sent",
+      "a2a.mention.reminded",
+      "a2a.mention.reminded",
+      "a2a.mention.escalated",
+    ]);
+  });
+
+  it("an urgent collaboration reminds after urgentResponseTimeoutMs", async () => {
+    const c = startCollaboration({ urgent: true });
+    await settle();
+    expect(c.mentionContext()?.due?.at).toBe(T0 + MINUTE);
+    await c.timeout(T0 + MINUTE);
+    expect(c.reminders.inputs).toHaveLength(1);
+  });
+});
+
+describe("bad input: the collaboration fails at creation, naming the field", () => {
+  const { collaborationId: _collaborationId, ...noId } = base;
+  const { fromName: _fromName, ...noFromName } = base;
+  const { message: _message, ...noMessage } = base;
+  const { mention: _mention, ...noMention } = base;
+  const { allowedChannels: _allowedChannels, ...noAllowedChannels } = base;
+  const cases: Array<[string, unknown, string]> = [
+    ["collaborationId missing", noId, "collaborationId"],
+    ["fromName missing", noFromName, "fromName"],
+    ["message missing", noMessage, "message"],
+    ["mention missing", noMention, "mention"],
+    ["allowedChannels missing", noAllowedChannels, "allowedChannels"],
+    ["collaborationId empty", { ...base, collaborationId: "" }, "collaborationId"],
+    ["fromAgentId blank", { ...base, fromAgentId: "  " }, "fromAgentId"],
+    ["targetAgentId empty", { ...base, targetAgentId: "" }, "targetAgentId"],
+    ["maxMessageLength 0", { ...base, maxMessageLength: 0 }, "maxMessageLength"],
+    [
+      "mention.maxAttempts 0",
+      { ...base, mention: { ...base.mention, maxAttempts: 0 } },
+      "mention.maxAttempts",
+    ],
+    [
+      "mention.responseTimeoutMs negative",
+      { ...base, mention: { ...base.mention, responseTimeoutMs: -1 } },
+      "mention.responseTimeoutMs",
+    ],
+    ["startedAt negative", { ...base, startedAt: -5 }, "startedAt"],
+    ["allowedChannels a string", { ...base, allowedChannels: IDS.channel }, "allowedChannels"],
+    [
+      "reusableThread with an empty threadId",
+      { ...base, reusableThread: { threadId: "", channelId: IDS.channel } },
+      "reusableThread.threadId",
+    ],
+    ["loopGuard.allowed a string", { ...base, loopGuard: { allowed: "yes" } }, "loopGuard.allowed"],
+    ["urgent a string", { ...base, urgent: "true" }, "urgent"],
+  ];
+
+  it.each(cases)("%s", (_label, input, field) => {
+    const snapshot = createActor(collaborateMachine, { input: input as CollaborateInput }).getSnapshot();
+    expect(snapshot.status).toBe("error");
+    expect(snapshot.error).toBeInstanceOf(MachineInputError);
+    const message = snapshot.error instanceof Error ? snapshot.error.message : "";
+    expect(message).toContain("collaborateMachine");
+    expect(message).toContain(field);
+  });
+
+  it("no input at all", () => {
+    const snapshot = createActor(collaborateMachine, {
+      input: undefined as unknown as CollaborateInput,
+    }).getSnapshot();
+    expect(snapshot.status).toBe("error");
+    expect(snapshot.error).toBeInstanceOf(MachineInputError);
+  });
+});
+
+describe("events", () => {
+  it("every event of a full run parses with A2AEventSchema", async () => {
+    const c = startCollaboration({}, { post: postFailing([1], (at) => httpError(500, at)) });
+    await settle();
+    await c.retryDue();
+    await c.timeout(T0 + CALL_MS + SECOND + 5 * MINUTE);
+    await c.answer(TARGET, T0 + 7 * MINUTE);
+    expect(c.actor.getSnapshot().value).toBe("responded");
+    for (const e of c.emitted.events) expect(A2AEventSchema.safeParse(e).success, e.type).toBe(true);
+    expect(c.emitted.events.map((e) => e.type)).toEqual([
+      "a2a.collaborate.requested",
+      "a2a.collaborate.sent",
+      "a2a.mention.reminded",
+      "a2a.collaborate.responded",
+    ]);
+  });
+});

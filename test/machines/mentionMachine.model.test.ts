@@ -1,0 +1,197 @@
+import { describe, expect, it, vi } from "vitest";
+import { type AnyEventObject, type AnyMachineSnapshot, type AnyStateMachine, createActor } from "xstate";
+import { getShortestPaths } from "xstate/graph";
+import { type MentionContext, type MentionInput, mentionMachine } from "../../src/index.js";
+import { IDS, MINUTE, stateOf, T0 } from "../support/discordFakes.js";
+import { pending, sendRaw } from "../support/fakeActors.js";
+import { exerciseModel } from "../support/modelBased.js";
+
+const base: MentionInput = {
+  mentionId: "collab-1",
+  threadId: IDS.mentionThread,
+  messageId: "1400000000000000200",
+  fromAgentId: "ruda",
+  targetAgentId: "eden",
+  targetBotId: IDS.targetBot,
+  originalText: "코드 리뷰 해줘",
+  responseTimeoutMs: 5 * MINUTE,
+  urgentResponseTimeoutMs: MINUTE,
+  maxAttempts: 3,
+  escalationMentionId: IDS.human,
+  notifyOnFailure: true,
+  sentAt: T0,
+};
+
+/** The machine as the graph functions see it: events are untyped there. */
+const model: AnyStateMachine = mentionMachine;
+
+const live = mentionMachine.provide({ actors: { postReminder: pending(), postEscalation: pending() } });
+
+function timeoutOf(c: MentionContext): number {
+  return c.urgent ? c.urgentResponseTimeoutMs : c.responseTimeoutMs;
+}
+
+/**
+ * Events that reach every guard of each live state: the timeout at its due time and 1 ms early; an
+ * answer from the target, from another bot, from the human, and from the target before the mention
+ * was sent; a cancel; the posts' done and error events. A reminder post fails only on its first try
+ * (when it fired at the regular timeout), so the retry-later loop stays finite.
+ */
+function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
+  if (snapshot.status !== "active") return [];
+  const c = snapshot.context as MentionContext;
+  const later = c.lastDeliveredAt + 30_000;
+  const answers: AnyEventObject[] = [
+    { type: "RESPONSE_RECEIVED", authorId: c.targetBotId, at: later, messageId: "reply-1" },
+    { type: "RESPONSE_RECEIVED", authorId: IDS.otherBot, at: later },
+    { type: "RESPONSE_RECEIVED", authorId: IDS.human, at: later },
+    { type: "RESPONSE_RECEIVED", authorId: c.targetBotId, at: c.sentAt - 1 },
+    { type: "CANCEL", at: later },
+  ];
+  const due = c.due?.at ?? Number.NaN;
+  if (snapshot.matches("pending") || snapshot.matches("reminded")) {
+    return [{ type: "RESPONSE_TIMEOUT", at: due }, { type: "RESPONSE_TIMEOUT", at: due - 1 }, ...answers];
+  }
+  const firedAt = c.firedAt ?? Number.NaN;
+  if (snapshot.matches("reminding")) {
+    const firstTry = firedAt === c.lastDeliveredAt + timeoutOf(c);
+    return [
+      {
+        type: "xstate.done.actor.postReminder",
+        output: { messageId: `reminder-${c.attempts}`, at: firedAt },
+      },
+      ...(firstTry
+        ? [
+            {
+              type: "xstate.error.actor.postReminder",
+              error: Object.assign(new Error("HTTP 503"), { status: 503 }),
+            },
+          ]
+        : []),
+      ...answers,
+    ];
+  }
+  if (snapshot.matches("escalating")) {
+    return [
+      { type: "xstate.done.actor.postEscalation", output: { messageId: "escalation", at: firedAt } },
+      {
+        type: "xstate.error.actor.postEscalation",
+        error: Object.assign(new Error("Missing Access"), { status: 403 }),
+      },
+      ...answers,
+    ];
+  }
+  return answers;
+}
+
+/** Inputs that between them reach every guard: escalation from `pending` needs maxAttempts 1. */
+const inputs: Array<[string, MentionInput]> = [
+  ["defaults (3 attempts, notify)", base],
+  ["urgent", { ...base, urgent: true }],
+  ["maxAttempts 1", { ...base, maxAttempts: 1 }],
+  ["maxAttempts 1, notifyOnFailure false", { ...base, maxAttempts: 1, notifyOnFailure: false }],
+  ["notifyOnFailure false", { ...base, notifyOnFailure: false }],
+  ["no escalationMentionId", { ...base, escalationMentionId: undefined }],
+];
+
+describe("mentionMachine, enumerated", () => {
+  it("fires every transition it defines over the inputs, and nothing it does not define", () => {
+    const taken = new Set<string>();
+    let defined = new Set<string>();
+    const stats: Record<string, number> = {};
+    for (const [label, input] of inputs) {
+      const run = exerciseModel(mentionMachine, live, { input, events: eventsFor });
+      defined = run.defined;
+      stats[label] = run.paths;
+      for (const key of run.taken) taken.add(key);
+    }
+    expect([...defined].filter((key) => !taken.has(key))).toEqual([]);
+    expect([...taken].filter((key) => !defined.has(key))).toEqual([]);
+    expect(defined.size).toBeGreaterThanOrEqual(13);
+    expect(stats["defaults (3 attempts, notify)"]).toBeGreaterThan(40);
+    // The guards that carry the lifecycle fired by name.
+    expect(taken).toContain(
+      "mention.reminding xstate.error.actor.postReminder [neverReminded] → mention.pending",
+    );
+    expect(taken).toContain("mention RESPONSE_RECEIVED [targetAnswered] → mention.responded");
+    console.info(
+      `mentionMachine model: ${JSON.stringify(stats)} paths; ${defined.size} edges defined, ${taken.size} taken`,
+    );
+  });
+});
+
+/**
+ * Events a live state must ignore: unknown types, the collaborate machine's timer, a timeout that is
+ * early or stale (or arrives while a post is under way), and done events of posts that are not running.
+ */
+function junkFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
+  const c = snapshot.context as MentionContext;
+  const due = c.due?.at ?? c.lastDeliveredAt;
+  const firedAt = c.firedAt ?? due;
+  const reminderDone = { type: "xstate.done.actor.postReminder", output: { messageId: "stale-r", at: due } };
+  const escalationDone = {
+    type: "xstate.done.actor.postEscalation",
+    output: { messageId: "stale-e", at: due },
+  };
+  const common: AnyEventObject[] = [{ type: "NOPE" }, { type: "RETRY_DUE", at: due }];
+  if (snapshot.status !== "active") {
+    return [
+      ...common,
+      { type: "RESPONSE_TIMEOUT", at: due + 60 * MINUTE },
+      { type: "RESPONSE_RECEIVED", authorId: c.targetBotId, at: due },
+      { type: "CANCEL", at: due },
+      reminderDone,
+      escalationDone,
+    ];
+  }
+  if (snapshot.matches("pending") || snapshot.matches("reminded")) {
+    return [
+      ...common,
+      { type: "RESPONSE_TIMEOUT", at: due - 1 },
+      { type: "RESPONSE_TIMEOUT", at: c.lastDeliveredAt },
+      reminderDone,
+      escalationDone,
+    ];
+  }
+  const stray = snapshot.matches("reminding") ? escalationDone : reminderDone;
+  return [
+    ...common,
+    { type: "RESPONSE_TIMEOUT", at: firedAt },
+    { type: "RESPONSE_TIMEOUT", at: firedAt + 60 * MINUTE },
+    stray,
+  ];
+}
+
+describe("mentionMachine, junk events", () => {
+  it("leave value and context unchanged in every reachable state", () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      let states = 0;
+      for (const [label, input] of inputs) {
+        for (const path of getShortestPaths(model, { input, events: eventsFor, limit: 5_000 })) {
+          const actor = createActor(live, { input });
+          actor.start();
+          for (const step of path.steps.slice(1)) sendRaw(actor, step.event);
+          expect(stateOf(actor)).toEqual({ value: path.state.value, context: path.state.context });
+          const status = actor.getSnapshot().status;
+          for (const junk of junkFor(actor.getSnapshot())) {
+            const before = stateOf(actor);
+            sendRaw(actor, junk);
+            expect(
+              stateOf(actor),
+              `${label}, ${JSON.stringify(before.value)} + ${JSON.stringify(junk)}`,
+            ).toEqual(before);
+            expect(actor.getSnapshot().status).toBe(status);
+          }
+          actor.stop();
+          states++;
+        }
+      }
+      expect(states).toBeGreaterThan(100);
+      // XState's only complaint: events sent to a finished actor.
+      for (const call of warn.mock.calls) expect(String(call[0])).toContain("stopped actor");
+    } finally {
+      warn.mockRestore();
+    }
+  });
+});

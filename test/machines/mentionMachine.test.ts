@@ -1,0 +1,433 @@
+import { describe, expect, it } from "vitest";
+import { createActor } from "xstate";
+import {
+  A2AEventSchema,
+  MachineInputError,
+  type MentionContext,
+  type MentionInput,
+  mentionMachine,
+  type PostMessageInput,
+} from "../../src/index.js";
+import {
+  type Clock,
+  emittedEvents,
+  fakePost,
+  httpError,
+  IDS,
+  MINUTE,
+  postingAt,
+  SECOND,
+  T0,
+} from "../support/discordFakes.js";
+
+// Design 004 §5.4–5.5 and §8.2, API.md §7 "Mention lifecycle": reminders by the requester's bot at
+// each timeout counted from the latest delivery, then one escalation to a human; the target's answer
+// ends it. Time is what the test says: timers are delivered as the runtime would, `at` included.
+
+const TARGET = IDS.targetBot;
+const HUMAN = IDS.human;
+
+const base: MentionInput = {
+  mentionId: "collab-1",
+  threadId: IDS.mentionThread,
+  messageId: "1400000000000000200",
+  fromAgentId: "ruda",
+  targetAgentId: "eden",
+  targetBotId: TARGET,
+  originalText: "코드 리뷰 해줘",
+  responseTimeoutMs: 300_000,
+  urgentResponseTimeoutMs: 60_000,
+  maxAttempts: 3,
+  escalationMentionId: HUMAN,
+  notifyOnFailure: true,
+  sentAt: T0,
+};
+
+type PostFake = ReturnType<typeof fakePost>;
+
+/** Lets every settled fake's done event reach the actors: promise ticks only, no timer. */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+function startMention(
+  overrides: Partial<MentionInput> = {},
+  fakes: { reminder?: (clock: Clock) => PostFake; escalation?: (clock: Clock) => PostFake } = {},
+) {
+  const clock: Clock = { now: T0 };
+  const reminders = fakes.reminder?.(clock) ?? postingAt(clock, "reminder");
+  const escalations = fakes.escalation?.(clock) ?? postingAt(clock, "escalation");
+  const emitted = emittedEvents();
+  const actor = createActor(
+    mentionMachine.provide({ actors: { postReminder: reminders.logic, postEscalation: escalations.logic } }),
+    { input: { ...base, ...overrides }, inspect: emitted.inspect },
+  );
+  actor.start();
+  const context = (): MentionContext => actor.getSnapshot().context;
+  /** The runtime's scheduler delivering the timeout at `at` (its clock). */
+  const timeout = async (at: number) => {
+    clock.now = at;
+    actor.send({ type: "RESPONSE_TIMEOUT", at });
+    await settle();
+  };
+  /** Delivers the timeout exactly when it is due. */
+  const fireDue = async () => timeout(context().due?.at ?? Number.NaN);
+  const answer = async (authorId: string, at: number) => {
+    clock.now = Math.max(clock.now, at);
+    actor.send({ type: "RESPONSE_RECEIVED", authorId, at, messageId: "1400000000000000999" });
+    await settle();
+  };
+  return { actor, clock, reminders, escalations, emitted, context, timeout, fireDue, answer };
+}
+
+function reminderText(n: number, minutes: number, original = "코드 리뷰 해줘"): string {
+  return `[리마인더 ${n}/3] <@${TARGET}> 위 요청에 대해 확인 부탁해요.\n원본: "${original}" (${minutes}분 전)`;
+}
+
+/** Every `<@id>` a text contains, in order. */
+function mentionsIn(text: string): string[] {
+  return [...text.matchAll(/<@!?(\d+)>/g)].map((m) => m[1] ?? "");
+}
+
+describe("design 004 §8.2: no answer → two reminders → escalation", () => {
+  it("reminds at 5 and 10 minutes and escalates to the human at 15, with the defaults", async () => {
+    const m = startMention();
+    expect(m.actor.getSnapshot().value).toBe("pending");
+    expect(m.context().due).toEqual({ event: "RESPONSE_TIMEOUT", at: T0 + 5 * MINUTE });
+
+    await m.timeout(T0 + 5 * MINUTE);
+    expect(m.actor.getSnapshot().value).toBe("reminded");
+    expect(m.reminders.inputs).toHaveLength(1);
+    const first = m.reminders.inputs[0] as PostMessageInput;
+    expect(first).toMatchObject({
+      asAgentId: "ruda",
+      channelId: IDS.mentionThread,
+      content: reminderText(1, 5),
+      mentionUserIds: [TARGET],
+    });
+    expect(m.context().attempts).toBe(2);
+    expect(m.context().due).toEqual({ event: "RESPONSE_TIMEOUT", at: T0 + 10 * MINUTE });
+
+    await m.timeout(T0 + 10 * MINUTE);
+    expect(m.actor.getSnapshot().value).toBe("reminded");
+    expect(m.reminders.inputs).toHaveLength(2);
+    const second = m.reminders.inputs[1] as PostMessageInput;
+    expect(second).toMatchObject({
+      asAgentId: "ruda",
+      channelId: IDS.mentionThread,
+      content: reminderText(2, 10),
+      mentionUserIds: [TARGET],
+    });
+    expect(m.context().attempts).toBe(3);
+    expect(m.context().due).toEqual({ event: "RESPONSE_TIMEOUT", at: T0 + 15 * MINUTE });
+    expect(m.escalations.inputs).toHaveLength(0);
+
+    await m.timeout(T0 + 15 * MINUTE);
+    const snapshot = m.actor.getSnapshot();
+    expect(snapshot.value).toBe("escalated");
+    expect(snapshot.status).toBe("done");
+    expect(snapshot.output).toMatchObject({ status: "escalated", attempts: 3 });
+    expect(snapshot.context.due).toBeUndefined();
+    expect(m.reminders.inputs).toHaveLength(2);
+    expect(m.escalations.inputs).toHaveLength(1);
+    const escalation = m.escalations.inputs[0] as PostMessageInput;
+    expect(escalation.asAgentId).toBe("ruda");
+    expect(escalation.channelId).toBe(IDS.mentionThread);
+    // Design 004 §5.5's escalation, with Discord mentions for @이든 and @병욱.
+    expect(escalation.content).toBe(
+      [
+        "⚠️ 응답 없음 (3회 시도, 15분 경과)",
+        `대상: <@${TARGET}>`,
+        '요청: "코드 리뷰 해줘"',
+        `<@${HUMAN}> 확인 필요`,
+      ].join("\n"),
+    );
+    // The human is pinged; the target is named but not pinged.
+    expect(escalation.mentionUserIds).toEqual([HUMAN]);
+
+    // Each post has its own nonce key, so a re-run posts each once.
+    const keys = [first.nonceKey, second.nonceKey, escalation.nonceKey];
+    expect(new Set(keys).size).toBe(3);
+
+    const events = m.emitted.parsed();
+    expect(events.map((e) => e.type)).toEqual([
+      "a2a.mention.reminded",
+      "a2a.mention.reminded",
+      "a2a.mention.escalated",
+    ]);
+    for (const e of events) expect(A2AEventSchema.safeParse(e).success).toBe(true);
+    expect(events.map((e) => e.ts)).toEqual([T0 + 5 * MINUTE, T0 + 10 * MINUTE, T0 + 15 * MINUTE]);
+    expect(events.map((e) => e.data.elapsedMinutes)).toEqual([5, 10, 15]);
+    for (const e of events) {
+      expect(e).toMatchObject({ fromAgent: "ruda", toAgent: "eden" });
+      expect(e.data).toMatchObject({
+        mentionId: "collab-1",
+        threadId: IDS.mentionThread,
+        targetAgentId: "eden",
+      });
+    }
+    expect(events[2]?.data).toMatchObject({ escalationMentionId: HUMAN, notified: true, maxAttempts: 3 });
+  });
+
+  it("quotes a long or multi-line original on one line, cut", async () => {
+    const long = `첫 줄\n${"가".repeat(800)}`;
+    const m = startMention({ originalText: long });
+    await m.fireDue();
+    const content = (m.reminders.inputs[0] as PostMessageInput).content;
+    expect(content.startsWith(`[리마인더 1/3] <@${TARGET}>`)).toBe(true);
+    expect(content.split("\n")).toHaveLength(2);
+    expect(content).toContain('원본: "첫 줄 가가');
+    expect(content.length).toBeLessThan(2000);
+  });
+});
+
+describe("each timeout counts from the actual delivery (API.md §7)", () => {
+  it("a reminder posted late moves the next due to its delivery time + the timeout", async () => {
+    const m = startMention(
+      {},
+      {
+        // The first reminder reaches Discord 90 s after it fired.
+        reminder: (clock) =>
+          fakePost((_, call) => ({
+            ok: { messageId: `reminder-${call}`, at: call === 1 ? clock.now + 90 * SECOND : clock.now },
+          })),
+      },
+    );
+    await m.timeout(T0 + 5 * MINUTE);
+    expect(m.context().lastDeliveredAt).toBe(T0 + 6.5 * MINUTE);
+    expect(m.context().due?.at).toBe(T0 + 11.5 * MINUTE);
+
+    // At the naive 10-minute mark nothing is due yet.
+    await m.timeout(T0 + 10 * MINUTE);
+    expect(m.actor.getSnapshot().value).toBe("reminded");
+    expect(m.reminders.inputs).toHaveLength(1);
+
+    await m.timeout(T0 + 11.5 * MINUTE);
+    expect(m.reminders.inputs).toHaveLength(2);
+    expect(m.reminders.inputs[1]?.content).toBe(reminderText(2, 11));
+    expect(m.context().due?.at).toBe(T0 + 16.5 * MINUTE);
+    const reminded = m.emitted.ofType("a2a.mention.reminded");
+    expect(reminded.map((e) => e.ts)).toEqual([T0 + 6.5 * MINUTE, T0 + 11.5 * MINUTE]);
+  });
+
+  it("ignores a timeout delivered before its due time", async () => {
+    const m = startMention();
+    await m.timeout(T0 + 5 * MINUTE - 1);
+    expect(m.actor.getSnapshot().value).toBe("pending");
+    expect(m.context()).toMatchObject({ attempts: 1, due: { at: T0 + 5 * MINUTE } });
+    expect(m.reminders.inputs).toHaveLength(0);
+
+    await m.timeout(T0 + 5 * MINUTE);
+    await m.timeout(T0 + 10 * MINUTE - 1);
+    expect(m.reminders.inputs).toHaveLength(1);
+    expect(m.actor.getSnapshot().value).toBe("reminded");
+  });
+
+  it("posts one reminder when the same due timeout arrives twice", async () => {
+    const m = startMention();
+    const due = T0 + 5 * MINUTE;
+    m.clock.now = due;
+    m.actor.send({ type: "RESPONSE_TIMEOUT", at: due });
+    m.actor.send({ type: "RESPONSE_TIMEOUT", at: due });
+    await m.timeout(due);
+    expect(m.reminders.inputs).toHaveLength(1);
+    expect(m.context().attempts).toBe(2);
+    expect(m.emitted.ofType("a2a.mention.reminded")).toHaveLength(1);
+  });
+
+  it("after an overdue timeout fires at start-up, reminds once and waits a full timeout", async () => {
+    const m = startMention();
+    await m.timeout(T0 + 25 * MINUTE);
+    expect(m.reminders.inputs).toHaveLength(1);
+    expect(m.reminders.inputs[0]?.content).toBe(reminderText(1, 25));
+    expect(m.context()).toMatchObject({ attempts: 2, due: { at: T0 + 30 * MINUTE } });
+    expect(m.escalations.inputs).toHaveLength(0);
+  });
+
+  it("a reminder that failed to post is tried again with the same nonce, without counting an attempt", async () => {
+    const m = startMention(
+      {},
+      {
+        reminder: (clock) =>
+          fakePost((_, call) =>
+            call === 1
+              ? { fail: httpError(503, clock.now) }
+              : { ok: { messageId: `r-${call}`, at: clock.now } },
+          ),
+      },
+    );
+    await m.timeout(T0 + 5 * MINUTE);
+    expect(m.context().attempts).toBe(1);
+    expect(m.emitted.ofType("a2a.mention.reminded")).toHaveLength(0);
+    const retryAt = m.context().due?.at ?? Number.NaN;
+    expect(retryAt).toBeGreaterThan(T0 + 5 * MINUTE);
+    await m.fireDue();
+    expect(m.reminders.inputs).toHaveLength(2);
+    expect(m.reminders.inputs[1]?.nonceKey).toBe(m.reminders.inputs[0]?.nonceKey);
+    expect(m.reminders.inputs[1]?.content.startsWith(`[리마인더 1/3] <@${TARGET}>`)).toBe(true);
+    expect(m.context().attempts).toBe(2);
+    expect(m.context().due?.at).toBe(retryAt + 5 * MINUTE);
+  });
+});
+
+describe("the target's answer (design 004 §5.4, API.md §7)", () => {
+  const hang = () => fakePost(() => "hang");
+
+  it("ends a pending mention responded", async () => {
+    const m = startMention();
+    await m.answer(TARGET, T0 + 2 * MINUTE);
+    const snapshot = m.actor.getSnapshot();
+    expect(snapshot.value).toBe("responded");
+    expect(snapshot.output).toEqual({ status: "responded", attempts: 1, respondedAt: T0 + 2 * MINUTE });
+    expect(snapshot.context.due).toBeUndefined();
+    expect(m.reminders.inputs).toHaveLength(0);
+  });
+
+  it("ends a mention whose reminder is being posted responded", async () => {
+    const m = startMention({}, { reminder: hang });
+    await m.timeout(T0 + 5 * MINUTE);
+    expect(m.actor.getSnapshot().value).toBe("reminding");
+    await m.answer(TARGET, T0 + 5 * MINUTE + 1);
+    expect(m.actor.getSnapshot().value).toBe("responded");
+    expect(m.actor.getSnapshot().output?.status).toBe("responded");
+  });
+
+  it("ends a reminded mention responded", async () => {
+    const m = startMention();
+    await m.timeout(T0 + 5 * MINUTE);
+    await m.timeout(T0 + 10 * MINUTE);
+    await m.answer(TARGET, T0 + 12 * MINUTE);
+    expect(m.actor.getSnapshot().output).toEqual({
+      status: "responded",
+      attempts: 3,
+      respondedAt: T0 + 12 * MINUTE,
+    });
+    // Nothing is left to time out.
+    expect(m.context().due).toBeUndefined();
+    expect(m.escalations.inputs).toHaveLength(0);
+  });
+
+  it("ends a mention whose escalation is being posted responded, and no escalation event follows", async () => {
+    const m = startMention({}, { escalation: hang });
+    await m.timeout(T0 + 5 * MINUTE);
+    await m.timeout(T0 + 10 * MINUTE);
+    await m.timeout(T0 + 15 * MINUTE);
+    expect(m.actor.getSnapshot().value).toBe("escalating");
+    await m.answer(TARGET, T0 + 15 * MINUTE + 1);
+    expect(m.actor.getSnapshot().value).toBe("responded");
+    expect(m.emitted.ofType("a2a.mention.escalated")).toHaveLength(0);
+  });
+
+  it.each([
+    ["another agent's bot", IDS.otherBot, T0 + 2 * MINUTE],
+    ["the human", HUMAN, T0 + 2 * MINUTE],
+    ["the requester's side (an unknown author)", "1400000000000000555", T0 + 2 * MINUTE],
+    ["the target, before the mention was sent", TARGET, T0 - 1],
+  ])("a message from %s does not end it", async (_label, authorId, at) => {
+    const m = startMention();
+    const before = m.context();
+    await m.answer(authorId, at);
+    expect(m.actor.getSnapshot().value).toBe("pending");
+    expect(m.context()).toEqual(before);
+    await m.timeout(T0 + 5 * MINUTE);
+    await m.answer(authorId, at);
+    expect(m.actor.getSnapshot().value).toBe("reminded");
+    expect(m.reminders.inputs).toHaveLength(1);
+  });
+});
+
+describe("urgent, notifyOnFailure and escalationMentionId (API.md §1, §7)", () => {
+  it("an urgent mention times out after urgentResponseTimeoutMs", async () => {
+    const m = startMention({ urgent: true });
+    expect(m.context().due?.at).toBe(T0 + MINUTE);
+    await m.timeout(T0 + MINUTE);
+    expect(m.reminders.inputs[0]?.content).toBe(reminderText(1, 1));
+    expect(m.context().due?.at).toBe(T0 + 2 * MINUTE);
+    await m.timeout(T0 + 2 * MINUTE);
+    await m.timeout(T0 + 3 * MINUTE);
+    expect(m.actor.getSnapshot().value).toBe("escalated");
+    expect(m.escalations.inputs[0]?.content.split("\n")[0]).toBe("⚠️ 응답 없음 (3회 시도, 3분 경과)");
+  });
+
+  it("notifyOnFailure false escalates silently: no post, and the event says notified false", async () => {
+    const m = startMention({ notifyOnFailure: false });
+    await m.timeout(T0 + 5 * MINUTE);
+    await m.timeout(T0 + 10 * MINUTE);
+    await m.timeout(T0 + 15 * MINUTE);
+    const snapshot = m.actor.getSnapshot();
+    expect(snapshot.value).toBe("escalated");
+    expect(snapshot.output?.status).toBe("escalated");
+    expect(m.reminders.inputs).toHaveLength(2);
+    expect(m.escalations.inputs).toHaveLength(0);
+    const escalated = m.emitted.parsed().filter((e) => e.type === "a2a.mention.escalated");
+    expect(escalated).toHaveLength(1);
+    expect(escalated[0]?.data).toMatchObject({ notified: false, elapsedMinutes: 15 });
+  });
+
+  it("without escalationMentionId the escalation pings nobody and names nobody to check", async () => {
+    const m = startMention({ escalationMentionId: undefined });
+    await m.timeout(T0 + 5 * MINUTE);
+    await m.timeout(T0 + 10 * MINUTE);
+    await m.timeout(T0 + 15 * MINUTE);
+    expect(m.actor.getSnapshot().value).toBe("escalated");
+    const escalation = m.escalations.inputs[0] as PostMessageInput;
+    expect(escalation.mentionUserIds).toEqual([]);
+    expect(escalation.content.split("\n")[0]).toBe("⚠️ 응답 없음 (3회 시도, 15분 경과)");
+    // Only the target is named (as the subject); no one is asked to check.
+    expect(mentionsIn(escalation.content)).toEqual([TARGET]);
+    expect(escalation.content).not.toContain(HUMAN);
+    const escalated = m.emitted.ofType("a2a.mention.escalated")[0];
+    expect(escalated?.data).not.toHaveProperty("escalationMentionId");
+  });
+
+  it("maxAttempts 1 escalates at the first timeout, without a reminder", async () => {
+    const m = startMention({ maxAttempts: 1 });
+    await m.timeout(T0 + 5 * MINUTE);
+    expect(m.actor.getSnapshot().value).toBe("escalated");
+    expect(m.reminders.inputs).toHaveLength(0);
+    expect(m.escalations.inputs[0]?.content.split("\n")[0]).toBe("⚠️ 응답 없음 (1회 시도, 5분 경과)");
+  });
+});
+
+describe("bad input: the mention fails at creation, naming the field", () => {
+  const { mentionId: _mentionId, ...noMentionId } = base;
+  const { targetBotId: _targetBotId, ...noTargetBotId } = base;
+  const { sentAt: _sentAt, ...noSentAt } = base;
+  const { originalText: _originalText, ...noOriginalText } = base;
+  const cases: Array<[string, unknown, string]> = [
+    ["mentionId missing", noMentionId, "mentionId"],
+    ["targetBotId missing", noTargetBotId, "targetBotId"],
+    ["sentAt missing", noSentAt, "sentAt"],
+    ["originalText missing", noOriginalText, "originalText"],
+    ["threadId empty", { ...base, threadId: "" }, "threadId"],
+    ["fromAgentId blank", { ...base, fromAgentId: "   " }, "fromAgentId"],
+    ["maxAttempts 0", { ...base, maxAttempts: 0 }, "maxAttempts"],
+    ["maxAttempts 2.5", { ...base, maxAttempts: 2.5 }, "maxAttempts"],
+    ["responseTimeoutMs 0", { ...base, responseTimeoutMs: 0 }, "responseTimeoutMs"],
+    [
+      "urgentResponseTimeoutMs negative",
+      { ...base, urgentResponseTimeoutMs: -60_000 },
+      "urgentResponseTimeoutMs",
+    ],
+    ["sentAt negative", { ...base, sentAt: -1 }, "sentAt"],
+    ["sentAt NaN", { ...base, sentAt: Number.NaN }, "sentAt"],
+    ["urgent a string", { ...base, urgent: "yes" }, "urgent"],
+    ["notifyOnFailure a number", { ...base, notifyOnFailure: 1 }, "notifyOnFailure"],
+  ];
+
+  it.each(cases)("%s", (_label, input, field) => {
+    const actor = createActor(mentionMachine, { input: input as MentionInput });
+    const snapshot = actor.getSnapshot();
+    expect(snapshot.status).toBe("error");
+    expect(snapshot.error).toBeInstanceOf(MachineInputError);
+    const message = snapshot.error instanceof Error ? snapshot.error.message : "";
+    expect(message).toContain("mentionMachine");
+    expect(message).toContain(field);
+  });
+
+  it("no input at all", () => {
+    const snapshot = createActor(mentionMachine, {
+      input: undefined as unknown as MentionInput,
+    }).getSnapshot();
+    expect(snapshot.status).toBe("error");
+    expect(snapshot.error).toBeInstanceOf(MachineInputError);
+  });
+});
