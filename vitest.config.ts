@@ -10,6 +10,8 @@ export default defineConfig({
       // Issue 2 sets the floor for the policy layer; later layers add their own.
       thresholds: {
         "src/services/**": { lines: 90, branches: 90, functions: 90, statements: 90 },
+        // Optional-field spreads make many trivial branches in the machines; lines are the meaningful floor.
+        "src/machines/**": { lines: 90, branches: 80, functions: 90, statements: 90 },
       },
     },
   },
