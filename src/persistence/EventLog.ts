@@ -1,0 +1,292 @@
+import { mkdir, open, rename, rm, stat } from "node:fs/promises";
+import { type FileHandle } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  type A2AEvent,
+  InvalidInputError,
+  displayText,
+  requireNonEmptyText,
+  requireWholeNumber,
+} from "../services/index.js";
+
+export const EVENT_LOG_FILE = "coordination-events.ndjson";
+
+export interface EventLogOptions {
+  /** The state directory; created when missing. */
+  dir: string;
+  /** The live file rotates before an append would take it past this size. */
+  maxBytes?: number;
+  /** How many rotated files (`.1` newest … `.keep` oldest) are kept; 0 keeps none. */
+  keep?: number;
+  onWarning?: (message: string) => void;
+}
+
+export interface EventLogStats {
+  /** The live file's path. */
+  file: string;
+  /** Bytes appended by this instance, over every file it wrote. */
+  bytesWritten: number;
+  linesWritten: number;
+  /** Write calls: fewer than lines when appends were batched. */
+  writes: number;
+  rotations: number;
+  /** The live file's current size. */
+  fileBytes: number;
+  /** Appends waiting for their write. */
+  pending: number;
+}
+
+interface PendingLine {
+  text: string;
+  bytes: number;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * The append-only `coordination-events.ndjson` (API.md §5): one JSON event per line, rotated at a
+ * size limit. Appends go through one FileHandle in order; appends that arrive while a write is in
+ * flight are written together in the next single write (group commit), so a burst costs a few
+ * writes rather than one per event.
+ *
+ * Durability: fsync happens on flush() and close(), not per line. An fsync per event would bound
+ * throughput by the disk's sync latency (milliseconds) on the event path; the log is an audit trail
+ * that nothing reads to recover state (the conversation index and the actor snapshots are written
+ * durably on their own), so losing the last unsynced lines in a power cut is an acceptable cost.
+ * Callers that need a durability point (runtime.stop) call flush().
+ */
+export class EventLog {
+  private readonly pending: PendingLine[] = [];
+  private draining: Promise<void> | undefined;
+  private unsynced = false;
+  private closed = false;
+  private closing: Promise<void> | undefined;
+  private bytesWritten = 0;
+  private linesWritten = 0;
+  private writes = 0;
+  private rotations = 0;
+  /** maxBytes, or further on after a failed rotation, so a lasting failure warns once per maxBytes. */
+  private rotateAt: number;
+
+  private constructor(
+    readonly file: string,
+    private handle: FileHandle,
+    private fileBytes: number,
+    /** The live file ends in a torn line: the next write starts with a newline. */
+    private needsNewline: boolean,
+    private readonly maxBytes: number,
+    private readonly keep: number,
+    private readonly warn: (message: string) => void,
+  ) {
+    this.rotateAt = maxBytes;
+  }
+
+  static async open(options: EventLogOptions): Promise<EventLog> {
+    const dir = requireNonEmptyText("EventLog.open", "dir", options.dir);
+    const maxBytes = requireWholeNumber("EventLog.open", "maxBytes", options.maxBytes ?? 10 * 1024 * 1024, 1);
+    const keep = requireWholeNumber("EventLog.open", "keep", options.keep ?? 5, 0);
+    const warn = options.onWarning ?? ((message: string) => console.warn(`a2a-statecharts: ${message}`));
+    await mkdir(dir, { recursive: true });
+    const file = join(dir, EVENT_LOG_FILE);
+    const needsNewline = await endsWithTornLine(file);
+    if (needsNewline) {
+      warn(`${file} does not end with a newline (a write cut short?); the next event starts on a new line`);
+    }
+    const handle = await open(file, "a");
+    const { size } = await handle.stat();
+    return new EventLog(file, handle, size, needsNewline, maxBytes, keep, warn);
+  }
+
+  /** Queues one event as one line; resolves once it is written (not yet fsynced: see flush()). */
+  append(event: A2AEvent): Promise<void> {
+    if (this.closed) return Promise.reject(new Error(`EventLog.append: ${this.file} is closed`));
+    let text: string;
+    try {
+      text = serialize(event);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(displayText(error)));
+    }
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ text, bytes: Buffer.byteLength(text), resolve, reject });
+      // Starting the drain a microtask later lets appends made in the same tick share one write.
+      this.draining ??= Promise.resolve().then(() => this.drain());
+    });
+  }
+
+  /** Waits for every queued append, then fsyncs the live file. */
+  async flush(): Promise<void> {
+    if (this.closing !== undefined) return this.closing;
+    while (this.draining !== undefined) await this.draining;
+    if (this.unsynced) {
+      this.unsynced = false;
+      await this.handle.sync();
+    }
+  }
+
+  /** Refuses new appends, writes the queued ones, fsyncs and closes. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.closed = true;
+    while (this.draining !== undefined) await this.draining;
+    if (this.unsynced) {
+      this.unsynced = false;
+      await this.handle.sync();
+    }
+    await this.handle.close();
+  }
+
+  stats(): EventLogStats {
+    return {
+      file: this.file,
+      bytesWritten: this.bytesWritten,
+      linesWritten: this.linesWritten,
+      writes: this.writes,
+      rotations: this.rotations,
+      fileBytes: this.fileBytes,
+      pending: this.pending.length,
+    };
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.pending.length > 0) {
+        const batch = this.pending.splice(0);
+        try {
+          await this.writeBatch(batch);
+        } catch (error) {
+          // Only rotation throws here; settling an already settled promise is a no-op.
+          const failure = new Error(`EventLog: could not rotate ${this.file}: ${displayText(error)}`, {
+            cause: error,
+          });
+          for (const line of batch) line.reject(failure);
+        }
+      }
+    } finally {
+      // Cleared synchronously with the loop's last check, so an append cannot slip in between.
+      this.draining = undefined;
+    }
+  }
+
+  /** Writes a batch in as few writes as possible: one, plus one per rotation it crosses. */
+  private async writeBatch(batch: PendingLine[]): Promise<void> {
+    let chunk: PendingLine[] = [];
+    let chunkBytes = 0;
+    for (const line of batch) {
+      const projected = this.fileBytes + chunkBytes + line.bytes;
+      if (projected > this.rotateAt && this.fileBytes + chunkBytes > 0) {
+        await this.writeChunk(chunk);
+        chunk = [];
+        chunkBytes = 0;
+        await this.rotate();
+      }
+      chunk.push(line);
+      chunkBytes += line.bytes;
+    }
+    await this.writeChunk(chunk);
+  }
+
+  private async writeChunk(chunk: PendingLine[]): Promise<void> {
+    if (chunk.length === 0) return;
+    const prefix = this.needsNewline ? "\n" : "";
+    const buffer = Buffer.from(prefix + chunk.map((line) => line.text).join(""));
+    try {
+      await this.handle.appendFile(buffer);
+    } catch (error) {
+      const failure = new Error(
+        `EventLog: could not append ${chunk.length} event(s) to ${this.file}: ${displayText(error)}`,
+        { cause: error },
+      );
+      for (const line of chunk) line.reject(failure);
+      // Part of the chunk may have reached the file: start the next write on a fresh line.
+      this.needsNewline = true;
+      return;
+    }
+    this.needsNewline = false;
+    this.unsynced = true;
+    this.fileBytes += buffer.length;
+    this.bytesWritten += buffer.length;
+    this.linesWritten += chunk.length;
+    this.writes += 1;
+    for (const line of chunk) line.resolve();
+  }
+
+  /** coordination-events.ndjson → .1 → .2 … → .keep; the oldest is deleted. */
+  private async rotate(): Promise<void> {
+    // The rotated file is final: sync it once now rather than never.
+    await this.handle.sync();
+    await this.handle.close();
+    let failed = true;
+    try {
+      if (this.keep === 0) {
+        await rm(this.file, { force: true });
+      } else {
+        await rm(`${this.file}.${this.keep}`, { force: true });
+        for (let n = this.keep - 1; n >= 1; n -= 1) {
+          await renameIfPresent(`${this.file}.${n}`, `${this.file}.${n + 1}`);
+        }
+        await rename(this.file, `${this.file}.1`);
+      }
+      this.rotations += 1;
+      failed = false;
+    } catch (error) {
+      // Nothing is lost: the live file keeps growing past maxBytes until a later rotation succeeds.
+      this.warn(`could not rotate ${this.file}: ${displayText(error)}; appending to it past maxBytes`);
+    }
+    this.handle = await open(this.file, "a");
+    this.fileBytes = (await this.handle.stat()).size;
+    this.rotateAt = failed ? this.fileBytes + this.maxBytes : this.maxBytes;
+    this.unsynced = false;
+  }
+}
+
+function serialize(event: A2AEvent): string {
+  const type = (event as { type?: unknown } | null | undefined)?.type;
+  if (typeof event !== "object" || event === null || typeof type !== "string") {
+    throw new InvalidInputError("EventLog.append", "event", "an A2A event object with a string type", event);
+  }
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(event);
+  } catch (error) {
+    throw new Error(`EventLog.append: cannot serialise an event of type ${type}: ${displayText(error)}`, {
+      cause: error,
+    });
+  }
+  // JSON.stringify escapes newlines inside strings, so one event is always exactly one line.
+  return `${json}\n`;
+}
+
+async function renameIfPresent(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to);
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
+}
+
+async function endsWithTornLine(file: string): Promise<boolean> {
+  let size: number;
+  try {
+    size = (await stat(file)).size;
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw error;
+  }
+  if (size === 0) return false;
+  const handle = await open(file, "r");
+  try {
+    const last = Buffer.alloc(1);
+    await handle.read(last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    await handle.close();
+  }
+}
+
+function isNotFound(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "ENOENT";
+}
