@@ -5,6 +5,7 @@ export * from "./collaboration/InboundDiscordMessage.js";
 export * from "./collaboration/observerRecords.js";
 export * from "./collaboration/sessionKeys.js";
 export * from "./collaboration/mentionMessages.js";
+export * from "./collaboration/preflight.js";
 export * from "./collaboration/threadNames.js";
 export * from "./collaboration/threadRouteKey.js";
 export * from "./config/A2AConfigSchema.js";

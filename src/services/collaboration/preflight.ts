@@ -1,0 +1,97 @@
+import type { InboundDiscordMessage } from "./InboundDiscordMessage.js";
+import { resolveThreadSessionKey } from "./sessionKeys.js";
+import { isReportThreadName } from "./threadNames.js";
+
+export type PreflightDecision =
+  | { action: "handle"; agentId: string; sessionKey: string; alsoAgentIds?: string[]; joinsThread: boolean }
+  | { action: "observe" }
+  | { action: "drop"; reason: string };
+
+/** What preflight needs to know besides the message: config, the agents' bots, and thread state. */
+export interface PreflightContext {
+  threadCommunication: {
+    enabled: boolean;
+    allowSiblingMentionsInThreads: boolean;
+    allowHumanMentionsInThreads: boolean;
+  };
+  allowedChannels: readonly string[];
+  allowedGuilds?: readonly string[];
+  /** Bot user id → agent id, for every configured agent. */
+  agentOfBot: ReadonlyMap<string, string>;
+  /** Agents taking part in a collaboration thread (the requester, the target, and who joined). */
+  participantsOf: (threadId: string) => readonly string[];
+  isSinkThread: (threadId: string) => boolean;
+  /** The parent channel of a thread the runtime knows of. */
+  parentOf: (threadId: string) => string | undefined;
+}
+
+/**
+ * Who, if anyone, handles a Discord message (design 002 §2, §6, §7; design 004 §5.2, §5.6): sink
+ * threads never; outside the guild/channel allowlists nobody; a sibling bot's message in a thread goes
+ * to the bot it mentions (which joins the thread) or to another participant, and is observed
+ * otherwise; a human mentioning a bot is handled. With several agents mentioned, the first decides
+ * and the rest are listed.
+ */
+export function decidePreflight(m: InboundDiscordMessage, ctx: PreflightContext): PreflightDecision {
+  const threadId = m.threadId;
+  if (threadId !== undefined && (ctx.isSinkThread(threadId) || isReportThreadName(m.threadName))) {
+    return { action: "drop", reason: "sink_thread" };
+  }
+  if (ctx.allowedGuilds !== undefined && m.guildId !== undefined && !ctx.allowedGuilds.includes(m.guildId)) {
+    return { action: "drop", reason: "guild_not_allowed" };
+  }
+  const channel = threadId === undefined ? m.channelId : (m.parentChannelId ?? ctx.parentOf(threadId));
+  // An empty allowlist restricts where collaborations are created, not what agents may hear.
+  if (ctx.allowedChannels.length > 0 && channel !== undefined && !ctx.allowedChannels.includes(channel)) {
+    return { action: "drop", reason: "channel_not_allowed" };
+  }
+
+  const authorAgent = ctx.agentOfBot.get(m.authorId);
+  const mentioned = unique(m.mentionUserIds.map((id) => ctx.agentOfBot.get(id)).filter(isDefined)).filter(
+    (agentId) => agentId !== authorAgent,
+  );
+
+  if (m.authorIsBot) {
+    if (authorAgent === undefined) return { action: "observe" };
+    if (threadId === undefined || !ctx.threadCommunication.enabled) {
+      return mentioned.length === 0 && m.mentionUserIds.length > 0
+        ? { action: "drop", reason: "own_message" }
+        : { action: "observe" };
+    }
+    if (mentioned.length > 0 && ctx.threadCommunication.allowSiblingMentionsInThreads) {
+      const participants = ctx.participantsOf(threadId);
+      return handle(mentioned, threadId, !participants.includes(mentioned[0] as string));
+    }
+    const otherParticipants = ctx.participantsOf(threadId).filter((agentId) => agentId !== authorAgent);
+    if (otherParticipants.length > 0) return handle(otherParticipants, threadId, false);
+    return mentioned.length === 0 && m.mentionUserIds.length > 0
+      ? { action: "drop", reason: "own_message" }
+      : { action: "observe" };
+  }
+
+  if (mentioned.length === 0) return { action: "observe" };
+  if (threadId !== undefined) {
+    const allowed = ctx.threadCommunication.enabled && ctx.threadCommunication.allowHumanMentionsInThreads;
+    return allowed ? handle(mentioned, threadId, false) : { action: "observe" };
+  }
+  return handle(mentioned, m.channelId, false);
+}
+
+function handle(agentIds: readonly string[], channelOrThreadId: string, joinsThread: boolean): PreflightDecision {
+  const [agentId, ...rest] = agentIds as [string, ...string[]];
+  return {
+    action: "handle",
+    agentId,
+    sessionKey: resolveThreadSessionKey(agentId, channelOrThreadId),
+    ...(rest.length === 0 ? {} : { alsoAgentIds: rest }),
+    joinsThread,
+  };
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}
+
+function isDefined<T>(value: T | undefined): value is T {
+  return value !== undefined;
+}
