@@ -1,0 +1,127 @@
+import { type FileHandle, open, readFile, rename, rm } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { Adapter } from "lowdb";
+
+/** A state file exists but does not hold what it should (truncated, not JSON, wrong shape). */
+export class CorruptStateFileError extends Error {
+  override readonly name = "CorruptStateFileError";
+
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+  ) {
+    super(`corrupt state file ${file}: ${reason}`);
+  }
+}
+
+/** A state file could not be read for a reason other than its absence (permissions, a directory in its place). */
+export class StateFileReadError extends Error {
+  override readonly name = "StateFileReadError";
+
+  constructor(
+    readonly file: string,
+    override readonly cause: unknown,
+  ) {
+    super(`cannot read state file ${file}: ${errorText(cause)}`);
+  }
+}
+
+export interface DurableJsonFileOptions<T> {
+  /** Checks the parsed JSON and returns it typed; a throw makes `read()` report the file as corrupt. */
+  parse?: (json: unknown) => T;
+  /** Called after each completed write with the number of bytes written (benchmarks, stats). */
+  onWrite?: (bytes: number) => void;
+}
+
+/**
+ * A lowdb adapter that survives power loss. lowdb's own `JSONFile` (steno) writes a temp file and
+ * renames it but never fsyncs (typicode/lowdb#549), so after a crash the renamed file can be empty
+ * or hold old blocks. Here: write `<file>.tmp-<pid>`, fsync it, rename it over the file, fsync the
+ * directory so the rename itself is durable.
+ *
+ * One writer per file: the caller must not start a second `write()` of the same file before the
+ * first settles (the temp name is per process). SnapshotStore serialises its writes.
+ */
+export class DurableJsonFile<T> implements Adapter<T> {
+  constructor(
+    readonly file: string,
+    private readonly options: DurableJsonFileOptions<T> = {},
+  ) {}
+
+  /** The parsed file, or null when it does not exist. */
+  async read(): Promise<T | null> {
+    let text: string;
+    try {
+      text = await readFile(this.file, "utf8");
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") return null;
+      throw new StateFileReadError(this.file, error);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new CorruptStateFileError(
+        this.file,
+        text.length === 0 ? "the file is empty" : `not valid JSON (${errorText(error)})`,
+      );
+    }
+    if (!this.options.parse) return json as T;
+    try {
+      return this.options.parse(json);
+    } catch (error) {
+      throw new CorruptStateFileError(this.file, errorText(error));
+    }
+  }
+
+  async write(data: T): Promise<void> {
+    // Serialised before the first await: later changes to `data` do not leak into this write.
+    const text = JSON.stringify(data);
+    const bytes = Buffer.byteLength(text);
+    const tmp = `${this.file}.tmp-${process.pid}`;
+    try {
+      const handle = await open(tmp, "w");
+      try {
+        await handle.writeFile(text, "utf8");
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(tmp, this.file);
+    } catch (error) {
+      await rm(tmp, { force: true }).catch(() => undefined);
+      throw error;
+    }
+    await syncDirectory(dirname(this.file));
+    this.options.onWrite?.(bytes);
+  }
+}
+
+/** fsync a directory so that a rename or unlink in it survives power loss. */
+export async function syncDirectory(dir: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(dir, "r");
+    await handle.sync();
+  } catch (error) {
+    // Some platforms and file systems cannot open or fsync a directory; the data file itself is synced.
+    const code = errorCode(error);
+    if (code !== "EISDIR" && code !== "EINVAL" && code !== "EPERM" && code !== "ENOTSUP") throw error;
+  } finally {
+    await handle?.close();
+  }
+}
+
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
+  return typeof error.code === "string" ? error.code : undefined;
+}
+
+export function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  try {
+    return String(error);
+  } catch {
+    return Object.prototype.toString.call(error);
+  }
+}

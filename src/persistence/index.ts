@@ -1,0 +1,8 @@
+// Persistence layer: lowdb stores with durable writes, the state-directory lock and quarantine.
+export * from "./ConversationIndex.js";
+export * from "./DurableJsonFile.js";
+export * from "./EventLog.js";
+export * from "./quarantine.js";
+export * from "./scanConversationId.js";
+export * from "./SnapshotStore.js";
+export * from "./StateDirLock.js";

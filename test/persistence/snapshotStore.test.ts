@@ -1,0 +1,599 @@
+import { chmod, mkdir, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  type ActorRecord,
+  ActorRecordSchema,
+  DEFAULT_SHARDS,
+  InvalidActorRecordError,
+  SnapshotStore,
+  type SnapshotStoreOptions,
+  SnapshotStoreClosedError,
+  SnapshotStoreWriteError,
+  StateDirNotWritableError,
+  shardOf,
+} from "../../src/persistence/index.js";
+import { canWriteIn, tempDirs } from "./tempDirs.js";
+
+const dirs = tempDirs();
+afterEach(async () => {
+  vi.useRealTimers();
+  await dirs.cleanup();
+});
+
+const T0 = Date.UTC(2024, 4, 1, 12, 0, 0);
+const DAY = 86_400_000;
+const VERSIONS = { mention: 2, collaborate: 1 };
+
+function rec(id: string, over: Partial<ActorRecord> = {}): ActorRecord {
+  return {
+    id,
+    machineId: "mention",
+    machineVersion: 2,
+    snapshot: { status: "active", value: "waiting", context: { id } },
+    timers: [{ event: "REMIND", dueAt: T0 + 300_000 }],
+    status: "active",
+    updatedAt: T0,
+    ...over,
+  };
+}
+
+interface Opened {
+  store: SnapshotStore;
+  warnings: string[];
+}
+
+async function open(dir: string, options: Partial<SnapshotStoreOptions> = {}): Promise<Opened> {
+  const warnings: string[] = [];
+  const store = await SnapshotStore.open({
+    dir,
+    now: () => T0,
+    shards: 4,
+    machineVersions: VERSIONS,
+    onWarning: (m) => warnings.push(m),
+    ...options,
+  });
+  return { store, warnings };
+}
+
+function shardFile(dir: string, id: string, shards: number): string {
+  return join(dir, "actors", `shard-${String(shardOf(id, shards)).padStart(2, "0")}.json`);
+}
+
+async function readJson(file: string): Promise<{ version: number; records: Record<string, unknown> }> {
+  return JSON.parse(await readFile(file, "utf8")) as { version: number; records: Record<string, unknown> };
+}
+
+/** Every record found in the live shard files on disk, by id. */
+async function onDisk(dir: string, sub = "actors"): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const name of await readdir(join(dir, sub))) {
+    if (!name.endsWith(".json")) continue;
+    Object.assign(out, (await readJson(join(dir, sub, name))).records);
+  }
+  return out;
+}
+
+describe("SnapshotStore: durability and coalescing", () => {
+  it("has on disk exactly what was put once flush() resolves, and a reopened store loads it", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir);
+    const records = Array.from({ length: 20 }, (_, i) => rec(`mention:${i}`, { meta: { n: i } }));
+    for (const r of records) void store.put(r);
+    await store.flush();
+    const disk = await onDisk(dir);
+    expect(disk).toEqual(Object.fromEntries(records.map((r) => [r.id, r])));
+    for (const r of records) expect((await readJson(shardFile(dir, r.id, 4))).records[r.id]).toEqual(r);
+    expect(await readdir(join(dir, "actors"))).not.toContainEqual(expect.stringContaining(".tmp-"));
+    await store.close();
+
+    const again = await open(dir);
+    expect(again.store.load().sort((a, b) => a.id.localeCompare(b.id))).toEqual(
+      [...records].sort((a, b) => a.id.localeCompare(b.id)),
+    );
+    expect(again.warnings).toEqual([]);
+  });
+
+  it("coalesces 1,000 puts across shards into at most one write per shard", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir, { shards: 8 });
+    const promises = Array.from({ length: 1000 }, (_, i) => store.put(rec(`mention:${i}`)));
+    await store.flush();
+    await Promise.all(promises);
+    expect(store.stats().writes).toBeLessThanOrEqual(8);
+    expect(new Set(promises).size).toBe(1); // every put of the tick joined the same batch
+    expect(Object.keys(await onDisk(dir))).toHaveLength(1000);
+  });
+
+  it("collects the puts made while a batch is writing into the next batch", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir, { shards: 2 });
+    const first = store.put(rec("a"));
+    await Promise.resolve(); // the first batch has started
+    await Promise.resolve();
+    const later = Array.from({ length: 50 }, (_, i) => store.put(rec(`b${i}`)));
+    expect(new Set(later).size).toBe(1);
+    expect(later[0]).not.toBe(first);
+    await store.flush();
+    expect(store.stats().writes).toBeLessThanOrEqual(1 + 2);
+    expect(Object.keys(await onDisk(dir))).toHaveLength(51);
+  });
+
+  it("rewrites only the dirty shard: bytes, write count, contents and mtimes of the others", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir, { shards: 8 });
+    for (let i = 0; i < 200; i++) void store.put(rec(`mention:${i}`));
+    await store.flush();
+    const names = (await readdir(join(dir, "actors"))).sort();
+    expect(names).toHaveLength(8);
+    const before = new Map<string, { text: string; mtimeMs: number }>();
+    for (const name of names) {
+      const path = join(dir, "actors", name);
+      before.set(name, { text: await readFile(path, "utf8"), mtimeMs: (await stat(path)).mtimeMs });
+    }
+    const { bytesWritten, writes } = store.stats();
+
+    const changed = rec("mention:7", { updatedAt: T0 + 1000, snapshot: { value: "reminded" } });
+    await store.put(changed);
+    const target = shardFile(dir, changed.id, 8);
+    const after = store.stats();
+    expect(after.writes - writes).toBe(1);
+    expect(after.bytesWritten - bytesWritten).toBe((await stat(target)).size);
+    expect(after.bytesWritten - bytesWritten).toBeLessThan(bytesWritten / 4);
+    for (const name of names) {
+      const path = join(dir, "actors", name);
+      const was = before.get(name);
+      if (path === target) {
+        expect((await readJson(path)).records[changed.id]).toEqual(changed);
+      } else {
+        expect(await readFile(path, "utf8")).toBe(was?.text);
+        expect((await stat(path)).mtimeMs).toBe(was?.mtimeMs);
+      }
+    }
+  });
+
+  it("settles put() and flush() with fake timers installed: batching waits on no timer", async () => {
+    vi.useFakeTimers();
+    const dir = await dirs.make();
+    const { store } = await open(dir);
+    await store.put(rec("x"));
+    void store.put(rec("y"));
+    await store.flush();
+    expect(Object.keys(await onDisk(dir)).sort()).toEqual(["x", "y"]);
+  });
+
+  it("uses the default shard count when none is given", async () => {
+    const dir = await dirs.make();
+    const store = await SnapshotStore.open({ dir, machineVersions: VERSIONS, onWarning: () => {} });
+    expect(store.stats().shards).toBe(DEFAULT_SHARDS);
+    await store.put(rec("only"));
+    const file = join(
+      dir,
+      "actors",
+      `shard-${String(shardOf("only", DEFAULT_SHARDS)).padStart(2, "0")}.json`,
+    );
+    expect((await readJson(file)).records.only).toEqual(rec("only"));
+  });
+
+  it("spreads ids over shards (FNV-1a)", () => {
+    const counts = new Array<number>(32).fill(0);
+    for (let i = 0; i < 10_000; i++) {
+      const shard = shardOf(`mention:${1_000_000_000_000_000 + i}`, 32);
+      counts[shard] = (counts[shard] ?? 0) + 1;
+    }
+    expect(Math.min(...counts)).toBeGreaterThan(200);
+    expect(Math.max(...counts)).toBeLessThan(450);
+    expect(shardOf("abc", 32)).toBe(shardOf("abc", 32));
+  });
+
+  it("returns copies: changing what get() or load() returned changes nothing stored", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir);
+    const original = rec("c", { meta: { k: 1 } });
+    await store.put(original);
+    original.status = "done";
+    const got = store.get("c");
+    if (got === undefined) throw new Error("missing");
+    got.timers.push({ event: "X", dueAt: 1 });
+    expect(store.get("c")).toEqual(rec("c", { meta: { k: 1 } }));
+    expect(store.load()).toEqual([rec("c", { meta: { k: 1 } })]);
+  });
+
+  it("keeps an id like __proto__ as an ordinary record", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir);
+    await store.put(rec("__proto__"));
+    await store.close();
+    const again = await open(dir);
+    expect(again.store.get("__proto__")).toEqual(rec("__proto__"));
+  });
+});
+
+describe("SnapshotStore: archive and prune", () => {
+  it("moves a finished record from its live shard to the archive of its day, and prunes it after cleanupMaxAgeMs", async () => {
+    const dir = await dirs.make();
+    let now = T0;
+    const { store } = await open(dir, { now: () => now, cleanupMaxAgeMs: DAY });
+    await store.put(rec("m1"));
+    await store.put(rec("m2"));
+    expect(Object.keys((await readJson(shardFile(dir, "m1", 4))).records)).toContain("m1");
+
+    const finished = rec("m1", { status: "done", timers: [], updatedAt: T0 + 60_000 });
+    await store.put(finished);
+    await store.flush();
+    const archiveFile = join(dir, "archive", "archive-2024-05-01.json");
+    expect((await readJson(archiveFile)).records).toEqual({ m1: finished });
+    expect(await onDisk(dir)).toEqual({ m2: rec("m2") });
+    expect(store.archived()).toEqual([finished]);
+    expect(store.load()).toEqual([rec("m2")]);
+    expect(store.get("m1")).toEqual(finished);
+    expect(store.stats()).toMatchObject({ liveRecords: 1, archivedRecords: 1 });
+
+    // Not yet older than cleanupMaxAgeMs.
+    expect(await store.prune(finished.updatedAt + DAY)).toBe(0);
+    expect(store.archived()).toHaveLength(1);
+    // Older: dropped, and the now empty archive file is deleted.
+    now = finished.updatedAt + DAY + 1;
+    expect(await store.prune()).toBe(1);
+    expect(store.archived()).toEqual([]);
+    expect(store.get("m1")).toBeUndefined();
+    expect(await readdir(join(dir, "archive"))).toEqual([]);
+    await store.close();
+
+    const again = await open(dir);
+    expect(again.store.archived()).toEqual([]);
+    expect(again.store.load()).toEqual([rec("m2")]);
+  });
+
+  it("keeps an archive file that still holds younger records", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir, { cleanupMaxAgeMs: 1000 });
+    const old = rec("old", { status: "error", updatedAt: T0 });
+    const young = rec("young", { status: "done", updatedAt: T0 + 5000 });
+    void store.put(old);
+    void store.put(young);
+    await store.flush();
+    expect(await store.prune(T0 + 5500)).toBe(1);
+    expect((await readJson(join(dir, "archive", "archive-2024-05-01.json"))).records).toEqual({ young });
+  });
+
+  it("leaves the live copy on disk while the archive write fails, and moves it once the archive is written", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir);
+    await store.put(rec("m"));
+    const archiveFile = join(dir, "archive", "archive-2024-05-01.json");
+    await mkdir(join(archiveFile, "blocker"), { recursive: true }); // rename() over it fails
+    const done = rec("m", { status: "done", timers: [], updatedAt: T0 + 5 });
+    void store.put(done);
+    await expect(store.flush()).rejects.toThrow(`could not write ${archiveFile}`);
+    expect(await onDisk(dir)).toEqual({ m: rec("m") }); // not lost: still in its live shard
+    expect(store.archived()).toEqual([done]);
+
+    await rm(archiveFile, { recursive: true });
+    await store.flush();
+    expect((await readJson(archiveFile)).records).toEqual({ m: done });
+    expect(await onDisk(dir)).toEqual({});
+  });
+
+  it("keeps the live copy until the archive is on disk: a crash in between leaves a duplicate that open() resolves", async () => {
+    const dir = await dirs.make();
+    const live = rec("dup", { updatedAt: T0 });
+    const done = rec("dup", { status: "done", timers: [], updatedAt: T0 + 1 });
+    await mkdir(join(dir, "actors"), { recursive: true });
+    await mkdir(join(dir, "archive"), { recursive: true });
+    await writeFile(shardFile(dir, "dup", 4), JSON.stringify({ version: 1, records: { dup: live } }));
+    await writeFile(
+      join(dir, "archive", "archive-2024-05-01.json"),
+      JSON.stringify({ version: 1, records: { dup: done } }),
+    );
+    const { store, warnings } = await open(dir);
+    expect(warnings).toEqual([]);
+    expect(store.load()).toEqual([]);
+    expect(store.archived()).toEqual([done]);
+    expect((await readJson(shardFile(dir, "dup", 4))).records).toEqual({});
+  });
+});
+
+describe("SnapshotStore: quarantine at open", () => {
+  it("quarantines a truncated shard file, reports it, loads the rest and writes that shard afresh", async () => {
+    const dir = await dirs.make();
+    const first = await open(dir);
+    const ids = Array.from({ length: 40 }, (_, i) => `mention:${i}`);
+    for (const id of ids) void first.store.put(rec(id));
+    await first.store.close();
+
+    const victim = shardFile(dir, "mention:0", 4);
+    const text = await readFile(victim, "utf8");
+    await writeFile(victim, text.slice(0, Math.floor(text.length / 2)));
+    const lost = ids.filter((id) => shardFile(dir, id, 4) === victim);
+
+    const { store, warnings } = await open(dir);
+    const movedTo = `${victim}.corrupt-2024-05-01T12-00-00-000Z`;
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`corrupt state file ${victim}`);
+    expect(warnings[0]).toContain(movedTo);
+    expect(await readFile(movedTo, "utf8")).toBe(text.slice(0, Math.floor(text.length / 2)));
+    expect(store.report().quarantinedFiles).toEqual([{ file: victim, movedTo, problem: expect.any(String) }]);
+    expect(
+      store
+        .load()
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(ids.filter((id) => !lost.includes(id)).sort());
+
+    await store.put(rec("mention:0"));
+    expect((await readJson(victim)).records).toEqual({ "mention:0": rec("mention:0") });
+  });
+
+  it("quarantines a shard file of the wrong shape as corrupt", async () => {
+    const dir = await dirs.make();
+    await mkdir(join(dir, "actors"), { recursive: true });
+    await writeFile(join(dir, "actors", "shard-01.json"), JSON.stringify({ version: 9, records: {} }));
+    const { warnings } = await open(dir);
+    expect(warnings[0]).toContain("unsupported format version 9");
+    expect(await readdir(join(dir, "actors"))).toEqual(["shard-01.json.corrupt-2024-05-01T12-00-00-000Z"]);
+  });
+
+  it("quarantines an invalid record into quarantine/records-<time>.json with a warning naming it, keeping its neighbours", async () => {
+    const dir = await dirs.make();
+    const good = rec("good");
+    const bad = { ...rec("bad"), timers: "soon" };
+    await mkdir(join(dir, "actors"), { recursive: true });
+    const file = shardFile(dir, "good", 4);
+    await writeFile(file, JSON.stringify({ version: 1, records: { good, bad } }));
+
+    const { store, warnings } = await open(dir);
+    expect(store.load()).toEqual([good]);
+    const quarantineFile = join(dir, "quarantine", "records-2024-05-01T12-00-00-000Z.json");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('record "bad"');
+    expect(warnings[0]).toContain(file);
+    expect(warnings[0]).toContain("timers");
+    expect(warnings[0]).toContain(quarantineFile);
+    const kept = JSON.parse(await readFile(quarantineFile, "utf8")) as {
+      records: Array<{ key: string; record: unknown }>;
+    };
+    expect(kept.records).toEqual([expect.objectContaining({ key: "bad", file, record: bad })]);
+    expect((await readJson(file)).records).toEqual({ good });
+    expect(store.report()).toMatchObject({
+      quarantinedRecords: [{ id: "bad", file, problem: expect.stringContaining("timers") }],
+      recordQuarantineFile: quarantineFile,
+    });
+  });
+
+  it("quarantines a record of another machine version when no migration is registered, naming id, machine and versions", async () => {
+    const dir = await dirs.make();
+    const old = rec("v1", { machineVersion: 1 });
+    await mkdir(join(dir, "actors"), { recursive: true });
+    await writeFile(shardFile(dir, "v1", 4), JSON.stringify({ version: 1, records: { v1: old } }));
+    const { store, warnings } = await open(dir);
+    expect(store.load()).toEqual([]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('record "v1"');
+    expect(warnings[0]).toContain('machine "mention" is at version 2, the snapshot is version 1');
+    expect(warnings[0]).toContain("no migration");
+    const [name] = await readdir(join(dir, "quarantine"));
+    const kept = await readFile(join(dir, "quarantine", name ?? ""), "utf8");
+    expect(JSON.parse(kept)).toMatchObject({ records: [{ key: "v1", record: old }] });
+  });
+
+  it("migrates a record of an older version when the migration returns a snapshot, and stores the result", async () => {
+    const dir = await dirs.make();
+    const old = rec("v1", { machineVersion: 1, snapshot: { value: "waiting", context: { tries: 1 } } });
+    await mkdir(join(dir, "actors"), { recursive: true });
+    await writeFile(shardFile(dir, "v1", 4), JSON.stringify({ version: 1, records: { v1: old } }));
+    const seen: Array<[unknown, number]> = [];
+    const { store, warnings } = await open(dir, {
+      migrations: {
+        mention: (snapshot, from) => {
+          seen.push([snapshot, from]);
+          return { value: "waiting", context: { attempts: 1 } };
+        },
+      },
+    });
+    expect(warnings).toEqual([]);
+    expect(seen).toEqual([[old.snapshot, 1]]);
+    const migrated = { ...old, machineVersion: 2, snapshot: { value: "waiting", context: { attempts: 1 } } };
+    expect(store.load()).toEqual([migrated]);
+    expect(store.report().migrated).toEqual([
+      { id: "v1", machineId: "mention", fromVersion: 1, toVersion: 2 },
+    ]);
+    expect((await readJson(shardFile(dir, "v1", 4))).records).toEqual({ v1: migrated });
+  });
+
+  it("quarantines when the migration cannot convert (undefined) or throws, and a record of an unknown machine", async () => {
+    const dir = await dirs.make();
+    const records = {
+      nope: rec("nope", { machineVersion: 0 }),
+      boom: rec("boom", { machineId: "collaborate", machineVersion: 0 }),
+      alien: rec("alien", { machineId: "alien", machineVersion: 1 }),
+    };
+    await mkdir(join(dir, "actors"), { recursive: true });
+    await writeFile(join(dir, "actors", "shard-00.json"), JSON.stringify({ version: 1, records }));
+    const { store, warnings } = await open(dir, {
+      migrations: {
+        mention: () => undefined,
+        collaborate: () => {
+          throw new Error("context shape unknown");
+        },
+      },
+    });
+    expect(store.load()).toEqual([]);
+    expect(warnings).toHaveLength(3);
+    expect(warnings.join("\n")).toContain("the migration cannot convert it");
+    expect(warnings.join("\n")).toContain("the migration failed: context shape unknown");
+    expect(warnings.join("\n")).toContain('unknown machine "alien"');
+    expect(
+      store
+        .report()
+        .quarantinedRecords.map((r) => r.id)
+        .sort(),
+    ).toEqual(["alien", "boom", "nope"]);
+  });
+
+  it("does not overwrite an earlier record quarantine made at the same instant", async () => {
+    const dir = await dirs.make();
+    await mkdir(join(dir, "actors"), { recursive: true });
+    for (const id of ["q1", "q2"]) {
+      await writeFile(
+        join(dir, "actors", "shard-00.json"),
+        JSON.stringify({ version: 1, records: { [id]: { id } } }),
+      );
+      await (await open(dir)).store.close();
+    }
+    expect((await readdir(join(dir, "quarantine"))).sort()).toEqual([
+      "records-2024-05-01T12-00-00-000Z-1.json",
+      "records-2024-05-01T12-00-00-000Z.json",
+    ]);
+  });
+});
+
+describe("SnapshotStore: bad input and failures", () => {
+  it("rejects an invalid put with an error naming the id and the problem, and keeps everything else", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir);
+    await store.put(rec("keep"));
+    const bad = { ...rec("bad"), status: "paused" } as unknown as ActorRecord;
+    const error = await store.put(bad).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidActorRecordError);
+    expect((error as Error).message).toContain('record "bad" is invalid: status');
+    await expect(store.put({ ...rec("big"), snapshot: { n: 1n } })).rejects.toThrow(
+      'record "big" is invalid: it is not JSON data',
+    );
+    await expect(store.put(rec("old", { machineVersion: 1 }))).rejects.toThrow(
+      'machine "mention" is at version 2, the snapshot is version 1',
+    );
+    await expect(store.put(rec("who", { machineId: "ghost" }))).rejects.toThrow('unknown machine "ghost"');
+    await expect(store.put({ ...rec("nosnap"), snapshot: undefined })).rejects.toThrow(
+      "the snapshot is missing",
+    );
+    await store.flush();
+    expect(store.load()).toEqual([rec("keep")]);
+    expect(await onDisk(dir)).toEqual({ keep: rec("keep") });
+  });
+
+  it("refuses puts after close() with a clear error, after flushing what came before", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir);
+    void store.put(rec("before"));
+    await store.close();
+    expect(await onDisk(dir)).toEqual({ before: rec("before") });
+    const error = await store.put(rec("after")).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SnapshotStoreClosedError);
+    expect((error as Error).message).toBe(
+      `snapshot store of ${dir} is closed: put of record "after" refused`,
+    );
+    await expect(store.prune()).rejects.toBeInstanceOf(SnapshotStoreClosedError);
+  });
+
+  it("rejects flush() naming the file when a write fails, keeps the data and retries on the next flush", async () => {
+    const dir = await dirs.make();
+    const { store, warnings } = await open(dir);
+    await store.put(rec("a"));
+    const file = shardFile(dir, "a", 4);
+    // A non-empty directory where the shard file should be: rename() over it fails, even as root.
+    await rm(file);
+    await mkdir(join(file, "blocker"), { recursive: true });
+    const other =
+      Array.from({ length: 30 }, (_, i) => `o${i}`).find((id) => shardFile(dir, id, 4) !== file) ?? "";
+
+    const ignored = store.put(rec("a", { updatedAt: T0 + 1 })); // ignoring this promise must not crash
+    void store.put(rec(other));
+    const error = await store.flush().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SnapshotStoreWriteError);
+    expect((error as Error).message).toContain(`could not write ${file}`);
+    expect(warnings.some((w) => w.includes(file))).toBe(true);
+    await expect(ignored).rejects.toBeInstanceOf(SnapshotStoreWriteError);
+    expect(store.get("a")).toEqual(rec("a", { updatedAt: T0 + 1 }));
+    expect((await readJson(shardFile(dir, other, 4))).records[other]).toEqual(rec(other)); // others were written
+
+    await rm(file, { recursive: true });
+    await store.flush();
+    expect((await readJson(file)).records.a).toEqual(rec("a", { updatedAt: T0 + 1 }));
+  });
+
+  it("rejects at open a file it cannot read, naming it, rather than starting without it", async () => {
+    const dir = await dirs.make();
+    await mkdir(join(dir, "actors", "shard-00.json"), { recursive: true });
+    await expect(open(dir)).rejects.toThrow(`cannot read state file ${join(dir, "actors", "shard-00.json")}`);
+  });
+
+  it("rejects bad options clearly", async () => {
+    const dir = await dirs.make();
+    await expect(open(dir, { shards: 0 })).rejects.toThrow(
+      "SnapshotStore.open: shards must be a whole number",
+    );
+    await expect(open(dir, { machineVersions: { mention: 1.5 } })).rejects.toThrow("machineVersions.mention");
+  });
+
+  it("fails clearly on a state directory it cannot write, and a flush there keeps the data", async (ctx) => {
+    const parent = await dirs.make();
+    const dir = join(parent, "state");
+    await mkdir(dir);
+    await chmod(dir, 0o500);
+    try {
+      if (await canWriteIn(dir)) ctx.skip(); // root ignores the mode
+      const error = await open(dir).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StateDirNotWritableError);
+      expect((error as Error).message).toContain(`state directory ${dir} is not writable`);
+
+      await chmod(dir, 0o700);
+      const { store } = await open(dir);
+      await chmod(join(dir, "actors"), 0o500);
+      void store.put(rec("r"));
+      await expect(store.flush()).rejects.toThrow(`could not write ${shardFile(dir, "r", 4)}`);
+      expect(store.get("r")).toEqual(rec("r"));
+      await chmod(join(dir, "actors"), 0o700);
+      await store.flush();
+      expect(await onDisk(dir)).toEqual({ r: rec("r") });
+    } finally {
+      await chmod(dir, 0o700);
+      await chmod(join(dir, "actors"), 0o700).catch(() => undefined);
+    }
+  });
+
+  it("removes temp files left by a dead writer", async () => {
+    const dir = await dirs.make();
+    await mkdir(join(dir, "actors"), { recursive: true });
+    await writeFile(join(dir, "actors", "shard-00.json.tmp-999999999"), "partial");
+    await open(dir);
+    expect(await readdir(join(dir, "actors"))).toEqual([]);
+  });
+});
+
+describe("SnapshotStore: changing the shard count", () => {
+  it.each([
+    [4, 8],
+    [8, 3],
+  ])("re-homes every record from %i to %i shards and deletes the old-layout files", async (from, to) => {
+    const dir = await dirs.make();
+    const first = await open(dir, { shards: from });
+    const ids = Array.from({ length: 100 }, (_, i) => `mention:${i}`);
+    for (const id of ids) void first.store.put(rec(id));
+    await first.store.close();
+
+    const { store, warnings } = await open(dir, { shards: to });
+    expect(warnings).toEqual([]);
+    expect(
+      store
+        .load()
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([...ids].sort());
+    await store.flush();
+    const names = (await readdir(join(dir, "actors"))).sort();
+    expect(names.every((n) => Number(/\d+/.exec(n)?.[0]) < to)).toBe(true);
+    for (const name of names) {
+      const { records } = await readJson(join(dir, "actors", name));
+      for (const id of Object.keys(records)) expect(shardFile(dir, id, to)).toBe(join(dir, "actors", name));
+    }
+    expect(Object.keys(await onDisk(dir)).sort()).toEqual([...ids].sort());
+  });
+});
+
+describe("ActorRecordSchema", () => {
+  it("accepts a full record and rejects unknown keys", () => {
+    expect(ActorRecordSchema.safeParse(rec("a", { meta: { x: 1 } })).success).toBe(true);
+    expect(ActorRecordSchema.safeParse({ ...rec("a"), extra: 1 }).success).toBe(false);
+  });
+});
