@@ -77,7 +77,11 @@ export function decidePreflight(m: InboundDiscordMessage, ctx: PreflightContext)
   return handle(mentioned, m.channelId, false);
 }
 
-function handle(agentIds: readonly string[], channelOrThreadId: string, joinsThread: boolean): PreflightDecision {
+function handle(
+  agentIds: readonly string[],
+  channelOrThreadId: string,
+  joinsThread: boolean,
+): PreflightDecision {
   const [agentId, ...rest] = agentIds as [string, ...string[]];
   return {
     action: "handle",
