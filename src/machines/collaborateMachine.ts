@@ -81,6 +81,8 @@ export interface CollaborateContext extends z.output<typeof CollaborateInputSche
   error?: { code: CollaborateErrorCode; message: string };
   due?: Due<"RETRY_DUE">;
   outcome?: CollaborateOutput["status"];
+  /** Deliveries of the mention when it ended (1 + reminders). */
+  mentionAttempts?: number;
 }
 
 export type CollaborateEvent = TimerEvent<"RETRY_DUE"> | MentionEvent;
@@ -90,6 +92,7 @@ export interface CollaborateOutput {
   collaborationId: string;
   threadId?: string;
   messageId?: string;
+  mentionAttempts?: number;
   error?: { code: CollaborateErrorCode; message: string };
 }
 
@@ -209,6 +212,7 @@ export const collaborateMachine = setup({
       },
     })),
     settle: assign((_, outcome: CollaborateOutput["status"]) => ({ outcome, due: undefined })),
+    recordMentionEnd: assign((_, output: MentionOutput) => ({ mentionAttempts: output.attempts })),
     emitRequested: emit(({ context }): Emitted => ({
       type: "a2a.collaborate.requested",
       ts: context.startedAt,
@@ -391,10 +395,17 @@ export const collaborateMachine = setup({
           {
             guard: { type: "mentionResponded", params: ({ event }) => event.output },
             target: "responded",
-            actions: { type: "emitResponded", params: ({ event }) => event.output },
+            actions: [
+              { type: "recordMentionEnd", params: ({ event }) => event.output },
+              { type: "emitResponded", params: ({ event }) => event.output },
+            ],
           },
-          { guard: { type: "mentionEscalated", params: ({ event }) => event.output }, target: "escalated" },
-          { target: "cancelled" },
+          {
+            guard: { type: "mentionEscalated", params: ({ event }) => event.output },
+            target: "escalated",
+            actions: { type: "recordMentionEnd", params: ({ event }) => event.output },
+          },
+          { target: "cancelled", actions: { type: "recordMentionEnd", params: ({ event }) => event.output } },
         ],
       },
       on: {
@@ -414,6 +425,7 @@ export const collaborateMachine = setup({
     collaborationId: context.collaborationId,
     ...(context.resolvedThreadId === undefined ? {} : { threadId: context.resolvedThreadId }),
     ...(context.messageId === undefined ? {} : { messageId: context.messageId }),
+    ...(context.mentionAttempts === undefined ? {} : { mentionAttempts: context.mentionAttempts }),
     ...(context.error === undefined ? {} : { error: context.error }),
   }),
 });

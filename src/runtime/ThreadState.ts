@@ -1,0 +1,93 @@
+import { type ObserverRecord, threadRouteKey } from "../services/index.js";
+
+export interface ThreadRoute {
+  threadId: string;
+  channelId: string;
+  lastUsedAt: number;
+}
+
+/**
+ * What the runtime knows of Discord threads: parents, participants, the route cache that lets a pair
+ * of agents reuse their thread (design 002 §4), sink threads, the messages it posted as system
+ * messages, who is answering whom, and the compact observer history (design 002 §3). Rebuilt at start
+ * from the persisted collaboration records.
+ */
+export class ThreadState {
+  readonly parents = new Map<string, string>();
+  private readonly participants = new Map<string, Set<string>>();
+  private readonly routes = new Map<string, ThreadRoute>();
+  readonly sinkThreads = new Set<string>();
+  private readonly systemMessages = new Set<string>();
+  private readonly handling = new Map<string, { senderAgentId: string; threadId: string; at: number }>();
+  private readonly observed = new Map<string, ObserverRecord[]>();
+
+  constructor(
+    private readonly limits: {
+      threadReuseTTL: number;
+      observerHistoryLimit: number;
+      observerHistoryTTL: number;
+    },
+  ) {}
+
+  addParticipants(threadId: string, agentIds: readonly string[]): void {
+    const set = this.participants.get(threadId) ?? new Set<string>();
+    for (const id of agentIds) set.add(id);
+    this.participants.set(threadId, set);
+  }
+
+  participantsOf(threadId: string): string[] {
+    return [...(this.participants.get(threadId) ?? [])];
+  }
+
+  isKnownThread(channelId: string): boolean {
+    return this.parents.has(channelId) || this.participants.has(channelId);
+  }
+
+  useRoute(p: { fromAgentId: string; targetAgentId: string; topicId?: string } & ThreadRoute): void {
+    const key = threadRouteKey(p.fromAgentId, p.targetAgentId, p.topicId);
+    const known = this.routes.get(key);
+    if (known === undefined || known.lastUsedAt <= p.lastUsedAt) {
+      this.routes.set(key, { threadId: p.threadId, channelId: p.channelId, lastUsedAt: p.lastUsedAt });
+    }
+    this.parents.set(p.threadId, p.channelId);
+  }
+
+  /** The pair's thread, if it was used within `threadReuseTTL` (design 002 §4). */
+  reusableRoute(fromAgentId: string, targetAgentId: string, topicId: string | undefined, now: number) {
+    const route = this.routes.get(threadRouteKey(fromAgentId, targetAgentId, topicId));
+    return route !== undefined && now - route.lastUsedAt < this.limits.threadReuseTTL ? route : undefined;
+  }
+
+  markSystemMessage(messageId: string): void {
+    this.systemMessages.add(messageId);
+  }
+
+  isSystemMessage(messageId: string): boolean {
+    return this.systemMessages.has(messageId);
+  }
+
+  /** `agentId` is now answering `senderAgentId` in `threadId` (for the reply_in_thread rule). */
+  noteHandling(agentId: string, senderAgentId: string, threadId: string, at: number): void {
+    this.handling.set(agentId, { senderAgentId, threadId, at });
+  }
+
+  handlingOf(agentId: string, now: number, maxAgeMs: number) {
+    const h = this.handling.get(agentId);
+    return h !== undefined && now - h.at <= maxAgeMs ? h : undefined;
+  }
+
+  /** Keeps at most `observerHistoryLimit` compact records per channel, none older than the TTL. */
+  observe(record: ObserverRecord, now: number): void {
+    const list = (this.observed.get(record.channelId) ?? []).filter(
+      (r) => now - r.ts < this.limits.observerHistoryTTL,
+    );
+    list.push(record);
+    if (list.length > this.limits.observerHistoryLimit)
+      list.splice(0, list.length - this.limits.observerHistoryLimit);
+    this.observed.set(record.channelId, list);
+  }
+
+  observerHistory(channelId: string, now: number): ObserverRecord[] {
+    return (this.observed.get(channelId) ?? []).filter((r) => now - r.ts < this.limits.observerHistoryTTL);
+  }
+}

@@ -1,0 +1,670 @@
+import { randomUUID } from "node:crypto";
+import { resolve } from "node:path";
+import { type AnyActorRef, type AnyStateMachine, createActor } from "xstate";
+import {
+  type A2AFlowInput,
+  type A2AFlowOutput,
+  type CollaborateInput,
+  type CollaborateOutput,
+  type MentionContext,
+} from "../machines/index.js";
+import {
+  type ActorRecord,
+  acquireStateDirLock,
+  ConversationIndex,
+  EventLog,
+  SnapshotStore,
+} from "../persistence/index.js";
+import {
+  type A2AConfig,
+  type A2AEvent,
+  createDiscordRateLimiters,
+  decidePreflight,
+  EventBus,
+  IdempotencyCache,
+  type InboundDiscordMessage,
+  isReplyInThread,
+  LoopGuard,
+  parseConfig,
+  resolveAgentA2ASettings,
+  toObserverRecord,
+} from "../services/index.js";
+import { collectDue } from "./dueTimers.js";
+import { toInspectFn, treeInspector } from "./inspection.js";
+import type {
+  A2AFlowResult,
+  A2ARuntime,
+  A2ARuntimeOptions,
+  DiscordSendParams,
+  DiscordSendResult,
+  MentionSummary,
+  PreflightResult,
+  SessionsSendParams,
+} from "./ports.js";
+import { provideCollaborate, provideFlow } from "./sideEffects.js";
+import { ThreadState } from "./ThreadState.js";
+import { TimerQueue } from "./TimerQueue.js";
+
+/** Bumped when a machine changes incompatibly; older snapshots are then migrated or quarantined. */
+export const MACHINE_VERSIONS = { a2aFlow: 1, collaborate: 1 } as const;
+type Kind = keyof typeof MACHINE_VERSIONS;
+
+/** How long an agent counts as answering a sender's thread message, for the reply_in_thread rule. */
+const HANDLING_WINDOW_MS = 10 * 60_000;
+
+interface Hosted {
+  id: string;
+  kind: Kind;
+  actor: AnyActorRef;
+  /** Called after every persisted change; used by callers waiting for a state. */
+  watchers: Set<() => void>;
+}
+
+/** What a collaboration record keeps outside its snapshot, for mentions() and the thread state. */
+interface CollaborationMeta {
+  fromAgentId: string;
+  targetAgentId: string;
+  topicId?: string;
+  threadId?: string;
+  parentChannelId?: string;
+  mention?: { status: MentionSummary["status"]; attempts: number };
+  sentAt?: number;
+}
+
+/**
+ * The actor host a gateway embeds (API.md §7): one actor per `sessionsSend` flow and per
+ * `discordSend` collaboration (its tracked mention is a child), each persisted as a snapshot after
+ * every change, resumed after a restart with its durable timers re-armed.
+ */
+export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
+  const config: A2AConfig = parseConfig(options.config);
+  const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
+  const stateDir = resolve(options.stateDir ?? ".a2a-state");
+  const warn = options.onWarning ?? ((message: string) => console.warn(`a2a-statecharts: ${message}`));
+  const userInspect = toInspectFn(options.inspect);
+  const collaboration = config.discord.collaboration;
+
+  const bus = new EventBus((error, event) =>
+    warn(`an onEvent listener threw on ${event.type}: ${describe(error)}`),
+  );
+  const agentOfBot = new Map(Object.entries(config.agents).map(([agentId, a]) => [a.discordBotId, agentId]));
+  const limiters = createDiscordRateLimiters(collaboration.rateLimit);
+  const loopGuard = new LoopGuard({ ...collaboration.loopGuard, now });
+  const idempotency = new IdempotencyCache<DiscordSendResult>({ now });
+  const threads = new ThreadState(collaboration);
+  const hosted = new Map<string, Hosted>();
+  const dirty = new Set<string>();
+  const timers = new TimerQueue(now, (timer) =>
+    hosted.get(timer.actorId)?.actor.send({ type: timer.event, at: now() }),
+  );
+
+  let store: SnapshotStore | undefined;
+  let index: ConversationIndex | undefined;
+  let log: EventLog | undefined;
+  let lock: { release(): Promise<void> } | undefined;
+  let stopping = false;
+  let flushScheduled = false;
+
+  const sideEffects = {
+    gateway: options.gateway,
+    discord: options.discord,
+    now,
+    limiters,
+    agentOfSession,
+    onThreadCreated: ({ threadId, channelId }: { threadId: string; channelId: string }) =>
+      threads.parents.set(threadId, channelId),
+    onSystemMessage: (messageId: string) => threads.markSystemMessage(messageId),
+  };
+  const machines = { a2aFlow: provideFlow(sideEffects), collaborate: provideCollaborate(sideEffects) };
+
+  function requireStarted(method: string) {
+    if (store === undefined || stopping) {
+      throw new Error(`A2ARuntime.${method}: the runtime is not running; call start() first`);
+    }
+    return store;
+  }
+
+  function emitEvent(event: { type: string }): void {
+    try {
+      bus.emit(event as A2AEvent);
+    } catch (error) {
+      warn(`dropped an invalid ${event.type} event: ${describe(error)}`);
+    }
+  }
+
+  function host(kind: Kind, id: string, start: { input: unknown } | { snapshot: unknown }): Hosted {
+    const entry: Hosted = { id, kind, actor: undefined as unknown as AnyActorRef, watchers: new Set() };
+    const inspect = treeInspector({
+      onEmitted: emitEvent,
+      onTreeChanged: () => markDirty(id),
+      user: userInspect,
+    });
+    const machine: AnyStateMachine = machines[kind];
+    entry.actor =
+      "snapshot" in start
+        ? createActor(machine, {
+            id,
+            snapshot: start.snapshot as ReturnType<AnyStateMachine["getInitialSnapshot"]>,
+            inspect,
+          })
+        : createActor(machine, { id, input: start.input, inspect });
+    hosted.set(id, entry);
+    entry.actor.start();
+    markDirty(id);
+    return entry;
+  }
+
+  // Persistence is batched per microtask: one snapshot per actor per burst of transitions.
+  function markDirty(id: string): void {
+    if (stopping || !hosted.has(id)) return;
+    dirty.add(id);
+    if (flushScheduled) return;
+    flushScheduled = true;
+    queueMicrotask(persistDirty);
+  }
+
+  function persistDirty(): void {
+    flushScheduled = false;
+    for (const id of [...dirty]) {
+      dirty.delete(id);
+      const entry = hosted.get(id);
+      if (entry !== undefined && store !== undefined && !stopping) persist(entry, store);
+    }
+  }
+
+  function persist(entry: Hosted, target: SnapshotStore): void {
+    const snapshot = entry.actor.getSnapshot() as { status: string };
+    const status = snapshot.status === "done" ? "done" : snapshot.status === "error" ? "error" : "active";
+    const due = status === "active" ? collectDue(entry.actor) : [];
+    timers.set(entry.id, due);
+    const meta = entry.kind === "collaborate" ? collaborationMeta(entry.actor) : undefined;
+    if (meta?.threadId !== undefined && meta.parentChannelId !== undefined) {
+      threads.addParticipants(meta.threadId, [meta.fromAgentId, meta.targetAgentId]);
+    }
+    target
+      .put({
+        id: entry.id,
+        machineId: entry.kind,
+        machineVersion: MACHINE_VERSIONS[entry.kind],
+        snapshot: entry.actor.getPersistedSnapshot(),
+        timers: due.map((t) => ({ event: t.event, dueAt: t.dueAt })),
+        status,
+        updatedAt: now(),
+        ...(meta === undefined ? {} : { meta: { ...meta } }),
+      })
+      .catch((error: unknown) => warn(`could not persist actor ${entry.id}: ${describe(error)}`));
+    if (status !== "active") {
+      if (status === "error")
+        warn(`actor ${entry.id} failed: ${describe((snapshot as { error?: unknown }).error)}`);
+      hosted.delete(entry.id);
+    }
+    for (const watcher of [...entry.watchers]) watcher();
+  }
+
+  /** Resolves with `pick(entry)` once it returns a value; re-checked after every persisted change. */
+  function until<T>(entry: Hosted, pick: () => T | undefined): Promise<T> {
+    return new Promise((resolveValue) => {
+      const check = () => {
+        const value = pick();
+        if (value === undefined) return;
+        entry.watchers.delete(check);
+        resolveValue(value);
+      };
+      entry.watchers.add(check);
+      check();
+    });
+  }
+
+  function agentOfSession(sessionKey: string): string {
+    return /^agent:([^:]+):/.exec(sessionKey)?.[1] ?? sessionKey;
+  }
+
+  async function sessionsSend(p: SessionsSendParams): Promise<A2AFlowResult> {
+    const target = requireStarted("sessionsSend");
+    void target;
+    if (typeof p?.targetSessionKey !== "string" || p.targetSessionKey.trim() === "") {
+      throw new TypeError("sessionsSend: targetSessionKey must be a non-empty session key");
+    }
+    if (typeof p.message !== "string" || p.message.trim() === "") {
+      throw new TypeError("sessionsSend: message must be a non-empty string");
+    }
+    const timeoutSeconds = p.timeoutSeconds ?? 0;
+    if (typeof timeoutSeconds !== "number" || !(timeoutSeconds >= 0)) {
+      throw new TypeError(`sessionsSend: timeoutSeconds must be a number ≥ 0, got ${String(timeoutSeconds)}`);
+    }
+    const routeKey = p.routeKey ?? `${p.requesterSessionKey ?? "external"}:${p.targetSessionKey}`;
+    const conversationId = index?.get(routeKey) ?? randomUUID();
+    const toAgent = agentOfSession(p.targetSessionKey);
+    const settings = resolveAgentA2ASettings(config, toAgent);
+    const a2a = config.session.agentToAgent;
+    const id = `flow-${randomUUID()}`;
+    const input: A2AFlowInput = {
+      conversationId,
+      routeKey,
+      ...(p.requesterSessionKey === undefined ? {} : { requesterSessionKey: p.requesterSessionKey }),
+      targetSessionKey: p.targetSessionKey,
+      message: p.message,
+      skipPingPong: p.skipPingPong === true,
+      announceTarget: p.announceTarget ?? null,
+      configuredMaxTurns: settings.maxPingPongTurns,
+      autoTerminate: a2a.autoTerminate,
+      retry: {
+        enabled: a2a.retry.enabled,
+        baseBackoffMs: a2a.retry.baseBackoffMs,
+        maxBackoffMs: a2a.retry.maxBackoffMs,
+      },
+      maxWaitMs: settings.maxWaitMs,
+      chunkMs: settings.chunkMs,
+      // The actor id: stable across restarts, so a re-run send is deduplicated by the gateway.
+      idempotencyKey: id,
+      seed: Math.floor(random() * 2 ** 31),
+      mode: timeoutSeconds > 0 ? "sync" : "async",
+      fromAgent: p.requesterSessionKey === undefined ? "external" : agentOfSession(p.requesterSessionKey),
+      toAgent,
+      startedAt: now(),
+    };
+    const entry = host("a2aFlow", id, { input });
+    const resultOf = (status: A2AFlowResult["status"]): A2AFlowResult =>
+      flowResult(entry, conversationId, status);
+    const finished = until(entry, () => {
+      const s = entry.actor.getSnapshot() as { status: string };
+      return s.status === "active" ? undefined : resultOf(s.status === "done" ? "ok" : "blocked");
+    }).then((r) => (r.status === "ok" && r.error !== undefined ? { ...r, status: "blocked" as const } : r));
+
+    if (timeoutSeconds === 0) {
+      // Accepted once the message left (or the flow ended before it could): the flow goes on as an actor.
+      return until(entry, () => (messageSent(entry) ? resultOf("accepted") : undefined));
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<A2AFlowResult>((resolveTimeout) => {
+      timer = setTimeout(() => resolveTimeout(resultOf("timeout")), timeoutSeconds * 1_000);
+    });
+    return Promise.race([finished, timedOut]).finally(() => clearTimeout(timer));
+  }
+
+  function flowResult(entry: Hosted, conversationId: string, status: A2AFlowResult["status"]): A2AFlowResult {
+    const snapshot = entry.actor.getSnapshot() as {
+      status: string;
+      output?: A2AFlowOutput;
+      context: Record<string, unknown>;
+    };
+    const out = snapshot.output;
+    if (out !== undefined) {
+      return {
+        status: status === "ok" ? out.status : status,
+        conversationId,
+        ...(out.reply === undefined ? {} : { reply: out.reply }),
+        retryAttempts: out.retryAttempts,
+        actualTurns: out.actualTurns,
+        ...(out.terminationReason === undefined ? {} : { terminationReason: out.terminationReason }),
+        announced: out.announced,
+        ...(out.error === undefined ? {} : { error: out.error }),
+      };
+    }
+    return { status, conversationId, retryAttempts: 0, actualTurns: 0, announced: false };
+  }
+
+  function messageSent(entry: Hosted): boolean {
+    const snapshot = entry.actor.getSnapshot() as {
+      status: string;
+      children: Record<string, AnyActorRef | undefined>;
+    };
+    if (snapshot.status !== "active") return true;
+    const wait = snapshot.children.replyWait?.getSnapshot() as
+      { value: string; context: { runId?: string } } | undefined;
+    return wait === undefined || wait.context.runId !== undefined || wait.value !== "sending";
+  }
+
+  async function discordSend(p: DiscordSendParams): Promise<DiscordSendResult> {
+    requireStarted("discordSend");
+    const run = () => startCollaboration(p);
+    return typeof p?.idempotencyKey === "string" && p.idempotencyKey !== ""
+      ? idempotency.run(p.idempotencyKey, run)
+      : run();
+  }
+
+  async function startCollaboration(p: DiscordSendParams): Promise<DiscordSendResult> {
+    const reject = (code: string, message: string): DiscordSendResult => ({
+      status: "rejected",
+      error: { code, message },
+    });
+    if (typeof p?.fromAgentId !== "string" || config.agents[p.fromAgentId] === undefined) {
+      return reject(
+        "unknown_agent",
+        `fromAgentId ${JSON.stringify(p?.fromAgentId)} is not a configured agent`,
+      );
+    }
+    if (typeof p.targetAgentId !== "string" || p.targetAgentId === "") {
+      return reject("unknown_agent", "targetAgentId is missing");
+    }
+    if (typeof p.message !== "string") return reject("empty_message", "message must be a string");
+    const at = now();
+    const from = config.agents[p.fromAgentId];
+    const target = config.agents[p.targetAgentId];
+    const verdict = loopGuard.checkCollaboration(p.fromAgentId, p.targetAgentId);
+    if (verdict.allowed && verdict.warning) warn(`loop guard: ${verdict.warning}`);
+    const handling = threads.handlingOf(p.fromAgentId, at, HANDLING_WINDOW_MS);
+    const reusable = p.threadId
+      ? undefined
+      : threads.reusableRoute(p.fromAgentId, p.targetAgentId, p.topicId, at);
+    const threadParentId = p.threadId ? threads.parents.get(p.threadId) : undefined;
+    const retry = config.discord.a2aRetry;
+    const id = `collab-${randomUUID()}`;
+    const input: CollaborateInput = {
+      collaborationId: id,
+      fromAgentId: p.fromAgentId,
+      targetAgentId: p.targetAgentId,
+      fromName: from?.name ?? p.fromAgentId,
+      ...(target === undefined
+        ? {}
+        : { toName: target.name ?? p.targetAgentId, targetBotId: target.discordBotId }),
+      message: p.message,
+      ...(p.threadId ? { threadId: p.threadId } : {}),
+      ...(threadParentId === undefined ? {} : { threadParentId }),
+      ...(p.channelId ? { channelId: p.channelId } : {}),
+      ...(p.threadName ? { threadName: p.threadName } : {}),
+      ...(p.topicId ? { topicId: p.topicId } : {}),
+      urgent: p.urgent === true,
+      allowedChannels: [...collaboration.allowedChannels],
+      ...(collaboration.defaultChannel === undefined ? {} : { defaultChannel: collaboration.defaultChannel }),
+      maxMessageLength: collaboration.maxMessageLength,
+      ...(reusable === undefined
+        ? {}
+        : { reusableThread: { threadId: reusable.threadId, channelId: reusable.channelId } }),
+      loopGuard: {
+        allowed: verdict.allowed,
+        ...(verdict.allowed && verdict.warning ? { warning: verdict.warning } : {}),
+      },
+      replyInThread: isReplyInThread({
+        targetAgentId: p.targetAgentId,
+        ...(handling === undefined ? {} : { handling }),
+      }),
+      mention: {
+        responseTimeoutMs: retry.responseTimeoutMs,
+        urgentResponseTimeoutMs: retry.urgentResponseTimeoutMs,
+        maxAttempts: retry.maxAttempts,
+        ...(retry.escalationMentionId === undefined
+          ? {}
+          : { escalationMentionId: retry.escalationMentionId }),
+        notifyOnFailure: retry.notifyOnFailure,
+      },
+      startedAt: at,
+    };
+    const entry = host("collaborate", id, { input });
+    return until(entry, () => {
+      const snapshot = entry.actor.getSnapshot() as {
+        status: string;
+        value: string;
+        context: { resolvedThreadId?: string; messageId?: string; parentChannelId?: string };
+        output?: CollaborateOutput;
+      };
+      const c = snapshot.context;
+      if (c.messageId !== undefined && c.resolvedThreadId !== undefined) {
+        threads.useRoute({
+          fromAgentId: p.fromAgentId,
+          targetAgentId: p.targetAgentId,
+          ...(p.topicId ? { topicId: p.topicId } : {}),
+          threadId: c.resolvedThreadId,
+          channelId: c.parentChannelId ?? threads.parents.get(c.resolvedThreadId) ?? "",
+          lastUsedAt: now(),
+        });
+        return {
+          status: "sent" as const,
+          threadId: c.resolvedThreadId,
+          messageId: c.messageId,
+          mentionId: id,
+        };
+      }
+      if (snapshot.status === "active") return undefined;
+      const error = snapshot.output?.error ?? {
+        code: "discord_unavailable",
+        message: "the collaboration ended",
+      };
+      return { status: "rejected" as const, error };
+    });
+  }
+
+  async function handleDiscordMessage(m: InboundDiscordMessage): Promise<PreflightResult> {
+    requireStarted("handleDiscordMessage");
+    if (!isInboundMessage(m)) {
+      warn(
+        "handleDiscordMessage: skipped a malformed message (needs string ids, content, mentionUserIds and ts)",
+      );
+      return { action: "drop", reason: "invalid_message" };
+    }
+    const threadId = m.threadId ?? (threads.isKnownThread(m.channelId) ? m.channelId : undefined);
+    const message: InboundDiscordMessage = {
+      ...m,
+      ...(threadId === undefined ? {} : { threadId }),
+      ...(threadId !== undefined && m.parentChannelId === undefined && threads.parents.has(threadId)
+        ? { parentChannelId: threads.parents.get(threadId) as string }
+        : {}),
+    };
+    // Response tracking comes first: an answer ends its mentions even when the loop guard drops it.
+    if (threadId !== undefined) trackResponse(threadId, message);
+
+    const decision = decidePreflight(message, {
+      threadCommunication: config.discord.threadCommunication,
+      allowedChannels: collaboration.allowedChannels,
+      ...(collaboration.allowedGuilds === undefined ? {} : { allowedGuilds: collaboration.allowedGuilds }),
+      agentOfBot,
+      participantsOf: (id) => threads.participantsOf(id),
+      isSinkThread: (id) => threads.sinkThreads.has(id),
+      parentOf: (id) => threads.parents.get(id),
+    });
+    const authorAgent = agentOfBot.get(message.authorId);
+    const system = threads.isSystemMessage(message.messageId);
+    if (decision.action !== "drop" && threadId !== undefined && message.authorIsBot && !system) {
+      const guard = loopGuard.checkThreadMessage(threadId);
+      if (!guard.allowed) return { action: "drop", reason: "loop_guard" };
+    }
+    if (decision.action === "observe") {
+      threads.observe(
+        toObserverRecord(message, authorAgent ?? message.authorId, { botUserIds: agentOfBot.keys() }),
+        now(),
+      );
+      return { action: "observe" };
+    }
+    if (decision.action === "drop") return decision;
+    if (threadId !== undefined && decision.joinsThread) threads.addParticipants(threadId, [decision.agentId]);
+    if (threadId !== undefined && authorAgent !== undefined && !system) {
+      threads.noteHandling(decision.agentId, authorAgent, threadId, now());
+    }
+    return {
+      action: "handle",
+      agentId: decision.agentId,
+      sessionKey: decision.sessionKey,
+      ...(decision.alsoAgentIds === undefined ? {} : { alsoAgentIds: decision.alsoAgentIds }),
+    };
+  }
+
+  function trackResponse(threadId: string, m: InboundDiscordMessage): void {
+    for (const entry of hosted.values()) {
+      if (entry.kind !== "collaborate") continue;
+      const snapshot = entry.actor.getSnapshot() as { value: string; context: { resolvedThreadId?: string } };
+      if (snapshot.value === "awaitingResponse" && snapshot.context.resolvedThreadId === threadId) {
+        entry.actor.send({
+          type: "RESPONSE_RECEIVED",
+          authorId: m.authorId,
+          at: m.ts,
+          messageId: m.messageId,
+        });
+      }
+    }
+  }
+
+  async function mentions(): Promise<MentionSummary[]> {
+    const current = requireStarted("mentions");
+    await current.prune(now());
+    const summaries = new Map<string, MentionSummary>();
+    const add = (id: string, meta: CollaborationMeta | undefined) => {
+      if (meta?.threadId === undefined || meta.mention === undefined) return;
+      summaries.set(id, { id, threadId: meta.threadId, targetAgentId: meta.targetAgentId, ...meta.mention });
+    };
+    for (const record of current.archived())
+      if (record.machineId === "collaborate") add(record.id, record.meta as CollaborationMeta | undefined);
+    for (const entry of hosted.values())
+      if (entry.kind === "collaborate") add(entry.id, collaborationMeta(entry.actor));
+    return [...summaries.values()];
+  }
+
+  function restore(records: ActorRecord[]): void {
+    for (const record of records) {
+      const meta = record.meta as CollaborationMeta | undefined;
+      if (record.machineId === "collaborate" && meta?.threadId !== undefined) {
+        threads.addParticipants(meta.threadId, [meta.fromAgentId, meta.targetAgentId]);
+        if (meta.parentChannelId !== undefined) {
+          threads.useRoute({
+            fromAgentId: meta.fromAgentId,
+            targetAgentId: meta.targetAgentId,
+            ...(meta.topicId === undefined ? {} : { topicId: meta.topicId }),
+            threadId: meta.threadId,
+            channelId: meta.parentChannelId,
+            lastUsedAt: meta.sentAt ?? record.updatedAt,
+          });
+        }
+      }
+    }
+  }
+
+  return {
+    async start() {
+      if (store !== undefined) throw new Error(`A2ARuntime.start: already started on ${stateDir}`);
+      const acquired = await acquireStateDirLock(stateDir, { onWarning: warn });
+      lock = acquired;
+      try {
+        store = await SnapshotStore.open({
+          dir: stateDir,
+          now,
+          machineVersions: { ...MACHINE_VERSIONS },
+          cleanupMaxAgeMs: config.discord.a2aRetry.cleanupMaxAgeMs,
+          onWarning: warn,
+        });
+        log = await EventLog.open({ dir: stateDir, onWarning: warn });
+        index = await ConversationIndex.open({ dir: stateDir, now, rebuildFromLog: true, onWarning: warn });
+      } catch (error) {
+        await acquired.release();
+        lock = undefined;
+        store = undefined;
+        throw error;
+      }
+      stopping = false;
+      const openedLog = log;
+      bus.subscribe("*", (event) => {
+        openedLog
+          .append(event)
+          .catch((error: unknown) => warn(`could not append to the event log: ${describe(error)}`));
+      });
+      index.attach(bus);
+      await store.prune(now());
+      restore([...store.archived(), ...store.load()]);
+      for (const record of store.load()) {
+        if (record.status !== "active") continue;
+        const kind = record.machineId as Kind;
+        if (!(kind in MACHINE_VERSIONS)) continue;
+        try {
+          host(kind, record.id, { snapshot: record.snapshot });
+        } catch (error) {
+          warn(
+            `could not resume actor ${record.id} (${record.machineId}); it stays stored: ${describe(error)}`,
+          );
+        }
+      }
+      persistDirty();
+      timers.start();
+    },
+
+    async stop() {
+      if (store === undefined) return;
+      persistDirty();
+      stopping = true;
+      timers.stop();
+      for (const entry of hosted.values()) entry.actor.stop();
+      hosted.clear();
+      limiters.threadCreation.close();
+      limiters.messages.close();
+      const closing = store;
+      store = undefined;
+      try {
+        await closing.close();
+        await log?.close();
+        await index?.close();
+      } finally {
+        await lock?.release();
+        lock = undefined;
+      }
+    },
+
+    sessionsSend,
+    discordSend,
+    handleDiscordMessage,
+
+    async getConversationId(routeKey: string) {
+      requireStarted("getConversationId");
+      return typeof routeKey === "string" ? index?.get(routeKey) : undefined;
+    },
+
+    mentions,
+
+    onEvent(listener) {
+      if (typeof listener !== "function") throw new TypeError("onEvent: listener must be a function");
+      return bus.subscribe("*", listener);
+    },
+  };
+}
+
+/** The collaboration's thread and its mention's progress, read from the live actor tree. */
+function collaborationMeta(actor: AnyActorRef): CollaborationMeta {
+  const snapshot = actor.getSnapshot() as {
+    value: string;
+    context: CollaborateInput & { resolvedThreadId?: string; parentChannelId?: string; sentAt?: number };
+    output?: CollaborateOutput;
+    children: Record<string, AnyActorRef | undefined>;
+  };
+  const c = snapshot.context as typeof snapshot.context & { mentionAttempts?: number };
+  const child = snapshot.children.mention?.getSnapshot() as
+    { value: string; context: MentionContext } | undefined;
+  const mention = mentionStatus(snapshot.value, c.mentionAttempts, child);
+  return {
+    fromAgentId: c.fromAgentId,
+    targetAgentId: c.targetAgentId,
+    ...(c.topicId === undefined ? {} : { topicId: c.topicId }),
+    ...(c.resolvedThreadId === undefined || c.sentAt === undefined ? {} : { threadId: c.resolvedThreadId }),
+    ...(c.parentChannelId === undefined ? {} : { parentChannelId: c.parentChannelId }),
+    ...(c.sentAt === undefined ? {} : { sentAt: c.sentAt }),
+    ...(mention === undefined ? {} : { mention }),
+  };
+}
+
+function mentionStatus(
+  value: string,
+  endedAttempts: number | undefined,
+  child: { value: string; context: MentionContext } | undefined,
+): CollaborationMeta["mention"] {
+  if (value === "responded" || value === "escalated") return { status: value, attempts: endedAttempts ?? 1 };
+  if (child === undefined) return undefined;
+  const attempts = child.context.attempts;
+  if (child.value === "responded" || child.value === "escalated") return { status: child.value, attempts };
+  return { status: attempts > 1 ? "reminded" : "pending", attempts };
+}
+
+function isInboundMessage(m: unknown): m is InboundDiscordMessage {
+  const x = m as Partial<InboundDiscordMessage> | null;
+  return (
+    typeof x === "object" &&
+    x !== null &&
+    typeof x.messageId === "string" &&
+    typeof x.channelId === "string" &&
+    typeof x.authorId === "string" &&
+    typeof x.authorIsBot === "boolean" &&
+    typeof x.content === "string" &&
+    Array.isArray(x.mentionUserIds) &&
+    x.mentionUserIds.every((id) => typeof id === "string") &&
+    typeof x.ts === "number"
+  );
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

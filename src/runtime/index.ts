@@ -1,0 +1,3 @@
+export * from "./createA2ARuntime.js";
+export * from "./nonce.js";
+export type * from "./ports.js";

@@ -1,0 +1,113 @@
+import type { A2AErrorInfo, A2AEvent, InboundDiscordMessage } from "../services/index.js";
+
+/** The gateway as the runtime sees it (API.md §7): run an agent, wait for the run, read the reply. */
+export interface GatewayPort {
+  agent(p: {
+    sessionKey: string;
+    message: string;
+    extraSystemPrompt?: string;
+    idempotencyKey: string;
+  }): Promise<{ runId: string }>;
+  agentWait(p: {
+    runId: string;
+    timeoutMs: number;
+  }): Promise<{ status: "ok" | "timeout" | "not_found" | "error"; error?: string }>;
+  readLatestAssistantReply(p: { sessionKey: string }): Promise<string | undefined>;
+}
+
+/** Discord as the runtime sees it (API.md §7); the discord.js adapter implements it. */
+export interface DiscordPort {
+  sendMessage(p: {
+    asAgentId: string;
+    channelId: string;
+    content: string;
+    /** Exactly the users the message may ping. */
+    mentionUserIds: string[];
+    /** At most 25 characters; the same nonce from the same author within minutes posts once. */
+    nonce: string;
+  }): Promise<{ messageId: string }>;
+  createThread(p: {
+    asAgentId: string;
+    channelId: string;
+    name: string;
+    fromMessageId?: string;
+  }): Promise<{ threadId: string }>;
+}
+
+export interface SessionsSendParams {
+  requesterSessionKey?: string;
+  targetSessionKey: string;
+  message: string;
+  routeKey?: string;
+  skipPingPong?: boolean;
+  announceTarget?: { channel: string; to?: string } | null;
+  /** Absent or 0: resolve once the message is sent. Above 0: resolve with the end, or "timeout". */
+  timeoutSeconds?: number;
+}
+
+export interface A2AFlowResult {
+  status: "accepted" | "ok" | "blocked" | "timeout";
+  conversationId: string;
+  reply?: string;
+  retryAttempts: number;
+  actualTurns: number;
+  terminationReason?: string;
+  announced: boolean;
+  error?: A2AErrorInfo;
+}
+
+export interface DiscordSendParams {
+  fromAgentId: string;
+  targetAgentId: string;
+  message: string;
+  threadId?: string;
+  channelId?: string;
+  threadName?: string;
+  topicId?: string;
+  urgent?: boolean;
+  idempotencyKey?: string;
+}
+
+export type DiscordSendResult =
+  | { status: "sent"; threadId: string; messageId: string; mentionId: string }
+  | { status: "rejected"; error: { code: string; message: string } };
+
+export type PreflightResult =
+  | { action: "handle"; agentId: string; sessionKey: string; alsoAgentIds?: string[] }
+  | { action: "observe" }
+  | { action: "drop"; reason: string };
+
+export interface MentionSummary {
+  id: string;
+  threadId: string;
+  targetAgentId: string;
+  status: "pending" | "reminded" | "responded" | "escalated";
+  attempts: number;
+}
+
+export interface A2ARuntime {
+  /** Locks the state dir, loads it, resumes every live actor and re-arms its timers. */
+  start(): Promise<void>;
+  /** Persists everything durably and releases the lock; live actors resume at the next start. */
+  stop(): Promise<void>;
+  sessionsSend(p: SessionsSendParams): Promise<A2AFlowResult>;
+  discordSend(p: DiscordSendParams): Promise<DiscordSendResult>;
+  handleDiscordMessage(m: InboundDiscordMessage): Promise<PreflightResult>;
+  getConversationId(routeKey: string): Promise<string | undefined>;
+  mentions(): Promise<MentionSummary[]>;
+  onEvent(listener: (e: A2AEvent) => void): () => void;
+}
+
+export interface A2ARuntimeOptions {
+  /** Default ".a2a-state". */
+  stateDir?: string;
+  config?: unknown;
+  gateway?: GatewayPort;
+  discord?: DiscordPort;
+  now?: () => number;
+  random?: () => number;
+  /** An @statelyai/inspect inspector (or any XState inspection observer), attached to every actor. */
+  inspect?: unknown;
+  /** Where warnings go (stale lock taken over, corrupt file quarantined, …). Default: console.warn. */
+  onWarning?: (message: string) => void;
+}

@@ -1,0 +1,161 @@
+import { fromPromise } from "xstate";
+import {
+  type AgentStepInput,
+  type AgentStepOutput,
+  type AgentWaitInput,
+  type AgentWaitOutput,
+  a2aFlowMachine,
+  type CreateThreadInput,
+  type CreateThreadOutput,
+  collaborateMachine,
+  mentionMachine,
+  type PostAnnouncementInput,
+  type PostAnnouncementOutput,
+  type PostMessageInput,
+  type PostMessageOutput,
+  pingPongMachine,
+  type ReadReplyInput,
+  type ReadReplyOutput,
+  replyWaitMachine,
+  type SendMessageInput,
+  type SendMessageOutput,
+} from "../machines/index.js";
+import type { RateLimiter } from "../services/index.js";
+import { discordNonce } from "./nonce.js";
+import type { DiscordPort, GatewayPort } from "./ports.js";
+
+/** How long one ping-pong or announce step waits for its run (design 001 §1.2: min(timeout, 60 s)). */
+export const AGENT_STEP_WAIT_MS = 60_000;
+
+export interface SideEffectDeps {
+  gateway?: GatewayPort;
+  discord?: DiscordPort;
+  now: () => number;
+  limiters: { threadCreation: RateLimiter; messages: RateLimiter };
+  /** The agent id in a session key `agent:{id}:…`. */
+  agentOfSession: (sessionKey: string) => string;
+  onThreadCreated?: (p: { threadId: string; channelId: string }) => void;
+  onSystemMessage?: (messageId: string) => void;
+}
+
+/**
+ * Runs a side effect and stamps a failure with the time it happened (`at`): machines read no clock,
+ * and a retry's due time counts from the failure.
+ */
+async function stamped<T>(now: () => number, effect: () => Promise<T>): Promise<T> {
+  try {
+    return await effect();
+  } catch (error) {
+    const at = now();
+    if (typeof error === "object" && error !== null) throw Object.assign(error, { at });
+    throw Object.assign(new Error(String(error)), { at });
+  }
+}
+
+function required<T>(port: T | undefined, name: string): T {
+  if (port === undefined) throw new Error(`no ${name} configured: pass it to createA2ARuntime({ ${name} })`);
+  return port;
+}
+
+/** The flow machine wired to the GatewayPort (and to Discord for announcements). */
+export function provideFlow(deps: SideEffectDeps) {
+  const { now } = deps;
+  const gateway = () => required(deps.gateway, "gateway");
+  return a2aFlowMachine.provide({
+    actors: {
+      replyWait: replyWaitMachine.provide({
+        actors: {
+          sendMessage: fromPromise<SendMessageOutput, SendMessageInput>(({ input }) =>
+            stamped(now, async () => ({ runId: (await gateway().agent(input)).runId, at: now() })),
+          ),
+          agentWait: fromPromise<AgentWaitOutput, AgentWaitInput>(({ input }) =>
+            stamped(now, async () => {
+              const started = now();
+              const result = await gateway().agentWait(input);
+              const at = now();
+              return { ...result, at, waitedMs: at - started };
+            }),
+          ),
+          readReply: fromPromise<ReadReplyOutput, ReadReplyInput>(({ input }) =>
+            stamped(now, async () => {
+              const reply = await gateway().readLatestAssistantReply(input);
+              return { ...(reply === undefined ? {} : { reply }), at: now() };
+            }),
+          ),
+        },
+      }),
+      pingPong: pingPongMachine.provide({ actors: { agentStep: agentStep(deps) } }),
+      announceStep: agentStep(deps),
+      postAnnouncement: fromPromise<PostAnnouncementOutput, PostAnnouncementInput>(({ input }) =>
+        stamped(now, async () => {
+          if (input.announceTarget.channel === "discord" && deps.discord && input.announceTarget.to) {
+            const channelId = input.announceTarget.to.replace(/^channel:/, "");
+            await deps.limiters.messages.schedule(channelId, () =>
+              required(deps.discord, "discord").sendMessage({
+                asAgentId: deps.agentOfSession(input.targetSessionKey),
+                channelId,
+                content: input.text,
+                mentionUserIds: [],
+                nonce: discordNonce(input.nonce),
+              }),
+            );
+          }
+          return { at: now() };
+        }),
+      ),
+    },
+  });
+}
+
+/** One agent turn as one side effect: run, wait once, read; no reply when the run does not finish. */
+function agentStep(deps: SideEffectDeps) {
+  const { now } = deps;
+  return fromPromise<AgentStepOutput, AgentStepInput>(({ input }) =>
+    stamped(now, async () => {
+      const gateway = required(deps.gateway, "gateway");
+      const { runId } = await gateway.agent(input);
+      const wait = await gateway.agentWait({ runId, timeoutMs: AGENT_STEP_WAIT_MS });
+      if (wait.status !== "ok") return { at: now() };
+      const reply = await gateway.readLatestAssistantReply({ sessionKey: input.sessionKey });
+      return { ...(reply === undefined ? {} : { reply }), at: now() };
+    }),
+  );
+}
+
+/** The collaboration machine wired to the DiscordPort, through the rate limits of design 002 §5. */
+export function provideCollaborate(deps: SideEffectDeps) {
+  const { now } = deps;
+  const discord = () => required(deps.discord, "discord");
+  const post = (system: boolean) =>
+    fromPromise<PostMessageOutput, PostMessageInput>(({ input }) =>
+      stamped(now, async () => {
+        const { messageId } = await deps.limiters.messages.schedule(input.channelId, () =>
+          discord().sendMessage({
+            asAgentId: input.asAgentId,
+            channelId: input.channelId,
+            content: input.content,
+            mentionUserIds: input.mentionUserIds,
+            nonce: discordNonce(input.nonceKey),
+          }),
+        );
+        if (system) deps.onSystemMessage?.(messageId);
+        return { messageId, at: now() };
+      }),
+    );
+  return collaborateMachine.provide({
+    actors: {
+      // Discord limits thread creation per guild; the parent channel is the finest key we always know.
+      createThread: fromPromise<CreateThreadOutput, CreateThreadInput>(({ input }) =>
+        stamped(now, async () => {
+          const { threadId } = await deps.limiters.threadCreation.schedule(input.channelId, () =>
+            discord().createThread(input),
+          );
+          deps.onThreadCreated?.({ threadId, channelId: input.channelId });
+          return { threadId, at: now() };
+        }),
+      ),
+      postMention: post(false),
+      mention: mentionMachine.provide({ actors: { postReminder: post(true), postEscalation: post(true) } }),
+    },
+  });
+}

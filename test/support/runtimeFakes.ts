@@ -1,0 +1,109 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { DiscordPort, GatewayPort } from "../../src/index.js";
+
+export function tempStateDir(prefix = "a2a-runtime-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+type WaitResult = Awaited<ReturnType<GatewayPort["agentWait"]>>;
+
+/**
+ * A gateway whose agents answer from a script: `replies[sessionKey]` are the replies that session's
+ * runs produce in order, `waits` the agentWait results to return before "ok" (per run id order).
+ * It records every call, so tests can check idempotency keys.
+ */
+export class FakeGateway implements GatewayPort {
+  readonly agentCalls: Array<{ sessionKey: string; message: string; idempotencyKey: string }> = [];
+  readonly waitCalls: Array<{ runId: string; timeoutMs: number }> = [];
+  private runs = 0;
+
+  constructor(
+    private readonly script: {
+      replies?: Record<string, string[]>;
+      /** Results of agentWait calls, consumed in order before the default "ok". */
+      waits?: WaitResult[];
+      /** agentWait never settles (a long LLM run), for "timeout" and restart tests. */
+      hangWaits?: boolean;
+    } = {},
+  ) {}
+
+  async agent(p: { sessionKey: string; message: string; idempotencyKey: string }) {
+    this.agentCalls.push({ sessionKey: p.sessionKey, message: p.message, idempotencyKey: p.idempotencyKey });
+    return { runId: `run-${++this.runs}` };
+  }
+
+  async agentWait(p: { runId: string; timeoutMs: number }): Promise<WaitResult> {
+    this.waitCalls.push(p);
+    if (this.script.hangWaits) return new Promise<WaitResult>(() => {});
+    return this.script.waits?.shift() ?? { status: "ok" };
+  }
+
+  async readLatestAssistantReply(p: { sessionKey: string }) {
+    return this.script.replies?.[p.sessionKey]?.shift();
+  }
+}
+
+export interface SentMessage {
+  asAgentId: string;
+  channelId: string;
+  content: string;
+  mentionUserIds: string[];
+  nonce: string;
+  messageId: string;
+}
+
+/**
+ * Discord as the runtime sees it, in memory: it records messages and threads, honours `nonce` the
+ * way `enforce_nonce` does (the same author and nonce returns the first message), and can be told to
+ * fail the next calls.
+ */
+export class FakeDiscord implements DiscordPort {
+  readonly messages: SentMessage[] = [];
+  readonly threads: Array<{ threadId: string; channelId: string; name: string; asAgentId: string }> = [];
+  readonly failures: unknown[] = [];
+  private ids = 1_400_000_000_000_000_000n;
+
+  nextId(): string {
+    this.ids += 1n;
+    return this.ids.toString();
+  }
+
+  async sendMessage(p: Omit<SentMessage, "messageId">) {
+    const failure = this.failures.shift();
+    if (failure !== undefined) throw failure;
+    const first = this.messages.find((m) => m.asAgentId === p.asAgentId && m.nonce === p.nonce);
+    if (first !== undefined) return { messageId: first.messageId };
+    const messageId = this.nextId();
+    this.messages.push({ ...p, mentionUserIds: [...p.mentionUserIds], messageId });
+    return { messageId };
+  }
+
+  async createThread(p: { asAgentId: string; channelId: string; name: string }) {
+    const threadId = this.nextId();
+    this.threads.push({ threadId, ...p });
+    return { threadId };
+  }
+
+  /** Messages posted into a channel or thread, oldest first. */
+  in(channelId: string): SentMessage[] {
+    return this.messages.filter((m) => m.channelId === channelId);
+  }
+}
+
+export const BOTS = { ruda: "1400000000000000101", eden: "1400000000000000102", seum: "1400000000000000103" };
+export const HUMAN = "1400000000000000900";
+export const CHANNEL = "1400000000000000500";
+
+export const runtimeConfig = {
+  agents: {
+    ruda: { discordBotId: BOTS.ruda, name: "루다" },
+    eden: { discordBotId: BOTS.eden, name: "이든" },
+    seum: { discordBotId: BOTS.seum, name: "세움" },
+  },
+  discord: {
+    a2aRetry: { escalationMentionId: HUMAN },
+    collaboration: { defaultChannel: CHANNEL, allowedChannels: [CHANNEL] },
+  },
+};
