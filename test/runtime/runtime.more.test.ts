@@ -1,0 +1,124 @@
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createInspector } from "@statelyai/inspect";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { type A2ARuntime, createA2ARuntime } from "../../src/index.js";
+import { FakeDiscord, FakeGateway, runtimeConfig, tempStateDir } from "../support/runtimeFakes.js";
+
+const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
+const running: A2ARuntime[] = [];
+function runtime(o: Parameters<typeof createA2ARuntime>[0]) {
+  const r = createA2ARuntime({ config: runtimeConfig, onWarning: () => {}, ...o });
+  running.push(r);
+  return r;
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
+  vi.setSystemTime(T0);
+});
+afterEach(async () => {
+  for (const r of running.splice(0)) await r.stop();
+  vi.useRealTimers();
+});
+const settle = () => vi.advanceTimersByTimeAsync(0);
+
+describe("createA2ARuntime: more", () => {
+  it("a flow stopped in its backoff resumes after a restart: the overdue retry fires at once and completes", async () => {
+    const dir = tempStateDir();
+    const waits = [{ status: "error" as const, error: "overloaded, retry after 30s" }];
+    const gateway = new FakeGateway({ waits, replies: { "agent:eden:main": ["여기 있어요"] } });
+    const first = createA2ARuntime({ config: runtimeConfig, stateDir: dir, gateway, onWarning: () => {} });
+    await first.start();
+    const events: string[] = [];
+    first.onEvent((e) => events.push(e.type));
+    await first.sessionsSend({
+      targetSessionKey: "agent:eden:main",
+      message: "[NO_REPLY_NEEDED] 어디 있어?",
+    });
+    await settle();
+    expect(events).toEqual(["a2a.send", "a2a.retry"]);
+    await first.stop();
+
+    vi.setSystemTime(T0 + 60_000);
+    const second = runtime({ stateDir: dir, gateway });
+    const later: string[] = [];
+    second.onEvent((e) => later.push(e.type));
+    await second.start();
+    await settle();
+    expect(later).toEqual(["a2a.response", "a2a.complete"]);
+    // The retry waited again on the same run; nothing was sent twice.
+    expect(gateway.agentCalls).toHaveLength(1);
+  });
+
+  it("attaches an @statelyai/inspect inspector to every actor, children included", async () => {
+    const sent: Array<{ type: string; sessionId?: string }> = [];
+    const inspector = createInspector({
+      send: (event) => sent.push(event as { type: string; sessionId?: string }),
+    });
+    const r = runtime({ stateDir: tempStateDir(), discord: new FakeDiscord(), inspect: inspector });
+    await r.start();
+    await r.discordSend({ fromAgentId: "ruda", targetAgentId: "eden", message: "리뷰 부탁" });
+    await vi.advanceTimersByTimeAsync(100); // the inspector hands events over on an idle callback
+    const actors = new Set(sent.filter((e) => e.type === "@xstate.actor").map((e) => e.sessionId));
+    expect(actors.size).toBeGreaterThanOrEqual(2); // the collaboration and its mention
+    expect(sent.some((e) => e.type === "@xstate.snapshot")).toBe(true);
+  });
+
+  it("refuses an inspect option it cannot use, naming it", () => {
+    expect(() => createA2ARuntime({ inspect: 42 })).toThrow(/inspect must be/);
+  });
+
+  it("a bad config fails at creation with the offending path", () => {
+    expect(() =>
+      createA2ARuntime({ config: { session: { agentToAgent: { maxPingPongTurns: 99 } } } }),
+    ).toThrow(/session\.agentToAgent\.maxPingPongTurns/);
+  });
+
+  it("methods called before start() say so", async () => {
+    const r = createA2ARuntime({ stateDir: tempStateDir() });
+    await expect(r.sessionsSend({ targetSessionKey: "agent:eden:main", message: "x" })).rejects.toThrow(
+      /call start\(\) first/,
+    );
+  });
+
+  it("skips a malformed inbound message with a warning instead of throwing", async () => {
+    const warnings: string[] = [];
+    const r = runtime({ stateDir: tempStateDir(), onWarning: (m) => warnings.push(m) });
+    await r.start();
+    const junk = { messageId: 1, content: null } as unknown as Parameters<
+      A2ARuntime["handleDiscordMessage"]
+    >[0];
+    expect(await r.handleDiscordMessage(junk)).toEqual({ action: "drop", reason: "invalid_message" });
+    expect(warnings.join("\n")).toMatch(/malformed message/);
+  });
+
+  it("unknown routeKeys have no conversation", async () => {
+    const r = runtime({ stateDir: tempStateDir() });
+    await r.start();
+    expect(await r.getConversationId("nobody:nowhere")).toBeUndefined();
+  });
+
+  it("starts on a state dir whose files are corrupt: they are quarantined and reported", async () => {
+    const dir = tempStateDir();
+    mkdirSync(join(dir, "actors"), { recursive: true });
+    writeFileSync(join(dir, "actors", "shard-00.json"), '{"version":1,"records":{"a":');
+    writeFileSync(join(dir, "a2a-conversation-index.json"), "not json");
+    const warnings: string[] = [];
+    const r = runtime({ stateDir: dir, onWarning: (m) => warnings.push(m) });
+    await r.start();
+    expect(warnings.join("\n")).toMatch(/corrupt/);
+    const { readdirSync } = await import("node:fs");
+    expect(readdirSync(join(dir, "actors")).some((f) => f.includes(".corrupt-"))).toBe(true);
+    expect(readdirSync(dir).some((f) => f.startsWith("a2a-conversation-index.json.corrupt-"))).toBe(true);
+  });
+
+  it.skipIf(process.getuid?.() === 0)(
+    "a state dir that is not writable is a clear error naming it",
+    async () => {
+      const dir = tempStateDir();
+      chmodSync(dir, 0o500);
+      await expect(runtime({ stateDir: dir }).start()).rejects.toThrow(dir);
+    },
+  );
+});
