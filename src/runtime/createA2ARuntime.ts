@@ -58,6 +58,8 @@ interface Hosted {
   actor: AnyActorRef;
   /** Called after every persisted change; used by callers waiting for a state. */
   watchers: Set<() => void>;
+  /** The write that holds the latest snapshot: an answer is given only once it is durable. */
+  lastWrite: Promise<void>;
 }
 
 /** What a collaboration record keeps outside its snapshot, for mentions() and the thread state. */
@@ -134,7 +136,13 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   }
 
   function host(kind: Kind, id: string, start: { input: unknown } | { snapshot: unknown }): Hosted {
-    const entry: Hosted = { id, kind, actor: undefined as unknown as AnyActorRef, watchers: new Set() };
+    const entry: Hosted = {
+      id,
+      kind,
+      actor: undefined as unknown as AnyActorRef,
+      watchers: new Set(),
+      lastWrite: Promise.resolve(),
+    };
     const inspect = treeInspector({
       onEmitted: emitEvent,
       onTreeChanged: () => markDirty(id),
@@ -182,7 +190,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     if (meta?.threadId !== undefined && meta.parentChannelId !== undefined) {
       threads.addParticipants(meta.threadId, [meta.fromAgentId, meta.targetAgentId]);
     }
-    target
+    entry.lastWrite = target
       .put({
         id: entry.id,
         machineId: entry.kind,
@@ -202,14 +210,17 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     for (const watcher of [...entry.watchers]) watcher();
   }
 
-  /** Resolves with `pick(entry)` once it returns a value; re-checked after every persisted change. */
+  /**
+   * Resolves with `pick(entry)` once it returns a value and the snapshot showing it is on disk: what a
+   * caller is told has happened survives a crash. Re-checked after every persisted change.
+   */
   function until<T>(entry: Hosted, pick: () => T | undefined): Promise<T> {
     return new Promise((resolveValue) => {
       const check = () => {
         const value = pick();
         if (value === undefined) return;
         entry.watchers.delete(check);
-        resolveValue(value);
+        void entry.lastWrite.then(() => resolveValue(value));
       };
       entry.watchers.add(check);
       check();
