@@ -127,8 +127,9 @@ const FAILURE_CODES: Record<DiscordFailure["kind"], CollaborateErrorCode> = {
 
 /**
  * One `discord_send` (designs 002 and 004): validate, resolve the thread (explicit, reused within
- * the TTL, or created as `[협업] from → to · topic`), post the mention, retry what Discord says may
- * be retried, then track the mention until the target answers or a human is called.
+ * the TTL, or new: the mention is posted in the channel and the `[협업] from → to · topic` thread is
+ * opened from it), retry what Discord says may be retried, then track the mention until the target
+ * answers or a human is called.
  */
 export const collaborateMachine = setup({
   types: {
@@ -159,6 +160,7 @@ export const collaborateMachine = setup({
       context.failure?.retryable === true && context.retries < DISCORD_TRANSIENT_MAX_RETRIES,
     escalatingFailure: ({ context }) => context.failure?.escalate === true,
     threadMissing: ({ context }) => context.resolvedThreadId === undefined,
+    mentionPosted: ({ context }) => context.messageId !== undefined,
     retryDue: ({ context, event }) => event.type === "RETRY_DUE" && event.at >= (context.due?.at ?? 0),
     mentionResponded: (_, output: MentionOutput) => output.status === "responded",
     mentionEscalated: (_, output: MentionOutput) => output.status === "escalated",
@@ -175,10 +177,12 @@ export const collaborateMachine = setup({
       resolvedThreadId: context.reusableThread?.threadId,
       parentChannelId: context.reusableThread?.channelId,
     })),
-    recordThread: assign(({ context }, output: CreateThreadOutput) => ({
+    openNewThread: assign(({ context }) => ({
       mode: "new_thread" as const,
+      ...(targetChannel(context) === undefined ? {} : { parentChannelId: targetChannel(context) }),
+    })),
+    recordThread: assign(({ context }, output: CreateThreadOutput) => ({
       resolvedThreadId: output.threadId,
-      parentChannelId: targetChannel(context),
       lastAt: Math.max(context.lastAt, output.at),
       retries: 0,
     })),
@@ -310,7 +314,9 @@ export const collaborateMachine = setup({
       always: [
         { guard: "explicitThread", target: "sending", actions: "useExplicitThread" },
         { guard: "reusableThread", target: "sending", actions: "reuseThread" },
-        { target: "creatingThread" },
+        // A new thread is opened from the mention itself (posted in the channel first): Discord allows one
+        // thread per message, so a creation re-run after a crash finds that thread instead of opening a second.
+        { target: "sending", actions: "openNewThread" },
       ],
     },
     creatingThread: {
@@ -319,7 +325,8 @@ export const collaborateMachine = setup({
         src: "createThread",
         input: ({ context }) => ({
           asAgentId: context.fromAgentId,
-          channelId: targetChannel(context) as string,
+          channelId: context.parentChannelId as string,
+          fromMessageId: context.messageId as string,
           name: buildCollaborationThreadName({
             fromName: context.fromName,
             toName: context.toName ?? context.targetAgentId,
@@ -329,7 +336,10 @@ export const collaborateMachine = setup({
             message: context.message,
           }),
         }),
-        onDone: { target: "sending", actions: { type: "recordThread", params: ({ event }) => event.output } },
+        onDone: {
+          target: "awaitingResponse",
+          actions: [{ type: "recordThread", params: ({ event }) => event.output }, "emitSent"],
+        },
         onError: { target: "failing", actions: { type: "recordFailure", params: errorOf } },
       },
     },
@@ -339,15 +349,22 @@ export const collaborateMachine = setup({
         src: "postMention",
         input: ({ context }) => ({
           asAgentId: context.fromAgentId,
-          channelId: context.resolvedThreadId as string,
+          channelId: (context.resolvedThreadId ?? context.parentChannelId) as string,
           content: collaborationContent(context.targetBotId as string, context.message),
           mentionUserIds: [context.targetBotId as string],
           nonceKey: `${context.collaborationId}:mention`,
         }),
-        onDone: {
-          target: "awaitingResponse",
-          actions: [{ type: "recordSent", params: ({ event }) => event.output }, "emitSent"],
-        },
+        onDone: [
+          {
+            guard: "threadMissing",
+            target: "creatingThread",
+            actions: { type: "recordSent", params: ({ event }) => event.output },
+          },
+          {
+            target: "awaitingResponse",
+            actions: [{ type: "recordSent", params: ({ event }) => event.output }, "emitSent"],
+          },
+        ],
         onError: { target: "failing", actions: { type: "recordFailure", params: errorOf } },
       },
     },
@@ -363,7 +380,7 @@ export const collaborateMachine = setup({
         // A timer event that comes before the due time (a stray or duplicated delivery) changes nothing.
         RETRY_DUE: [
           {
-            guard: and(["retryDue", "threadMissing"]),
+            guard: and(["retryDue", "mentionPosted"]),
             target: "creatingThread",
             actions: { type: "startRetry", params: ({ event }) => event.at },
           },

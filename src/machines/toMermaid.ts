@@ -253,9 +253,10 @@ const MACHINES: MachineDoc[] = [
     tagline: "One `discord_send`: validate, resolve the thread, post the mention, track it.",
     purpose:
       "Runs one `discord_send` (designs 002 and 004). It validates the request, resolves the thread " +
-      "(the explicit one, one reused within the TTL, or a new `[협업] from → to · topic` thread), posts " +
-      "the mention, retries what Discord says may be retried, and then tracks the mention (the mention " +
-      "machine) until the target answers or a human is called.",
+      "(the explicit one, one reused within the TTL, or a new one), posts the mention, opens a new " +
+      "`[협업] from → to · topic` thread from the mention (one thread per message, so a re-run after a " +
+      "crash cannot open a second), retries what Discord says may be retried, and then tracks the " +
+      "mention (the mention machine) until the target answers or a human is called.",
   },
 ];
 

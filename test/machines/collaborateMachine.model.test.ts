@@ -139,7 +139,7 @@ describe("collaborateMachine, enumerated", () => {
     expect([...taken].filter((key) => !defined.has(key))).toEqual([]);
     expect(stats["new thread"]).toBeGreaterThan(50);
     expect(taken).toContain(
-      "collaborate.retrying RETRY_DUE [and(retryDue, threadMissing)] → collaborate.creatingThread",
+      "collaborate.retrying RETRY_DUE [and(retryDue, mentionPosted)] → collaborate.creatingThread",
     );
     expect(taken).toContain("collaborate.failing always [retryAllowed] → collaborate.retrying");
     console.info(

@@ -218,17 +218,19 @@ describe("thread resolution (design 002 §4)", () => {
     expect(sent?.data).toMatchObject({ threadId: IDS.reusedThread, mode: "reuse_thread" });
   });
 
-  it("otherwise a thread named [협업] {from} → {to} · {topic} is created in the channel and posted into", async () => {
+  it("otherwise the mention is posted in the channel and a thread named [협업] {from} → {to} · {topic} is opened from it", async () => {
     const c = startCollaboration();
     await settle();
+    expect(c.posts.inputs.map((p) => p.channelId)).toEqual([IDS.channel]);
+    // Opened from the mention message: Discord allows one thread per message, so a re-run cannot open two.
     expect(c.threads.inputs).toEqual([
       expect.objectContaining({
         asAgentId: "ruda",
         channelId: IDS.channel,
+        fromMessageId: c.context().messageId,
         name: "[협업] 루다 → 이든 · 인증 모듈 코드 리뷰",
       }),
     ]);
-    expect(c.posts.inputs.map((p) => p.channelId)).toEqual([IDS.newThread]);
     expect(c.actor.getSnapshot().value).toBe("awaitingResponse");
     const sent = c.emitted.ofType("a2a.collaborate.sent")[0];
     expect(sent?.data).toMatchObject({
@@ -297,7 +299,7 @@ describe("Discord failures (design 002 §5, API.md §4 and §7)", () => {
     expect(failed[0]?.data).toMatchObject({ errorCode: "discord_permission", escalate: true });
   });
 
-  it("403 on thread creation fails the same way, before any post", async () => {
+  it("403 on opening the thread fails the same way, after the mention was posted in the channel", async () => {
     const c = startCollaboration(
       {},
       { thread: (clock) => fakeCreateThread(() => ({ fail: discordApiError(403, clock.now + CALL_MS) })) },
@@ -305,7 +307,7 @@ describe("Discord failures (design 002 §5, API.md §4 and §7)", () => {
     await settle();
     expect(c.actor.getSnapshot().output?.error?.code).toBe("discord_permission");
     expect(c.threads.inputs).toHaveLength(1);
-    expect(c.posts.inputs).toEqual([]);
+    expect(c.posts.inputs.map((p) => p.channelId)).toEqual([IDS.channel]);
     expect(c.emitted.ofType("a2a.collaborate.failed")[0]?.data).toMatchObject({ escalate: true });
   });
 
@@ -366,7 +368,8 @@ describe("Discord failures (design 002 §5, API.md §4 and §7)", () => {
     await c.retryDue();
     expect(c.threads.inputs).toHaveLength(2);
     expect(c.threads.inputs[1]).toEqual(c.threads.inputs[0]);
-    expect(c.posts.inputs.map((p) => p.channelId)).toEqual([IDS.newThread]);
+    // The mention was posted once, in the channel; only the thread creation was retried.
+    expect(c.posts.inputs.map((p) => p.channelId)).toEqual([IDS.channel]);
     expect(c.actor.getSnapshot().value).toBe("awaitingResponse");
   });
 
@@ -465,7 +468,7 @@ describe("after sending: the mention child tracks the answer (design 004 §5.4�
     await settle();
     await c.answer(IDS.otherBot, T0 + 2 * MINUTE);
     await c.answer(HUMAN, T0 + 2 * MINUTE);
-    c.actor.send({ type: "RESPONSE_RECEIVED", authorId: TARGET, at: T0 + 30 * SECOND });
+    c.actor.send({ type: "RESPONSE_RECEIVED", authorId: TARGET, at: T0 - 30 * SECOND });
     await settle();
     expect(c.actor.getSnapshot().value).toBe("awaitingResponse");
     expect(c.mentionContext()?.attempts).toBe(1);
