@@ -117,6 +117,12 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     onThreadCreated: ({ threadId, channelId }: { threadId: string; channelId: string }) =>
       threads.parents.set(threadId, channelId),
     onSystemMessage: (messageId: string) => threads.markSystemMessage(messageId),
+    beforeEffect: async () => {
+      // The invoking snapshot is reported once the transition settles: let it, queue it, then wait for disk.
+      await Promise.resolve();
+      persistDirty();
+      await store?.flush();
+    },
   };
   const machines = { a2aFlow: provideFlow(sideEffects), collaborate: provideCollaborate(sideEffects) };
 
@@ -453,7 +459,13 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
         : {}),
     };
     // Response tracking comes first: an answer ends its mentions even when the loop guard drops it.
-    if (threadId !== undefined) trackResponse(threadId, message);
+    if (threadId !== undefined && trackResponse(threadId, message) > 0) {
+      // The caller may treat the answer as recorded once this returns: make it so.
+      persistDirty();
+      await store
+        ?.flush()
+        .catch((error: unknown) => warn(`could not persist a response: ${describe(error)}`));
+    }
 
     const decision = decidePreflight(message, {
       threadCommunication: config.discord.threadCommunication,
@@ -490,7 +502,9 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     };
   }
 
-  function trackResponse(threadId: string, m: InboundDiscordMessage): void {
+  /** Tells every collaboration awaiting an answer in the thread; returns how many were told. */
+  function trackResponse(threadId: string, m: InboundDiscordMessage): number {
+    let told = 0;
     for (const entry of hosted.values()) {
       if (entry.kind !== "collaborate") continue;
       const snapshot = entry.actor.getSnapshot() as { value: string; context: { resolvedThreadId?: string } };
@@ -501,8 +515,10 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
           at: m.ts,
           messageId: m.messageId,
         });
+        told += 1;
       }
     }
+    return told;
   }
 
   async function mentions(): Promise<MentionSummary[]> {

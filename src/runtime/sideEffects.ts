@@ -35,6 +35,11 @@ export interface SideEffectDeps {
   /** The agent id in a session key `agent:{id}:…`. */
   agentOfSession: (sessionKey: string) => string;
   onThreadCreated?: (p: { threadId: string; channelId: string }) => void;
+  /**
+   * Resolves once the snapshot that started a side effect is on disk. Effects that change the world
+   * wait for it, so a crash can never leave a post or a thread that no stored actor knows of.
+   */
+  beforeEffect?: () => Promise<void>;
   onSystemMessage?: (messageId: string) => void;
 }
 
@@ -42,13 +47,35 @@ export interface SideEffectDeps {
  * Runs a side effect and stamps a failure with the time it happened (`at`): machines read no clock,
  * and a retry's due time counts from the failure.
  */
-async function stamped<T>(now: () => number, effect: () => Promise<T>): Promise<T> {
+async function stamped<T>(
+  now: () => number,
+  effect: () => Promise<T>,
+  gate?: () => Promise<void>,
+): Promise<T> {
+  await gate?.();
   try {
     return await effect();
   } catch (error) {
     const at = now();
     if (typeof error === "object" && error !== null) throw Object.assign(error, { at });
     throw Object.assign(new Error(String(error)), { at });
+  }
+}
+
+/** Discord's answer when a message already has its thread (FACTS.md: 400 / 160004). */
+const THREAD_ALREADY_CREATED = 160004;
+
+/**
+ * Opens the thread, or finds it: a thread opened from a message has that message's id, so when a
+ * creation re-run after a crash hears "already created", the thread it wanted is the message's.
+ */
+async function createThreadOnce(discord: DiscordPort, input: CreateThreadInput): Promise<string> {
+  try {
+    return (await discord.createThread(input)).threadId;
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === THREAD_ALREADY_CREATED && input.fromMessageId !== undefined) return input.fromMessageId;
+    throw error;
   }
 }
 
@@ -66,7 +93,11 @@ export function provideFlow(deps: SideEffectDeps) {
       replyWait: replyWaitMachine.provide({
         actors: {
           sendMessage: fromPromise<SendMessageOutput, SendMessageInput>(({ input }) =>
-            stamped(now, async () => ({ runId: (await gateway().agent(input)).runId, at: now() })),
+            stamped(
+              now,
+              async () => ({ runId: (await gateway().agent(input)).runId, at: now() }),
+              deps.beforeEffect,
+            ),
           ),
           agentWait: fromPromise<AgentWaitOutput, AgentWaitInput>(({ input }) =>
             stamped(now, async () => {
@@ -87,21 +118,25 @@ export function provideFlow(deps: SideEffectDeps) {
       pingPong: pingPongMachine.provide({ actors: { agentStep: agentStep(deps) } }),
       announceStep: agentStep(deps),
       postAnnouncement: fromPromise<PostAnnouncementOutput, PostAnnouncementInput>(({ input }) =>
-        stamped(now, async () => {
-          if (input.announceTarget.channel === "discord" && deps.discord && input.announceTarget.to) {
-            const channelId = input.announceTarget.to.replace(/^channel:/, "");
-            await deps.limiters.messages.schedule(channelId, () =>
-              required(deps.discord, "discord").sendMessage({
-                asAgentId: deps.agentOfSession(input.targetSessionKey),
-                channelId,
-                content: input.text,
-                mentionUserIds: [],
-                nonce: discordNonce(input.nonce),
-              }),
-            );
-          }
-          return { at: now() };
-        }),
+        stamped(
+          now,
+          async () => {
+            if (input.announceTarget.channel === "discord" && deps.discord && input.announceTarget.to) {
+              const channelId = input.announceTarget.to.replace(/^channel:/, "");
+              await deps.limiters.messages.schedule(channelId, () =>
+                required(deps.discord, "discord").sendMessage({
+                  asAgentId: deps.agentOfSession(input.targetSessionKey),
+                  channelId,
+                  content: input.text,
+                  mentionUserIds: [],
+                  nonce: discordNonce(input.nonce),
+                }),
+              );
+            }
+            return { at: now() };
+          },
+          deps.beforeEffect,
+        ),
       ),
     },
   });
@@ -111,14 +146,18 @@ export function provideFlow(deps: SideEffectDeps) {
 function agentStep(deps: SideEffectDeps) {
   const { now } = deps;
   return fromPromise<AgentStepOutput, AgentStepInput>(({ input }) =>
-    stamped(now, async () => {
-      const gateway = required(deps.gateway, "gateway");
-      const { runId } = await gateway.agent(input);
-      const wait = await gateway.agentWait({ runId, timeoutMs: AGENT_STEP_WAIT_MS });
-      if (wait.status !== "ok") return { at: now() };
-      const reply = await gateway.readLatestAssistantReply({ sessionKey: input.sessionKey });
-      return { ...(reply === undefined ? {} : { reply }), at: now() };
-    }),
+    stamped(
+      now,
+      async () => {
+        const gateway = required(deps.gateway, "gateway");
+        const { runId } = await gateway.agent(input);
+        const wait = await gateway.agentWait({ runId, timeoutMs: AGENT_STEP_WAIT_MS });
+        if (wait.status !== "ok") return { at: now() };
+        const reply = await gateway.readLatestAssistantReply({ sessionKey: input.sessionKey });
+        return { ...(reply === undefined ? {} : { reply }), at: now() };
+      },
+      deps.beforeEffect,
+    ),
   );
 }
 
@@ -128,31 +167,39 @@ export function provideCollaborate(deps: SideEffectDeps) {
   const discord = () => required(deps.discord, "discord");
   const post = (system: boolean) =>
     fromPromise<PostMessageOutput, PostMessageInput>(({ input }) =>
-      stamped(now, async () => {
-        const { messageId } = await deps.limiters.messages.schedule(input.channelId, () =>
-          discord().sendMessage({
-            asAgentId: input.asAgentId,
-            channelId: input.channelId,
-            content: input.content,
-            mentionUserIds: input.mentionUserIds,
-            nonce: discordNonce(input.nonceKey),
-          }),
-        );
-        if (system) deps.onSystemMessage?.(messageId);
-        return { messageId, at: now() };
-      }),
+      stamped(
+        now,
+        async () => {
+          const { messageId } = await deps.limiters.messages.schedule(input.channelId, () =>
+            discord().sendMessage({
+              asAgentId: input.asAgentId,
+              channelId: input.channelId,
+              content: input.content,
+              mentionUserIds: input.mentionUserIds,
+              nonce: discordNonce(input.nonceKey),
+            }),
+          );
+          if (system) deps.onSystemMessage?.(messageId);
+          return { messageId, at: now() };
+        },
+        deps.beforeEffect,
+      ),
     );
   return collaborateMachine.provide({
     actors: {
       // Discord limits thread creation per guild; the parent channel is the finest key we always know.
       createThread: fromPromise<CreateThreadOutput, CreateThreadInput>(({ input }) =>
-        stamped(now, async () => {
-          const { threadId } = await deps.limiters.threadCreation.schedule(input.channelId, () =>
-            discord().createThread(input),
-          );
-          deps.onThreadCreated?.({ threadId, channelId: input.channelId });
-          return { threadId, at: now() };
-        }),
+        stamped(
+          now,
+          async () => {
+            const threadId = await deps.limiters.threadCreation.schedule(input.channelId, () =>
+              createThreadOnce(discord(), input),
+            );
+            deps.onThreadCreated?.({ threadId, channelId: input.channelId });
+            return { threadId, at: now() };
+          },
+          deps.beforeEffect,
+        ),
       ),
       postMention: post(false),
       mention: mentionMachine.provide({ actors: { postReminder: post(true), postEscalation: post(true) } }),

@@ -5,11 +5,13 @@ import { type A2AEvent, type A2ARuntime, createA2ARuntime } from "../../src/inde
 import {
   BOTS,
   CHANNEL,
+  drain,
   FakeDiscord,
   FakeGateway,
   HUMAN,
   runtimeConfig,
   tempStateDir,
+  waitUntil,
 } from "../support/runtimeFakes.js";
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
@@ -32,7 +34,6 @@ afterEach(async () => {
 });
 
 /** Lets promise chains (fake ports, actors, persistence batching) run without moving the clock. */
-const settle = () => vi.advanceTimersByTimeAsync(0);
 
 describe("createA2ARuntime: sessionsSend", () => {
   it("async: accepted once sent, then the flow completes as an actor and every event reaches onEvent and the log", async () => {
@@ -47,7 +48,7 @@ describe("createA2ARuntime: sessionsSend", () => {
       message: "이 파일 어디 있어?",
     });
     expect(accepted.status).toBe("accepted");
-    await settle();
+    await waitUntil(() => events.some((e) => e.type === "a2a.complete"), "a2a.complete");
     expect(events.map((e) => e.type)).toEqual(["a2a.send", "a2a.response", "a2a.complete"]);
     const complete = events.at(-1);
     expect(complete?.type === "a2a.complete" && complete.data).toMatchObject({
@@ -70,13 +71,16 @@ describe("createA2ARuntime: sessionsSend", () => {
     });
     const r = runtime({ stateDir: tempStateDir(), gateway });
     await r.start();
+    const events: string[] = [];
+    r.onEvent((e) => events.push(e.type));
     const pending = r.sessionsSend({
       requesterSessionKey: "agent:ruda:main",
       targetSessionKey: "agent:eden:main",
       message: "[NO_REPLY_NEEDED] 리뷰 부탁",
       timeoutSeconds: 60,
     });
-    await settle();
+    await waitUntil(() => events.includes("a2a.retry"), "a2a.retry");
+    await drain();
     await vi.advanceTimersByTimeAsync(2_000);
     const result = await pending;
     expect(result).toMatchObject({ status: "ok", reply: "리뷰 완료", retryAttempts: 1, actualTurns: 0 });
@@ -94,6 +98,7 @@ describe("createA2ARuntime: sessionsSend", () => {
       message: "뭐가 문제야?",
       timeoutSeconds: 5,
     });
+    await waitUntil(() => events.includes("a2a.send"), "a2a.send");
     await vi.advanceTimersByTimeAsync(5_000);
     const result = await pending;
     expect(result.status).toBe("timeout");
@@ -109,7 +114,6 @@ describe("createA2ARuntime: sessionsSend", () => {
       targetSessionKey: "agent:eden:main",
       message: "[NOTIFICATION] 1",
     });
-    await settle();
     const second = await r.sessionsSend({
       requesterSessionKey: "agent:ruda:main",
       targetSessionKey: "agent:eden:main",
@@ -140,6 +144,8 @@ describe("createA2ARuntime: discordSend and mention tracking", () => {
     });
     expect(sent.status).toBe("sent");
     if (sent.status !== "sent") return;
+    // The mention goes to the channel and the thread is opened from it: thread id = message id.
+    expect(sent.threadId).toBe(sent.messageId);
     expect(discord.threads).toEqual([
       expect.objectContaining({
         channelId: CHANNEL,
@@ -147,7 +153,7 @@ describe("createA2ARuntime: discordSend and mention tracking", () => {
         asAgentId: "ruda",
       }),
     ]);
-    expect(discord.in(sent.threadId)).toEqual([
+    expect(discord.in(CHANNEL)).toEqual([
       expect.objectContaining({
         asAgentId: "ruda",
         content: `<@${BOTS.eden}> 코드 리뷰 해줘`,
@@ -186,7 +192,7 @@ describe("createA2ARuntime: discordSend and mention tracking", () => {
       agentId: "ruda",
       sessionKey: `agent:ruda:discord:channel:${sent.threadId}`,
     });
-    await settle();
+    await waitUntil(async () => (await r.mentions())[0]?.status === "responded", "responded");
     expect((await r.mentions())[0]).toMatchObject({ status: "responded", attempts: 1 });
   });
 
@@ -200,10 +206,12 @@ describe("createA2ARuntime: discordSend and mention tracking", () => {
       message: "코드 리뷰 해줘",
     });
     if (sent.status !== "sent") throw new Error("not sent");
-    await vi.advanceTimersByTimeAsync(5 * MINUTE);
-    await vi.advanceTimersByTimeAsync(5 * MINUTE);
-    await vi.advanceTimersByTimeAsync(5 * MINUTE);
-    const posts = discord.in(sent.threadId);
+    for (const delivered of [1, 2, 3]) {
+      await drain();
+      await vi.advanceTimersByTimeAsync(5 * MINUTE);
+      await waitUntil(() => discord.in(sent.threadId).length === delivered, `post ${delivered}`);
+    }
+    const posts = [...discord.in(CHANNEL), ...discord.in(sent.threadId)];
     expect(posts.map((p) => p.content.split("\n")[0])).toEqual([
       `<@${BOTS.eden}> 코드 리뷰 해줘`,
       `[리마인더 1/3] <@${BOTS.eden}> 위 요청에 대해 확인 부탁해요.`,
@@ -293,11 +301,13 @@ describe("createA2ARuntime: restarts", () => {
     vi.setSystemTime(T0 + 4 * MINUTE);
     const again = runtime({ stateDir: dir, discord });
     await again.start();
+    await drain();
     await vi.advanceTimersByTimeAsync(MINUTE - 1);
-    expect(discord.in(sent.threadId)).toHaveLength(1);
+    await drain();
+    expect(discord.in(sent.threadId)).toHaveLength(0);
     await vi.advanceTimersByTimeAsync(1);
+    await waitUntil(() => discord.in(sent.threadId).length === 1, "the reminder");
     expect(discord.in(sent.threadId).map((m) => m.content.split("\n")[0])).toEqual([
-      `<@${BOTS.eden}> 코드 리뷰 해줘`,
       `[리마인더 1/3] <@${BOTS.eden}> 위 요청에 대해 확인 부탁해요.`,
     ]);
   });
@@ -311,14 +321,17 @@ describe("createA2ARuntime: restarts", () => {
     vi.setSystemTime(T0 + 7 * MINUTE);
     const again = runtime({ stateDir: dir, discord });
     await again.start();
-    await settle();
     const reminders = () => discord.in(sent.threadId).filter((m) => m.content.startsWith("[리마인더"));
+    await vi.advanceTimersByTimeAsync(0);
+    await waitUntil(() => reminders().length === 1, "the overdue reminder");
+    await drain();
     expect(reminders()).toHaveLength(1);
     expect(reminders()[0]?.content).toContain("(7분 전)");
     // The next timeout counts from the reminder actually sent (T+7), not from the missed due time.
     await vi.advanceTimersByTimeAsync(5 * MINUTE - 1);
+    await drain();
     expect(reminders()).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
-    expect(reminders()).toHaveLength(2);
+    await waitUntil(() => reminders().length === 2, "the second reminder");
   });
 });

@@ -80,9 +80,16 @@ export class FakeDiscord implements DiscordPort {
     return { messageId };
   }
 
-  async createThread(p: { asAgentId: string; channelId: string; name: string }) {
-    const threadId = this.nextId();
-    this.threads.push({ threadId, ...p });
+  /** A thread opened from a message has the message's id; a second one for it is refused (400 / 160004). */
+  async createThread(p: { asAgentId: string; channelId: string; name: string; fromMessageId?: string }) {
+    const threadId = p.fromMessageId ?? this.nextId();
+    if (this.threads.some((t) => t.threadId === threadId)) {
+      throw Object.assign(new Error("A thread has already been created for this message"), {
+        status: 400,
+        code: 160004,
+      });
+    }
+    this.threads.push({ threadId, channelId: p.channelId, name: p.name, asAgentId: p.asAgentId });
     return { threadId };
   }
 
@@ -107,3 +114,25 @@ export const runtimeConfig = {
     collaboration: { defaultChannel: CHANNEL, allowedChannels: [CHANNEL] },
   },
 };
+
+/**
+ * Waits for `check` to hold while the runtime works: its side effects wait for real disk writes
+ * (fsync) before they reach a port, so a test under fake timers must let real I/O complete too.
+ * Rounds of setImmediate (not faked) let I/O callbacks and promise chains run; no clock moves.
+ */
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  what = "the condition",
+  rounds = 20_000,
+): Promise<void> {
+  for (let i = 0; i < rounds; i += 1) {
+    if (await check()) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  throw new Error(`waitUntil: ${what} did not happen`);
+}
+
+/** A few rounds of real I/O and promise callbacks, to show that something does NOT happen. */
+export async function drain(rounds = 200): Promise<void> {
+  for (let i = 0; i < rounds; i += 1) await new Promise<void>((resolve) => setImmediate(resolve));
+}
