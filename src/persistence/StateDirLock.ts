@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
+import { mkdir, open, readFile, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { errorCode, errorText, syncDirectory } from "./DurableJsonFile.js";
 
@@ -69,6 +69,7 @@ export async function acquireStateDirLock(
   }
   const mine: LockContent = { pid: process.pid, startedAt: now(), token: randomUUID() };
   const text = JSON.stringify(mine);
+  await removeDeadTakeoverFiles(dir);
 
   let holder: LockRead = { kind: "missing" };
   // A lock released between our attempt and our read is gone: try again (a few times, not forever).
@@ -188,4 +189,14 @@ function notWritable(dir: string, error: unknown): Error {
     : error instanceof Error
       ? error
       : new Error(errorText(error));
+}
+
+/** A takeover killed between writing its temp file and renaming it leaves `.lock.tmp-<pid>`: remove those of dead pids. */
+async function removeDeadTakeoverFiles(dir: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = /^\.lock\.tmp-(\d+)$/.exec(name)?.[1];
+    if (pid !== undefined && !isProcessAlive(Number(pid)))
+      await rm(join(dir, name), { force: true }).catch(() => undefined);
+  }
 }

@@ -115,4 +115,17 @@ describe("acquireStateDirLock", () => {
       await chmod(dir, 0o700);
     }
   });
+
+  it("removes the temp file a killed takeover left behind, and only a dead process's", async () => {
+    const dir = await dirs.make();
+    const dead = await deadPid();
+    await writeFile(join(dir, `.lock.tmp-${dead}`), "{}");
+    await writeFile(join(dir, `.lock.tmp-${process.pid}`), "{}");
+    const lock = await acquireStateDirLock(dir);
+    const { readdir } = await import("node:fs/promises");
+    const names = await readdir(dir);
+    expect(names).not.toContain(`.lock.tmp-${dead}`);
+    expect(names).toContain(`.lock.tmp-${process.pid}`);
+    await lock.release();
+  });
 });
