@@ -1,6 +1,6 @@
 import { createReadStream } from "node:fs";
-import { access, copyFile, mkdir, open, readFile, readdir, rename, rm } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { copyFile, mkdir, readFile, readdir } from "node:fs/promises";
+import { basename, join } from "node:path";
 import { createInterface } from "node:readline";
 import {
   type A2AEvent,
@@ -12,6 +12,8 @@ import {
   requireWholeNumber,
 } from "../services/index.js";
 import { EVENT_LOG_FILE } from "./EventLog.js";
+import { writeFileDurably } from "./DurableJsonFile.js";
+import { freeQuarantineName, quarantineFile } from "./quarantine.js";
 
 export const CONVERSATION_INDEX_FILE = "a2a-conversation-index.json";
 
@@ -302,7 +304,7 @@ export class ConversationIndex {
     }
     if (invalid > 0) {
       // The good entries are used; the file as it was is copied aside so the bad ones are not lost.
-      const copy = await this.freeQuarantineName();
+      const copy = await freeQuarantineName(this.file, this.now());
       await copyFile(this.file, copy);
       this.warn(
         `${this.file}: skipped ${invalid} invalid entr${invalid === 1 ? "y" : "ies"} ` +
@@ -313,23 +315,8 @@ export class ConversationIndex {
     return true;
   }
 
-  /** `<file>.corrupt-<ISO time>`, with `-1`, `-2`… when taken (a fixed clock), so no copy is replaced. */
-  private async freeQuarantineName(): Promise<string> {
-    const base = `${this.file}.corrupt-${new Date(this.now()).toISOString().replace(/[:.]/g, "-")}`;
-    for (let n = 0; ; n += 1) {
-      const name = n === 0 ? base : `${base}-${n}`;
-      try {
-        await access(name);
-      } catch {
-        return name;
-      }
-    }
-  }
-
   private async quarantine(reason: string): Promise<void> {
-    const target = await this.freeQuarantineName();
-    await rename(this.file, target);
-    await syncDirectory(this.dir);
+    const target = await quarantineFile(this.file, this.now());
     this.warn(`${this.file} is corrupt: ${reason}; moved it to ${basename(target)} and started empty`);
   }
 
@@ -453,42 +440,6 @@ function rotationNumber(name: string): number | undefined {
   if (!name.startsWith(`${EVENT_LOG_FILE}.`)) return undefined;
   const suffix = name.slice(EVENT_LOG_FILE.length + 1);
   return /^[1-9][0-9]{0,5}$/.test(suffix) ? Number(suffix) : undefined;
-}
-
-/**
- * Write to a temp file, fsync it, rename over the target, fsync the directory: a crash leaves either
- * the old file or the new one, never a torn mix, and the rename itself survives a power cut.
- */
-async function writeFileDurably(file: string, text: string): Promise<void> {
-  const temp = `${file}.tmp`;
-  try {
-    const handle = await open(temp, "w");
-    try {
-      await handle.writeFile(text, "utf8");
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, file);
-  } catch (error) {
-    await rm(temp, { force: true }).catch(() => undefined);
-    throw error;
-  }
-  await syncDirectory(dirname(file));
-}
-
-async function syncDirectory(dir: string): Promise<void> {
-  let handle;
-  try {
-    handle = await open(dir, "r");
-    await handle.sync();
-  } catch (error) {
-    // Windows cannot open a directory, and some filesystems refuse to fsync one; the rename stands.
-    const code = (error as { code?: unknown } | null)?.code;
-    if (code !== "EISDIR" && code !== "EPERM" && code !== "EINVAL" && code !== "EACCES") throw error;
-  } finally {
-    await handle?.close();
-  }
 }
 
 interface AgeNode {

@@ -77,24 +77,31 @@ export class DurableJsonFile<T> implements Adapter<T> {
   async write(data: T): Promise<void> {
     // Serialised before the first await: later changes to `data` do not leak into this write.
     const text = JSON.stringify(data);
-    const bytes = Buffer.byteLength(text);
-    const tmp = `${this.file}.tmp-${process.pid}`;
-    try {
-      const handle = await open(tmp, "w");
-      try {
-        await handle.writeFile(text, "utf8");
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(tmp, this.file);
-    } catch (error) {
-      await rm(tmp, { force: true }).catch(() => undefined);
-      throw error;
-    }
-    await syncDirectory(dirname(this.file));
-    this.options.onWrite?.(bytes);
+    await writeFileDurably(this.file, text);
+    this.options.onWrite?.(Buffer.byteLength(text));
   }
+}
+
+/**
+ * Writes a temp file, fsyncs it, renames it over `file` and fsyncs the directory: a crash leaves
+ * the old file or the new one, never a torn mix, and the rename survives a power cut.
+ */
+export async function writeFileDurably(file: string, text: string): Promise<void> {
+  const tmp = `${file}.tmp-${process.pid}`;
+  try {
+    const handle = await open(tmp, "w");
+    try {
+      await handle.writeFile(text, "utf8");
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, file);
+  } catch (error) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw error;
+  }
+  await syncDirectory(dirname(file));
 }
 
 /** fsync a directory so that a rename or unlink in it survives power loss. */

@@ -14,13 +14,18 @@ export function quarantineStamp(now: number): string {
  * Returns the new path.
  */
 export async function quarantineFile(file: string, now: number): Promise<string> {
+  const target = await freeQuarantineName(file, now);
+  await rename(file, target);
+  await syncDirectory(dirname(file));
+  return target;
+}
+
+/** The first free `<file>.corrupt-<time>[-n]` name. */
+export async function freeQuarantineName(file: string, now: number): Promise<string> {
   const base = `${file}.corrupt-${quarantineStamp(now)}`;
   for (let n = 0; ; n++) {
     const target = n === 0 ? base : `${base}-${n}`;
-    if (await exists(target)) continue;
-    await rename(file, target);
-    await syncDirectory(dirname(file));
-    return target;
+    if (!(await exists(target))) return target;
   }
 }
 

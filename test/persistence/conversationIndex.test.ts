@@ -187,14 +187,14 @@ describe("ConversationIndex as the writer (design 003 §7.1)", () => {
     first.observe(send(ROUTE, "conv-1", TS));
     await first.close();
     // A crash after writing part of the temp file and before the rename.
-    await writeFile(`${indexFile()}.tmp`, '{"version":1,"entries":{"agent:main');
+    await writeFile(`${indexFile()}.tmp-${process.pid}`, '{"version":1,"entries":{"agent:main');
 
     const second = await openIndex();
     expect(second.get(ROUTE)).toBe("conv-1");
     second.observe(send(OTHER, "conv-2", TS + 1));
     await second.close();
     expect(Object.keys((await readIndexFile()).entries).sort()).toEqual([ROUTE, OTHER].sort());
-    expect(await exists(`${indexFile()}.tmp`)).toBe(false);
+    expect(await exists(`${indexFile()}.tmp-${process.pid}`)).toBe(false);
     expect(warnings).toEqual([]);
   });
 });
@@ -438,7 +438,7 @@ describe("ConversationIndex", () => {
 
   it("reports a failed write from flush() and succeeds once the cause is gone", async () => {
     const index = await openIndex();
-    await mkdir(`${indexFile()}.tmp`); // the temp path is taken: open(tmp, "w") fails
+    await mkdir(`${indexFile()}.tmp-${process.pid}`); // the temp path is taken: open(tmp, "w") fails
     index.observe(send(ROUTE, "conv-1", TS));
     await expect(index.flush()).rejects.toThrow(
       /ConversationIndex: could not write .*a2a-conversation-index\.json/,
@@ -446,7 +446,7 @@ describe("ConversationIndex", () => {
     expect(warnings.some((warning) => warning.includes(indexFile()))).toBe(true);
     expect(index.get(ROUTE)).toBe("conv-1"); // memory stays right
 
-    await rm(`${indexFile()}.tmp`, { recursive: true });
+    await rm(`${indexFile()}.tmp-${process.pid}`, { recursive: true });
     await index.flush();
     expect((await readIndexFile()).entries[ROUTE]?.conversationId).toBe("conv-1");
     await index.close();
