@@ -104,7 +104,11 @@ export const mentionMachine = setup({
     neverReminded: ({ context }) => context.attempts === 1,
   },
   actions: {
-    noteFired: assign(({ event }) => ({ firedAt: (event as TimerEvent<"RESPONSE_TIMEOUT">).at })),
+    // The timeout is taken: it is owed no more (a reminder being posted owes nothing until it is sent).
+    noteFired: assign(({ event }) => ({
+      firedAt: (event as TimerEvent<"RESPONSE_TIMEOUT">).at,
+      due: undefined,
+    })),
     noteResponse: assign(({ event }) => ({ respondedAt: (event as { at: number }).at })),
     settle: assign((_, outcome: MentionOutput["status"]) => ({ outcome, due: undefined })),
     recordReminder: assign(({ context }, output: PostMessageOutput) => ({
