@@ -1,0 +1,63 @@
+// `npm run bench`: runs every bench/*.bench.ts in sequence, each in its own child process
+// (`node --import tsx <file>`) so that memory figures such as peak RSS belong to one benchmark, and
+// prints their tables as they come, then a summary. Benchmarks are not part of the test suite.
+// Run: npx tsx bench/index.ts [name-filter ...]   e.g. npx tsx bench/index.ts runtime
+import { spawn } from "node:child_process";
+import { readdir, readFile } from "node:fs/promises";
+import { cpus, loadavg, totalmem } from "node:os";
+import { dirname, join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const filters = process.argv.slice(2);
+
+function run(file: string): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", file], { stdio: "inherit" });
+    child.on("error", reject);
+    child.on("exit", (code, signal) => resolve({ code, signal }));
+  });
+}
+
+async function cpuModel(): Promise<string> {
+  try {
+    const info = await readFile("/proc/cpuinfo", "utf8");
+    return /^model name\s*:\s*(.+)$/m.exec(info)?.[1] ?? cpus()[0]?.model ?? "unknown CPU";
+  } catch {
+    return cpus()[0]?.model ?? "unknown CPU";
+  }
+}
+
+async function main(): Promise<void> {
+  const files = (await readdir(here))
+    .filter((name) => name.endsWith(".bench.ts"))
+    .filter((name) => filters.length === 0 || filters.some((f) => name.includes(f)))
+    .sort();
+  if (files.length === 0) throw new Error(`no bench/*.bench.ts matches ${filters.join(", ")}`);
+  console.log(
+    `a2a-statecharts benchmarks, ${new Date().toISOString()}: node ${process.version}, ` +
+      `${cpus().length} × ${await cpuModel()}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, ` +
+      `load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}`,
+  );
+  const results: Array<{ name: string; seconds: number; outcome: string }> = [];
+  for (const name of files) {
+    console.log(`\n=== ${name} ${"=".repeat(Math.max(0, 72 - name.length))}\n`);
+    const started = performance.now();
+    const { code, signal } = await run(join(here, name));
+    const outcome = signal !== null ? `killed by ${signal}` : code === 0 ? "ok" : `exit code ${code}`;
+    results.push({ name, seconds: (performance.now() - started) / 1000, outcome });
+  }
+  console.log("\n=== summary\n");
+  console.log("| benchmark | seconds | outcome |");
+  console.log("|---|---|---|");
+  for (const r of results) console.log(`| ${r.name} | ${r.seconds.toFixed(1)} | ${r.outcome} |`);
+  if (results.some((r) => r.outcome !== "ok")) process.exitCode = 1;
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
