@@ -21,6 +21,8 @@ export class TimerQueue {
   private heap = new Heap<HeapEntry>((a, b) => a.dueAt - b.dueAt);
   private readonly generations = new Map<string, number>();
   private readonly current = new Map<string, OwedTimer[]>();
+  private readonly fired = new Map<string, string>();
+  private owed = 0;
   private handle: ReturnType<typeof setTimeout> | undefined;
   private armedFor: number | undefined;
   private running = false;
@@ -31,9 +33,13 @@ export class TimerQueue {
   ) {}
 
   /** Replaces the actor's timers with `timers` (none cancels them). */
-  set(actorId: string, timers: ReadonlyArray<{ event: string; dueAt: number }>): void {
+  set(actorId: string, wanted: ReadonlyArray<{ event: string; dueAt: number }>): void {
+    // A timer already delivered is never owed again, even if the actor still shows it for a moment.
+    const fired = this.fired.get(actorId);
+    const timers = fired === undefined ? wanted : wanted.filter((t) => `${t.event}@${t.dueAt}` !== fired);
     const previous = this.current.get(actorId) ?? [];
     if (sameTimers(previous, timers)) return;
+    this.owed += timers.length - previous.length;
     const generation = (this.generations.get(actorId) ?? 0) + 1;
     this.generations.set(actorId, generation);
     if (timers.length === 0) {
@@ -50,15 +56,19 @@ export class TimerQueue {
     this.arm();
   }
 
+  /** The actor is gone: drop what it was owed and what was delivered to it. */
+  forget(actorId: string): void {
+    this.set(actorId, []);
+    this.fired.delete(actorId);
+  }
+
   /** Timers currently owed, soonest first. */
   pending(): OwedTimer[] {
     return [...this.current.values()].flat().sort((a, b) => a.dueAt - b.dueAt);
   }
 
   get size(): number {
-    let n = 0;
-    for (const timers of this.current.values()) n += timers.length;
-    return n;
+    return this.owed;
   }
 
   /** Starts firing: every overdue timer fires now (once), the rest at their due time. */
@@ -106,6 +116,8 @@ export class TimerQueue {
     const owed = this.current.get(timer.actorId);
     if (owed === undefined) return;
     const rest = owed.filter((t) => !(t.event === timer.event && t.dueAt === timer.dueAt));
+    this.owed -= owed.length - rest.length;
+    this.fired.set(timer.actorId, `${timer.event}@${timer.dueAt}`);
     if (rest.length === 0) {
       this.current.delete(timer.actorId);
       this.generations.set(timer.actorId, (this.generations.get(timer.actorId) ?? 0) + 1);

@@ -97,6 +97,9 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   const threads = new ThreadState(collaboration);
   const hosted = new Map<string, Hosted>();
   const dirty = new Set<string>();
+  const resuming = new Set<string>();
+  /** Live collaborations by the thread they await an answer in: inbound messages touch only those. */
+  const awaitingIn = new Map<string, Set<string>>();
   const timers = new TimerQueue(now, (timer) =>
     hosted.get(timer.actorId)?.actor.send({ type: timer.event, at: now() }),
   );
@@ -141,7 +144,11 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     }
   }
 
-  function host(kind: Kind, id: string, start: { input: unknown } | { snapshot: unknown }): Hosted {
+  function host(
+    kind: Kind,
+    id: string,
+    start: { input: unknown } | { snapshot: unknown; timers: ActorRecord["timers"] },
+  ): Hosted {
     const entry: Hosted = {
       id,
       kind,
@@ -163,6 +170,15 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
             inspect,
           })
         : createActor(machine, { id, input: start.input, inspect });
+    if ("snapshot" in start) {
+      // Resumed as stored: nothing to write until it changes; its timers come from its record.
+      resuming.add(id);
+      hosted.set(id, entry);
+      entry.actor.start();
+      resuming.delete(id);
+      timers.set(id, start.timers);
+      return entry;
+    }
     hosted.set(id, entry);
     entry.actor.start();
     markDirty(id);
@@ -171,7 +187,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
 
   // Persistence is batched per microtask: one snapshot per actor per burst of transitions.
   function markDirty(id: string): void {
-    if (stopping || !hosted.has(id)) return;
+    if (stopping || resuming.has(id) || !hosted.has(id)) return;
     dirty.add(id);
     if (flushScheduled) return;
     flushScheduled = true;
@@ -193,8 +209,15 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     const due = status === "active" ? collectDue(entry.actor) : [];
     timers.set(entry.id, due);
     const meta = entry.kind === "collaborate" ? collaborationMeta(entry.actor) : undefined;
-    if (meta?.threadId !== undefined && meta.parentChannelId !== undefined) {
-      threads.addParticipants(meta.threadId, [meta.fromAgentId, meta.targetAgentId]);
+    if (meta?.threadId !== undefined) {
+      if (meta.parentChannelId !== undefined) {
+        threads.addParticipants(meta.threadId, [meta.fromAgentId, meta.targetAgentId]);
+      }
+      const waiting = awaitingIn.get(meta.threadId) ?? new Set<string>();
+      if (status === "active") waiting.add(entry.id);
+      else waiting.delete(entry.id);
+      if (waiting.size > 0) awaitingIn.set(meta.threadId, waiting);
+      else awaitingIn.delete(meta.threadId);
     }
     entry.lastWrite = target
       .put({
@@ -212,6 +235,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       if (status === "error")
         warn(`actor ${entry.id} failed: ${describe((snapshot as { error?: unknown }).error)}`);
       hosted.delete(entry.id);
+      timers.forget(entry.id);
     }
     for (const watcher of [...entry.watchers]) watcher();
   }
@@ -459,7 +483,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
         : {}),
     };
     // Response tracking comes first: an answer ends its mentions even when the loop guard drops it.
-    if (threadId !== undefined && trackResponse(threadId, message) > 0) {
+    // Only an agent's bot can answer a mention; a human's message never ends one.
+    if (threadId !== undefined && agentOfBot.has(message.authorId) && trackResponse(threadId, message) > 0) {
       // The caller may treat the answer as recorded once this returns: make it so.
       persistDirty();
       await store
@@ -505,18 +530,13 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   /** Tells every collaboration awaiting an answer in the thread; returns how many were told. */
   function trackResponse(threadId: string, m: InboundDiscordMessage): number {
     let told = 0;
-    for (const entry of hosted.values()) {
-      if (entry.kind !== "collaborate") continue;
-      const snapshot = entry.actor.getSnapshot() as { value: string; context: { resolvedThreadId?: string } };
-      if (snapshot.value === "awaitingResponse" && snapshot.context.resolvedThreadId === threadId) {
-        entry.actor.send({
-          type: "RESPONSE_RECEIVED",
-          authorId: m.authorId,
-          at: m.ts,
-          messageId: m.messageId,
-        });
-        told += 1;
-      }
+    for (const id of awaitingIn.get(threadId) ?? []) {
+      const entry = hosted.get(id);
+      if (entry === undefined) continue;
+      const snapshot = entry.actor.getSnapshot() as { value: string };
+      if (snapshot.value !== "awaitingResponse") continue;
+      entry.actor.send({ type: "RESPONSE_RECEIVED", authorId: m.authorId, at: m.ts, messageId: m.messageId });
+      told += 1;
     }
     return told;
   }
@@ -541,6 +561,9 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       const meta = record.meta as CollaborationMeta | undefined;
       if (record.machineId === "collaborate" && meta?.threadId !== undefined) {
         threads.addParticipants(meta.threadId, [meta.fromAgentId, meta.targetAgentId]);
+        if (record.status === "active") {
+          awaitingIn.set(meta.threadId, (awaitingIn.get(meta.threadId) ?? new Set<string>()).add(record.id));
+        }
         if (meta.parentChannelId !== undefined) {
           threads.useRoute({
             fromAgentId: meta.fromAgentId,
@@ -585,13 +608,14 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       });
       index.attach(bus);
       await store.prune(now());
-      restore([...store.archived(), ...store.load()]);
-      for (const record of store.load()) {
+      const live = store.load();
+      restore([...store.archived(), ...live]);
+      for (const record of live) {
         if (record.status !== "active") continue;
         const kind = record.machineId as Kind;
         if (!(kind in MACHINE_VERSIONS)) continue;
         try {
-          host(kind, record.id, { snapshot: record.snapshot });
+          host(kind, record.id, { snapshot: record.snapshot, timers: record.timers });
         } catch (error) {
           warn(
             `could not resume actor ${record.id} (${record.machineId}); it stays stored: ${describe(error)}`,

@@ -51,6 +51,36 @@ describe("createA2ARuntime: more", () => {
     expect(gateway.agentCalls).toHaveLength(1);
   });
 
+  it("after a restart, the target's answer in the thread still ends the resumed mention responded", async () => {
+    const dir = tempStateDir();
+    const discord = new FakeDiscord();
+    const first = createA2ARuntime({ config: runtimeConfig, stateDir: dir, discord, onWarning: () => {} });
+    await first.start();
+    const sent = await first.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "리뷰 부탁",
+    });
+    if (sent.status !== "sent") throw new Error("not sent");
+    await first.stop();
+    const second = runtime({ stateDir: dir, discord });
+    await second.start();
+    const answer = {
+      messageId: "1400000000000000777",
+      channelId: sent.threadId,
+      threadId: sent.threadId,
+      authorId: runtimeConfig.agents.eden.discordBotId,
+      authorIsBot: true,
+      content: "봤어요, 고쳤습니다",
+      mentionUserIds: [],
+      ts: Date.now(),
+    };
+    await second.handleDiscordMessage(answer);
+    expect(await second.mentions()).toEqual([
+      expect.objectContaining({ id: sent.mentionId, status: "responded" }),
+    ]);
+  });
+
   it("attaches an @statelyai/inspect inspector to every actor, children included", async () => {
     const sent: Array<{ type: string; sessionId?: string }> = [];
     const inspector = createInspector({
