@@ -262,8 +262,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   }
 
   async function sessionsSend(p: SessionsSendParams): Promise<A2AFlowResult> {
-    const target = requireStarted("sessionsSend");
-    void target;
+    requireStarted("sessionsSend");
     if (typeof p?.targetSessionKey !== "string" || p.targetSessionKey.trim() === "") {
       throw new TypeError("sessionsSend: targetSessionKey must be a non-empty session key");
     }
@@ -310,8 +309,9 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       flowResult(entry, conversationId, status);
     const finished = until(entry, () => {
       const s = entry.actor.getSnapshot() as { status: string };
+      // "ok" stands for the flow's own status (ok or blocked); an actor that failed outright is blocked.
       return s.status === "active" ? undefined : resultOf(s.status === "done" ? "ok" : "blocked");
-    }).then((r) => (r.status === "ok" && r.error !== undefined ? { ...r, status: "blocked" as const } : r));
+    });
 
     if (timeoutSeconds === 0) {
       // Accepted once the message left (or the flow ended before it could): the flow goes on as an actor.

@@ -81,6 +81,22 @@ describe("createA2ARuntime: more", () => {
     ]);
   });
 
+  it("sync: a permanent error resolves blocked, with the classified error", async () => {
+    const gateway = new FakeGateway({ waits: [{ status: "error", error: "context_length_exceeded" }] });
+    const r = runtime({ stateDir: tempStateDir(), gateway });
+    await r.start();
+    const result = await r.sessionsSend({
+      targetSessionKey: "agent:eden:main",
+      message: "긴 문서 요약해줘",
+      timeoutSeconds: 30,
+    });
+    expect(result).toMatchObject({
+      status: "blocked",
+      retryAttempts: 0,
+      error: { code: "context_exceeded" },
+    });
+  });
+
   it("attaches an @statelyai/inspect inspector to every actor, children included", async () => {
     const sent: Array<{ type: string; sessionId?: string }> = [];
     const inspector = createInspector({
