@@ -1,0 +1,167 @@
+// A local Discord API v10 server for tests and demos (node:http + ws, 127.0.0.1 only).
+//
+// REST under /api/v10 and a JSON gateway at /gateway serve several bot users at once. A discord.js
+// Client logs in with `rest: { api: emulator.apiUrl }` and the token `emulatorToken(botUserId)`, i.e.
+// "<userId>.emulator" (see tokens.ts; a real-looking "<base64(userId)>.xxx.yyy" works too). Tokens
+// of unknown or non-bot users are refused. Humans post through `postAsUser`.
+//
+// Behaviour: allowed_mentions; nonce + enforce_nonce (same author + nonce within 5 minutes returns the
+// first message, with no second MESSAGE_CREATE); content ≤ 2000 chars (400 / 50035); unknown channel
+// (404 / 10003); missing permissions (403 / 50013, per channel `denied` user ids or `deny()`); thread
+// from a message (thread id = message id; a second one → 400 / 160004); standalone threads (type 11;
+// the API default is 12, private). Faults: `injectFault` (429 bucket or global, 5xx, timeout, reset)
+// and `dropGateway`. Not emulated: attachments (multipart bodies), edits, deletes, reactions, roles.
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { type EmulatorFault, FaultQueue } from "./faults.js";
+import { Gateway } from "./gateway.js";
+import { handleRest } from "./restRoutes.js";
+import { EmulatorState, type EmulatorUser } from "./state.js";
+
+export interface DiscordEmulatorOptions {
+  /** 0 or omitted: any free port. */
+  port?: number;
+  guildId?: string;
+  guildName?: string;
+  /** Text channels. `denied`: user ids without Send Messages / Create Threads there. */
+  channels: Array<{ id: string; name: string; denied?: string[] }>;
+  users: EmulatorUser[];
+  /** Gateway heartbeat interval announced in HELLO (default 41 250 ms). */
+  heartbeatIntervalMs?: number;
+}
+
+export interface EmulatedMessage {
+  id: string;
+  channelId: string;
+  authorId: string;
+  content: string;
+  nonce?: string;
+  mentionIds: string[];
+  threadId?: string;
+}
+
+export interface DiscordEmulator {
+  /** Pass as discord.js `rest: { api }`. */
+  apiUrl: string;
+  gatewayUrl: string;
+  port: number;
+  guildId: string;
+  close(): Promise<void>;
+  /** Posts as any known user (typically a human), with Discord's default mention parsing. */
+  postAsUser(p: { userId: string; channelId: string; content: string }): Promise<{ messageId: string }>;
+  /** Messages in creation order; in one channel (or thread) when `channelId` is given. */
+  messages(channelId?: string): EmulatedMessage[];
+  /** Threads created so far. */
+  threads(): Array<{
+    id: string;
+    parentId: string;
+    name: string;
+    type: number;
+    ownerId: string;
+    memberIds: string[];
+  }>;
+  /** Fails the next matching REST request(s). */
+  injectFault(fault: EmulatorFault): void;
+  clearFaults(): void;
+  /** Drops gateway connections (one bot's, or all); see Gateway.drop. Returns how many were dropped. */
+  dropGateway(userId?: string, options?: { resumable?: boolean }): number;
+  /** Live gateway connections (of one bot, or all). */
+  connectedBots(userId?: string): number;
+  /** Denies (or grants back) a user Send Messages / Create Threads in a channel. */
+  deny(channelId: string, userId: string, denied?: boolean): void;
+}
+
+export async function startDiscordEmulator(o: DiscordEmulatorOptions): Promise<DiscordEmulator> {
+  const state = new EmulatorState(o);
+  const faults = new FaultQueue();
+  const held = new Set<ServerResponse>();
+  let port = 0;
+  const gatewayUrl = (): string => `ws://127.0.0.1:${port}/gateway`;
+  const gateway = new Gateway(state, {
+    url: gatewayUrl,
+    heartbeatIntervalMs: o.heartbeatIntervalMs ?? 41_250,
+  });
+  state.listener = gateway;
+
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => {
+    void handleRest({ state, faults, gatewayUrl, held }, req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  server.on("upgrade", (req, socket, head) => {
+    const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
+    if (path !== "/gateway" && path !== "/gateway/") {
+      socket.destroy();
+      return;
+    }
+    gateway.server.handleUpgrade(req, socket, head, (ws) => gateway.server.emit("connection", ws, req));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(o.port ?? 0, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+
+  let closed = false;
+  return {
+    apiUrl: `http://127.0.0.1:${port}/api`,
+    gatewayUrl: gatewayUrl(),
+    port,
+    guildId: state.guildId,
+    async close() {
+      if (closed) return;
+      closed = true;
+      gateway.close();
+      for (const res of held) res.destroy();
+      held.clear();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+    async postAsUser({ userId, channelId, content }) {
+      state.user(userId);
+      const { message } = state.createMessage({ channelId, authorId: userId, content });
+      return { messageId: message.id };
+    },
+    messages(channelId) {
+      return state.messages
+        .filter((m) => channelId === undefined || m.channelId === channelId)
+        .map((m) => ({
+          id: m.id,
+          channelId: m.channelId,
+          authorId: m.authorId,
+          content: m.content,
+          mentionIds: [...m.mentionIds],
+          ...(m.nonce === undefined ? {} : { nonce: m.nonce }),
+          ...(m.threadId === undefined ? {} : { threadId: m.threadId }),
+        }));
+    },
+    threads() {
+      return state.threads().map((t) => ({
+        id: t.id,
+        parentId: t.parentId ?? "",
+        name: t.name,
+        type: t.type,
+        ownerId: t.ownerId ?? "",
+        memberIds: [...t.members.keys()],
+      }));
+    },
+    injectFault: (fault) => faults.add(fault),
+    clearFaults: () => faults.clear(),
+    dropGateway: (userId, options) => gateway.drop(userId, options?.resumable ?? true),
+    connectedBots: (userId) => gateway.connectedCount(userId),
+    deny(channelId, userId, denied = true) {
+      const channel = state.channel(channelId);
+      if (denied) channel.denied.add(userId);
+      else channel.denied.delete(userId);
+    },
+  };
+}

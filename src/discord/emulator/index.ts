@@ -1,0 +1,9 @@
+export {
+  type DiscordEmulator,
+  type DiscordEmulatorOptions,
+  type EmulatedMessage,
+  startDiscordEmulator,
+} from "./DiscordEmulator.js";
+export type { EmulatorFault, FaultMatch } from "./faults.js";
+export { isSnowflake, SnowflakeGenerator, snowflakeTimestamp } from "./snowflake.js";
+export { emulatorToken, userIdFromToken } from "./tokens.js";

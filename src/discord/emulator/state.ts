@@ -1,0 +1,508 @@
+// In-memory Discord state of the emulator: one guild, its text channels and threads, users, messages.
+// The REST routes and the test API both go through here; every change is announced to the gateway.
+import { isSnowflake, SnowflakeGenerator, snowflakeTimestamp } from "./snowflake.js";
+
+export type Json = Record<string, unknown>;
+
+export interface EmulatorUser {
+  id: string;
+  name: string;
+  bot: boolean;
+}
+
+export interface EmulatorChannel {
+  id: string;
+  name: string;
+  /** 0 = guild text; 11 = public thread; 12 = private thread. */
+  type: 0 | 11 | 12;
+  parentId: string | null;
+  ownerId: string | null;
+  createdAt: number;
+  lastMessageId: string | null;
+  messageCount: number;
+  /** Thread members (user ids), in join order. */
+  members: Map<string, number>;
+  /** Users who may not send messages or create threads here (403 / 50013). */
+  denied: Set<string>;
+}
+
+export interface EmulatorMessage {
+  id: string;
+  channelId: string;
+  authorId: string;
+  content: string;
+  nonce?: string;
+  createdAt: number;
+  mentionIds: string[];
+  mentionEveryone: boolean;
+  /** Set when a thread was started from this message (the thread id equals the message id). */
+  threadId?: string;
+  /** Reply reference, when the message answers another. */
+  referencedMessageId?: string;
+}
+
+/** An error the REST layer turns into a Discord JSON error body. */
+export class DiscordError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    message: string,
+    readonly errors?: Json,
+  ) {
+    super(message);
+    this.name = "DiscordError";
+  }
+}
+
+export const unknownChannel = (): DiscordError => new DiscordError(404, 10003, "Unknown Channel");
+export const unknownMessage = (): DiscordError => new DiscordError(404, 10008, "Unknown Message");
+export const missingPermissions = (): DiscordError => new DiscordError(403, 50013, "Missing Permissions");
+
+export function invalidFormBody(field: string, code: string, message: string): DiscordError {
+  return new DiscordError(400, 50035, "Invalid Form Body", { [field]: { _errors: [{ code, message }] } });
+}
+
+export interface AllowedMentions {
+  parse?: string[];
+  users?: string[];
+  roles?: string[];
+  replied_user?: boolean;
+}
+
+export interface CreateMessageInput {
+  channelId: string;
+  authorId: string;
+  content: string;
+  nonce?: string;
+  enforceNonce?: boolean;
+  allowedMentions?: AllowedMentions;
+  referencedMessageId?: string;
+}
+
+export interface StateListener {
+  messageCreated(message: EmulatorMessage): void;
+  threadCreated(thread: EmulatorChannel): void;
+  threadMembersChanged(thread: EmulatorChannel, added: string[], removed: string[]): void;
+}
+
+export const MAX_CONTENT_LENGTH = 2000;
+export const MAX_NONCE_LENGTH = 25;
+export const NONCE_WINDOW_MS = 5 * 60_000;
+export const THREAD_ALREADY_CREATED = 160004;
+
+const MENTION_PATTERN = /<@!?(\d{17,19})>/g;
+
+export class EmulatorState {
+  readonly ids: SnowflakeGenerator;
+  readonly guildId: string;
+  readonly guildName: string;
+  readonly createdAt: number;
+  readonly users = new Map<string, EmulatorUser>();
+  readonly channels = new Map<string, EmulatorChannel>();
+  readonly messages: EmulatorMessage[] = [];
+  readonly messagesById = new Map<string, EmulatorMessage>();
+  private readonly nonces = new Map<string, EmulatorMessage>();
+  listener: StateListener | null = null;
+
+  constructor(o: {
+    guildId?: string;
+    guildName?: string;
+    channels: Array<{ id: string; name: string; denied?: string[] }>;
+    users: EmulatorUser[];
+    now?: () => number;
+  }) {
+    this.now = o.now ?? Date.now;
+    this.ids = new SnowflakeGenerator(1n, this.now);
+    this.guildId = o.guildId ?? this.ids.next();
+    if (!isSnowflake(this.guildId))
+      throw new TypeError(`guildId must be a 17–19 digit snowflake: ${this.guildId}`);
+    this.guildName = o.guildName ?? "Emulated Guild";
+    this.createdAt = this.now();
+    for (const user of o.users) {
+      if (!isSnowflake(user.id)) throw new TypeError(`user id must be a 17–19 digit snowflake: ${user.id}`);
+      this.users.set(user.id, { id: user.id, name: user.name, bot: user.bot });
+    }
+    for (const channel of o.channels) {
+      if (!isSnowflake(channel.id)) {
+        throw new TypeError(`channel id must be a 17–19 digit snowflake: ${channel.id}`);
+      }
+      this.channels.set(channel.id, {
+        id: channel.id,
+        name: channel.name,
+        type: 0,
+        parentId: null,
+        ownerId: null,
+        createdAt: this.createdAt,
+        lastMessageId: null,
+        messageCount: 0,
+        members: new Map(),
+        denied: new Set(channel.denied ?? []),
+      });
+    }
+  }
+
+  readonly now: () => number;
+
+  channel(id: string): EmulatorChannel {
+    const channel = this.channels.get(id);
+    if (!channel) throw unknownChannel();
+    return channel;
+  }
+
+  message(channelId: string, messageId: string): EmulatorMessage {
+    this.channel(channelId);
+    const message = this.messagesById.get(messageId);
+    if (!message || message.channelId !== channelId) throw unknownMessage();
+    return message;
+  }
+
+  user(id: string): EmulatorUser {
+    const user = this.users.get(id);
+    if (!user) throw new DiscordError(404, 10013, "Unknown User");
+    return user;
+  }
+
+  /** Throws 403 / 50013 when `userId` may not post in `channel` (a thread inherits its parent's denials). */
+  checkCanPost(channel: EmulatorChannel, userId: string): void {
+    if (channel.denied.has(userId)) throw missingPermissions();
+    if (channel.parentId && this.channel(channel.parentId).denied.has(userId)) throw missingPermissions();
+  }
+
+  threads(): EmulatorChannel[] {
+    return [...this.channels.values()].filter((c) => c.type !== 0);
+  }
+
+  textChannels(): EmulatorChannel[] {
+    return [...this.channels.values()].filter((c) => c.type === 0);
+  }
+
+  /** Creates a message, or returns the earlier one for the same author + nonce when `enforceNonce`. */
+  createMessage(input: CreateMessageInput): { message: EmulatorMessage; created: boolean } {
+    const channel = this.channel(input.channelId);
+    this.checkCanPost(channel, input.authorId);
+    if (input.content.length > MAX_CONTENT_LENGTH) {
+      throw invalidFormBody(
+        "content",
+        "BASE_TYPE_MAX_LENGTH",
+        `Must be ${MAX_CONTENT_LENGTH} or fewer in length.`,
+      );
+    }
+    if (input.content.length === 0) throw new DiscordError(400, 50006, "Cannot send an empty message");
+    if (input.nonce !== undefined && input.nonce.length > MAX_NONCE_LENGTH) {
+      throw invalidFormBody(
+        "nonce",
+        "BASE_TYPE_MAX_LENGTH",
+        `Must be ${MAX_NONCE_LENGTH} or fewer in length.`,
+      );
+    }
+    const now = this.now();
+    const nonceKey = input.nonce === undefined ? null : `${input.authorId}:${input.nonce}`;
+    if (nonceKey && input.enforceNonce) {
+      const earlier = this.nonces.get(nonceKey);
+      if (earlier && now - earlier.createdAt < NONCE_WINDOW_MS) return { message: earlier, created: false };
+    }
+    let referencedMessageId: string | undefined;
+    if (input.referencedMessageId !== undefined) {
+      referencedMessageId = this.message(input.channelId, input.referencedMessageId).id;
+    }
+    const { mentionIds, mentionEveryone } = this.resolveMentions(input, referencedMessageId);
+    const message: EmulatorMessage = {
+      id: this.ids.next(),
+      channelId: channel.id,
+      authorId: input.authorId,
+      content: input.content,
+      createdAt: now,
+      mentionIds,
+      mentionEveryone,
+      ...(input.nonce === undefined ? {} : { nonce: input.nonce }),
+      ...(referencedMessageId === undefined ? {} : { referencedMessageId }),
+    };
+    this.messages.push(message);
+    this.messagesById.set(message.id, message);
+    if (nonceKey) this.nonces.set(nonceKey, message);
+    channel.lastMessageId = message.id;
+    channel.messageCount += 1;
+    this.listener?.messageCreated(message);
+    if (channel.type !== 0) {
+      const joined = [input.authorId, ...mentionIds].filter((id) => !channel.members.has(id));
+      for (const id of joined) channel.members.set(id, now);
+      if (joined.length > 0) this.listener?.threadMembersChanged(channel, joined, []);
+    }
+    return { message, created: true };
+  }
+
+  private resolveMentions(
+    input: CreateMessageInput,
+    referencedMessageId: string | undefined,
+  ): { mentionIds: string[]; mentionEveryone: boolean } {
+    const inText = [...new Set([...input.content.matchAll(MENTION_PATTERN)].map((m) => m[1] ?? ""))].filter(
+      (id) => this.users.has(id),
+    );
+    const everyoneInText = /@(everyone|here)\b/.test(input.content);
+    const allowed = input.allowedMentions;
+    let mentionIds: string[];
+    let mentionEveryone: boolean;
+    if (!allowed) {
+      mentionIds = inText;
+      mentionEveryone = everyoneInText;
+    } else {
+      const parse = allowed.parse ?? [];
+      const users = new Set(allowed.users ?? []);
+      mentionIds = parse.includes("users") ? inText : inText.filter((id) => users.has(id));
+      mentionEveryone = everyoneInText && parse.includes("everyone");
+    }
+    if (referencedMessageId !== undefined && (allowed?.replied_user ?? true)) {
+      const repliedTo = this.messagesById.get(referencedMessageId)?.authorId;
+      if (repliedTo && !mentionIds.includes(repliedTo)) mentionIds.push(repliedTo);
+    }
+    return { mentionIds, mentionEveryone };
+  }
+
+  /** Creates a thread, from a message (thread id = message id) or standalone (type 11 or 12). */
+  createThread(o: {
+    parentId: string;
+    ownerId: string;
+    name: string;
+    type?: number;
+    messageId?: string;
+  }): EmulatorChannel {
+    const parent = this.channel(o.parentId);
+    if (parent.type !== 0) throw new DiscordError(400, 50024, "Cannot execute action on this channel type");
+    this.checkCanPost(parent, o.ownerId);
+    if (o.name.length < 1 || o.name.length > 100) {
+      throw invalidFormBody("name", "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.");
+    }
+    let id: string;
+    let type: 11 | 12;
+    if (o.messageId !== undefined) {
+      const message = this.message(parent.id, o.messageId);
+      if (message.threadId !== undefined || this.channels.has(message.id)) {
+        throw new DiscordError(
+          400,
+          THREAD_ALREADY_CREATED,
+          "A thread has already been created for this message",
+        );
+      }
+      id = message.id;
+      type = 11;
+      message.threadId = id;
+    } else {
+      if (o.type !== undefined && o.type !== 11 && o.type !== 12) {
+        throw invalidFormBody("type", "BASE_TYPE_CHOICES", "Value must be one of {11, 12}.");
+      }
+      id = this.ids.next();
+      type = o.type === 11 ? 11 : 12;
+    }
+    const now = this.now();
+    const thread: EmulatorChannel = {
+      id,
+      name: o.name,
+      type,
+      parentId: parent.id,
+      ownerId: o.ownerId,
+      createdAt: now,
+      lastMessageId: null,
+      messageCount: 0,
+      members: new Map([[o.ownerId, now]]),
+      denied: new Set(),
+    };
+    this.channels.set(id, thread);
+    this.listener?.threadCreated(thread);
+    return thread;
+  }
+
+  addThreadMember(threadId: string, userId: string): void {
+    const thread = this.thread(threadId);
+    this.user(userId);
+    if (thread.members.has(userId)) return;
+    thread.members.set(userId, this.now());
+    this.listener?.threadMembersChanged(thread, [userId], []);
+  }
+
+  removeThreadMember(threadId: string, userId: string): void {
+    const thread = this.thread(threadId);
+    if (!thread.members.delete(userId)) return;
+    this.listener?.threadMembersChanged(thread, [], [userId]);
+  }
+
+  thread(id: string): EmulatorChannel {
+    const channel = this.channel(id);
+    if (channel.type === 0) throw new DiscordError(400, 50024, "Cannot execute action on this channel type");
+    return channel;
+  }
+
+  // ---- JSON shapes (Discord API v10) ----
+
+  userJson(id: string): Json {
+    const user = this.users.get(id) ?? { id, name: `user-${id.slice(-4)}`, bot: false };
+    return {
+      id: user.id,
+      username: user.name,
+      discriminator: "0",
+      global_name: user.name,
+      avatar: null,
+      bot: user.bot,
+      system: false,
+      public_flags: 0,
+      flags: 0,
+    };
+  }
+
+  memberJson(userId: string, withUser: boolean): Json {
+    return {
+      ...(withUser ? { user: this.userJson(userId) } : {}),
+      nick: null,
+      avatar: null,
+      roles: [],
+      joined_at: new Date(this.createdAt).toISOString(),
+      premium_since: null,
+      deaf: false,
+      mute: false,
+      flags: 0,
+      pending: false,
+    };
+  }
+
+  threadMemberJson(thread: EmulatorChannel, userId: string, joinedAt: number): Json {
+    return { id: thread.id, user_id: userId, join_timestamp: new Date(joinedAt).toISOString(), flags: 0 };
+  }
+
+  channelJson(channel: EmulatorChannel): Json {
+    const base: Json = {
+      id: channel.id,
+      type: channel.type,
+      guild_id: this.guildId,
+      name: channel.name,
+      last_message_id: channel.lastMessageId,
+      rate_limit_per_user: 0,
+      flags: 0,
+    };
+    if (channel.type === 0) {
+      const position = this.textChannels().indexOf(channel);
+      return { ...base, position, permission_overwrites: [], parent_id: null, nsfw: false, topic: null };
+    }
+    return {
+      ...base,
+      parent_id: channel.parentId,
+      owner_id: channel.ownerId,
+      message_count: channel.messageCount,
+      total_message_sent: channel.messageCount,
+      member_count: Math.min(channel.members.size, 50),
+      thread_metadata: {
+        archived: false,
+        auto_archive_duration: 1440,
+        archive_timestamp: new Date(channel.createdAt).toISOString(),
+        locked: false,
+        invitable: channel.type === 12 ? true : undefined,
+        create_timestamp: new Date(channel.createdAt).toISOString(),
+      },
+    };
+  }
+
+  messageJson(message: EmulatorMessage, forGateway: boolean): Json {
+    const json: Json = {
+      id: message.id,
+      type: message.referencedMessageId === undefined ? 0 : 19,
+      channel_id: message.channelId,
+      author: this.userJson(message.authorId),
+      content: message.content,
+      timestamp: new Date(message.createdAt).toISOString(),
+      edited_timestamp: null,
+      tts: false,
+      mention_everyone: message.mentionEveryone,
+      mentions: message.mentionIds.map((id) => ({
+        ...this.userJson(id),
+        member: this.memberJson(id, false),
+      })),
+      mention_roles: [],
+      attachments: [],
+      embeds: [],
+      components: [],
+      pinned: false,
+      flags: message.threadId === undefined ? 0 : 32,
+      ...(message.nonce === undefined ? {} : { nonce: message.nonce }),
+    };
+    if (message.referencedMessageId !== undefined) {
+      const referenced = this.messagesById.get(message.referencedMessageId);
+      json.message_reference = {
+        type: 0,
+        message_id: message.referencedMessageId,
+        channel_id: message.channelId,
+        guild_id: this.guildId,
+      };
+      json.referenced_message = referenced ? this.messageJson(referenced, false) : null;
+    }
+    if (message.threadId !== undefined) {
+      const thread = this.channels.get(message.threadId);
+      if (thread) json.thread = this.channelJson(thread);
+    }
+    if (forGateway) {
+      json.guild_id = this.guildId;
+      json.member = this.memberJson(message.authorId, false);
+    }
+    return json;
+  }
+
+  guildCreateJson(selfId: string): Json {
+    const joinedAt = new Date(this.createdAt).toISOString();
+    const ownerId = [...this.users.values()].find((u) => !u.bot)?.id ?? selfId;
+    return {
+      id: this.guildId,
+      name: this.guildName,
+      icon: null,
+      splash: null,
+      discovery_splash: null,
+      owner_id: ownerId,
+      afk_channel_id: null,
+      afk_timeout: 300,
+      verification_level: 0,
+      default_message_notifications: 0,
+      explicit_content_filter: 0,
+      roles: [
+        {
+          id: this.guildId,
+          name: "@everyone",
+          color: 0,
+          hoist: false,
+          position: 0,
+          permissions: "2248473465835073",
+          managed: false,
+          mentionable: false,
+          flags: 0,
+        },
+      ],
+      emojis: [],
+      stickers: [],
+      features: [],
+      mfa_level: 0,
+      system_channel_id: null,
+      system_channel_flags: 0,
+      rules_channel_id: null,
+      vanity_url_code: null,
+      description: null,
+      banner: null,
+      premium_tier: 0,
+      preferred_locale: "en-US",
+      public_updates_channel_id: null,
+      nsfw_level: 0,
+      premium_progress_bar_enabled: false,
+      joined_at: joinedAt,
+      large: false,
+      unavailable: false,
+      member_count: this.users.size,
+      voice_states: [],
+      members: [this.memberJson(selfId, true)],
+      channels: this.textChannels().map((c) => this.channelJson(c)),
+      threads: this.threads().map((t) => this.channelJson(t)),
+      presences: [],
+      stage_instances: [],
+      guild_scheduled_events: [],
+      soundboard_sounds: [],
+    };
+  }
+
+  /** Creation time of a snowflake-stamped object (used by tests and logs). */
+  static createdAtOf(id: string): number {
+    return snowflakeTimestamp(id);
+  }
+}
