@@ -1,0 +1,91 @@
+import { type Client, Events, type Message } from "discord.js";
+import type { A2ARuntime } from "../runtime/ports.js";
+import type { InboundDiscordMessage } from "../services/index.js";
+
+export interface BridgeDiscordJsOptions {
+  /** Where errors of handleDiscordMessage go. Default: console.warn. */
+  onError?: (error: unknown, message: InboundDiscordMessage) => void;
+  /** How many recent message ids are remembered to forward each message once. Default 10 000. */
+  maxRecentIds?: number;
+}
+
+/** A discord.js Message as the control plane sees it (API.md §7). */
+export function toInboundDiscordMessage(message: Message): InboundDiscordMessage {
+  const inbound: InboundDiscordMessage = {
+    messageId: message.id,
+    channelId: message.channelId,
+    authorId: message.author.id,
+    authorIsBot: message.author.bot,
+    content: message.content,
+    mentionUserIds: [...message.mentions.users.keys()],
+    ts: message.createdTimestamp,
+  };
+  if (message.guildId !== null) inbound.guildId = message.guildId;
+  const channel = message.channel;
+  if (channel.isThread()) {
+    inbound.threadId = channel.id;
+    inbound.threadName = channel.name;
+    if (channel.parentId !== null) inbound.parentChannelId = channel.parentId;
+  }
+  return inbound;
+}
+
+/**
+ * Forwards every client's messageCreate to runtime.handleDiscordMessage, each message once whichever
+ * clients see it (API.md §8). A listener never throws: errors go to onError (default console.warn).
+ * Returns a function that detaches every listener.
+ */
+export function bridgeDiscordJs(
+  runtime: Pick<A2ARuntime, "handleDiscordMessage">,
+  clients: Record<string, Client>,
+  options: BridgeDiscordJsOptions = {},
+): () => void {
+  const maxRecentIds = Math.max(1, options.maxRecentIds ?? 10_000);
+  const onError =
+    options.onError ??
+    ((error: unknown, message: InboundDiscordMessage) =>
+      console.warn(`bridgeDiscordJs: handling message ${message.messageId} failed:`, error));
+  const recent = new Set<string>();
+
+  const firstSighting = (id: string): boolean => {
+    if (recent.has(id)) return false;
+    recent.add(id);
+    if (recent.size > maxRecentIds) {
+      const oldest = recent.values().next().value;
+      if (oldest !== undefined) recent.delete(oldest);
+    }
+    return true;
+  };
+
+  const listener = (message: Message): void => {
+    if (!firstSighting(message.id)) return;
+    let inbound: InboundDiscordMessage;
+    try {
+      inbound = toInboundDiscordMessage(message);
+    } catch (error) {
+      console.warn(`bridgeDiscordJs: could not read message ${message.id}:`, error);
+      return;
+    }
+    const report = (error: unknown): void => {
+      try {
+        onError(error, inbound);
+      } catch {
+        // onError must not make the listener throw.
+      }
+    };
+    try {
+      runtime.handleDiscordMessage(inbound).catch(report);
+    } catch (error) {
+      report(error);
+    }
+  };
+
+  const attached = [...new Set(Object.values(clients))];
+  for (const client of attached) client.on(Events.MessageCreate, listener);
+  let detached = false;
+  return () => {
+    if (detached) return;
+    detached = true;
+    for (const client of attached) client.off(Events.MessageCreate, listener);
+  };
+}

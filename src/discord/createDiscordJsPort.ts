@@ -1,0 +1,47 @@
+import { ChannelType, type Client, Routes } from "discord.js";
+import type { DiscordPort } from "../runtime/ports.js";
+
+function clientOf(clients: Record<string, Client>, agentId: string): Client {
+  const client = Object.hasOwn(clients, agentId) ? clients[agentId] : undefined;
+  if (client === undefined) {
+    throw new Error(
+      `no discord.js Client for agent "${agentId}": pass it to createDiscordJsPort({ ${agentId}: client })`,
+    );
+  }
+  return client;
+}
+
+/**
+ * The DiscordPort over discord.js Clients, one per agent (API.md §8). It posts through each client's
+ * REST manager, so channels missing from the cache work too, and lets discord.js errors
+ * (DiscordAPIError, HTTPError, RateLimitError) propagate unchanged: the runtime classifies them and
+ * owns every retry.
+ */
+export function createDiscordJsPort(clients: Record<string, Client>): DiscordPort {
+  return {
+    async sendMessage({ asAgentId, channelId, content, mentionUserIds, nonce }) {
+      const client = clientOf(clients, asAgentId);
+      const created = (await client.rest.post(Routes.channelMessages(channelId), {
+        body: {
+          content,
+          allowed_mentions: { parse: [], users: [...mentionUserIds] },
+          nonce,
+          enforce_nonce: true,
+        },
+      })) as { id: string };
+      return { messageId: created.id };
+    },
+
+    async createThread({ asAgentId, channelId, name, fromMessageId }) {
+      const client = clientOf(clients, asAgentId);
+      const created = (
+        fromMessageId === undefined
+          ? await client.rest.post(Routes.threads(channelId), {
+              body: { name, type: ChannelType.PublicThread },
+            })
+          : await client.rest.post(Routes.threads(channelId, fromMessageId), { body: { name } })
+      ) as { id: string };
+      return { threadId: created.id };
+    },
+  };
+}

@@ -1,0 +1,3 @@
+export { type BridgeDiscordJsOptions, bridgeDiscordJs, toInboundDiscordMessage } from "./bridgeDiscordJs.js";
+export { createDiscordJsPort } from "./createDiscordJsPort.js";
+export * from "./emulator/index.js";

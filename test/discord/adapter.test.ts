@@ -1,0 +1,315 @@
+// The discord.js adapter (API.md §8) against the emulator, with real strict discord.js Clients.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client, DiscordAPIError, Events, GatewayIntentBits } from "discord.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  bridgeDiscordJs,
+  createDiscordJsPort,
+  type DiscordEmulator,
+  emulatorToken,
+  startDiscordEmulator,
+} from "../../src/discord/index.js";
+import { type A2ARuntime, createA2ARuntime, type InboundDiscordMessage } from "../../src/index.js";
+
+const GUILD = "1500000000000000001";
+const CHANNEL = "1500000000000000010";
+const RUDA = "1500000000000000101";
+const EDEN = "1500000000000000102";
+const HUMAN = "1500000000000000900";
+const UNKNOWN_CHANNEL = "1500000000000000999";
+
+let emulator: DiscordEmulator;
+const clients: Client[] = [];
+const runtimes: A2ARuntime[] = [];
+const detachers: Array<() => void> = [];
+
+beforeEach(async () => {
+  emulator = await startDiscordEmulator({
+    guildId: GUILD,
+    channels: [{ id: CHANNEL, name: "collab" }],
+    users: [
+      { id: RUDA, name: "ruda", bot: true },
+      { id: EDEN, name: "eden", bot: true },
+      { id: HUMAN, name: "human", bot: false },
+    ],
+  });
+});
+
+afterEach(async () => {
+  for (const detach of detachers.splice(0)) detach();
+  for (const r of runtimes.splice(0)) await r.stop();
+  await Promise.all(clients.splice(0).map((c) => c.destroy()));
+  await emulator.close();
+});
+
+/** A strict client: every 5xx and 429 on /channels surfaces to the port. */
+async function login(userId: string): Promise<Client<true>> {
+  const client = new Client({
+    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent],
+    rest: { api: emulator.apiUrl, retries: 0, rejectOnRateLimit: ["/channels"] },
+  });
+  clients.push(client);
+  const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
+  await client.login(emulatorToken(userId));
+  await ready;
+  return client as Client<true>;
+}
+
+async function agents(): Promise<{ ruda: Client<true>; eden: Client<true> }> {
+  const [ruda, eden] = await Promise.all([login(RUDA), login(EDEN)]);
+  return { ruda, eden };
+}
+
+/** Polls over real I/O, bounded. */
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+  const start = Date.now();
+  while (!(await check())) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected a rejection");
+}
+
+describe("createDiscordJsPort", () => {
+  it("pings exactly the given users; @everyone in the text pings nobody", async () => {
+    const port = createDiscordJsPort(await agents());
+    const { messageId } = await port.sendMessage({
+      asAgentId: "ruda",
+      channelId: CHANNEL,
+      content: `<@${EDEN}> look @everyone <@${HUMAN}>`,
+      mentionUserIds: [EDEN],
+      nonce: "n-ping-1",
+    });
+    expect(emulator.messages(CHANNEL)).toEqual([
+      expect.objectContaining({ id: messageId, authorId: RUDA, nonce: "n-ping-1", mentionIds: [EDEN] }),
+    ]);
+    const quiet = await port.sendMessage({
+      asAgentId: "eden",
+      channelId: CHANNEL,
+      content: "hello @everyone",
+      mentionUserIds: [],
+      nonce: "n-ping-2",
+    });
+    expect(emulator.messages(CHANNEL).find((m) => m.id === quiet.messageId)).toMatchObject({
+      authorId: EDEN,
+      mentionIds: [],
+    });
+  });
+
+  it("posts once for the same nonce", async () => {
+    const port = createDiscordJsPort(await agents());
+    const p = { asAgentId: "ruda", channelId: CHANNEL, content: "once", mentionUserIds: [], nonce: "n-once" };
+    const first = await port.sendMessage(p);
+    const second = await port.sendMessage(p);
+    expect(second.messageId).toBe(first.messageId);
+    expect(emulator.messages(CHANNEL)).toHaveLength(1);
+  });
+
+  it("opens a thread from a message (thread id = message id); a second one is 400 / 160004", async () => {
+    const port = createDiscordJsPort(await agents());
+    const { messageId } = await port.sendMessage({
+      asAgentId: "ruda",
+      channelId: CHANNEL,
+      content: "start",
+      mentionUserIds: [],
+      nonce: "n-thread",
+    });
+    const { threadId } = await port.createThread({
+      asAgentId: "ruda",
+      channelId: CHANNEL,
+      name: "work",
+      fromMessageId: messageId,
+    });
+    expect(threadId).toBe(messageId);
+    const error = await rejection(
+      port.createThread({ asAgentId: "ruda", channelId: CHANNEL, name: "again", fromMessageId: messageId }),
+    );
+    expect(error).toBeInstanceOf(DiscordAPIError);
+    expect(error).toMatchObject({ code: 160004, status: 400 });
+  });
+
+  it("opens a standalone public thread", async () => {
+    const port = createDiscordJsPort(await agents());
+    const { threadId } = await port.createThread({ asAgentId: "eden", channelId: CHANNEL, name: "solo" });
+    expect(emulator.threads()).toEqual([
+      expect.objectContaining({ id: threadId, parentId: CHANNEL, name: "solo", type: 11, ownerId: EDEN }),
+    ]);
+  });
+
+  it("rejects an unknown channel with a DiscordAPIError 404, and an unknown agent by name", async () => {
+    const port = createDiscordJsPort(await agents());
+    const error = await rejection(
+      port.sendMessage({
+        asAgentId: "ruda",
+        channelId: UNKNOWN_CHANNEL,
+        content: "x",
+        mentionUserIds: [],
+        nonce: "n",
+      }),
+    );
+    expect(error).toBeInstanceOf(DiscordAPIError);
+    expect(error).toMatchObject({ status: 404 });
+    await expect(
+      port.sendMessage({
+        asAgentId: "seum",
+        channelId: CHANNEL,
+        content: "x",
+        mentionUserIds: [],
+        nonce: "n",
+      }),
+    ).rejects.toThrow(/seum/);
+  });
+});
+
+describe("bridgeDiscordJs", () => {
+  it("forwards each message once across clients, converts thread messages, and detaches", async () => {
+    const clientsById = await agents();
+    const seen: InboundDiscordMessage[] = [];
+    let failing = true;
+    const warnings: unknown[] = [];
+    const detach = bridgeDiscordJs(
+      {
+        handleDiscordMessage: async (m) => {
+          seen.push(m);
+          if (failing) throw new Error("boom");
+          return { action: "observe" };
+        },
+      },
+      clientsById,
+      { onError: (e) => warnings.push(e) },
+    );
+    detachers.push(detach);
+    // Probes record what each client received, to prove duplicates reached the bridge.
+    const received = { ruda: [] as string[], eden: [] as string[] };
+    clientsById.ruda.on(Events.MessageCreate, (m) => received.ruda.push(m.id));
+    clientsById.eden.on(Events.MessageCreate, (m) => received.eden.push(m.id));
+    const port = createDiscordJsPort(clientsById);
+    const { messageId } = await emulator.postAsUser({
+      userId: HUMAN,
+      channelId: CHANNEL,
+      content: `<@${EDEN}> and <@${RUDA}>`,
+    });
+    await until(() => seen.length === 1 && warnings.length === 1, "the human's message");
+    expect(seen[0]).toMatchObject({
+      messageId,
+      channelId: CHANNEL,
+      guildId: GUILD,
+      authorId: HUMAN,
+      authorIsBot: false,
+      content: `<@${EDEN}> and <@${RUDA}>`,
+      mentionUserIds: [EDEN, RUDA],
+    });
+    expect(seen[0]?.threadId).toBeUndefined();
+    expect(typeof seen[0]?.ts).toBe("number");
+
+    failing = false;
+    const { threadId } = await port.createThread({
+      asAgentId: "ruda",
+      channelId: CHANNEL,
+      name: "work",
+      fromMessageId: messageId,
+    });
+    // Both clients must know the thread before a message in it is delivered to them.
+    await until(
+      () => clientsById.ruda.channels.cache.has(threadId) && clientsById.eden.channels.cache.has(threadId),
+      "the thread in both caches",
+    );
+    const inThread = await port.sendMessage({
+      asAgentId: "eden",
+      channelId: threadId,
+      content: `<@${RUDA}> done`,
+      mentionUserIds: [RUDA],
+      nonce: "n-bridge",
+    });
+    await until(
+      () => received.ruda.includes(inThread.messageId) && received.eden.includes(inThread.messageId),
+      "both clients to receive the thread message",
+    );
+    await until(() => seen.some((m) => m.messageId === inThread.messageId), "the thread message");
+    const forwarded = seen.filter((m) => m.messageId === inThread.messageId);
+    expect(forwarded).toHaveLength(1);
+    expect(forwarded[0]).toMatchObject({
+      channelId: threadId,
+      threadId,
+      parentChannelId: CHANNEL,
+      threadName: "work",
+      authorId: EDEN,
+      authorIsBot: true,
+      mentionUserIds: [RUDA],
+    });
+
+    detach();
+    const before = seen.length;
+    const after = await emulator.postAsUser({ userId: HUMAN, channelId: CHANNEL, content: "after detach" });
+    await until(
+      () => received.ruda.includes(after.messageId) && received.eden.includes(after.messageId),
+      "both clients to receive the message",
+    );
+    expect(seen.filter((m) => m.messageId === after.messageId)).toHaveLength(0);
+    expect(seen.length).toBe(before);
+  });
+});
+
+describe("the runtime over discord.js and the emulator", () => {
+  it("discordSend mentions eden in a new thread; eden's reply there ends the mention responded", async () => {
+    const clientsById = await agents();
+    const runtime = createA2ARuntime({
+      stateDir: mkdtempSync(join(tmpdir(), "a2a-adapter-")),
+      config: {
+        agents: {
+          ruda: { discordBotId: RUDA, name: "루다" },
+          eden: { discordBotId: EDEN, name: "이든" },
+        },
+        discord: {
+          a2aRetry: { escalationMentionId: HUMAN },
+          collaboration: { defaultChannel: CHANNEL, allowedChannels: [CHANNEL] },
+        },
+      },
+      discord: createDiscordJsPort(clientsById),
+      onWarning: () => {},
+    });
+    runtimes.push(runtime);
+    await runtime.start();
+    detachers.push(bridgeDiscordJs(runtime, clientsById, { onError: () => {} }));
+
+    const sent = await runtime.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "코드 리뷰 해줘",
+    });
+    expect(sent.status).toBe("sent");
+    if (sent.status !== "sent") return;
+    expect(emulator.messages(CHANNEL)).toContainEqual(
+      expect.objectContaining({
+        id: sent.messageId,
+        authorId: RUDA,
+        content: `<@${EDEN}> 코드 리뷰 해줘`,
+        mentionIds: [EDEN],
+      }),
+    );
+    expect(emulator.threads()).toContainEqual(
+      expect.objectContaining({ id: sent.threadId, parentId: CHANNEL }),
+    );
+    expect((await runtime.mentions()).find((m) => m.id === sent.mentionId)?.status).toBe("pending");
+
+    await until(() => clientsById.eden.channels.cache.has(sent.threadId), "eden to know the thread");
+    const thread = clientsById.eden.channels.cache.get(sent.threadId);
+    if (!thread?.isThread()) throw new Error("not a thread");
+    await thread.send({ content: "확인했습니다", allowedMentions: { parse: [] } });
+
+    await until(
+      async () => (await runtime.mentions()).find((m) => m.id === sent.mentionId)?.status === "responded",
+      "the mention to end responded",
+    );
+  });
+});
