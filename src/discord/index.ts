@@ -1,3 +1,4 @@
 export { type BridgeDiscordJsOptions, bridgeDiscordJs, toInboundDiscordMessage } from "./bridgeDiscordJs.js";
 export { createDiscordJsPort } from "./createDiscordJsPort.js";
+export * from "./discordSendTool.js";
 export * from "./emulator/index.js";

@@ -1,0 +1,68 @@
+import { z } from "zod";
+import type { A2ARuntime, DiscordSendResult } from "../runtime/index.js";
+
+/** The arguments an agent gives `discord_send` (design 004 §5.1). */
+export const DiscordSendArgsSchema = z.strictObject({
+  targetAgentId: z.string().trim().min(1).describe("The agent to ask (its id in the gateway config)."),
+  message: z.string().describe("What to ask or tell; the target is mentioned in front of it."),
+  threadId: z.string().min(1).optional().describe("Continue in this thread."),
+  channelId: z.string().min(1).optional().describe("Open the thread in this channel (it must be allowed)."),
+  threadName: z.string().min(1).optional().describe("The new thread's topic."),
+  topicId: z.string().min(1).optional().describe("Keeps one thread per topic for the same pair of agents."),
+  urgent: z.boolean().optional().describe("Remind sooner (urgentResponseTimeoutMs)."),
+});
+export type DiscordSendArgs = z.infer<typeof DiscordSendArgsSchema>;
+
+/** The `discord_send` tool as a gateway registers it: name, description and JSON schema of its arguments. */
+export const discordSendTool = {
+  name: "discord_send",
+  description:
+    "Send a message to another agent in a Discord thread and return at once with the thread id. " +
+    "The reply comes later in the thread; an unanswered mention is reminded and then escalated to a human.",
+  inputSchema: z.toJSONSchema(DiscordSendArgsSchema),
+} as const;
+
+export type DiscordSendToolResult =
+  | { ok: true; text: string; threadId: string; messageId: string; mentionId: string }
+  | { ok: false; code: string; text: string };
+
+/**
+ * Runs `discord_send` for the calling agent. It never waits for the reply: it answers once the
+ * mention is posted ("메시지 전송 완료" with the thread), or with the reason nothing was sent.
+ */
+export async function handleDiscordSend(
+  runtime: Pick<A2ARuntime, "discordSend">,
+  fromAgentId: string,
+  args: unknown,
+): Promise<DiscordSendToolResult> {
+  const parsed = DiscordSendArgsSchema.safeParse(args);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`);
+    return { ok: false, code: "invalid_arguments", text: `discord_send: ${problems.join("; ")}` };
+  }
+  const a = parsed.data;
+  const result: DiscordSendResult = await runtime.discordSend({
+    fromAgentId,
+    targetAgentId: a.targetAgentId,
+    message: a.message,
+    ...(a.threadId === undefined ? {} : { threadId: a.threadId }),
+    ...(a.channelId === undefined ? {} : { channelId: a.channelId }),
+    ...(a.threadName === undefined ? {} : { threadName: a.threadName }),
+    ...(a.topicId === undefined ? {} : { topicId: a.topicId }),
+    ...(a.urgent === undefined ? {} : { urgent: a.urgent }),
+  });
+  if (result.status === "rejected") {
+    return {
+      ok: false,
+      code: result.error.code,
+      text: `discord_send: ${result.error.code}: ${result.error.message}`,
+    };
+  }
+  return {
+    ok: true,
+    text: `메시지 전송 완료. 스레드 ID: ${result.threadId}`,
+    threadId: result.threadId,
+    messageId: result.messageId,
+    mentionId: result.mentionId,
+  };
+}

@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type A2ARuntime, createA2ARuntime, discordSendTool, handleDiscordSend } from "../../src/index.js";
+import { BOTS, CHANNEL, FakeDiscord, runtimeConfig, tempStateDir } from "../support/runtimeFakes.js";
+
+const running: A2ARuntime[] = [];
+afterEach(async () => {
+  for (const r of running.splice(0)) await r.stop();
+});
+
+async function started(discord = new FakeDiscord()) {
+  const runtime = createA2ARuntime({
+    config: runtimeConfig,
+    stateDir: tempStateDir(),
+    discord,
+    onWarning: () => {},
+  });
+  running.push(runtime);
+  await runtime.start();
+  return { runtime, discord };
+}
+
+describe("discord_send tool (design 004 §5.1)", () => {
+  it("is described by a JSON schema with the design's fields, targetAgentId and message required", () => {
+    expect(discordSendTool.name).toBe("discord_send");
+    const schema = discordSendTool.inputSchema as { properties: Record<string, unknown>; required: string[] };
+    expect(Object.keys(schema.properties).sort()).toEqual(
+      ["channelId", "message", "targetAgentId", "threadId", "threadName", "topicId", "urgent"].sort(),
+    );
+    expect(schema.required.sort()).toEqual(["message", "targetAgentId"]);
+  });
+
+  it("returns at once with the thread once the mention is posted, without waiting for a reply", async () => {
+    const { runtime, discord } = await started();
+    const result = await handleDiscordSend(runtime, "ruda", {
+      targetAgentId: "eden",
+      message: "코드 리뷰 해줘",
+    });
+    expect(result).toMatchObject({ ok: true });
+    if (!result.ok) return;
+    expect(result.text).toBe(`메시지 전송 완료. 스레드 ID: ${result.threadId}`);
+    expect(discord.in(CHANNEL)).toEqual([
+      expect.objectContaining({ content: `<@${BOTS.eden}> 코드 리뷰 해줘` }),
+    ]);
+    expect((await runtime.mentions())[0]).toMatchObject({ status: "pending" });
+  });
+
+  it.each([
+    ["a missing target", { message: "hi" }, "invalid_arguments", /targetAgentId/],
+    ["a non-string message", { targetAgentId: "eden", message: 5 }, "invalid_arguments", /message/],
+    ["an unknown field", { targetAgentId: "eden", message: "hi", bogus: 1 }, "invalid_arguments", /bogus/],
+    ["an unknown agent", { targetAgentId: "nobody", message: "hi" }, "unknown_agent", /unknown_agent/],
+    ["an empty message", { targetAgentId: "eden", message: "  " }, "empty_message", /empty/],
+    [
+      "an over-long message",
+      { targetAgentId: "eden", message: "가".repeat(2_001) },
+      "message_too_long",
+      /length/,
+    ],
+    [
+      "a channel outside the allowlist",
+      { targetAgentId: "eden", message: "hi", channelId: "1" },
+      "channel_not_allowed",
+      /allowedChannels/,
+    ],
+  ])("rejects %s with a clear code and sends nothing", async (_label, args, code, text) => {
+    const { runtime, discord } = await started();
+    const result = await handleDiscordSend(runtime, "ruda", args);
+    expect(result).toMatchObject({ ok: false, code });
+    expect(result.text).toMatch(text);
+    expect(discord.messages).toEqual([]);
+  });
+});
