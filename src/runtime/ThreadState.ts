@@ -6,13 +6,28 @@ export interface ThreadRoute {
   lastUsedAt: number;
 }
 
+/** The persisted part of ThreadState (`threads.json` in the state dir). */
+export interface ThreadStateData {
+  version: 1;
+  parents: Record<string, string>;
+  participants: Record<string, string[]>;
+  routes: Record<string, ThreadRoute>;
+  sinkThreads: string[];
+  systemMessages: string[];
+  observed: Record<string, ObserverRecord[]>;
+}
+
+/** System-message ids kept: enough to recognise the reminders of every live mention. */
+const SYSTEM_MESSAGES_KEPT = 10_000;
+
 /**
  * What the runtime knows of Discord threads: parents, participants, the route cache that lets a pair
  * of agents reuse their thread (design 002 §4), sink threads, the messages it posted as system
- * messages, who is answering whom, and the compact observer history (design 002 §3). Rebuilt at start
- * from the persisted collaboration records.
+ * messages, who is answering whom, and the compact observer history (design 002 §3). All of it but
+ * the short-lived "who is answering whom" is persisted (see ThreadStateData); `onChange` says when.
  */
 export class ThreadState {
+  onChange: () => void = () => {};
   readonly parents = new Map<string, string>();
   private readonly participants = new Map<string, Set<string>>();
   private readonly routes = new Map<string, ThreadRoute>();
@@ -31,8 +46,46 @@ export class ThreadState {
 
   addParticipants(threadId: string, agentIds: readonly string[]): void {
     const set = this.participants.get(threadId) ?? new Set<string>();
+    const before = set.size;
     for (const id of agentIds) set.add(id);
     this.participants.set(threadId, set);
+    if (set.size !== before) this.onChange();
+  }
+
+  setParent(threadId: string, channelId: string): void {
+    if (this.parents.get(threadId) === channelId) return;
+    this.parents.set(threadId, channelId);
+    this.onChange();
+  }
+
+  markSinkThread(threadId: string): void {
+    if (this.sinkThreads.has(threadId)) return;
+    this.sinkThreads.add(threadId);
+    this.onChange();
+  }
+
+  snapshot(): ThreadStateData {
+    return {
+      version: 1,
+      parents: Object.fromEntries(this.parents),
+      participants: Object.fromEntries([...this.participants].map(([id, set]) => [id, [...set]])),
+      routes: Object.fromEntries(this.routes),
+      sinkThreads: [...this.sinkThreads],
+      systemMessages: [...this.systemMessages].slice(-SYSTEM_MESSAGES_KEPT),
+      observed: Object.fromEntries(this.observed),
+    };
+  }
+
+  /** Restores what a previous run persisted (before the collaboration records add theirs). */
+  load(data: Partial<ThreadStateData> | null | undefined): void {
+    if (data == null) return;
+    for (const [id, channel] of Object.entries(data.parents ?? {})) this.parents.set(id, channel);
+    for (const [id, agents] of Object.entries(data.participants ?? {}))
+      this.participants.set(id, new Set(agents));
+    for (const [key, route] of Object.entries(data.routes ?? {})) this.routes.set(key, route);
+    for (const id of data.sinkThreads ?? []) this.sinkThreads.add(id);
+    for (const id of data.systemMessages ?? []) this.systemMessages.add(id);
+    for (const [channel, records] of Object.entries(data.observed ?? {})) this.observed.set(channel, records);
   }
 
   participantsOf(threadId: string): string[] {
@@ -48,8 +101,9 @@ export class ThreadState {
     const known = this.routes.get(key);
     if (known === undefined || known.lastUsedAt <= p.lastUsedAt) {
       this.routes.set(key, { threadId: p.threadId, channelId: p.channelId, lastUsedAt: p.lastUsedAt });
+      this.onChange();
     }
-    this.parents.set(p.threadId, p.channelId);
+    this.setParent(p.threadId, p.channelId);
   }
 
   /** The pair's thread, if it was used within `threadReuseTTL` (design 002 §4). */
@@ -60,6 +114,7 @@ export class ThreadState {
 
   markSystemMessage(messageId: string): void {
     this.systemMessages.add(messageId);
+    this.onChange();
   }
 
   isSystemMessage(messageId: string): boolean {
@@ -85,6 +140,7 @@ export class ThreadState {
     if (list.length > this.limits.observerHistoryLimit)
       list.splice(0, list.length - this.limits.observerHistoryLimit);
     this.observed.set(record.channelId, list);
+    this.onChange();
   }
 
   observerHistory(channelId: string, now: number): ObserverRecord[] {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
+import { Low } from "lowdb";
 import { type AnyActorRef, type AnyStateMachine, createActor } from "xstate";
 import {
   type A2AFlowInput,
@@ -11,6 +12,9 @@ import {
 import {
   type ActorRecord,
   acquireStateDirLock,
+  CorruptStateFileError,
+  DurableJsonFile,
+  quarantineFile,
   ConversationIndex,
   EventLog,
   SnapshotStore,
@@ -42,7 +46,7 @@ import type {
   SessionsSendParams,
 } from "./ports.js";
 import { provideCollaborate, provideFlow } from "./sideEffects.js";
-import { ThreadState } from "./ThreadState.js";
+import { ThreadState, type ThreadStateData } from "./ThreadState.js";
 import { TimerQueue } from "./TimerQueue.js";
 
 /** Bumped when a machine changes incompatibly; older snapshots are then migrated or quarantined. */
@@ -110,6 +114,43 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   let lock: { release(): Promise<void> } | undefined;
   let stopping = false;
   let flushScheduled = false;
+  let threadsDb: Low<ThreadStateData> | undefined;
+  let threadsWrite: Promise<void> = Promise.resolve();
+  let threadsSaveScheduled = false;
+
+  // Thread state (participants, routes, sink threads, observer history) is saved like snapshots:
+  // batched per microtask, written durably, one write at a time.
+  threads.onChange = () => {
+    if (threadsDb === undefined || stopping || threadsSaveScheduled) return;
+    threadsSaveScheduled = true;
+    queueMicrotask(saveThreads);
+  };
+
+  function saveThreads(): Promise<void> {
+    threadsSaveScheduled = false;
+    const db = threadsDb;
+    if (db === undefined) return threadsWrite;
+    db.data = threads.snapshot();
+    threadsWrite = threadsWrite
+      .then(() => db.write())
+      .catch((error: unknown) => warn(`could not save the thread state: ${describe(error)}`));
+    return threadsWrite;
+  }
+
+  async function openThreadState(): Promise<void> {
+    const file = join(stateDir, "threads.json");
+    const adapter = new DurableJsonFile<ThreadStateData>(file);
+    let data: ThreadStateData | null = null;
+    try {
+      data = await adapter.read();
+    } catch (error) {
+      if (!(error instanceof CorruptStateFileError)) throw error;
+      const moved = await quarantineFile(file, now());
+      warn(`${file} is corrupt (${error.message}); moved it to ${moved} and started without it`);
+    }
+    threads.load(data);
+    threadsDb = new Low(adapter, threads.snapshot());
+  }
 
   const sideEffects = {
     gateway: options.gateway,
@@ -118,7 +159,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     limiters,
     agentOfSession,
     onThreadCreated: ({ threadId, channelId }: { threadId: string; channelId: string }) =>
-      threads.parents.set(threadId, channelId),
+      threads.setParent(threadId, channelId),
     onSystemMessage: (messageId: string) => threads.markSystemMessage(messageId),
     beforeEffect: async () => {
       // The invoking snapshot is reported once the transition settles: let it, queue it, then wait for disk.
@@ -593,6 +634,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
         });
         log = await EventLog.open({ dir: stateDir, onWarning: warn });
         index = await ConversationIndex.open({ dir: stateDir, now, rebuildFromLog: true, onWarning: warn });
+        await openThreadState();
       } catch (error) {
         await acquired.release();
         lock = undefined;
@@ -638,6 +680,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       const closing = store;
       store = undefined;
       try {
+        await saveThreads();
+        threadsDb = undefined;
         await closing.close();
         await log?.close();
         await index?.close();

@@ -97,6 +97,49 @@ describe("createA2ARuntime: more", () => {
     });
   });
 
+  it("thread state survives a restart: a bot that joined by mention is still a participant, observer history is kept", async () => {
+    const dir = tempStateDir();
+    const discord = new FakeDiscord();
+    const first = createA2ARuntime({ config: runtimeConfig, stateDir: dir, discord, onWarning: () => {} });
+    await first.start();
+    const sent = await first.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "리뷰 부탁",
+    });
+    if (sent.status !== "sent") throw new Error("not sent");
+    const seum = runtimeConfig.agents.seum.discordBotId;
+    const inThread = { channelId: sent.threadId, threadId: sent.threadId, authorIsBot: true, ts: Date.now() };
+    // ruda mentions seum in the thread: seum handles it and joins the participants.
+    expect(
+      await first.handleDiscordMessage({
+        ...inThread,
+        messageId: "1400000000000000801",
+        authorId: runtimeConfig.agents.ruda.discordBotId,
+        content: `<@${seum}> 의견 있어요?`,
+        mentionUserIds: [seum],
+      }),
+    ).toMatchObject({ action: "handle", agentId: "seum" });
+    await first.stop();
+
+    const second = runtime({ stateDir: dir, discord });
+    await second.start();
+    // eden speaks without a mention: a participant other than eden handles it (ruda first, then seum).
+    const decision = await second.handleDiscordMessage({
+      ...inThread,
+      messageId: "1400000000000000802",
+      authorId: seum,
+      content: "저는 찬성입니다, 진행하시죠",
+      mentionUserIds: [],
+    });
+    expect(decision).toMatchObject({ action: "handle" });
+    const { readFileSync } = await import("node:fs");
+    const saved = JSON.parse(readFileSync(join(dir, "threads.json"), "utf8")) as {
+      participants: Record<string, string[]>;
+    };
+    expect(saved.participants[sent.threadId]?.sort()).toEqual(["eden", "ruda", "seum"]);
+  });
+
   it("attaches an @statelyai/inspect inspector to every actor, children included", async () => {
     const sent: Array<{ type: string; sessionId?: string }> = [];
     const inspector = createInspector({

@@ -1,0 +1,343 @@
+// End-to-end: the runtime over strict discord.js clients and the local Discord emulator, in real time
+// with short configured timeouts (API.md §4, §7).
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client, Events, GatewayIntentBits } from "discord.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  bridgeDiscordJs,
+  createDiscordJsPort,
+  type DiscordEmulator,
+  emulatorToken,
+  startDiscordEmulator,
+} from "../../src/discord/index.js";
+import {
+  type A2AEvent,
+  type A2ARuntime,
+  createA2ARuntime,
+  type InboundDiscordMessage,
+} from "../../src/index.js";
+
+const GUILD = "1500000000000000001";
+const CHANNEL = "1500000000000000010";
+const OTHER_CHANNEL = "1500000000000000011";
+const RUDA = "1500000000000000101";
+const EDEN = "1500000000000000102";
+const HUMAN = "1500000000000000900";
+
+let emulator: DiscordEmulator;
+const clients: Client[] = [];
+const runtimes: A2ARuntime[] = [];
+const detachers: Array<() => void> = [];
+
+beforeEach(async () => {
+  emulator = await startDiscordEmulator({
+    guildId: GUILD,
+    channels: [
+      { id: CHANNEL, name: "collab" },
+      { id: OTHER_CHANNEL, name: "elsewhere" },
+    ],
+    users: [
+      { id: RUDA, name: "ruda", bot: true },
+      { id: EDEN, name: "eden", bot: true },
+      { id: HUMAN, name: "human", bot: false },
+    ],
+  });
+});
+
+afterEach(async () => {
+  for (const detach of detachers.splice(0)) detach();
+  for (const r of runtimes.splice(0)) await r.stop();
+  await Promise.all(clients.splice(0).map((c) => c.destroy()));
+  await emulator.close();
+});
+
+/** A strict client: every 5xx and 429 on /channels surfaces to the port. */
+async function login(userId: string): Promise<Client<true>> {
+  const client = new Client({
+    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent],
+    rest: { api: emulator.apiUrl, retries: 0, rejectOnRateLimit: ["/channels"] },
+  });
+  clients.push(client);
+  const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
+  await client.login(emulatorToken(userId));
+  await ready;
+  return client as Client<true>;
+}
+
+/** Polls over real I/O, bounded. */
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 4000): Promise<void> {
+  const start = Date.now();
+  while (!(await check())) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+interface Harness {
+  runtime: A2ARuntime;
+  ruda: Client<true>;
+  eden: Client<true>;
+  events: A2AEvent[];
+  /** Every message the bridge forwarded, with the runtime's decision. */
+  handled: Array<{
+    message: InboundDiscordMessage;
+    result: Awaited<ReturnType<A2ARuntime["handleDiscordMessage"]>>;
+  }>;
+}
+
+async function setUp(
+  options: {
+    a2aRetry?: Record<string, unknown>;
+    collaboration?: Record<string, unknown>;
+  } = {},
+): Promise<Harness> {
+  const [ruda, eden] = await Promise.all([login(RUDA), login(EDEN)]);
+  const clientsById = { ruda, eden };
+  const runtime = createA2ARuntime({
+    stateDir: mkdtempSync(join(tmpdir(), "a2a-e2e-")),
+    config: {
+      agents: {
+        ruda: { discordBotId: RUDA, name: "루다" },
+        eden: { discordBotId: EDEN, name: "이든" },
+      },
+      discord: {
+        a2aRetry: {
+          responseTimeoutMs: 300,
+          urgentResponseTimeoutMs: 150,
+          maxAttempts: 3,
+          escalationMentionId: HUMAN,
+          ...options.a2aRetry,
+        },
+        collaboration: {
+          defaultChannel: CHANNEL,
+          allowedChannels: [CHANNEL],
+          ...options.collaboration,
+        },
+      },
+    },
+    discord: createDiscordJsPort(clientsById),
+    onWarning: () => {},
+  });
+  runtimes.push(runtime);
+  await runtime.start();
+  const events: A2AEvent[] = [];
+  runtime.onEvent((e) => events.push(e));
+  const handled: Harness["handled"] = [];
+  const recording: Pick<A2ARuntime, "handleDiscordMessage"> = {
+    handleDiscordMessage: async (message) => {
+      const result = await runtime.handleDiscordMessage(message);
+      handled.push({ message, result });
+      return result;
+    },
+  };
+  detachers.push(bridgeDiscordJs(recording, clientsById, { onError: () => {} }));
+  return { runtime, ruda, eden, events, handled };
+}
+
+async function mentionOf(runtime: A2ARuntime, id: string) {
+  return (await runtime.mentions()).find((m) => m.id === id);
+}
+
+async function sendInThread(client: Client<true>, threadId: string, content: string, mentionIds: string[]) {
+  await until(() => client.channels.cache.has(threadId), "the client to know the thread");
+  const thread = client.channels.cache.get(threadId);
+  if (!thread?.isThread()) throw new Error("not a thread");
+  return thread.send({ content, allowedMentions: { parse: [], users: mentionIds } });
+}
+
+describe("collaboration end to end over discord.js and the emulator", () => {
+  it("no reply: two reminders pinging eden, then an escalation pinging only the human", async () => {
+    const { runtime } = await setUp();
+    const sent = await runtime.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "배포 확인해줘",
+    });
+    expect(sent.status).toBe("sent");
+    if (sent.status !== "sent") return;
+
+    await until(
+      async () => (await mentionOf(runtime, sent.mentionId))?.status === "escalated",
+      "the mention to escalate",
+    );
+    const inThread = emulator.messages(sent.threadId);
+    const reminder1 = inThread.find((m) => m.content.includes("[리마인더 1/3]"));
+    const reminder2 = inThread.find((m) => m.content.includes("[리마인더 2/3]"));
+    const escalation = inThread.find((m) => m.content.includes("⚠️ 응답 없음 (3회 시도"));
+    expect(reminder1).toMatchObject({ authorId: RUDA, mentionIds: [EDEN] });
+    expect(reminder1?.content).toContain(`<@${EDEN}>`);
+    expect(reminder2).toMatchObject({ authorId: RUDA, mentionIds: [EDEN] });
+    expect(escalation).toMatchObject({ authorId: RUDA, mentionIds: [HUMAN] });
+    expect(escalation?.content).toContain(`<@${HUMAN}>`);
+    // Order: reminder 1, reminder 2, escalation; nothing posted twice.
+    const ids = inThread.map((m) => m.id);
+    expect(ids.indexOf(reminder1?.id ?? "")).toBeLessThan(ids.indexOf(reminder2?.id ?? ""));
+    expect(ids.indexOf(reminder2?.id ?? "")).toBeLessThan(ids.indexOf(escalation?.id ?? ""));
+    expect(inThread.filter((m) => m.content.includes("[리마인더"))).toHaveLength(2);
+    expect(inThread.filter((m) => m.content.includes("⚠️ 응답 없음"))).toHaveLength(1);
+    expect(await mentionOf(runtime, sent.mentionId)).toMatchObject({ status: "escalated", attempts: 3 });
+  });
+
+  it("a human posting in the thread does not end the mention; eden's bot does", async () => {
+    // Long timeouts: no reminder interferes with this case.
+    const { runtime, eden, handled } = await setUp({
+      a2aRetry: { responseTimeoutMs: 60_000, urgentResponseTimeoutMs: 30_000 },
+    });
+    const sent = await runtime.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "리뷰 부탁해",
+    });
+    if (sent.status !== "sent") throw new Error(`not sent: ${JSON.stringify(sent)}`);
+
+    const human = await emulator.postAsUser({
+      userId: HUMAN,
+      channelId: sent.threadId,
+      content: "제가 봤어요",
+    });
+    await until(() => handled.some((h) => h.message.messageId === human.messageId), "the human's message");
+    expect((await mentionOf(runtime, sent.mentionId))?.status).toBe("pending");
+
+    const reply = await sendInThread(eden, sent.threadId, `<@${RUDA}> 확인했습니다`, [RUDA]);
+    await until(() => handled.some((h) => h.message.messageId === reply.id), "eden's reply");
+    await until(
+      async () => (await mentionOf(runtime, sent.mentionId))?.status === "responded",
+      "the mention to end responded",
+    );
+  });
+
+  it("reuses the thread within threadReuseTTL", async () => {
+    const { runtime } = await setUp({ a2aRetry: { responseTimeoutMs: 60_000 } });
+    const first = await runtime.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "첫 번째",
+    });
+    const second = await runtime.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "두 번째",
+    });
+    if (first.status !== "sent" || second.status !== "sent") throw new Error("not sent");
+    expect(second.threadId).toBe(first.threadId);
+    expect(emulator.threads()).toHaveLength(1);
+    expect(emulator.messages(first.threadId)).toContainEqual(
+      expect.objectContaining({ id: second.messageId, authorId: RUDA, mentionIds: [EDEN] }),
+    );
+  });
+
+  it("opens a new thread once threadReuseTTL (1 ms) has passed", async () => {
+    const { runtime } = await setUp({
+      a2aRetry: { responseTimeoutMs: 60_000 },
+      collaboration: { threadReuseTTL: 1 },
+    });
+    const first = await runtime.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "첫 번째",
+    });
+    await new Promise((r) => setTimeout(r, 10));
+    const second = await runtime.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "두 번째",
+    });
+    if (first.status !== "sent" || second.status !== "sent") throw new Error("not sent");
+    expect(second.threadId).not.toBe(first.threadId);
+    expect(emulator.threads()).toHaveLength(2);
+  });
+
+  it("rejects a channel outside allowedChannels and posts nothing", async () => {
+    const { runtime } = await setUp();
+    const result = await runtime.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "여기로",
+      channelId: OTHER_CHANNEL,
+    });
+    expect(result).toMatchObject({ status: "rejected", error: { code: "channel_not_allowed" } });
+    expect(emulator.messages()).toEqual([]);
+    expect(emulator.threads()).toEqual([]);
+  });
+
+  it("403: rejected discord_permission with an escalating a2a.collaborate.failed event", async () => {
+    const { runtime, events } = await setUp();
+    emulator.deny(CHANNEL, RUDA);
+    const result = await runtime.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "권한 없음",
+    });
+    expect(result).toMatchObject({ status: "rejected", error: { code: "discord_permission" } });
+    await until(() => events.some((e) => e.type === "a2a.collaborate.failed"), "the failed event");
+    const failed = events.find((e) => e.type === "a2a.collaborate.failed");
+    expect(failed?.data).toMatchObject({ escalate: true });
+    expect(emulator.messages().filter((m) => m.authorId === RUDA)).toEqual([]);
+  });
+
+  it("429: honours retry-after and still sends", async () => {
+    const { runtime } = await setUp({ a2aRetry: { responseTimeoutMs: 60_000 } });
+    emulator.injectFault({ kind: "rateLimit", method: "POST", path: /\/messages$/, retryAfterMs: 300 });
+    const start = Date.now();
+    const sent = await runtime.discordSend({ fromAgentId: "ruda", targetAgentId: "eden", message: "천천히" });
+    const elapsed = Date.now() - start;
+    expect(sent.status).toBe("sent");
+    if (sent.status !== "sent") return;
+    expect(elapsed).toBeGreaterThanOrEqual(290);
+    expect(emulator.messages().filter((m) => m.id === sent.messageId)).toHaveLength(1);
+  });
+
+  it("@everyone in the agent's message pings nobody but eden", async () => {
+    const { runtime, ruda } = await setUp({ a2aRetry: { responseTimeoutMs: 60_000 } });
+    const sent = await runtime.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "@everyone @here 긴급 확인",
+    });
+    if (sent.status !== "sent") throw new Error("not sent");
+    const posted = emulator.messages().find((m) => m.id === sent.messageId);
+    expect(posted?.content).toContain("@everyone");
+    expect(posted?.mentionIds).toEqual([EDEN]);
+    // The gateway payload's mention_everyone, as discord.js saw it.
+    await until(() => ruda.channels.cache.has(CHANNEL), "the channel");
+    const channel = ruda.channels.cache.get(CHANNEL);
+    if (!channel?.isTextBased()) throw new Error("not text");
+    const fetched = await channel.messages.fetch(sent.messageId);
+    expect(fetched.mentions.everyone).toBe(false);
+    expect([...fetched.mentions.users.keys()]).toEqual([EDEN]);
+  });
+
+  it("loop guard: the 4th agent message in a thread within the window is dropped (maxMessagesPerThread 3)", async () => {
+    const { runtime, ruda, eden, handled } = await setUp({
+      a2aRetry: { responseTimeoutMs: 60_000 },
+      collaboration: { loopGuard: { maxMessagesPerThread: 3 } },
+    });
+    const sent = await runtime.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "같이 보자",
+    });
+    if (sent.status !== "sent") throw new Error("not sent");
+    const results: string[] = [];
+    const speakers: Array<[Client<true>, string]> = [
+      [eden, RUDA],
+      [ruda, EDEN],
+      [eden, RUDA],
+      [ruda, EDEN],
+    ];
+    for (const [i, [client, other]] of speakers.entries()) {
+      const posted = await sendInThread(client, sent.threadId, `<@${other}> 메시지 ${i + 1}`, [other]);
+      await until(() => handled.some((h) => h.message.messageId === posted.id), `message ${i + 1}`);
+      const entry = handled.find((h) => h.message.messageId === posted.id);
+      results.push(
+        entry?.result.action === "drop" ? `drop:${entry.result.reason}` : (entry?.result.action ?? ""),
+      );
+    }
+    expect(results.slice(0, 3)).not.toContain("drop:loop_guard");
+    expect(results[3]).toBe("drop:loop_guard");
+    // The first agent message was eden's answer: it ended the mention.
+    expect((await mentionOf(runtime, sent.mentionId))?.status).toBe("responded");
+  });
+});
