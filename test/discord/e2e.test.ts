@@ -341,3 +341,54 @@ describe("collaboration end to end over discord.js and the emulator", () => {
     expect((await mentionOf(runtime, sent.mentionId))?.status).toBe("responded");
   });
 });
+
+describe("a runtime stopped and restarted mid-wait (API.md §7 Restart)", () => {
+  it("neither loses nor duplicates a reminder: the one due while it was down is posted once, on start", async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), "a2a-e2e-restart-"));
+    const config = {
+      agents: { ruda: { discordBotId: RUDA, name: "루다" }, eden: { discordBotId: EDEN, name: "이든" } },
+      discord: {
+        a2aRetry: {
+          responseTimeoutMs: 400,
+          urgentResponseTimeoutMs: 150,
+          maxAttempts: 3,
+          escalationMentionId: HUMAN,
+        },
+        collaboration: { defaultChannel: CHANNEL, allowedChannels: [CHANNEL] },
+      },
+    };
+    const [ruda, eden] = await Promise.all([login(RUDA), login(EDEN)]);
+    const first = createA2ARuntime({
+      stateDir,
+      config,
+      discord: createDiscordJsPort({ ruda, eden }),
+      onWarning: () => {},
+    });
+    await first.start();
+    const sent = await first.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "재시작 테스트",
+    });
+    if (sent.status !== "sent") throw new Error(`not sent: ${JSON.stringify(sent)}`);
+    await first.stop(); // before the first reminder is due
+
+    const reminders = () =>
+      emulator.messages(sent.threadId).filter((m) => m.content.startsWith("[리마인더 1/3]"));
+    await new Promise((r) => setTimeout(r, 500)); // down past the due time
+    expect(reminders()).toHaveLength(0);
+
+    const second = createA2ARuntime({
+      stateDir,
+      config,
+      discord: createDiscordJsPort({ ruda, eden }),
+      onWarning: () => {},
+    });
+    runtimes.push(second);
+    await second.start();
+    await until(() => reminders().length === 1, "the overdue reminder");
+    await until(async () => (await second.mentions())[0]?.attempts === 2, "attempts 2");
+    expect(reminders()).toHaveLength(1);
+    expect(reminders()[0]?.authorId).toBe(RUDA);
+  });
+});
