@@ -277,6 +277,20 @@ describe("collaboration end to end over discord.js and the emulator", () => {
     expect(emulator.messages().filter((m) => m.authorId === RUDA)).toEqual([]);
   });
 
+  it("404: an unknown thread is rejected discord_not_found, escalates, and nothing is posted", async () => {
+    const { runtime, events } = await setUp();
+    const result = await runtime.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "없는 스레드",
+      threadId: "1500000000000009999",
+    });
+    expect(result).toMatchObject({ status: "rejected", error: { code: "discord_not_found" } });
+    await until(() => events.some((e) => e.type === "a2a.collaborate.failed"), "the failed event");
+    expect(events.find((e) => e.type === "a2a.collaborate.failed")?.data).toMatchObject({ escalate: true });
+    expect(emulator.messages().filter((m) => m.authorId === RUDA)).toEqual([]);
+  });
+
   it("429: honours retry-after and still sends", async () => {
     const { runtime } = await setUp({ a2aRetry: { responseTimeoutMs: 60_000 } });
     emulator.injectFault({ kind: "rateLimit", method: "POST", path: /\/messages$/, retryAfterMs: 300 });
