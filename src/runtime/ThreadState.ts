@@ -11,6 +11,8 @@ export interface ThreadStateData {
   version: 1;
   parents: Record<string, string>;
   participants: Record<string, string[]>;
+  /** The last activity in each participants' thread: participants expire `participantTTL` after it. */
+  participantsSeenAt?: Record<string, number>;
   routes: Record<string, ThreadRoute>;
   sinkThreads: string[];
   systemMessages: string[];
@@ -30,6 +32,7 @@ export class ThreadState {
   onChange: () => void = () => {};
   readonly parents = new Map<string, string>();
   private readonly participants = new Map<string, Set<string>>();
+  private readonly seenAt = new Map<string, number>();
   private readonly routes = new Map<string, ThreadRoute>();
   readonly sinkThreads = new Set<string>();
   private readonly systemMessages = new Set<string>();
@@ -41,15 +44,29 @@ export class ThreadState {
       threadReuseTTL: number;
       observerHistoryLimit: number;
       observerHistoryTTL: number;
+      participantTTL: number;
     },
+    private readonly now: () => number = Date.now,
   ) {}
 
-  addParticipants(threadId: string, agentIds: readonly string[]): void {
+  /** Adds participants; `at` is the activity that shows them (now, or a stored record's time at start). */
+  addParticipants(threadId: string, agentIds: readonly string[], at = this.now()): void {
     const set = this.participants.get(threadId) ?? new Set<string>();
     const before = set.size;
     for (const id of agentIds) set.add(id);
     this.participants.set(threadId, set);
     if (set.size !== before) this.onChange();
+    this.touch(threadId, at);
+  }
+
+  /** Activity in a thread keeps its participants (design 002 appendix: participantTTL after the last). */
+  touch(threadId: string, at = this.now()): void {
+    if (!this.participants.has(threadId)) return;
+    const previous = this.seenAt.get(threadId) ?? 0;
+    if (at <= previous) return;
+    this.seenAt.set(threadId, at);
+    // Saved at most once a minute per thread for activity alone: expiry is measured in hours.
+    if (at - previous > 60_000) this.onChange();
   }
 
   setParent(threadId: string, channelId: string): void {
@@ -68,7 +85,10 @@ export class ThreadState {
     return {
       version: 1,
       parents: Object.fromEntries(this.parents),
-      participants: Object.fromEntries([...this.participants].map(([id, set]) => [id, [...set]])),
+      participants: Object.fromEntries(
+        [...this.participants].filter(([id]) => !this.expired(id)).map(([id, set]) => [id, [...set]]),
+      ),
+      participantsSeenAt: Object.fromEntries([...this.seenAt].filter(([id]) => !this.expired(id))),
       routes: Object.fromEntries(this.routes),
       sinkThreads: [...this.sinkThreads],
       systemMessages: [...this.systemMessages].slice(-SYSTEM_MESSAGES_KEPT),
@@ -82,6 +102,7 @@ export class ThreadState {
     for (const [id, channel] of Object.entries(data.parents ?? {})) this.parents.set(id, channel);
     for (const [id, agents] of Object.entries(data.participants ?? {}))
       this.participants.set(id, new Set(agents));
+    for (const [id, at] of Object.entries(data.participantsSeenAt ?? {})) this.seenAt.set(id, at);
     for (const [key, route] of Object.entries(data.routes ?? {})) this.routes.set(key, route);
     for (const id of data.sinkThreads ?? []) this.sinkThreads.add(id);
     for (const id of data.systemMessages ?? []) this.systemMessages.add(id);
@@ -89,7 +110,12 @@ export class ThreadState {
   }
 
   participantsOf(threadId: string): string[] {
-    return [...(this.participants.get(threadId) ?? [])];
+    return this.expired(threadId) ? [] : [...(this.participants.get(threadId) ?? [])];
+  }
+
+  private expired(threadId: string): boolean {
+    const seen = this.seenAt.get(threadId);
+    return seen !== undefined && this.now() - seen > this.limits.participantTTL;
   }
 
   isKnownThread(channelId: string): boolean {

@@ -98,7 +98,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   const limiters = createDiscordRateLimiters(collaboration.rateLimit);
   const loopGuard = new LoopGuard({ ...collaboration.loopGuard, now });
   const idempotency = new IdempotencyCache<DiscordSendResult>({ now });
-  const threads = new ThreadState(collaboration);
+  const threads = new ThreadState(collaboration, now);
   const hosted = new Map<string, Hosted>();
   const dirty = new Set<string>();
   const resuming = new Set<string>();
@@ -556,6 +556,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       return { action: "observe" };
     }
     if (decision.action === "drop") return decision;
+    // Decided first: participants who expired are not brought back by the message that finds them gone.
+    if (threadId !== undefined) threads.touch(threadId, message.ts);
     if (threadId !== undefined && decision.joinsThread) threads.addParticipants(threadId, [decision.agentId]);
     if (threadId !== undefined && authorAgent !== undefined && !system) {
       threads.noteHandling(decision.agentId, authorAgent, threadId, now());
@@ -601,7 +603,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     for (const record of records) {
       const meta = record.meta as CollaborationMeta | undefined;
       if (record.machineId === "collaborate" && meta?.threadId !== undefined) {
-        threads.addParticipants(meta.threadId, [meta.fromAgentId, meta.targetAgentId]);
+        threads.addParticipants(meta.threadId, [meta.fromAgentId, meta.targetAgentId], record.updatedAt);
         if (record.status === "active") {
           awaitingIn.set(meta.threadId, (awaitingIn.get(meta.threadId) ?? new Set<string>()).add(record.id));
         }
