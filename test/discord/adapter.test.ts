@@ -2,16 +2,16 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client, DiscordAPIError, Events, GatewayIntentBits } from "discord.js";
+import { type Client, DiscordAPIError, Events } from "discord.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   bridgeDiscordJs,
   createDiscordJsPort,
   type DiscordEmulator,
-  emulatorToken,
   startDiscordEmulator,
 } from "../../src/discord/index.js";
 import { type A2ARuntime, createA2ARuntime, type InboundDiscordMessage } from "../../src/index.js";
+import { loginStrictClient, until } from "../support/discordClients.js";
 
 const GUILD = "1500000000000000001";
 const CHANNEL = "1500000000000000010";
@@ -44,31 +44,13 @@ afterEach(async () => {
   await emulator.close();
 });
 
-/** A strict client: every 5xx and 429 on /channels surfaces to the port. */
-async function login(userId: string): Promise<Client<true>> {
-  const client = new Client({
-    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent],
-    rest: { api: emulator.apiUrl, retries: 0, rejectOnRateLimit: ["/channels"] },
-  });
-  clients.push(client);
-  const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
-  await client.login(emulatorToken(userId));
-  await ready;
-  return client as Client<true>;
+function login(userId: string): Promise<Client<true>> {
+  return loginStrictClient(emulator, userId, clients);
 }
 
 async function agents(): Promise<{ ruda: Client<true>; eden: Client<true> }> {
   const [ruda, eden] = await Promise.all([login(RUDA), login(EDEN)]);
   return { ruda, eden };
-}
-
-/** Polls over real I/O, bounded. */
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const start = Date.now();
-  while (!(await check())) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {

@@ -1,0 +1,35 @@
+import { Client, Events, GatewayIntentBits } from "discord.js";
+import { type DiscordEmulator, emulatorToken } from "../../src/discord/index.js";
+
+/**
+ * A strict discord.js client logged in to the emulator as `userId`: every 5xx and 429 on /channels
+ * surfaces to the caller, as the runtime's machines expect. `track` collects it for clean-up.
+ */
+export async function loginStrictClient(
+  emulator: DiscordEmulator,
+  userId: string,
+  track: Client[],
+): Promise<Client<true>> {
+  const client = new Client({
+    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent],
+    rest: { api: emulator.apiUrl, retries: 0, rejectOnRateLimit: ["/channels"] },
+  });
+  track.push(client);
+  const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
+  await client.login(emulatorToken(userId));
+  await ready;
+  return client as Client<true>;
+}
+
+/** Polls over real I/O (sockets to the emulator), bounded. */
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 5_000,
+): Promise<void> {
+  const start = Date.now();
+  while (!(await check())) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
