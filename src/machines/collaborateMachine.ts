@@ -117,6 +117,21 @@ function channelAllowed(context: CollaborateContext, channelId: string | undefin
   return channelId !== undefined && context.allowedChannels.includes(channelId);
 }
 
+/** The envelope every a2a.collaborate.* event shares. */
+function collaborationEnvelope(context: CollaborateContext, ts: number) {
+  return { ts, fromAgent: context.fromAgentId, toAgent: context.targetAgentId };
+}
+
+/** Who collaborates, and in which thread once it is known (design 002 §1's CollaborateEvent). */
+function collaborationParties(context: CollaborateContext) {
+  return {
+    collaborationId: context.collaborationId,
+    fromAgentId: context.fromAgentId,
+    toAgentId: context.targetAgentId,
+    ...(context.resolvedThreadId === undefined ? {} : { threadId: context.resolvedThreadId }),
+  };
+}
+
 const FAILURE_CODES: Record<DiscordFailure["kind"], CollaborateErrorCode> = {
   permission: "discord_permission",
   not_found: "discord_not_found",
@@ -219,26 +234,17 @@ export const collaborateMachine = setup({
     recordMentionEnd: assign((_, output: MentionOutput) => ({ mentionAttempts: output.attempts })),
     emitRequested: emit(({ context }): Emitted => ({
       type: "a2a.collaborate.requested",
-      ts: context.startedAt,
-      fromAgent: context.fromAgentId,
-      toAgent: context.targetAgentId,
+      ...collaborationEnvelope(context, context.startedAt),
       data: {
-        collaborationId: context.collaborationId,
-        fromAgentId: context.fromAgentId,
-        toAgentId: context.targetAgentId,
+        ...collaborationParties(context),
         ...(context.threadId ? { threadId: context.threadId } : {}),
       },
     })),
     emitSent: emit(({ context }): Emitted => ({
       type: "a2a.collaborate.sent",
-      ts: context.sentAt ?? context.lastAt,
-      fromAgent: context.fromAgentId,
-      toAgent: context.targetAgentId,
+      ...collaborationEnvelope(context, context.sentAt ?? context.lastAt),
       data: {
-        collaborationId: context.collaborationId,
-        fromAgentId: context.fromAgentId,
-        toAgentId: context.targetAgentId,
-        ...(context.resolvedThreadId === undefined ? {} : { threadId: context.resolvedThreadId }),
+        ...collaborationParties(context),
         ...(context.parentChannelId === undefined ? {} : { parentChannelId: context.parentChannelId }),
         ...(context.mode === undefined ? {} : { mode: context.mode }),
         ...(context.messageId === undefined ? {} : { messageId: context.messageId }),
@@ -247,14 +253,9 @@ export const collaborateMachine = setup({
     })),
     emitFailed: emit(({ context }): Emitted => ({
       type: "a2a.collaborate.failed",
-      ts: context.lastAt,
-      fromAgent: context.fromAgentId,
-      toAgent: context.targetAgentId,
+      ...collaborationEnvelope(context, context.lastAt),
       data: {
-        collaborationId: context.collaborationId,
-        fromAgentId: context.fromAgentId,
-        toAgentId: context.targetAgentId,
-        ...(context.resolvedThreadId === undefined ? {} : { threadId: context.resolvedThreadId }),
+        ...collaborationParties(context),
         attempt: context.retries + 1,
         ...(context.error === undefined
           ? {}
@@ -264,14 +265,9 @@ export const collaborateMachine = setup({
     })),
     emitResponded: emit(({ context }, output: MentionOutput): Emitted => ({
       type: "a2a.collaborate.responded",
-      ts: output.respondedAt ?? context.lastAt,
-      fromAgent: context.fromAgentId,
-      toAgent: context.targetAgentId,
+      ...collaborationEnvelope(context, output.respondedAt ?? context.lastAt),
       data: {
-        collaborationId: context.collaborationId,
-        fromAgentId: context.fromAgentId,
-        toAgentId: context.targetAgentId,
-        ...(context.resolvedThreadId === undefined ? {} : { threadId: context.resolvedThreadId }),
+        ...collaborationParties(context),
         mentionId: context.collaborationId,
         attempt: output.attempts,
       },
