@@ -1,26 +1,18 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInspector } from "@statelyai/inspect";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { type A2ARuntime, createA2ARuntime } from "../../src/index.js";
-import { FakeDiscord, FakeGateway, runtimeConfig, tempStateDir } from "../support/runtimeFakes.js";
+import {
+  FakeDiscord,
+  FakeGateway,
+  runtimeConfig,
+  tempStateDir,
+  useRuntimeHarness,
+} from "../support/runtimeFakes.js";
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
-const running: A2ARuntime[] = [];
-function runtime(o: Parameters<typeof createA2ARuntime>[0]) {
-  const r = createA2ARuntime({ config: runtimeConfig, onWarning: () => {}, ...o });
-  running.push(r);
-  return r;
-}
-
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
-  vi.setSystemTime(T0);
-});
-afterEach(async () => {
-  for (const r of running.splice(0)) await r.stop();
-  vi.useRealTimers();
-});
+const runtime = useRuntimeHarness(T0);
 const settle = () => vi.advanceTimersByTimeAsync(0);
 
 describe("createA2ARuntime: more", () => {

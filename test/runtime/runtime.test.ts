@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { type A2AEvent, type A2ARuntime, createA2ARuntime } from "../../src/index.js";
+import { describe, expect, it, vi } from "vitest";
+import { type A2AEvent, createA2ARuntime } from "../../src/index.js";
 import {
   BOTS,
   CHANNEL,
@@ -12,28 +12,13 @@ import {
   runtimeConfig,
   tempStateDir,
   waitUntil,
+  useRuntimeHarness,
 } from "../support/runtimeFakes.js";
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 const MINUTE = 60_000;
 
-const running: A2ARuntime[] = [];
-function runtime(o: Parameters<typeof createA2ARuntime>[0]) {
-  const r = createA2ARuntime({ config: runtimeConfig, onWarning: () => {}, ...o });
-  running.push(r);
-  return r;
-}
-
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
-  vi.setSystemTime(T0);
-});
-afterEach(async () => {
-  for (const r of running.splice(0)) await r.stop();
-  vi.useRealTimers();
-});
-
-/** Lets promise chains (fake ports, actors, persistence batching) run without moving the clock. */
+const runtime = useRuntimeHarness(T0);
 
 describe("createA2ARuntime: sessionsSend", () => {
   it("async: accepted once sent, then the flow completes as an actor and every event reaches onEvent and the log", async () => {

@@ -1,7 +1,8 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { DiscordPort, GatewayPort } from "../../src/index.js";
+import { afterEach, beforeEach, vi } from "vitest";
+import { type A2ARuntime, createA2ARuntime, type DiscordPort, type GatewayPort } from "../../src/index.js";
 
 export function tempStateDir(prefix = "a2a-runtime-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -137,4 +138,25 @@ export async function waitUntil(
 /** A few rounds of real I/O and promise callbacks, to show that something does NOT happen. */
 export async function drain(rounds = 200): Promise<void> {
   for (let i = 0; i < rounds; i += 1) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Per test: fake setTimeout/Date at `t0` (setImmediate and I/O stay real, the runtime needs them),
+ * and a `runtime()` that creates runtimes stopped after the test. Call at the top of a test file.
+ */
+export function useRuntimeHarness(t0: number): (o: Parameters<typeof createA2ARuntime>[0]) => A2ARuntime {
+  const running: A2ARuntime[] = [];
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
+    vi.setSystemTime(t0);
+  });
+  afterEach(async () => {
+    for (const r of running.splice(0)) await r.stop();
+    vi.useRealTimers();
+  });
+  return (o) => {
+    const r = createA2ARuntime({ config: runtimeConfig, onWarning: () => {}, ...o });
+    running.push(r);
+    return r;
+  };
 }
