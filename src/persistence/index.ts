@@ -3,6 +3,7 @@ export * from "./ConversationIndex.js";
 export * from "./DurableJsonFile.js";
 export * from "./EventLog.js";
 export * from "./quarantine.js";
+export * from "./readStateDir.js";
 export * from "./scanConversationId.js";
 export * from "./SnapshotStore.js";
 export * from "./StateDirLock.js";

@@ -1,0 +1,387 @@
+import { parseArgs } from "node:util";
+import {
+  type StateDirLockInfo,
+  type StateDirProblem,
+  type StoredActor,
+  StateDirNotFoundError,
+  readStateDir,
+} from "../persistence/index.js";
+import { MACHINE_VERSIONS } from "../runtime/index.js";
+import { DISCORD_TRANSIENT_MAX_RETRIES } from "../services/index.js";
+import type { CliIO } from "./io.js";
+
+const DEFAULT_STATE_DIR = ".a2a-state";
+
+export const STATUS_HELP = `a2a-statecharts status — list the actors persisted in a state directory (read-only)
+
+Usage:
+  a2a-statecharts status [--state-dir DIR] [--json]
+
+Options:
+  -d, --state-dir DIR   the runtime's state directory (default ${DEFAULT_STATE_DIR})
+      --json            print one JSON document { stateDir, now, lock, actors, warnings, quarantined }
+  -h, --help            show this help
+
+Reads the snapshots on disk and changes nothing: it takes no lock, so it works beside a running
+runtime (showing its last durable state), and it reports corrupt files instead of moving them.
+Exit status: 0 listed (warnings included), 1 the directory is missing or unreadable, 2 bad usage.`;
+
+/**
+ * What an actor counts, of its limit when known: a mention's deliveries ("mention": the mention is 1,
+ * each reminder adds 1), a flow's reply-wait retries ("retries"), a Discord send's retries ("send retries").
+ */
+export interface ActorAttempts {
+  kind: "mention" | "retries" | "send retries";
+  count: number;
+  max?: number;
+}
+
+/** One row of `status`, as `--json` prints it (times in ms since the epoch and as ISO strings). */
+export interface ActorStatusRow {
+  id: string;
+  machine: string;
+  /** The state value flattened (`a.b`, parallel regions joined by ` + `), then each active child's (`> child:state`). */
+  state: string;
+  status: "active" | "done" | "error";
+  location: "live" | "archive";
+  attempts: ActorAttempts | null;
+  /** The earliest durable timer of an active actor. */
+  nextDue: { event: string; at: number; atIso: string; inMs: number; timers: number } | null;
+  /** When the actor started (its context's `startedAt`), when known. */
+  startedAt: number | null;
+  updatedAt: number;
+  /** now − startedAt, or now − updatedAt when the start is unknown (`ageFrom` says which). */
+  ageMs: number;
+  ageFrom: "startedAt" | "updatedAt";
+  file: string;
+  problem?: string;
+}
+
+export interface StatusWarning {
+  file: string;
+  id?: string;
+  problem: string;
+}
+
+export interface StatusReport {
+  stateDir: string;
+  now: number;
+  lock: StateDirLockInfo;
+  actors: ActorStatusRow[];
+  warnings: StatusWarning[];
+  quarantined: string[];
+}
+
+/**
+ * `a2a-statecharts status [--state-dir DIR] [--json]`: the persisted actors of a state directory —
+ * machine, state, status, attempts, next due timer, age — as a table or one JSON document. Read-only.
+ */
+export async function runStatus(argv: string[], io: CliIO): Promise<number> {
+  let values: { "state-dir"?: string; json?: boolean; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        "state-dir": { type: "string", short: "d" },
+        json: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (error) {
+    // node:util names the flag in its first sentence; the rest is advice about `--`.
+    io.err(`a2a-statecharts status: ${firstLine(error).split(". ")[0] ?? ""} (see --help)`);
+    return 2;
+  }
+  if (values.help) {
+    io.out(STATUS_HELP);
+    return 0;
+  }
+  const dir = values["state-dir"] ?? DEFAULT_STATE_DIR;
+  if (dir.trim() === "") {
+    io.err("a2a-statecharts status: --state-dir needs a directory, got an empty string");
+    return 2;
+  }
+
+  let report: StatusReport;
+  try {
+    report = await collectStatus(dir, Date.now());
+  } catch (error) {
+    io.err(
+      error instanceof StateDirNotFoundError
+        ? `a2a-statecharts status: ${error.message}`
+        : `a2a-statecharts status: cannot read state directory ${dir}: ${firstLine(error)}`,
+    );
+    return 1;
+  }
+  if (values.json) io.out(JSON.stringify(report, null, 2));
+  else printTable(report, io);
+  return 0;
+}
+
+/** Reads the state directory (read-only) and builds the rows, sorted: active first by next due time, then finished, latest first. */
+export async function collectStatus(dir: string, now: number): Promise<StatusReport> {
+  const reading = await readStateDir(dir, { machineVersions: { ...MACHINE_VERSIONS } });
+  const actors = reading.actors.map((actor) => toRow(actor, now)).sort(byUrgency);
+  return {
+    stateDir: reading.dir,
+    now,
+    lock: reading.lock,
+    actors,
+    warnings: reading.problems.map(toWarning),
+    quarantined: reading.quarantined,
+  };
+}
+
+function toWarning(p: StateDirProblem): StatusWarning {
+  return { file: p.file, ...(p.id === undefined ? {} : { id: p.id }), problem: p.problem };
+}
+
+function toRow({ record, file, location, problem }: StoredActor, now: number): ActorStatusRow {
+  const snapshot = asObject(record.snapshot);
+  const startedAt = asNumber(asObject(snapshot?.context)?.startedAt);
+  const timers = record.status === "active" ? [...record.timers].sort((a, b) => a.dueAt - b.dueAt) : [];
+  const first = timers[0];
+  return {
+    id: record.id,
+    machine: record.machineId,
+    state: stateText(snapshot),
+    status: record.status,
+    location,
+    attempts: attemptsOf(record.machineId, snapshot),
+    nextDue:
+      first === undefined
+        ? null
+        : {
+            event: first.event,
+            at: first.dueAt,
+            atIso: new Date(first.dueAt).toISOString(),
+            inMs: first.dueAt - now,
+            timers: timers.length,
+          },
+    startedAt: startedAt ?? null,
+    updatedAt: record.updatedAt,
+    ageMs: now - (startedAt ?? record.updatedAt),
+    ageFrom: startedAt === undefined ? "updatedAt" : "startedAt",
+    file,
+    ...(problem === undefined ? {} : { problem }),
+  };
+}
+
+function byUrgency(a: ActorStatusRow, b: ActorStatusRow): number {
+  const activeA = a.status === "active" ? 0 : 1;
+  const activeB = b.status === "active" ? 0 : 1;
+  if (activeA !== activeB) return activeA - activeB;
+  if (activeA === 0) {
+    const dueA = a.nextDue?.at ?? Number.POSITIVE_INFINITY;
+    const dueB = b.nextDue?.at ?? Number.POSITIVE_INFINITY;
+    if (dueA !== dueB) return dueA < dueB ? -1 : 1;
+    return (a.startedAt ?? a.updatedAt) - (b.startedAt ?? b.updatedAt) || a.id.localeCompare(b.id);
+  }
+  return b.updatedAt - a.updatedAt || a.id.localeCompare(b.id);
+}
+
+// ---- reading persisted snapshots (JSON of getPersistedSnapshot(): { status, value, context, children }) ----
+
+/** `value` flattened, then each active child's state: `awaitingResponse > mention:pending`. */
+export function stateText(snapshot: Record<string, unknown> | undefined): string {
+  if (snapshot === undefined) return "?";
+  const parts = [valueText(snapshot.value)];
+  for (const [childId, child] of activeChildren(snapshot)) parts.push(`${childId}:${stateText(child)}`);
+  return parts.join(" > ");
+}
+
+/** An XState state value as dotted paths; parallel regions joined by ` + `: `a.b`, `p.x.one + p.y.two`. */
+export function valueText(value: unknown): string {
+  const paths = valuePaths(value);
+  return paths.length === 0 ? "?" : paths.join(" + ");
+}
+
+function valuePaths(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  const object = asObject(value);
+  if (object === undefined) return [];
+  return Object.entries(object).flatMap(([key, sub]) => {
+    const below = valuePaths(sub);
+    return below.length === 0 ? [key] : below.map((path) => `${key}.${path}`);
+  });
+}
+
+/** The persisted children that are still running, with their snapshots. */
+function activeChildren(snapshot: Record<string, unknown>): Array<[string, Record<string, unknown>]> {
+  const children = asObject(snapshot.children) ?? {};
+  const out: Array<[string, Record<string, unknown>]> = [];
+  for (const [id, entry] of Object.entries(children)) {
+    const child = asObject(asObject(entry)?.snapshot);
+    if (child !== undefined && child.status === "active") out.push([id, child]);
+  }
+  return out;
+}
+
+function childContext(snapshot: Record<string, unknown> | undefined, id: string) {
+  const child = snapshot === undefined ? undefined : activeChildren(snapshot).find(([key]) => key === id);
+  return asObject(child?.[1].context);
+}
+
+/**
+ * What the machine counts. collaborate: its mention's deliveries (the mention is 1, each reminder
+ * adds 1) of `maxAttempts`, or before the mention is sent, the Discord send's retries. a2aFlow: the
+ * reply wait's retries, of the error class's limit while one is known. Others: none.
+ */
+export function attemptsOf(
+  machineId: string,
+  snapshot: Record<string, unknown> | undefined,
+): ActorAttempts | null {
+  const context = asObject(snapshot?.context);
+  if (context === undefined) return null;
+  if (machineId === "collaborate") {
+    const mention = childContext(snapshot, "mention");
+    const mentionCount = asNumber(mention?.attempts);
+    if (mentionCount !== undefined) return withMax("mention", mentionCount, asNumber(mention?.maxAttempts));
+    const ended = asNumber(context.mentionAttempts);
+    const configured = asNumber(asObject(context.mention)?.maxAttempts);
+    if (ended !== undefined) return withMax("mention", ended, configured);
+    // Before the mention is sent: the Discord send's retries, while it is sending or if it needed any.
+    const retries = asNumber(context.retries);
+    if (retries === undefined || (retries === 0 && snapshot?.status !== "active")) return null;
+    return withMax("send retries", retries, DISCORD_TRANSIENT_MAX_RETRIES);
+  }
+  if (machineId === "a2aFlow") {
+    const wait = childContext(snapshot, "replyWait");
+    const count = Math.max(asNumber(context.retryAttempts) ?? 0, asNumber(wait?.retryAttempts) ?? 0);
+    // An error class allows maxAttempts tries in all: the first one and maxAttempts − 1 retries.
+    const limit =
+      asNumber(asObject(wait?.lastError)?.maxAttempts) ?? asNumber(asObject(context.error)?.maxAttempts);
+    return withMax("retries", count, limit === undefined ? undefined : Math.max(0, limit - 1));
+  }
+  return null;
+}
+
+function withMax(kind: ActorAttempts["kind"], count: number, max: number | undefined): ActorAttempts {
+  return max === undefined ? { kind, count } : { kind, count, max };
+}
+
+function asObject(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+function asNumber(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+// ---- the human table ----
+
+function printTable(report: StatusReport, io: CliIO): void {
+  for (const line of lockNotes(report.lock, report.stateDir)) io.out(line);
+  for (const w of report.warnings) {
+    io.err(`warning: ${w.file}: ${w.id === undefined ? "" : `record ${JSON.stringify(w.id)}: `}${w.problem}`);
+  }
+  if (report.quarantined.length > 0) {
+    io.out(
+      `note: ${report.quarantined.length} file(s) set aside earlier are kept for inspection: ${report.quarantined.join(", ")}`,
+    );
+  }
+  const header = ["ID", "MACHINE", "STATE", "STATUS", "ATTEMPTS", "NEXT DUE", "AGE"];
+  const rows = report.actors.map((a) => [
+    a.id,
+    a.machine,
+    a.state,
+    statusText(a),
+    attemptsText(a.attempts),
+    dueText(a.nextDue),
+    a.ageFrom === "startedAt" ? formatDuration(a.ageMs) : `updated ${formatDuration(a.ageMs)} ago`,
+  ]);
+  if (rows.length === 0) io.out(`no actors persisted in ${report.stateDir}`);
+  else for (const line of alignColumns([header, ...rows])) io.out(line);
+  io.out(footer(report));
+}
+
+function lockNotes(lock: StateDirLockInfo, dir: string): string[] {
+  if (lock.kind === "none") return [];
+  if (lock.kind === "unreadable") {
+    return [
+      `note: the lock file ${lock.lockFile} is unreadable (${lock.problem}); showing the files as they are`,
+    ];
+  }
+  if (lock.alive) {
+    return [`note: state dir ${dir} is in use by pid ${lock.pid}; showing its last durable state`];
+  }
+  return [
+    `note: the lock of state dir ${dir} names pid ${lock.pid}, which is not running (the next runtime takes it over)`,
+  ];
+}
+
+function statusText(a: ActorStatusRow): string {
+  if (a.location === "archive") return `${a.status}, archived`;
+  return a.status === "active" ? "active" : `${a.status}, not yet archived`;
+}
+
+function attemptsText(attempts: ActorAttempts | null): string {
+  if (attempts === null) return "-";
+  return `${attempts.kind} ${attempts.count}${attempts.max === undefined ? "" : `/${attempts.max}`}`;
+}
+
+function dueText(due: ActorStatusRow["nextDue"]): string {
+  if (due === null) return "-";
+  const when =
+    due.inMs > 0
+      ? `in ${formatDuration(due.inMs)}`
+      : due.inMs === 0
+        ? "due now"
+        : `overdue ${formatDuration(-due.inMs)}`;
+  const more = due.timers > 1 ? ` +${due.timers - 1} more` : "";
+  return `${due.event} ${due.atIso.replace(/\.\d{3}Z$/, "Z")} (${when})${more}`;
+}
+
+function footer(report: StatusReport): string {
+  const count = (status: ActorStatusRow["status"]) => report.actors.filter((a) => a.status === status).length;
+  const archived = report.actors.filter((a) => a.location === "archive").length;
+  const total = report.actors.length;
+  const warnings = report.warnings.length;
+  return (
+    `${total} actor${total === 1 ? "" : "s"}: ${count("active")} active, ${count("done")} done, ` +
+    `${count("error")} error (${archived} archived)` +
+    (warnings > 0 ? `; ${warnings} warning${warnings === 1 ? "" : "s"}` : "") +
+    ` · state dir ${report.stateDir}`
+  );
+}
+
+/** Left-aligned columns two spaces apart; the last column is not padded. */
+export function alignColumns(rows: string[][]): string[] {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows.map((row) =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd(),
+  );
+}
+
+/** A duration in its two largest units, trailing zero units dropped: `4m 10s`, `1m`, `2h 5m`, `3d 1h`, `0s`. */
+export function formatDuration(ms: number): string {
+  const units: Array<[string, number]> = [
+    ["d", 86_400_000],
+    ["h", 3_600_000],
+    ["m", 60_000],
+    ["s", 1_000],
+  ];
+  let rest = Math.max(0, Math.floor(ms / 1_000) * 1_000);
+  const parts: string[] = [];
+  for (const [name, size] of units) {
+    const n = Math.floor(rest / size);
+    rest -= n * size;
+    if (parts.length > 0 || n > 0) parts.push(`${n}${name}`);
+    if (parts.length === 2) break;
+  }
+  const shown = parts.filter((part, i) => i === 0 || !/^0/.test(part));
+  return shown.length === 0 ? "0s" : shown.join(" ");
+}
+
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split("\n")[0] ?? text;
+}

@@ -1,0 +1,230 @@
+import { readFile, readdir, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import {
+  CorruptStateFileError,
+  DurableJsonFile,
+  StateFileReadError,
+  errorCode,
+  errorText,
+} from "./DurableJsonFile.js";
+import { type ActorRecord, ActorRecordSchema } from "./SnapshotStore.js";
+import { isProcessAlive } from "./StateDirLock.js";
+
+/** Who holds the state directory's `.lock`, as the file says (acquireStateDirLock's format). */
+export type StateDirLockInfo =
+  | { kind: "none"; lockFile: string }
+  | { kind: "held"; lockFile: string; pid: number; startedAt?: number; alive: boolean }
+  | { kind: "unreadable"; lockFile: string; problem: string };
+
+/** One persisted actor and where it was read. */
+export interface StoredActor {
+  record: ActorRecord;
+  /** The file it was read from (absolute). */
+  file: string;
+  /** `actors/` (live shards) or `archive/` (finished records, until pruned). */
+  location: "live" | "archive";
+  /** Set when the record is valid but the runtime would not load it as is (unknown machine, other version). */
+  problem?: string;
+}
+
+/** A file or record that could not be read; `id` is set for a record. Nothing is moved or changed. */
+export interface StateDirProblem {
+  file: string;
+  id?: string;
+  problem: string;
+}
+
+export interface StateDirReading {
+  /** The state directory, absolute. */
+  dir: string;
+  lock: StateDirLockInfo;
+  /** Every readable record, one per id (of two copies a crash left, the one SnapshotStore would keep). */
+  actors: StoredActor[];
+  problems: StateDirProblem[];
+  /** Files set aside earlier (`*.corrupt-<time>`, `quarantine/records-*.json`), kept for inspection. */
+  quarantined: string[];
+}
+
+export interface ReadStateDirOptions {
+  /** The current version of each machine (the runtime's MACHINE_VERSIONS): other records are flagged. */
+  machineVersions?: Record<string, number>;
+}
+
+/** The state directory does not exist or is not a directory. */
+export class StateDirNotFoundError extends Error {
+  override readonly name = "StateDirNotFoundError";
+
+  constructor(
+    readonly dir: string,
+    readonly reason: string,
+  ) {
+    super(`state directory ${dir} ${reason}`);
+  }
+}
+
+// The layout SnapshotStore writes (see SnapshotStore: live shards, archive days, quarantine).
+const SHARD_FILE = /^shard-\d+\.json$/;
+const ARCHIVE_FILE = /^archive-\d{4}-\d{2}-\d{2}\.json$/;
+const CORRUPT_FILE = /\.corrupt-[^/]*$/;
+const RECORD_QUARANTINE_FILE = /^records-.*\.json$/;
+
+interface RawDoc {
+  records: Record<string, unknown>;
+}
+
+/**
+ * Reads a state directory's persisted actors without touching it: no lock is taken, nothing is
+ * written, moved, quarantined or deleted (not even a dead writer's temp file), so it is safe next to
+ * a running runtime. Every file is replaced atomically (DurableJsonFile), so each read sees a whole
+ * file; live shards are read before the archive, so a record moving to the archive meanwhile is seen
+ * at least once. A file or record that cannot be used is reported in `problems` and the rest is read.
+ * Throws StateDirNotFoundError when `dir` is missing or not a directory.
+ */
+export async function readStateDir(dir: string, options: ReadStateDirOptions = {}): Promise<StateDirReading> {
+  const root = resolve(dir);
+  try {
+    if (!(await stat(root)).isDirectory()) throw new StateDirNotFoundError(root, "is not a directory");
+  } catch (error) {
+    if (error instanceof StateDirNotFoundError) throw error;
+    const code = errorCode(error);
+    if (code === "ENOENT") throw new StateDirNotFoundError(root, "does not exist");
+    if (code === "ENOTDIR") throw new StateDirNotFoundError(root, "is not a directory");
+    throw error;
+  }
+
+  const problems: StateDirProblem[] = [];
+  const quarantined: string[] = [];
+  const copies = new Map<string, StoredActor[]>();
+
+  for (const location of ["live", "archive"] as const) {
+    const folder = join(root, location === "live" ? "actors" : "archive");
+    const pattern = location === "live" ? SHARD_FILE : ARCHIVE_FILE;
+    for (const name of await listFolder(folder, problems)) {
+      const file = join(folder, name);
+      if (CORRUPT_FILE.test(name)) quarantined.push(file);
+      if (!pattern.test(name)) continue;
+      const records = await readRecords(file, problems);
+      for (const [key, value] of Object.entries(records ?? {})) {
+        const actor = checkRecord(key, value, file, location, options, problems);
+        if (actor !== undefined) copies.set(key, [...(copies.get(key) ?? []), actor]);
+      }
+    }
+  }
+  const quarantineDir = join(root, "quarantine");
+  for (const name of await listFolder(quarantineDir, problems)) {
+    if (RECORD_QUARANTINE_FILE.test(name)) quarantined.push(join(quarantineDir, name));
+  }
+  for (const name of await listFolder(root, problems)) {
+    if (CORRUPT_FILE.test(name)) quarantined.push(join(root, name));
+  }
+
+  const actors = [...copies.values()].map((candidates) =>
+    candidates.reduce((best, c) => (newer(c.record, best.record) ? c : best)),
+  );
+  return { dir: root, lock: await readLockInfo(join(root, ".lock")), actors, problems, quarantined };
+}
+
+/** A folder's entries, sorted; a missing folder has none (nothing was persisted there yet). */
+async function listFolder(folder: string, problems: StateDirProblem[]): Promise<string[]> {
+  try {
+    return (await readdir(folder)).sort();
+  } catch (error) {
+    if (errorCode(error) !== "ENOENT") problems.push({ file: folder, problem: errorText(error) });
+    return [];
+  }
+}
+
+/** A file's records; undefined when it vanished meanwhile (a writer moved it) or cannot be used. */
+async function readRecords(
+  file: string,
+  problems: StateDirProblem[],
+): Promise<Record<string, unknown> | undefined> {
+  try {
+    const doc = await new DurableJsonFile<RawDoc>(file, { parse: parseRawDoc }).read();
+    return doc?.records;
+  } catch (error) {
+    if (error instanceof CorruptStateFileError) problems.push({ file, problem: error.reason });
+    else if (error instanceof StateFileReadError) problems.push({ file, problem: errorText(error.cause) });
+    else problems.push({ file, problem: errorText(error) });
+    return undefined;
+  }
+}
+
+/** The checks SnapshotStore makes at open, reported instead of quarantined. */
+function checkRecord(
+  key: string,
+  value: unknown,
+  file: string,
+  location: StoredActor["location"],
+  options: ReadStateDirOptions,
+  problems: StateDirProblem[],
+): StoredActor | undefined {
+  const parsed = ActorRecordSchema.safeParse(value);
+  if (!parsed.success) {
+    const problem = parsed.error.issues
+      .map((i) => `${i.path.map(String).join(".") || "(record)"}: ${i.message}`)
+      .join("; ");
+    problems.push({ file, id: key, problem });
+    return undefined;
+  }
+  const record: ActorRecord = parsed.data;
+  if (record.id !== key) {
+    problems.push({ file, id: key, problem: `its id ${JSON.stringify(record.id)} differs from its key` });
+    return undefined;
+  }
+  const versions = options.machineVersions;
+  if (versions === undefined) return { record, file, location };
+  const expected = Object.hasOwn(versions, record.machineId) ? versions[record.machineId] : undefined;
+  let problem: string | undefined;
+  if (expected === undefined) {
+    problem = `unknown machine ${JSON.stringify(record.machineId)}: the runtime quarantines it at its next start`;
+  } else if (expected !== record.machineVersion) {
+    problem =
+      `machine ${JSON.stringify(record.machineId)} is at version ${expected}, the snapshot is version ` +
+      `${record.machineVersion}: the runtime migrates or quarantines it at its next start`;
+  }
+  if (problem === undefined) return { record, file, location };
+  problems.push({ file, id: key, problem });
+  return { record, file, location, problem };
+}
+
+function parseRawDoc(json: unknown): RawDoc {
+  if (!isPlainObject(json)) throw new Error("the file does not hold an object");
+  if (json.version !== 1)
+    throw new Error(`unsupported format version ${JSON.stringify(json.version)} (expected 1)`);
+  if (!isPlainObject(json.records)) throw new Error('"records" is not an object');
+  return { records: json.records };
+}
+
+/** SnapshotStore's rule for two copies of one record: the later update; on a tie the finished one. */
+function newer(a: ActorRecord, b: ActorRecord): boolean {
+  if (a.updatedAt !== b.updatedAt) return a.updatedAt > b.updatedAt;
+  return a.status !== "active" && b.status === "active";
+}
+
+/** The lock file as acquireStateDirLock writes it: `{ pid, startedAt, token }`. */
+async function readLockInfo(lockFile: string): Promise<StateDirLockInfo> {
+  let text: string;
+  try {
+    text = await readFile(lockFile, "utf8");
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return { kind: "none", lockFile };
+    return { kind: "unreadable", lockFile, problem: errorText(error) };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { kind: "unreadable", lockFile, problem: text === "" ? "the file is empty" : "not valid JSON" };
+  }
+  const pid = isPlainObject(json) ? json.pid : undefined;
+  if (!isPlainObject(json) || typeof pid !== "number" || !Number.isInteger(pid) || pid <= 0) {
+    return { kind: "unreadable", lockFile, problem: "it names no pid" };
+  }
+  const startedAt = typeof json.startedAt === "number" ? { startedAt: json.startedAt } : {};
+  return { kind: "held", lockFile, pid, ...startedAt, alive: isProcessAlive(pid) };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
