@@ -2,96 +2,258 @@ import { z } from "zod";
 
 // Every duration is a positive whole number of milliseconds and every count a positive whole number;
 // objects are strict so a misspelt key is an error rather than a silently ignored setting.
+// The descriptions are the documentation: docs/config.md is generated from them (scripts/config-docs.ts).
 const durationMs = (fallback: number) => z.int().positive().default(fallback);
 const count = (fallback: number) => z.int().positive().default(fallback);
 const id = z.string().trim().min(1);
 
 const AgentA2AOverrideSchema = z.strictObject({
-  maxPingPongTurns: z.int().min(0).max(10).optional(),
+  maxPingPongTurns: z
+    .int()
+    .min(0)
+    .max(10)
+    .optional()
+    .describe(
+      "Replaces `session.agentToAgent.maxPingPongTurns` for conversations this agent is the target of.",
+    ),
   timeout: z
     .strictObject({
-      maxWaitMs: z.int().positive().optional(),
-      chunkMs: z.int().positive().optional(),
+      maxWaitMs: z
+        .int()
+        .positive()
+        .optional()
+        .describe("Replaces `session.agentToAgent.timeout.maxWaitMs` when waiting for this agent's reply."),
+      chunkMs: z
+        .int()
+        .positive()
+        .optional()
+        .describe("Replaces `session.agentToAgent.timeout.chunkMs` when waiting for this agent's reply."),
     })
-    .optional(),
+    .optional()
+    .describe("Reply-wait timeouts for this agent (one that takes long, e.g. to analyse code)."),
 });
 
 const AgentToAgentSchema = z.strictObject({
-  maxPingPongTurns: z.int().min(0).max(10).default(5),
-  autoTerminate: z.boolean().default(true),
+  maxPingPongTurns: z
+    .int()
+    .min(0)
+    .max(10)
+    .default(5)
+    .describe(
+      "Most follow-up turns after the target's first reply, requester and target alternating; 0 turns the " +
+        "ping-pong off. The message's intent can lower it, never raise it: a notification or escalation " +
+        "gets none, a question or result report 1, a request for review or discussion the full limit.",
+    ),
+  autoTerminate: z
+    .boolean()
+    .default(true)
+    .describe(
+      "End the ping-pong early when a reply repeats the previous one, says almost nothing or concludes " +
+        "the conversation. With false, only an explicit skip token ends it before the turn limit.",
+    ),
   retry: z
     .strictObject({
-      enabled: z.boolean().default(true),
-      maxAttempts: z.int().min(1).max(10).default(3),
-      baseBackoffMs: durationMs(2_000),
-      maxBackoffMs: durationMs(60_000),
+      enabled: z
+        .boolean()
+        .default(true)
+        .describe(
+          "Retry a failed wait for a reply when the error is retryable (rate limit, server overload, " +
+            "gateway connection, wait timeout, a run not found once). With false, the first failure blocks the flow.",
+        ),
+      maxAttempts: z
+        .int()
+        .min(1)
+        .max(10)
+        .default(3)
+        .describe(
+          "Design 000's cap on attempts per message. Not applied by this version: each error class has its " +
+            "own limit (rate limit, server overload, gateway connection 3 attempts; wait timeout and a " +
+            "missing run 2; permanent errors 1), and `retry.enabled` turns retrying off.",
+        ),
+      baseBackoffMs: durationMs(2_000).describe(
+        "Backoff before retry n+1 is min(baseBackoffMs × 2^n, maxBackoffMs) with ±25 % jitter, unless " +
+          "the error named a Retry-After, which is used as is.",
+      ),
+      maxBackoffMs: durationMs(60_000).describe("Upper bound of the computed backoff (before jitter)."),
     })
-    .prefault({}),
+    .prefault({})
+    .describe("Retries of a failed wait for the target agent's reply (design 000)."),
   timeout: z
     .strictObject({
-      maxWaitMs: durationMs(300_000),
-      chunkMs: durationMs(30_000),
+      maxWaitMs: durationMs(300_000).describe(
+        "Longest wait for the reply in one attempt, summed over its wait calls (backoffs do not count); " +
+          "past it the attempt fails as a wait timeout.",
+      ),
+      chunkMs: durationMs(30_000).describe(
+        "Length of each wait call to the gateway (`agentWait`); a long wait is made of such chunks.",
+      ),
     })
-    .prefault({}),
-  agents: z.record(id, AgentA2AOverrideSchema).optional(),
+    .prefault({})
+    .describe("How long the runtime waits for the target agent's reply (design 000)."),
+  agents: z
+    .record(id, AgentA2AOverrideSchema)
+    .optional()
+    .describe(
+      "Per-agent overrides, keyed by agent id (the `<id>` of session keys `agent:<id>:…`), applied when " +
+        "that agent is the target.",
+    ),
 });
 
 const DiscordSchema = z.strictObject({
   threadCommunication: z
     .strictObject({
-      enabled: z.boolean().default(true),
-      allowSiblingMentionsInThreads: z.boolean().default(true),
-      allowHumanMentionsInThreads: z.boolean().default(true),
+      enabled: z
+        .boolean()
+        .default(true)
+        .describe(
+          "Let agents handle messages in Discord threads. With false, an agent bot's message in a thread " +
+            "is only observed, and so is a human's that mentions an agent.",
+        ),
+      allowSiblingMentionsInThreads: z
+        .boolean()
+        .default(true)
+        .describe(
+          "An agent bot's thread message that mentions another agent is handled by the mentioned agent, " +
+            "which joins the thread. With false, it goes to the thread's other participants, if any.",
+        ),
+      allowHumanMentionsInThreads: z
+        .boolean()
+        .default(true)
+        .describe(
+          "A human's thread message that mentions an agent is handled by that agent. With false, it is " +
+            "only observed.",
+        ),
     })
-    .prefault({}),
+    .prefault({})
+    .describe("Who handles messages inside Discord threads (design 004)."),
   a2aRetry: z
     .strictObject({
-      enabled: z.boolean().default(true),
-      responseTimeoutMs: durationMs(300_000),
-      urgentResponseTimeoutMs: durationMs(60_000),
-      maxAttempts: count(3),
-      cleanupMaxAgeMs: durationMs(86_400_000),
-      escalationMentionId: id.optional(),
-      notifyOnFailure: z.boolean().default(true),
+      enabled: z
+        .boolean()
+        .default(true)
+        .describe(
+          "Meant to switch the reminders and the escalation off. Not applied by this version: every " +
+            "`discordSend` mention is tracked, reminded and escalated.",
+        ),
+      responseTimeoutMs: durationMs(300_000).describe(
+        "Time without an answer from the target, counted from the latest delivery (the mention or the " +
+          "last reminder), before the next reminder or the escalation.",
+      ),
+      urgentResponseTimeoutMs: durationMs(60_000).describe(
+        "`responseTimeoutMs` for a mention sent with `urgent: true`.",
+      ),
+      maxAttempts: count(3).describe(
+        "Deliveries before escalating: the mention is 1, each reminder adds 1; at the timeout after the " +
+          "last one the escalation is posted. With the defaults: reminders at 5 and 10 minutes, " +
+          "escalation at 15.",
+      ),
+      cleanupMaxAgeMs: durationMs(86_400_000).describe(
+        "How long a finished collaboration or flow stays stored (and listed by `mentions()`), counted " +
+          "from its last update, before it is pruned.",
+      ),
+      escalationMentionId: id
+        .optional()
+        .describe("Discord user id of the human the escalation pings; unset, the escalation pings nobody."),
+      notifyOnFailure: z
+        .boolean()
+        .default(true)
+        .describe("Post the escalation message. With false, the mention ends `escalated` silently."),
     })
-    .prefault({}),
+    .prefault({})
+    .describe("Reminders to a silent target of `discordSend` and escalation to a human (design 004)."),
   collaboration: z
     .strictObject({
-      defaultChannel: id.optional(),
-      allowedChannels: z.array(id).default([]),
-      allowedGuilds: z.array(id).optional(),
-      threadReuseTTL: durationMs(21_600_000),
-      observerHistoryLimit: count(50),
-      observerHistoryTTL: durationMs(86_400_000),
-      participantTTL: durationMs(86_400_000),
-      maxMessageLength: count(2_000),
+      defaultChannel: id
+        .optional()
+        .describe(
+          "Channel in which a collaboration opens its thread when the call names no channel or thread; " +
+            "it must be in `allowedChannels` too.",
+        ),
+      allowedChannels: z
+        .array(id)
+        .default([])
+        .describe(
+          "Channels in which collaborations may open threads; a call for another channel is rejected " +
+            "(`channel_not_allowed`), never redirected, so an empty list allows none. When not empty, " +
+            "messages from other channels (a thread's by its parent) are dropped.",
+        ),
+      allowedGuilds: z
+        .array(id)
+        .optional()
+        .describe("Guilds (servers) whose messages are handled; unset, any guild. Others are dropped."),
+      threadReuseTTL: durationMs(21_600_000).describe(
+        "A new collaboration from the same agent to the same target (and topic) reuses their thread if it " +
+          "was used within this time; after it, a new thread is opened.",
+      ),
+      observerHistoryLimit: count(50).describe(
+        "Most compact observer records (messages seen but handled by no agent) kept per channel or thread.",
+      ),
+      observerHistoryTTL: durationMs(86_400_000).describe("Age after which an observer record is dropped."),
+      participantTTL: durationMs(86_400_000).describe(
+        "A thread's participants are forgotten this long after the thread's last activity.",
+      ),
+      maxMessageLength: count(2_000).describe(
+        "Longest collaboration message, the mention included (Discord allows 2000 characters); a longer " +
+          "one is rejected (`message_too_long`).",
+      ),
       loopGuard: z
         .strictObject({
-          maxCollaboratePerPair: count(10),
-          windowMs: durationMs(300_000),
-          maxMessagesPerThread: count(6),
-          threadWindowMs: durationMs(60_000),
+          maxCollaboratePerPair: count(10).describe(
+            "Most collaboration calls between two agents (either direction) per `windowMs`; the last " +
+              "allowed one carries a warning, the next is rejected (`loop_guard`).",
+          ),
+          windowMs: durationMs(300_000).describe("Sliding window of `maxCollaboratePerPair`."),
+          maxMessagesPerThread: count(6).describe(
+            "Most agent (bot) messages a thread accepts per `threadWindowMs`; more are dropped. " +
+              "Reminders and escalations do not count.",
+          ),
+          threadWindowMs: durationMs(60_000).describe("Sliding window of `maxMessagesPerThread`."),
         })
-        .prefault({}),
+        .prefault({})
+        .describe("Limits that stop agents from talking in circles (design 002 §6)."),
       rateLimit: z
         .strictObject({
-          threadCreationPerMinute: count(5),
-          messagePerChannelPerSecond: count(5),
+          threadCreationPerMinute: count(5).describe(
+            "Threads opened per minute in one channel; more wait in order, none is dropped.",
+          ),
+          messagePerChannelPerSecond: count(5).describe(
+            "Messages sent per second in one channel or thread; more wait in order, none is dropped.",
+          ),
         })
-        .prefault({}),
+        .prefault({})
+        .describe("Discord rate limits the runtime keeps to by queueing (design 002 §5)."),
     })
-    .prefault({}),
+    .prefault({})
+    .describe(
+      "Collaboration threads opened by `discordSend`: where, how long they live, limits (design 002).",
+    ),
 });
 
 const AgentSchema = z.strictObject({
-  discordBotId: id,
-  name: z.string().trim().min(1).optional(),
+  discordBotId: id.describe(
+    "User id of the agent's Discord bot: the id mentions ping and by which its messages are recognised.",
+  ),
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .describe("Display name used in collaboration thread names; unset, the agent id."),
 });
 
 export const A2AConfigSchema = z.strictObject({
-  session: z.strictObject({ agentToAgent: AgentToAgentSchema.prefault({}) }).prefault({}),
+  session: z
+    .strictObject({
+      agentToAgent: AgentToAgentSchema.prefault({}).describe(
+        "Agent-to-agent messages (`sessionsSend`): the ping-pong that follows a reply (design 001).",
+      ),
+    })
+    .prefault({}),
   discord: DiscordSchema.prefault({}),
-  agents: z.record(id, AgentSchema).default({}),
+  agents: z
+    .record(id, AgentSchema)
+    .default({})
+    .describe("The agents, keyed by agent id, each with its Discord bot."),
 });
 
 /** The config as the library uses it: every default filled in. */
