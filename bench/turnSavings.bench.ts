@@ -1,14 +1,19 @@
 // Design 001 §3 / issue 6 item 5: the turn-savings report. Plays the scripted conversations of
-// bench/turnSavings/scripts.ts (all five intents) through the real a2aFlowMachine twice in one run,
-// with the optimisation (intent-based turns, early termination, announce decision; default config)
-// and with the old behaviour (5 turns, no system early termination, always announce), counts the LLM
-// calls of each and prints them per intent, the totals, the ratio and whether the target is met.
+// bench/turnSavings/scripts.ts (all five intents) through the real a2aFlowMachine in one run, with
+// the optimisation (intent-based turns, early termination, announce decision; default config) and
+// with two old behaviours: the issue's "fixed 5 turns, always announce" (7 calls a conversation,
+// whatever it says) and design 001 §1.2's old loop (5 turns, none with a skip tag, stopped by
+// REPLY_SKIP, always announce). Counts the LLM calls of each and prints them per intent, the totals,
+// the ratio and whether the target is met against each baseline.
 // Run: npx tsx bench/turnSavings.bench.ts [--scripts]   (--scripts adds one row per conversation)
 import { performance } from "node:perf_hooks";
 import { A2AMessageIntent, classifyMessageIntent } from "../src/services/index.js";
 import {
   type Calls,
+  FIXED_FILL,
+  FIXED_TURNS,
   type FlowRun,
+  fixedLoopCalls,
   OLD_CONFIG,
   OLD_MAX_TURNS,
   OLD_SKIP_TAGS,
@@ -24,11 +29,23 @@ const INTENTS = Object.values(A2AMessageIntent);
 
 interface Result {
   script: Script;
-  old: FlowRun;
+  /** The issue's old behaviour: fixed 5 turns, always announce. */
+  fixed5: FlowRun;
+  /** Design 001 §1.2's old loop: 5 turns (0 with a skip tag), stopped by REPLY_SKIP, always announce. */
+  oldLoop: FlowRun;
   optimised: FlowRun;
   /** The optimised flow with every conversation given a Discord announce target. */
   allAnnounced: FlowRun;
 }
+
+type Side = Exclude<keyof Result, "script">;
+type Baseline = "fixed5" | "oldLoop";
+
+/** The two old behaviours, by the names the report gives them. */
+const BASELINES: Array<{ side: Baseline; name: string; short: string }> = [
+  { side: "fixed5", name: "fixed 5 turns + always announce", short: "fixed 5" },
+  { side: "oldLoop", name: "design 001 §1.2's old loop", short: "old loop" },
+];
 
 function check(condition: boolean, message: string): void {
   if (!condition) throw new Error(message);
@@ -63,15 +80,37 @@ function validateScripts(): void {
 async function runAll(): Promise<Result[]> {
   const results: Result[] = [];
   for (const script of SCRIPTS) {
-    const old = await runScript(script, "old");
+    const fixed5 = await runScript(script, "fixed5");
+    const oldLoop = await runScript(script, "oldLoop");
     const optimised = await runScript(script, "optimised");
     const allAnnounced = await runScript(script, "optimised", { announce: "discord" });
 
-    // The old run through the machines must match the old loop's arithmetic, announce included.
+    // The fixed run through the machines must be the plain count: 1 + 5 + 1, every step run.
+    const expectedFixed = fixedLoopCalls();
+    check(
+      sameCalls(fixed5.calls, expectedFixed),
+      `${script.id}: fixed flow made ${JSON.stringify(fixed5.calls)}, fixed 5 turns + always announce ` +
+        `counts ${JSON.stringify(expectedFixed)}`,
+    );
+    check(
+      fixed5.output.actualTurns === FIXED_TURNS && fixed5.output.terminationReason === "max_turns",
+      `${script.id}: the fixed ping-pong ended ${fixed5.output.terminationReason} after ` +
+        `${fixed5.output.actualTurns} turns, not max_turns after ${FIXED_TURNS}`,
+    );
+    check(
+      fixed5.filled === Math.max(0, FIXED_TURNS - script.turns.length),
+      `${script.id}: ${fixed5.filled} filler replies for a script with ${script.turns.length} turns`,
+    );
+    check(
+      oldLoop.filled + optimised.filled + allAnnounced.filled === 0,
+      `${script.id}: a run other than fixed 5 was given a filler reply`,
+    );
+    // The old-loop run through the machines must match the old loop's arithmetic, announce included.
     const expectedOld = oldLoopCalls(script);
     check(
-      sameCalls(old.calls, expectedOld),
-      `${script.id}: old flow made ${JSON.stringify(old.calls)}, the old loop counts ${JSON.stringify(expectedOld)}`,
+      sameCalls(oldLoop.calls, expectedOld),
+      `${script.id}: old-loop flow made ${JSON.stringify(oldLoop.calls)}, the old loop counts ` +
+        `${JSON.stringify(expectedOld)}`,
     );
     // The optimised run: one initial call, the ping-pong ends where the script says, the announce
     // runs exactly when the script has an external channel.
@@ -91,7 +130,7 @@ async function runAll(): Promise<Result[]> {
       `${script.id}: ${calls.announce} announce calls with a ${script.announce} target`,
     );
     check(allAnnounced.calls.announce === 1, `${script.id}: the all-announced run did not announce`);
-    results.push({ script, old, optimised, allAnnounced });
+    results.push({ script, fixed5, oldLoop, optimised, allAnnounced });
   }
   return results;
 }
@@ -107,8 +146,6 @@ function table(headers: string[], rows: string[][]): string {
   return [line(headers), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.map(line)].join("\n");
 }
 
-type Side = "old" | "optimised" | "allAnnounced";
-
 /** Calls summed over some results, for one side; all of a run's calls unless `pick` says which. */
 function callsOf(of: Result[], side: Side, pick: (run: FlowRun) => number = (run) => run.total): number {
   return of.reduce((acc, r) => acc + pick(r[side]), 0);
@@ -119,54 +156,84 @@ async function main(): Promise<void> {
   validateScripts();
   const results = await runAll();
   const ms = performance.now() - started;
+  const n = results.length;
 
-  const oldTotal = callsOf(results, "old");
   const optTotal = callsOf(results, "optimised");
-  const savings = (oldTotal - optTotal) / oldTotal;
+  const totals = { fixed5: callsOf(results, "fixed5"), oldLoop: callsOf(results, "oldLoop") };
+  // The machines' fixed run must agree with the plain count: 7 calls for every conversation.
+  const perFixed = fixedLoopCalls();
+  const fixedPerConversation = perFixed.initial + perFixed.turns + perFixed.announce;
+  const plainFixed = fixedPerConversation * n;
+  check(
+    totals.fixed5 === plainFixed,
+    `fixed 5 turns + always announce: the flows made ${totals.fixed5} calls, ` +
+      `${fixedPerConversation} × ${n} is ${plainFixed}`,
+  );
   const a2a = OPTIMISED_CONFIG.session.agentToAgent;
   const oldA2a = OLD_CONFIG.session.agentToAgent;
+  const fixedSteps = callsOf(results, "fixed5", (run) => run.calls.turns);
+  const filledSteps = callsOf(results, "fixed5", (run) => run.filled);
 
   console.log(
-    `turn savings (design 001 §3): ${results.length} scripted conversations through a2aFlowMachine, ` +
-      `${(ms / 1000).toFixed(2)} s`,
+    `turn savings (design 001 §3): ${n} scripted conversations through a2aFlowMachine, ` +
+      `${(ms / 1000).toFixed(2)} s (${n * 4} flows: fixed 5, old loop, optimised, optimised all announced)`,
   );
   console.log(
     `optimised: parseConfig defaults (maxPingPongTurns ${a2a.maxPingPongTurns}, autoTerminate ` +
       `${String(a2a.autoTerminate)}), intent-based turns, announce only with an external channel`,
   );
   console.log(
-    `old: maxPingPongTurns ${oldA2a.maxPingPongTurns}, autoTerminate ${String(oldA2a.autoTerminate)}, ` +
-      `${OLD_MAX_TURNS} turns for every message (0 with ${OLD_SKIP_TAGS.source}), stops only on REPLY_SKIP ` +
-      `or an empty reply, always announces`,
+    `two old behaviours, both with maxPingPongTurns ${oldA2a.maxPingPongTurns}, autoTerminate ` +
+      `${String(oldA2a.autoTerminate)} and a Discord target on every conversation (always announce):`,
+  );
+  console.log(
+    `  fixed 5 = fixed 5 turns + always announce (the issue's definition): ${FIXED_TURNS} ping-pong steps ` +
+      `for every message, no tag skip, REPLY_SKIP and empty replies do not stop it; a turn the script has ` +
+      `no reply for answers ${FIXED_FILL} (${filledSteps} of ${fixedSteps} steps)`,
+  );
+  console.log(
+    `  old loop = design 001 §1.2's old loop: ${OLD_MAX_TURNS} turns for every message ` +
+      `(0 with ${OLD_SKIP_TAGS.source}), stops only on REPLY_SKIP or an empty reply`,
   );
   console.log("LLM calls: 1 per agent run (the message, each ping-pong step, the announce step)\n");
 
-  const perConversation = (calls: number, n: number) => (calls / n).toFixed(2);
-  const rows = INTENTS.map((intent) => {
-    const of = results.filter((r) => r.script.intent === intent);
-    const old = callsOf(of, "old");
-    const opt = callsOf(of, "optimised");
-    return [
-      intent,
-      fmt(of.length),
-      fmt(old),
-      fmt(opt),
-      savedPct(old, opt),
-      perConversation(old, of.length),
-      perConversation(opt, of.length),
-    ];
-  });
-  rows.push([
-    "total",
-    fmt(results.length),
-    fmt(oldTotal),
-    fmt(optTotal),
-    savedPct(oldTotal, optTotal),
-    perConversation(oldTotal, results.length),
-    perConversation(optTotal, results.length),
-  ]);
-  const headers = ["intent", "conversations", "old calls", "optimised calls", "saved"];
-  console.log(table([...headers, "old calls/conv", "optimised calls/conv"], rows));
+  const ofIntent = (intent: A2AMessageIntent) => results.filter((r) => r.script.intent === intent);
+  const groups: Array<[string, Result[]]> = [
+    ...INTENTS.map((intent): [string, Result[]] => [intent, ofIntent(intent)]),
+    ["total", results],
+  ];
+  console.log("LLM calls per intent:\n");
+  console.log(
+    table(
+      [
+        "intent",
+        "conversations",
+        "fixed 5",
+        "old loop",
+        "optimised",
+        "saved vs fixed 5",
+        "saved vs old loop",
+      ],
+      groups.map(([name, of]) => {
+        const opt = callsOf(of, "optimised");
+        const olds = BASELINES.map((b) => callsOf(of, b.side));
+        return [name, fmt(of.length), ...olds.map(fmt), fmt(opt), ...olds.map((old) => savedPct(old, opt))];
+      }),
+    ),
+  );
+  const perConversation = (calls: number, count: number) => (calls / count).toFixed(2);
+  console.log("\nLLM calls per conversation:\n");
+  console.log(
+    table(
+      ["intent", "fixed 5", "old loop", "optimised"],
+      groups.map(([name, of]) => [
+        name,
+        ...(["fixed5", "oldLoop", "optimised"] as const).map((side) =>
+          perConversation(callsOf(of, side), of.length),
+        ),
+      ]),
+    ),
+  );
 
   const kinds: Array<[string, (c: Calls) => number]> = [
     ["initial request", (c) => c.initial],
@@ -176,11 +243,11 @@ async function main(): Promise<void> {
   console.log("\nwhere the calls go:\n");
   console.log(
     table(
-      ["LLM call", "old", "optimised", "saved"],
+      ["LLM call", "fixed 5", "old loop", "optimised", "saved vs fixed 5", "saved vs old loop"],
       kinds.map(([name, pick]) => {
-        const old = callsOf(results, "old", (run) => pick(run.calls));
         const opt = callsOf(results, "optimised", (run) => pick(run.calls));
-        return [name, fmt(old), fmt(opt), fmt(old - opt)];
+        const olds = BASELINES.map((b) => callsOf(results, b.side, (run) => pick(run.calls)));
+        return [name, ...olds.map(fmt), fmt(opt), ...olds.map((old) => fmt(old - opt))];
       }),
     ),
   );
@@ -190,18 +257,30 @@ async function main(): Promise<void> {
     const reason = r.optimised.output.terminationReason ?? "none";
     reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
   }
-  const oldTagged = results.filter((r) => r.old.calls.turns === 0).length;
-  const oldEarly = results.filter((r) => r.old.calls.turns > 0 && r.old.calls.turns < OLD_MAX_TURNS).length;
+  const oldTagged = results.filter((r) => r.oldLoop.calls.turns === 0);
+  const oldEarly = results.filter(
+    (r) => r.oldLoop.calls.turns > 0 && r.oldLoop.calls.turns < OLD_MAX_TURNS,
+  ).length;
+  const beyond = (of: Result[]) =>
+    of.reduce((acc, r) => acc + r.fixed5.calls.turns - r.oldLoop.calls.turns, 0);
+  const beyondTagged = beyond(oldTagged);
+  const beyondSkip = beyond(results) - beyondTagged;
   console.log(
-    `\nhow the optimised ping-pongs ended: ${[...reasons].map(([reason, n]) => `${reason} ${n}`).join(", ")}`,
+    `\nhow the optimised ping-pongs ended: ${[...reasons].map(([reason, k]) => `${reason} ${k}`).join(", ")}`,
   );
   console.log(
-    `how the old ping-pongs ended: ${OLD_MAX_TURNS} turns ${results.length - oldEarly - oldTagged}, ` +
-      `REPLY_SKIP before turn ${OLD_MAX_TURNS} ${oldEarly}, skip tag ${oldTagged}`,
+    `how the fixed 5 ping-pongs ended: ${FIXED_TURNS} turns ${n} (${fixedSteps} steps, ` +
+      `${beyondTagged + beyondSkip} more than the old loop: ${beyondTagged} on the ${oldTagged.length} ` +
+      `skip-tagged messages, ${beyondSkip} after a REPLY_SKIP)`,
   );
   console.log(
-    `announcements posted: old ${callsOf(results, "old", (run) => run.posts)} of ${results.length} announce ` +
-      `calls, optimised ${callsOf(results, "optimised", (run) => run.posts)} of ` +
+    `how the old-loop ping-pongs ended: ${OLD_MAX_TURNS} turns ${n - oldEarly - oldTagged.length}, ` +
+      `REPLY_SKIP before turn ${OLD_MAX_TURNS} ${oldEarly}, skip tag ${oldTagged.length}`,
+  );
+  console.log(
+    `announcements posted: fixed 5 ${callsOf(results, "fixed5", (run) => run.posts)} of ${n} announce ` +
+      `calls, old loop ${callsOf(results, "oldLoop", (run) => run.posts)} of ${n}, optimised ` +
+      `${callsOf(results, "optimised", (run) => run.posts)} of ` +
       `${callsOf(results, "optimised", (run) => run.calls.announce)}`,
   );
 
@@ -210,28 +289,33 @@ async function main(): Promise<void> {
     (r) =>
       r.script.intent !== A2AMessageIntent.NOTIFICATION && r.script.intent !== A2AMessageIntent.ESCALATION,
   );
-  const untaggedOld = callsOf(untagged, "old");
   const untaggedOpt = callsOf(untagged, "optimised");
   // Each intent weighted equally: the mean over intents of the calls per conversation.
   const meanOverIntents = (side: Side) =>
     INTENTS.reduce((acc, intent) => {
-      const of = results.filter((r) => r.script.intent === intent);
+      const of = ofIntent(intent);
       return acc + callsOf(of, side) / of.length;
     }, 0) / INTENTS.length;
-  const equalOld = meanOverIntents("old");
   const equalOpt = meanOverIntents("optimised");
+  const both = (describe: (b: (typeof BASELINES)[number]) => string) => BASELINES.map(describe).join(", ");
   console.log("\nsensitivity:");
   console.log(
     `  every conversation with a Discord announce target: ${fmt(allTotal)} calls, ` +
-      `${savedPct(oldTotal, allTotal)} fewer than old`,
+      both((b) => `${savedPct(totals[b.side], allTotal)} fewer than ${b.short}`),
   );
   console.log(
     `  untagged messages only (question, collaboration, result_report; ${untagged.length} conversations): ` +
-      `${fmt(untaggedOld)} → ${fmt(untaggedOpt)}, ${savedPct(untaggedOld, untaggedOpt)} fewer`,
+      both((b) => {
+        const old = callsOf(untagged, b.side);
+        return `${b.short} ${fmt(old)} → ${fmt(untaggedOpt)}, ${savedPct(old, untaggedOpt)} fewer`;
+      }),
   );
   console.log(
-    `  each intent weighted equally (${INTENTS.length} × ${100 / INTENTS.length}%): ${equalOld.toFixed(2)} → ` +
-      `${equalOpt.toFixed(2)} calls per conversation, ${savedPct(equalOld, equalOpt)} fewer`,
+    `  each intent weighted equally (${INTENTS.length} × ${100 / INTENTS.length}%), calls per conversation: ` +
+      both((b) => {
+        const old = meanOverIntents(b.side);
+        return `${b.short} ${old.toFixed(2)} → ${equalOpt.toFixed(2)}, ${savedPct(old, equalOpt)} fewer`;
+      }),
   );
 
   if (process.argv.includes("--scripts")) {
@@ -240,11 +324,12 @@ async function main(): Promise<void> {
     console.log("\nper conversation (calls: initial + steps + announce):\n");
     console.log(
       table(
-        ["script", "intent", "old", "optimised", "optimised end", "announce target"],
+        ["script", "intent", "fixed 5", "old loop", "optimised", "optimised end", "announce target"],
         results.map((r) => [
           r.script.id,
           r.script.intent,
-          cost(r.old),
+          cost(r.fixed5),
+          cost(r.oldLoop),
           cost(r.optimised),
           r.optimised.output.terminationReason ?? "none",
           r.script.announce,
@@ -253,14 +338,22 @@ async function main(): Promise<void> {
     );
   }
 
-  console.log(
-    `\nold ${fmt(oldTotal)} calls, optimised ${fmt(optTotal)} calls: ratio optimised/old ` +
-      `${(optTotal / oldTotal).toFixed(3)}`,
-  );
-  console.log(
-    `turn savings: ${(savings * 100).toFixed(1)}% fewer LLM calls (target ≥ ${TARGET_SAVINGS * 100}%): ` +
-      `${savings >= TARGET_SAVINGS ? "met" : "missed"}`,
-  );
+  console.log("");
+  for (const b of BASELINES) {
+    const plain =
+      b.side === "fixed5" ? ` (= ${fixedPerConversation} × ${n} conversations, the plain count)` : "";
+    console.log(
+      `${b.name}: ${fmt(totals[b.side])} calls${plain}, optimised ${fmt(optTotal)} calls: ` +
+        `ratio optimised/old ${(optTotal / totals[b.side]).toFixed(3)}`,
+    );
+  }
+  for (const b of BASELINES) {
+    const savings = (totals[b.side] - optTotal) / totals[b.side];
+    console.log(
+      `turn savings vs ${b.name}: ${(savings * 100).toFixed(1)}% fewer LLM calls ` +
+        `(target ≥ ${TARGET_SAVINGS * 100}%): ${savings >= TARGET_SAVINGS ? "met" : "missed"}`,
+    );
+  }
 }
 
 main().catch((error: unknown) => {

@@ -1,5 +1,6 @@
 // Runs one script through the real a2aFlowMachine (with its real replyWait and pingPong children) on
-// a scripted gateway that counts LLM calls, in the optimised configuration or in the old behaviour.
+// a scripted gateway that counts LLM calls, in the optimised configuration or in one of the two old
+// behaviours: the issue's "fixed 5 turns, always announce" and design 001 §1.2's old loop.
 import { type AnyMachineSnapshot, createActor, fromPromise, toPromise } from "xstate";
 import {
   type A2AFlowInput,
@@ -26,11 +27,18 @@ import {
   type AnnounceTarget,
   isReplySkip,
   parseConfig,
+  REPLY_SKIP_TOKEN,
   resolveAgentA2ASettings,
 } from "../../src/services/index.js";
 import type { AnnounceKind, Script } from "./scripts.js";
 
-export type Mode = "optimised" | "old";
+/**
+ * `optimised`: the defaults. `fixed5`: the issue's old behaviour, "fixed 5 turns, always announce"
+ * (5 ping-pong steps for every message, whatever the tags or the replies, then the announce step).
+ * `oldLoop`: design 001 §1.2's old loop (5 turns, 0 with a skip tag, stopped by REPLY_SKIP, always
+ * announce).
+ */
+export type Mode = "optimised" | "fixed5" | "oldLoop";
 
 /** LLM calls by kind: every agent run is one call. */
 export interface Calls {
@@ -48,15 +56,26 @@ export interface FlowRun {
   output: A2AFlowOutput;
   /** Announcements posted to a channel (not an LLM call). */
   posts: number;
+  /** Ping-pong steps the script had no reply for, answered with FIXED_FILL (the fixed5 run only). */
+  filled: number;
 }
 
 /** The old loop's hard limit and its skip tags (design 001 §1.2: DEFAULT/MAX_PING_PONG_TURNS, shouldSkipPingPong). */
 export const OLD_MAX_TURNS = 5;
 export const OLD_SKIP_TAGS = /\[NO_REPLY_NEEDED\]|\[NOTIFICATION\]/i;
 
+/** The issue's old behaviour: exactly this many ping-pong steps for every conversation. */
+export const FIXED_TURNS = 5;
+/**
+ * What the scripted gateway answers, in the fixed5 run only, for a turn the script has no reply for
+ * (the scripts stop where the old loop or the optimised flow stops): the step is still an LLM call,
+ * and an agent with nothing to add answers REPLY_SKIP, which the fixed loop does not stop on.
+ */
+export const FIXED_FILL = REPLY_SKIP_TOKEN;
+
 /** The optimised flow: the defaults (maxPingPongTurns 5, autoTerminate true). */
 export const OPTIMISED_CONFIG: A2AConfig = parseConfig({});
-/** The old flow as far as the config can say it: 5 turns, no system early termination. */
+/** Both old flows as far as the config can say it: 5 turns, no system early termination. */
 export const OLD_CONFIG: A2AConfig = parseConfig({
   session: { agentToAgent: { maxPingPongTurns: OLD_MAX_TURNS, autoTerminate: false } },
 });
@@ -90,18 +109,26 @@ export function oldLoopCalls(script: Script): Calls {
   return { initial: 1, turns, announce: 1 };
 }
 
+/** The issue's old behaviour, counted plainly: 1 message + 5 ping-pong steps + 1 announce = 7 calls. */
+export function fixedLoopCalls(): Calls {
+  return { initial: 1, turns: FIXED_TURNS, announce: 1 };
+}
+
 /**
  * Gateway side effects answering from the script, counting every agent run, and checking that the
  * machine asks the right agent with the right message. A check that fails is recorded in `problems`
- * (the machines would swallow a rejected step as "no reply") and fails the benchmark.
+ * (the machines would swallow a rejected step as "no reply") and fails the benchmark. With `fill`
+ * (the fixed5 run), a turn past the script's last reply answers `fill` instead of failing.
  */
-function scriptedGateway(script: Script, problems: string[]) {
+function scriptedGateway(script: Script, problems: string[], fill?: string) {
   let now = T0;
   const tick = (ms: number) => (now += ms);
   const requester = sessionOf(script.from);
   const target = sessionOf(script.to);
   const calls: Calls = { initial: 0, turns: 0, announce: 0 };
   let posts = 0;
+  let filled = 0;
+  const replyAt = (turn: number): string | undefined => script.turns[turn - 1] ?? fill;
   const problem = (message: string) => {
     problems.push(`${script.id}: ${message}`);
     return new Error(message);
@@ -128,10 +155,11 @@ function scriptedGateway(script: Script, problems: string[]) {
     const speaker = turn % 2 === 1 ? requester : target;
     if (input.sessionKey !== speaker)
       throw problem(`turn ${turn} ran as ${input.sessionKey}, not ${speaker}`);
-    const heard = turn === 1 ? script.primary : script.turns[turn - 2];
+    const heard = turn === 1 ? script.primary : replyAt(turn - 1);
     if (input.message !== heard) throw problem(`turn ${turn} was not given the previous reply`);
-    const reply = script.turns[turn - 1];
+    const reply = replyAt(turn);
     if (reply === undefined) throw problem(`no scripted reply for turn ${turn}`);
+    if (turn > script.turns.length) filled += 1;
     return { reply, at: tick(4_000) };
   });
   const announceStep = fromPromise<AgentStepOutput, AgentStepInput>(async ({ input }) => {
@@ -146,6 +174,7 @@ function scriptedGateway(script: Script, problems: string[]) {
   return {
     calls,
     posts: () => posts,
+    filled: () => filled,
     replyWait: replyWaitMachine.provide({ actors: { sendMessage, agentWait, readReply } }),
     agentStep,
     announceStep,
@@ -154,15 +183,30 @@ function scriptedGateway(script: Script, problems: string[]) {
 }
 
 /**
- * The old ping-pong: the real pingPongMachine, but with the old turn count (5, or 0 for the old skip
- * tags) instead of the intent-based one. No config or input of a2aFlowMachine turns the intent
- * classification off, so this wrapper stands in for its pingPong child and only rewrites
- * `effectiveTurns`; `autoTerminate: false` comes from the config.
+ * The old ping-pongs: the real pingPongMachine, but with the old turn count instead of the
+ * intent-based one. No config or input of a2aFlowMachine turns the intent classification off, so this
+ * wrapper stands in for its pingPong child and rewrites `effectiveTurns`: 5, or 0 for the old skip
+ * tags (oldLoop); 5 always (fixed5). `autoTerminate: false` comes from the config. For fixed5 the
+ * machine's two remaining stops, `explicitSkip` (REPLY_SKIP) and `noReply` (an empty reply), are also
+ * provided as guards that never hold, so only the turn limit ends it: exactly 5 steps.
  */
-function oldPingPong(agentStep: ReturnType<typeof scriptedGateway>["agentStep"]) {
-  const machine = pingPongMachine.provide({ actors: { agentStep } });
+function oldPingPong(
+  agentStep: ReturnType<typeof scriptedGateway>["agentStep"],
+  mode: Exclude<Mode, "optimised">,
+) {
+  const machine =
+    mode === "fixed5"
+      ? pingPongMachine.provide({
+          actors: { agentStep },
+          guards: { explicitSkip: () => false, noReply: () => false },
+        })
+      : pingPongMachine.provide({ actors: { agentStep } });
+  const turnsFor = (message: string): number => {
+    if (mode === "fixed5") return FIXED_TURNS;
+    return OLD_SKIP_TAGS.test(message) ? 0 : OLD_MAX_TURNS;
+  };
   return fromPromise<PingPongOutput, PingPongInput>(async ({ input }) => {
-    const effectiveTurns = OLD_SKIP_TAGS.test(input.originalMessage) ? 0 : OLD_MAX_TURNS;
+    const effectiveTurns = turnsFor(input.originalMessage);
     const child = createActor(machine, { input: { ...input, effectiveTurns } });
     child.start();
     return toPromise(child);
@@ -177,23 +221,23 @@ export interface RunOptions {
 /** Runs one script to the end of its flow and returns what it cost. Throws on anything unexpected. */
 export async function runScript(script: Script, mode: Mode, options: RunOptions = {}): Promise<FlowRun> {
   const problems: string[] = [];
-  const gateway = scriptedGateway(script, problems);
-  const config = mode === "old" ? OLD_CONFIG : OPTIMISED_CONFIG;
+  const gateway = scriptedGateway(script, problems, mode === "fixed5" ? FIXED_FILL : undefined);
+  const config = mode === "optimised" ? OPTIMISED_CONFIG : OLD_CONFIG;
   const a2a = config.session.agentToAgent;
   const settings = resolveAgentA2ASettings(config, script.to);
   const flow = a2aFlowMachine.provide({
     actors: {
       replyWait: gateway.replyWait,
       pingPong:
-        mode === "old"
-          ? (oldPingPong(gateway.agentStep) as unknown as typeof pingPongMachine)
-          : pingPongMachine.provide({ actors: { agentStep: gateway.agentStep } }),
+        mode === "optimised"
+          ? pingPongMachine.provide({ actors: { agentStep: gateway.agentStep } })
+          : (oldPingPong(gateway.agentStep, mode) as unknown as typeof pingPongMachine),
       announceStep: gateway.announceStep,
       postAnnouncement: gateway.postAnnouncement,
     },
   });
-  // The old flow announced after every conversation: give each one a channel so decideAnnounce runs it.
-  const announce = mode === "old" ? "discord" : (options.announce ?? script.announce);
+  // Both old flows announced after every conversation: give each one a channel so decideAnnounce runs it.
+  const announce = mode === "optimised" ? (options.announce ?? script.announce) : "discord";
   // The input the runtime's sessionsSend builds (src/runtime/createA2ARuntime.ts).
   const input: A2AFlowInput = {
     conversationId: `conv-${script.id}`,
@@ -240,5 +284,11 @@ export async function runScript(script: Script, mode: Mode, options: RunOptions 
   const output = snapshot.output as A2AFlowOutput;
   if (output.status !== "ok") throw new Error(`${script.id} (${mode}): the flow ended ${output.status}`);
   const calls = { ...gateway.calls };
-  return { calls, total: calls.initial + calls.turns + calls.announce, output, posts: gateway.posts() };
+  return {
+    calls,
+    total: calls.initial + calls.turns + calls.announce,
+    output,
+    posts: gateway.posts(),
+    filled: gateway.filled(),
+  };
 }
