@@ -1,4 +1,5 @@
 import { Heap } from "heap-js";
+import type { RuntimeTimers } from "./ports.js";
 
 /** A timer the runtime owes an actor: send `{ type: event, at }` to the actor at `dueAt`. */
 export interface OwedTimer {
@@ -8,6 +9,12 @@ export interface OwedTimer {
 }
 
 type HeapEntry = OwedTimer & { generation: number };
+
+// Looked up at each call, so vitest fake timers installed after construction still drive the queue.
+export const GLOBAL_TIMERS: RuntimeTimers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
 
 // setTimeout clamps longer delays to 1 ms; wake up at most this far ahead and look again.
 const MAX_DELAY_MS = 2_147_483_647;
@@ -23,13 +30,14 @@ export class TimerQueue {
   private readonly current = new Map<string, OwedTimer[]>();
   private readonly fired = new Map<string, string>();
   private owed = 0;
-  private handle: ReturnType<typeof setTimeout> | undefined;
+  private handle: unknown;
   private armedFor: number | undefined;
   private running = false;
 
   constructor(
     private readonly now: () => number,
     private readonly fire: (timer: OwedTimer) => void,
+    private readonly timers: RuntimeTimers = GLOBAL_TIMERS,
   ) {}
 
   /** Replaces the actor's timers with `timers` (none cancels them). */
@@ -79,7 +87,7 @@ export class TimerQueue {
 
   stop(): void {
     this.running = false;
-    if (this.handle !== undefined) clearTimeout(this.handle);
+    if (this.handle !== undefined) this.timers.clearTimeout(this.handle);
     this.handle = undefined;
     this.armedFor = undefined;
   }
@@ -93,10 +101,10 @@ export class TimerQueue {
       return;
     }
     if (this.armedFor === next.dueAt && this.handle !== undefined) return;
-    if (this.handle !== undefined) clearTimeout(this.handle);
+    if (this.handle !== undefined) this.timers.clearTimeout(this.handle);
     this.armedFor = next.dueAt;
     const delay = Math.min(Math.max(0, next.dueAt - this.now()), MAX_DELAY_MS);
-    this.handle = setTimeout(() => this.fireDue(), delay);
+    this.handle = this.timers.setTimeout(() => this.fireDue(), delay);
   }
 
   private fireDue(): void {

@@ -47,7 +47,7 @@ import type {
 } from "./ports.js";
 import { provideCollaborate, provideFlow } from "./sideEffects.js";
 import { ThreadState, type ThreadStateData } from "./ThreadState.js";
-import { TimerQueue } from "./TimerQueue.js";
+import { GLOBAL_TIMERS, TimerQueue } from "./TimerQueue.js";
 
 /** Bumped when a machine changes incompatibly; older snapshots are then migrated or quarantined. */
 export const MACHINE_VERSIONS = { a2aFlow: 1, collaborate: 1 } as const;
@@ -95,7 +95,11 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     warn(`an onEvent listener threw on ${event.type}: ${describe(error)}`),
   );
   const agentOfBot = new Map(Object.entries(config.agents).map(([agentId, a]) => [a.discordBotId, agentId]));
-  const limiters = createDiscordRateLimiters(collaboration.rateLimit);
+  const scheduler = options.timers ?? GLOBAL_TIMERS;
+  const limiters = createDiscordRateLimiters(
+    collaboration.rateLimit,
+    options.timers && { now, setTimeout: scheduler.setTimeout, clearTimeout: scheduler.clearTimeout },
+  );
   const loopGuard = new LoopGuard({ ...collaboration.loopGuard, now });
   const idempotency = new IdempotencyCache<DiscordSendResult>({ now });
   const threads = new ThreadState(collaboration, now);
@@ -104,8 +108,10 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   const resuming = new Set<string>();
   /** Live collaborations by the thread they await an answer in: inbound messages touch only those. */
   const awaitingIn = new Map<string, Set<string>>();
-  const timers = new TimerQueue(now, (timer) =>
-    hosted.get(timer.actorId)?.actor.send({ type: timer.event, at: now() }),
+  const timers = new TimerQueue(
+    now,
+    (timer) => hosted.get(timer.actorId)?.actor.send({ type: timer.event, at: now() }),
+    scheduler,
   );
 
   let store: SnapshotStore | undefined;
@@ -358,11 +364,11 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       // Accepted once the message left (or the flow ended before it could): the flow goes on as an actor.
       return until(entry, () => (messageSent(entry) ? resultOf("accepted") : undefined));
     }
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timer: unknown;
     const timedOut = new Promise<A2AFlowResult>((resolveTimeout) => {
-      timer = setTimeout(() => resolveTimeout(resultOf("timeout")), timeoutSeconds * 1_000);
+      timer = scheduler.setTimeout(() => resolveTimeout(resultOf("timeout")), timeoutSeconds * 1_000);
     });
-    return Promise.race([finished, timedOut]).finally(() => clearTimeout(timer));
+    return Promise.race([finished, timedOut]).finally(() => scheduler.clearTimeout(timer));
   }
 
   function flowResult(entry: Hosted, conversationId: string, status: A2AFlowResult["status"]): A2AFlowResult {

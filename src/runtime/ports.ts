@@ -98,6 +98,11 @@ export interface A2ARuntime {
   onEvent(listener: (e: A2AEvent) => void): () => void;
 }
 
+export interface RuntimeTimers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
 export interface A2ARuntimeOptions {
   /** Default ".a2a-state". */
   stateDir?: string;
@@ -108,6 +113,12 @@ export interface A2ARuntimeOptions {
   random?: () => number;
   /** An @statelyai/inspect inspector (or any XState inspection observer), attached to every actor. */
   inspect?: unknown;
+  /**
+   * Where the runtime schedules (durable timers, `timeoutSeconds`, Discord rate limits). Default: the
+   * global timers, so vitest fake timers drive it. Pass these with a matching `now` to run in
+   * accelerated time, as the demo's `--speed` does.
+   */
+  timers?: RuntimeTimers;
   /** Where warnings go (stale lock taken over, corrupt file quarantined, …). Default: console.warn. */
   onWarning?: (message: string) => void;
 }
