@@ -3,6 +3,7 @@ import { z } from "zod";
 import {
   type A2AEventOf,
   buildCollaborationThreadName,
+  buildThreadStarterMessage,
   classifyDiscordFailure,
   DISCORD_TRANSIENT_MAX_RETRIES,
   type DiscordFailure,
@@ -73,7 +74,11 @@ export interface CollaborateContext extends z.output<typeof CollaborateInputSche
   mode?: "new_thread" | "reuse_thread" | "explicit_thread";
   resolvedThreadId?: string;
   parentChannelId?: string;
+  /** A new thread's starter message, in the parent channel: the thread is opened from it. */
+  starterMessageId?: string;
+  /** The mention, once posted (in the thread, whatever the mode). */
   messageId?: string;
+  /** When the mention was posted: the mention's attempt 1, and the clock of its first timeout. */
   sentAt?: number;
   /** Retries of the current Discord call made so far (design 002 §5: up to 3). */
   retries: number;
@@ -105,6 +110,17 @@ type Emitted =
 /** What the target reads: the mention first, so Discord pings exactly that bot. */
 export function collaborationContent(targetBotId: string, message: string): string {
   return `<@${targetBotId}> ${message.trim()}`;
+}
+
+/** `[협업] {from} → {to} · {topic}` (design 002 §4); the topic: thread name, topic id or message. */
+function threadNameOf(context: CollaborateContext): string {
+  const topic = context.threadName ?? context.topicId;
+  return buildCollaborationThreadName({
+    fromName: context.fromName,
+    toName: context.toName ?? context.targetAgentId,
+    ...(topic ? { topic } : {}),
+    message: context.message,
+  });
 }
 
 function targetChannel(context: CollaborateContext): string | undefined {
@@ -142,9 +158,9 @@ const FAILURE_CODES: Record<DiscordFailure["kind"], CollaborateErrorCode> = {
 
 /**
  * One `discord_send` (designs 002 and 004): validate, resolve the thread (explicit, reused within
- * the TTL, or new: the mention is posted in the channel and the `[협업] from → to · topic` thread is
- * opened from it), retry what Discord says may be retried, then track the mention until the target
- * answers or a human is called.
+ * the TTL, or new: a starter message is posted in the channel and the `[협업] from → to · topic`
+ * thread is opened from it), post the mention in the thread, retry what Discord says may be retried,
+ * then track the mention until the target answers or a human is called.
  */
 export const collaborateMachine = setup({
   types: {
@@ -154,7 +170,12 @@ export const collaborateMachine = setup({
     output: {} as CollaborateOutput,
     emitted: {} as Emitted,
   },
-  actors: { createThread: createThreadActor, postMention: postMessageActor, mention: mentionMachine },
+  actors: {
+    postStarter: postMessageActor,
+    createThread: createThreadActor,
+    postMention: postMessageActor,
+    mention: mentionMachine,
+  },
   guards: {
     unknownTarget: ({ context }) => !context.targetBotId,
     emptyMessage: ({ context }) => context.message.trim() === "",
@@ -174,8 +195,8 @@ export const collaborateMachine = setup({
     retryAllowed: ({ context }) =>
       context.failure?.retryable === true && context.retries < DISCORD_TRANSIENT_MAX_RETRIES,
     escalatingFailure: ({ context }) => context.failure?.escalate === true,
-    threadMissing: ({ context }) => context.resolvedThreadId === undefined,
-    mentionPosted: ({ context }) => context.messageId !== undefined,
+    threadKnown: ({ context }) => context.resolvedThreadId !== undefined,
+    starterPosted: ({ context }) => context.starterMessageId !== undefined,
     retryDue: ({ context, event }) => event.type === "RETRY_DUE" && event.at >= (context.due?.at ?? 0),
     mentionResponded: (_, output: MentionOutput) => output.status === "responded",
     mentionEscalated: (_, output: MentionOutput) => output.status === "escalated",
@@ -195,6 +216,11 @@ export const collaborateMachine = setup({
     openNewThread: assign(({ context }) => ({
       mode: "new_thread" as const,
       ...(targetChannel(context) === undefined ? {} : { parentChannelId: targetChannel(context) }),
+    })),
+    recordStarter: assign(({ context }, output: PostMessageOutput) => ({
+      starterMessageId: output.messageId,
+      lastAt: Math.max(context.lastAt, output.at),
+      retries: 0,
     })),
     recordThread: assign(({ context }, output: CreateThreadOutput) => ({
       resolvedThreadId: output.threadId,
@@ -310,10 +336,28 @@ export const collaborateMachine = setup({
       always: [
         { guard: "explicitThread", target: "sending", actions: "useExplicitThread" },
         { guard: "reusableThread", target: "sending", actions: "reuseThread" },
-        // A new thread is opened from the mention itself (posted in the channel first): Discord allows one
-        // thread per message, so a creation re-run after a crash finds that thread instead of opening a second.
-        { target: "sending", actions: "openNewThread" },
+        { target: "postingStarter", actions: "openNewThread" },
       ],
+    },
+    // A new thread is opened from a starter message in the channel that pings nobody: Discord allows one
+    // thread per message, so a creation re-run after a crash finds that thread instead of opening a second.
+    postingStarter: {
+      invoke: {
+        id: "postStarter",
+        src: "postStarter",
+        input: ({ context }) => ({
+          asAgentId: context.fromAgentId,
+          channelId: context.parentChannelId as string,
+          content: buildThreadStarterMessage(threadNameOf(context)),
+          mentionUserIds: [],
+          nonceKey: `${context.collaborationId}:starter`,
+        }),
+        onDone: {
+          target: "creatingThread",
+          actions: { type: "recordStarter", params: ({ event }) => event.output },
+        },
+        onError: { target: "failing", actions: { type: "recordFailure", params: errorOf } },
+      },
     },
     creatingThread: {
       invoke: {
@@ -322,45 +366,33 @@ export const collaborateMachine = setup({
         input: ({ context }) => ({
           asAgentId: context.fromAgentId,
           channelId: context.parentChannelId as string,
-          fromMessageId: context.messageId as string,
-          name: buildCollaborationThreadName({
-            fromName: context.fromName,
-            toName: context.toName ?? context.targetAgentId,
-            ...((context.threadName ?? context.topicId)
-              ? { topic: context.threadName ?? context.topicId }
-              : {}),
-            message: context.message,
-          }),
+          fromMessageId: context.starterMessageId as string,
+          name: threadNameOf(context),
         }),
         onDone: {
-          target: "awaitingResponse",
-          actions: [{ type: "recordThread", params: ({ event }) => event.output }, "emitSent"],
+          target: "sending",
+          actions: { type: "recordThread", params: ({ event }) => event.output },
         },
         onError: { target: "failing", actions: { type: "recordFailure", params: errorOf } },
       },
     },
+    // The mention goes inside the thread in every mode: a sibling bot's mention is handled there
+    // (design 004 §5.2), not in a channel.
     sending: {
       invoke: {
         id: "postMention",
         src: "postMention",
         input: ({ context }) => ({
           asAgentId: context.fromAgentId,
-          channelId: (context.resolvedThreadId ?? context.parentChannelId) as string,
+          channelId: context.resolvedThreadId as string,
           content: collaborationContent(context.targetBotId as string, context.message),
           mentionUserIds: [context.targetBotId as string],
           nonceKey: `${context.collaborationId}:mention`,
         }),
-        onDone: [
-          {
-            guard: "threadMissing",
-            target: "creatingThread",
-            actions: { type: "recordSent", params: ({ event }) => event.output },
-          },
-          {
-            target: "awaitingResponse",
-            actions: [{ type: "recordSent", params: ({ event }) => event.output }, "emitSent"],
-          },
-        ],
+        onDone: {
+          target: "awaitingResponse",
+          actions: [{ type: "recordSent", params: ({ event }) => event.output }, "emitSent"],
+        },
         onError: { target: "failing", actions: { type: "recordFailure", params: errorOf } },
       },
     },
@@ -374,15 +406,21 @@ export const collaborateMachine = setup({
       entry: "scheduleRetry",
       on: {
         // A timer event that comes before the due time (a stray or duplicated delivery) changes nothing.
+        // The retry resumes at the step that failed: each step is idempotent on a re-run.
         RETRY_DUE: [
           {
-            guard: and(["retryDue", "mentionPosted"]),
+            guard: and(["retryDue", "threadKnown"]),
+            target: "sending",
+            actions: { type: "startRetry", params: ({ event }) => event.at },
+          },
+          {
+            guard: and(["retryDue", "starterPosted"]),
             target: "creatingThread",
             actions: { type: "startRetry", params: ({ event }) => event.at },
           },
           {
             guard: "retryDue",
-            target: "sending",
+            target: "postingStarter",
             actions: { type: "startRetry", params: ({ event }) => event.at },
           },
         ],

@@ -2,6 +2,7 @@
 // time arrives in events, timers are due times in context (see Due.ts).
 export * from "./a2aFlowMachine.js";
 export * from "./collaborateMachine.js";
+export * from "./collaborateMigration.js";
 export * from "./Due.js";
 export * from "./discordActors.js";
 export * from "./gatewayActors.js";

@@ -8,6 +8,7 @@ import {
   type CollaborateInput,
   type CollaborateOutput,
   type MentionContext,
+  migrateCollaborateSnapshot,
 } from "../machines/index.js";
 import {
   type ActorRecord,
@@ -50,8 +51,17 @@ import { ThreadState, type ThreadStateData } from "./ThreadState.js";
 import { GLOBAL_TIMERS, TimerQueue } from "./TimerQueue.js";
 
 /** Bumped when a machine changes incompatibly; older snapshots are then migrated or quarantined. */
-export const MACHINE_VERSIONS = { a2aFlow: 1, collaborate: 1 } as const;
+export const MACHINE_VERSIONS = { a2aFlow: 1, collaborate: 2 } as const;
 type Kind = keyof typeof MACHINE_VERSIONS;
+type SnapshotMigration = (snapshot: unknown, fromVersion: number) => unknown;
+
+/**
+ * How older snapshots become current ones at start; a record no migration converts is quarantined.
+ * collaborate 2: a new thread is opened from a starter message and the mention posted inside it.
+ */
+export const MACHINE_MIGRATIONS: Partial<Record<Kind, SnapshotMigration>> = {
+  collaborate: migrateCollaborateSnapshot,
+};
 
 /** How long an agent counts as answering a sender's thread message, for the reply_in_thread rule. */
 const HANDLING_WINDOW_MS = 10 * 60_000;
@@ -637,6 +647,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
           dir: stateDir,
           now,
           machineVersions: { ...MACHINE_VERSIONS },
+          migrations: { ...MACHINE_MIGRATIONS },
           cleanupMaxAgeMs: config.discord.a2aRetry.cleanupMaxAgeMs,
           onWarning: warn,
         });

@@ -66,8 +66,9 @@ async function stamped<T>(
 const THREAD_ALREADY_CREATED = 160004;
 
 /**
- * Opens the thread, or finds it: a thread opened from a message has that message's id, so when a
- * creation re-run after a crash hears "already created", the thread it wanted is the message's.
+ * Opens the thread, or finds it: a thread opened from a message (a new collaboration's starter) has
+ * that message's id, so when a creation re-run after a crash hears "already created", the thread it
+ * wanted is the message's.
  */
 async function createThreadOnce(discord: DiscordPort, input: CreateThreadInput): Promise<string> {
   try {
@@ -201,6 +202,7 @@ export function provideCollaborate(deps: SideEffectDeps) {
           deps.beforeEffect,
         ),
       ),
+      postStarter: post(false),
       postMention: post(false),
       mention: mentionMachine.provide({ actors: { postReminder: post(true), postEscalation: post(true) } }),
     },

@@ -10,7 +10,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { discordNonce } from "../../src/runtime/index.js";
-import { BOTS, type DiskRecord, isSent, MAX_ATTEMPTS, readActorRecords } from "./child.js";
+import { BOTS, CHANNEL, type DiskRecord, isSent, MAX_ATTEMPTS, readActorRecords } from "./child.js";
 import { type DeliveredMessage, readDiscordLog } from "./durableDiscord.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -371,16 +371,28 @@ describe("crash: SIGKILL at random moments, restart, check", () => {
         if (r.snapshot.value === "escalated" && !posts.includes("E")) {
           fail(round, `(c) ${id} is escalated but no escalation was delivered`);
         }
-        // Where: the mention's thread (opened from it, so with its id, or the thread it was posted in),
-        // its reminders and the thread the runtime tracks should be one thread.
-        const mentionThread =
-          mention !== undefined && threadIds.has(mention.messageId) ? mention.messageId : mention?.channelId;
-        const threads = new Set([mentionThread, ...(request?.threads ?? [])]);
+        // Every send opens a thread of its own: from a starter in the channel that pings nobody, so
+        // the thread has the starter's id (design 004 §5.2: the mention is then handled in the thread).
+        const starter = byNonce.get(`ruda:${discordNonce(`${id}:starter`)}`);
+        if (
+          starter?.channelId !== CHANNEL ||
+          starter.mentionUserIds.length > 0 ||
+          starter.messageId !== r.meta.threadId ||
+          !threadIds.has(starter.messageId)
+        ) {
+          fail(
+            round,
+            `(c) ${id}: no starter in the channel that its thread ${r.meta.threadId} was opened from`,
+          );
+        }
+        // Where: the mention is posted inside the thread, and its reminders and the thread the runtime
+        // tracks are that one thread.
+        const threads = new Set([mention?.channelId, ...(request?.threads ?? [])]);
         threads.delete(undefined);
         if (threads.size > 1 || !threads.has(r.meta.threadId)) {
           misplaced.set(
             id,
-            `mention in thread ${String(mention?.channelId)}, reminders/escalation in ` +
+            `mention in ${String(mention?.channelId)}, reminders/escalation in ` +
               `${[...(request?.threads ?? [])].join(", ") || "none yet"}, tracked thread ${r.meta.threadId}`,
           );
         }

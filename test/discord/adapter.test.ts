@@ -271,7 +271,7 @@ describe("the runtime over discord.js and the emulator", () => {
     });
     expect(sent.status).toBe("sent");
     if (sent.status !== "sent") return;
-    expect(emulator.messages(CHANNEL)).toContainEqual(
+    expect(emulator.messages(sent.threadId)).toContainEqual(
       expect.objectContaining({
         id: sent.messageId,
         authorId: RUDA,
@@ -279,6 +279,10 @@ describe("the runtime over discord.js and the emulator", () => {
         mentionIds: [EDEN],
       }),
     );
+    // Opened from a starter in the channel that pings nobody.
+    expect(emulator.messages(CHANNEL)).toEqual([
+      expect.objectContaining({ id: sent.threadId, authorId: RUDA, mentionIds: [] }),
+    ]);
     expect(emulator.threads()).toContainEqual(
       expect.objectContaining({ id: sent.threadId, parentId: CHANNEL }),
     );

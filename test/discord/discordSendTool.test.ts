@@ -38,9 +38,11 @@ describe("discord_send tool (design 004 §5.1)", () => {
     expect(result).toMatchObject({ ok: true });
     if (!result.ok) return;
     expect(result.text).toBe(`메시지 전송 완료. 스레드 ID: ${result.threadId}`);
-    expect(discord.in(CHANNEL)).toEqual([
-      expect.objectContaining({ content: `<@${BOTS.eden}> 코드 리뷰 해줘` }),
+    // The mention is in the thread; the channel holds only the thread's starter, which pings nobody.
+    expect(discord.in(result.threadId)).toEqual([
+      expect.objectContaining({ messageId: result.messageId, content: `<@${BOTS.eden}> 코드 리뷰 해줘` }),
     ]);
+    expect(discord.in(CHANNEL)).toEqual([expect.objectContaining({ mentionUserIds: [] })]);
     expect((await runtime.mentions())[0]).toMatchObject({ status: "pending" });
   });
 

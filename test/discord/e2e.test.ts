@@ -162,6 +162,40 @@ describe("collaboration end to end over discord.js and the emulator", () => {
     expect(await mentionOf(runtime, sent.mentionId)).toMatchObject({ status: "escalated", attempts: 3 });
   });
 
+  it("a new thread: the mention is posted inside it and eden's bot is asked to handle it there (design 004 §5.2)", async () => {
+    const { runtime, handled } = await setUp({ a2aRetry: { responseTimeoutMs: 60_000 } });
+    const sent = await runtime.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "인증 모듈 리뷰 부탁해",
+    });
+    if (sent.status !== "sent") throw new Error(`not sent: ${JSON.stringify(sent)}`);
+
+    // The channel holds the thread's starter only: it pings nobody and is merely observed.
+    const inChannel = emulator.messages(CHANNEL);
+    expect(inChannel).toEqual([
+      expect.objectContaining({ id: sent.threadId, authorId: RUDA, mentionIds: [] }),
+    ]);
+    expect(inChannel[0]?.content).not.toContain("<@");
+    expect(emulator.threads()).toEqual([expect.objectContaining({ id: sent.threadId, parentId: CHANNEL })]);
+    expect(emulator.messages(sent.threadId)).toEqual([
+      expect.objectContaining({ id: sent.messageId, authorId: RUDA, mentionIds: [EDEN] }),
+    ]);
+
+    await until(() => handled.some((h) => h.message.messageId === sent.messageId), "the bridged mention");
+    const mention = handled.find((h) => h.message.messageId === sent.messageId);
+    expect(mention?.message).toMatchObject({ threadId: sent.threadId, parentChannelId: CHANNEL });
+    // Before the fix the mention was posted in the channel, where a sibling bot's message is only observed.
+    expect(mention?.result).toEqual({
+      action: "handle",
+      agentId: "eden",
+      sessionKey: `agent:eden:discord:channel:${sent.threadId}`,
+    });
+    await until(() => handled.some((h) => h.message.messageId === sent.threadId), "the bridged starter");
+    expect(handled.find((h) => h.message.messageId === sent.threadId)?.result).toEqual({ action: "observe" });
+    expect((await mentionOf(runtime, sent.mentionId))?.status).toBe("pending");
+  });
+
   it("a human posting in the thread does not end the mention; eden's bot does", async () => {
     // Long timeouts: no reminder interferes with this case.
     const { runtime, eden, handled } = await setUp({
@@ -296,16 +330,19 @@ describe("collaboration end to end over discord.js and the emulator", () => {
     const posted = emulator.messages().find((m) => m.id === sent.messageId);
     expect(posted?.content).toContain("@everyone");
     expect(posted?.mentionIds).toEqual([EDEN]);
+    // The thread's starter quotes the text too, and pings nobody.
+    const starter = emulator.messages(CHANNEL).find((m) => m.id === sent.threadId);
+    expect(starter?.mentionIds).toEqual([]);
     // The gateway payload's mention_everyone, as discord.js saw it.
-    await until(() => ruda.channels.cache.has(CHANNEL), "the channel");
-    const channel = ruda.channels.cache.get(CHANNEL);
+    await until(() => ruda.channels.cache.has(sent.threadId), "the thread");
+    const channel = ruda.channels.cache.get(sent.threadId);
     if (!channel?.isTextBased()) throw new Error("not text");
     const fetched = await channel.messages.fetch(sent.messageId);
     expect(fetched.mentions.everyone).toBe(false);
     expect([...fetched.mentions.users.keys()]).toEqual([EDEN]);
   });
 
-  it("loop guard: the 4th agent message in a thread within the window is dropped (maxMessagesPerThread 3)", async () => {
+  it("loop guard: the 4th agent message in a thread within the window, the mention first, is dropped (maxMessagesPerThread 3)", async () => {
     const { runtime, ruda, eden, handled } = await setUp({
       a2aRetry: { responseTimeoutMs: 60_000 },
       collaboration: { loopGuard: { maxMessagesPerThread: 3 } },
@@ -316,12 +353,12 @@ describe("collaboration end to end over discord.js and the emulator", () => {
       message: "같이 보자",
     });
     if (sent.status !== "sent") throw new Error("not sent");
+    await until(() => handled.some((h) => h.message.messageId === sent.messageId), "the mention");
     const results: string[] = [];
     const speakers: Array<[Client<true>, string]> = [
       [eden, RUDA],
       [ruda, EDEN],
       [eden, RUDA],
-      [ruda, EDEN],
     ];
     for (const [i, [client, other]] of speakers.entries()) {
       const posted = await sendInThread(client, sent.threadId, `<@${other}> 메시지 ${i + 1}`, [other]);
@@ -331,9 +368,8 @@ describe("collaboration end to end over discord.js and the emulator", () => {
         entry?.result.action === "drop" ? `drop:${entry.result.reason}` : (entry?.result.action ?? ""),
       );
     }
-    expect(results.slice(0, 3)).not.toContain("drop:loop_guard");
-    expect(results[3]).toBe("drop:loop_guard");
-    // The first agent message was eden's answer: it ended the mention.
+    expect(results).toEqual(["handle", "handle", "drop:loop_guard"]);
+    // The first agent message after the mention was eden's answer: it ended the mention.
     expect((await mentionOf(runtime, sent.mentionId))?.status).toBe("responded");
   });
 });

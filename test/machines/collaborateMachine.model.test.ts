@@ -48,11 +48,13 @@ const inertMention = pending() as unknown as typeof mentionMachine;
 const model: AnyStateMachine = collaborateMachine;
 
 const live = collaborateMachine.provide({
-  actors: { createThread: pending(), postMention: pending(), mention: inertMention },
+  actors: { postStarter: pending(), createThread: pending(), postMention: pending(), mention: inertMention },
 });
 
+type DiscordCall = "postStarter" | "createThread" | "postMention";
+
 /** Every class of Discord failure (design 002 §5), stamped with the time it happened. */
-function failures(actor: "createThread" | "postMention", at: number, everyClass: boolean): AnyEventObject[] {
+function failures(actor: DiscordCall, at: number, everyClass: boolean): AnyEventObject[] {
   const type = `xstate.error.actor.${actor}`;
   const all = everyClass
     ? [
@@ -67,29 +69,38 @@ function failures(actor: "createThread" | "postMention", at: number, everyClass:
 }
 
 const STEP = 250;
+/** Below the shortest retry wait (1 s): a flow whose last change is this recent has retried nothing yet. */
+const UNRETRIED = 1_000;
 
 /**
- * Events that reach every guard: each Discord call's success and every failure class, RETRY_DUE at
- * its due time, the events forwarded to the mention, and the mention's three outcomes. To keep the
- * graph small, every failure class is offered on a call's first try (a 500 alone on retries), and a
- * post after a retried thread creation only succeeds.
+ * A Discord call's success, and its failures: to keep the graph small, every failure class while no
+ * step of the flow has needed a retry, a 500 alone on a retry, and none on a later step of a flow that
+ * was retried.
+ */
+function discordCall(c: CollaborateContext, call: DiscordCall, success: object): AnyEventObject[] {
+  const at = c.lastAt + STEP;
+  const firstTry = c.retries === 0 && c.lastAt - c.startedAt < UNRETRIED;
+  return [
+    { type: `xstate.done.actor.${call}`, output: { ...success, at } },
+    ...(firstTry || c.retries > 0 ? failures(call, at, firstTry) : []),
+  ];
+}
+
+/**
+ * Events that reach every guard: each Discord call's success and its failures (see discordCall),
+ * RETRY_DUE at its due time, the events forwarded to the mention, and the mention's three outcomes.
  */
 function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
   if (snapshot.status !== "active") return [];
   const c = snapshot.context as CollaborateContext;
-  const at = c.lastAt + STEP;
+  if (snapshot.matches("postingStarter")) {
+    return discordCall(c, "postStarter", { messageId: IDS.newThread });
+  }
   if (snapshot.matches("creatingThread")) {
-    return [
-      { type: "xstate.done.actor.createThread", output: { threadId: IDS.newThread, at } },
-      ...failures("createThread", at, c.retries === 0),
-    ];
+    return discordCall(c, "createThread", { threadId: IDS.newThread });
   }
   if (snapshot.matches("sending")) {
-    const firstTry = c.retries === 0 && c.lastAt <= c.startedAt + STEP;
-    return [
-      { type: "xstate.done.actor.postMention", output: { messageId: "1400000000000000300", at } },
-      ...(firstTry || c.retries > 0 ? failures("postMention", at, firstTry) : []),
-    ];
+    return discordCall(c, "postMention", { messageId: "1400000000000000300" });
   }
   if (snapshot.matches("retrying")) return [{ type: "RETRY_DUE", at: c.due?.at ?? Number.NaN }];
   if (snapshot.matches("awaitingResponse")) {
@@ -138,9 +149,13 @@ describe("collaborateMachine, enumerated", () => {
     expect([...defined].filter((key) => !taken.has(key))).toEqual([]);
     expect([...taken].filter((key) => !defined.has(key))).toEqual([]);
     expect(stats["new thread"]).toBeGreaterThan(50);
-    expect(taken).toContain(
-      "collaborate.retrying RETRY_DUE [and(retryDue, mentionPosted)] → collaborate.creatingThread",
-    );
+    for (const resumed of [
+      "[and(retryDue, threadKnown)] → collaborate.sending",
+      "[and(retryDue, starterPosted)] → collaborate.creatingThread",
+      "[retryDue] → collaborate.postingStarter",
+    ]) {
+      expect(taken).toContain(`collaborate.retrying RETRY_DUE ${resumed}`);
+    }
     expect(taken).toContain("collaborate.failing always [retryAllowed] → collaborate.retrying");
     console.info(
       `collaborateMachine model: ${JSON.stringify(stats)} paths; ${defined.size} edges defined, ${taken.size} taken`,
@@ -159,18 +174,20 @@ function junkFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
   const retryDue = { type: "RETRY_DUE", at: c.due?.at ?? at };
   const timeout = { type: "RESPONSE_TIMEOUT", at: at + 10 * MINUTE };
   const answer = { type: "RESPONSE_RECEIVED", authorId: IDS.targetBot, at };
+  const starterDone = { type: "xstate.done.actor.postStarter", output: { messageId: "stale-starter", at } };
   const threadDone = { type: "xstate.done.actor.createThread", output: { threadId: "stale-thread", at } };
   const postDone = { type: "xstate.done.actor.postMention", output: { messageId: "stale-message", at } };
   const mentionDone = {
     type: "xstate.done.actor.mention",
     output: { status: "responded", attempts: 1, respondedAt: at },
   };
-  if (snapshot.status !== "active")
-    return [nope, retryDue, timeout, answer, threadDone, postDone, mentionDone];
-  if (snapshot.matches("creatingThread")) return [nope, retryDue, timeout, answer, postDone, mentionDone];
-  if (snapshot.matches("sending")) return [nope, retryDue, timeout, answer, threadDone, mentionDone];
-  if (snapshot.matches("retrying")) return [nope, timeout, answer, threadDone, postDone, mentionDone];
-  return [nope, retryDue, threadDone, postDone];
+  const common = [nope, timeout, answer, mentionDone];
+  if (snapshot.status !== "active") return [...common, retryDue, starterDone, threadDone, postDone];
+  if (snapshot.matches("postingStarter")) return [...common, retryDue, threadDone, postDone];
+  if (snapshot.matches("creatingThread")) return [...common, retryDue, starterDone, postDone];
+  if (snapshot.matches("sending")) return [...common, retryDue, starterDone, threadDone];
+  if (snapshot.matches("retrying")) return [...common, starterDone, threadDone, postDone];
+  return [nope, retryDue, starterDone, threadDone, postDone];
 }
 
 describe("collaborateMachine, junk events", () => {

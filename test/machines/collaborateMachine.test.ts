@@ -19,6 +19,9 @@ import {
   fakePost,
   httpError,
   IDS,
+  idempotentDiscord,
+  type CollaborationStep,
+  restoreActor,
   MINUTE,
   postingAt,
   rateLimitError,
@@ -26,8 +29,9 @@ import {
   T0,
 } from "../support/discordFakes.js";
 
-// One discord_send (design 002 §4–6, design 004 §5.1, API.md §4 and §7): validate, resolve the thread,
-// post the mention, retry what Discord allows, then track the answer through the mention child.
+// One discord_send (design 002 §4–6, design 004 §5.1–5.2 and §8.1, API.md §4 and §7): validate, resolve
+// the thread (a new one is opened from a starter message in the channel), post the mention in the thread,
+// retry what Discord allows, then track the answer through the mention child.
 
 const TARGET = IDS.targetBot;
 const HUMAN = IDS.human;
@@ -65,9 +69,14 @@ type ThreadFake = ReturnType<typeof fakeCreateThread>;
 
 function startCollaboration(
   overrides: Partial<CollaborateInput> | ((input: CollaborateInput) => CollaborateInput) = {},
-  fakes: { thread?: (clock: Clock) => ThreadFake; post?: (clock: Clock) => PostFake } = {},
+  fakes: {
+    starter?: (clock: Clock) => PostFake;
+    thread?: (clock: Clock) => ThreadFake;
+    post?: (clock: Clock) => PostFake;
+  } = {},
 ) {
   const clock: Clock = { now: T0 };
+  const starters = fakes.starter?.(clock) ?? postingAt(clock, "starter");
   const threads =
     fakes.thread?.(clock) ?? fakeCreateThread(() => ({ ok: { threadId: IDS.newThread, at: clock.now } }));
   const posts = fakes.post?.(clock) ?? postingAt(clock, "mention");
@@ -76,6 +85,7 @@ function startCollaboration(
   const emitted = emittedEvents();
   const live = collaborateMachine.provide({
     actors: {
+      postStarter: starters.logic,
       createThread: threads.logic,
       postMention: posts.logic,
       mention: mentionMachine.provide({
@@ -110,6 +120,7 @@ function startCollaboration(
   return {
     actor,
     clock,
+    starters,
     threads,
     posts,
     reminders,
@@ -123,12 +134,12 @@ function startCollaboration(
   };
 }
 
-/** A post fake failing on the listed calls (1-based) with `fail(clock)`, succeeding on the others. */
-function postFailing(calls: number[], fail: (at: number) => unknown) {
+/** A post fake failing on the listed calls (1-based) with `fail(clock)`, posting `${prefix}-{call}` on the others. */
+function postFailing(calls: number[], fail: (at: number) => unknown, prefix = "mention") {
   return (clock: Clock) =>
     fakePost((_, call): Answer<{ messageId: string; at: number }> => {
       if (calls.includes(call)) return { fail: fail(clock.now + CALL_MS) };
-      return { ok: { messageId: `mention-${call}`, at: clock.now } };
+      return { ok: { messageId: `${prefix}-${call}`, at: clock.now } };
     });
 }
 
@@ -180,6 +191,7 @@ describe("validation: a rejected collaboration sends nothing (API.md §4, §7)",
     expect(snapshot.output?.status).toBe("rejected");
     expect(snapshot.output?.error?.code).toBe(code);
     expect(snapshot.output?.error?.message).toEqual(expect.any(String));
+    expect(c.starters.inputs).toEqual([]);
     expect(c.threads.inputs).toEqual([]);
     expect(c.posts.inputs).toEqual([]);
     expect(c.emitted.ofType("a2a.collaborate.sent")).toEqual([]);
@@ -203,6 +215,7 @@ describe("thread resolution (design 002 §4)", () => {
       reusableThread: { threadId: IDS.reusedThread, channelId: IDS.channel },
     });
     await settle();
+    expect(c.starters.inputs).toEqual([]);
     expect(c.threads.inputs).toEqual([]);
     expect(c.posts.inputs.map((p) => p.channelId)).toEqual([IDS.explicitThread]);
     expect(c.actor.getSnapshot().value).toBe("awaitingResponse");
@@ -212,32 +225,68 @@ describe("thread resolution (design 002 §4)", () => {
   it("a reusable thread of the route is reused", async () => {
     const c = startCollaboration({ reusableThread: { threadId: IDS.reusedThread, channelId: IDS.channel } });
     await settle();
+    expect(c.starters.inputs).toEqual([]);
     expect(c.threads.inputs).toEqual([]);
     expect(c.posts.inputs.map((p) => p.channelId)).toEqual([IDS.reusedThread]);
     const sent = c.emitted.ofType("a2a.collaborate.sent")[0];
     expect(sent?.data).toMatchObject({ threadId: IDS.reusedThread, mode: "reuse_thread" });
   });
 
-  it("otherwise the mention is posted in the channel and a thread named [협업] {from} → {to} · {topic} is opened from it", async () => {
+  it("otherwise a starter pinging nobody is posted in the channel, a [협업] {from} → {to} · {topic} thread is opened from it, and the mention is posted inside", async () => {
     const c = startCollaboration();
     await settle();
-    expect(c.posts.inputs.map((p) => p.channelId)).toEqual([IDS.channel]);
-    // Opened from the mention message: Discord allows one thread per message, so a re-run cannot open two.
-    expect(c.threads.inputs).toEqual([
-      expect.objectContaining({
+    expect(c.starters.inputs).toEqual([
+      {
         asAgentId: "ruda",
         channelId: IDS.channel,
-        fromMessageId: c.context().messageId,
+        content: "🧵 [협업] 루다 → 이든 · 인증 모듈 코드 리뷰",
+        mentionUserIds: [],
+        nonceKey: "collab-1:starter",
+      },
+    ]);
+    // Opened from the starter: Discord allows one thread per message, so a re-run cannot open two.
+    expect(c.threads.inputs).toEqual([
+      {
+        asAgentId: "ruda",
+        channelId: IDS.channel,
+        fromMessageId: "starter-1",
         name: "[협업] 루다 → 이든 · 인증 모듈 코드 리뷰",
-      }),
+      },
+    ]);
+    // In the thread, where a sibling bot's mention is handled (design 004 §5.2).
+    expect(c.posts.inputs).toEqual([
+      {
+        asAgentId: "ruda",
+        channelId: IDS.newThread,
+        content: `<@${TARGET}> ${MESSAGE}`,
+        mentionUserIds: [TARGET],
+        nonceKey: "collab-1:mention",
+      },
     ]);
     expect(c.actor.getSnapshot().value).toBe("awaitingResponse");
-    const sent = c.emitted.ofType("a2a.collaborate.sent")[0];
-    expect(sent?.data).toMatchObject({
+    expect(c.context()).toMatchObject({
+      starterMessageId: "starter-1",
+      resolvedThreadId: IDS.newThread,
+      messageId: "mention-1",
+    });
+    expect(c.mentionContext()).toMatchObject({ threadId: IDS.newThread, messageId: "mention-1" });
+    const sent = c.emitted.ofType("a2a.collaborate.sent");
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.data).toMatchObject({
       threadId: IDS.newThread,
       parentChannelId: IDS.channel,
       mode: "new_thread",
+      messageId: "mention-1",
     });
+  });
+
+  it("the starter carries no mention markup, even when the topic has some", async () => {
+    const c = startCollaboration({ threadName: undefined, message: `<@${IDS.otherBot}> 와 같이 봐 주세요` });
+    await settle();
+    const starter = c.starters.inputs[0];
+    expect(starter?.content).not.toMatch(/<@/);
+    expect(starter?.content).toContain(`@${IDS.otherBot}`);
+    expect(starter?.mentionUserIds).toEqual([]);
   });
 
   it("without a thread name the topic is the message's first line, cut to 30 characters", async () => {
@@ -247,11 +296,13 @@ describe("thread resolution (design 002 §4)", () => {
     const name = c.threads.inputs[0]?.name ?? "";
     expect(name.startsWith("[협업] 루다 → 이든 · 인증 모듈의 토큰")).toBe(true);
     expect(name.length).toBeLessThanOrEqual("[협업] 루다 → 이든 · ".length + 30);
+    expect(c.starters.inputs[0]?.content).toBe(`🧵 ${name}`);
   });
 
   it("without a channel the thread is created in the default channel", async () => {
     const c = startCollaboration({ channelId: undefined, defaultChannel: IDS.channel });
     await settle();
+    expect(c.starters.inputs[0]?.channelId).toBe(IDS.channel);
     expect(c.threads.inputs[0]?.channelId).toBe(IDS.channel);
   });
 });
@@ -270,19 +321,24 @@ describe("the mention (design 004 §5.1, API.md §4)", () => {
     expect(types).toEqual(["a2a.collaborate.requested", "a2a.collaborate.sent"]);
   });
 
-  it("the mention's first timeout counts from when the mention was actually sent", async () => {
+  it("the mention's first timeout counts from when the mention was actually sent, not the starter or the thread", async () => {
     const c = startCollaboration(
       {},
       {
+        starter: (clock) => fakePost(() => ({ ok: { messageId: "starter-1", at: clock.now + SECOND } })),
+        thread: (clock) =>
+          fakeCreateThread(() => ({ ok: { threadId: IDS.newThread, at: clock.now + 2 * SECOND } })),
         post: (clock) =>
-          fakePost((_, call) => ({ ok: { messageId: `m-${call}`, at: clock.now + 2 * SECOND } })),
+          fakePost((_, call) => ({ ok: { messageId: `m-${call}`, at: clock.now + 3 * SECOND } })),
       },
     );
     await settle();
+    expect(c.context()).toMatchObject({ sentAt: T0 + 3 * SECOND, lastAt: T0 + 3 * SECOND });
     expect(c.mentionContext()).toMatchObject({
-      sentAt: T0 + 2 * SECOND,
-      due: { event: "RESPONSE_TIMEOUT", at: T0 + 2 * SECOND + 5 * MINUTE },
+      sentAt: T0 + 3 * SECOND,
+      due: { event: "RESPONSE_TIMEOUT", at: T0 + 3 * SECOND + 5 * MINUTE },
     });
+    expect(c.emitted.ofType("a2a.collaborate.sent")[0]?.ts).toBe(T0 + 3 * SECOND);
   });
 });
 
@@ -299,15 +355,27 @@ describe("Discord failures (design 002 §5, API.md §4 and §7)", () => {
     expect(failed[0]?.data).toMatchObject({ errorCode: "discord_permission", escalate: true });
   });
 
-  it("403 on opening the thread fails the same way, after the mention was posted in the channel", async () => {
+  it("403 on the starter fails the same way, before any thread or mention", async () => {
+    const c = startCollaboration({}, { starter: postFailing([1], (at) => discordApiError(403, at)) });
+    await settle();
+    expect(c.actor.getSnapshot().output?.error?.code).toBe("discord_permission");
+    expect(c.starters.inputs).toHaveLength(1);
+    expect(c.threads.inputs).toEqual([]);
+    expect(c.posts.inputs).toEqual([]);
+    expect(c.emitted.ofType("a2a.collaborate.failed")[0]?.data).toMatchObject({ escalate: true });
+  });
+
+  it("403 on opening the thread fails the same way, after the starter was posted and before the mention", async () => {
     const c = startCollaboration(
       {},
       { thread: (clock) => fakeCreateThread(() => ({ fail: discordApiError(403, clock.now + CALL_MS) })) },
     );
     await settle();
     expect(c.actor.getSnapshot().output?.error?.code).toBe("discord_permission");
+    expect(c.starters.inputs.map((p) => p.channelId)).toEqual([IDS.channel]);
     expect(c.threads.inputs).toHaveLength(1);
-    expect(c.posts.inputs.map((p) => p.channelId)).toEqual([IDS.channel]);
+    expect(c.posts.inputs).toEqual([]);
+    expect(c.emitted.ofType("a2a.collaborate.sent")).toEqual([]);
     expect(c.emitted.ofType("a2a.collaborate.failed")[0]?.data).toMatchObject({ escalate: true });
   });
 
@@ -346,6 +414,9 @@ describe("Discord failures (design 002 §5, API.md §4 and §7)", () => {
     expect(c.posts.inputs).toHaveLength(2);
     expect(c.posts.inputs[1]?.nonceKey).toBe(c.posts.inputs[0]?.nonceKey);
     expect(c.posts.inputs[1]).toEqual(c.posts.inputs[0]);
+    // Resumed at the mention: the starter and the thread are not made again.
+    expect(c.starters.inputs).toHaveLength(1);
+    expect(c.threads.inputs).toHaveLength(1);
     expect(c.context()).toMatchObject({ messageId: "mention-2", sentAt: T0 + CALL_MS + 1_500 });
     expect(c.emitted.ofType("a2a.collaborate.sent")).toHaveLength(1);
     expect(c.emitted.ofType("a2a.collaborate.failed")).toHaveLength(0);
@@ -368,9 +439,24 @@ describe("Discord failures (design 002 §5, API.md §4 and §7)", () => {
     await c.retryDue();
     expect(c.threads.inputs).toHaveLength(2);
     expect(c.threads.inputs[1]).toEqual(c.threads.inputs[0]);
-    // The mention was posted once, in the channel; only the thread creation was retried.
-    expect(c.posts.inputs.map((p) => p.channelId)).toEqual([IDS.channel]);
+    // Resumed at the thread: the starter was posted once; then the mention, once, in the thread.
+    expect(c.starters.inputs).toHaveLength(1);
+    expect(c.posts.inputs.map((p) => p.channelId)).toEqual([IDS.newThread]);
     expect(c.actor.getSnapshot().value).toBe("awaitingResponse");
+  });
+
+  it("5xx on the starter retries the starter with the same nonce key, then opens the thread and sends", async () => {
+    const c = startCollaboration({}, { starter: postFailing([1], (at) => httpError(502, at), "starter") });
+    await settle();
+    expect(c.actor.getSnapshot().value).toBe("retrying");
+    expect(c.threads.inputs).toEqual([]);
+    await c.retryDue();
+    expect(c.starters.inputs).toHaveLength(2);
+    expect(c.starters.inputs[1]).toEqual(c.starters.inputs[0]);
+    expect(c.threads.inputs.map((t) => t.fromMessageId)).toEqual(["starter-2"]);
+    expect(c.posts.inputs.map((p) => p.channelId)).toEqual([IDS.newThread]);
+    expect(c.actor.getSnapshot().value).toBe("awaitingResponse");
+    expect(c.emitted.ofType("a2a.collaborate.sent")).toHaveLength(1);
   });
 
   it("an early RETRY_DUE does not retry before retryAfter has passed", async () => {
@@ -436,6 +522,57 @@ describe("Discord failures (design 002 §5, API.md §4 and §7)", () => {
     expect(c.actor.getSnapshot().output?.error?.code).toBe("discord_unavailable");
     expect(c.posts.inputs).toHaveLength(4);
   });
+});
+
+describe("a crash at each step of a new thread: the re-run posts nothing twice and opens one thread", () => {
+  const stateAt: Record<CollaborationStep, string> = {
+    postStarter: "postingStarter",
+    createThread: "creatingThread",
+    postMention: "sending",
+  };
+
+  it.each(Object.keys(stateAt) as CollaborationStep[])(
+    "killed after %s reached Discord, restored from the snapshot taken before it",
+    async (step) => {
+      const clock: Clock = { now: T0 };
+      const discord = idempotentDiscord(clock);
+      discord.world.crashAfter = step;
+      const first = createActor(discord.machine, { input: base });
+      first.start();
+      await settle();
+      const persisted = first.getPersistedSnapshot();
+      first.stop();
+      expect((persisted as { value?: unknown }).value).toBe(stateAt[step]);
+
+      discord.world.crashAfter = undefined;
+      clock.now = T0 + MINUTE;
+      const emitted = emittedEvents();
+      const second = restoreActor(discord.machine, persisted, emitted.inspect);
+      await settle();
+      expect(second.getSnapshot().value).toBe("awaitingResponse");
+
+      const [starter, mention, ...more] = discord.messages;
+      expect(more).toEqual([]);
+      expect(starter).toMatchObject({
+        channelId: IDS.channel,
+        mentionUserIds: [],
+        nonceKey: "collab-1:starter",
+      });
+      expect(discord.threads).toEqual([expect.objectContaining({ threadId: starter?.messageId })]);
+      expect(mention).toMatchObject({
+        channelId: starter?.messageId,
+        mentionUserIds: [TARGET],
+        nonceKey: "collab-1:mention",
+      });
+      expect(second.getSnapshot().context).toMatchObject({
+        starterMessageId: starter?.messageId,
+        resolvedThreadId: starter?.messageId,
+        messageId: mention?.messageId,
+      });
+      expect(emitted.ofType("a2a.collaborate.sent")).toHaveLength(1);
+      second.stop();
+    },
+  );
 });
 
 describe("after sending: the mention child tracks the answer (design 004 §5.4–5.5)", () => {

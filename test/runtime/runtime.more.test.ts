@@ -2,13 +2,19 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInspector } from "@statelyai/inspect";
 import { describe, expect, it, vi } from "vitest";
-import { type A2ARuntime, createA2ARuntime } from "../../src/index.js";
+import { type A2ARuntime, createA2ARuntime, MACHINE_VERSIONS } from "../../src/index.js";
+import { SnapshotStore } from "../../src/persistence/index.js";
+import { v1Context, v1SendingInChannel, v1Snapshot } from "../support/collaborateV1.js";
 import {
+  BOTS,
+  CHANNEL,
   FakeDiscord,
   FakeGateway,
+  HUMAN,
   runtimeConfig,
   tempStateDir,
   useRuntimeHarness,
+  waitUntil,
 } from "../support/runtimeFakes.js";
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
@@ -71,6 +77,54 @@ describe("createA2ARuntime: more", () => {
     expect(await second.mentions()).toEqual([
       expect.objectContaining({ id: sent.mentionId, status: "responded" }),
     ]);
+  });
+
+  it("a collaboration stored by version 1 mid-way to a new thread is migrated and posts its mention in the thread; one it cannot convert is quarantined", async () => {
+    const dir = tempStateDir();
+    const parties = {
+      channelId: CHANNEL,
+      targetBotId: BOTS.eden,
+      humanId: HUMAN,
+      message: "리뷰 부탁",
+      startedAt: T0,
+    };
+    const old = await SnapshotStore.open({ dir, machineVersions: { ...MACHINE_VERSIONS, collaborate: 1 } });
+    const record = (id: string, snapshot: unknown) => ({
+      id,
+      machineId: "collaborate",
+      machineVersion: 1,
+      snapshot,
+      timers: [],
+      status: "active" as const,
+      updatedAt: T0,
+    });
+    await old.put(record("collab-v1", v1SendingInChannel({ ...parties, collaborationId: "collab-v1" })));
+    // Opening a thread from a mention it does not name: no version 1 actor was ever stored like this.
+    const odd = v1Snapshot("creatingThread", v1Context({ ...parties, collaborationId: "collab-odd" }));
+    await old.put(record("collab-odd", odd));
+    await old.close();
+
+    const warnings: string[] = [];
+    const discord = new FakeDiscord();
+    const r = runtime({ stateDir: dir, discord, onWarning: (m) => warnings.push(m) });
+    await r.start();
+    await waitUntil(async () => (await r.mentions()).length === 1, "the migrated mention");
+    const [mention] = await r.mentions();
+    expect(mention).toMatchObject({ id: "collab-v1", status: "pending", attempts: 1 });
+    const [starter, ...inChannel] = discord.in(CHANNEL);
+    expect(inChannel).toEqual([]);
+    expect(starter?.mentionUserIds).toEqual([]);
+    expect(discord.threads.map((t) => t.threadId)).toEqual([starter?.messageId]);
+    expect(mention?.threadId).toBe(starter?.messageId);
+    expect(discord.in(mention?.threadId ?? "")).toEqual([
+      expect.objectContaining({ content: `<@${BOTS.eden}> 리뷰 부탁`, mentionUserIds: [BOTS.eden] }),
+    ]);
+    expect(warnings.join("\n")).toMatch(/"collab-odd".*quarantined.*the migration cannot convert it/);
+    await r.stop();
+    const reopened = await SnapshotStore.open({ dir, machineVersions: { ...MACHINE_VERSIONS } });
+    expect(reopened.get("collab-v1")?.machineVersion).toBe(MACHINE_VERSIONS.collaborate);
+    expect(reopened.get("collab-odd")).toBeUndefined();
+    await reopened.close();
   });
 
   it("sync: a permanent error resolves blocked, with the classified error", async () => {

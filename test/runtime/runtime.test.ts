@@ -129,25 +129,54 @@ describe("createA2ARuntime: discordSend and mention tracking", () => {
     });
     expect(sent.status).toBe("sent");
     if (sent.status !== "sent") return;
-    // The mention goes to the channel and the thread is opened from it: thread id = message id.
-    expect(sent.threadId).toBe(sent.messageId);
+    // A starter pinging nobody goes to the channel, the thread is opened from it (thread id = starter id),
+    // and the mention is posted inside the thread.
+    const [starter, ...inChannel] = discord.in(CHANNEL);
+    expect(inChannel).toEqual([]);
+    expect(starter).toMatchObject({
+      asAgentId: "ruda",
+      content: "🧵 [협업] 루다 → 이든 · 코드 리뷰 해줘",
+      mentionUserIds: [],
+    });
+    expect(sent.threadId).toBe(starter?.messageId);
     expect(discord.threads).toEqual([
       expect.objectContaining({
+        threadId: sent.threadId,
         channelId: CHANNEL,
         name: "[협업] 루다 → 이든 · 코드 리뷰 해줘",
         asAgentId: "ruda",
       }),
     ]);
-    expect(discord.in(CHANNEL)).toEqual([
+    expect(discord.in(sent.threadId)).toEqual([
       expect.objectContaining({
+        messageId: sent.messageId,
         asAgentId: "ruda",
         content: `<@${BOTS.eden}> 코드 리뷰 해줘`,
         mentionUserIds: [BOTS.eden],
       }),
     ]);
+    expect(sent.messageId).not.toBe(sent.threadId);
     expect(await r.mentions()).toEqual([
       { id: sent.mentionId, threadId: sent.threadId, targetAgentId: "eden", status: "pending", attempts: 1 },
     ]);
+
+    // The mention, as Discord delivers it: a sibling bot mentioning eden in a thread, handled by eden.
+    const mention = await r.handleDiscordMessage({
+      messageId: sent.messageId,
+      channelId: sent.threadId,
+      threadId: sent.threadId,
+      authorId: BOTS.ruda,
+      authorIsBot: true,
+      content: `<@${BOTS.eden}> 코드 리뷰 해줘`,
+      mentionUserIds: [BOTS.eden],
+      ts: Date.now(),
+    });
+    expect(mention).toEqual({
+      action: "handle",
+      agentId: "eden",
+      sessionKey: `agent:eden:discord:channel:${sent.threadId}`,
+    });
+    expect((await r.mentions())[0]?.status).toBe("pending");
 
     const human = await r.handleDiscordMessage({
       messageId: "m-h",
@@ -194,9 +223,9 @@ describe("createA2ARuntime: discordSend and mention tracking", () => {
     for (const delivered of [1, 2, 3]) {
       await drain();
       await vi.advanceTimersByTimeAsync(5 * MINUTE);
-      await waitUntil(() => discord.in(sent.threadId).length === delivered, `post ${delivered}`);
+      await waitUntil(() => discord.in(sent.threadId).length === 1 + delivered, `post ${delivered}`);
     }
-    const posts = [...discord.in(CHANNEL), ...discord.in(sent.threadId)];
+    const posts = discord.in(sent.threadId);
     expect(posts.map((p) => p.content.split("\n")[0])).toEqual([
       `<@${BOTS.eden}> 코드 리뷰 해줘`,
       `[리마인더 1/3] <@${BOTS.eden}> 위 요청에 대해 확인 부탁해요.`,
@@ -240,7 +269,8 @@ describe("createA2ARuntime: discordSend and mention tracking", () => {
       r.discordSend({ fromAgentId: "ruda", targetAgentId: "eden", message: "리뷰", idempotencyKey: "k-1" }),
     ]);
     expect(b).toEqual(a);
-    expect(discord.messages).toHaveLength(1);
+    // One starter and one mention: the second call posted nothing.
+    expect(discord.messages.map((m) => m.mentionUserIds)).toEqual([[], [BOTS.eden]]);
   });
 
   it("reuses the pair's thread within the TTL", async () => {
@@ -249,10 +279,12 @@ describe("createA2ARuntime: discordSend and mention tracking", () => {
     await r.start();
     const first = await r.discordSend({ fromAgentId: "ruda", targetAgentId: "eden", message: "하나" });
     const second = await r.discordSend({ fromAgentId: "ruda", targetAgentId: "eden", message: "둘" });
-    expect(first.status === "sent" && second.status === "sent" && second.threadId).toBe(
-      first.status === "sent" && first.threadId,
-    );
+    if (first.status !== "sent" || second.status !== "sent") throw new Error("not sent");
+    expect(second.threadId).toBe(first.threadId);
     expect(discord.threads).toHaveLength(1);
+    // The second mention goes straight into the reused thread: no second starter.
+    expect(discord.in(CHANNEL)).toHaveLength(1);
+    expect(discord.in(first.threadId).map((m) => m.messageId)).toEqual([first.messageId, second.messageId]);
   });
 });
 
@@ -287,12 +319,13 @@ describe("createA2ARuntime: restarts", () => {
     const again = runtime({ stateDir: dir, discord });
     await again.start();
     await drain();
+    const reminders = () => discord.in(sent.threadId).filter((m) => m.content.startsWith("[리마인더"));
     await vi.advanceTimersByTimeAsync(MINUTE - 1);
     await drain();
-    expect(discord.in(sent.threadId)).toHaveLength(0);
+    expect(reminders()).toHaveLength(0);
     await vi.advanceTimersByTimeAsync(1);
-    await waitUntil(() => discord.in(sent.threadId).length === 1, "the reminder");
-    expect(discord.in(sent.threadId).map((m) => m.content.split("\n")[0])).toEqual([
+    await waitUntil(() => reminders().length === 1, "the reminder");
+    expect(reminders().map((m) => m.content.split("\n")[0])).toEqual([
       `[리마인더 1/3] <@${BOTS.eden}> 위 요청에 대해 확인 부탁해요.`,
     ]);
   });

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import {
   buildCollaborationThreadName,
   buildReportThreadName,
+  buildThreadStarterMessage,
   classifyDiscordFailure,
   DISCORD_TRANSIENT_MAX_RETRIES,
   discordTransientBackoffMs,
@@ -212,6 +213,21 @@ describe("buildCollaborationThreadName", () => {
       expect(name.length).toBeLessThanOrEqual(100);
       expect(name.startsWith("[협업]")).toBe(true);
     }
+  });
+});
+
+describe("buildThreadStarterMessage", () => {
+  it("is the thread's name behind 🧵, on one line", () => {
+    expect(buildThreadStarterMessage("[협업] 루다 → 이든 · 인증 모듈 코드 리뷰")).toBe(
+      "🧵 [협업] 루다 → 이든 · 인증 모듈 코드 리뷰",
+    );
+    expect(buildThreadStarterMessage("  [협업] 루다 →\n이든  ")).toBe("🧵 [협업] 루다 → 이든");
+  });
+
+  it("carries no mention markup: user, nickname and role mentions lose their brackets", () => {
+    const text = buildThreadStarterMessage("[협업] 루다 → 이든 · <@123> <@!456> <@&789> 확인");
+    expect(text).toBe("🧵 [협업] 루다 → 이든 · @123 @!456 @&789 확인");
+    expect(text).not.toMatch(/<@/);
   });
 });
 

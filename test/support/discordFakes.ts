@@ -1,10 +1,20 @@
 import { DiscordAPIError, HTTPError, RateLimitError } from "discord.js";
-import { type AnyActorRef, type AnyEventObject, fromPromise, type InspectionEvent } from "xstate";
+import {
+  type AnyActorRef,
+  type AnyEventObject,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  createActor,
+  fromPromise,
+  type InspectionEvent,
+} from "xstate";
 import {
   type A2AEvent,
   A2AEventSchema,
   type CreateThreadInput,
   type CreateThreadOutput,
+  collaborateMachine,
+  mentionMachine,
   type PostMessageInput,
   type PostMessageOutput,
 } from "../../src/index.js";
@@ -139,4 +149,57 @@ export function emittedEvents() {
 export function stateOf(actor: AnyActorRef): { value: unknown; context: unknown } {
   const snapshot = actor.getSnapshot() as { value: unknown; context: unknown };
   return { value: snapshot.value, context: snapshot.context };
+}
+
+export type CollaborationStep = "postStarter" | "createThread" | "postMention";
+
+/**
+ * Discord as the runtime's side effects meet it: a post whose nonce key was used before returns the
+ * first message (enforce_nonce), and a thread opened again from the same message is the one opened
+ * before (400 / 160004, which the runtime reads as found). `crashAfter` makes that step take effect in
+ * Discord and never answer, as when the process dies between Discord's answer and the next snapshot.
+ */
+export function idempotentDiscord(clock: Clock) {
+  const messages: Array<PostMessageInput & { messageId: string }> = [];
+  const threads: Array<CreateThreadInput & { threadId: string }> = [];
+  const world: { crashAfter?: CollaborationStep } = {};
+  let ids = 0;
+  const hang = () => new Promise<never>(() => {});
+  const post = (step: CollaborationStep | "system") =>
+    fromPromise<PostMessageOutput, PostMessageInput>(async ({ input }) => {
+      const first = messages.find((m) => m.nonceKey === input.nonceKey);
+      const messageId = first?.messageId ?? `140000000000000${++ids}`;
+      if (first === undefined) messages.push({ ...input, messageId });
+      return world.crashAfter === step ? hang() : { messageId, at: clock.now };
+    });
+  const createThread = fromPromise<CreateThreadOutput, CreateThreadInput>(async ({ input }) => {
+    const threadId = input.fromMessageId ?? `150000000000000${++ids}`;
+    if (!threads.some((t) => t.threadId === threadId)) threads.push({ ...input, threadId });
+    return world.crashAfter === "createThread" ? hang() : { threadId, at: clock.now };
+  });
+  const machine = collaborateMachine.provide({
+    actors: {
+      postStarter: post("postStarter"),
+      createThread,
+      postMention: post("postMention"),
+      mention: mentionMachine.provide({
+        actors: { postReminder: post("system"), postEscalation: post("system") },
+      }),
+    },
+  });
+  return { world, messages, threads, machine };
+}
+
+/** Starts an actor from a persisted snapshot, as the runtime resumes one after a restart. */
+export function restoreActor(
+  machine: AnyStateMachine,
+  snapshot: unknown,
+  inspect?: (ev: InspectionEvent) => void,
+) {
+  const actor = createActor(machine, {
+    snapshot: snapshot as AnyMachineSnapshot,
+    ...(inspect === undefined ? {} : { inspect }),
+  });
+  actor.start();
+  return actor;
 }

@@ -28,6 +28,15 @@ export function buildCollaborationThreadName(p: CollaborationThreadNameParams): 
   return `${head} · ${cutText(topic, room).trimEnd()}`;
 }
 
+/**
+ * The message a new collaboration thread is opened from, in the parent channel: `🧵` and the thread's
+ * name. It pings nobody and carries no mention markup (`<@id>` becomes `@id`), so no agent is asked to
+ * handle it; the mention itself is posted inside the thread (design 004 §5.2, §8.1).
+ */
+export function buildThreadStarterMessage(threadName: string): string {
+  return `🧵 ${oneLine(threadName).replace(/<(@[!&]?\d+)>/g, "$1")}`;
+}
+
 /** `[리포트] {eventType} · {ISO time}`: the name of a sink (report) thread, never handled by agents. */
 export function buildReportThreadName(eventType: string, ts: number): string {
   if (typeof ts !== "number" || !Number.isFinite(ts) || Number.isNaN(new Date(ts).getTime())) {
