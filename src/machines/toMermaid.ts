@@ -38,9 +38,17 @@ function mermaidText(text: string): string {
 }
 
 /** A valid Mermaid id for a state: its key path joined with `_`, clear of keywords and Mermaid's own `x_start`/`x_end`. */
-function mermaidId(node: AnyStateNode): string {
-  const id = node.path.join("_").replace(/[^\p{L}\p{N}_]/gu, "_");
+/**
+ * The Mermaid id toMermaid gives the state at `path` (its keys from the root): the path joined with `_`,
+ * anything but letters, digits and `_` as `_`, and a `_` suffix for keywords and ids ending `_start`/`_end`.
+ */
+export function mermaidStateId(path: readonly string[]): string {
+  const id = path.join("_").replace(/[^\p{L}\p{N}_]/gu, "_");
   return RESERVED_IDS.has(id.toLowerCase()) || /_(start|end)$/.test(id) ? `${id}_` : id;
+}
+
+function mermaidId(node: AnyStateNode): string {
+  return mermaidStateId(node.path);
 }
 
 /** An event type as a reader wants it: `done: agentWait`, `error: agentWait`, `always`, `after 500ms`. */
@@ -250,13 +258,15 @@ const MACHINES: MachineDoc[] = [
   {
     name: "collaborateMachine",
     machine: collaborateMachine,
-    tagline: "One `discord_send`: validate, resolve the thread, post the mention, track it.",
+    tagline: "One `discord_send`: validate, resolve the thread, post the mention in it, track it.",
     purpose:
-      "Runs one `discord_send` (designs 002 and 004). It validates the request, resolves the thread " +
-      "(the explicit one, one reused within the TTL, or a new one), posts the mention, opens a new " +
-      "`[협업] from → to · topic` thread from the mention (one thread per message, so a re-run after a " +
-      "crash cannot open a second), retries what Discord says may be retried, and then tracks the " +
-      "mention (the mention machine) until the target answers or a human is called.",
+      "Runs one `discord_send` (designs 002 and 004). It validates the request and resolves the thread " +
+      "(the explicit one, one reused within the TTL, or a new one). A new `[협업] from → to · topic` " +
+      "thread is opened from a starter message posted in the channel without pings (one thread per " +
+      "message, so a re-run after a crash cannot open a second). The mention is posted inside the " +
+      "thread, where the target's bot handles it (design 004 §5.2). A failure Discord allows to retry is " +
+      "retried from the step that failed; then the mention is tracked (the mention machine) until the " +
+      "target answers or a human is called.",
   },
 ];
 

@@ -1,0 +1,171 @@
+import { createReadStream } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createRequire } from "node:module";
+import { isIP, type AddressInfo } from "node:net";
+import type { InspectionEvent } from "xstate";
+import { InspectorModel, type InspectorMessage } from "./InspectorModel.js";
+import { PAGE_HTML, PAGE_SCRIPT } from "./page.js";
+
+export { MAX_ACTORS, MAX_EVENTS } from "./InspectorModel.js";
+export type { ActorView, EventView, InspectorHello, InspectorMessage } from "./InspectorModel.js";
+export type { MachineChart } from "./statechart.js";
+
+/** A live statechart inspector on 127.0.0.1: open `url` in a browser. */
+export interface InspectorServer {
+  /** The page, e.g. `http://127.0.0.1:PORT/`. */
+  url: string;
+  /** Pass as `createA2ARuntime({ inspect })`: hears every actor, snapshot and event. Never throws. */
+  inspect: (event: InspectionEvent) => void;
+  close(): Promise<void>;
+}
+
+/** Mermaid's single-file browser bundle (it defines `window.mermaid`). */
+const MERMAID_BUNDLE = "mermaid/dist/mermaid.min.js";
+/** A page that reads slower than this much buffered output is disconnected (its EventSource reconnects). */
+const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+const KEEPALIVE_MS = 15_000;
+
+const SECURITY_HEADERS = {
+  // Nothing from outside this server: scripts and data from 'self' only (Mermaid's SVG needs inline styles).
+  "Content-Security-Policy":
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+    "font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+  "Cache-Control": "no-store",
+};
+
+function isLoopback(host: string): boolean {
+  if (host === "localhost" || host === "::1") return true;
+  return isIP(host) === 4 && host.startsWith("127.");
+}
+
+function hostOf(header: string | undefined): string {
+  if (header === undefined) return "";
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(header);
+  if (bracketed?.[1] !== undefined) return bracketed[1];
+  return header.replace(/:\d+$/, "");
+}
+
+/**
+ * Serves the offline statechart inspector: `/` the page, `/app.js` its script, `/mermaid.js` Mermaid from
+ * node_modules, `/events` the live data as Server-Sent Events (the current state first, then each change),
+ * `/state.json` the current state once. It listens on a loopback address only (127.0.0.1 by default) and
+ * answers only requests addressed to one, so no other machine and no web page's DNS trick reaches it.
+ */
+export async function startInspectorServer(
+  o: { port?: number; host?: string } = {},
+): Promise<InspectorServer> {
+  const host = o.host ?? "127.0.0.1";
+  if (!isLoopback(host)) {
+    throw new TypeError(
+      `startInspectorServer: host must be a loopback address (127.0.0.1, ::1), got ${host}`,
+    );
+  }
+  const port = o.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new TypeError(`startInspectorServer: port must be a whole number from 0 to 65535, got ${port}`);
+  }
+  const mermaidPath = createRequire(import.meta.url).resolve(MERMAID_BUNDLE);
+
+  const clients = new Set<ServerResponse>();
+  const send = (res: ServerResponse, message: InspectorMessage): void => {
+    if (res.writableLength > MAX_BUFFERED_BYTES) {
+      clients.delete(res);
+      res.destroy();
+      return;
+    }
+    res.write(`data: ${JSON.stringify(message)}\n\n`);
+  };
+  const model = new InspectorModel((message) => {
+    for (const res of clients) send(res, message);
+  });
+
+  const respond = (res: ServerResponse, status: number, type: string, body: string): void => {
+    res.writeHead(status, { ...SECURITY_HEADERS, "Content-Type": type });
+    res.end(body);
+  };
+
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    if (!isLoopback(hostOf(req.headers.host))) {
+      return respond(
+        res,
+        403,
+        "text/plain; charset=utf-8",
+        "the inspector answers loopback addresses only\n",
+      );
+    }
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      res.setHeader("Allow", "GET, HEAD");
+      return respond(res, 405, "text/plain; charset=utf-8", "method not allowed\n");
+    }
+    const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
+    switch (path) {
+      case "/":
+        return respond(res, 200, "text/html; charset=utf-8", PAGE_HTML);
+      case "/app.js":
+        return respond(res, 200, "text/javascript; charset=utf-8", PAGE_SCRIPT);
+      case "/mermaid.js": {
+        res.writeHead(200, { ...SECURITY_HEADERS, "Content-Type": "text/javascript; charset=utf-8" });
+        if (req.method === "HEAD") return void res.end();
+        createReadStream(mermaidPath)
+          .on("error", () => res.destroy())
+          .pipe(res);
+        return;
+      }
+      case "/state.json":
+        return respond(res, 200, "application/json", JSON.stringify(model.hello()));
+      case "/events": {
+        res.writeHead(200, {
+          ...SECURITY_HEADERS,
+          "Content-Type": "text/event-stream; charset=utf-8",
+          Connection: "keep-alive",
+        });
+        res.write("retry: 1000\n\n");
+        send(res, model.hello());
+        clients.add(res);
+        res.on("close", () => clients.delete(res));
+        return;
+      }
+      default:
+        return respond(res, 404, "text/plain; charset=utf-8", "not found\n");
+    }
+  };
+
+  const server = createServer(handle);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const keepalive = setInterval(() => {
+    for (const res of clients) res.write(": keepalive\n\n");
+  }, KEEPALIVE_MS);
+  keepalive.unref();
+
+  const address = server.address() as AddressInfo;
+  const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://${shown}:${address.port}/`,
+    inspect: (event) => {
+      try {
+        model.handle(event);
+      } catch {
+        // An inspector must never break the actors it watches.
+      }
+    },
+    close: () => {
+      closed ??= new Promise<void>((resolve) => {
+        clearInterval(keepalive);
+        for (const res of clients) res.end();
+        clients.clear();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}
