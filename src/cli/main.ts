@@ -1,75 +1,106 @@
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { A2AConfigError, parseConfig } from "../services/index.js";
-import { runPolicyDemo } from "./policyDemo.js";
+import { runDemoCommand } from "./demoCommand.js";
+import { runDiagram } from "./diagram.js";
+import { runInspect } from "./inspectCommand.js";
+import type { CliIO } from "./io.js";
+import { runStatus } from "./status.js";
 
 const HELP = `a2a-statecharts — the agent-to-agent control plane as XState statecharts
 
 Usage:
-  a2a-statecharts demo                 play the designs' scenarios through the policy layer
-  a2a-statecharts config [file.json]   validate a config file and print it with every default filled in
-  a2a-statecharts --help | --version`;
+  a2a-statecharts demo [--speed N] [--state-dir DIR]   the whole control plane on the bundled Discord
+                                                       emulator, the designs' scenarios in accelerated time
+  a2a-statecharts status [--state-dir DIR] [--json]    the persisted actors: machine, state, attempts, next due
+  a2a-statecharts inspect [--port N] [--exit]          the demo with a live statechart page on 127.0.0.1 and
+                                                       the @statelyai/inspect WebSocket inspector
+  a2a-statecharts diagram [--out DIR] [--check]        write the statechart pages (docs/statecharts)
+  a2a-statecharts config [file.json]                   validate a config file and print it with every default
+  a2a-statecharts --help | --version
+
+Every command answers --help.`;
+
+type Command = (argv: string[], io: CliIO) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  demo: runDemoCommand,
+  status: runStatus,
+  inspect: runInspect,
+  diagram: runDiagram,
+  config: runConfig,
+};
 
 export async function main(argv: string[], out = console.log, err = console.error): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
+  const io: CliIO = { out, err };
+  const [command, ...rest] = argv;
+  if (command !== undefined && Object.hasOwn(COMMANDS, command)) {
+    return (COMMANDS[command] as Command)(rest, io);
+  }
+  let values: { help?: boolean; version?: boolean };
+  let positionals: string[];
   try {
-    parsed = parse(argv);
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: { help: { type: "boolean", short: "h" }, version: { type: "boolean", short: "v" } },
+    }));
   } catch (error) {
     err(`a2a-statecharts: ${(error as Error).message}`);
     return 2;
   }
-  const { values, positionals } = parsed;
-  const [command, ...rest] = positionals;
-  if (values.version) {
+  if (values.version === true) {
     out(await version());
     return 0;
   }
-  if (values.help || command === undefined) {
+  if (values.help === true || positionals.length === 0) {
     out(HELP);
-    return command === undefined && !values.help ? 2 : 0;
+    return values.help === true ? 0 : 2;
   }
-  if (command === "demo" && rest.length === 0) {
-    const results = runPolicyDemo(out);
-    const failed = results.filter((r) => r.actual !== r.expected);
-    out(
-      `\nscenarios: ${results.length - failed.length} reached their expected end, ${failed.length} did not`,
-    );
-    return failed.length === 0 ? 0 : 1;
-  }
-  if (command === "config" && rest.length <= 1) return checkConfig(rest[0], out, err);
   err(`a2a-statecharts: unknown command "${positionals.join(" ")}" (see --help)`);
   return 2;
 }
 
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: { help: { type: "boolean", short: "h" }, version: { type: "boolean", short: "v" } },
-  });
-}
+const CONFIG_USAGE = `Usage: a2a-statecharts config [file.json]
 
-async function checkConfig(
-  file: string | undefined,
-  out: typeof console.log,
-  err: typeof console.error,
-): Promise<number> {
+Validates a config file (API.md §1) and prints it with every default filled in; without a file,
+prints the defaults. Every setting is described in docs/config.md.`;
+
+async function runConfig(argv: string[], io: CliIO): Promise<number> {
+  let file: string | undefined;
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: { help: { type: "boolean", short: "h" } },
+    });
+    if (values.help === true) {
+      io.out(CONFIG_USAGE);
+      return 0;
+    }
+    if (positionals.length > 1) throw new Error(`expected at most one file, got ${positionals.length}`);
+    file = positionals[0];
+  } catch (error) {
+    io.err(`a2a-statecharts config: ${(error as Error).message} (see --help)`);
+    return 2;
+  }
   let input: unknown;
   if (file !== undefined) {
     try {
       input = JSON.parse(await readFile(file, "utf8"));
     } catch (error) {
-      err(`a2a-statecharts: cannot read ${file}: ${(error as Error).message}`);
+      io.err(`a2a-statecharts: cannot read ${file}: ${(error as Error).message}`);
       return 1;
     }
   }
   try {
-    out(JSON.stringify(parseConfig(input), null, 2));
+    io.out(JSON.stringify(parseConfig(input), null, 2));
     return 0;
   } catch (error) {
     if (!(error instanceof A2AConfigError)) throw error;
-    err(error.message);
+    io.err(error.message);
     return 1;
   }
 }

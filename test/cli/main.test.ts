@@ -2,31 +2,9 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
-import { runPolicyDemo } from "../../src/cli/policyDemo.js";
-
-async function run(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(
-    argv,
-    (line: string) => out.push(line),
-    (line: string) => err.push(line),
-  );
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
+import { runCli as run } from "../support/cli.js";
 
 describe("a2a-statecharts CLI", () => {
-  it("demo: every scenario reaches its expected end and the command says so", async () => {
-    const results = runPolicyDemo(() => {});
-    expect(results.length).toBeGreaterThanOrEqual(5);
-    for (const r of results) expect(r.actual, r.name).toBe(r.expected);
-    const { code, out } = await run("demo");
-    expect(code).toBe(0);
-    expect(out).toContain("a2a.retry");
-    expect(out).toContain(`scenarios: ${results.length} reached their expected end, 0 did not`);
-  });
-
   it("config: prints the defaults without a file and names the bad path of a bad file", async () => {
     const defaults = await run("config");
     expect(defaults.code).toBe(0);
@@ -55,6 +33,11 @@ describe("a2a-statecharts CLI", () => {
     const unknown = await run("launch");
     expect(unknown.code).toBe(2);
     expect(unknown.err).toBe('a2a-statecharts: unknown command "launch" (see --help)');
+    for (const command of ["demo", "status", "diagram", "config"]) {
+      const help = await run(command, "--help");
+      expect(help.code, command).toBe(0);
+      expect(help.out, command).toMatch(new RegExp(`Usage:\\s+a2a-statecharts ${command}`));
+    }
     const flag = await run("demo", "--bogus");
     expect(flag.code).toBe(2);
     expect(flag.err).toContain("--bogus");

@@ -1,0 +1,189 @@
+import { Client, Events, GatewayIntentBits, Routes } from "discord.js";
+import { type DiscordEmulator, emulatorToken, startDiscordEmulator } from "../../discord/index.js";
+import type { AcceleratedClock } from "./AcceleratedClock.js";
+
+/** The demo's three agents (design 004's personas), each with its own bot. */
+export const AGENT_NAMES = { ruda: "루다", eden: "이든", seum: "세움" } as const;
+export type DemoAgentId = keyof typeof AGENT_NAMES;
+export const AGENT_IDS = Object.keys(AGENT_NAMES) as DemoAgentId[];
+
+const EMULATED = {
+  bots: { ruda: "1400000000000000101", eden: "1400000000000000102", seum: "1400000000000000103" },
+  human: { id: "1400000000000000900", name: "병욱" },
+  channel: { id: "1400000000000000500", name: "협업" },
+};
+
+/** Who is where: the agents' bot ids, the collaboration channel and the human to escalate to. */
+export interface Cast {
+  botIds: Record<DemoAgentId, string>;
+  channelId: string;
+  humanId: string | undefined;
+  clients: Record<DemoAgentId, Client<true>>;
+  /** Credentials a second gateway process needs to act as `agentId` (a token; an API url when emulated). */
+  credentials(agentId: DemoAgentId): { token: string; apiUrl?: string };
+  /** Posts as the human; only the emulator can. */
+  postAsHuman: ((channelId: string, content: string) => Promise<void>) | undefined;
+  /** A thread's or channel's messages, oldest first, read over REST. */
+  messagesIn(
+    channelId: string,
+  ): Promise<Array<{ id: string; authorId: string; content: string; mentionIds: string[] }>>;
+  describe: string;
+  close(): Promise<void>;
+}
+
+/** Real Discord: one bot token per agent, the channel to collaborate in, and the human (optional). */
+export interface RealDiscordTarget {
+  tokens: Record<DemoAgentId, string>;
+  channelId: string;
+  humanId?: string;
+  /** discord.js `rest.api` override; for testing this path against the emulator. */
+  apiUrl?: string;
+}
+
+type Json = Record<string, unknown>;
+const isPlainObject = (x: unknown): x is Json => typeof x === "object" && x !== null && !Array.isArray(x);
+
+function merged(base: Json, overrides: Json): Json {
+  const out: Json = { ...base };
+  for (const [key, value] of Object.entries(overrides)) {
+    const under = out[key];
+    out[key] = isPlainObject(under) && isPlainObject(value) ? merged(under, value) : value;
+  }
+  return out;
+}
+
+/** The runtime config of the demo: its agents and channel, with `overrides` merged in key by key. */
+export function demoConfig(cast: Pick<Cast, "botIds" | "channelId" | "humanId">, overrides: Json = {}): Json {
+  const agents = Object.fromEntries(
+    AGENT_IDS.map((id) => [id, { discordBotId: cast.botIds[id], name: AGENT_NAMES[id] }]),
+  );
+  return merged(
+    {
+      agents,
+      discord: {
+        a2aRetry: cast.humanId === undefined ? {} : { escalationMentionId: cast.humanId },
+        collaboration: { defaultChannel: cast.channelId, allowedChannels: [cast.channelId] },
+      },
+    },
+    overrides,
+  );
+}
+
+async function login(token: string, apiUrl: string | undefined): Promise<Client<true>> {
+  const client = new Client({
+    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent],
+    // Strict, as API.md §8 asks: the machines own every retry of a 5xx or a 429.
+    rest: { ...(apiUrl === undefined ? {} : { api: apiUrl }), retries: 0, rejectOnRateLimit: ["/channels"] },
+  });
+  const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
+  try {
+    await client.login(token);
+    await ready;
+  } catch (error) {
+    await client.destroy();
+    throw error;
+  }
+  return client as Client<true>;
+}
+
+async function loginAll(tokens: Record<DemoAgentId, string>, apiUrl: string | undefined) {
+  const entries = await Promise.all(
+    AGENT_IDS.map(async (id) => {
+      try {
+        return [id, await login(tokens[id], apiUrl)] as const;
+      } catch (error) {
+        throw new Error(`the ${id} bot could not log in to Discord: ${(error as Error).message}`, {
+          cause: error,
+        });
+      }
+    }),
+  );
+  return Object.fromEntries(entries) as Record<DemoAgentId, Client<true>>;
+}
+
+function castOf(
+  clients: Record<DemoAgentId, Client<true>>,
+  p: Pick<Cast, "channelId" | "humanId" | "postAsHuman" | "describe" | "credentials">,
+  closeMore: () => Promise<void>,
+): Cast {
+  const reader = clients.ruda;
+  return {
+    ...p,
+    clients,
+    botIds: Object.fromEntries(AGENT_IDS.map((id) => [id, clients[id].user.id])) as Record<
+      DemoAgentId,
+      string
+    >,
+    async messagesIn(channelId) {
+      const raw = (await reader.rest.get(Routes.channelMessages(channelId), {
+        query: new URLSearchParams({ limit: "100" }),
+      })) as Array<{ id: string; author: { id: string }; content: string; mentions?: Array<{ id: string }> }>;
+      return raw
+        .map((m) => ({
+          id: m.id,
+          authorId: m.author.id,
+          content: m.content,
+          mentionIds: (m.mentions ?? []).map((u) => u.id),
+        }))
+        .reverse();
+    },
+    async close() {
+      await Promise.all(AGENT_IDS.map((id) => clients[id].destroy()));
+      await closeMore();
+    },
+  };
+}
+
+/** The bundled Discord emulator on 127.0.0.1, running on demo time, with the three bots logged in. */
+export async function emulatedCast(clock: AcceleratedClock): Promise<Cast & { emulator: DiscordEmulator }> {
+  const emulator = await startDiscordEmulator({
+    channels: [EMULATED.channel],
+    users: [
+      ...AGENT_IDS.map((id) => ({ id: EMULATED.bots[id], name: AGENT_NAMES[id], bot: true })),
+      { ...EMULATED.human, bot: false },
+    ],
+    now: clock.now,
+  });
+  try {
+    const tokens = Object.fromEntries(AGENT_IDS.map((id) => [id, emulatorToken(EMULATED.bots[id])]));
+    const clients = await loginAll(tokens as Record<DemoAgentId, string>, emulator.apiUrl);
+    const cast = castOf(
+      clients,
+      {
+        channelId: EMULATED.channel.id,
+        humanId: EMULATED.human.id,
+        describe: `the bundled Discord emulator at ${emulator.apiUrl}`,
+        credentials: (id) => ({ token: emulatorToken(EMULATED.bots[id]), apiUrl: emulator.apiUrl }),
+        postAsHuman: async (channelId, content) => {
+          await emulator.postAsUser({ userId: EMULATED.human.id, channelId, content });
+        },
+      },
+      () => emulator.close(),
+    );
+    return { ...cast, emulator };
+  } catch (error) {
+    await emulator.close();
+    throw error;
+  }
+}
+
+/** Real Discord (or anything speaking its API at `apiUrl`): the bots log in with their tokens. */
+export async function realCast(target: RealDiscordTarget): Promise<Cast> {
+  const clients = await loginAll(target.tokens, target.apiUrl);
+  return castOf(
+    clients,
+    {
+      channelId: target.channelId,
+      humanId: target.humanId,
+      describe: target.apiUrl === undefined ? "Discord" : `the Discord API at ${target.apiUrl}`,
+      credentials: (id) => ({
+        token: target.tokens[id],
+        ...(target.apiUrl === undefined ? {} : { apiUrl: target.apiUrl }),
+      }),
+      postAsHuman: undefined,
+    },
+    async () => {},
+  );
+}
+
+export { login as loginBot };

@@ -1,0 +1,323 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { createInterface } from "node:readline";
+import { join, resolve } from "node:path";
+import type { InspectionEvent } from "xstate";
+import { bridgeDiscordJs, createDiscordJsPort, snowflakeTimestamp } from "../../discord/index.js";
+import { acquireStateDirLock } from "../../persistence/index.js";
+import { type A2ARuntime, createA2ARuntime, type DiscordSendParams } from "../../runtime/index.js";
+import { type A2AEvent, parseConfig } from "../../services/index.js";
+import { AcceleratedClock } from "./AcceleratedClock.js";
+import { type Cast, demoConfig, emulatedCast, type RealDiscordTarget, realCast } from "./cast.js";
+import {
+  gatewayProcessCommand,
+  type GatewayProcessInput,
+  type GatewayProcessOutput,
+} from "./gatewayProcess.js";
+import { type DemoWorld, finalMention, isReminder, SCENARIOS, type Scenario } from "./scenarios.js";
+import { ScriptedBots } from "./ScriptedBots.js";
+import { ScriptedGateway } from "./ScriptedGateway.js";
+import { demoStamp, Timeline } from "./Timeline.js";
+
+export interface DemoOptions {
+  /** Demo time runs this many times faster than real time. */
+  speed: number;
+  stateDir: string;
+  /** Real Discord instead of the bundled emulator. */
+  discord?: RealDiscordTarget;
+  /** Config overrides (merged over the demo's agents and channel). */
+  config?: Record<string, unknown>;
+  /** Also given every inspection event (the `inspect` command's viewers). */
+  inspect?: (event: InspectionEvent) => void;
+  print: (line: string) => void;
+}
+
+export interface ScenarioOutcome {
+  title: string;
+  expected: string;
+  actual: string;
+  passed: boolean;
+  skipped?: string;
+}
+
+export interface DemoReport {
+  outcomes: ScenarioOutcome[];
+  stateDir: string;
+  counts: {
+    flows: number;
+    retries: number;
+    turnsSaved: number;
+    llmCalls: number;
+    collaborations: number;
+    reminders: number;
+    escalations: number;
+    transitions: number;
+  };
+  demoMs: number;
+  realMs: number;
+}
+
+// Marks a state dir the demo made, so that the next run may wipe it (and no other directory).
+const MARKER = "a2a-demo.json";
+
+/** Empties the state dir for a fresh run; refuses a dir the demo did not make or one a live process holds. */
+async function prepareStateDir(dir: string, warn: (message: string) => void): Promise<void> {
+  if (existsSync(dir)) {
+    const entries = await readdir(dir);
+    if (entries.length > 0 && !entries.includes(MARKER)) {
+      throw new Error(
+        `${dir} holds files the demo did not make; pass --state-dir with a new or a demo directory`,
+      );
+    }
+    if (entries.length > 0) {
+      const lock = await acquireStateDirLock(dir, { onWarning: warn });
+      await lock.release();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, MARKER), `${JSON.stringify({ createdAt: new Date().toISOString() })}\n`);
+}
+
+/** The mention the killed gateway sent. */
+interface DoomedMention {
+  mentionId: string;
+  threadId: string;
+  messageId: string;
+}
+
+/** The first gateway: a process that sends one mention, then is killed with SIGKILL mid-wait. */
+async function runDoomedGateway(
+  input: GatewayProcessInput,
+  timeline: Timeline,
+  clock: AcceleratedClock,
+  killAfterMs: number,
+): Promise<DoomedMention> {
+  const { file, execArgv } = gatewayProcessCommand();
+  const child: ChildProcess = spawn(process.execPath, [...execArgv, file], {
+    env: { ...process.env, A2A_DEMO_GATEWAY: JSON.stringify(input) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const pid = child.pid ?? -1;
+  const exited = new Promise<void>((done) => child.once("exit", () => done()));
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  try {
+    const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+    for await (const line of lines) {
+      const output = JSON.parse(line) as GatewayProcessOutput;
+      if (output.type === "line") timeline.echo(output.text);
+      if (output.type === "failed") throw new Error(`the first gateway failed: ${output.message}`);
+      if (output.type === "sent") {
+        const result = output.result as { status: string } & DoomedMention;
+        if (result.status !== "sent") throw new Error(`the first gateway's discord_send: ${line}`);
+        await clock.sleepUntil(output.at + killAfterMs);
+        child.kill("SIGKILL");
+        await exited;
+        timeline.note(
+          `💥 gateway pid ${pid} killed with SIGKILL while ${input.send.targetAgentId}'s answer is awaited`,
+        );
+        return { mentionId: result.mentionId, threadId: result.threadId, messageId: result.messageId };
+      }
+    }
+    throw new Error(`the first gateway exited before sending${stderr === "" ? "" : `: ${stderr.trim()}`}`);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  }
+}
+
+const RESTART_TITLE = "kill -9 mid-wait, restart: the reminder still comes on time, once (design 004 §5.4)";
+
+/**
+ * The main job: the whole control plane on embedded defaults. A Discord emulator (or real Discord),
+ * three agent bots, scripted agents behind a GatewayPort, a human, and a runtime on a lowdb state
+ * dir play the designs' scenarios in accelerated time, with a live timeline and a summary.
+ */
+export async function runDemo(o: DemoOptions): Promise<DemoReport> {
+  const startedAt = Date.now();
+  const stateDir = resolve(o.stateDir);
+  // The scenarios take about 20 minutes of demo time: starting that far back, the demo ends about
+  // now, so the ages and due times that `status` shows afterwards read naturally. Real Discord
+  // stamps messages itself, so there demo time is real time.
+  const clock = AcceleratedClock.startingNow(o.discord === undefined ? 20 * 60_000 : 0);
+  const timeline = new Timeline(() => clock.elapsed(), o.print);
+  const warn = (message: string) => timeline.note(`warning: ${message}`);
+  // A previous demo's stale lock is expected there: the directory is wiped anyway.
+  await prepareStateDir(stateDir, () => {});
+
+  o.print(`a2a-statecharts demo: demo time runs ${o.speed}× real time; state in ${stateDir}`);
+  const cast: Cast = o.discord === undefined ? await emulatedCast(clock) : await realCast(o.discord);
+  let runtime: A2ARuntime | undefined;
+  let detach = (): void => {};
+  try {
+    o.print(`Discord: ${cast.describe}; bots ruda, eden, seum logged in\n`);
+    const config = demoConfig(cast, o.config);
+    const a2aRetry = parseConfig(config).discord.a2aRetry;
+    const gateway = new ScriptedGateway(clock);
+    // Setting up ran in real time; the scenarios run in demo time, counted from here.
+    clock.accelerate(o.speed);
+    const bots = new ScriptedBots(cast.clients, clock, (error) =>
+      warn(`a scripted agent's reply failed: ${String(error)}`),
+    );
+
+    // 1. The first gateway sends a mention and is killed while it waits for the answer.
+    o.print(`▶ ${RESTART_TITLE}`);
+    const restartSend: DiscordSendParams = {
+      fromAgentId: "ruda",
+      targetAgentId: "seum",
+      message: "배포 체크리스트 확인 부탁해",
+      threadName: "배포 체크리스트",
+      topicId: "release-checklist",
+    };
+    bots.when({
+      agentId: "seum",
+      matches: (m) => m.content.startsWith("[리마인더 1/") && m.content.includes("배포 체크리스트"),
+      reply: "체크리스트 확인했어요. 롤백 스크립트만 보강하면 됩니다.",
+      afterMs: a2aRetry.responseTimeoutMs * 0.1,
+    });
+    const doomed = await runDoomedGateway(
+      {
+        stateDir,
+        config,
+        origin: clock.origin,
+        asAgentId: "ruda",
+        ...cast.credentials("ruda"),
+        send: restartSend,
+      },
+      timeline,
+      clock,
+      a2aRetry.responseTimeoutMs * 0.2,
+    );
+
+    // 2. The gateway restarts on the same state dir: the lock of the dead process is taken over and
+    //    every live actor resumes with its due times.
+    const events: A2AEvent[] = [];
+    runtime = createA2ARuntime({
+      stateDir,
+      config,
+      gateway,
+      discord: createDiscordJsPort(cast.clients),
+      now: clock.now,
+      timers: clock.timers,
+      inspect: (event: InspectionEvent) => {
+        timeline.inspect(event);
+        o.inspect?.(event);
+      },
+      onWarning: warn,
+    });
+    runtime.onEvent((e) => {
+      events.push(e);
+      timeline.onA2AEvent(e);
+    });
+    timeline.resuming = true;
+    await runtime.start();
+    timeline.resuming = false;
+    timeline.note(`⟲ gateway restarted in this process (pid ${process.pid}) on the same state dir`);
+    detach = bridgeDiscordJs(bots.wrap(runtime), cast.clients, { onError: (error) => warn(String(error)) });
+
+    const world: DemoWorld = {
+      clock,
+      cast,
+      gateway,
+      bots,
+      runtime,
+      timeline,
+      responseTimeoutMs: a2aRetry.responseTimeoutMs,
+      maxAttempts: a2aRetry.maxAttempts,
+    };
+    const restartScenario: Scenario = {
+      title: RESTART_TITLE,
+      expected: () => "responded after reminder 1/3, posted once, on time",
+      play: () => checkRestart(world, doomed),
+    };
+
+    // 3. Every other scenario, side by side, on the restarted runtime.
+    const all = [restartScenario, ...SCENARIOS];
+    let done = 0;
+    const realStart = Date.now();
+    const outcomes = await Promise.all(
+      all.map(async (scenario): Promise<ScenarioOutcome> => {
+        const expected = scenario.expected(world);
+        const skipped = scenario.unavailable?.(world);
+        if (skipped !== undefined)
+          return { title: scenario.title, expected, actual: "skipped", passed: true, skipped };
+        if (scenario !== restartScenario) o.print(`  ${demoStamp(clock.elapsed())}  ▶ ${scenario.title}`);
+        let actual: string;
+        try {
+          actual = await scenario.play(world);
+        } catch (error) {
+          actual = `error: ${error instanceof Error ? error.message : String(error)}`;
+        }
+        done += 1;
+        const passed = actual === expected;
+        o.print(
+          `  ${demoStamp(clock.elapsed())}  ${passed ? "✔" : "✘"} ${scenario.title}: ${actual}` +
+            `${passed ? "" : ` (expected: ${expected})`}`,
+        );
+        o.print(
+          `  ── progress: ${done}/${all.length} scenarios done · demo time ${demoStamp(clock.elapsed())} · ` +
+            `${((Date.now() - realStart) / 1000).toFixed(1)} s real`,
+        );
+        return { title: scenario.title, expected, actual, passed };
+      }),
+    );
+    await bots.settled();
+
+    const completes = events.filter((e) => e.type === "a2a.complete");
+    const report: DemoReport = {
+      outcomes,
+      stateDir,
+      counts: {
+        flows: completes.length,
+        retries: events.filter((e) => e.type === "a2a.retry").length,
+        // A blocked flow never reaches the ping-pong, in the old behaviour either.
+        turnsSaved: completes.reduce(
+          (sum, e) =>
+            sum +
+            (e.type === "a2a.complete" && e.data.errorCode === undefined
+              ? e.data.configuredMaxTurns - e.data.actualTurns
+              : 0),
+          0,
+        ),
+        llmCalls: gateway.totalCalls(),
+        // Every mention, the one sent by the killed gateway included.
+        collaborations: (await runtime.mentions()).length,
+        reminders: events.filter((e) => e.type === "a2a.mention.reminded").length,
+        escalations: events.filter((e) => e.type === "a2a.mention.escalated").length,
+        transitions: timeline.transitions,
+      },
+      demoMs: clock.elapsed(),
+      realMs: Date.now() - startedAt,
+    };
+    return report;
+  } finally {
+    detach();
+    await runtime?.stop();
+    await cast.close();
+  }
+}
+
+/** The restart scenario's end: one reminder, due a full timeout after the mention, and the answer. */
+async function checkRestart(world: DemoWorld, doomed: DoomedMention): Promise<string> {
+  const mention = await finalMention(world, doomed.mentionId);
+  const messages = await world.cast.messagesIn(doomed.threadId);
+  const reminders = messages.filter((m) => isReminder(m.content));
+  const first = reminders[0];
+  if (first === undefined) return `${mention.status} with no reminder`;
+  // A message id (a snowflake) carries the time Discord stamped the message with.
+  const due = snowflakeTimestamp(doomed.messageId) + world.responseTimeoutMs;
+  const late = snowflakeTimestamp(first.id) - due;
+  // A timer fires a few real milliseconds late; in demo time that is `speed` times more.
+  const tolerance = Math.max(2_000, 250 * world.clock.origin.speed);
+  const timing =
+    late < -1_000
+      ? `${Math.round(-late / 1000)} s early`
+      : late > tolerance
+        ? `${Math.round(late / 1000)} s late`
+        : "on time";
+  return (
+    `${mention.status} after reminder ${reminders.length}/${world.maxAttempts}, ` +
+    `posted ${reminders.length === 1 ? "once" : `${reminders.length} times`}, ${timing}`
+  );
+}

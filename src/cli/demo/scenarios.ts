@@ -1,0 +1,222 @@
+import type { A2ARuntime, MentionSummary } from "../../runtime/index.js";
+import type { AcceleratedClock } from "./AcceleratedClock.js";
+import type { Cast } from "./cast.js";
+import type { ScriptedBots } from "./ScriptedBots.js";
+import type { ScriptedGateway } from "./ScriptedGateway.js";
+import type { Timeline } from "./Timeline.js";
+
+/** What a scenario plays against: one runtime over Discord (emulated or real) and scripted agents. */
+export interface DemoWorld {
+  clock: AcceleratedClock;
+  cast: Cast;
+  gateway: ScriptedGateway;
+  bots: ScriptedBots;
+  runtime: A2ARuntime;
+  timeline: Timeline;
+  responseTimeoutMs: number;
+  maxAttempts: number;
+}
+
+/** One of the designs' scenarios: it plays, then says where it ended, in words compared with `expected`. */
+export interface Scenario {
+  title: string;
+  expected(world: DemoWorld): string;
+  /** Why it cannot be played here (e.g. posting as a human needs the emulator); undefined when it can. */
+  unavailable?(world: DemoWorld): string | undefined;
+  play(world: DemoWorld): Promise<string>;
+}
+
+const FINAL_MENTION = new Set<MentionSummary["status"]>(["responded", "escalated"]);
+
+/** Polls over real time, bounded by a span of demo time (plus slack for a slow machine). */
+export async function waitFor<T>(
+  world: Pick<DemoWorld, "clock">,
+  what: string,
+  check: () => Promise<T | undefined>,
+  demoLimitMs = 30 * 60_000,
+): Promise<T> {
+  const deadline = Date.now() + demoLimitMs / world.clock.origin.speed + 10_000;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what} did not happen in time`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export function finalMention(world: DemoWorld, mentionId: string): Promise<MentionSummary> {
+  return waitFor(world, `mention ${mentionId} to end`, async () => {
+    const mention = (await world.runtime.mentions()).find((m) => m.id === mentionId);
+    return mention !== undefined && FINAL_MENTION.has(mention.status) ? mention : undefined;
+  });
+}
+
+const isReminder = (content: string): boolean => content.startsWith("[리마인더 ");
+const isEscalation = (content: string): boolean => content.startsWith("⚠️ 응답 없음");
+
+async function sent(world: DemoWorld, p: Parameters<A2ARuntime["discordSend"]>[0]) {
+  const result = await world.runtime.discordSend(p);
+  if (result.status !== "sent") throw new Error(`discord_send was rejected: ${result.error.code}`);
+  return result;
+}
+
+/** The designs' scenarios that run side by side on the restarted runtime. */
+export const SCENARIOS: Scenario[] = [
+  {
+    title: "sessions_send hit by a rate limit, retried, then answered (design 000 §7.1)",
+    expected: () => "ok after 1 retry (rate_limit)",
+    async play({ gateway, runtime }) {
+      gateway.script("agent:eden:main", {
+        failures: [{ status: "error", error: "429 Too Many Requests: retry after 2s" }],
+        replies: ["액세스 토큰은 15분, 리프레시 토큰은 7일 뒤에 만료돼요."],
+      });
+      const r = await runtime.sessionsSend({
+        requesterSessionKey: "agent:ruda:main",
+        targetSessionKey: "agent:eden:main",
+        message: "인증 토큰 만료 시간이 몇 분이야?",
+        timeoutSeconds: 3_600,
+      });
+      return `${r.status} after ${r.retryAttempts} retry (${r.retryAttempts > 0 ? "rate_limit" : "none"})`;
+    },
+  },
+  {
+    title: "sessions_send blocked by a permanent error, no retry (design 000 §4)",
+    expected: () => "blocked by context_exceeded after 0 retries",
+    async play({ gateway, runtime }) {
+      gateway.script("agent:seum:main", {
+        failures: [{ status: "error", error: "context_length_exceeded: the conversation is too long" }],
+        replies: [],
+      });
+      const r = await runtime.sessionsSend({
+        requesterSessionKey: "agent:ruda:main",
+        targetSessionKey: "agent:seum:main",
+        message: "지난 분기 장애 기록 전체를 요약해서 알려줘",
+        timeoutSeconds: 3_600,
+      });
+      return `${r.status} by ${r.error?.code ?? "nothing"} after ${r.retryAttempts} retries`;
+    },
+  },
+  {
+    title: "a design-review ping-pong ends early by repetition (design 001 §4.2)",
+    expected: () => "ok, 2 turns, repetition_detected",
+    async play({ gateway, runtime }) {
+      // The two agents converge and start saying the same thing: turn 2 repeats turn 1.
+      const agreed =
+        "인증은 JWT 와 refresh token 조합, 세션 저장소는 Redis, 만료는 토큰 수명에 맞추는 걸로 정리하죠.";
+      gateway.script("agent:eden:design", {
+        replies: [
+          "인증 모듈은 JWT 와 refresh token 조합이 좋겠습니다. 세션 저장소는 어떻게 할까요?",
+          agreed,
+          agreed,
+        ],
+      });
+      gateway.script("agent:ruda:design", { replies: [agreed, agreed, agreed] });
+      const r = await runtime.sessionsSend({
+        requesterSessionKey: "agent:ruda:design",
+        targetSessionKey: "agent:eden:design",
+        message: "이 아키텍처 설계 같이 검토하자",
+        timeoutSeconds: 3_600,
+      });
+      return `${r.status}, ${r.actualTurns} turns, ${r.terminationReason ?? "no reason"}`;
+    },
+  },
+  {
+    title: "a notification skips ping-pong and the announcement (design 001 §4.1)",
+    expected: () => "ok, 0 turns, skipped, not announced",
+    async play({ gateway, runtime }) {
+      gateway.script("agent:seum:ops", { replies: ["확인했습니다."] });
+      const r = await runtime.sessionsSend({
+        requesterSessionKey: "agent:ruda:ops",
+        targetSessionKey: "agent:seum:ops",
+        message: "[NOTIFICATION] v2.3 배포 완료했습니다",
+        timeoutSeconds: 3_600,
+      });
+      return `${r.status}, ${r.actualTurns} turns, ${r.terminationReason ?? "no reason"}, ${r.announced ? "announced" : "not announced"}`;
+    },
+  },
+  {
+    title: "discord_send answered in the thread (design 004 §8.1)",
+    expected: () => "responded, 0 reminders",
+    async play(world) {
+      world.bots.when({
+        agentId: "eden",
+        matches: (m) => m.content.includes("API 스펙 리뷰"),
+        reply: "리뷰했어요. 인증 헤더 이름만 X-Agent-Token 으로 통일하면 됩니다.",
+        afterMs: world.responseTimeoutMs * 0.15,
+      });
+      const r = await sent(world, {
+        fromAgentId: "ruda",
+        targetAgentId: "eden",
+        message: "API 스펙 리뷰 부탁해. 특히 인증 헤더 부분.",
+        threadName: "API 스펙 리뷰",
+        topicId: "api-spec",
+      });
+      const mention = await finalMention(world, r.mentionId);
+      const reminders = (await world.cast.messagesIn(r.threadId)).filter((m) => isReminder(m.content));
+      return `${mention.status}, ${reminders.length} reminders`;
+    },
+  },
+  {
+    title: "discord_send never answered: reminder 1/3, 2/3, then escalation (design 004 §8.2)",
+    expected: ({ cast }) =>
+      `escalated after 2 reminders, the escalation pinged ${cast.humanId === undefined ? "nobody" : "only the human"}`,
+    async play(world) {
+      const r = await sent(world, {
+        fromAgentId: "ruda",
+        targetAgentId: "seum",
+        message: "이번 주 성능 리포트 확인 부탁해",
+        threadName: "성능 리포트",
+        topicId: "perf-report",
+      });
+      const mention = await finalMention(world, r.mentionId);
+      const messages = await world.cast.messagesIn(r.threadId);
+      const reminders = messages.filter((m) => isReminder(m.content)).length;
+      const escalation = messages.find((m) => isEscalation(m.content));
+      const pinged = escalation?.mentionIds ?? [];
+      const who =
+        pinged.length === 0
+          ? "nobody"
+          : pinged.length === 1 && pinged[0] === world.cast.humanId
+            ? "only the human"
+            : pinged.join(", ");
+      return `${mention.status} after ${reminders} reminders, the escalation pinged ${who}`;
+    },
+  },
+  {
+    title: "a human steps into the thread and the agent answers there (design 004 §5.6, §8.3)",
+    expected: () => "handled by eden in the thread's session, mention responded",
+    unavailable: ({ cast }) =>
+      cast.postAsHuman === undefined ? "posting as the human needs the emulator" : undefined,
+    async play(world) {
+      const { cast, bots, clock } = world;
+      const humanId = cast.humanId;
+      world.bots.when({
+        agentId: "eden",
+        matches: (m) => m.authorId === humanId,
+        reply: "네, 금요일 배포로 하겠습니다.",
+        afterMs: world.responseTimeoutMs * 0.07,
+      });
+      const r = await sent(world, {
+        fromAgentId: "ruda",
+        targetAgentId: "eden",
+        message: "배포 일정 같이 정하자. 목요일이 괜찮을까?",
+        threadName: "배포 일정",
+        topicId: "release-date",
+      });
+      await clock.sleep(world.responseTimeoutMs * 0.4);
+      await cast.postAsHuman?.(r.threadId, `<@${cast.botIds.eden}> 목요일은 QA 가 있으니 금요일 배포로 가죠`);
+      const human = await waitFor(world, "the human's message to be handled", async () =>
+        bots.decisions.find((d) => d.message.authorId === humanId && d.message.channelId === r.threadId),
+      );
+      const mention = await finalMention(world, r.mentionId);
+      const d = human.decision;
+      const where =
+        d.action === "handle" && d.sessionKey.endsWith(`:${r.threadId}`)
+          ? "the thread's session"
+          : "elsewhere";
+      return `${d.action === "handle" ? `handled by ${d.agentId}` : d.action} in ${where}, mention ${mention.status}`;
+    },
+  },
+];
+
+export { isEscalation, isReminder };

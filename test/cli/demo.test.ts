@@ -1,0 +1,68 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCli as run } from "../support/cli.js";
+import { SCENARIOS } from "../../src/cli/demo/scenarios.js";
+
+describe("a2a-statecharts demo", () => {
+  // The whole system: emulator, three discord.js bots, a gateway process killed with SIGKILL, the
+  // restarted runtime. At 200× the 20 minutes of demo time take about 6 s.
+  it("plays every scenario to its expected end on the emulator, and status lists the actors after", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "a2a-demo-")), "state");
+    const demo = await run("demo", "--speed", "200", "--state-dir", dir);
+    expect(demo.err).toBe("");
+    expect(demo.code, demo.out).toBe(0);
+    const total = SCENARIOS.length + 1;
+    expect(demo.out).toContain(`scenarios: ${total} reached their expected end, 0 did not`);
+    expect(demo.out.match(/^ {2}✔ /gm)).toHaveLength(total);
+    // The timeline shows the kill, the resumption and the reminder it still owed.
+    expect(demo.out).toMatch(/killed with SIGKILL/);
+    expect(demo.out).toMatch(/collaborate ruda→seum +\(resumed\) → awaitingResponse/);
+    expect(demo.out).toMatch(/a2a\.mention\.escalated +seum, attempt 3\/3, 15 min/);
+    expect(demo.out).toMatch(/escalations 1 ·/);
+
+    const status = await run("status", "--state-dir", dir, "--json");
+    expect(status.code).toBe(0);
+    const report = JSON.parse(status.out) as { actors: Array<{ machine: string; status: string }> };
+    const machines = report.actors.map((a) => a.machine).sort();
+    expect(machines.filter((m) => m === "collaborate")).toHaveLength(4);
+    expect(machines.filter((m) => m === "a2aFlow")).toHaveLength(4);
+  }, 90_000);
+
+  it("wipes the state dir of a previous demo, and refuses a directory it did not make", async () => {
+    const base = mkdtempSync(join(tmpdir(), "a2a-demo-"));
+    const foreign = join(base, "foreign");
+    mkdirSync(foreign);
+    writeFileSync(join(foreign, "notes.txt"), "mine");
+    const refused = await run("demo", "--state-dir", foreign);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain(`${foreign} holds files the demo did not make`);
+    expect(readFileSync(join(foreign, "notes.txt"), "utf8")).toBe("mine");
+    expect(existsSync(join(foreign, "a2a-demo.json"))).toBe(false);
+  });
+
+  it("rejects bad flags and values with one line naming them, exit 2", async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [["--speed", "0"], /--speed must be a number above 0, got "0"/],
+      [["--speed", "fast"], /--speed must be a number above 0, got "fast"/],
+      [["--response-timeout=-5"], /--response-timeout must be a number above 0/],
+      [["--token", "ruda=abc"], /needs a token for every agent; missing: eden, seum/],
+      [["--token", "nobody=abc"], /--token must be AGENT=TOKEN with AGENT one of ruda, eden, seum/],
+      [["--token", "ruda=a", "--token", "eden=b", "--token", "seum=c"], /real Discord needs --channel/],
+      [
+        ["--token", "ruda=a", "--token", "eden=b", "--token", "seum=c", "--channel", "1", "--speed", "60"],
+        /--speed must be 1 with real Discord/,
+      ],
+      [["--discord-api", "http://127.0.0.1:1/api"], /--discord-api needs --token and --channel/],
+      [["--bogus"], /--bogus/],
+      [["extra"], /unexpected argument "extra"/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await run("demo", ...args);
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.err, args.join(" ")).toMatch(message);
+      expect(result.err.split("\n"), args.join(" ")).toHaveLength(1);
+    }
+  });
+});
