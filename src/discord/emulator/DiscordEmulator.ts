@@ -28,6 +28,11 @@ export interface DiscordEmulatorOptions {
   users: EmulatorUser[];
   /** Gateway heartbeat interval announced in HELLO (default 41 250 ms). */
   heartbeatIntervalMs?: number;
+  /**
+   * The emulator's clock: message ids (snowflakes) and so message timestamps. Default Date.now; the
+   * demo passes its accelerated clock so messages are stamped in the same time as the runtime's.
+   */
+  now?: () => number;
 }
 
 export interface EmulatedMessage {
