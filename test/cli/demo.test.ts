@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli as run } from "../support/cli.js";
 import { SCENARIOS } from "../../src/cli/demo/scenarios.js";
+import { emulatorToken, startDiscordEmulator } from "../../src/index.js";
 
 describe("a2a-statecharts demo", () => {
   // The whole system: emulator, three discord.js bots, a gateway process killed with SIGKILL, the
@@ -64,5 +65,65 @@ describe("a2a-statecharts demo", () => {
       expect(result.err, args.join(" ")).toMatch(message);
       expect(result.err.split("\n"), args.join(" ")).toHaveLength(1);
     }
+  });
+});
+
+describe("a2a-statecharts demo against a Discord it does not start (the real-Discord path)", () => {
+  it("logs the bots in with --token, runs at real speed, and skips only the scenario that needs the emulator", async () => {
+    const bots = { ruda: "1400000000000000201", eden: "1400000000000000202", seum: "1400000000000000203" };
+    const channel = "1400000000000000600";
+    const discord = await startDiscordEmulator({
+      channels: [{ id: channel, name: "collab" }],
+      users: [
+        ...Object.entries(bots).map(([name, id]) => ({ id, name, bot: true })),
+        { id: "1400000000000000901", name: "human", bot: false },
+      ],
+    });
+    try {
+      const dir = join(mkdtempSync(join(tmpdir(), "a2a-demo-")), "state");
+      const tokens = Object.entries(bots).flatMap(([name, id]) => [
+        "--token",
+        `${name}=${emulatorToken(id)}`,
+      ]);
+      const demo = await run(
+        "demo",
+        ...tokens,
+        "--channel",
+        channel,
+        "--human",
+        "1400000000000000901",
+        "--discord-api",
+        discord.apiUrl,
+        "--response-timeout",
+        "1",
+        "--state-dir",
+        dir,
+      );
+      expect(demo.err).toBe("");
+      expect(demo.code, demo.out).toBe(0);
+      expect(demo.out).toContain("demo time runs 1× real time");
+      expect(demo.out).toContain(`Discord: the Discord API at ${discord.apiUrl}`);
+      expect(demo.out).toMatch(
+        new RegExp(`scenarios: ${SCENARIOS.length} reached their expected end, 0 did not, 1 skipped`),
+      );
+      expect(demo.out).toContain("skipped: posting as the human needs the emulator");
+      // The escalation pinged the human given with --human, in the Discord the bots were pointed at.
+      const escalation = discord.messages().find((m) => m.content.startsWith("⚠️ 응답 없음"));
+      expect(escalation?.mentionIds).toEqual(["1400000000000000901"]);
+    } finally {
+      await discord.close();
+    }
+  }, 90_000);
+
+  it("reports a state dir held by a live process, and touches nothing in it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "a2a-demo-"));
+    writeFileSync(join(dir, "a2a-demo.json"), "{}\n");
+    const lock = JSON.stringify({ pid: process.pid, startedAt: Date.now(), token: "held-by-test" });
+    writeFileSync(join(dir, ".lock"), lock);
+    const held = await run("demo", "--state-dir", dir);
+    expect(held.code).toBe(1);
+    expect(held.err).toContain(`state directory ${dir} is locked by process ${process.pid}`);
+    expect(held.err.split("\n")).toHaveLength(1);
+    expect(readFileSync(join(dir, ".lock"), "utf8")).toBe(lock);
   });
 });

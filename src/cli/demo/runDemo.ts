@@ -154,7 +154,8 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
     o.print(`Discord: ${cast.describe}; bots ruda, eden, seum logged in\n`);
     const config = demoConfig(cast, o.config);
     const a2aRetry = parseConfig(config).discord.a2aRetry;
-    const gateway = new ScriptedGateway(clock);
+    // An agent "thinks" 4 s at the default 5-minute timeout; shorter timeouts shorten everything alike.
+    const gateway = new ScriptedGateway(clock, a2aRetry.responseTimeoutMs / 75);
     // Setting up ran in real time; the scenarios run in demo time, counted from here.
     clock.accelerate(o.speed);
     const bots = new ScriptedBots(cast.clients, clock, (error) =>
