@@ -253,7 +253,8 @@ export function attemptsOf(
     // An error class allows maxAttempts tries in all: the first one and maxAttempts − 1 retries.
     const limit =
       asNumber(asObject(wait?.lastError)?.maxAttempts) ?? asNumber(asObject(context.error)?.maxAttempts);
-    return withMax("retries", count, limit === undefined ? undefined : Math.max(0, limit - 1));
+    // A class that allows no retry (a permanent error) shows the count alone, not "0/0".
+    return withMax("retries", count, limit === undefined || limit <= 1 ? undefined : limit - 1);
   }
   return null;
 }
