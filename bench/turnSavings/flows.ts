@@ -28,8 +28,8 @@ import {
   isReplySkip,
   parseConfig,
   REPLY_SKIP_TOKEN,
-  resolveAgentA2ASettings,
 } from "../../src/services/index.js";
+import { flowSettings } from "../../src/runtime/flowSettings.js";
 import type { AnnounceKind, Script } from "./scripts.js";
 
 /**
@@ -223,8 +223,6 @@ export async function runScript(script: Script, mode: Mode, options: RunOptions 
   const problems: string[] = [];
   const gateway = scriptedGateway(script, problems, mode === "fixed5" ? FIXED_FILL : undefined);
   const config = mode === "optimised" ? OPTIMISED_CONFIG : OLD_CONFIG;
-  const a2a = config.session.agentToAgent;
-  const settings = resolveAgentA2ASettings(config, script.to);
   const flow = a2aFlowMachine.provide({
     actors: {
       replyWait: gateway.replyWait,
@@ -247,15 +245,7 @@ export async function runScript(script: Script, mode: Mode, options: RunOptions 
     message: script.message,
     skipPingPong: false,
     announceTarget: announceTargetOf(announce),
-    configuredMaxTurns: settings.maxPingPongTurns,
-    autoTerminate: a2a.autoTerminate,
-    retry: {
-      enabled: a2a.retry.enabled,
-      baseBackoffMs: a2a.retry.baseBackoffMs,
-      maxBackoffMs: a2a.retry.maxBackoffMs,
-    },
-    maxWaitMs: settings.maxWaitMs,
-    chunkMs: settings.chunkMs,
+    ...flowSettings(config, script.to),
     idempotencyKey: `flow-${script.id}-${mode}`,
     seed: 7,
     mode: "async",

@@ -31,7 +31,6 @@ import {
   isReplyInThread,
   LoopGuard,
   parseConfig,
-  resolveAgentA2ASettings,
   toObserverRecord,
 } from "../services/index.js";
 import { collectDue } from "./dueTimers.js";
@@ -46,6 +45,7 @@ import type {
   PreflightResult,
   SessionsSendParams,
 } from "./ports.js";
+import { flowSettings } from "./flowSettings.js";
 import { provideCollaborate, provideFlow } from "./sideEffects.js";
 import { ThreadState, type ThreadStateData } from "./ThreadState.js";
 import { GLOBAL_TIMERS, TimerQueue } from "./TimerQueue.js";
@@ -333,8 +333,6 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     const routeKey = p.routeKey ?? `${p.requesterSessionKey ?? "external"}:${p.targetSessionKey}`;
     const conversationId = index?.get(routeKey) ?? randomUUID();
     const toAgent = agentOfSession(p.targetSessionKey);
-    const settings = resolveAgentA2ASettings(config, toAgent);
-    const a2a = config.session.agentToAgent;
     const id = `flow-${randomUUID()}`;
     const input: A2AFlowInput = {
       conversationId,
@@ -344,15 +342,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       message: p.message,
       skipPingPong: p.skipPingPong === true,
       announceTarget: p.announceTarget ?? null,
-      configuredMaxTurns: settings.maxPingPongTurns,
-      autoTerminate: a2a.autoTerminate,
-      retry: {
-        enabled: a2a.retry.enabled,
-        baseBackoffMs: a2a.retry.baseBackoffMs,
-        maxBackoffMs: a2a.retry.maxBackoffMs,
-      },
-      maxWaitMs: settings.maxWaitMs,
-      chunkMs: settings.chunkMs,
+      ...flowSettings(config, toAgent),
       // The actor id: stable across restarts, so a re-run send is deduplicated by the gateway.
       idempotencyKey: id,
       seed: Math.floor(random() * 2 ** 31),

@@ -1,0 +1,22 @@
+import type { A2AFlowInput } from "../machines/index.js";
+import { type A2AConfig, resolveAgentA2ASettings } from "../services/index.js";
+
+/** The part of a flow's input that the config decides, for the target agent (its overrides first). */
+export function flowSettings(
+  config: A2AConfig,
+  toAgent: string,
+): Pick<A2AFlowInput, "configuredMaxTurns" | "autoTerminate" | "retry" | "maxWaitMs" | "chunkMs"> {
+  const settings = resolveAgentA2ASettings(config, toAgent);
+  const a2a = config.session.agentToAgent;
+  return {
+    configuredMaxTurns: settings.maxPingPongTurns,
+    autoTerminate: a2a.autoTerminate,
+    retry: {
+      enabled: a2a.retry.enabled,
+      baseBackoffMs: a2a.retry.baseBackoffMs,
+      maxBackoffMs: a2a.retry.maxBackoffMs,
+    },
+    maxWaitMs: settings.maxWaitMs,
+    chunkMs: settings.chunkMs,
+  };
+}
