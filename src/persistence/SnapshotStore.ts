@@ -129,10 +129,16 @@ interface StoreDoc {
   records: Record<string, ActorRecord>;
 }
 
-interface RawDoc {
+/** A live shard's file name (its number captured) and an archive day's, as the store writes them. */
+export const SHARD_FILE = /^shard-(\d+)\.json$/;
+export const ARCHIVE_FILE = /^archive-\d{4}-\d{2}-\d{2}\.json$/;
+
+/** A store file as read, before its records are checked one by one. */
+export interface RawStoreDoc {
   version: 1;
   records: Record<string, unknown>;
 }
+type RawDoc = RawStoreDoc;
 
 /** One file on disk: a live shard (or a retired one from another layout) or an archive day. */
 interface StoreFile {
@@ -469,9 +475,8 @@ export class SnapshotStore {
 
   private async loadFromDisk(): Promise<void> {
     const found: Array<{ file: StoreFile; raw: Record<string, unknown> }> = [];
-    const shardName = new RegExp(`^shard-(\\d+)\\.json$`);
     for (const name of await this.list(this.actorsDir)) {
-      const match = shardName.exec(name);
+      const match = SHARD_FILE.exec(name);
       if (match === null) continue;
       const index = Number(match[1]);
       const canonical = `shard-${String(index).padStart(this.shardDigits(), "0")}.json`;
@@ -480,7 +485,7 @@ export class SnapshotStore {
       if (raw !== undefined) found.push({ file, raw });
     }
     for (const name of await this.list(this.archiveDir)) {
-      if (!/^archive-\d{4}-\d{2}-\d{2}\.json$/.test(name)) continue;
+      if (!ARCHIVE_FILE.test(name)) continue;
       const file = this.file("archive", name, false);
       const raw = await this.readRaw(file);
       if (raw !== undefined) found.push({ file, raw });
@@ -513,7 +518,7 @@ export class SnapshotStore {
 
     // One copy per id: a duplicate is what a crash during a move leaves; the newer copy wins.
     for (const [id, candidates] of copies) {
-      const winner = candidates.reduce((best, c) => (newer(c.record, best.record) ? c : best));
+      const winner = candidates.reduce((best, c) => (newerRecord(c.record, best.record) ? c : best));
       winner.file.db.data.records[id] = winner.record;
       this.home.set(id, winner.file);
       for (const loser of candidates) if (loser !== winner) this.markDirty(loser.file);
@@ -678,7 +683,8 @@ export function shardOf(id: string, shards: number): number {
   return (hash >>> 0) % shards;
 }
 
-function parseRawDoc(json: unknown): RawDoc {
+/** A store file's document (`{ version: 1, records }`), or an error saying what is wrong with it. */
+export function parseRawDoc(json: unknown): RawDoc {
   if (!isPlainObject(json)) throw new Error("the file does not hold an object");
   if (json.version !== 1)
     throw new Error(`unsupported format version ${JSON.stringify(json.version)} (expected 1)`);
@@ -701,7 +707,7 @@ function isEmpty(records: Record<string, ActorRecord>): boolean {
 }
 
 /** Which of two copies of one record to keep: the later update; on a tie the finished one (finishing is final). */
-function newer(a: ActorRecord, b: ActorRecord): boolean {
+export function newerRecord(a: ActorRecord, b: ActorRecord): boolean {
   if (a.updatedAt !== b.updatedAt) return a.updatedAt > b.updatedAt;
   return a.status !== "active" && b.status === "active";
 }

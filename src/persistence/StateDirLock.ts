@@ -45,7 +45,7 @@ export interface AcquireStateDirLockOptions {
   now?: () => number;
 }
 
-interface LockContent {
+export interface LockContent {
   pid: number;
   startedAt: number;
   token: string;
@@ -80,7 +80,7 @@ export async function acquireStateDirLock(
     } catch (error) {
       if (errorCode(error) !== "EEXIST") throw notWritable(dir, error);
     }
-    holder = await readLock(lockFile);
+    holder = await readLockFile(lockFile);
   }
   if (holder.kind === "held" && isProcessAlive(holder.content.pid)) {
     throw new StateDirLockedError(dir, holder.content.pid, lockFile);
@@ -98,7 +98,7 @@ export async function acquireStateDirLock(
     await rm(tmp, { force: true }).catch(() => undefined);
     throw notWritable(dir, error);
   }
-  const after = await readLock(lockFile);
+  const after = await readLockFile(lockFile);
   if (after.kind !== "held" || after.content.token !== mine.token) {
     throw new StateDirLockedError(dir, after.kind === "held" ? after.content.pid : -1, lockFile);
   }
@@ -133,35 +133,40 @@ function handle(dir: string, lockFile: string, token: string): StateDirLock {
     async release() {
       if (released) return;
       released = true;
-      const current = await readLock(lockFile);
+      const current = await readLockFile(lockFile);
       // Never delete a lock someone else has taken over since.
       if (current.kind === "held" && current.content.token === token) await rm(lockFile, { force: true });
     },
   };
 }
 
-type LockRead = { kind: "missing" } | { kind: "unreadable" } | { kind: "held"; content: LockContent };
+export type LockRead =
+  { kind: "missing" } | { kind: "unreadable"; problem: string } | { kind: "held"; content: LockContent };
 
 /**
  * The lock file's content. "unreadable" covers an empty or garbled file: a holder that died
  * between creating and writing it (or, for a few microseconds, one that is writing it now).
  */
-async function readLock(lockFile: string): Promise<LockRead> {
+export async function readLockFile(lockFile: string): Promise<LockRead> {
   let text: string;
   try {
     text = await readFile(lockFile, "utf8");
   } catch (error) {
-    return errorCode(error) === "ENOENT" ? { kind: "missing" } : { kind: "unreadable" };
+    return errorCode(error) === "ENOENT"
+      ? { kind: "missing" }
+      : { kind: "unreadable", problem: error instanceof Error ? error.message : String(error) };
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    return { kind: "unreadable" };
+    return { kind: "unreadable", problem: text === "" ? "the file is empty" : "not valid JSON" };
   }
-  if (typeof json !== "object" || json === null) return { kind: "unreadable" };
+  if (typeof json !== "object" || json === null) return { kind: "unreadable", problem: "it names no pid" };
   const { pid, startedAt, token } = json as Record<string, unknown>;
-  if (typeof pid !== "number" || !Number.isInteger(pid) || pid <= 0) return { kind: "unreadable" };
+  if (typeof pid !== "number" || !Number.isInteger(pid) || pid <= 0) {
+    return { kind: "unreadable", problem: "it names no pid" };
+  }
   return {
     kind: "held",
     content: {

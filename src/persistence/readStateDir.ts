@@ -1,4 +1,4 @@
-import { readFile, readdir, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import {
   CorruptStateFileError,
@@ -7,8 +7,16 @@ import {
   errorCode,
   errorText,
 } from "./DurableJsonFile.js";
-import { type ActorRecord, ActorRecordSchema } from "./SnapshotStore.js";
-import { isProcessAlive } from "./StateDirLock.js";
+import {
+  ARCHIVE_FILE,
+  type ActorRecord,
+  ActorRecordSchema,
+  newerRecord,
+  parseRawDoc,
+  type RawStoreDoc,
+  SHARD_FILE,
+} from "./SnapshotStore.js";
+import { isProcessAlive, readLockFile } from "./StateDirLock.js";
 
 /** Who holds the state directory's `.lock`, as the file says (acquireStateDirLock's format). */
 export type StateDirLockInfo =
@@ -62,15 +70,9 @@ export class StateDirNotFoundError extends Error {
   }
 }
 
-// The layout SnapshotStore writes (see SnapshotStore: live shards, archive days, quarantine).
-const SHARD_FILE = /^shard-\d+\.json$/;
-const ARCHIVE_FILE = /^archive-\d{4}-\d{2}-\d{2}\.json$/;
+// What quarantine leaves (see quarantine.ts and SnapshotStore's record quarantine).
 const CORRUPT_FILE = /\.corrupt-[^/]*$/;
 const RECORD_QUARANTINE_FILE = /^records-.*\.json$/;
-
-interface RawDoc {
-  records: Record<string, unknown>;
-}
 
 /**
  * Reads a state directory's persisted actors without touching it: no lock is taken, nothing is
@@ -119,7 +121,7 @@ export async function readStateDir(dir: string, options: ReadStateDirOptions = {
   }
 
   const actors = [...copies.values()].map((candidates) =>
-    candidates.reduce((best, c) => (newer(c.record, best.record) ? c : best)),
+    candidates.reduce((best, c) => (newerRecord(c.record, best.record) ? c : best)),
   );
   return { dir: root, lock: await readLockInfo(join(root, ".lock")), actors, problems, quarantined };
 }
@@ -140,7 +142,7 @@ async function readRecords(
   problems: StateDirProblem[],
 ): Promise<Record<string, unknown> | undefined> {
   try {
-    const doc = await new DurableJsonFile<RawDoc>(file, { parse: parseRawDoc }).read();
+    const doc = await new DurableJsonFile<RawStoreDoc>(file, { parse: parseRawDoc }).read();
     return doc?.records;
   } catch (error) {
     if (error instanceof CorruptStateFileError) problems.push({ file, problem: error.reason });
@@ -188,43 +190,11 @@ function checkRecord(
   return { record, file, location, problem };
 }
 
-function parseRawDoc(json: unknown): RawDoc {
-  if (!isPlainObject(json)) throw new Error("the file does not hold an object");
-  if (json.version !== 1)
-    throw new Error(`unsupported format version ${JSON.stringify(json.version)} (expected 1)`);
-  if (!isPlainObject(json.records)) throw new Error('"records" is not an object');
-  return { records: json.records };
-}
-
-/** SnapshotStore's rule for two copies of one record: the later update; on a tie the finished one. */
-function newer(a: ActorRecord, b: ActorRecord): boolean {
-  if (a.updatedAt !== b.updatedAt) return a.updatedAt > b.updatedAt;
-  return a.status !== "active" && b.status === "active";
-}
-
 /** The lock file as acquireStateDirLock writes it: `{ pid, startedAt, token }`. */
 async function readLockInfo(lockFile: string): Promise<StateDirLockInfo> {
-  let text: string;
-  try {
-    text = await readFile(lockFile, "utf8");
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return { kind: "none", lockFile };
-    return { kind: "unreadable", lockFile, problem: errorText(error) };
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { kind: "unreadable", lockFile, problem: text === "" ? "the file is empty" : "not valid JSON" };
-  }
-  const pid = isPlainObject(json) ? json.pid : undefined;
-  if (!isPlainObject(json) || typeof pid !== "number" || !Number.isInteger(pid) || pid <= 0) {
-    return { kind: "unreadable", lockFile, problem: "it names no pid" };
-  }
-  const startedAt = typeof json.startedAt === "number" ? { startedAt: json.startedAt } : {};
-  return { kind: "held", lockFile, pid, ...startedAt, alive: isProcessAlive(pid) };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  const lock = await readLockFile(lockFile);
+  if (lock.kind === "missing") return { kind: "none", lockFile };
+  if (lock.kind === "unreadable") return { kind: "unreadable", lockFile, problem: lock.problem };
+  const { pid, startedAt } = lock.content;
+  return { kind: "held", lockFile, pid, ...(startedAt > 0 ? { startedAt } : {}), alive: isProcessAlive(pid) };
 }
