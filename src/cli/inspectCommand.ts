@@ -1,5 +1,6 @@
 import { createWebSocketInspector } from "@statelyai/inspect";
 import { createInspectorServer } from "@statelyai/inspect/server";
+import { createServer } from "node:net";
 import { parseArgs } from "node:util";
 import type { InspectionEvent } from "xstate";
 import { DEMO_OPTIONS, demoOptionsFrom, playDemo, UsageError } from "./demoCommand.js";
@@ -29,6 +30,16 @@ function port(flag: string, raw: string | undefined, fallback: number): number {
     throw new UsageError(`${flag} must be a port number from 0 to 65535, got "${raw}"`);
   }
   return value;
+}
+
+// createInspectorServer listens without an error handler, so a taken port would crash the process:
+// look first (on every interface, as it listens).
+async function portIsFree(port: number): Promise<boolean> {
+  const probe = createServer();
+  return new Promise((resolve) => {
+    probe.once("error", () => resolve(false));
+    probe.listen(port, () => probe.close(() => resolve(true)));
+  });
 }
 
 /** `a2a-statecharts inspect`: the demo with the offline page and the Stately WebSocket inspector attached. */
@@ -69,6 +80,14 @@ export async function runInspect(argv: string[], io: CliIO): Promise<number> {
   } catch (error) {
     io.err(
       `a2a-statecharts inspect: cannot serve the page on 127.0.0.1:${settings.port}: ${(error as Error).message}`,
+    );
+    return 1;
+  }
+  if (settings.statelyPort !== 0 && !(await portIsFree(settings.statelyPort))) {
+    await page.close();
+    io.err(
+      `a2a-statecharts inspect: port ${settings.statelyPort} is in use; pass --stately-port with another ` +
+        "port, or 0 to run without the @statelyai/inspect relay",
     );
     return 1;
   }

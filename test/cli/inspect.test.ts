@@ -75,3 +75,33 @@ describe("a2a-statecharts inspect", () => {
     ]);
   });
 });
+
+describe("a2a-statecharts inspect with its ports taken", () => {
+  it("says which port is in use instead of crashing", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, resolve));
+    const address = taken.address();
+    if (address === null || typeof address === "string") throw new Error("no port");
+    try {
+      const err: string[] = [];
+      const args = ["--exit", "--state-dir", join(mkdtempSync(join(tmpdir(), "a2a-inspect-")), "state")];
+      const code = await main(
+        ["inspect", "--port", "0", "--stately-port", String(address.port), ...args],
+        () => {},
+        (line) => err.push(line),
+      );
+      expect(code).toBe(1);
+      expect(err.join("\n")).toContain(`port ${address.port} is in use; pass --stately-port`);
+      const pageErr: string[] = [];
+      const pageCode = await main(
+        ["inspect", "--port", String(address.port), "--stately-port", "0", ...args],
+        () => {},
+        (line) => pageErr.push(line),
+      );
+      expect(pageCode).toBe(1);
+      expect(pageErr.join("\n")).toContain(`cannot serve the page on 127.0.0.1:${address.port}`);
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
+  });
+});
