@@ -52,6 +52,8 @@ export const CollaborateInputSchema = z.object({
     maxAttempts: z.int().min(1),
     escalationMentionId: z.string().optional(),
     notifyOnFailure: z.boolean(),
+    /** Remind and escalate (`discord.a2aRetry.enabled`); absent, as in a collaboration stored before: true. */
+    reminders: z.boolean().default(true),
   }),
   startedAt: epochMs,
 });

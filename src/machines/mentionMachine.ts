@@ -28,6 +28,11 @@ export const MentionInputSchema = z.object({
   maxAttempts: z.int().min(1),
   escalationMentionId: z.string().optional(),
   notifyOnFailure: z.boolean().default(true),
+  /**
+   * Remind and escalate at each timeout (`discord.a2aRetry.enabled`). With false no timeout is ever due:
+   * the mention waits, `untimed`, until the target answers or it is cancelled.
+   */
+  reminders: z.boolean().default(true),
   /** When the original mention was actually sent: attempt 1, and the clock of the first timeout. */
   sentAt: epochMs,
 });
@@ -81,7 +86,8 @@ function messageParams(context: MentionContext) {
 /**
  * Tracks one mention of an agent in a thread until it answers (design 004 §5.4–5.5, §8.2): at each
  * timeout the requester's bot reminds the target, and after the last reminder's timeout it escalates
- * to a human. Timeouts are durable due times the runtime delivers as `RESPONSE_TIMEOUT`.
+ * to a human. Timeouts are durable due times the runtime delivers as `RESPONSE_TIMEOUT`. With
+ * `reminders` off (`discord.a2aRetry.enabled: false`) no timeout is armed: the mention only waits.
  */
 export const mentionMachine = setup({
   types: {
@@ -93,6 +99,7 @@ export const mentionMachine = setup({
   },
   actors: { postReminder: postMessageActor, postEscalation: postMessageActor },
   guards: {
+    remindersOff: ({ context }) => !context.reminders,
     timeoutDue: ({ context, event }) =>
       event.type === "RESPONSE_TIMEOUT" && event.at >= (context.due?.at ?? 0),
     attemptsLeft: ({ context }) => context.attempts < context.maxAttempts,
@@ -104,6 +111,9 @@ export const mentionMachine = setup({
     neverReminded: ({ context }) => context.attempts === 1,
   },
   actions: {
+    armFirstTimeout: assign(({ context }) => ({
+      due: { event: "RESPONSE_TIMEOUT" as const, at: context.sentAt + timeoutOf(context) },
+    })),
     // The timeout is taken: it is owed no more (a reminder being posted owes nothing until it is sent).
     noteFired: assign(({ event }) => ({
       firedAt: (event as TimerEvent<"RESPONSE_TIMEOUT">).at,
@@ -159,20 +169,24 @@ export const mentionMachine = setup({
   id: "mention",
   context: ({ input }) => {
     const parsed = parseMachineInput("mentionMachine", MentionInputSchema, input);
-    return {
-      ...parsed,
-      attempts: 1,
-      lastDeliveredAt: parsed.sentAt,
-      due: { event: "RESPONSE_TIMEOUT" as const, at: parsed.sentAt + timeoutOf(parsed) },
-    };
+    return { ...parsed, attempts: 1, lastDeliveredAt: parsed.sentAt };
   },
-  initial: "pending",
+  initial: "arming",
   // Any live state: the target's answer ends the mention, and so does a cancel.
   on: {
     RESPONSE_RECEIVED: { guard: "targetAnswered", target: ".responded", actions: "noteResponse" },
     CANCEL: { target: ".cancelled" },
   },
   states: {
+    // The first timeout is due a full timeout after the mention; with reminders off none ever is.
+    arming: {
+      always: [
+        { guard: "remindersOff", target: "untimed" },
+        { target: "pending", actions: "armFirstTimeout" },
+      ],
+    },
+    // No due time: only the target's answer or a cancel (on the root) ends the mention.
+    untimed: {},
     pending: { on: { RESPONSE_TIMEOUT: onResponseTimeout() } },
     reminding: {
       invoke: {

@@ -6,6 +6,7 @@ import {
   buildNoReplyOutcomeMessage,
   calculateBackoffMs,
   canRetry,
+  capMaxAttempts,
   classifyA2AError,
   retryResends,
 } from "../services/index.js";
@@ -142,16 +143,16 @@ export const replyWaitMachine = setup({
       lastAt: failureAt(error, context.lastAt),
     })),
     recordReply: assign((_, output: ReadReplyOutput) => ({ reply: output.reply, lastAt: output.at })),
+    // The class's limit capped by retry.maxAttempts: retryAllowed, a2a.retry and the output all use it.
     classifyFailure: assign(({ context }) => {
       const failure = context.failure ?? {};
-      return {
-        lastError: classifyA2AError({
-          ...(failure.waitStatus === undefined ? {} : { waitStatus: failure.waitStatus }),
-          ...(failure.waitError === undefined ? {} : { waitError: failure.waitError }),
-          ...(failure.gatewayError === undefined ? {} : { gatewayError: new Error(failure.gatewayError) }),
-          attempt: context.retryAttempts,
-        }),
-      };
+      const classified = classifyA2AError({
+        ...(failure.waitStatus === undefined ? {} : { waitStatus: failure.waitStatus }),
+        ...(failure.waitError === undefined ? {} : { waitError: failure.waitError }),
+        ...(failure.gatewayError === undefined ? {} : { gatewayError: new Error(failure.gatewayError) }),
+        attempt: context.retryAttempts,
+      });
+      return { lastError: capMaxAttempts(classified, context.retry.maxAttempts) };
     }),
     scheduleBackoff: assign(({ context }) => {
       const { value, seed } = nextRandom(context.seed);

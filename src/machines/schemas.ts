@@ -30,6 +30,11 @@ export type FlowTrace = z.output<typeof FlowTraceSchema>;
 
 export const RetryPolicySchema = z.object({
   enabled: z.boolean(),
+  /**
+   * Caps each error class's maxAttempts (config `retry.maxAttempts`). Absent, as in a flow stored before
+   * the cap existed: no cap, each class's own limit.
+   */
+  maxAttempts: z.int().min(1).optional(),
   baseBackoffMs: positiveMs,
   maxBackoffMs: positiveMs,
 });

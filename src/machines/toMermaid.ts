@@ -99,11 +99,17 @@ function isLive(node: AnyStateNode): boolean {
   return node.type !== "final" && node.type !== "history";
 }
 
+/** A state left at once by an unguarded `always` transition: no event is ever handled in it. */
+function isTransient(node: AnyStateNode): boolean {
+  return (node.always ?? []).some((t) => t.guard === undefined);
+}
+
 /**
  * The machine as a Mermaid `stateDiagram-v2`: its initial state, every state (compound ones as
  * `state x { … }`, states that invoke an actor with an `invoke: name` line), every transition of
  * listTransitions labelled `event [guard]`, and final states to `[*]`. A transition on the machine
- * root applies in every live state, so it is drawn from each non-final top-level state; a
+ * root applies in every live state, so it is drawn from each non-final top-level state but the
+ * transient ones (left at once by an unguarded `always`, they never see the event); a
  * transition without a target is a self-loop marked `(forward)` (or `(actions only)`), and the
  * self-loops of one state share one edge with a label line each (Mermaid draws one). Ids are the
  * state's key path joined with `_`, each declared as `state "key" as id`. Deterministic: states in
@@ -143,7 +149,7 @@ export function toMermaid(machine: AnyStateMachine): string {
       const froms =
         source === machine.root
           ? parent === machine.root
-            ? children(machine.root).filter(isLive)
+            ? children(machine.root).filter((node) => isLive(node) && !isTransient(node))
             : []
           : source.parent === parent
             ? [source]
@@ -253,7 +259,8 @@ const MACHINES: MachineDoc[] = [
       "Tracks one mention of an agent in a Discord thread until the agent answers (design 004 §5.4–5.5, " +
       "§8.2). At each timeout the requester's bot reminds the target; after the last reminder's timeout " +
       "it escalates to a human. Timeouts are durable due times that the runtime delivers as " +
-      "`RESPONSE_TIMEOUT`; the target's answer or a cancel ends the mention in any live state.",
+      "`RESPONSE_TIMEOUT`; the target's answer or a cancel ends the mention in any live state. With " +
+      "reminders off (`discord.a2aRetry.enabled: false`) no timeout is armed and the mention waits `untimed`.",
   },
   {
     name: "collaborateMachine",
@@ -303,7 +310,8 @@ function machinePage({ name, machine, purpose }: MachineDoc): string {
     ? [
         "",
         `${rootEvents.map((e) => code(eventLabel(e))).join(" and ")} ${rootEvents.length > 1 ? "are" : "is"} handled ` +
-          "on the machine root, in every live state: the diagram draws those transitions from each non-final state.",
+          "on the machine root, in every live state: the diagram draws those transitions from each non-final " +
+          "state but transient ones (left at once by an `always` without a guard).",
       ]
     : [];
   return [
@@ -353,7 +361,8 @@ function indexPage(): string {
     "- A self-loop is a transition back into the same state; the table marks the ones that re-enter it " +
       "(exit and enter again, which restarts its actor). A self-loop marked `(forward)` is a transition " +
       "with no target that only sends the event on to the invoked child (`(actions only)` if it does more).",
-    "- Transitions on the machine root apply in every live state and are drawn from each non-final state.",
+    "- Transitions on the machine root apply in every live state and are drawn from each non-final state " +
+      "but transient ones (left at once by an `always` without a guard, they never see an event).",
     "- `[*]` marks the initial state and the final states.",
     "",
   ].join("\n");

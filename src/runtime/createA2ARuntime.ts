@@ -476,6 +476,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
           ? {}
           : { escalationMentionId: retry.escalationMentionId }),
         notifyOnFailure: retry.notifyOnFailure,
+        reminders: retry.enabled,
       },
       startedAt: at,
     };

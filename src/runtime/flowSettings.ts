@@ -13,6 +13,7 @@ export function flowSettings(
     autoTerminate: a2a.autoTerminate,
     retry: {
       enabled: a2a.retry.enabled,
+      maxAttempts: a2a.retry.maxAttempts,
       baseBackoffMs: a2a.retry.baseBackoffMs,
       maxBackoffMs: a2a.retry.maxBackoffMs,
     },

@@ -652,6 +652,27 @@ describe("after sending: the mention child tracks the answer (design 004 ยง5.4โ€
     await c.timeout(T0 + MINUTE);
     expect(c.reminders.inputs).toHaveLength(1);
   });
+
+  it("reminders off: the mention waits untimed, no timeout reminds or escalates, the answer still ends it", async () => {
+    const c = startCollaboration({ mention: { ...base.mention, reminders: false } });
+    await settle();
+    expect(c.actor.getSnapshot().value).toBe("awaitingResponse");
+    expect(c.mentionContext()).toMatchObject({ reminders: false, attempts: 1 });
+    expect(c.mentionContext()?.due).toBeUndefined();
+    for (const minutes of [5, 10, 15, 60]) await c.timeout(T0 + minutes * MINUTE);
+    expect(c.reminders.inputs).toEqual([]);
+    expect(c.escalations.inputs).toEqual([]);
+    expect(c.actor.getSnapshot().value).toBe("awaitingResponse");
+    await c.answer(TARGET, T0 + 61 * MINUTE);
+    expect(c.actor.getSnapshot().output).toMatchObject({ status: "responded", mentionAttempts: 1 });
+  });
+
+  it("a collaboration stored before the reminders flag (its mention settings lack it) reminds as before", async () => {
+    const c = startCollaboration();
+    await settle();
+    expect(c.mentionContext()?.reminders).toBe(true);
+    expect(c.mentionContext()?.due?.at).toBe(T0 + 5 * MINUTE);
+  });
 });
 
 describe("bad input: the collaboration fails at creation, naming the field", () => {

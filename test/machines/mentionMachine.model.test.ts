@@ -84,7 +84,10 @@ function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
   return answers;
 }
 
-/** Inputs that between them reach every guard: escalation from `pending` needs maxAttempts 1. */
+/**
+ * Inputs that between them reach every guard: escalation from `pending` needs maxAttempts 1, the
+ * `untimed` wait reminders off.
+ */
 const inputs: Array<[string, MentionInput]> = [
   ["defaults (3 attempts, notify)", base],
   ["urgent", { ...base, urgent: true }],
@@ -92,6 +95,7 @@ const inputs: Array<[string, MentionInput]> = [
   ["maxAttempts 1, notifyOnFailure false", { ...base, maxAttempts: 1, notifyOnFailure: false }],
   ["notifyOnFailure false", { ...base, notifyOnFailure: false }],
   ["no escalationMentionId", { ...base, escalationMentionId: undefined }],
+  ["reminders off", { ...base, reminders: false }],
 ];
 
 describe("mentionMachine, enumerated", () => {
@@ -114,6 +118,9 @@ describe("mentionMachine, enumerated", () => {
       "mention.reminding xstate.error.actor.postReminder [neverReminded] → mention.pending",
     );
     expect(taken).toContain("mention RESPONSE_RECEIVED [targetAnswered] → mention.responded");
+    expect(taken).toContain("mention.arming always [remindersOff] → mention.untimed");
+    // Reminders off: the answer and a cancel are the only ways out; no timeout is ever armed.
+    expect(stats["reminders off"]).toBeGreaterThan(0);
     console.info(
       `mentionMachine model: ${JSON.stringify(stats)} paths; ${defined.size} edges defined, ${taken.size} taken`,
     );

@@ -387,6 +387,61 @@ describe("urgent, notifyOnFailure and escalationMentionId (API.md §1, §7)", ()
   });
 });
 
+describe("reminders off (discord.a2aRetry.enabled false, design 004 §10)", () => {
+  it("arms no timeout: the mention waits untimed, and a stray timeout posts nothing", async () => {
+    const m = startMention({ reminders: false });
+    expect(m.actor.getSnapshot().value).toBe("untimed");
+    expect(m.context().due).toBeUndefined();
+    for (const at of [T0 + 5 * MINUTE, T0 + 15 * MINUTE, T0 + 24 * 60 * MINUTE]) await m.timeout(at);
+    expect(m.actor.getSnapshot().value).toBe("untimed");
+    expect(m.context()).toMatchObject({ attempts: 1, lastDeliveredAt: T0 });
+    expect(m.reminders.inputs).toHaveLength(0);
+    expect(m.escalations.inputs).toHaveLength(0);
+    expect(m.emitted.parsed()).toEqual([]);
+  });
+
+  it("the target's answer still ends it responded; others' messages do not", async () => {
+    const m = startMention({ reminders: false, maxAttempts: 1 });
+    await m.answer(IDS.otherBot, T0 + 20 * MINUTE);
+    await m.answer(TARGET, T0 - 1);
+    expect(m.actor.getSnapshot().value).toBe("untimed");
+    await m.answer(TARGET, T0 + 20 * MINUTE);
+    expect(m.actor.getSnapshot().output).toEqual({
+      status: "responded",
+      attempts: 1,
+      respondedAt: T0 + 20 * MINUTE,
+    });
+  });
+
+  it("a cancel ends it cancelled", async () => {
+    const m = startMention({ reminders: false });
+    m.actor.send({ type: "CANCEL", at: T0 + MINUTE });
+    await settle();
+    expect(m.actor.getSnapshot().output).toEqual({ status: "cancelled", attempts: 1 });
+  });
+
+  it("a mention restored from a snapshot taken before the flag existed keeps reminding", async () => {
+    const first = startMention();
+    const persisted = first.actor.getPersistedSnapshot();
+    const { reminders: _dropped, ...older } = first.context();
+    first.actor.stop();
+    expect(older).not.toHaveProperty("reminders");
+    const clock: Clock = { now: T0 };
+    const reminders = postingAt(clock, "reminder");
+    const restored = createActor(
+      mentionMachine.provide({ actors: { postReminder: reminders.logic, postEscalation: reminders.logic } }),
+      { input: base, snapshot: Object.assign({}, persisted, { context: older }) },
+    );
+    restored.start();
+    expect(restored.getSnapshot().value).toBe("pending");
+    clock.now = T0 + 5 * MINUTE;
+    restored.send({ type: "RESPONSE_TIMEOUT", at: clock.now });
+    await settle();
+    expect(restored.getSnapshot().value).toBe("reminded");
+    expect(reminders.inputs).toHaveLength(1);
+  });
+});
+
 describe("bad input: the mention fails at creation, naming the field", () => {
   const { mentionId: _mentionId, ...noMentionId } = base;
   const { targetBotId: _targetBotId, ...noTargetBotId } = base;

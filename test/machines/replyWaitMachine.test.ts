@@ -213,6 +213,127 @@ describe("replyWaitMachine", () => {
   });
 });
 
+describe("retry.maxAttempts caps each error class's limit (design 000 §8.1)", () => {
+  const capped = (maxAttempts: number | undefined): ReplyWaitInput => ({
+    ...baseInput,
+    retry: { ...baseInput.retry, ...(maxAttempts === undefined ? {} : { maxAttempts }) },
+  });
+  const rateLimited = () =>
+    Array.from({ length: 4 }, () => ({ status: "error" as const, error: "429 rate limit, retry after 1s" }));
+
+  it("1 retries nothing: a rate limit (3 attempts by class) blocks at once, and reports 1", async () => {
+    const r = run(capped(1), rateLimited());
+    const output = await r.finish();
+    expect(output).toMatchObject({
+      outcome: "blocked",
+      retryAttempts: 0,
+      error: { code: "rate_limit", attempt: 0, maxAttempts: 1 },
+    });
+    expect(r.emitted.map((e) => e.type)).toEqual(["a2a.send"]);
+    expect(r.waitCalls).toHaveLength(1);
+  });
+
+  it("1 retries nothing either where the class allows 2: a wait timeout is not resent", async () => {
+    const r = run({ ...capped(1), maxWaitMs: 30_000 }, [{ status: "timeout" }, { status: "ok" }]);
+    expect(await r.finish()).toMatchObject({
+      outcome: "blocked",
+      retryAttempts: 0,
+      error: { code: "wait_timeout", maxAttempts: 1 },
+    });
+    expect(r.sends).toHaveLength(1);
+  });
+
+  it("2 allows one retry of a class that allows 3, and a2a.retry says 2", async () => {
+    const r = run(capped(2), rateLimited());
+    const output = await r.finish();
+    expect(output).toMatchObject({
+      outcome: "blocked",
+      retryAttempts: 1,
+      error: { code: "rate_limit", attempt: 1, maxAttempts: 2 },
+    });
+    const retries = r.emitted.filter((e) => e.type === "a2a.retry").map((e) => A2AEventSchema.parse(e));
+    expect(retries.map((e) => e.type === "a2a.retry" && [e.data.attempt, e.data.maxAttempts])).toEqual([
+      [1, 2],
+    ]);
+  });
+
+  it.each([
+    ["3 (the default) changes nothing", 3],
+    ["10 never raises a class's limit", 10],
+    ["absent (an input from before the setting) is no cap", undefined],
+  ])("%s", async (_label, maxAttempts) => {
+    const limited = run(capped(maxAttempts), rateLimited());
+    expect(await limited.finish()).toMatchObject({
+      outcome: "blocked",
+      retryAttempts: 2,
+      error: { code: "rate_limit", maxAttempts: 3 },
+    });
+    const timeouts = run({ ...capped(maxAttempts), maxWaitMs: 30_000 }, [
+      { status: "timeout" },
+      { status: "timeout" },
+      { status: "timeout" },
+    ]);
+    expect(await timeouts.finish()).toMatchObject({
+      outcome: "blocked",
+      retryAttempts: 1,
+      error: { code: "wait_timeout", maxAttempts: 2 },
+    });
+  });
+
+  it("a snapshot persisted before the setting existed resumes without a cap", async () => {
+    const { maxAttempts: _none, ...olderRetry } = capped(1).retry;
+    const older = { ...baseInput, retry: olderRetry };
+    const first = createActor(
+      replyWaitMachine.provide({
+        actors: {
+          sendMessage: fromPromise<SendMessageOutput, SendMessageInput>(async () => ({
+            runId: "run-1",
+            at: 100,
+          })),
+          agentWait: pending(),
+          readReply: pending(),
+        },
+      }),
+      { input: older },
+    ).start();
+    await vi.waitFor(() => expect(first.getSnapshot().value).toBe("waiting"));
+    expect(first.getSnapshot().context.retry).not.toHaveProperty("maxAttempts");
+    const persisted = first.getPersistedSnapshot();
+    first.stop();
+
+    let clock = 100;
+    const waits = rateLimited();
+    const restored = createActor(
+      replyWaitMachine.provide({
+        actors: {
+          sendMessage: pending(),
+          agentWait: fromPromise<AgentWaitOutput, AgentWaitInput>(async () => ({
+            ...(waits.shift() ?? { status: "ok" as const }),
+            at: (clock += 1_000),
+          })),
+          readReply: pending(),
+        },
+      }),
+      { input: older, snapshot: persisted },
+    ).start();
+    for (;;) {
+      await vi.waitFor(() => {
+        const s = restored.getSnapshot();
+        if (s.status !== "done" && !s.matches("retrying")) throw new Error("still working");
+      });
+      const snapshot = restored.getSnapshot();
+      if (snapshot.status === "done") break;
+      clock = Math.max(clock, snapshot.context.due?.at ?? clock);
+      restored.send({ type: "BACKOFF_ELAPSED", at: clock });
+    }
+    expect(restored.getSnapshot().output).toMatchObject({
+      outcome: "blocked",
+      retryAttempts: 2,
+      error: { code: "rate_limit", maxAttempts: 3 },
+    });
+  });
+});
+
 describe("replyWaitMachine, bad input and junk events", () => {
   it.each([
     ["maxWaitMs", { maxWaitMs: 0 }],

@@ -7,6 +7,7 @@ import {
   buildNoReplyOutcomeMessage,
   calculateBackoffMs,
   canRetry,
+  capMaxAttempts,
   classifyA2AError,
   extractRetryAfterMs,
   retryResends,
@@ -411,6 +412,48 @@ describe("canRetry: retryable && attempt < maxAttempts - 1 && retry.enabled (API
     expect(canRetry({ ...base, attempt: 4 }, true)).toBe(false);
     expect(canRetry({ ...base, retryable: false, attempt: 0 }, true)).toBe(false);
     expect(canRetry({ ...base, attempt: 0, maxAttempts: 1 }, true)).toBe(false);
+  });
+});
+
+describe("capMaxAttempts: config retry.maxAttempts caps a class's limit (design 000 §8.1)", () => {
+  const EVERY_CLASS: ClassifyParams[] = [
+    { gatewayError: new Error("x"), attempt: 0 },
+    { waitStatus: "not_found", attempt: 0 },
+    { waitStatus: "not_found", attempt: 2 },
+    { waitError: "429", attempt: 0 },
+    { waitError: "context length", attempt: 0 },
+    { waitError: "503", attempt: 0 },
+    { waitStatus: "error", attempt: 0 },
+    { waitStatus: "timeout", attempt: 0 },
+  ];
+
+  it("the default 3 changes no class: none allows more than 3 attempts", () => {
+    for (const params of EVERY_CLASS) {
+      const info = classifyA2AError(params);
+      expect(info.maxAttempts, info.code).toBeLessThanOrEqual(3);
+      expect(capMaxAttempts(info, 3)).toEqual(info);
+    }
+  });
+
+  it("lowers a class's limit to the cap, never raises it, and leaves the rest of the info alone", () => {
+    const rate = classifyA2AError({ waitError: "429 retry after 3s", attempt: 1 });
+    expect(capMaxAttempts(rate, 2)).toEqual({ ...rate, maxAttempts: 2 });
+    expect(capMaxAttempts(rate, 10)).toEqual(rate);
+    const timeout = classifyA2AError({ waitStatus: "timeout", attempt: 0 });
+    expect(capMaxAttempts(timeout, 1)).toMatchObject({ code: "wait_timeout", maxAttempts: 1 });
+  });
+
+  it("without a cap (undefined), the class's limit stands", () => {
+    for (const params of EVERY_CLASS) {
+      const info = classifyA2AError(params);
+      expect(capMaxAttempts(info, undefined)).toEqual(info);
+    }
+  });
+
+  it("with a cap of 1 no class is retried", () => {
+    for (const params of EVERY_CLASS) {
+      expect(canRetry(capMaxAttempts(classifyA2AError(params), 1), true)).toBe(false);
+    }
   });
 });
 

@@ -66,9 +66,9 @@ const AgentToAgentSchema = z.strictObject({
         .max(10)
         .default(3)
         .describe(
-          "Design 000's cap on attempts per message. Not applied by this version: each error class has its " +
-            "own limit (rate limit, server overload, gateway connection 3 attempts; wait timeout and a " +
-            "missing run 2; permanent errors 1), and `retry.enabled` turns retrying off.",
+          "Most tries of one message, the first included. The latest failure's error class has its own " +
+            "limit (rate limit, server overload, gateway connection 3; wait timeout and a missing run 2; " +
+            "permanent errors 1), capped at this: 1 retries nothing, the default 3 lowers no class's limit.",
         ),
       baseBackoffMs: durationMs(2_000).describe(
         "Backoff before retry n+1 is min(baseBackoffMs × 2^n, maxBackoffMs) with ±25 % jitter, unless " +
@@ -132,8 +132,9 @@ const DiscordSchema = z.strictObject({
         .boolean()
         .default(true)
         .describe(
-          "Meant to switch the reminders and the escalation off. Not applied by this version: every " +
-            "`discordSend` mention is tracked, reminded and escalated.",
+          "Remind a silent target and escalate to a human. With false, a `discordSend` mention is still " +
+            "tracked (an answer in the thread ends it `responded`, `mentions()` lists it) but never " +
+            "reminded or escalated: it waits without a timeout.",
         ),
       responseTimeoutMs: durationMs(300_000).describe(
         "Time without an answer from the target, counted from the latest delivery (the mention or the " +

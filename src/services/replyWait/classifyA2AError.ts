@@ -109,3 +109,11 @@ export function canRetry(info: A2AErrorInfo, retryEnabled: boolean): boolean {
     info.attempt < info.maxAttempts - 1
   );
 }
+
+/**
+ * The error with its class's `maxAttempts` capped by the configured one (`retry.maxAttempts`, design 000
+ * §8.1: at most that many attempts per message whatever the class). Without a cap it is returned as is.
+ */
+export function capMaxAttempts(info: A2AErrorInfo, maxAttempts: number | undefined): A2AErrorInfo {
+  return maxAttempts === undefined || info.maxAttempts <= maxAttempts ? info : { ...info, maxAttempts };
+}
