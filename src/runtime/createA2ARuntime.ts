@@ -72,6 +72,8 @@ interface Hosted {
   actor: AnyActorRef;
   /** Called after every persisted change; used by callers waiting for a state. */
   watchers: Set<() => void>;
+  /** Callers still waiting, told when the runtime stops before their answer is durable. */
+  abandoned: Set<(error: Error) => void>;
   /** The write that holds the latest snapshot: an answer is given only once it is durable. */
   lastWrite: Promise<void>;
 }
@@ -129,6 +131,9 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   let log: EventLog | undefined;
   let lock: { release(): Promise<void> } | undefined;
   let stopping = false;
+  /** Consecutive failed write rounds (for the retry backoff), and the retry wait in progress. */
+  let failedWrites = 0;
+  let writeRetry: { waited: Promise<void>; end: () => void } | undefined;
   let flushScheduled = false;
   let threadsDb: Low<ThreadStateData> | undefined;
   let threadsWrite: Promise<void> = Promise.resolve();
@@ -181,7 +186,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       // The invoking snapshot is reported once the transition settles: let it, queue it, then wait for disk.
       await Promise.resolve();
       persistDirty();
-      await store?.flush();
+      if (store !== undefined) await landed(store.flush());
     },
   };
   const machines = { a2aFlow: provideFlow(sideEffects), collaborate: provideCollaborate(sideEffects) };
@@ -211,6 +216,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       kind,
       actor: undefined as unknown as AnyActorRef,
       watchers: new Set(),
+      abandoned: new Set(),
       lastWrite: Promise.resolve(),
     };
     const inspect = treeInspector({
@@ -260,6 +266,47 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     }
   }
 
+  /**
+   * Resolves once `write` (a put or flush) is on disk. A failed write (disk full, a directory gone) is
+   * retried, with backoff, until it lands: answers and side effects wait for it rather than act on
+   * state a crash would lose. Rejects only when the runtime stops meanwhile.
+   */
+  async function landed(write: Promise<void>): Promise<void> {
+    for (;;) {
+      try {
+        await write;
+        failedWrites = 0;
+        return;
+      } catch (error) {
+        if (stopping || store === undefined) throw error;
+        await writeRetryDelay(error);
+        if (stopping || store === undefined) throw error;
+        write = store.flush();
+      }
+    }
+  }
+
+  /** One shared wait between write retries, however many callers wait: 100 ms, doubling up to 5 s. */
+  function writeRetryDelay(error: unknown): Promise<void> {
+    if (writeRetry !== undefined) return writeRetry.waited;
+    const delayMs = Math.min(5_000, 100 * 2 ** Math.min(failedWrites, 6));
+    failedWrites += 1;
+    warn(`snapshots could not be written (${describe(error)}); retrying in ${delayMs} ms, answers wait`);
+    let end = (): void => {};
+    const waited = new Promise<void>((resolveDelay) => (end = resolveDelay));
+    const handle = scheduler.setTimeout(() => retryNow(), delayMs);
+    const retry = { waited, end: () => (scheduler.clearTimeout(handle), end()) };
+    writeRetry = retry;
+    return waited;
+  }
+
+  /** Ends the retry wait at once (its time is up, or the runtime stops and the waiters must hear so). */
+  function retryNow(): void {
+    const retry = writeRetry;
+    writeRetry = undefined;
+    retry?.end();
+  }
+
   function persist(entry: Hosted, target: SnapshotStore): void {
     const snapshot = entry.actor.getSnapshot() as { status: string };
     const status = snapshot.status === "done" ? "done" : snapshot.status === "error" ? "error" : "active";
@@ -276,8 +323,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       if (waiting.size > 0) awaitingIn.set(meta.threadId, waiting);
       else awaitingIn.delete(meta.threadId);
     }
-    entry.lastWrite = target
-      .put({
+    entry.lastWrite = landed(
+      target.put({
         id: entry.id,
         machineId: entry.kind,
         machineVersion: MACHINE_VERSIONS[entry.kind],
@@ -286,8 +333,10 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
         status,
         updatedAt: now(),
         ...(meta === undefined ? {} : { meta: { ...meta } }),
-      })
-      .catch((error: unknown) => warn(`could not persist actor ${entry.id}: ${describe(error)}`));
+      }),
+    );
+    // Answers and side effects wait on lastWrite; an actor nobody waits on must not leave a rejection behind.
+    entry.lastWrite.catch(() => undefined);
     if (status !== "active") {
       if (status === "error")
         warn(`actor ${entry.id} failed: ${describe((snapshot as { error?: unknown }).error)}`);
@@ -302,13 +351,16 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
    * caller is told has happened survives a crash. Re-checked after every persisted change.
    */
   function until<T>(entry: Hosted, pick: () => T | undefined): Promise<T> {
-    return new Promise((resolveValue) => {
+    return new Promise((resolveValue, rejectValue) => {
       const check = () => {
         const value = pick();
         if (value === undefined) return;
         entry.watchers.delete(check);
-        void entry.lastWrite.then(() => resolveValue(value));
+        entry.lastWrite
+          .then(() => resolveValue(value), rejectValue)
+          .finally(() => entry.abandoned.delete(rejectValue));
       };
+      entry.abandoned.add(rejectValue);
       entry.watchers.add(check);
       check();
     });
@@ -360,6 +412,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       return s.status === "active" ? undefined : resultOf(s.status === "done" ? "ok" : "blocked");
     });
 
+    // Not awaited when the caller only waits for "accepted": a stop meanwhile must not be an unhandled rejection.
+    finished.catch(() => undefined);
     if (timeoutSeconds === 0) {
       // Accepted once the message left (or the flow ended before it could): the flow goes on as an actor.
       return until(entry, () => (messageSent(entry) ? resultOf("accepted") : undefined));
@@ -535,9 +589,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     if (threadId !== undefined && agentOfBot.has(message.authorId) && trackResponse(threadId, message) > 0) {
       // The caller may treat the answer as recorded once this returns: make it so.
       persistDirty();
-      await store
-        ?.flush()
-        .catch((error: unknown) => warn(`could not persist a response: ${describe(error)}`));
+      if (store !== undefined) await landed(store.flush());
     }
 
     const decision = decidePreflight(message, {
@@ -682,8 +734,15 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       if (store === undefined) return;
       persistDirty();
       stopping = true;
+      retryNow();
       timers.stop();
-      for (const entry of hosted.values()) entry.actor.stop();
+      for (const entry of hosted.values()) {
+        entry.actor.stop();
+        const error = new Error(
+          `A2ARuntime stopped before actor ${entry.id} reached what its caller waits for`,
+        );
+        for (const abandon of entry.abandoned) abandon(error);
+      }
       hosted.clear();
       limiters.threadCreation.close();
       limiters.messages.close();
