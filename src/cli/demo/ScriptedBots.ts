@@ -1,5 +1,4 @@
-import type { Client } from "discord.js";
-import { Routes } from "discord.js";
+import { type Client, Routes } from "discord.js";
 import type { A2ARuntime, PreflightResult } from "../../runtime/index.js";
 import type { InboundDiscordMessage } from "../../services/index.js";
 import type { AcceleratedClock } from "./AcceleratedClock.js";

@@ -69,7 +69,8 @@ export function demoConfig(cast: Pick<Cast, "botIds" | "channelId" | "humanId">,
   );
 }
 
-async function login(token: string, apiUrl: string | undefined): Promise<Client<true>> {
+/** A strict discord.js client logged in with `token` (to `apiUrl` instead of discord.com when given). */
+export async function loginBot(token: string, apiUrl: string | undefined): Promise<Client<true>> {
   const client = new Client({
     intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent],
     // Strict, as API.md §8 asks: the machines own every retry of a 5xx or a 429.
@@ -90,7 +91,7 @@ async function loginAll(tokens: Record<DemoAgentId, string>, apiUrl: string | un
   const entries = await Promise.all(
     AGENT_IDS.map(async (id) => {
       try {
-        return [id, await login(tokens[id], apiUrl)] as const;
+        return [id, await loginBot(tokens[id], apiUrl)] as const;
       } catch (error) {
         throw new Error(`the ${id} bot could not log in to Discord: ${(error as Error).message}`, {
           cause: error,
@@ -185,5 +186,3 @@ export async function realCast(target: RealDiscordTarget): Promise<Cast> {
     async () => {},
   );
 }
-
-export { login as loginBot };
