@@ -243,6 +243,21 @@ export class SnapshotStore {
     return this.records("archive");
   }
 
+  /**
+   * Calls `fn` with every live (status "active") or archived record, in the store's order, WITHOUT
+   * copying: the records are the store's own objects. Do not mutate them or anything in them, and do not
+   * put() or prune() during the pass; a caller that keeps one past the pass must not change it either (a
+   * later put() replaces the store's object, it never changes it). For read-heavy passes such as the
+   * runtime's start(), where load()/archived() would structuredClone every record.
+   */
+  forEachRecord(kind: "live" | "archive", fn: (record: Readonly<ActorRecord>) => void): void {
+    for (const [id, file] of this.home) {
+      if (file.kind !== kind) continue;
+      const record = file.db.data.records[id];
+      if (record !== undefined) fn(record);
+    }
+  }
+
   /** A copy of the record with this id, live or archived. */
   get(id: string): ActorRecord | undefined {
     const record = this.home.get(id)?.db.data.records[id];

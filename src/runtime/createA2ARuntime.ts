@@ -89,10 +89,20 @@ interface CollaborationMeta {
   sentAt?: number;
 }
 
+/** The mention child's states in which a collaboration only waits (for a durable timeout or an answer). */
+const WAITING_MENTION_STATES: ReadonlySet<unknown> = new Set(["pending", "reminded", "untimed"]);
+
 /**
  * The actor host a gateway embeds (API.md §7): one actor per `sessionsSend` flow and per
  * `discordSend` collaboration (its tracked mention is a child), each persisted as a snapshot after
  * every change, resumed after a restart with its durable timers re-armed.
+ *
+ * Lazy hosting: at start(), a collaboration whose mention only waits (for a durable timeout or the
+ * target's answer) stays a record, "dormant": its timers are armed from the record and it is indexed
+ * by thread, and its XState actor is restored from the record's snapshot on its first event (a timer
+ * due, a bot's message in its thread), which is then delivered as to any hosted actor. Everything
+ * else is hosted at start. An `inspect` inspector therefore sees a dormant collaboration only once it
+ * is hosted (its `@xstate.actor` event comes then, not at start).
  */
 export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   const config: A2AConfig = parseConfig(options.config);
@@ -118,11 +128,16 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   const hosted = new Map<string, Hosted>();
   const dirty = new Set<string>();
   const resuming = new Set<string>();
+  /**
+   * Live collaborations not hosted yet (see lazy hosting above), by id: the store's own records, read
+   * only (SnapshotStore.forEachRecord); one leaves this map when it is hosted.
+   */
+  const dormant = new Map<string, Readonly<ActorRecord>>();
   /** Live collaborations by the thread they await an answer in: inbound messages touch only those. */
   const awaitingIn = new Map<string, Set<string>>();
   const timers = new TimerQueue(
     now,
-    (timer) => hosted.get(timer.actorId)?.actor.send({ type: timer.event, at: now() }),
+    (timer) => hostedOrWoken(timer.actorId)?.actor.send({ type: timer.event, at: now() }),
     scheduler,
   );
 
@@ -246,6 +261,24 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     entry.actor.start();
     markDirty(id);
     return entry;
+  }
+
+  /** The hosted actor with this id; a dormant one is hosted first (restored from its record). */
+  function hostedOrWoken(id: string): Hosted | undefined {
+    const entry = hosted.get(id);
+    if (entry !== undefined) return entry;
+    const record = dormant.get(id);
+    if (record === undefined) return undefined;
+    dormant.delete(id);
+    try {
+      // The store's record is read-only: the actor gets its own copy of the snapshot.
+      return host("collaborate", id, { snapshot: structuredClone(record.snapshot), timers: record.timers });
+    } catch (error) {
+      hosted.delete(id);
+      timers.forget(id);
+      warn(`could not resume actor ${id} (${record.machineId}); it stays stored: ${describe(error)}`);
+      return undefined;
+    }
   }
 
   // Persistence is batched per microtask: one snapshot per actor per burst of transitions.
@@ -632,8 +665,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   /** Tells every collaboration awaiting an answer in the thread; returns how many were told. */
   function trackResponse(threadId: string, m: InboundDiscordMessage): number {
     let told = 0;
-    for (const id of awaitingIn.get(threadId) ?? []) {
-      const entry = hosted.get(id);
+    for (const id of [...(awaitingIn.get(threadId) ?? [])]) {
+      const entry = hostedOrWoken(id);
       if (entry === undefined) continue;
       const snapshot = entry.actor.getSnapshot() as { value: string };
       if (snapshot.value !== "awaitingResponse") continue;
@@ -651,31 +684,32 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       if (meta?.threadId === undefined || meta.mention === undefined) return;
       summaries.set(id, { id, threadId: meta.threadId, targetAgentId: meta.targetAgentId, ...meta.mention });
     };
-    for (const record of current.archived())
+    current.forEachRecord("archive", (record) => {
       if (record.machineId === "collaborate") add(record.id, record.meta as CollaborationMeta | undefined);
+    });
+    for (const record of dormant.values()) add(record.id, dormantMeta(record));
     for (const entry of hosted.values())
       if (entry.kind === "collaborate") add(entry.id, collaborationMeta(entry.actor));
     return [...summaries.values()];
   }
 
-  function restore(records: ActorRecord[]): void {
-    for (const record of records) {
-      const meta = record.meta as CollaborationMeta | undefined;
-      if (record.machineId === "collaborate" && meta?.threadId !== undefined) {
-        threads.addParticipants(meta.threadId, [meta.fromAgentId, meta.targetAgentId], record.updatedAt);
-        if (record.status === "active") {
-          awaitingIn.set(meta.threadId, (awaitingIn.get(meta.threadId) ?? new Set<string>()).add(record.id));
-        }
-        if (meta.parentChannelId !== undefined) {
-          threads.useRoute({
-            fromAgentId: meta.fromAgentId,
-            targetAgentId: meta.targetAgentId,
-            ...(meta.topicId === undefined ? {} : { topicId: meta.topicId }),
-            threadId: meta.threadId,
-            channelId: meta.parentChannelId,
-            lastUsedAt: meta.sentAt ?? record.updatedAt,
-          });
-        }
+  /** Indexes a stored record (thread participants, routes, collaborations awaiting an answer) at start. */
+  function restore(record: Readonly<ActorRecord>): void {
+    const meta = record.meta as CollaborationMeta | undefined;
+    if (record.machineId === "collaborate" && meta?.threadId !== undefined) {
+      threads.addParticipants(meta.threadId, [meta.fromAgentId, meta.targetAgentId], record.updatedAt);
+      if (record.status === "active") {
+        awaitingIn.set(meta.threadId, (awaitingIn.get(meta.threadId) ?? new Set<string>()).add(record.id));
+      }
+      if (meta.parentChannelId !== undefined) {
+        threads.useRoute({
+          fromAgentId: meta.fromAgentId,
+          targetAgentId: meta.targetAgentId,
+          ...(meta.topicId === undefined ? {} : { topicId: meta.topicId }),
+          threadId: meta.threadId,
+          channelId: meta.parentChannelId,
+          lastUsedAt: meta.sentAt ?? record.updatedAt,
+        });
       }
     }
   }
@@ -712,14 +746,29 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       });
       index.attach(bus);
       await store.prune(now());
-      const live = store.load();
-      restore([...store.archived(), ...live]);
+      // One read-only pass over the store's own records (no copies): the actor host copies the
+      // snapshot of each actor it hosts; a waiting collaboration stays a record until its first event.
+      const live: Array<Readonly<ActorRecord>> = [];
+      store.forEachRecord("archive", restore);
+      store.forEachRecord("live", (record) => {
+        restore(record);
+        live.push(record);
+      });
       for (const record of live) {
         if (record.status !== "active") continue;
         const kind = record.machineId as Kind;
         if (!(kind in MACHINE_VERSIONS)) continue;
+        if (kind === "collaborate" && onlyWaits(record.snapshot)) {
+          dormant.set(record.id, record);
+          timers.set(record.id, record.timers);
+          // Indexed by the thread its snapshot awaits in (the record's meta says the same, when present).
+          const threadId = dormantMeta(record).threadId;
+          if (threadId !== undefined)
+            awaitingIn.set(threadId, (awaitingIn.get(threadId) ?? new Set<string>()).add(record.id));
+          continue;
+        }
         try {
-          host(kind, record.id, { snapshot: record.snapshot, timers: record.timers });
+          host(kind, record.id, { snapshot: structuredClone(record.snapshot), timers: record.timers });
         } catch (error) {
           warn(
             `could not resume actor ${record.id} (${record.machineId}); it stays stored: ${describe(error)}`,
@@ -744,6 +793,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
         for (const abandon of entry.abandoned) abandon(error);
       }
       hosted.clear();
+      // Dormant collaborations are on disk as they were read; nothing to do but let them go.
+      dormant.clear();
       limiters.threadCreation.close();
       limiters.messages.close();
       const closing = store;
@@ -778,18 +829,71 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   };
 }
 
+type CollaborationContextView = CollaborateInput & {
+  resolvedThreadId?: string;
+  parentChannelId?: string;
+  sentAt?: number;
+  mentionAttempts?: number;
+};
+type MentionView = { value: string; context: MentionContext };
+/** A collaborate snapshot as persisted (`getPersistedSnapshot()`): children hold their own snapshots. */
+type PersistedCollaboration = {
+  status?: unknown;
+  value?: unknown;
+  context?: CollaborationContextView;
+  children?: Record<string, { snapshot?: { status?: unknown; value?: unknown; context?: MentionContext } }>;
+};
+
 /** The collaboration's thread and its mention's progress, read from the live actor tree. */
 function collaborationMeta(actor: AnyActorRef): CollaborationMeta {
   const snapshot = actor.getSnapshot() as {
     value: string;
-    context: CollaborateInput & { resolvedThreadId?: string; parentChannelId?: string; sentAt?: number };
-    output?: CollaborateOutput;
+    context: CollaborationContextView;
     children: Record<string, AnyActorRef | undefined>;
   };
-  const c = snapshot.context as typeof snapshot.context & { mentionAttempts?: number };
-  const child = snapshot.children.mention?.getSnapshot() as
-    { value: string; context: MentionContext } | undefined;
-  const mention = mentionStatus(snapshot.value, c.mentionAttempts, child);
+  const child = snapshot.children.mention?.getSnapshot() as MentionView | undefined;
+  return metaOf(snapshot.value, snapshot.context, child);
+}
+
+/**
+ * A collaboration that only waits: in `awaitingResponse`, its mention child (`mention`) active in
+ * `pending`, `reminded` or `untimed` (no invoked promise in flight). It can stay a record until its
+ * first event (lazy hosting).
+ */
+function onlyWaits(snapshot: unknown): boolean {
+  const s = snapshot as PersistedCollaboration | null;
+  if (typeof s !== "object" || s === null) return false;
+  const child = s.children?.mention?.snapshot;
+  return (
+    s.status === "active" &&
+    s.value === "awaitingResponse" &&
+    typeof s.context === "object" &&
+    child !== undefined &&
+    child.status === "active" &&
+    WAITING_MENTION_STATES.has(child.value) &&
+    typeof child.context === "object"
+  );
+}
+
+/** collaborationMeta of a dormant (only waiting, see onlyWaits) collaboration, read from its record. */
+function dormantMeta(record: Readonly<ActorRecord>): CollaborationMeta {
+  const s = record.snapshot as PersistedCollaboration;
+  const child = s.children?.mention?.snapshot;
+  return metaOf(
+    s.value as string,
+    s.context as CollaborationContextView,
+    child === undefined
+      ? undefined
+      : { value: child.value as string, context: child.context as MentionContext },
+  );
+}
+
+function metaOf(
+  value: string,
+  c: CollaborationContextView,
+  child: MentionView | undefined,
+): CollaborationMeta {
+  const mention = mentionStatus(value, c.mentionAttempts, child);
   return {
     fromAgentId: c.fromAgentId,
     targetAgentId: c.targetAgentId,
