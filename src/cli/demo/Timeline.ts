@@ -7,6 +7,8 @@ interface Watched {
   parent?: string;
   /** ` ruda→eden` for a root actor, once its context is seen. */
   parties?: string;
+  /** Restored from the state dir rather than started here (it or its root was stored before). */
+  resumed: boolean;
   state?: string;
 }
 
@@ -34,6 +36,7 @@ export function stateName(value: unknown): string {
 
 /** What inspection tells of an actor (an `Actor` underneath, typed as the narrower ActorRefLike). */
 interface InspectedActor {
+  id: string;
   sessionId: string;
   logic?: { id?: unknown; root?: unknown };
   _parent?: { sessionId: string };
@@ -60,8 +63,8 @@ function partiesOf(context: unknown): string {
  */
 export class Timeline {
   private readonly watched = new Map<string, Watched>();
-  /** Set while a runtime starts: the first snapshot of an actor is then a resumption, not a start. */
-  resuming = false;
+  /** Root actors stored before this process started: their first snapshot is a resumption. */
+  private readonly stored = new Set<string>();
   transitions = 0;
 
   constructor(
@@ -73,11 +76,14 @@ export class Timeline {
 
   readonly inspect = (event: InspectionEvent): void => {
     if (event.type === "@xstate.actor") {
-      const actor = event.actorRef as InspectedActor;
+      const actor = event.actorRef as unknown as InspectedActor;
       const machineId = machineIdOf(actor);
       if (machineId === undefined) return;
       const parent = actor._parent?.sessionId;
+      const resumed =
+        parent === undefined ? this.stored.has(actor.id) : (this.watched.get(parent)?.resumed ?? false);
       this.watched.set(actor.sessionId, {
+        resumed,
         ref: actor as Watched["ref"],
         machineId,
         ...(parent === undefined ? {} : { parent }),
@@ -93,7 +99,7 @@ export class Timeline {
     if (watched.parties === undefined && watched.parent === undefined) {
       watched.parties = partiesOf(snapshot.context);
     }
-    const from = watched.state ?? (this.resuming ? "(resumed)" : "(start)");
+    const from = watched.state ?? (watched.resumed ? "(resumed)" : "(start)");
     watched.state = state;
     this.transitions += 1;
     this.line(this.labelOf(watched), `${from} → ${state}`, event.event.type);
@@ -111,6 +117,14 @@ export class Timeline {
     const detail = describeEvent(e);
     if (detail !== undefined) this.line("event", e.type, detail);
   };
+
+  /**
+   * Actors (root ids) that were stored before this process started: the runtime may resume them at
+   * start or later (a waiting collaboration is hosted on its first event), either way "(resumed)".
+   */
+  expectResumed(ids: Iterable<string>): void {
+    for (const id of ids) this.stored.add(id);
+  }
 
   /** A line another process's timeline printed, as it was. */
   echo(line: string): void {

@@ -5,7 +5,7 @@ import { createInterface } from "node:readline";
 import { join, resolve } from "node:path";
 import type { InspectionEvent } from "xstate";
 import { bridgeDiscordJs, createDiscordJsPort, snowflakeTimestamp } from "../../discord/index.js";
-import { acquireStateDirLock } from "../../persistence/index.js";
+import { acquireStateDirLock, readStateDir } from "../../persistence/index.js";
 import { type A2ARuntime, createA2ARuntime, type DiscordSendParams } from "../../runtime/index.js";
 import { type A2AEvent, parseConfig } from "../../services/index.js";
 import { AcceleratedClock } from "./AcceleratedClock.js";
@@ -211,10 +211,13 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
       events.push(e);
       timeline.onA2AEvent(e);
     });
-    timeline.resuming = true;
+    const stored = await readStateDir(stateDir);
+    timeline.expectResumed(stored.actors.filter((a) => a.record.status === "active").map((a) => a.record.id));
     await runtime.start();
-    timeline.resuming = false;
-    timeline.note(`⟲ gateway restarted in this process (pid ${process.pid}) on the same state dir`);
+    timeline.note(
+      `⟲ gateway restarted in this process (pid ${process.pid}) on the same state dir; ` +
+        "a collaboration that only waits stays on disk until its next event",
+    );
     detach = bridgeDiscordJs(bots.wrap(runtime), cast.clients, { onError: (error) => warn(String(error)) });
 
     const world: DemoWorld = {
