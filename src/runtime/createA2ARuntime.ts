@@ -153,24 +153,41 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   let threadsDb: Low<ThreadStateData> | undefined;
   let threadsWrite: Promise<void> = Promise.resolve();
   let threadsSaveScheduled = false;
+  let threadsChanged = false;
+  let threadsSaving = false;
 
-  // Thread state (participants, routes, sink threads, observer history) is saved like snapshots:
-  // batched per microtask, written durably, one write at a time.
+  // Thread state (participants, routes, sink threads, observer history) is saved durably, one write
+  // at a time, and coalesced: changes made while a write is in flight are saved together by the next
+  // one, so a burst of messages costs one snapshot of the whole state per write, not one per message.
   threads.onChange = () => {
     if (threadsDb === undefined || stopping || threadsSaveScheduled) return;
     threadsSaveScheduled = true;
-    queueMicrotask(saveThreads);
+    queueMicrotask(() => void saveThreads());
   };
 
+  /** Resolves once the thread state as it is now is on disk (or its write failed and was reported). */
   function saveThreads(): Promise<void> {
     threadsSaveScheduled = false;
-    const db = threadsDb;
-    if (db === undefined) return threadsWrite;
-    db.data = threads.snapshot();
-    threadsWrite = threadsWrite
-      .then(() => db.write())
-      .catch((error: unknown) => warn(`could not save the thread state: ${describe(error)}`));
+    threadsChanged = true;
+    if (!threadsSaving) threadsWrite = writeThreads();
     return threadsWrite;
+  }
+
+  async function writeThreads(): Promise<void> {
+    threadsSaving = true;
+    try {
+      while (threadsChanged) {
+        threadsChanged = false;
+        const db = threadsDb;
+        if (db === undefined) return;
+        db.data = threads.snapshot();
+        await db
+          .write()
+          .catch((error: unknown) => warn(`could not save the thread state: ${describe(error)}`));
+      }
+    } finally {
+      threadsSaving = false;
+    }
   }
 
   async function openThreadState(): Promise<void> {
