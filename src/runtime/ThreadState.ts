@@ -125,7 +125,13 @@ export class ThreadState {
   useRoute(p: { fromAgentId: string; targetAgentId: string; topicId?: string } & ThreadRoute): void {
     const key = threadRouteKey(p.fromAgentId, p.targetAgentId, p.topicId);
     const known = this.routes.get(key);
-    if (known === undefined || known.lastUsedAt <= p.lastUsedAt) {
+    const same =
+      known !== undefined &&
+      known.threadId === p.threadId &&
+      known.channelId === p.channelId &&
+      known.lastUsedAt === p.lastUsedAt;
+    // A route seen again as it is (every start re-reads them from the records) changes nothing to save.
+    if (!same && (known === undefined || known.lastUsedAt <= p.lastUsedAt)) {
       this.routes.set(key, { threadId: p.threadId, channelId: p.channelId, lastUsedAt: p.lastUsedAt });
       this.onChange();
     }

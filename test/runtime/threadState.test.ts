@@ -36,3 +36,30 @@ describe("ThreadState participants (participantTTL)", () => {
     expect(again.participantsOf("t1")).toEqual([]);
   });
 });
+
+describe("ThreadState routes", () => {
+  it("reports a change only when a route really changes (a start re-reads every route from the records)", () => {
+    const state = new ThreadState(limits, () => 0);
+    let changes = 0;
+    state.onChange = () => (changes += 1);
+    const route = {
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      threadId: "t1",
+      channelId: "c1",
+      lastUsedAt: 5,
+    };
+    state.useRoute(route);
+    expect(changes).toBe(2); // the route and the thread's parent
+    state.useRoute({ ...route });
+    expect(changes).toBe(2);
+    state.useRoute({ ...route, lastUsedAt: 4 }); // older: kept as it is
+    expect(changes).toBe(2);
+    state.useRoute({ ...route, lastUsedAt: 6 });
+    expect(changes).toBe(3);
+    expect(state.reusableRoute("ruda", "eden", undefined, 6)).toMatchObject({
+      threadId: "t1",
+      lastUsedAt: 6,
+    });
+  });
+});
