@@ -1,0 +1,45 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { statechartDocs } from "../../src/machines/index.js";
+import { runCli } from "../support/cli.js";
+
+describe("a2a-statecharts diagram", () => {
+  it("writes one page per machine and an index, then --check finds them fresh, stale or orphaned", async () => {
+    const out = join(mkdtempSync(join(tmpdir(), "a2a-diagram-")), "statecharts");
+    const written = await runCli("diagram", "--out", out);
+    expect(written.code).toBe(0);
+    const docs = statechartDocs();
+    expect(readdirSync(out).sort()).toEqual(docs.map((d) => basename(d.file)).sort());
+    for (const doc of docs) expect(readFileSync(join(out, basename(doc.file)), "utf8")).toBe(doc.content);
+    expect(written.out).toMatch(/created +.*mentionMachine\.md/);
+
+    const again = await runCli("diagram", "--out", out);
+    expect(again.out).toMatch(/unchanged .*mentionMachine\.md/);
+
+    expect((await runCli("diagram", "--out", out, "--check")).code).toBe(0);
+    const page = join(out, "mentionMachine.md");
+    writeFileSync(page, "edited by hand\n");
+    writeFileSync(join(out, "oldMachine.md"), "a machine that is gone\n");
+    const stale = await runCli("diagram", "--out", out, "--check");
+    expect(stale.code).toBe(1);
+    expect(stale.err).toContain(`stale:   ${page}`);
+    expect(stale.err).toContain(`orphan:  ${join(out, "oldMachine.md")}`);
+    // --check writes nothing.
+    expect(readFileSync(page, "utf8")).toBe("edited by hand\n");
+
+    const missing = join(mkdtempSync(join(tmpdir(), "a2a-diagram-")), "none");
+    const none = await runCli("diagram", "--out", missing, "--check");
+    expect(none.code).toBe(1);
+    expect(none.err).toContain("missing:");
+    expect(existsSync(missing)).toBe(false);
+  });
+
+  it("rejects unknown flags with one line, exit 2", async () => {
+    const bad = await runCli("diagram", "--format", "svg");
+    expect(bad.code).toBe(2);
+    expect(bad.err.split("\n")).toHaveLength(1);
+    expect(bad.err).toContain("--format");
+  });
+});
