@@ -1,4 +1,6 @@
 #!/usr/bin/env node
 import { main } from "./main.js";
+import { terminalIO } from "./terminal.js";
 
-process.exitCode = await main(process.argv.slice(2));
+const io = process.stdout.isTTY ? terminalIO(process.stdout, process.stderr) : undefined;
+process.exitCode = await main(process.argv.slice(2), io?.out, io?.err, io?.status);

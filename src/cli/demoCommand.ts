@@ -133,6 +133,7 @@ export async function runDemoCommand(argv: string[], io: CliIO): Promise<number>
     }
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
     options = demoOptionsFrom(values, io.out);
+    if (io.status !== undefined) options.progress = io.status;
   } catch (error) {
     io.err(`a2a-statecharts demo: ${(error as Error).message} (see --help)`);
     return 2;

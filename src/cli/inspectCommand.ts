@@ -69,6 +69,7 @@ export async function runInspect(argv: string[], io: CliIO): Promise<number> {
       exit: values.exit === true,
     };
     demo = demoOptionsFrom({ ...values, speed: values.speed ?? "10" }, io.out);
+    if (io.status !== undefined) demo.progress = io.status;
   } catch (error) {
     io.err(`a2a-statecharts inspect: ${(error as Error).message} (see --help)`);
     return 2;

@@ -2,4 +2,6 @@
 export interface CliIO {
   out(line: string): void;
   err(line: string): void;
+  /** One line redrawn in place at the bottom (a terminal only); "" removes it. */
+  status?(line: string): void;
 }

@@ -31,8 +31,13 @@ const COMMANDS: Record<string, Command> = {
   config: runConfig,
 };
 
-export async function main(argv: string[], out = console.log, err = console.error): Promise<number> {
-  const io: CliIO = { out, err };
+export async function main(
+  argv: string[],
+  out: (line: string) => void = console.log,
+  err: (line: string) => void = console.error,
+  status?: (line: string) => void,
+): Promise<number> {
+  const io: CliIO = { out, err, ...(status === undefined ? {} : { status }) };
   const [command, ...rest] = argv;
   if (command !== undefined && Object.hasOwn(COMMANDS, command)) {
     return (COMMANDS[command] as Command)(rest, io);

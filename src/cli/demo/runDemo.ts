@@ -31,6 +31,8 @@ export interface DemoOptions {
   /** Also given every inspection event (the `inspect` command's viewers). */
   inspect?: (event: InspectionEvent) => void;
   print: (line: string) => void;
+  /** A live progress line, redrawn in place (a terminal); "" when the demo is done. */
+  progress?: (line: string) => void;
 }
 
 export interface ScenarioOutcome {
@@ -240,32 +242,43 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
     const all = [restartScenario, ...SCENARIOS];
     let done = 0;
     const realStart = Date.now();
-    const outcomes = await Promise.all(
-      all.map(async (scenario): Promise<ScenarioOutcome> => {
-        const expected = scenario.expected(world);
-        const skipped = scenario.unavailable?.(world);
-        if (skipped !== undefined)
-          return { title: scenario.title, expected, actual: "skipped", passed: true, skipped };
-        if (scenario !== restartScenario) o.print(`  ${demoStamp(clock.elapsed())}  ▶ ${scenario.title}`);
-        let actual: string;
-        try {
-          actual = await scenario.play(world);
-        } catch (error) {
-          actual = `error: ${error instanceof Error ? error.message : String(error)}`;
-        }
-        done += 1;
-        const passed = actual === expected;
-        o.print(
-          `  ${demoStamp(clock.elapsed())}  ${passed ? "✔" : "✘"} ${scenario.title}: ${actual}` +
-            `${passed ? "" : ` (expected: ${expected})`}`,
-        );
-        o.print(
-          `  ── progress: ${done}/${all.length} scenarios done · demo time ${demoStamp(clock.elapsed())} · ` +
-            `${((Date.now() - realStart) / 1000).toFixed(1)} s real`,
-        );
-        return { title: scenario.title, expected, actual, passed };
-      }),
-    );
+    const progressLine = () =>
+      `⏱ demo time ${demoStamp(clock.elapsed())} · ${done}/${all.length} scenarios done · ` +
+      `${((Date.now() - realStart) / 1000).toFixed(1)} s real`;
+    const ticker =
+      o.progress === undefined ? undefined : setInterval(() => o.progress?.(progressLine()), 250);
+    let outcomes: ScenarioOutcome[];
+    try {
+      outcomes = await Promise.all(
+        all.map(async (scenario): Promise<ScenarioOutcome> => {
+          const expected = scenario.expected(world);
+          const skipped = scenario.unavailable?.(world);
+          if (skipped !== undefined)
+            return { title: scenario.title, expected, actual: "skipped", passed: true, skipped };
+          if (scenario !== restartScenario) o.print(`  ${demoStamp(clock.elapsed())}  ▶ ${scenario.title}`);
+          let actual: string;
+          try {
+            actual = await scenario.play(world);
+          } catch (error) {
+            actual = `error: ${error instanceof Error ? error.message : String(error)}`;
+          }
+          done += 1;
+          const passed = actual === expected;
+          o.print(
+            `  ${demoStamp(clock.elapsed())}  ${passed ? "✔" : "✘"} ${scenario.title}: ${actual}` +
+              `${passed ? "" : ` (expected: ${expected})`}`,
+          );
+          o.print(
+            `  ── progress: ${done}/${all.length} scenarios done · demo time ${demoStamp(clock.elapsed())} · ` +
+              `${((Date.now() - realStart) / 1000).toFixed(1)} s real`,
+          );
+          return { title: scenario.title, expected, actual, passed };
+        }),
+      );
+    } finally {
+      clearInterval(ticker);
+      o.progress?.("");
+    }
     await bots.settled();
 
     const completes = events.filter((e) => e.type === "a2a.complete");
