@@ -1,8 +1,14 @@
-import { mkdir, readdir, rm } from "node:fs/promises";
+import { type FileHandle, mkdir, open as openFile, readFile, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Low } from "lowdb";
 import { z } from "zod";
-import { CorruptStateFileError, DurableJsonFile, errorText, syncDirectory } from "./DurableJsonFile.js";
+import {
+  CorruptStateFileError,
+  DurableJsonFile,
+  StateFileReadError,
+  errorText,
+  syncDirectory,
+} from "./DurableJsonFile.js";
 import { quarantineFile, quarantineStamp } from "./quarantine.js";
 import { StateDirNotWritableError, isProcessAlive } from "./StateDirLock.js";
 
@@ -50,6 +56,8 @@ export interface SnapshotStoreOptions {
   migrations?: Record<string, (snapshot: unknown, fromVersion: number) => unknown>;
   /** Age (by updatedAt) after which prune() drops an archived record. Default: one day (API.md §1 cleanupMaxAgeMs). */
   cleanupMaxAgeMs?: number;
+  /** Journal size (bytes) past which the journal is folded into the shard and archive files. Default 8 MiB. */
+  journalMaxBytes?: number;
   onWarning?: (message: string) => void;
 }
 
@@ -66,10 +74,15 @@ export interface SnapshotStoreStats {
   shards: number;
   liveRecords: number;
   archivedRecords: number;
-  /** Every byte this store has written (shards, archives, quarantine files), for benchmarks. */
+  /** Every byte this store has written (journal appends, shards, archives, quarantine files), for benchmarks. */
   bytesWritten: number;
-  /** Number of files written. */
+  /** Number of writes: journal appends plus whole files written by compaction. */
   writes: number;
+  /** Journal appends (one per batch) and the bytes they wrote. */
+  journalAppends: number;
+  journalBytes: number;
+  /** Compactions that folded the journal into the files. */
+  compactions: number;
 }
 
 /**
@@ -86,6 +99,7 @@ export interface SnapshotStoreStats {
 export const DEFAULT_SHARDS = 32;
 const DEFAULT_CLEANUP_MAX_AGE_MS = 86_400_000;
 const MAX_SHARDS = 4096;
+const DEFAULT_JOURNAL_MAX_BYTES = 8 * 1024 * 1024;
 
 /** A record the store will not take (put) — the message names the id and each problem. */
 export class InvalidActorRecordError extends Error {
@@ -132,6 +146,41 @@ interface StoreDoc {
 /** A live shard's file name (its number captured) and an archive day's, as the store writes them. */
 export const SHARD_FILE = /^shard-(\d+)\.json$/;
 export const ARCHIVE_FILE = /^archive-\d{4}-\d{2}-\d{2}\.json$/;
+/** A journal segment in `actors/`: one JSON record per line, appended in put order (its sequence number captured). */
+export const JOURNAL_FILE = /^journal-(\d+)\.ndjson$/;
+
+export function journalFileName(seq: number): string {
+  return `journal-${String(seq).padStart(6, "0")}.ndjson`;
+}
+
+/** A journal segment's text split into lines: the records' raw values, the torn tail, and the first corrupt line. */
+export interface ParsedJournal {
+  values: unknown[];
+  /** A last line without its newline: an append a crash cut short (never acknowledged). */
+  torn: boolean;
+  /** 1-based number and problem of the first line that is not JSON (not at the end). */
+  corrupt?: { line: number; problem: string };
+}
+
+export function parseJournal(text: string): ParsedJournal {
+  const lines = text.split("\n");
+  const tail = lines.pop() ?? "";
+  const values: unknown[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? "";
+    if (line === "") continue;
+    try {
+      values.push(JSON.parse(line));
+    } catch (error) {
+      return {
+        values,
+        torn: tail !== "",
+        corrupt: { line: i + 1, problem: `not valid JSON (${errorText(error)})` },
+      };
+    }
+  }
+  return { values, torn: tail !== "" };
+}
 
 /** A store file as read, before its records are checked one by one. */
 export interface RawStoreDoc {
@@ -156,6 +205,14 @@ interface StaleCopy {
   copy: ActorRecord;
 }
 
+/** The journal segment appends go to; its file is created on the first append. */
+interface Segment {
+  seq: number;
+  path: string;
+  handle?: FileHandle;
+  size: number;
+}
+
 type Checked = { ok: true; record: ActorRecord; fromVersion?: number } | { ok: false; problem: string };
 
 /**
@@ -167,6 +224,13 @@ type Checked = { ok: true; record: ActorRecord; fromVersion?: number } | { ok: f
  * - put() is synchronous in memory; writes are coalesced: every put in the same tick joins one batch,
  *   and puts made while a batch is writing join the next one. Batches chain on promises, never on a
  *   timer, so a caller with fake timers is never stuck.
+ * - A batch appends the records it changed, one JSON line each, to the journal segment
+ *   `actors/journal-<n>.ndjson` and fdatasyncs it; its puts then resolve. No shard is rewritten then.
+ * - Compaction folds the journal into the files off the hot path (when the segment passes
+ *   journalMaxBytes, at compact(), prune() and close(), and at open): it seals the segment (appends go
+ *   on in the next one), writes every dirty file whole and durably, and only then deletes the sealed
+ *   segments. open() reads the files, then replays the segments in order (the last line per id wins
+ *   unless a file holds a newer copy, so replaying a line already folded in changes nothing).
  * - A record that moves between files (finished → archive, a changed shard count) stays in its old
  *   file until the new file is durably written, so a crash in between leaves a duplicate (resolved at
  *   open by updatedAt), never a loss.
@@ -178,11 +242,21 @@ export class SnapshotStore {
   private readonly home = new Map<string, StoreFile>();
   private readonly stale = new Map<string, StaleCopy[]>();
   private readonly dirty = new Set<StoreFile>();
+  /** Ids put since the last journal append started: the next append writes their current records. */
+  private readonly pending = new Set<string>();
   private inflight: Promise<void> | undefined;
   private next: Promise<void> | undefined;
+  private segment: Segment;
+  /** Sealed segments whose records are not yet known to be in the files (a compaction failed or is running). */
+  private readonly sealed: Segment[] = [];
+  private compaction: Promise<void> | undefined;
+  private queuedCompaction: Promise<void> | undefined;
   private closed = false;
   private bytesWritten = 0;
   private writes = 0;
+  private journalAppends = 0;
+  private journalBytes = 0;
+  private compactions = 0;
   private readonly openReport: SnapshotStoreOpenReport = {
     quarantinedFiles: [],
     quarantinedRecords: [],
@@ -191,6 +265,7 @@ export class SnapshotStore {
   private readonly now: () => number;
   private readonly shards: number;
   private readonly cleanupMaxAgeMs: number;
+  private readonly journalMaxBytes: number;
   private readonly warn: (message: string) => void;
   private readonly actorsDir: string;
   private readonly archiveDir: string;
@@ -207,9 +282,11 @@ export class SnapshotStore {
     this.now = options.now ?? Date.now;
     this.shards = options.shards ?? DEFAULT_SHARDS;
     this.cleanupMaxAgeMs = options.cleanupMaxAgeMs ?? DEFAULT_CLEANUP_MAX_AGE_MS;
+    this.journalMaxBytes = options.journalMaxBytes ?? DEFAULT_JOURNAL_MAX_BYTES;
     this.warn = options.onWarning ?? ((message) => console.warn(message));
     this.actorsDir = join(options.dir, "actors");
     this.archiveDir = join(options.dir, "archive");
+    this.segment = this.newSegment(1);
   }
 
   /**
@@ -229,7 +306,8 @@ export class SnapshotStore {
       }
     }
     await store.loadFromDisk();
-    if (store.dirty.size > 0) await store.flush();
+    // Fold what the journal held (and any clean-up) into the files before anything new is appended.
+    if (store.dirty.size > 0 || store.sealed.length > 0) await store.compact();
     return store;
   }
 
@@ -281,17 +359,31 @@ export class SnapshotStore {
       return Promise.reject(error);
     }
     this.place(clean);
+    this.pending.add(clean.id);
     return this.schedule();
   }
 
-  /** Resolves when every put made before the call is durably on disk; rejects with SnapshotStoreWriteError. */
+  /**
+   * Resolves when every put made before the call is durably on disk (in the journal); rejects with
+   * SnapshotStoreWriteError. The shard and archive files catch up at the next compaction.
+   */
   async flush(): Promise<void> {
-    // Round 1 writes what is pending (after the batch in flight, if any); round 2 removes the old
-    // copies of records that round 1 moved. A third round only waits for puts made meanwhile.
-    for (let round = 0; round < 3; round++) {
-      const pending = this.dirty.size > 0 ? this.schedule() : (this.next ?? this.inflight);
-      if (pending === undefined) return;
-      await pending;
+    const pending = this.pending.size > 0 ? this.schedule() : (this.next ?? this.inflight);
+    if (pending !== undefined) await pending;
+  }
+
+  /**
+   * Folds everything put so far into the shard and archive files (whole-file durable writes), then
+   * deletes the journal segments they now hold. Runs by itself when the journal passes
+   * journalMaxBytes, and at close(); rejects with SnapshotStoreWriteError naming the files it could
+   * not write (the journal is then kept, so nothing is lost, and the next compaction retries).
+   */
+  async compact(): Promise<void> {
+    await this.flush();
+    // Round 1 writes the dirty files; round 2 removes the old copies of records that round 1 moved.
+    for (let round = 0; round < 2; round++) {
+      if (this.dirty.size === 0 && this.sealed.length === 0 && this.segment.size === 0) break;
+      await this.startCompaction();
     }
   }
 
@@ -320,7 +412,7 @@ export class SnapshotStore {
       dropped++;
     }
     if (dropped === 0) return Promise.resolve(0);
-    const done = this.schedule().then(() => dropped);
+    const done = this.compact().then(() => dropped);
     done.catch(() => undefined); // as put(): a failure surfaces through flush(), not as an unhandled rejection
     return done;
   }
@@ -338,6 +430,9 @@ export class SnapshotStore {
       archivedRecords,
       bytesWritten: this.bytesWritten,
       writes: this.writes,
+      journalAppends: this.journalAppends,
+      journalBytes: this.journalBytes,
+      compactions: this.compactions,
     };
   }
 
@@ -346,10 +441,15 @@ export class SnapshotStore {
     return structuredClone(this.openReport);
   }
 
-  /** Flushes, then refuses further puts. */
+  /** Flushes and folds the journal into the files, then refuses further puts. */
   async close(): Promise<void> {
     this.closed = true;
-    await this.flush();
+    try {
+      await this.compact();
+    } finally {
+      await this.segment.handle?.close().catch(() => undefined);
+      this.segment.handle = undefined;
+    }
   }
 
   // ---- memory ----
@@ -529,6 +629,7 @@ export class SnapshotStore {
         copies.set(key, [...(copies.get(key) ?? []), { file, record: checked.record }]);
       }
     }
+    const journal = await this.readJournal(quarantined);
     if (quarantined.length > 0) await this.quarantineRecords(quarantined);
 
     // One copy per id: a duplicate is what a crash during a move leaves; the newer copy wins.
@@ -543,10 +644,94 @@ export class SnapshotStore {
       const record = file.db.data.records[id];
       if (record !== undefined && this.targetFile(record) !== file) this.place(record);
     }
+    // Then the journal over the files: its last line per id, unless a file holds a newer copy (what a
+    // compaction wrote before the crash; replaying a line already folded in changes nothing).
+    for (const record of journal.values()) {
+      const current = this.home.get(record.id)?.db.data.records[record.id];
+      if (current !== undefined && (newerRecord(current, record) || sameRecord(current, record))) continue;
+      this.place(record);
+    }
     // An old-layout shard with nothing left (all quarantined) is deleted; one that still holds moved
     // records is rewritten once their new homes are on disk.
     for (const file of this.files.values())
       if (file.retired && isEmpty(file.db.data.records)) this.markDirty(file);
+  }
+
+  /**
+   * Reads the journal segments in order: the last valid record per id. A torn last line is ignored with
+   * a warning; a segment with a corrupt line elsewhere is quarantined whole (the files keep what they
+   * hold). Records are checked (and migrated) as the files' are; unusable ones join `quarantined`.
+   */
+  private async readJournal(
+    quarantined: Array<{ file: string; key: string; problem: string; record: unknown }>,
+  ): Promise<Map<string, ActorRecord>> {
+    const latest = new Map<string, ActorRecord>();
+    const segments: Array<{ seq: number; name: string }> = [];
+    for (const name of await this.list(this.actorsDir)) {
+      const match = JOURNAL_FILE.exec(name);
+      if (match !== null) segments.push({ seq: Number(match[1]), name });
+    }
+    segments.sort((a, b) => a.seq - b.seq);
+    for (const { seq, name } of segments) {
+      const path = join(this.actorsDir, name);
+      const segment: Segment = { seq, path, size: 0 };
+      let text: string;
+      try {
+        text = await readFile(path, "utf8");
+      } catch (error) {
+        throw new StateFileReadError(path, error);
+      }
+      segment.size = Buffer.byteLength(text);
+      this.sealed.push(segment);
+      if (seq >= this.segment.seq) this.segment = this.newSegment(seq + 1);
+      const parsed = parseJournal(text);
+      if (parsed.torn && parsed.corrupt === undefined)
+        this.warn(
+          `snapshot store: ignored the torn last line of ${path} (an append cut short, never acknowledged)`,
+        );
+      for (const value of parsed.values) {
+        const key = idOf(value) ?? "";
+        const checked = this.check(key, value, true);
+        if (!checked.ok) {
+          quarantined.push({ file: path, key, problem: checked.problem, record: value });
+          continue;
+        }
+        if (checked.fromVersion !== undefined) {
+          this.openReport.migrated.push({
+            id: key,
+            machineId: checked.record.machineId,
+            fromVersion: checked.fromVersion,
+            toVersion: checked.record.machineVersion,
+          });
+        }
+        latest.delete(key); // keeps the map in the order of each id's last line
+        latest.set(key, checked.record);
+      }
+      // The lines before a corrupt one were appended and acknowledged: they are kept (above); the rest of
+      // the segment cannot be trusted.
+      if (parsed.corrupt !== undefined) {
+        const problem = `line ${parsed.corrupt.line}: ${parsed.corrupt.problem}`;
+        let movedTo: string;
+        try {
+          movedTo = await quarantineFile(path, this.now());
+        } catch (cause) {
+          throw new Error(
+            `snapshot store: corrupt journal ${path} (${problem}), and it could not be moved aside: ${errorText(cause)}`,
+            { cause },
+          );
+        }
+        this.sealed.pop();
+        this.openReport.quarantinedFiles.push({ file: path, movedTo, problem });
+        this.warn(
+          `snapshot store: corrupt journal ${path}: ${problem}; moved it to ${movedTo}, kept the records before that line and what the shard files hold`,
+        );
+      }
+    }
+    return latest;
+  }
+
+  private newSegment(seq: number): Segment {
+    return { seq, path: join(this.actorsDir, journalFileName(seq)), size: 0 };
   }
 
   private async list(dir: string): Promise<string[]> {
@@ -614,7 +799,7 @@ export class SnapshotStore {
     }
   }
 
-  /** Chains one batch after the one in flight; every put until it starts joins it. */
+  /** Chains one journal append after the one in flight; every put until it starts joins it. */
   private schedule(): Promise<void> {
     if (this.next !== undefined) return this.next;
     const previous = this.inflight?.catch(() => undefined) ?? Promise.resolve();
@@ -633,47 +818,138 @@ export class SnapshotStore {
     return batch;
   }
 
+  /** Appends the current record of every id put since the last append to the journal, and fdatasyncs it. */
   private async runBatch(): Promise<void> {
+    const ids = [...this.pending];
+    this.pending.clear();
+    let text = "";
+    for (const id of ids) {
+      const record = this.home.get(id)?.db.data.records[id];
+      if (record !== undefined) text += `${JSON.stringify(record)}\n`;
+    }
+    if (text === "") return;
+    const buffer = Buffer.from(text, "utf8");
+    const segment = this.segment;
+    try {
+      if (segment.handle === undefined) {
+        segment.handle = await openFile(segment.path, "a");
+        await syncDirectory(this.actorsDir); // the new segment's name survives a power cut
+      }
+      await segment.handle.write(buffer);
+      await segment.handle.datasync();
+    } catch (error) {
+      for (const id of ids) this.pending.add(id);
+      // A partial append must stay a torn tail, never a corrupt line in the middle: go on in a new segment.
+      if (this.segment === segment) this.rotate();
+      const failure = new SnapshotStoreWriteError([{ file: segment.path, cause: error }]);
+      this.warn(failure.message);
+      throw failure;
+    }
+    segment.size += buffer.length;
+    this.countWrite(buffer.length);
+    this.journalAppends += 1;
+    this.journalBytes += buffer.length;
+    if (this.segment === segment && segment.size >= this.journalMaxBytes && this.compaction === undefined) {
+      // Off the hot path: this batch's puts resolve now; a failure is reported and retried later.
+      this.startCompaction().catch(() => undefined);
+    }
+  }
+
+  /** Seals the current segment (appends go to a new one from now on). */
+  private rotate(): Segment {
+    const old = this.segment;
+    this.sealed.push(old);
+    this.segment = this.newSegment(old.seq + 1);
+    return old;
+  }
+
+  /** One compaction at a time; requests while one runs share one more run after it. */
+  private startCompaction(): Promise<void> {
+    const running = this.compaction;
+    if (running !== undefined) {
+      this.queuedCompaction ??= running
+        .catch(() => undefined)
+        .then(() => {
+          this.queuedCompaction = undefined;
+          return this.startCompaction();
+        });
+      return this.queuedCompaction;
+    }
+    const run: Promise<void> = this.runCompaction().finally(() => {
+      if (this.compaction === run) this.compaction = undefined;
+    });
+    this.compaction = run;
+    run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Seals the journal, writes every dirty file whole (durably), and only then deletes the sealed
+   * segments: a crash at any point leaves the records in the journal, the files, or both.
+   */
+  private async runCompaction(): Promise<void> {
+    const inFlight = this.inflight;
+    const sealedNow = this.rotate();
+    const toDelete = [...this.sealed];
     const files = [...this.dirty];
     this.dirty.clear();
     const inBatch = new Set(files);
-    // Old copies this batch can free: their record's home is written in it.
+    // Old copies this compaction can free: their record's home is written in it.
     const freeable: Array<{ id: string; old: StaleCopy; home: StoreFile }> = [];
     for (const [id, olds] of this.stale) {
       const home = this.home.get(id);
       if (home !== undefined && inBatch.has(home)) for (const old of olds) freeable.push({ id, old, home });
     }
+    // The append that was writing to the sealed segment finishes there before it is closed.
+    await inFlight?.catch(() => undefined);
+    await sealedNow.handle?.close().catch(() => undefined);
+    sealedNow.handle = undefined;
 
-    const results = await Promise.allSettled(files.map((file) => this.persist(file)));
+    // One file at a time: each stringify blocks the event loop for one file's worth (not the whole
+    // database at once), and only one file's text is in memory, so appends go on meanwhile.
     const failed = new Set<StoreFile>();
     const failures: Array<{ file: string; cause: unknown }> = [];
-    results.forEach((result, i) => {
-      const file = files[i];
-      if (result.status === "fulfilled" || file === undefined) return;
-      failed.add(file);
-      this.markDirty(file);
-      failures.push({ file: file.path, cause: result.reason });
-    });
+    for (const file of files) {
+      try {
+        await this.persist(file);
+      } catch (cause) {
+        failed.add(file);
+        this.markDirty(file);
+        failures.push({ file: file.path, cause });
+      }
+    }
 
-    let freed = false;
     for (const { id, old, home } of freeable) {
       if (failed.has(home)) continue;
       if (old.file.db.data.records[id] === old.copy) {
         Reflect.deleteProperty(old.file.db.data.records, id);
         this.markDirty(old.file);
-        freed = true;
       }
       const rest = (this.stale.get(id) ?? []).filter((s) => s !== old);
       if (rest.length === 0) this.stale.delete(id);
       else this.stale.set(id, rest);
     }
-    if (freed) void this.schedule();
 
     if (failures.length > 0) {
       const error = new SnapshotStoreWriteError(failures);
       this.warn(error.message);
       throw error;
     }
+    // Every record of the sealed segments is now in a durable file: the segments can go.
+    let removed = false;
+    for (const segment of toDelete) {
+      try {
+        await rm(segment.path, { force: true });
+        removed = true;
+      } catch (error) {
+        this.warn(`snapshot store: could not delete the folded journal ${segment.path}: ${errorText(error)}`);
+        continue;
+      }
+      const at = this.sealed.indexOf(segment);
+      if (at >= 0) this.sealed.splice(at, 1);
+    }
+    if (removed) await syncDirectory(this.actorsDir);
+    this.compactions += 1;
   }
 
   private async persist(file: StoreFile): Promise<void> {
@@ -721,6 +997,11 @@ function isEmpty(records: Record<string, ActorRecord>): boolean {
   return true;
 }
 
+/** Whether two copies of one record hold the same data. */
+export function sameRecord(a: ActorRecord, b: ActorRecord): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
 /** Which of two copies of one record to keep: the later update; on a tie the finished one (finishing is final). */
 export function newerRecord(a: ActorRecord, b: ActorRecord): boolean {
   if (a.updatedAt !== b.updatedAt) return a.updatedAt > b.updatedAt;
@@ -744,6 +1025,10 @@ function checkOptions(options: SnapshotStoreOptions): void {
   const { shards, cleanupMaxAgeMs, machineVersions } = options;
   if (shards !== undefined && (!Number.isInteger(shards) || shards < 1 || shards > MAX_SHARDS)) {
     fail(`shards must be a whole number from 1 to ${MAX_SHARDS}, got ${String(shards)}`);
+  }
+  const { journalMaxBytes } = options;
+  if (journalMaxBytes !== undefined && !(Number.isFinite(journalMaxBytes) && journalMaxBytes >= 0)) {
+    fail(`journalMaxBytes must be a number of bytes ≥ 0, got ${String(journalMaxBytes)}`);
   }
   if (cleanupMaxAgeMs !== undefined && !(Number.isFinite(cleanupMaxAgeMs) && cleanupMaxAgeMs >= 0)) {
     fail(`cleanupMaxAgeMs must be a number of milliseconds ≥ 0, got ${String(cleanupMaxAgeMs)}`);

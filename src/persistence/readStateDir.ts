@@ -1,4 +1,4 @@
-import { readdir, stat } from "node:fs/promises";
+import { readFile, readdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import {
   CorruptStateFileError,
@@ -11,7 +11,9 @@ import {
   ARCHIVE_FILE,
   type ActorRecord,
   ActorRecordSchema,
+  JOURNAL_FILE,
   newerRecord,
+  parseJournal,
   parseRawDoc,
   type RawStoreDoc,
   SHARD_FILE,
@@ -27,7 +29,7 @@ export type StateDirLockInfo =
 /** One persisted actor and where it was read. */
 export interface StoredActor {
   record: ActorRecord;
-  /** The file it was read from (absolute). */
+  /** The file it was read from (absolute): a shard, an archive day, or a journal segment not yet folded in. */
   file: string;
   /** `actors/` (live shards) or `archive/` (finished records, until pruned). */
   location: "live" | "archive";
@@ -79,7 +81,11 @@ const RECORD_QUARANTINE_FILE = /^records-.*\.json$/;
  * written, moved, quarantined or deleted (not even a dead writer's temp file), so it is safe next to
  * a running runtime. Every file is replaced atomically (DurableJsonFile), so each read sees a whole
  * file; live shards are read before the archive, so a record moving to the archive meanwhile is seen
- * at least once. A file or record that cannot be used is reported in `problems` and the rest is read.
+ * at least once. The journal segments (`actors/journal-<n>.ndjson`) are read first and replayed over
+ * the files as SnapshotStore.open does (the last line per id, unless a file holds a newer copy), so
+ * the latest acknowledged records show; a segment that a compaction removed meanwhile was folded into
+ * the files read after it. A torn last line (an append in progress) is skipped. A file or record
+ * that cannot be used is reported in `problems` and the rest is read.
  * Throws StateDirNotFoundError when `dir` is missing or not a directory.
  */
 export async function readStateDir(dir: string, options: ReadStateDirOptions = {}): Promise<StateDirReading> {
@@ -97,6 +103,7 @@ export async function readStateDir(dir: string, options: ReadStateDirOptions = {
   const problems: StateDirProblem[] = [];
   const quarantined: string[] = [];
   const copies = new Map<string, StoredActor[]>();
+  const journal = await readJournal(join(root, "actors"), options, problems);
 
   for (const location of ["live", "archive"] as const) {
     const folder = join(root, location === "live" ? "actors" : "archive");
@@ -120,10 +127,73 @@ export async function readStateDir(dir: string, options: ReadStateDirOptions = {
     if (CORRUPT_FILE.test(name)) quarantined.push(join(root, name));
   }
 
-  const actors = [...copies.values()].map((candidates) =>
-    candidates.reduce((best, c) => (newerRecord(c.record, best.record) ? c : best)),
+  const fromFiles = new Map(
+    [...copies].map(([id, candidates]) => [
+      id,
+      candidates.reduce((best, c) => (newerRecord(c.record, best.record) ? c : best)),
+    ]),
   );
+  for (const [id, entry] of journal) {
+    const current = fromFiles.get(id);
+    // SnapshotStore.open's rule: the journal's copy, unless a file holds a newer (or the same) one.
+    if (
+      current !== undefined &&
+      (newerRecord(current.record, entry.record) || sameData(current.record, entry.record))
+    )
+      continue;
+    fromFiles.set(id, entry);
+  }
+  const actors = [...fromFiles.values()];
   return { dir: root, lock: await readLockInfo(join(root, ".lock")), actors, problems, quarantined };
+}
+
+/** The journal segments, in order: the last readable record per id (checked as the files' are). */
+async function readJournal(
+  folder: string,
+  options: ReadStateDirOptions,
+  problems: StateDirProblem[],
+): Promise<Map<string, StoredActor>> {
+  const latest = new Map<string, StoredActor>();
+  const segments: Array<{ seq: number; name: string }> = [];
+  for (const name of await listFolder(folder, [])) {
+    const match = JOURNAL_FILE.exec(name);
+    if (match !== null) segments.push({ seq: Number(match[1]), name });
+  }
+  segments.sort((a, b) => a.seq - b.seq);
+  for (const { name } of segments) {
+    const file = join(folder, name);
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (error) {
+      // Removed by a compaction since the listing: its records are in the files, read after this.
+      if (errorCode(error) !== "ENOENT") problems.push({ file, problem: errorText(error) });
+      continue;
+    }
+    const parsed = parseJournal(text);
+    if (parsed.corrupt !== undefined) {
+      // SnapshotStore keeps the lines before it and quarantines the segment at its next open.
+      problems.push({ file, problem: `line ${parsed.corrupt.line}: ${parsed.corrupt.problem}` });
+    }
+    for (const value of parsed.values) {
+      const key = isRecordLike(value) && typeof value.id === "string" ? value.id : "";
+      const record = ActorRecordSchema.safeParse(value);
+      const location = record.success && record.data.status !== "active" ? "archive" : "live";
+      const actor = checkRecord(key, value, file, location, options, problems);
+      if (actor === undefined) continue;
+      latest.delete(key);
+      latest.set(key, actor);
+    }
+  }
+  return latest;
+}
+
+function isRecordLike(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function sameData(a: ActorRecord, b: ActorRecord): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** A folder's entries, sorted; a missing folder has none (nothing was persisted there yet). */

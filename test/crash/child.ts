@@ -70,6 +70,7 @@ export interface DiskRecord {
 }
 
 const SHARD_FILE = /^shard-\d+\.json$/;
+const JOURNAL_FILE = /^journal-(\d+)\.ndjson$/;
 const ARCHIVE_FILE = /^archive-\d{4}-\d{2}-\d{2}\.json$/;
 
 /** Parsed files by path, reused while the file is the same (inode, mtime, size): renames make new inodes. */
@@ -79,6 +80,9 @@ export type ParsedFileCache = Map<string, { key: string; records: Record<string,
  * Every record's current copy. A record moving between files (finished → archive) stays in the old
  * file until the new one is on disk, so two copies may exist: the later updatedAt wins, on a tie the
  * finished one — the rule SnapshotStore.open applies. `ids` limits the shard files read to theirs.
+ * The journal (`actors/journal-<n>.ndjson`, what put() appends before the shards catch up) is read
+ * first and replayed over the files as SnapshotStore.open does: its last line per id wins unless a
+ * file holds a newer copy; a torn last line (an append cut short) is skipped.
  */
 export function readActorRecords(
   stateDir: string,
@@ -86,6 +90,7 @@ export function readActorRecords(
 ): Map<string, DiskRecord> {
   const files: string[] = [];
   const actorsDir = join(stateDir, "actors");
+  const journal = readJournal(actorsDir);
   const archiveDir = join(stateDir, "archive");
   if (options.ids === undefined) {
     for (const name of listDir(actorsDir)) if (SHARD_FILE.test(name)) files.push(join(actorsDir, name));
@@ -106,7 +111,38 @@ export function readActorRecords(
       if (known === undefined || newer(candidate, known)) winners.set(id, candidate);
     }
   }
+  for (const [id, candidate] of journal) {
+    const known = winners.get(id);
+    if (known === undefined || !newer(known, candidate)) winners.set(id, candidate);
+  }
   return winners;
+}
+
+/** The journal segments in order: the last complete line per id. */
+function readJournal(actorsDir: string): Map<string, DiskRecord> {
+  const segments = listDir(actorsDir)
+    .map((name) => ({ name, seq: Number(JOURNAL_FILE.exec(name)?.[1] ?? NaN) }))
+    .filter((s) => !Number.isNaN(s.seq))
+    .sort((a, b) => a.seq - b.seq);
+  const latest = new Map<string, DiskRecord>();
+  for (const { name } of segments) {
+    const file = join(actorsDir, name);
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (error) {
+      if ((error as { code?: string }).code === "ENOENT") continue; // folded into the files meanwhile
+      throw error;
+    }
+    const lines = text.split("\n");
+    lines.pop(); // "" after the last newline, or a torn line
+    for (const line of lines) {
+      if (line === "") continue;
+      const record = JSON.parse(line) as Omit<DiskRecord, "file">;
+      latest.set(record.id, { ...record, file });
+    }
+  }
+  return latest;
 }
 
 function readRecords(file: string, cache: ParsedFileCache | undefined) {

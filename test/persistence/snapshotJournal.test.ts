@@ -1,0 +1,268 @@
+import { appendFile, mkdir, readFile, readdir, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type ActorRecord,
+  SnapshotStore,
+  type SnapshotStoreOptions,
+  readStateDir,
+  shardOf,
+} from "../../src/persistence/index.js";
+import { tempDirs } from "./tempDirs.js";
+
+const dirs = tempDirs();
+afterEach(async () => {
+  await dirs.cleanup();
+});
+
+const T0 = Date.UTC(2024, 4, 1, 12, 0, 0);
+const VERSIONS = { mention: 2 };
+
+function rec(id: string, over: Partial<ActorRecord> = {}): ActorRecord {
+  return {
+    id,
+    machineId: "mention",
+    machineVersion: 2,
+    snapshot: { status: "active", value: "waiting", context: { id } },
+    timers: [{ event: "REMIND", dueAt: T0 + 300_000 }],
+    status: "active",
+    updatedAt: T0,
+    ...over,
+  };
+}
+
+async function open(
+  dir: string,
+  options: Partial<SnapshotStoreOptions> = {},
+): Promise<{ store: SnapshotStore; warnings: string[] }> {
+  const warnings: string[] = [];
+  const store = await SnapshotStore.open({
+    dir,
+    now: () => T0,
+    shards: 4,
+    machineVersions: VERSIONS,
+    onWarning: (m) => warnings.push(m),
+    ...options,
+  });
+  return { store, warnings };
+}
+
+function shardFile(dir: string, id: string): string {
+  return join(dir, "actors", `shard-${String(shardOf(id, 4)).padStart(2, "0")}.json`);
+}
+
+async function journals(dir: string): Promise<string[]> {
+  return (await readdir(join(dir, "actors"))).filter((n) => n.endsWith(".ndjson")).sort();
+}
+
+/** What the shard files of `dir` hold, by id. */
+async function shards(dir: string): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const name of await readdir(join(dir, "actors"))) {
+    if (!name.endsWith(".json")) continue;
+    const doc = JSON.parse(await readFile(join(dir, "actors", name), "utf8")) as {
+      records: Record<string, unknown>;
+    };
+    Object.assign(out, doc.records);
+  }
+  return out;
+}
+
+/** The state a crash leaves: shards as `files` says, a journal segment with `lines`, no store open. */
+async function crashState(
+  dir: string,
+  files: Record<string, ActorRecord>,
+  lines: string,
+  segment = "journal-000001.ndjson",
+): Promise<void> {
+  await mkdir(join(dir, "actors"), { recursive: true });
+  const byShard = new Map<string, Record<string, ActorRecord>>();
+  for (const record of Object.values(files)) {
+    const file = shardFile(dir, record.id);
+    byShard.set(file, { ...(byShard.get(file) ?? {}), [record.id]: record });
+  }
+  for (const [file, records] of byShard) await writeFile(file, JSON.stringify({ version: 1, records }));
+  await writeFile(join(dir, "actors", segment), lines);
+}
+
+const line = (record: ActorRecord): string => `${JSON.stringify(record)}\n`;
+
+describe("SnapshotStore journal", () => {
+  it("makes a put durable in the journal when it resolves, without rewriting any shard", async () => {
+    const dir = await dirs.make();
+    const first = await open(dir);
+    for (let i = 0; i < 40; i++) void first.store.put(rec(`m${i}`));
+    await first.store.close(); // folds into the shards
+    const names = (await readdir(join(dir, "actors"))).filter((n) => n.endsWith(".json")).sort();
+    const before = new Map<string, number>();
+    for (const name of names) before.set(name, (await stat(join(dir, "actors", name))).mtimeMs);
+
+    const { store } = await open(dir);
+    const stats0 = store.stats();
+    const changed = rec("m7", { updatedAt: T0 + 1000, snapshot: { value: "reminded" } });
+    await store.put(changed);
+    const stats1 = store.stats();
+    expect(stats1.writes - stats0.writes).toBe(1);
+    expect(stats1.journalAppends - stats0.journalAppends).toBe(1);
+    expect(stats1.bytesWritten - stats0.bytesWritten).toBe(Buffer.byteLength(line(changed)));
+    for (const name of names) expect((await stat(join(dir, "actors", name))).mtimeMs).toBe(before.get(name));
+    const [segment] = await journals(dir);
+    expect(await readFile(join(dir, "actors", segment ?? ""), "utf8")).toBe(line(changed));
+
+    // A crash now (no close): a new store sees the put.
+    const again = await open(dir);
+    expect(again.store.get("m7")).toEqual(changed);
+    expect(again.warnings).toEqual([]);
+  });
+
+  it("replays the journal over stale shards after a crash: the latest record of each id wins", async () => {
+    const dir = await dirs.make();
+    const a0 = rec("a");
+    const a1 = rec("a", { updatedAt: T0 + 1, snapshot: { v: 1 } });
+    const a2 = rec("a", { updatedAt: T0 + 1, snapshot: { v: 2 } }); // same millisecond: the later line wins
+    const b1 = rec("b", { status: "done", timers: [], updatedAt: T0 + 5 }); // finished: moves to the archive
+    const c1 = rec("c", { updatedAt: T0 + 9 });
+    await crashState(dir, { a: a0, b: rec("b") }, line(a1) + line(b1) + line(a2) + line(c1));
+    const { store, warnings } = await open(dir);
+    expect(warnings).toEqual([]);
+    expect(store.get("a")).toEqual(a2);
+    expect(store.get("b")).toEqual(b1);
+    expect(store.get("c")).toEqual(c1);
+    expect(store.archived()).toEqual([b1]);
+    // open() folded the journal into the files and removed it.
+    expect(await journals(dir)).toEqual([]);
+    expect(await shards(dir)).toEqual({ a: a2, c: c1 });
+    const archive = JSON.parse(await readFile(join(dir, "archive", "archive-2024-05-01.json"), "utf8")) as {
+      records: unknown;
+    };
+    expect(archive.records).toEqual({ b: b1 });
+  });
+
+  it("ignores a torn last line with a warning and keeps the lines before it", async () => {
+    const dir = await dirs.make();
+    const a1 = rec("a", { updatedAt: T0 + 1 });
+    const torn = line(rec("b", { updatedAt: T0 + 2 })).slice(0, 40);
+    await crashState(dir, { b: rec("b") }, line(a1) + torn);
+    const { store, warnings } = await open(dir);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("torn last line");
+    expect(store.get("a")).toEqual(a1);
+    expect(store.get("b")).toEqual(rec("b"));
+    expect(store.report().quarantinedFiles).toEqual([]);
+  });
+
+  it("quarantines a journal with a corrupt line in the middle, keeping the lines before it and the shards", async () => {
+    const dir = await dirs.make();
+    await crashState(
+      dir,
+      { a: rec("a") },
+      `${line(rec("a", { updatedAt: T0 + 1 }))}{oops\n${line(rec("b"))}`,
+    );
+    const { store, warnings } = await open(dir);
+    const path = join(dir, "actors", "journal-000001.ndjson");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`corrupt journal ${path}: line 2`);
+    expect(store.report().quarantinedFiles).toEqual([
+      {
+        file: path,
+        movedTo: `${path}.corrupt-2024-05-01T12-00-00-000Z`,
+        problem: expect.stringContaining("line 2"),
+      },
+    ]);
+    // Line 1 was appended (acknowledged) before the damage: kept. Line 3, after it, cannot be trusted.
+    expect(store.load()).toEqual([rec("a", { updatedAt: T0 + 1 })]);
+  });
+
+  it("quarantines an invalid journal record and migrates an old-version one, as for the files", async () => {
+    const dir = await dirs.make();
+    const bad = { ...rec("bad"), status: "paused" };
+    const old = rec("old", { machineVersion: 1 });
+    await crashState(dir, {}, `${JSON.stringify(bad)}\n${line(old)}`);
+    const { store, warnings } = await open(dir, {
+      migrations: { mention: (snapshot) => ({ migrated: snapshot }) },
+    });
+    expect(warnings.some((w) => w.includes('record "bad"') && w.includes("quarantined"))).toBe(true);
+    expect(store.report().quarantinedRecords).toMatchObject([{ id: "bad" }]);
+    expect(store.report().migrated).toEqual([
+      { id: "old", machineId: "mention", fromVersion: 1, toVersion: 2 },
+    ]);
+    expect(store.get("old")).toMatchObject({ machineVersion: 2, snapshot: { migrated: old.snapshot } });
+    expect(store.get("bad")).toBeUndefined();
+  });
+
+  it("replays idempotently: lines already folded into the shards, or older than them, change nothing", async () => {
+    const dir = await dirs.make();
+    const newer = rec("a", { updatedAt: T0 + 50, snapshot: { v: "shard" } });
+    const same = rec("b", { updatedAt: T0 + 3 });
+    await crashState(
+      dir,
+      { a: newer, b: same },
+      line(rec("a", { updatedAt: T0 + 10 })) + line(same) + line(same),
+    );
+    const shardTexts = new Map<string, string>();
+    for (const id of ["a", "b"]) shardTexts.set(id, await readFile(shardFile(dir, id), "utf8"));
+    const { store } = await open(dir);
+    expect(store.get("a")).toEqual(newer);
+    expect(store.get("b")).toEqual(same);
+    // Nothing to fold: the shard files were not rewritten, only the journal removed.
+    for (const id of ["a", "b"]) expect(await readFile(shardFile(dir, id), "utf8")).toBe(shardTexts.get(id));
+    expect(await journals(dir)).toEqual([]);
+  });
+
+  it("loses nothing when a crash comes after the compaction wrote the shards but before it removed the journal", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir);
+    const records = Array.from({ length: 30 }, (_, i) => rec(`m${i}`, { updatedAt: T0 + i }));
+    for (const r of records) void store.put(r);
+    await store.flush();
+    const segment = (await journals(dir))[0] ?? "";
+    const journalText = await readFile(join(dir, "actors", segment), "utf8");
+    await store.compact();
+    expect(await journals(dir)).toEqual([]);
+    // Put the journal back: the state of a crash between the shard writes and the journal's removal.
+    await writeFile(join(dir, "actors", segment), journalText);
+    const again = await open(dir);
+    expect(again.warnings).toEqual([]);
+    expect(again.store.load().sort((a, b) => a.updatedAt - b.updatedAt)).toEqual(records);
+  });
+
+  it("compacts by itself once the journal passes journalMaxBytes, and puts made meanwhile stay durable", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir, { journalMaxBytes: 2000 });
+    let last: Promise<void> = Promise.resolve();
+    for (let i = 0; i < 200; i++) {
+      last = store.put(rec(`m${i % 50}`, { updatedAt: T0 + i }));
+      if (i % 10 === 9) await last;
+    }
+    await last;
+    expect(store.stats().compactions).toBeGreaterThan(0);
+    // Let a compaction still running finish (open() assumes no other writer), then crash: no close().
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // A crash now: the shards and whatever journal is left give the latest of every record.
+    const again = await open(dir);
+    expect(again.store.load()).toHaveLength(50);
+    for (let id = 0; id < 50; id++) expect(again.store.get(`m${id}`)?.updatedAt).toBe(T0 + 150 + id);
+    await store.close();
+  });
+
+  it("status (readStateDir) replays the journal read-only and shows the latest records", async () => {
+    const dir = await dirs.make();
+    const a1 = rec("a", { updatedAt: T0 + 1 });
+    const b1 = rec("b", { status: "done", timers: [], updatedAt: T0 + 2 });
+    await crashState(dir, { a: rec("a"), b: rec("b") }, line(a1) + line(b1) + line(rec("c")).slice(0, 10));
+    const segment = join(dir, "actors", "journal-000001.ndjson");
+    const text = await readFile(segment, "utf8");
+    const reading = await readStateDir(dir, { machineVersions: VERSIONS });
+    expect(reading.problems).toEqual([]);
+    const byId = new Map(reading.actors.map((a) => [a.record.id, a]));
+    expect(byId.get("a")).toMatchObject({ record: a1, file: segment, location: "live" });
+    expect(byId.get("b")).toMatchObject({ record: b1, file: segment, location: "archive" });
+    expect(byId.has("c")).toBe(false);
+    expect(await readFile(segment, "utf8")).toBe(text);
+
+    await appendFile(segment, "{oops\n");
+    expect((await readStateDir(dir)).problems).toEqual([
+      { file: segment, problem: expect.stringContaining("line 3") },
+    ]);
+  });
+});
