@@ -1,8 +1,11 @@
 // How many shards should the snapshot store use? 10,000 live records of ~1 KB, then 1,000
-// single-record updates, each flushed durably on its own: bytes written per update and flush time;
-// then cold open time and one burst of 1,000 puts in a tick (coalesced: one write per touched shard).
+// single-record updates, each flushed durably on its own (a journal append: the same for every shard
+// count), then the compaction that folds them into the shard files (where the shard count matters: it
+// bounds the largest single file written, i.e. the longest event-loop block of one stringify), then
+// cold open time and one burst of 1,000 puts in a tick (coalesced: one journal append).
 // Run: npx tsx bench/snapshotStore.bench.ts [--updates N] [--records N] [--shards 1,8,32,128]
-import { mkdtemp, rm } from "node:fs/promises";
+import { statSync } from "node:fs";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -49,6 +52,9 @@ interface Row {
   openMs: number;
   burstMs: number;
   burstWrites: number;
+  compactMs: number;
+  compactBytes: number;
+  largestFileBytes: number;
 }
 
 async function measure(shards: number): Promise<Row> {
@@ -79,6 +85,18 @@ async function measure(shards: number): Promise<Row> {
     }
     const bytesPerUpdate = (store.stats().bytesWritten - before) / UPDATES;
 
+    // Folding those updates into the shard files: every dirty shard written whole, one at a time.
+    const compactBefore = store.stats().bytesWritten;
+    const compactStart = performance.now();
+    await store.compact();
+    const compactMs = performance.now() - compactStart;
+    const compactBytes = store.stats().bytesWritten - compactBefore;
+    const largestFileBytes = Math.max(
+      ...(await readdir(join(dir, "actors")))
+        .filter((name) => name.endsWith(".json"))
+        .map((name) => statSync(join(dir, "actors", name)).size),
+    );
+
     // A burst: 1,000 records updated in one tick coalesce into one batch, one write per touched shard.
     const writesBefore = store.stats().writes;
     clock += 1000;
@@ -97,6 +115,9 @@ async function measure(shards: number): Promise<Row> {
       openMs,
       burstMs,
       burstWrites,
+      compactMs,
+      compactBytes,
+      largestFileBytes,
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -108,7 +129,7 @@ for (const shards of SHARD_COUNTS) rows.push(await measure(shards));
 const base = rows[0];
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 console.log(
-  `snapshot store: ${RECORDS} records of ~1 KB, ${UPDATES} single-record updates, each flushed (fsync)`,
+  `snapshot store: ${RECORDS} records of ~1 KB, ${UPDATES} single-record updates, each flushed (journal append, fdatasync), then compacted`,
 );
 console.table(
   rows.map((r) => ({
@@ -121,5 +142,8 @@ console.table(
     "open ms": r.openMs.toFixed(1),
     "1,000-put burst ms": r.burstMs.toFixed(1),
     "burst writes": r.burstWrites,
+    "compaction ms": r.compactMs.toFixed(1),
+    "compaction bytes": kb(r.compactBytes),
+    "largest shard": kb(r.largestFileBytes),
   })),
 );
