@@ -63,6 +63,9 @@ export const MACHINE_MIGRATIONS: Partial<Record<Kind, SnapshotMigration>> = {
   collaborate: migrateCollaborateSnapshot,
 };
 
+/** The least time between two writes of the thread state (threads.json) during a burst of changes. */
+const THREAD_SAVE_SPACING_MS = 500;
+
 /** How long an agent counts as answering a sender's thread message, for the reply_in_thread rule. */
 const HANDLING_WINDOW_MS = 10 * 60_000;
 
@@ -155,6 +158,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   let threadsSaveScheduled = false;
   let threadsChanged = false;
   let threadsSaving = false;
+  let threadsPause: (() => void) | undefined;
 
   // Thread state (participants, routes, sink threads, observer history) is saved durably, one write
   // at a time, and coalesced: changes made while a write is in flight are saved together by the next
@@ -184,10 +188,32 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
         await db
           .write()
           .catch((error: unknown) => warn(`could not save the thread state: ${describe(error)}`));
+        if (threadsChanged && !stopping) await pauseBetweenThreadSaves();
       }
     } finally {
       threadsSaving = false;
     }
+  }
+
+  /**
+   * Under a burst (a reminder per millisecond marks a system message each), the whole thread state is
+   * written at most every THREAD_SAVE_SPACING_MS instead of back to back: each write stringifies all of
+   * it. stop() ends the pause at once; no caller's answer waits on it.
+   */
+  function pauseBetweenThreadSaves(): Promise<void> {
+    return new Promise((resolvePause) => {
+      const handle = scheduler.setTimeout(() => endThreadsPause(), THREAD_SAVE_SPACING_MS);
+      threadsPause = () => {
+        scheduler.clearTimeout(handle);
+        resolvePause();
+      };
+    });
+  }
+
+  function endThreadsPause(): void {
+    const end = threadsPause;
+    threadsPause = undefined;
+    end?.();
   }
 
   async function openThreadState(): Promise<void> {
@@ -801,6 +827,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       persistDirty();
       stopping = true;
       retryNow();
+      endThreadsPause();
       timers.stop();
       for (const entry of hosted.values()) {
         entry.actor.stop();
