@@ -9,27 +9,17 @@ import {
   shardOf,
 } from "../../src/persistence/index.js";
 import { tempDirs } from "./tempDirs.js";
+import { STORE_T0, storeRecord } from "../support/storeRecords.js";
 
 const dirs = tempDirs();
 afterEach(async () => {
   await dirs.cleanup();
 });
 
-const T0 = Date.UTC(2024, 4, 1, 12, 0, 0);
+const T0 = STORE_T0;
 const VERSIONS = { mention: 2 };
 
-function rec(id: string, over: Partial<ActorRecord> = {}): ActorRecord {
-  return {
-    id,
-    machineId: "mention",
-    machineVersion: 2,
-    snapshot: { status: "active", value: "waiting", context: { id } },
-    timers: [{ event: "REMIND", dueAt: T0 + 300_000 }],
-    status: "active",
-    updatedAt: T0,
-    ...over,
-  };
-}
+const rec = storeRecord;
 
 async function open(
   dir: string,

@@ -1,0 +1,18 @@
+import type { ActorRecord } from "../../src/persistence/index.js";
+
+/** The time the snapshot-store tests start at. */
+export const STORE_T0 = Date.UTC(2024, 4, 1, 12, 0, 0);
+
+/** A small live mention record (machine version 2) with one timer; `over` replaces any field. */
+export function storeRecord(id: string, over: Partial<ActorRecord> = {}): ActorRecord {
+  return {
+    id,
+    machineId: "mention",
+    machineVersion: 2,
+    snapshot: { status: "active", value: "waiting", context: { id } },
+    timers: [{ event: "REMIND", dueAt: STORE_T0 + 300_000 }],
+    status: "active",
+    updatedAt: STORE_T0,
+    ...over,
+  };
+}
