@@ -611,21 +611,10 @@ export class SnapshotStore {
     const copies = new Map<string, Array<{ file: StoreFile; record: ActorRecord }>>();
     for (const { file, raw } of found) {
       for (const [key, value] of Object.entries(raw)) {
-        const checked = this.check(key, value, true);
-        if (!checked.ok) {
-          quarantined.push({ file: file.path, key, problem: checked.problem, record: value });
-          this.markDirty(file);
-          continue;
-        }
-        if (checked.fromVersion !== undefined) {
-          this.openReport.migrated.push({
-            id: key,
-            machineId: checked.record.machineId,
-            fromVersion: checked.fromVersion,
-            toVersion: checked.record.machineVersion,
-          });
-          this.markDirty(file);
-        }
+        const checked = this.checkStored(key, value, file.path, quarantined);
+        // A record quarantined or migrated changes its file: rewrite it.
+        if (checked === undefined || checked.migrated) this.markDirty(file);
+        if (checked === undefined) continue;
         copies.set(key, [...(copies.get(key) ?? []), { file, record: checked.record }]);
       }
     }
@@ -691,19 +680,8 @@ export class SnapshotStore {
         );
       for (const value of parsed.values) {
         const key = idOf(value) ?? "";
-        const checked = this.check(key, value, true);
-        if (!checked.ok) {
-          quarantined.push({ file: path, key, problem: checked.problem, record: value });
-          continue;
-        }
-        if (checked.fromVersion !== undefined) {
-          this.openReport.migrated.push({
-            id: key,
-            machineId: checked.record.machineId,
-            fromVersion: checked.fromVersion,
-            toVersion: checked.record.machineVersion,
-          });
-        }
+        const checked = this.checkStored(key, value, path, quarantined);
+        if (checked === undefined) continue;
         latest.delete(key); // keeps the map in the order of each id's last line
         latest.set(key, checked.record);
       }
@@ -728,6 +706,31 @@ export class SnapshotStore {
       }
     }
     return latest;
+  }
+
+  /**
+   * A stored record (from a file or a journal line) checked, and migrated when its machine version is
+   * older: undefined (and queued in `quarantined`) when it cannot be used.
+   */
+  private checkStored(
+    key: string,
+    value: unknown,
+    file: string,
+    quarantined: Array<{ file: string; key: string; problem: string; record: unknown }>,
+  ): { record: ActorRecord; migrated: boolean } | undefined {
+    const checked = this.check(key, value, true);
+    if (!checked.ok) {
+      quarantined.push({ file, key, problem: checked.problem, record: value });
+      return undefined;
+    }
+    if (checked.fromVersion === undefined) return { record: checked.record, migrated: false };
+    this.openReport.migrated.push({
+      id: key,
+      machineId: checked.record.machineId,
+      fromVersion: checked.fromVersion,
+      toVersion: checked.record.machineVersion,
+    });
+    return { record: checked.record, migrated: true };
   }
 
   private newSegment(seq: number): Segment {
