@@ -6,7 +6,7 @@ import { type DemoOptions, type DemoReport, runDemo } from "./demo/runDemo.js";
 import { demoStamp } from "./demo/Timeline.js";
 import type { CliIO } from "./io.js";
 
-export const DEMO_USAGE = `Usage: a2a-statecharts demo [options]
+const DEMO_USAGE = `Usage: a2a-statecharts demo [options]
 
 Plays the designs' scenarios on the whole control plane: the bundled Discord emulator, three agent
 bots (ruda, eden, seum) with scripted agents behind a GatewayPort, a human, and a runtime on a lowdb

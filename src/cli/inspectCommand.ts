@@ -7,7 +7,7 @@ import { DEMO_OPTIONS, demoOptionsFrom, playDemo, UsageError } from "./demoComma
 import { startInspectorServer } from "./inspect/InspectorServer.js";
 import type { CliIO } from "./io.js";
 
-export const INSPECT_USAGE = `Usage: a2a-statecharts inspect [options] [demo options]
+const INSPECT_USAGE = `Usage: a2a-statecharts inspect [options] [demo options]
 
 Runs the demo (see \`a2a-statecharts demo --help\`; the same options apply) with two live viewers:
   - the offline statechart page on 127.0.0.1: every actor, its machine drawn with the current state

@@ -149,7 +149,7 @@ export const ARCHIVE_FILE = /^archive-\d{4}-\d{2}-\d{2}\.json$/;
 /** A journal segment in `actors/`: one JSON record per line, appended in put order (its sequence number captured). */
 export const JOURNAL_FILE = /^journal-(\d+)\.ndjson$/;
 
-export function journalFileName(seq: number): string {
+function journalFileName(seq: number): string {
   return `journal-${String(seq).padStart(6, "0")}.ndjson`;
 }
 

@@ -219,4 +219,4 @@ export const SCENARIOS: Scenario[] = [
   },
 ];
 
-export { isEscalation, isReminder };
+export { isReminder };
