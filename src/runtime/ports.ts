@@ -32,6 +32,23 @@ export interface DiscordPort {
     name: string;
     fromMessageId?: string;
   }): Promise<{ threadId: string }>;
+  /**
+   * Optional: what Discord says of a channel (a thread's parent, the guild a channel belongs to). The
+   * runtime asks once per channel it does not know and remembers the answer: allowlists are checked
+   * against a thread's parent, and thread creation is limited per guild. Without it, a thread whose
+   * parent the runtime never saw is refused (allowlists fail closed).
+   */
+  describeChannel?(p: { channelId: string }): Promise<DiscordChannelInfo>;
+}
+
+/** A channel as `DiscordPort.describeChannel` reports it. */
+export interface DiscordChannelInfo {
+  channelId: string;
+  /** Absent for a DM. */
+  guildId?: string;
+  /** For a thread: the channel it was opened in. */
+  parentChannelId?: string;
+  isThread: boolean;
 }
 
 export interface SessionsSendParams {
