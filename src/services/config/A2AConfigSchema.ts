@@ -199,6 +199,17 @@ const DiscordSchema = z.strictObject({
         "Longest collaboration message, the mention included (Discord allows 2000 characters); a longer " +
           "one is rejected (`message_too_long`).",
       ),
+      requestTimeoutMs: durationMs(10_000).describe(
+        "How long one Discord call (a post, a thread, a channel lookup) may take; one that has not " +
+          "answered by then fails as a timeout and is retried like a 5xx (design 002 §5).",
+      ),
+      sinkThreads: z
+        .array(snowflake)
+        .default([])
+        .describe(
+          "Report (sink) threads, by id: messages in them never reach an agent and `discordSend` " +
+            "refuses them (design 002 §2). More can be registered at run time (`registerSinkThread`).",
+        ),
       loopGuard: z
         .strictObject({
           maxCollaboratePerPair: count(10).describe(
@@ -226,17 +237,6 @@ const DiscordSchema = z.strictObject({
         })
         .prefault({})
         .describe("Discord rate limits the runtime keeps to by queueing (design 002 §5)."),
-      requestTimeoutMs: durationMs(10_000).describe(
-        "How long one Discord call (a post, a thread, a channel lookup) may take; one that has not " +
-          "answered by then fails as a timeout and is retried like a 5xx (design 002 §5).",
-      ),
-      sinkThreads: z
-        .array(snowflake)
-        .default([])
-        .describe(
-          "Report (sink) threads, by id: messages in them never reach an agent and `discordSend` " +
-            "refuses them (design 002 §2). More can be registered at run time (`registerSinkThread`).",
-        ),
     })
     .prefault({})
     .describe(
