@@ -31,9 +31,11 @@ const twoChannels = {
   },
 };
 
+let messages = 0;
 function humanMessage(patch: Partial<InboundDiscordMessage>): InboundDiscordMessage {
+  messages += 1;
   return {
-    messageId: `1400000000000009${String(Math.floor(Math.random() * 1e3)).padStart(3, "0")}`,
+    messageId: `1400000000000009${String(messages).padStart(3, "0")}`,
     channelId: CHANNEL,
     authorId: HUMAN,
     authorIsBot: false,
