@@ -27,13 +27,16 @@ import {
   decidePreflight,
   EventBus,
   IdempotencyCache,
+  InvalidInputError,
   type InboundDiscordMessage,
   isReplyInThread,
   LoopGuard,
   parseConfig,
   toObserverRecord,
 } from "../services/index.js";
+import { withDiscordCallTimeout } from "./discordCallTimeout.js";
 import { collectDue } from "./dueTimers.js";
+import { GuildDirectory } from "./GuildDirectory.js";
 import { toInspectFn, treeInspector } from "./inspection.js";
 import type {
   A2AFlowResult,
@@ -49,6 +52,7 @@ import { flowSettings } from "./flowSettings.js";
 import { provideCollaborate, provideFlow } from "./sideEffects.js";
 import { ThreadState, type ThreadStateData } from "./ThreadState.js";
 import { GLOBAL_TIMERS, TimerQueue } from "./TimerQueue.js";
+import { isSnowflake } from "../services/collaboration/snowflake.js";
 
 /** Bumped when a machine changes incompatibly; older snapshots are then migrated or quarantined. */
 export const MACHINE_VERSIONS = { a2aFlow: 1, collaborate: 2 } as const;
@@ -125,9 +129,16 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     collaboration.rateLimit,
     options.timers && { now, setTimeout: scheduler.setTimeout, clearTimeout: scheduler.clearTimeout },
   );
+  // Every Discord call the runtime makes is bounded by requestTimeoutMs (design 002 §5).
+  const discord =
+    options.discord && withDiscordCallTimeout(options.discord, collaboration.requestTimeoutMs, scheduler);
+  const guilds = new GuildDirectory(discord?.describeChannel);
   const loopGuard = new LoopGuard({ ...collaboration.loopGuard, now });
   const idempotency = new IdempotencyCache<DiscordSendResult>({ now });
   const threads = new ThreadState(collaboration, now);
+  // Sink threads come from the config and from registerSinkThread (persisted in threads.json).
+  const configSinkThreads: ReadonlySet<string> = new Set(collaboration.sinkThreads);
+  const isSinkThread = (id: string) => threads.sinkThreads.has(id) || configSinkThreads.has(id);
   const hosted = new Map<string, Hosted>();
   const dirty = new Set<string>();
   const resuming = new Set<string>();
@@ -159,6 +170,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   let threadsChanged = false;
   let threadsSaving = false;
   let threadsPause: (() => void) | undefined;
+  /** Told when the next write round (its snapshot taken after the waiter came) has landed or failed. */
+  let threadsNextRound: { landed: Promise<void>; settle: (error?: unknown) => void } | undefined;
 
   // Thread state (participants, routes, sink threads, observer history) is saved durably, one write
   // at a time, and coalesced: changes made while a write is in flight are saved together by the next
@@ -184,11 +197,18 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
         threadsChanged = false;
         const db = threadsDb;
         if (db === undefined) return;
+        const round = threadsNextRound;
+        threadsNextRound = undefined;
         db.data = threads.snapshot();
-        await db
-          .write()
-          .catch((error: unknown) => warn(`could not save the thread state: ${describe(error)}`));
-        if (threadsChanged && !stopping) await pauseBetweenThreadSaves();
+        await db.write().then(
+          () => round?.settle(),
+          (error: unknown) => {
+            warn(`could not save the thread state: ${describe(error)}`);
+            round?.settle(error);
+          },
+        );
+        // No pause when a caller waits for the next round (registerSinkThread).
+        if (threadsChanged && !stopping && threadsNextRound === undefined) await pauseBetweenThreadSaves();
       }
     } finally {
       threadsSaving = false;
@@ -233,9 +253,10 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
 
   const sideEffects = {
     gateway: options.gateway,
-    discord: options.discord,
+    discord,
     now,
     limiters,
+    threadCreationBucket: (channelId: string) => guilds.threadCreationBucket(channelId),
     agentOfSession,
     onThreadCreated: ({ threadId, channelId }: { threadId: string; channelId: string }) =>
       threads.setParent(threadId, channelId),
@@ -557,15 +578,22 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       return reject("unknown_agent", "targetAgentId is missing");
     }
     if (typeof p.message !== "string") return reject("empty_message", "message must be a string");
+    if (typeof p.threadId === "string" && isSinkThread(p.threadId)) {
+      return reject(
+        "sink_thread",
+        `thread ${p.threadId} is a report (sink) thread; collaborations stay out of it`,
+      );
+    }
     const at = now();
     const from = config.agents[p.fromAgentId];
     const target = config.agents[p.targetAgentId];
     const verdict = loopGuard.checkCollaboration(p.fromAgentId, p.targetAgentId);
     if (verdict.allowed && verdict.warning) warn(`loop guard: ${verdict.warning}`);
     const handling = threads.handlingOf(p.fromAgentId, at, HANDLING_WINDOW_MS);
-    const reusable = p.threadId
+    const route = p.threadId
       ? undefined
       : threads.reusableRoute(p.fromAgentId, p.targetAgentId, p.topicId, at);
+    const reusable = route !== undefined && isSinkThread(route.threadId) ? undefined : route;
     const threadParentId = p.threadId ? threads.parents.get(p.threadId) : undefined;
     const retry = config.discord.a2aRetry;
     const id = `collab-${randomUUID()}`;
@@ -652,6 +680,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       );
       return { action: "drop", reason: "invalid_message" };
     }
+    guilds.note(m.channelId, m.guildId);
+    guilds.note(m.parentChannelId, m.guildId);
     const threadId = m.threadId ?? (threads.isKnownThread(m.channelId) ? m.channelId : undefined);
     const message: InboundDiscordMessage = {
       ...m,
@@ -674,7 +704,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       ...(collaboration.allowedGuilds === undefined ? {} : { allowedGuilds: collaboration.allowedGuilds }),
       agentOfBot,
       participantsOf: (id) => threads.participantsOf(id),
-      isSinkThread: (id) => threads.sinkThreads.has(id),
+      isSinkThread,
       parentOf: (id) => threads.parents.get(id),
     });
     const authorAgent = agentOfBot.get(message.authorId);
@@ -703,6 +733,27 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       sessionKey: decision.sessionKey,
       ...(decision.alsoAgentIds === undefined ? {} : { alsoAgentIds: decision.alsoAgentIds }),
     };
+  }
+
+  async function registerSinkThread(threadId: string): Promise<void> {
+    requireStarted("registerSinkThread");
+    if (!isSnowflake(threadId)) {
+      throw new InvalidInputError(
+        "A2ARuntime.registerSinkThread",
+        "threadId",
+        "a Discord thread id (a snowflake: 17–19 digits)",
+        threadId,
+      );
+    }
+    threads.markSinkThread(threadId);
+    // Wait for a write round that starts from now; a caller waits, so no spacing pause holds it.
+    let settle: (error?: unknown) => void = () => {};
+    const landed = new Promise<void>((ok, fail) => (settle = (e) => (e === undefined ? ok() : fail(e))));
+    threadsNextRound ??= { landed, settle };
+    const round = threadsNextRound.landed;
+    threads.onChange(); // a save, even if the thread was registered already (its write may be in flight)
+    endThreadsPause();
+    await round;
   }
 
   /** Tells every collaboration awaiting an answer in the thread; returns how many were told. */
@@ -841,6 +892,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       dormant.clear();
       limiters.threadCreation.close();
       limiters.messages.close();
+      discord?.close();
       const closing = store;
       store = undefined;
       try {
@@ -858,6 +910,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     sessionsSend,
     discordSend,
     handleDiscordMessage,
+    registerSinkThread,
 
     async getConversationId(routeKey: string) {
       requireStarted("getConversationId");

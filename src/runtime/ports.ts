@@ -110,6 +110,14 @@ export interface A2ARuntime {
   sessionsSend(p: SessionsSendParams): Promise<A2AFlowResult>;
   discordSend(p: DiscordSendParams): Promise<DiscordSendResult>;
   handleDiscordMessage(m: InboundDiscordMessage): Promise<PreflightResult>;
+  /**
+   * Marks a Discord thread as a report (sink) thread, where events are written for people to read
+   * (design 002 §2): a message in it never reaches an agent, and `discordSend` into it is rejected
+   * (`sink_thread`). Resolves once the registration is saved in the state dir, so it survives a
+   * restart; rejects with an InvalidInputError when `threadId` is not a Discord id (a snowflake).
+   * Threads listed in `discord.collaboration.sinkThreads` need no registration.
+   */
+  registerSinkThread(threadId: string): Promise<void>;
   getConversationId(routeKey: string): Promise<string | undefined>;
   mentions(): Promise<MentionSummary[]>;
   onEvent(listener: (e: A2AEvent) => void): () => void;

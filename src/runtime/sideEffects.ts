@@ -32,6 +32,8 @@ export interface SideEffectDeps {
   discord?: DiscordPort;
   now: () => number;
   limiters: { threadCreation: RateLimiter; messages: RateLimiter };
+  /** The thread-creation limit's key for a parent channel: its guild's (Discord limits per guild). */
+  threadCreationBucket: (parentChannelId: string) => Promise<string>;
   /** The agent id in a session key `agent:{id}:…`. */
   agentOfSession: (sessionKey: string) => string;
   onThreadCreated?: (p: { threadId: string; channelId: string }) => void;
@@ -188,12 +190,12 @@ export function provideCollaborate(deps: SideEffectDeps) {
     );
   return collaborateMachine.provide({
     actors: {
-      // Discord limits thread creation per guild; the parent channel is the finest key we always know.
       createThread: fromPromise<CreateThreadOutput, CreateThreadInput>(({ input }) =>
         stamped(
           now,
           async () => {
-            const threadId = await deps.limiters.threadCreation.schedule(input.channelId, () =>
+            const bucket = await deps.threadCreationBucket(input.channelId);
+            const threadId = await deps.limiters.threadCreation.schedule(bucket, () =>
               createThreadOnce(discord(), input),
             );
             deps.onThreadCreated?.({ threadId, channelId: input.channelId });

@@ -46,6 +46,8 @@ const DEFAULTS = {
         threadWindowMs: 60000,
       },
       rateLimit: { threadCreationPerMinute: 5, messagePerChannelPerSecond: 5 },
+      requestTimeoutMs: 10000,
+      sinkThreads: [],
     },
   },
   agents: {},
@@ -121,6 +123,7 @@ const DURATIONS = [
   "discord.collaboration.participantTTL",
   "discord.collaboration.loopGuard.windowMs",
   "discord.collaboration.loopGuard.threadWindowMs",
+  "discord.collaboration.requestTimeoutMs",
 ];
 
 const COUNTS = [
@@ -443,6 +446,24 @@ describe("parseConfig: bad types", () => {
     const error = configError(at("discord.collaboration.allowedChannels", [123]));
     expect(error.problems).toHaveLength(1);
     expect(error.problems[0]?.path).toMatch(/^discord\.collaboration\.allowedChannels/);
+  });
+
+  it("takes sink threads as Discord ids and names a bad one, saying what an id is", () => {
+    const sink = "1400000000000000800";
+    expect(
+      parseConfig(at("discord.collaboration.sinkThreads", [` ${sink} `])).discord.collaboration.sinkThreads,
+    ).toEqual([sink]);
+    const error = configError(at("discord.collaboration.sinkThreads", [sink, "report-thread", "12"]));
+    expect(error.problems).toEqual([
+      {
+        path: "discord.collaboration.sinkThreads.1",
+        message: 'must be a Discord id (a snowflake: 17–19 digits), got "report-thread"',
+      },
+      {
+        path: "discord.collaboration.sinkThreads.2",
+        message: 'must be a Discord id (a snowflake: 17–19 digits), got "12"',
+      },
+    ]);
   });
 
   it("rejects an empty discordBotId, naming agents.<id>.discordBotId", () => {

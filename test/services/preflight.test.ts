@@ -108,6 +108,26 @@ describe("decidePreflight (design 002 §7, design 004 §5.2)", () => {
     });
   });
 
+  it("a sink thread is checked first, by its id even when the message does not say it is a thread's", () => {
+    const sink = (id: string) => id === THREAD;
+    // As an adapter that only knows the channel reports it: no threadId, no parent, from a stranger.
+    const bare = {
+      ...inThread({ authorId: HUMAN, authorIsBot: false, mentionUserIds: [BOT.eden] }),
+      threadId: undefined,
+    };
+    expect(decidePreflight(bare, context({ isSinkThread: sink }))).toEqual({
+      action: "drop",
+      reason: "sink_thread",
+    });
+    // Before the allowlists: a sink thread outside them is still a sink thread.
+    expect(
+      decidePreflight(
+        inThread({ parentChannelId: "1400000000000000999" }),
+        context({ isSinkThread: sink, allowedGuilds: ["1"] }),
+      ),
+    ).toEqual({ action: "drop", reason: "sink_thread" });
+  });
+
   it("guild and channel allowlists are checked against the thread's parent", () => {
     const m = inThread({ mentionUserIds: [BOT.eden], guildId: "1" });
     expect(decidePreflight(m, context({ allowedGuilds: ["2"] }))).toEqual({

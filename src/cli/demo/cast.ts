@@ -52,8 +52,16 @@ function merged(base: Json, overrides: Json): Json {
   return out;
 }
 
-/** The runtime config of the demo: its agents and channel, with `overrides` merged in key by key. */
-export function demoConfig(cast: Pick<Cast, "botIds" | "channelId" | "humanId">, overrides: Json = {}): Json {
+/**
+ * The runtime config of the demo: its agents and channel, with `overrides` merged in key by key. At
+ * `speed` × real time, a Discord call still gets its 10 s of real time (10 demo seconds at 60× would be
+ * 170 ms), unless the overrides say otherwise.
+ */
+export function demoConfig(
+  cast: Pick<Cast, "botIds" | "channelId" | "humanId">,
+  overrides: Json = {},
+  speed = 1,
+): Json {
   const agents = Object.fromEntries(
     AGENT_IDS.map((id) => [id, { discordBotId: cast.botIds[id], name: AGENT_NAMES[id] }]),
   );
@@ -62,7 +70,11 @@ export function demoConfig(cast: Pick<Cast, "botIds" | "channelId" | "humanId">,
       agents,
       discord: {
         a2aRetry: cast.humanId === undefined ? {} : { escalationMentionId: cast.humanId },
-        collaboration: { defaultChannel: cast.channelId, allowedChannels: [cast.channelId] },
+        collaboration: {
+          defaultChannel: cast.channelId,
+          allowedChannels: [cast.channelId],
+          requestTimeoutMs: Math.ceil(10_000 * speed),
+        },
       },
     },
     overrides,

@@ -154,7 +154,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
   let detach = (): void => {};
   try {
     o.print(`Discord: ${cast.describe}; bots ruda, eden, seum logged in\n`);
-    const config = demoConfig(cast, o.config);
+    const config = demoConfig(cast, o.config, o.speed);
     const a2aRetry = parseConfig(config).discord.a2aRetry;
     // An agent "thinks" 4 s at the default 5-minute timeout; shorter timeouts shorten everything alike.
     const gateway = new ScriptedGateway(clock, a2aRetry.responseTimeoutMs / 75);

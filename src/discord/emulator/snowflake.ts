@@ -3,12 +3,7 @@
 
 export const DISCORD_EPOCH_MS = 1_420_070_400_000n;
 
-const SNOWFLAKE_PATTERN = /^\d{17,19}$/;
-
-/** True when `id` looks like a Discord snowflake (17–19 decimal digits). */
-export function isSnowflake(id: unknown): id is string {
-  return typeof id === "string" && SNOWFLAKE_PATTERN.test(id);
-}
+export { isSnowflake } from "../../services/collaboration/snowflake.js";
 
 /** Makes strictly increasing snowflakes; `now` is read for every id (vitest fake timers move it). */
 export class SnowflakeGenerator {

@@ -34,7 +34,8 @@ export interface PreflightContext {
  */
 export function decidePreflight(m: InboundDiscordMessage, ctx: PreflightContext): PreflightDecision {
   const threadId = m.threadId;
-  if (threadId !== undefined && (ctx.isSinkThread(threadId) || isReportThreadName(m.threadName))) {
+  // First of all rules: by id (the channel's, when the adapter did not say it is a thread) or by name.
+  if (ctx.isSinkThread(threadId ?? m.channelId) || isReportThreadName(m.threadName)) {
     return { action: "drop", reason: "sink_thread" };
   }
   if (ctx.allowedGuilds !== undefined && m.guildId !== undefined && !ctx.allowedGuilds.includes(m.guildId)) {

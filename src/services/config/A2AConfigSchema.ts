@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isSnowflake } from "../collaboration/snowflake.js";
 
 // Every duration is a positive whole number of milliseconds and every count a positive whole number;
 // objects are strict so a misspelt key is an error rather than a silently ignored setting.
@@ -6,6 +7,7 @@ import { z } from "zod";
 const durationMs = (fallback: number) => z.int().positive().default(fallback);
 const count = (fallback: number) => z.int().positive().default(fallback);
 const id = z.string().trim().min(1);
+const snowflake = z.string().trim().refine(isSnowflake, "must be a Discord id (a snowflake: 17–19 digits)");
 
 const AgentA2AOverrideSchema = z.strictObject({
   maxPingPongTurns: z
@@ -197,6 +199,17 @@ const DiscordSchema = z.strictObject({
         "Longest collaboration message, the mention included (Discord allows 2000 characters); a longer " +
           "one is rejected (`message_too_long`).",
       ),
+      requestTimeoutMs: durationMs(10_000).describe(
+        "How long one Discord call (a post, a thread, a channel lookup) may take; one that has not " +
+          "answered by then fails as a timeout and is retried like a 5xx (design 002 §5).",
+      ),
+      sinkThreads: z
+        .array(snowflake)
+        .default([])
+        .describe(
+          "Report (sink) threads, by id: messages in them never reach an agent and `discordSend` " +
+            "refuses them (design 002 §2). More can be registered at run time (`registerSinkThread`).",
+        ),
       loopGuard: z
         .strictObject({
           maxCollaboratePerPair: count(10).describe(
@@ -215,7 +228,8 @@ const DiscordSchema = z.strictObject({
       rateLimit: z
         .strictObject({
           threadCreationPerMinute: count(5).describe(
-            "Threads opened per minute in one channel; more wait in order, none is dropped.",
+            "Threads opened per minute in one guild (server), whichever of its channels they are opened " +
+              "in; more wait in order, none is dropped. Channels whose guild is unknown share one limit.",
           ),
           messagePerChannelPerSecond: count(5).describe(
             "Messages sent per second in one channel or thread; more wait in order, none is dropped.",

@@ -49,6 +49,9 @@ function describeIssue(issue: z.core.$ZodIssue): ConfigProblem[] {
       message: `unknown key${hint}`,
     }));
   }
+  // A refinement (a snowflake id) says itself what it wants; the schema's type would say too little.
+  if (issue.code === "custom")
+    return [{ path: where(path), message: `${issue.message}, got ${received(issue.input)}` }];
   const allowed = describeAllowed(schemaAt(path));
   const message = allowed ? `must be ${allowed}, got ${received(issue.input)}` : issue.message;
   return [{ path: where(path), message }];

@@ -1,0 +1,67 @@
+import type { DiscordPort, RuntimeTimers } from "./ports.js";
+
+/**
+ * A Discord call that did not answer in time (design 002 §5: 10 s). It carries no HTTP status, so
+ * `classifyDiscordFailure` reads it as transient and the machines retry it; a send's nonce makes a
+ * first try that lands late harmless.
+ */
+export class DiscordCallTimeoutError extends Error {
+  override readonly name = "DiscordCallTimeoutError";
+
+  constructor(
+    readonly method: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`Discord ${method} did not answer within ${timeoutMs} ms`);
+  }
+}
+
+/** A DiscordPort whose every call fails with DiscordCallTimeoutError after `timeoutMs`; see close(). */
+export interface TimedDiscordPort extends DiscordPort {
+  /** Clears the timers of calls still in flight (at stop): they no longer fail, nor hold the process. */
+  close(): void;
+}
+
+/**
+ * Wraps `port` so that no call waits on Discord longer than `timeoutMs`. The timers run on `timers`
+ * (the runtime's scheduler, so fake timers drive them) and are cleared as soon as the call settles.
+ */
+export function withDiscordCallTimeout(
+  port: DiscordPort,
+  timeoutMs: number,
+  timers: RuntimeTimers,
+): TimedDiscordPort {
+  const pending = new Set<unknown>();
+  function timed<T>(method: string, call: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const handle = timers.setTimeout(() => {
+        pending.delete(handle);
+        reject(new DiscordCallTimeoutError(method, timeoutMs));
+      }, timeoutMs);
+      pending.add(handle);
+      const settle = () => {
+        pending.delete(handle);
+        timers.clearTimeout(handle);
+      };
+      // A port that throws instead of rejecting fails the call the same way.
+      Promise.resolve()
+        .then(call)
+        .then(
+          (value) => (settle(), resolve(value)),
+          (error: unknown) => (settle(), reject(error)),
+        );
+    });
+  }
+  const describeChannel = port.describeChannel?.bind(port);
+  return {
+    sendMessage: (p) => timed("sendMessage", () => port.sendMessage(p)),
+    createThread: (p) => timed("createThread", () => port.createThread(p)),
+    ...(describeChannel === undefined
+      ? {}
+      : { describeChannel: (p) => timed("describeChannel", () => describeChannel(p)) }),
+    close() {
+      for (const handle of pending) timers.clearTimeout(handle);
+      pending.clear();
+    },
+  };
+}

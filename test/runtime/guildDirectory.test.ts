@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { GuildDirectory, UNKNOWN_GUILD_BUCKET } from "../../src/runtime/GuildDirectory.js";
+import type { DiscordChannelInfo } from "../../src/index.js";
+
+const GUILD = "1400000000000000001";
+const CHANNEL = "1400000000000000500";
+const OTHER = "1400000000000000501";
+const THREAD = "1400000000000000600";
+
+describe("GuildDirectory: the per-guild key of thread creation", () => {
+  it("keys a channel by the guild its inbound messages named (a thread's parent too)", async () => {
+    const guilds = new GuildDirectory();
+    guilds.note(THREAD, GUILD);
+    guilds.note(CHANNEL, GUILD);
+    expect(await guilds.threadCreationBucket(CHANNEL)).toBe(`guild:${GUILD}`);
+    expect(await guilds.threadCreationBucket(THREAD)).toBe(`guild:${GUILD}`);
+  });
+
+  it("channels whose guild is unknown share one bucket", async () => {
+    const guilds = new GuildDirectory();
+    expect(await guilds.threadCreationBucket(CHANNEL)).toBe(UNKNOWN_GUILD_BUCKET);
+    expect(await guilds.threadCreationBucket(OTHER)).toBe(UNKNOWN_GUILD_BUCKET);
+  });
+
+  it("ignores ids that are not non-empty strings (a faulty peer's message)", async () => {
+    const guilds = new GuildDirectory();
+    guilds.note(CHANNEL, 42);
+    guilds.note(undefined, GUILD);
+    guilds.note(CHANNEL, "");
+    expect(await guilds.guildOf(CHANNEL)).toBeUndefined();
+  });
+
+  it("asks describeChannel once per channel, even for lookups made at once, and learns the parent too", async () => {
+    const asked: string[] = [];
+    const guilds = new GuildDirectory(async ({ channelId }) => {
+      asked.push(channelId);
+      return { channelId, guildId: GUILD, parentChannelId: CHANNEL, isThread: true };
+    });
+    const keys = await Promise.all([
+      guilds.threadCreationBucket(THREAD),
+      guilds.threadCreationBucket(THREAD),
+    ]);
+    expect(keys).toEqual([`guild:${GUILD}`, `guild:${GUILD}`]);
+    expect(await guilds.threadCreationBucket(THREAD)).toBe(`guild:${GUILD}`);
+    expect(await guilds.threadCreationBucket(CHANNEL)).toBe(`guild:${GUILD}`);
+    expect(asked).toEqual([THREAD]);
+  });
+
+  it("answers in the order asked, even when an earlier channel's lookup is slower", async () => {
+    let release = () => {};
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    const guilds = new GuildDirectory(async ({ channelId }) => {
+      if (channelId === CHANNEL) await slow;
+      return { channelId, guildId: GUILD, isThread: false };
+    });
+    const order: string[] = [];
+    const first = guilds.threadCreationBucket(CHANNEL).then(() => order.push(CHANNEL));
+    const second = guilds.threadCreationBucket(OTHER).then(() => order.push(OTHER));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    release();
+    await Promise.all([first, second]);
+    expect(order).toEqual([CHANNEL, OTHER]);
+  });
+
+  it("a failed lookup falls back to the shared bucket and is asked again next time", async () => {
+    const answers: Array<() => Promise<DiscordChannelInfo>> = [
+      () => Promise.reject(new Error("timeout")),
+      () => Promise.resolve({ channelId: CHANNEL, guildId: GUILD, isThread: false }),
+    ];
+    const guilds = new GuildDirectory(() => (answers.shift() as () => Promise<DiscordChannelInfo>)());
+    expect(await guilds.threadCreationBucket(CHANNEL)).toBe(UNKNOWN_GUILD_BUCKET);
+    expect(await guilds.threadCreationBucket(CHANNEL)).toBe(`guild:${GUILD}`);
+  });
+
+  it("a channel Discord says is in no guild (or answers junk for) is remembered in the shared bucket", async () => {
+    let asked = 0;
+    const guilds = new GuildDirectory(async () => {
+      asked += 1;
+      return { guildId: 7 } as unknown as DiscordChannelInfo;
+    });
+    expect(await guilds.threadCreationBucket(CHANNEL)).toBe(UNKNOWN_GUILD_BUCKET);
+    expect(await guilds.threadCreationBucket(CHANNEL)).toBe(UNKNOWN_GUILD_BUCKET);
+    expect(asked).toBe(1);
+  });
+});
