@@ -615,7 +615,12 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       const snapshot = entry.actor.getSnapshot() as {
         status: string;
         value: string;
-        context: { resolvedThreadId?: string; messageId?: string; parentChannelId?: string };
+        context: {
+          resolvedThreadId?: string;
+          messageId?: string;
+          parentChannelId?: string;
+          error?: CollaborateOutput["error"];
+        };
         output?: CollaborateOutput;
       };
       const c = snapshot.context;
@@ -635,11 +640,13 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
           mentionId: id,
         };
       }
-      if (snapshot.status === "active") return undefined;
-      const error = snapshot.output?.error ?? {
-        code: "discord_unavailable",
-        message: "the collaboration ended",
-      };
+      // A failure is the answer once known, while its notice to a human may still be under way.
+      if (snapshot.status === "active" && c.error === undefined) return undefined;
+      const error = snapshot.output?.error ??
+        c.error ?? {
+          code: "discord_unavailable",
+          message: "the collaboration ended",
+        };
       return { status: "rejected" as const, error };
     });
   }

@@ -204,6 +204,7 @@ export function provideCollaborate(deps: SideEffectDeps) {
       ),
       postStarter: post(false),
       postMention: post(false),
+      postNotice: post(true),
       mention: mentionMachine.provide({ actors: { postReminder: post(true), postEscalation: post(true) } }),
     },
   });
