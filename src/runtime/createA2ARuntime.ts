@@ -34,6 +34,7 @@ import {
   toObserverRecord,
 } from "../services/index.js";
 import { collectDue } from "./dueTimers.js";
+import { deliveryWarning } from "./deliveryWarnings.js";
 import { toInspectFn, treeInspector } from "./inspection.js";
 import type {
   A2AFlowResult,
@@ -93,7 +94,13 @@ interface CollaborationMeta {
 }
 
 /** The mention child's states in which a collaboration only waits (for a durable timeout or an answer). */
-const WAITING_MENTION_STATES: ReadonlySet<unknown> = new Set(["pending", "reminded", "untimed"]);
+const WAITING_MENTION_STATES: ReadonlySet<unknown> = new Set([
+  "pending",
+  "reminded",
+  "untimed",
+  "reminderRetrying",
+  "escalationRetrying",
+]);
 
 /**
  * The actor host a gateway embeds (API.md §7): one actor per `sessionsSend` flow and per
@@ -258,7 +265,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
 
   function emitEvent(event: { type: string }): void {
     try {
-      bus.emit(event as A2AEvent);
+      const warning = deliveryWarning(bus.emit(event as A2AEvent));
+      if (warning !== undefined) warn(warning);
     } catch (error) {
       warn(`dropped an invalid ${event.type} event: ${describe(error)}`);
     }
