@@ -1,162 +1,41 @@
 import { and, assign, emit, sendTo, setup } from "xstate";
-import { z } from "zod";
 import {
-  type A2AEventOf,
-  buildCollaborationThreadName,
   buildThreadStarterMessage,
   classifyDiscordFailure,
-  DISCORD_TRANSIENT_MAX_RETRIES,
-  type DiscordFailure,
-  discordTransientBackoffMs,
+  discordErrorCode,
+  discordRetryAllowed,
+  discordRetryWaitMs,
 } from "../services/index.js";
 import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
+import {
+  type CollaborateContext,
+  type CollaborateErrorCode,
+  type CollaborateEvent,
+  type CollaborateInput,
+  CollaborateInputSchema,
+  type CollaborateOutput,
+  channelAllowed,
+  collaborationContent,
+  noticeChannel,
+  targetChannel,
+  threadNameOf,
+} from "./collaborateContext.js";
+import {
+  type CollaborateEmitted,
+  failedEvent,
+  requestedEvent,
+  respondedEvent,
+  sentEvent,
+} from "./collaborateEvents.js";
+import { failureNoticeInput } from "./collaborateNotice.js";
 import {
   type CreateThreadOutput,
   createThreadActor,
   type PostMessageOutput,
   postMessageActor,
 } from "./discordActors.js";
-import type { Due, TimerEvent } from "./Due.js";
 import { parseMachineInput } from "./MachineInputError.js";
-import { type MentionEvent, type MentionOutput, mentionMachine } from "./mentionMachine.js";
-import { epochMs, nonEmpty, positiveMs } from "./schemas.js";
-
-export const CollaborateInputSchema = z.object({
-  collaborationId: nonEmpty,
-  fromAgentId: nonEmpty,
-  targetAgentId: nonEmpty,
-  fromName: nonEmpty,
-  toName: z.string().optional(),
-  /** The target's bot; absent when the target is not a configured agent. */
-  targetBotId: z.string().optional(),
-  message: z.string(),
-  threadId: z.string().optional(),
-  /** The parent channel of `threadId`, when the runtime knows it. */
-  threadParentId: z.string().optional(),
-  channelId: z.string().optional(),
-  threadName: z.string().optional(),
-  topicId: z.string().optional(),
-  urgent: z.boolean().default(false),
-  allowedChannels: z.array(z.string()),
-  defaultChannel: z.string().optional(),
-  maxMessageLength: z.int().positive(),
-  /** A thread of this route used within `threadReuseTTL` (the runtime's thread-route cache). */
-  reusableThread: z.object({ threadId: nonEmpty, channelId: nonEmpty }).optional(),
-  /** The loop guard's verdict on this call, taken by the runtime when it counted the call. */
-  loopGuard: z.object({ allowed: z.boolean(), warning: z.string().optional() }).default({ allowed: true }),
-  /** The sender is answering a message from the target in a collaboration thread (design 002 §6). */
-  replyInThread: z.boolean().default(false),
-  mention: z.object({
-    responseTimeoutMs: positiveMs,
-    urgentResponseTimeoutMs: positiveMs,
-    maxAttempts: z.int().min(1),
-    escalationMentionId: z.string().optional(),
-    notifyOnFailure: z.boolean(),
-    /** Remind and escalate (`discord.a2aRetry.enabled`); absent, as in a collaboration stored before: true. */
-    reminders: z.boolean().default(true),
-  }),
-  startedAt: epochMs,
-});
-export type CollaborateInput = z.input<typeof CollaborateInputSchema>;
-
-export type CollaborateErrorCode =
-  | "unknown_agent"
-  | "empty_message"
-  | "message_too_long"
-  | "channel_not_allowed"
-  | "loop_guard"
-  | "reply_in_thread"
-  | "discord_permission"
-  | "discord_not_found"
-  | "discord_invalid"
-  | "discord_unavailable";
-
-export interface CollaborateContext extends z.output<typeof CollaborateInputSchema> {
-  lastAt: number;
-  mode?: "new_thread" | "reuse_thread" | "explicit_thread";
-  resolvedThreadId?: string;
-  parentChannelId?: string;
-  /** A new thread's starter message, in the parent channel: the thread is opened from it. */
-  starterMessageId?: string;
-  /** The mention, once posted (in the thread, whatever the mode). */
-  messageId?: string;
-  /** When the mention was posted: the mention's attempt 1, and the clock of its first timeout. */
-  sentAt?: number;
-  /** Retries of the current Discord call made so far (design 002 §5: up to 3). */
-  retries: number;
-  failure?: DiscordFailure & { message: string };
-  error?: { code: CollaborateErrorCode; message: string };
-  due?: Due<"RETRY_DUE">;
-  outcome?: CollaborateOutput["status"];
-  /** Deliveries of the mention when it ended (1 + reminders). */
-  mentionAttempts?: number;
-}
-
-export type CollaborateEvent = TimerEvent<"RETRY_DUE"> | MentionEvent;
-
-export interface CollaborateOutput {
-  status: "rejected" | "failed" | "responded" | "escalated" | "cancelled";
-  collaborationId: string;
-  threadId?: string;
-  messageId?: string;
-  mentionAttempts?: number;
-  error?: { code: CollaborateErrorCode; message: string };
-}
-
-type Emitted =
-  | A2AEventOf<"a2a.collaborate.requested">
-  | A2AEventOf<"a2a.collaborate.sent">
-  | A2AEventOf<"a2a.collaborate.failed">
-  | A2AEventOf<"a2a.collaborate.responded">;
-
-/** What the target reads: the mention first, so Discord pings exactly that bot. */
-export function collaborationContent(targetBotId: string, message: string): string {
-  return `<@${targetBotId}> ${message.trim()}`;
-}
-
-/** `[협업] {from} → {to} · {topic}` (design 002 §4); the topic: thread name, topic id or message. */
-function threadNameOf(context: CollaborateContext): string {
-  const topic = context.threadName ?? context.topicId;
-  return buildCollaborationThreadName({
-    fromName: context.fromName,
-    toName: context.toName ?? context.targetAgentId,
-    ...(topic ? { topic } : {}),
-    message: context.message,
-  });
-}
-
-function targetChannel(context: CollaborateContext): string | undefined {
-  if (context.threadId) return context.threadParentId;
-  return context.channelId || context.defaultChannel;
-}
-
-/** The allowlist is strict (design 002 §6): the default channel, too, must be listed to be used. */
-function channelAllowed(context: CollaborateContext, channelId: string | undefined): boolean {
-  return channelId !== undefined && context.allowedChannels.includes(channelId);
-}
-
-/** The envelope every a2a.collaborate.* event shares. */
-function collaborationEnvelope(context: CollaborateContext, ts: number) {
-  return { ts, fromAgent: context.fromAgentId, toAgent: context.targetAgentId };
-}
-
-/** Who collaborates, and in which thread once it is known (design 002 §1's CollaborateEvent). */
-function collaborationParties(context: CollaborateContext) {
-  return {
-    collaborationId: context.collaborationId,
-    fromAgentId: context.fromAgentId,
-    toAgentId: context.targetAgentId,
-    ...(context.resolvedThreadId === undefined ? {} : { threadId: context.resolvedThreadId }),
-  };
-}
-
-const FAILURE_CODES: Record<DiscordFailure["kind"], CollaborateErrorCode> = {
-  permission: "discord_permission",
-  not_found: "discord_not_found",
-  invalid: "discord_invalid",
-  rate_limit: "discord_unavailable",
-  transient: "discord_unavailable",
-};
+import { type MentionOutput, mentionMachine } from "./mentionMachine.js";
 
 /**
  * One `discord_send` (designs 002 and 004): validate, resolve the thread (explicit, reused within
@@ -170,12 +49,13 @@ export const collaborateMachine = setup({
     context: {} as CollaborateContext,
     events: {} as CollaborateEvent,
     output: {} as CollaborateOutput,
-    emitted: {} as Emitted,
+    emitted: {} as CollaborateEmitted,
   },
   actors: {
     postStarter: postMessageActor,
     createThread: createThreadActor,
     postMention: postMessageActor,
+    postNotice: postMessageActor,
     mention: mentionMachine,
   },
   guards: {
@@ -194,9 +74,10 @@ export const collaborateMachine = setup({
     explicitThread: ({ context }) => Boolean(context.threadId),
     reusableThread: ({ context }) =>
       context.reusableThread !== undefined && channelAllowed(context, context.reusableThread.channelId),
-    retryAllowed: ({ context }) =>
-      context.failure?.retryable === true && context.retries < DISCORD_TRANSIENT_MAX_RETRIES,
+    retryAllowed: ({ context }) => discordRetryAllowed(context.failure, context.retries),
     escalatingFailure: ({ context }) => context.failure?.escalate === true,
+    // A 403/404 is told to a human in the escalation channel, unless notifyOnFailure is off (design 002 §5).
+    noticeWanted: ({ context }) => context.mention.notifyOnFailure && noticeChannel(context) !== undefined,
     threadKnown: ({ context }) => context.resolvedThreadId !== undefined,
     starterPosted: ({ context }) => context.starterMessageId !== undefined,
     retryDue: ({ context, event }) => event.type === "RETRY_DUE" && event.at >= (context.due?.at ?? 0),
@@ -239,67 +120,44 @@ export const collaborateMachine = setup({
       failure: { ...classifyDiscordFailure(error), message: errorMessage(error) },
       lastAt: failureAt(error, context.lastAt),
     })),
-    scheduleRetry: assign(({ context }) => {
-      const waitMs =
-        context.failure?.kind === "rate_limit" && context.failure.retryAfterMs !== undefined
-          ? context.failure.retryAfterMs
-          : discordTransientBackoffMs(context.retries + 1);
-      return { due: { event: "RETRY_DUE" as const, at: context.lastAt + waitMs } };
-    }),
+    scheduleRetry: assign(({ context }) => ({
+      due: {
+        event: "RETRY_DUE" as const,
+        at: context.lastAt + discordRetryWaitMs(context.failure, context.retries),
+      },
+    })),
     startRetry: assign(({ context }, at: number) => ({
       retries: context.retries + 1,
       lastAt: Math.max(context.lastAt, at),
       due: undefined,
       failure: undefined,
     })),
+    // The failure is final; a failure notice that follows counts its own retries.
     failWithDiscordError: assign(({ context }) => ({
       error: {
-        code: FAILURE_CODES[context.failure?.kind ?? "transient"],
+        code: discordErrorCode(context.failure?.kind ?? "transient"),
+        message: context.failure?.message ?? "Discord call failed",
+      },
+      failedOn: { at: context.lastAt, attempt: context.retries + 1 },
+      retries: 0,
+      failure: undefined,
+    })),
+    recordNotice: assign(({ context }, output: PostMessageOutput) => ({
+      noticeMessageId: output.messageId,
+      lastAt: Math.max(context.lastAt, output.at),
+    })),
+    recordNoticeError: assign(({ context }) => ({
+      noticeError: {
+        code: discordErrorCode(context.failure?.kind ?? "transient"),
         message: context.failure?.message ?? "Discord call failed",
       },
     })),
     settle: assign((_, outcome: CollaborateOutput["status"]) => ({ outcome, due: undefined })),
     recordMentionEnd: assign((_, output: MentionOutput) => ({ mentionAttempts: output.attempts })),
-    emitRequested: emit(({ context }): Emitted => ({
-      type: "a2a.collaborate.requested",
-      ...collaborationEnvelope(context, context.startedAt),
-      data: {
-        ...collaborationParties(context),
-        ...(context.threadId ? { threadId: context.threadId } : {}),
-      },
-    })),
-    emitSent: emit(({ context }): Emitted => ({
-      type: "a2a.collaborate.sent",
-      ...collaborationEnvelope(context, context.sentAt ?? context.lastAt),
-      data: {
-        ...collaborationParties(context),
-        ...(context.parentChannelId === undefined ? {} : { parentChannelId: context.parentChannelId }),
-        ...(context.mode === undefined ? {} : { mode: context.mode }),
-        ...(context.messageId === undefined ? {} : { messageId: context.messageId }),
-        mentionId: context.collaborationId,
-      },
-    })),
-    emitFailed: emit(({ context }): Emitted => ({
-      type: "a2a.collaborate.failed",
-      ...collaborationEnvelope(context, context.lastAt),
-      data: {
-        ...collaborationParties(context),
-        attempt: context.retries + 1,
-        ...(context.error === undefined
-          ? {}
-          : { errorCode: context.error.code, errorMessage: context.error.message }),
-        escalate: context.failure?.escalate === true,
-      },
-    })),
-    emitResponded: emit(({ context }, output: MentionOutput): Emitted => ({
-      type: "a2a.collaborate.responded",
-      ...collaborationEnvelope(context, output.respondedAt ?? context.lastAt),
-      data: {
-        ...collaborationParties(context),
-        mentionId: context.collaborationId,
-        attempt: output.attempts,
-      },
-    })),
+    emitRequested: emit(({ context }) => requestedEvent(context)),
+    emitSent: emit(({ context }) => sentEvent(context)),
+    emitFailed: emit(({ context }) => failedEvent(context)),
+    emitResponded: emit(({ context }, output: MentionOutput) => respondedEvent(context, output)),
   },
 }).createMachine({
   id: "collaborate",
@@ -401,7 +259,12 @@ export const collaborateMachine = setup({
     failing: {
       always: [
         { guard: "retryAllowed", target: "retrying" },
-        { target: "failed", actions: ["failWithDiscordError", "emitFailed"] },
+        {
+          guard: and(["escalatingFailure", "noticeWanted"]),
+          target: "postingNotice",
+          actions: "failWithDiscordError",
+        },
+        { target: "failed", actions: "failWithDiscordError" },
       ],
     },
     retrying: {
@@ -426,6 +289,32 @@ export const collaborateMachine = setup({
             actions: { type: "startRetry", params: ({ event }) => event.at },
           },
         ],
+      },
+    },
+    // The 403/404 notice to a human in the escalation channel, retried like every post.
+    postingNotice: {
+      invoke: {
+        id: "postNotice",
+        src: "postNotice",
+        input: ({ context }) => failureNoticeInput(context),
+        onDone: { target: "failed", actions: { type: "recordNotice", params: ({ event }) => event.output } },
+        onError: { target: "noticeFailing", actions: { type: "recordFailure", params: errorOf } },
+      },
+    },
+    noticeFailing: {
+      always: [
+        { guard: "retryAllowed", target: "noticeRetrying" },
+        { target: "failed", actions: "recordNoticeError" },
+      ],
+    },
+    noticeRetrying: {
+      entry: "scheduleRetry",
+      on: {
+        RETRY_DUE: {
+          guard: "retryDue",
+          target: "postingNotice",
+          actions: { type: "startRetry", params: ({ event }) => event.at },
+        },
       },
     },
     awaitingResponse: {
@@ -463,12 +352,14 @@ export const collaborateMachine = setup({
       },
       on: {
         RESPONSE_TIMEOUT: { actions: sendTo("mention", ({ event }) => event) },
+        RETRY_DUE: { actions: sendTo("mention", ({ event }) => event) },
         RESPONSE_RECEIVED: { actions: sendTo("mention", ({ event }) => event) },
         CANCEL: { actions: sendTo("mention", ({ event }) => event) },
       },
     },
-    rejected: { type: "final", entry: { type: "settle", params: "rejected" } },
-    failed: { type: "final", entry: { type: "settle", params: "failed" } },
+    // Design 002 §1: every failure is an event, a rejection included.
+    rejected: { type: "final", entry: [{ type: "settle", params: "rejected" }, "emitFailed"] },
+    failed: { type: "final", entry: [{ type: "settle", params: "failed" }, "emitFailed"] },
     responded: { type: "final", entry: { type: "settle", params: "responded" } },
     escalated: { type: "final", entry: { type: "settle", params: "escalated" } },
     cancelled: { type: "final", entry: { type: "settle", params: "cancelled" } },

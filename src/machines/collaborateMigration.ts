@@ -1,5 +1,6 @@
 import { createActor, fromPromise } from "xstate";
-import { type CollaborateInput, collaborateMachine } from "./collaborateMachine.js";
+import type { CollaborateInput } from "./collaborateContext.js";
+import { collaborateMachine } from "./collaborateMachine.js";
 import type { PostMessageInput, PostMessageOutput } from "./discordActors.js";
 
 type Json = Record<string, unknown>;

@@ -1,6 +1,15 @@
 // The statecharts: pure `setup()` definitions. Side effects are named actors the runtime provides,
 // time arrives in events, timers are due times in context (see Due.ts).
 export * from "./a2aFlowMachine.js";
+export {
+  type CollaborateContext,
+  type CollaborateErrorCode,
+  type CollaborateEvent,
+  type CollaborateInput,
+  CollaborateInputSchema,
+  type CollaborateOutput,
+  collaborationContent,
+} from "./collaborateContext.js";
 export * from "./collaborateMachine.js";
 export * from "./collaborateMigration.js";
 export * from "./Due.js";

@@ -4,10 +4,17 @@ import {
   type A2AEventOf,
   buildEscalationMessage,
   buildReminderMessage,
+  classifyDiscordFailure,
   cutText,
+  type DiscordErrorCode,
+  type DiscordFailure,
+  discordErrorCode,
+  discordRetryAllowed,
+  discordRetryWaitMs,
   elapsedMinutes,
   MENTION_QUOTE_LENGTH,
 } from "../services/index.js";
+import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
 import { type PostMessageOutput, postMessageActor } from "./discordActors.js";
 import type { Due, TimerEvent } from "./Due.js";
 import { parseMachineInput } from "./MachineInputError.js";
@@ -38,9 +45,6 @@ export const MentionInputSchema = z.object({
 });
 export type MentionInput = z.input<typeof MentionInputSchema>;
 
-/** A failed reminder post is tried again this much later, without counting an attempt. */
-export const REMINDER_RETRY_MS = 60_000;
-
 export interface MentionContext extends z.output<typeof MentionInputSchema> {
   /** Deliveries so far: the mention is 1, each reminder adds 1. */
   attempts: number;
@@ -49,12 +53,20 @@ export interface MentionContext extends z.output<typeof MentionInputSchema> {
   /** When the timeout being handled fired. */
   firedAt?: number;
   respondedAt?: number;
-  due?: Due<"RESPONSE_TIMEOUT">;
+  due?: Due<"RESPONSE_TIMEOUT" | "RETRY_DUE">;
   outcome?: MentionOutput["status"];
+  /** Retries of the reminder or escalation post under way (design 002 §5: up to 3); absent is 0. */
+  retries?: number;
+  /** That post's latest failure, and when it happened. */
+  failure?: DiscordFailure & { message: string; at: number };
+  /** A post that failed for good: reported with the escalation. */
+  postError?: { post: "reminder" | "escalation"; code: DiscordErrorCode; message: string };
 }
 
 export type MentionEvent =
   | TimerEvent<"RESPONSE_TIMEOUT">
+  /** A failed reminder or escalation post is due to be tried again. */
+  | TimerEvent<"RETRY_DUE">
   /** A message in the mention's thread from `authorId` (the runtime routes thread messages here). */
   | { type: "RESPONSE_RECEIVED"; authorId: string; at: number; messageId?: string }
   | { type: "CANCEL"; at?: number };
@@ -86,7 +98,10 @@ function messageParams(context: MentionContext) {
 /**
  * Tracks one mention of an agent in a thread until it answers (design 004 §5.4–5.5, §8.2): at each
  * timeout the requester's bot reminds the target, and after the last reminder's timeout it escalates
- * to a human. Timeouts are durable due times the runtime delivers as `RESPONSE_TIMEOUT`. With
+ * to a human. Timeouts are durable due times the runtime delivers as `RESPONSE_TIMEOUT`. A reminder or
+ * escalation post that Discord refuses for now (429, 5xx) is tried again at a durable `RETRY_DUE`
+ * (design 002 §5, Retry-After honoured), with the same nonce key; one that fails for good calls the
+ * human at once (a reminder) or ends the mention escalated with notified false and the error. With
  * `reminders` off (`discord.a2aRetry.enabled: false`) no timeout is armed: the mention only waits.
  */
 export const mentionMachine = setup({
@@ -108,7 +123,8 @@ export const mentionMachine = setup({
       event.type === "RESPONSE_RECEIVED" &&
       event.authorId === context.targetBotId &&
       event.at >= context.sentAt,
-    neverReminded: ({ context }) => context.attempts === 1,
+    retryAllowed: ({ context }) => discordRetryAllowed(context.failure, context.retries ?? 0),
+    retryDue: ({ context, event }) => event.type === "RETRY_DUE" && event.at >= (context.due?.at ?? 0),
   },
   actions: {
     armFirstTimeout: assign(({ context }) => ({
@@ -125,6 +141,38 @@ export const mentionMachine = setup({
       attempts: context.attempts + 1,
       lastDeliveredAt: output.at,
       due: { event: "RESPONSE_TIMEOUT" as const, at: output.at + timeoutOf(context) },
+      retries: 0,
+      failure: undefined,
+    })),
+    recordFailure: assign(({ context }, error: unknown) => ({
+      failure: {
+        ...classifyDiscordFailure(error),
+        message: errorMessage(error),
+        at: failureAt(error, context.firedAt ?? context.lastDeliveredAt),
+      },
+    })),
+    // The same post again (same content, same nonce key), after Retry-After or 1 s, 2 s, 4 s.
+    scheduleRetry: assign(({ context }) => ({
+      due: {
+        event: "RETRY_DUE" as const,
+        at:
+          (context.failure?.at ?? context.lastDeliveredAt) +
+          discordRetryWaitMs(context.failure, context.retries ?? 0),
+      },
+    })),
+    startRetry: assign(({ context }) => ({
+      retries: (context.retries ?? 0) + 1,
+      due: undefined,
+      failure: undefined,
+    })),
+    // The next post starts its own retries.
+    recordPostError: assign(({ context }, post: "reminder" | "escalation") => ({
+      postError: {
+        post,
+        code: discordErrorCode(context.failure?.kind ?? "transient"),
+        message: context.failure?.message ?? "Discord call failed",
+      },
+      retries: 0,
     })),
     emitReminded: emit(({ context }, output: PostMessageOutput): Emitted => ({
       type: "a2a.mention.reminded",
@@ -138,12 +186,6 @@ export const mentionMachine = setup({
         attempts: context.attempts,
         maxAttempts: context.maxAttempts,
         elapsedMinutes: elapsedMinutes(context.sentAt, output.at),
-      },
-    })),
-    retryReminderLater: assign(({ context }) => ({
-      due: {
-        event: "RESPONSE_TIMEOUT" as const,
-        at: (context.firedAt ?? context.lastDeliveredAt) + REMINDER_RETRY_MS,
       },
     })),
     emitEscalated: emit(({ context }, p: { notified: boolean; at: number }): Emitted => ({
@@ -162,6 +204,13 @@ export const mentionMachine = setup({
           ? {}
           : { escalationMentionId: context.escalationMentionId }),
         notified: p.notified,
+        ...(context.postError === undefined
+          ? {}
+          : {
+              failedPost: context.postError.post,
+              errorCode: context.postError.code,
+              errorMessage: context.postError.message,
+            }),
       },
     })),
   },
@@ -206,11 +255,28 @@ export const mentionMachine = setup({
             { type: "recordReminder", params: ({ event }) => event.output },
           ],
         },
-        onError: [
-          { guard: "neverReminded", target: "pending", actions: "retryReminderLater" },
-          { target: "reminded", actions: "retryReminderLater" },
-        ],
+        onError: { target: "reminderFailing", actions: { type: "recordFailure", params: errorOf } },
       },
+    },
+    // A reminder that cannot be posted (403/404 in the thread, or Discord still failing after the
+    // retries) leaves the target unreachable: the human is called now, told why.
+    reminderFailing: {
+      always: [
+        { guard: "retryAllowed", target: "reminderRetrying" },
+        {
+          guard: "notifiesOnFailure",
+          target: "escalating",
+          actions: { type: "recordPostError", params: "reminder" },
+        },
+        {
+          target: "escalated",
+          actions: [{ type: "recordPostError", params: "reminder" }, escalatedUnnotified()],
+        },
+      ],
+    },
+    reminderRetrying: {
+      entry: "scheduleRetry",
+      on: { RETRY_DUE: { guard: "retryDue", target: "reminding", actions: "startRetry" } },
     },
     reminded: { on: { RESPONSE_TIMEOUT: onResponseTimeout() } },
     escalating: {
@@ -237,14 +303,23 @@ export const mentionMachine = setup({
             params: ({ event }) => ({ notified: true, at: event.output.at }),
           },
         },
-        onError: {
-          target: "escalated",
-          actions: {
-            type: "emitEscalated",
-            params: ({ context }) => ({ notified: false, at: context.firedAt ?? context.lastDeliveredAt }),
-          },
-        },
+        onError: { target: "escalationFailing", actions: { type: "recordFailure", params: errorOf } },
       },
+    },
+    // The escalation is retried until it lands or fails for good; then the mention ends escalated
+    // with notified false and the error, never silently.
+    escalationFailing: {
+      always: [
+        { guard: "retryAllowed", target: "escalationRetrying" },
+        {
+          target: "escalated",
+          actions: [{ type: "recordPostError", params: "escalation" }, escalatedUnnotified()],
+        },
+      ],
+    },
+    escalationRetrying: {
+      entry: "scheduleRetry",
+      on: { RETRY_DUE: { guard: "retryDue", target: "escalating", actions: "startRetry" } },
     },
     escalated: { type: "final", entry: [{ type: "settle", params: "escalated" }] },
     responded: { type: "final", entry: [{ type: "settle", params: "responded" }] },
@@ -274,4 +349,15 @@ function onResponseTimeout() {
       ],
     },
   ] as const;
+}
+
+/** The escalation event after a post failed for good: nobody was notified, as of the failure. */
+function escalatedUnnotified() {
+  return {
+    type: "emitEscalated" as const,
+    params: ({ context }: { context: MentionContext }) => ({
+      notified: false,
+      at: context.failure?.at ?? context.firedAt ?? context.lastDeliveredAt,
+    }),
+  };
 }

@@ -36,6 +36,7 @@ import {
 } from "../services/index.js";
 import { withDiscordCallTimeout } from "./discordCallTimeout.js";
 import { collectDue } from "./dueTimers.js";
+import { deliveryWarning } from "./deliveryWarnings.js";
 import { GuildDirectory } from "./GuildDirectory.js";
 import { toInspectFn, treeInspector } from "./inspection.js";
 import type {
@@ -97,7 +98,13 @@ interface CollaborationMeta {
 }
 
 /** The mention child's states in which a collaboration only waits (for a durable timeout or an answer). */
-const WAITING_MENTION_STATES: ReadonlySet<unknown> = new Set(["pending", "reminded", "untimed"]);
+const WAITING_MENTION_STATES: ReadonlySet<unknown> = new Set([
+  "pending",
+  "reminded",
+  "untimed",
+  "reminderRetrying",
+  "escalationRetrying",
+]);
 
 /**
  * The actor host a gateway embeds (API.md §7): one actor per `sessionsSend` flow and per
@@ -279,7 +286,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
 
   function emitEvent(event: { type: string }): void {
     try {
-      bus.emit(event as A2AEvent);
+      const warning = deliveryWarning(bus.emit(event as A2AEvent));
+      if (warning !== undefined) warn(warning);
     } catch (error) {
       warn(`dropped an invalid ${event.type} event: ${describe(error)}`);
     }
@@ -643,7 +651,12 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       const snapshot = entry.actor.getSnapshot() as {
         status: string;
         value: string;
-        context: { resolvedThreadId?: string; messageId?: string; parentChannelId?: string };
+        context: {
+          resolvedThreadId?: string;
+          messageId?: string;
+          parentChannelId?: string;
+          error?: CollaborateOutput["error"];
+        };
         output?: CollaborateOutput;
       };
       const c = snapshot.context;
@@ -663,11 +676,13 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
           mentionId: id,
         };
       }
-      if (snapshot.status === "active") return undefined;
-      const error = snapshot.output?.error ?? {
-        code: "discord_unavailable",
-        message: "the collaboration ended",
-      };
+      // A failure is the answer once known, while its notice to a human may still be under way.
+      if (snapshot.status === "active" && c.error === undefined) return undefined;
+      const error = snapshot.output?.error ??
+        c.error ?? {
+          code: "discord_unavailable",
+          message: "the collaboration ended",
+        };
       return { status: "rejected" as const, error };
     });
   }

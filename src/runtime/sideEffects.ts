@@ -206,6 +206,7 @@ export function provideCollaborate(deps: SideEffectDeps) {
       ),
       postStarter: post(false),
       postMention: post(false),
+      postNotice: post(true),
       mention: mentionMachine.provide({ actors: { postReminder: post(true), postEscalation: post(true) } }),
     },
   });

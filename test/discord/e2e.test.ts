@@ -15,6 +15,7 @@ import {
   type A2AEvent,
   type A2ARuntime,
   createA2ARuntime,
+  type DiscordPort,
   type InboundDiscordMessage,
 } from "../../src/index.js";
 import { loginStrictClient, until } from "../support/discordClients.js";
@@ -62,6 +63,8 @@ interface Harness {
   ruda: Client<true>;
   eden: Client<true>;
   events: A2AEvent[];
+  /** What the runtime warned about. */
+  warnings: string[];
   /** Every message the bridge forwarded, with the runtime's decision. */
   handled: Array<{
     message: InboundDiscordMessage;
@@ -73,9 +76,12 @@ async function setUp(
   options: {
     a2aRetry?: Record<string, unknown>;
     collaboration?: Record<string, unknown>;
+    /** Wraps the discord.js port, to watch what the runtime asks of it. */
+    wrapPort?: (port: DiscordPort) => DiscordPort;
   } = {},
 ): Promise<Harness> {
   const [ruda, eden] = await Promise.all([login(RUDA), login(EDEN)]);
+  const warnings: string[] = [];
   const clientsById = { ruda, eden };
   const runtime = createA2ARuntime({
     stateDir: mkdtempSync(join(tmpdir(), "a2a-e2e-")),
@@ -99,8 +105,8 @@ async function setUp(
         },
       },
     },
-    discord: createDiscordJsPort(clientsById),
-    onWarning: () => {},
+    discord: (options.wrapPort ?? ((port) => port))(createDiscordJsPort(clientsById)),
+    onWarning: (message) => warnings.push(message),
   });
   runtimes.push(runtime);
   await runtime.start();
@@ -115,7 +121,7 @@ async function setUp(
     },
   };
   detachers.push(bridgeDiscordJs(recording, clientsById, { onError: () => {} }));
-  return { runtime, ruda, eden, events, handled };
+  return { runtime, ruda, eden, events, warnings, handled };
 }
 
 async function mentionOf(runtime: A2ARuntime, id: string) {
@@ -289,11 +295,16 @@ describe("collaboration end to end over discord.js and the emulator", () => {
     expect(result).toMatchObject({ status: "rejected", error: { code: "discord_permission" } });
     await until(() => events.some((e) => e.type === "a2a.collaborate.failed"), "the failed event");
     const failed = events.find((e) => e.type === "a2a.collaborate.failed");
-    expect(failed?.data).toMatchObject({ escalate: true });
+    // The notice goes to the default channel, where ruda is denied too: the event says nobody was told.
+    expect(failed?.data).toMatchObject({
+      escalate: true,
+      notified: false,
+      noticeErrorCode: "discord_permission",
+    });
     expect(emulator.messages().filter((m) => m.authorId === RUDA)).toEqual([]);
   });
 
-  it("404: an unknown thread is rejected discord_not_found, escalates, and nothing is posted", async () => {
+  it("404: an unknown thread is rejected discord_not_found, and one notice in the default channel pings the human", async () => {
     const { runtime, events } = await setUp();
     const result = await runtime.discordSend({
       fromAgentId: "ruda",
@@ -303,8 +314,87 @@ describe("collaboration end to end over discord.js and the emulator", () => {
     });
     expect(result).toMatchObject({ status: "rejected", error: { code: "discord_not_found" } });
     await until(() => events.some((e) => e.type === "a2a.collaborate.failed"), "the failed event");
-    expect(events.find((e) => e.type === "a2a.collaborate.failed")?.data).toMatchObject({ escalate: true });
-    expect(emulator.messages().filter((m) => m.authorId === RUDA)).toEqual([]);
+    expect(events.find((e) => e.type === "a2a.collaborate.failed")?.data).toMatchObject({
+      escalate: true,
+      notified: true,
+    });
+    const posted = emulator.messages().filter((m) => m.authorId === RUDA);
+    expect(posted).toHaveLength(1);
+    expect(posted[0]).toMatchObject({ channelId: CHANNEL, mentionIds: [HUMAN] });
+    expect(posted[0]?.content).toContain("discord_not_found");
+    expect(posted[0]?.content).toContain(`<@${HUMAN}> 봇/채널 존재 확인 필요`);
+  });
+
+  it("an escalation answered 429, then 503, is retried and pings the human exactly once", async () => {
+    const escalationPosts: Array<"ok" | "failed"> = [];
+    const { runtime, events } = await setUp({
+      a2aRetry: { maxAttempts: 1 },
+      wrapPort: (port) => ({
+        ...port,
+        sendMessage: async (p) => {
+          if (!p.content.startsWith("⚠️ 응답 없음")) return port.sendMessage(p);
+          try {
+            const result = await port.sendMessage(p);
+            escalationPosts.push("ok");
+            return result;
+          } catch (error) {
+            escalationPosts.push("failed");
+            throw error;
+          }
+        },
+      }),
+    });
+    const sent = await runtime.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "응답 부탁",
+    });
+    if (sent.status !== "sent") throw new Error("not sent");
+    // The next two posts in the thread (the escalation, at the first timeout) meet a 429, then a 503.
+    const path = `/channels/${sent.threadId}/messages`;
+    emulator.injectFault({ kind: "rateLimit", method: "POST", path, userId: RUDA, retryAfterMs: 300 });
+    emulator.injectFault({ kind: "serverError", method: "POST", path, userId: RUDA, status: 503 });
+
+    await until(
+      async () => (await mentionOf(runtime, sent.mentionId))?.status === "escalated",
+      "the mention to escalate",
+      12_000,
+    );
+    expect(escalationPosts).toEqual(["failed", "failed", "ok"]);
+    const escalations = emulator.messages(sent.threadId).filter((m) => m.content.startsWith("⚠️ 응답 없음"));
+    expect(escalations).toHaveLength(1);
+    expect(escalations[0]).toMatchObject({ authorId: RUDA, mentionIds: [HUMAN] });
+    const escalated = events.filter((e) => e.type === "a2a.mention.escalated");
+    expect(escalated).toHaveLength(1);
+    expect(escalated[0]?.data).toMatchObject({ notified: true });
+  }, 20_000);
+
+  it("an escalation Discord refuses (403 in the thread) ends escalated, not notified, with a warning", async () => {
+    const { runtime, events, warnings } = await setUp({ a2aRetry: { maxAttempts: 1 } });
+    const sent = await runtime.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "응답 부탁",
+    });
+    if (sent.status !== "sent") throw new Error("not sent");
+    emulator.deny(sent.threadId, RUDA);
+    await until(
+      async () => (await mentionOf(runtime, sent.mentionId))?.status === "escalated",
+      "the mention to escalate",
+    );
+    expect(emulator.messages(sent.threadId).filter((m) => m.content.startsWith("⚠️"))).toEqual([]);
+    expect(events.find((e) => e.type === "a2a.mention.escalated")?.data).toMatchObject({
+      notified: false,
+      failedPost: "escalation",
+      errorCode: "discord_permission",
+    });
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `mention ${sent.mentionId}: the escalation could not be posted.*discord_permission.*nobody was notified`,
+        ),
+      ),
+    ]);
   });
 
   it("429: honours retry-after and still sends", async () => {

@@ -48,10 +48,16 @@ const inertMention = pending() as unknown as typeof mentionMachine;
 const model: AnyStateMachine = collaborateMachine;
 
 const live = collaborateMachine.provide({
-  actors: { postStarter: pending(), createThread: pending(), postMention: pending(), mention: inertMention },
+  actors: {
+    postStarter: pending(),
+    createThread: pending(),
+    postMention: pending(),
+    postNotice: pending(),
+    mention: inertMention,
+  },
 });
 
-type DiscordCall = "postStarter" | "createThread" | "postMention";
+type DiscordCall = "postStarter" | "createThread" | "postMention" | "postNotice";
 
 /** Every class of Discord failure (design 002 §5), stamped with the time it happened. */
 function failures(actor: DiscordCall, at: number, everyClass: boolean): AnyEventObject[] {
@@ -102,13 +108,19 @@ function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
   if (snapshot.matches("sending")) {
     return discordCall(c, "postMention", { messageId: "1400000000000000300" });
   }
-  if (snapshot.matches("retrying")) return [{ type: "RETRY_DUE", at: c.due?.at ?? Number.NaN }];
+  if (snapshot.matches("postingNotice")) {
+    return discordCall(c, "postNotice", { messageId: "1400000000000000400" });
+  }
+  if (snapshot.matches("retrying") || snapshot.matches("noticeRetrying")) {
+    return [{ type: "RETRY_DUE", at: c.due?.at ?? Number.NaN }];
+  }
   if (snapshot.matches("awaitingResponse")) {
     const sentAt = c.sentAt ?? Number.NaN;
     const done = (output: object) => ({ type: "xstate.done.actor.mention", output });
     return [
       { type: "RESPONSE_TIMEOUT", at: sentAt + c.mention.responseTimeoutMs },
       { type: "RESPONSE_RECEIVED", authorId: IDS.targetBot, at: sentAt + MINUTE },
+      { type: "RETRY_DUE", at: sentAt + MINUTE },
       { type: "CANCEL", at: sentAt + MINUTE },
       done({ status: "responded", attempts: 2, respondedAt: sentAt + 7 * MINUTE }),
       done({ status: "escalated", attempts: 3 }),
@@ -125,6 +137,11 @@ const inputs: Array<[string, CollaborateInput]> = [
   ["explicit thread", { ...base, threadId: IDS.explicitThread, threadParentId: IDS.channel }],
   ["explicit thread, parent unknown", { ...base, channelId: undefined, threadId: IDS.explicitThread }],
   ["reusable thread", { ...base, reusableThread: { threadId: IDS.reusedThread, channelId: IDS.channel } }],
+  // A 403/404 then posts a failure notice in the default channel (design 002 §5).
+  [
+    "explicit thread, escalation channel",
+    { ...base, threadId: IDS.explicitThread, threadParentId: IDS.channel, defaultChannel: IDS.channel },
+  ],
   ["unknown_agent", withoutTarget],
   ["empty_message", { ...base, message: " \n\t " }],
   ["message_too_long", { ...base, message: "a".repeat(1_990) }],
@@ -157,6 +174,10 @@ describe("collaborateMachine, enumerated", () => {
       expect(taken).toContain(`collaborate.retrying RETRY_DUE ${resumed}`);
     }
     expect(taken).toContain("collaborate.failing always [retryAllowed] → collaborate.retrying");
+    expect(taken).toContain(
+      "collaborate.failing always [and(escalatingFailure, noticeWanted)] → collaborate.postingNotice",
+    );
+    expect(taken).toContain("collaborate.noticeRetrying RETRY_DUE [retryDue] → collaborate.postingNotice");
     console.info(
       `collaborateMachine model: ${JSON.stringify(stats)} paths; ${defined.size} edges defined, ${taken.size} taken`,
     );
@@ -164,7 +185,8 @@ describe("collaborateMachine, enumerated", () => {
 });
 
 /**
- * Events a state must ignore: unknown types, a retry timer when no retry waits, mention events before
+ * Events a state must ignore: unknown types, a retry timer when no retry waits (in awaitingResponse it
+ * is the mention's, forwarded), mention events before
  * the mention is sent, and done events of Discord calls or a mention that are not running.
  */
 function junkFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
@@ -181,13 +203,19 @@ function junkFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
     type: "xstate.done.actor.mention",
     output: { status: "responded", attempts: 1, respondedAt: at },
   };
+  const noticeDone = { type: "xstate.done.actor.postNotice", output: { messageId: "stale-notice", at } };
   const common = [nope, timeout, answer, mentionDone];
-  if (snapshot.status !== "active") return [...common, retryDue, starterDone, threadDone, postDone];
-  if (snapshot.matches("postingStarter")) return [...common, retryDue, threadDone, postDone];
-  if (snapshot.matches("creatingThread")) return [...common, retryDue, starterDone, postDone];
-  if (snapshot.matches("sending")) return [...common, retryDue, starterDone, threadDone];
-  if (snapshot.matches("retrying")) return [...common, starterDone, threadDone, postDone];
-  return [nope, retryDue, starterDone, threadDone, postDone];
+  if (snapshot.status !== "active") {
+    return [...common, retryDue, starterDone, threadDone, postDone, noticeDone];
+  }
+  if (snapshot.matches("postingStarter")) return [...common, retryDue, threadDone, postDone, noticeDone];
+  if (snapshot.matches("creatingThread")) return [...common, retryDue, starterDone, postDone, noticeDone];
+  if (snapshot.matches("sending")) return [...common, retryDue, starterDone, threadDone, noticeDone];
+  if (snapshot.matches("postingNotice")) return [...common, retryDue, starterDone, threadDone, postDone];
+  if (snapshot.matches("retrying") || snapshot.matches("noticeRetrying")) {
+    return [...common, starterDone, threadDone, postDone, noticeDone];
+  }
+  return [nope, starterDone, threadDone, postDone, noticeDone];
 }
 
 describe("collaborateMachine, junk events", () => {

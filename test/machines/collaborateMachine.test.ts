@@ -73,6 +73,7 @@ function startCollaboration(
     starter?: (clock: Clock) => PostFake;
     thread?: (clock: Clock) => ThreadFake;
     post?: (clock: Clock) => PostFake;
+    notice?: (clock: Clock) => PostFake;
   } = {},
 ) {
   const clock: Clock = { now: T0 };
@@ -80,6 +81,7 @@ function startCollaboration(
   const threads =
     fakes.thread?.(clock) ?? fakeCreateThread(() => ({ ok: { threadId: IDS.newThread, at: clock.now } }));
   const posts = fakes.post?.(clock) ?? postingAt(clock, "mention");
+  const notices = fakes.notice?.(clock) ?? postingAt(clock, "notice");
   const reminders = postingAt(clock, "reminder");
   const escalations = postingAt(clock, "escalation");
   const emitted = emittedEvents();
@@ -88,6 +90,7 @@ function startCollaboration(
       postStarter: starters.logic,
       createThread: threads.logic,
       postMention: posts.logic,
+      postNotice: notices.logic,
       mention: mentionMachine.provide({
         actors: { postReminder: reminders.logic, postEscalation: escalations.logic },
       }),
@@ -123,6 +126,7 @@ function startCollaboration(
     starters,
     threads,
     posts,
+    notices,
     reminders,
     escalations,
     emitted,
@@ -196,6 +200,17 @@ describe("validation: a rejected collaboration sends nothing (API.md §4, §7)",
     expect(c.posts.inputs).toEqual([]);
     expect(c.emitted.ofType("a2a.collaborate.sent")).toEqual([]);
     expect(snapshot.children).toEqual({});
+    // Design 002 §1: the rejection is an event, with its code; nothing here calls a human.
+    const failed = c.emitted.parsed().filter((e) => e.type === "a2a.collaborate.failed");
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ ts: T0, fromAgent: "ruda", toAgent: "eden" });
+    expect(failed[0]?.data).toMatchObject({
+      collaborationId: "collab-1",
+      errorCode: code,
+      errorMessage: snapshot.output?.error?.message,
+      escalate: false,
+    });
+    expect(c.notices.inputs).toEqual([]);
   });
 
   it("a message exactly at the limit with its mention is sent", async () => {
@@ -521,6 +536,148 @@ describe("Discord failures (design 002 §5, API.md §4 and §7)", () => {
     }
     expect(c.actor.getSnapshot().output?.error?.code).toBe("discord_unavailable");
     expect(c.posts.inputs).toHaveLength(4);
+  });
+});
+
+describe("a 403/404 notifies the escalation channel (design 002 §5, API.md §7)", () => {
+  const withEscalationChannel: Partial<CollaborateInput> = { defaultChannel: IDS.channel };
+  const forbiddenMention = postFailing([1], (at) => discordApiError(403, at));
+
+  it("posts one notice in the default channel, by the requester, pinging only the human", async () => {
+    const c = startCollaboration(withEscalationChannel, { post: forbiddenMention });
+    await settle();
+    expect(c.actor.getSnapshot().value).toBe("failed");
+    expect(c.notices.inputs).toHaveLength(1);
+    const notice = c.notices.inputs[0] as PostMessageInput;
+    expect(notice).toMatchObject({
+      asAgentId: "ruda",
+      channelId: IDS.channel,
+      mentionUserIds: [HUMAN],
+      nonceKey: "collab-1:failure-notice",
+    });
+    expect(notice.content).toBe(
+      [
+        "⚠️ 협업 전송 실패: 루다 → 이든 (discord_permission)",
+        `위치: <#${IDS.newThread}>`,
+        "사유: Missing Permissions",
+        `요청: "${MESSAGE}"`,
+        `<@${HUMAN}> 채널 권한 확인 필요`,
+      ].join("\n"),
+    );
+    // The failure is reported once, after the notice, with the time and try of the failure itself.
+    const failed = c.emitted.parsed().filter((e) => e.type === "a2a.collaborate.failed");
+    expect(failed).toHaveLength(1);
+    expect(failed[0]?.ts).toBe(T0 + CALL_MS);
+    expect(failed[0]?.data).toMatchObject({
+      errorCode: "discord_permission",
+      escalate: true,
+      notified: true,
+      attempt: 1,
+    });
+    expect(c.actor.getSnapshot().output?.error?.code).toBe("discord_permission");
+  });
+
+  it("a 404 on the starter names the parent channel and what to check", async () => {
+    const c = startCollaboration(withEscalationChannel, {
+      starter: postFailing([1], (at) => discordApiError(404, at)),
+    });
+    await settle();
+    const content = c.notices.inputs[0]?.content ?? "";
+    expect(content).toContain(`위치: <#${IDS.channel}>`);
+    expect(content.split("\n").at(-1)).toBe(`<@${HUMAN}> 봇/채널 존재 확인 필요`);
+  });
+
+  it("without escalationMentionId it names nobody; with notifyOnFailure false nothing is posted", async () => {
+    const nobody = startCollaboration(
+      (i) => ({ ...i, ...withEscalationChannel, mention: { ...i.mention, escalationMentionId: undefined } }),
+      { post: forbiddenMention },
+    );
+    await settle();
+    const notice = nobody.notices.inputs[0] as PostMessageInput;
+    expect(notice.mentionUserIds).toEqual([]);
+    expect(notice.content).not.toMatch(/<@!?\d+>/);
+    expect(notice.content.split("\n").at(-1)).toBe("채널 권한 확인 필요");
+
+    const silent = startCollaboration(
+      (i) => ({ ...i, ...withEscalationChannel, mention: { ...i.mention, notifyOnFailure: false } }),
+      { post: forbiddenMention },
+    );
+    await settle();
+    expect(silent.actor.getSnapshot().value).toBe("failed");
+    expect(silent.notices.inputs).toEqual([]);
+    expect(silent.emitted.ofType("a2a.collaborate.failed")[0]?.data).toMatchObject({
+      escalate: true,
+      notified: false,
+    });
+  });
+
+  it("is never posted in a channel outside allowedChannels, nor without a default channel", async () => {
+    for (const overrides of [{ defaultChannel: IDS.otherChannel }, { defaultChannel: undefined }]) {
+      const c = startCollaboration(overrides, { post: forbiddenMention });
+      await settle();
+      expect(c.actor.getSnapshot().value).toBe("failed");
+      expect(c.notices.inputs).toEqual([]);
+      expect(c.emitted.ofType("a2a.collaborate.failed")[0]?.data).toMatchObject({ notified: false });
+    }
+  });
+
+  it("a non-escalating failure posts no notice", async () => {
+    const c = startCollaboration(withEscalationChannel, {
+      post: postFailing([1], (at) => discordApiError(400, at)),
+    });
+    await settle();
+    expect(c.actor.getSnapshot().value).toBe("failed");
+    expect(c.notices.inputs).toEqual([]);
+    expect(c.emitted.ofType("a2a.collaborate.failed")[0]?.data).not.toHaveProperty("notified");
+  });
+
+  it("a notice answered 429 then 503 is retried after Retry-After, then 2 s (the second retry), with its nonce, and lands once", async () => {
+    const c = startCollaboration(withEscalationChannel, {
+      post: forbiddenMention,
+      notice: (clock) =>
+        fakePost((_, call) => {
+          if (call === 1) return { fail: rateLimitError(2_500, clock.now + CALL_MS) };
+          if (call === 2) return { fail: httpError(503, clock.now + CALL_MS) };
+          return { ok: { messageId: `notice-${call}`, at: clock.now } };
+        }),
+    });
+    await settle();
+    // discordSend has its answer already: the error is set while the notice waits.
+    expect(c.actor.getSnapshot().value).toBe("noticeRetrying");
+    expect(c.context().error?.code).toBe("discord_permission");
+    expect(c.emitted.ofType("a2a.collaborate.failed")).toEqual([]);
+    const firstDue = c.context().due?.at ?? Number.NaN;
+    expect(firstDue).toBe(T0 + CALL_MS + 2_500);
+    await c.retryDue(firstDue - 1);
+    expect(c.notices.inputs).toHaveLength(1);
+    await c.retryDue(firstDue);
+    expect(c.context().due?.at).toBe(firstDue + CALL_MS + 2 * SECOND);
+    await c.retryDue();
+    expect(c.actor.getSnapshot().value).toBe("failed");
+    expect(c.notices.inputs).toHaveLength(3);
+    expect(new Set(c.notices.inputs.map((p) => p.nonceKey))).toEqual(new Set(["collab-1:failure-notice"]));
+    expect(new Set(c.notices.inputs.map((p) => p.content)).size).toBe(1);
+    const failed = c.emitted.parsed().filter((e) => e.type === "a2a.collaborate.failed");
+    expect(failed).toHaveLength(1);
+    expect(failed[0]?.ts).toBe(T0 + CALL_MS);
+    expect(failed[0]?.data).toMatchObject({ escalate: true, notified: true, attempt: 1 });
+  });
+
+  it("a notice that fails for good ends failed, and the event says why nobody was told", async () => {
+    const c = startCollaboration(withEscalationChannel, {
+      post: forbiddenMention,
+      notice: postFailing([1], (at) => discordApiError(403, at), "notice"),
+    });
+    await settle();
+    expect(c.actor.getSnapshot().value).toBe("failed");
+    expect(c.notices.inputs).toHaveLength(1);
+    expect(c.emitted.ofType("a2a.collaborate.failed")[0]?.data).toMatchObject({
+      errorCode: "discord_permission",
+      escalate: true,
+      notified: false,
+      noticeErrorCode: "discord_permission",
+      noticeErrorMessage: "Missing Permissions",
+    });
   });
 });
 

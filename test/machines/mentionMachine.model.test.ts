@@ -27,15 +27,12 @@ const model: AnyStateMachine = mentionMachine;
 
 const live = mentionMachine.provide({ actors: { postReminder: pending(), postEscalation: pending() } });
 
-function timeoutOf(c: MentionContext): number {
-  return c.urgent ? c.urgentResponseTimeoutMs : c.responseTimeoutMs;
-}
-
 /**
  * Events that reach every guard of each live state: the timeout at its due time and 1 ms early; an
  * answer from the target, from another bot, from the human, and from the target before the mention
- * was sent; a cancel; the posts' done and error events. A reminder post fails only on its first try
- * (when it fired at the regular timeout), so the retry-later loop stays finite.
+ * was sent; a cancel; the posts' done and error events: a 503 (retried up to three times, so the loop
+ * is finite) and, on a post's first try, a 403 (never retried), for the first reminder and the
+ * escalation; the retry timer at its due time.
  */
 function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
   if (snapshot.status !== "active") return [];
@@ -53,33 +50,45 @@ function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
     return [{ type: "RESPONSE_TIMEOUT", at: due }, { type: "RESPONSE_TIMEOUT", at: due - 1 }, ...answers];
   }
   const firedAt = c.firedAt ?? Number.NaN;
+  // To keep the graph small, posts fail only where they reach new edges: not for the urgent or the
+  // unaddressed variants (the same edges), and a reminder only on the first one.
+  const failing = !c.urgent && c.escalationMentionId !== undefined;
+  const failures = (post: "postReminder" | "postEscalation"): AnyEventObject[] =>
+    !failing || (post === "postReminder" && c.attempts > 1)
+      ? []
+      : [
+          {
+            type: `xstate.error.actor.${post}`,
+            error: Object.assign(new Error("HTTP 503"), { status: 503 }),
+          },
+          ...((c.retries ?? 0) === 0
+            ? [
+                {
+                  type: `xstate.error.actor.${post}`,
+                  error: Object.assign(new Error("Missing Access"), { status: 403 }),
+                },
+              ]
+            : []),
+        ];
   if (snapshot.matches("reminding")) {
-    const firstTry = firedAt === c.lastDeliveredAt + timeoutOf(c);
     return [
       {
         type: "xstate.done.actor.postReminder",
         output: { messageId: `reminder-${c.attempts}`, at: firedAt },
       },
-      ...(firstTry
-        ? [
-            {
-              type: "xstate.error.actor.postReminder",
-              error: Object.assign(new Error("HTTP 503"), { status: 503 }),
-            },
-          ]
-        : []),
+      ...failures("postReminder"),
       ...answers,
     ];
   }
   if (snapshot.matches("escalating")) {
     return [
       { type: "xstate.done.actor.postEscalation", output: { messageId: "escalation", at: firedAt } },
-      {
-        type: "xstate.error.actor.postEscalation",
-        error: Object.assign(new Error("Missing Access"), { status: 403 }),
-      },
+      ...failures("postEscalation"),
       ...answers,
     ];
+  }
+  if (snapshot.matches("reminderRetrying") || snapshot.matches("escalationRetrying")) {
+    return [{ type: "RETRY_DUE", at: due }, { type: "RETRY_DUE", at: due - 1 }, ...answers];
   }
   return answers;
 }
@@ -114,9 +123,13 @@ describe("mentionMachine, enumerated", () => {
     expect(defined.size).toBeGreaterThanOrEqual(13);
     expect(stats["defaults (3 attempts, notify)"]).toBeGreaterThan(40);
     // The guards that carry the lifecycle fired by name.
-    expect(taken).toContain(
-      "mention.reminding xstate.error.actor.postReminder [neverReminded] → mention.pending",
-    );
+    for (const post of ["reminder", "escalation"]) {
+      expect(taken).toContain(`mention.${post}Failing always [retryAllowed] → mention.${post}Retrying`);
+      expect(taken).toContain(
+        `mention.${post}Retrying RETRY_DUE [retryDue] → mention.${post === "reminder" ? "reminding" : "escalating"}`,
+      );
+    }
+    expect(taken).toContain("mention.reminderFailing always [notifiesOnFailure] → mention.escalating");
     expect(taken).toContain("mention RESPONSE_RECEIVED [targetAnswered] → mention.responded");
     expect(taken).toContain("mention.arming always [remindersOff] → mention.untimed");
     // Reminders off: the answer and a cancel are the only ways out; no timeout is ever armed.
@@ -140,7 +153,18 @@ function junkFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
     type: "xstate.done.actor.postEscalation",
     output: { messageId: "stale-e", at: due },
   };
-  const common: AnyEventObject[] = [{ type: "NOPE" }, { type: "RETRY_DUE", at: due }];
+  const common: AnyEventObject[] = [{ type: "NOPE" }];
+  if (snapshot.matches("reminderRetrying") || snapshot.matches("escalationRetrying")) {
+    return [
+      ...common,
+      { type: "RETRY_DUE", at: due - 1 },
+      { type: "RESPONSE_TIMEOUT", at: due },
+      { type: "RESPONSE_TIMEOUT", at: due + 60 * MINUTE },
+      reminderDone,
+      escalationDone,
+    ];
+  }
+  common.push({ type: "RETRY_DUE", at: due });
   if (snapshot.status !== "active") {
     return [
       ...common,

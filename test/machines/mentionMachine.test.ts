@@ -4,18 +4,21 @@ import {
   A2AEventSchema,
   MachineInputError,
   type MentionContext,
+  type MentionEvent,
   type MentionInput,
   mentionMachine,
   type PostMessageInput,
 } from "../../src/index.js";
 import {
   type Clock,
+  discordApiError,
   emittedEvents,
   fakePost,
   httpError,
   IDS,
   MINUTE,
   postingAt,
+  rateLimitError,
   SECOND,
   T0,
 } from "../support/discordFakes.js";
@@ -68,8 +71,13 @@ function startMention(
     actor.send({ type: "RESPONSE_TIMEOUT", at });
     await settle();
   };
-  /** Delivers the timeout exactly when it is due. */
-  const fireDue = async () => timeout(context().due?.at ?? Number.NaN);
+  /** Delivers what is due (a timeout or a post's retry) exactly when it is due. */
+  const fireDue = async () => {
+    const due = context().due;
+    clock.now = due?.at ?? Number.NaN;
+    actor.send({ type: due?.event ?? "RESPONSE_TIMEOUT", at: clock.now } as MentionEvent);
+    await settle();
+  };
   const answer = async (authorId: string, at: number) => {
     clock.now = Math.max(clock.now, at);
     actor.send({ type: "RESPONSE_RECEIVED", authorId, at, messageId: "1400000000000000999" });
@@ -265,6 +273,151 @@ describe("each timeout counts from the actual delivery (API.md §7)", () => {
     expect(m.reminders.inputs[1]?.content.startsWith(`[리마인더 1/3] <@${TARGET}>`)).toBe(true);
     expect(m.context().attempts).toBe(2);
     expect(m.context().due?.at).toBe(retryAt + 5 * MINUTE);
+  });
+});
+
+describe("failed reminder and escalation posts (design 002 §5)", () => {
+  /** A post fake that fails the listed calls (1-based) with `fail(at)`, `CALL_MS` after it started. */
+  const CALL_MS = 300;
+  const failing = (calls: Record<number, (at: number) => unknown>, prefix: string) => (clock: Clock) =>
+    fakePost((_, call) => {
+      const fail = calls[call];
+      return fail
+        ? { fail: fail(clock.now + CALL_MS) }
+        : { ok: { messageId: `${prefix}-${call}`, at: clock.now } };
+    });
+  const reachEscalation = async (m: ReturnType<typeof startMention>) => {
+    await m.timeout(T0 + 5 * MINUTE);
+    await m.timeout(T0 + 10 * MINUTE);
+    await m.timeout(T0 + 15 * MINUTE);
+  };
+
+  it("an escalation answered 429 then 503 waits Retry-After, then 2 s, and pings the human once", async () => {
+    const m = startMention(
+      {},
+      {
+        escalation: failing(
+          { 1: (at) => rateLimitError(2_500, at), 2: (at) => httpError(503, at) },
+          "escalation",
+        ),
+      },
+    );
+    await reachEscalation(m);
+    expect(m.actor.getSnapshot().value).toBe("escalationRetrying");
+    expect(m.context().due).toEqual({ event: "RETRY_DUE", at: T0 + 15 * MINUTE + CALL_MS + 2_500 });
+    // Not escalated yet: nobody has been told.
+    expect(m.emitted.ofType("a2a.mention.escalated")).toEqual([]);
+    await m.timeout(T0 + 20 * MINUTE);
+    expect(m.escalations.inputs).toHaveLength(1);
+    await m.fireDue();
+    expect(m.context().due?.event).toBe("RETRY_DUE");
+    expect(m.context().due?.at).toBe(m.clock.now + CALL_MS + 2 * SECOND);
+    await m.fireDue();
+    expect(m.actor.getSnapshot().value).toBe("escalated");
+    expect(m.escalations.inputs).toHaveLength(3);
+    expect(new Set(m.escalations.inputs.map((p) => p.nonceKey)).size).toBe(1);
+    expect(new Set(m.escalations.inputs.map((p) => p.content)).size).toBe(1);
+    expect(m.escalations.inputs[2]?.mentionUserIds).toEqual([HUMAN]);
+    const escalated = m.emitted.parsed().filter((e) => e.type === "a2a.mention.escalated");
+    expect(escalated).toHaveLength(1);
+    expect(escalated[0]?.data).toMatchObject({ notified: true, elapsedMinutes: 15 });
+    expect(escalated[0]?.data).not.toHaveProperty("errorCode");
+  });
+
+  it("an escalation Discord keeps failing ends escalated with notified false and the error, after three retries", async () => {
+    const fail503 = (at: number) => httpError(503, at);
+    const m = startMention(
+      {},
+      { escalation: failing({ 1: fail503, 2: fail503, 3: fail503, 4: fail503 }, "escalation") },
+    );
+    await reachEscalation(m);
+    const waits: number[] = [];
+    while (m.actor.getSnapshot().value === "escalationRetrying") {
+      waits.push((m.context().due?.at ?? Number.NaN) - m.clock.now - CALL_MS);
+      await m.fireDue();
+    }
+    expect(waits).toEqual([SECOND, 2 * SECOND, 4 * SECOND]);
+    expect(m.escalations.inputs).toHaveLength(4);
+    expect(m.actor.getSnapshot().output?.status).toBe("escalated");
+    const escalated = m.emitted.parsed().filter((e) => e.type === "a2a.mention.escalated");
+    expect(escalated).toHaveLength(1);
+    expect(escalated[0]?.ts).toBe(m.clock.now + CALL_MS);
+    expect(escalated[0]?.data).toMatchObject({
+      notified: false,
+      failedPost: "escalation",
+      errorCode: "discord_unavailable",
+      errorMessage: expect.any(String),
+    });
+  });
+
+  it("an escalation refused with 403 is not retried: escalated, notified false, discord_permission", async () => {
+    const m = startMention(
+      {},
+      { escalation: failing({ 1: (at) => discordApiError(403, at) }, "escalation") },
+    );
+    await reachEscalation(m);
+    expect(m.actor.getSnapshot().value).toBe("escalated");
+    expect(m.escalations.inputs).toHaveLength(1);
+    expect(m.emitted.ofType("a2a.mention.escalated")[0]?.data).toMatchObject({
+      notified: false,
+      failedPost: "escalation",
+      errorCode: "discord_permission",
+      errorMessage: "Missing Permissions",
+    });
+  });
+
+  it("a reminder answered 429 is tried again after Retry-After, not a fixed minute", async () => {
+    const m = startMention({}, { reminder: failing({ 1: (at) => rateLimitError(1_500, at) }, "reminder") });
+    await m.timeout(T0 + 5 * MINUTE);
+    expect(m.context().due).toEqual({ event: "RETRY_DUE", at: T0 + 5 * MINUTE + CALL_MS + 1_500 });
+    await m.fireDue();
+    expect(m.actor.getSnapshot().value).toBe("reminded");
+    expect(m.reminders.inputs).toHaveLength(2);
+    expect(m.context().attempts).toBe(2);
+  });
+
+  it("a reminder refused with 404 calls the human at once, saying why", async () => {
+    const m = startMention({}, { reminder: failing({ 1: (at) => discordApiError(404, at) }, "reminder") });
+    await m.timeout(T0 + 5 * MINUTE);
+    expect(m.actor.getSnapshot().value).toBe("escalated");
+    expect(m.reminders.inputs).toHaveLength(1);
+    expect(m.escalations.inputs[0]?.content.split("\n")[0]).toBe("⚠️ 응답 없음 (1회 시도, 5분 경과)");
+    expect(m.emitted.ofType("a2a.mention.reminded")).toEqual([]);
+    expect(m.emitted.ofType("a2a.mention.escalated")[0]?.data).toMatchObject({
+      notified: true,
+      failedPost: "reminder",
+      errorCode: "discord_not_found",
+    });
+  });
+
+  it("a reminder still failing after its retries escalates; with notifyOnFailure false, silently", async () => {
+    const fail = (at: number) => httpError(502, at);
+    const m = startMention(
+      { notifyOnFailure: false },
+      { reminder: failing({ 1: fail, 2: fail, 3: fail, 4: fail }, "reminder") },
+    );
+    await m.timeout(T0 + 5 * MINUTE);
+    while (m.actor.getSnapshot().value === "reminderRetrying") await m.fireDue();
+    expect(m.actor.getSnapshot().value).toBe("escalated");
+    expect(m.reminders.inputs).toHaveLength(4);
+    expect(new Set(m.reminders.inputs.map((p) => p.nonceKey)).size).toBe(1);
+    expect(m.escalations.inputs).toEqual([]);
+    expect(m.emitted.ofType("a2a.mention.escalated")[0]?.data).toMatchObject({
+      notified: false,
+      failedPost: "reminder",
+      errorCode: "discord_unavailable",
+    });
+  });
+
+  it("the target's answer while an escalation waits to be retried ends it responded, and nothing is posted", async () => {
+    const m = startMention({}, { escalation: failing({ 1: (at) => httpError(500, at) }, "escalation") });
+    await reachEscalation(m);
+    expect(m.actor.getSnapshot().value).toBe("escalationRetrying");
+    await m.answer(TARGET, T0 + 15 * MINUTE + 500);
+    expect(m.actor.getSnapshot().value).toBe("responded");
+    expect(m.context().due).toBeUndefined();
+    expect(m.escalations.inputs).toHaveLength(1);
+    expect(m.emitted.ofType("a2a.mention.escalated")).toEqual([]);
   });
 });
 

@@ -34,6 +34,38 @@ export function buildEscalationMessage(p: MentionMessageParams & { escalationMen
   ].join("\n");
 }
 
+export interface FailureNoticeParams {
+  fromName: string;
+  toName: string;
+  /** `discord_permission` (403) or `discord_not_found` (404): what a human should check. */
+  errorCode: string;
+  /** Discord's own words, e.g. `Missing Permissions`. */
+  errorMessage: string;
+  /** The channel or thread the failed call was for, when known. */
+  channelId?: string;
+  originalText: string;
+  escalationMentionId?: string;
+}
+
+/**
+ * The notice a 403 or 404 of a collaboration posts in the escalation channel (design 002 §5): who
+ * failed to reach whom and where, and what to check. It names the channel without a ping and pings
+ * only the human, or nobody without an escalation id.
+ */
+export function buildFailureNotice(p: FailureNoticeParams): string {
+  const check = p.errorCode === "discord_permission" ? "채널 권한 확인 필요" : "봇/채널 존재 확인 필요";
+  return [
+    `⚠️ 협업 전송 실패: ${p.fromName} → ${p.toName} (${p.errorCode})`,
+    ...(p.channelId === undefined ? [] : [`위치: <#${p.channelId}>`]),
+    `사유: ${quote(cutText(p.errorMessage, NOTICE_REASON_LENGTH))}`,
+    `요청: "${quote(p.originalText)}"`,
+    p.escalationMentionId ? `<@${p.escalationMentionId}> ${check}` : check,
+  ].join("\n");
+}
+
+/** How much of Discord's error message a failure notice quotes. */
+const NOTICE_REASON_LENGTH = 200;
+
 /** Whole minutes from `from` to `to`, floored, never negative. */
 export function elapsedMinutes(from: number, to: number): number {
   return Math.max(0, Math.floor((to - from) / 60_000));

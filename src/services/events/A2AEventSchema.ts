@@ -81,6 +81,11 @@ const CollaborateData = z.looseObject({
   errorCode: text.optional(),
   errorMessage: text.optional(),
   escalate: z.boolean().optional(),
+  /** An escalating failure (403/404): whether its notice reached the escalation channel. */
+  notified: z.boolean().optional(),
+  /** Why that notice could not be posted, when it failed for good. */
+  noticeErrorCode: text.optional(),
+  noticeErrorMessage: text.optional(),
 });
 
 const MentionData = z.looseObject({
@@ -116,7 +121,15 @@ export const A2AEventSchemas = {
   "a2a.mention.reminded": envelope("a2a.mention.reminded", MentionData),
   "a2a.mention.escalated": envelope(
     "a2a.mention.escalated",
-    MentionData.extend({ escalationMentionId: text.optional(), notified: z.boolean() }),
+    MentionData.extend({
+      escalationMentionId: text.optional(),
+      notified: z.boolean(),
+      // A post that failed for good (after its retries): the reminder that cut the reminders short, or
+      // the escalation itself (then notified is false).
+      failedPost: z.enum(["reminder", "escalation"]).optional(),
+      errorCode: text.optional(),
+      errorMessage: text.optional(),
+    }),
   ),
 } as const;
 

@@ -1,0 +1,132 @@
+import { z } from "zod";
+import {
+  buildCollaborationThreadName,
+  type DiscordErrorCode,
+  type DiscordFailure,
+} from "../services/index.js";
+import type { Due, TimerEvent } from "./Due.js";
+import type { MentionEvent } from "./mentionMachine.js";
+import { epochMs, nonEmpty, positiveMs } from "./schemas.js";
+
+// The collaborate machine's input, context, events and output, and the reads of its context that
+// its states and events share.
+
+export const CollaborateInputSchema = z.object({
+  collaborationId: nonEmpty,
+  fromAgentId: nonEmpty,
+  targetAgentId: nonEmpty,
+  fromName: nonEmpty,
+  toName: z.string().optional(),
+  /** The target's bot; absent when the target is not a configured agent. */
+  targetBotId: z.string().optional(),
+  message: z.string(),
+  threadId: z.string().optional(),
+  /** The parent channel of `threadId`, when the runtime knows it. */
+  threadParentId: z.string().optional(),
+  channelId: z.string().optional(),
+  threadName: z.string().optional(),
+  topicId: z.string().optional(),
+  urgent: z.boolean().default(false),
+  allowedChannels: z.array(z.string()),
+  defaultChannel: z.string().optional(),
+  maxMessageLength: z.int().positive(),
+  /** A thread of this route used within `threadReuseTTL` (the runtime's thread-route cache). */
+  reusableThread: z.object({ threadId: nonEmpty, channelId: nonEmpty }).optional(),
+  /** The loop guard's verdict on this call, taken by the runtime when it counted the call. */
+  loopGuard: z.object({ allowed: z.boolean(), warning: z.string().optional() }).default({ allowed: true }),
+  /** The sender is answering a message from the target in a collaboration thread (design 002 §6). */
+  replyInThread: z.boolean().default(false),
+  mention: z.object({
+    responseTimeoutMs: positiveMs,
+    urgentResponseTimeoutMs: positiveMs,
+    maxAttempts: z.int().min(1),
+    escalationMentionId: z.string().optional(),
+    notifyOnFailure: z.boolean(),
+    /** Remind and escalate (`discord.a2aRetry.enabled`); absent, as in a collaboration stored before: true. */
+    reminders: z.boolean().default(true),
+  }),
+  startedAt: epochMs,
+});
+export type CollaborateInput = z.input<typeof CollaborateInputSchema>;
+
+export type CollaborateErrorCode =
+  | "unknown_agent"
+  | "empty_message"
+  | "message_too_long"
+  | "channel_not_allowed"
+  | "loop_guard"
+  | "reply_in_thread"
+  | DiscordErrorCode;
+
+export interface CollaborateContext extends z.output<typeof CollaborateInputSchema> {
+  lastAt: number;
+  mode?: "new_thread" | "reuse_thread" | "explicit_thread";
+  resolvedThreadId?: string;
+  parentChannelId?: string;
+  /** A new thread's starter message, in the parent channel: the thread is opened from it. */
+  starterMessageId?: string;
+  /** The mention, once posted (in the thread, whatever the mode). */
+  messageId?: string;
+  /** When the mention was posted: the mention's attempt 1, and the clock of its first timeout. */
+  sentAt?: number;
+  /** Retries of the current Discord call made so far (design 002 §5: up to 3). */
+  retries: number;
+  failure?: DiscordFailure & { message: string };
+  error?: { code: CollaborateErrorCode; message: string };
+  due?: Due<"RETRY_DUE">;
+  outcome?: CollaborateOutput["status"];
+  /** Deliveries of the mention when it ended (1 + reminders). */
+  mentionAttempts?: number;
+  /** When the collaboration failed, and on which try: a failure notice's own retries follow. */
+  failedOn?: { at: number; attempt: number };
+  /** The failure notice (design 002 §5), once posted in the escalation channel. */
+  noticeMessageId?: string;
+  /** Why the failure notice could not be posted, after its retries. */
+  noticeError?: { code: CollaborateErrorCode; message: string };
+}
+
+export type CollaborateEvent = TimerEvent<"RETRY_DUE"> | MentionEvent;
+
+export interface CollaborateOutput {
+  status: "rejected" | "failed" | "responded" | "escalated" | "cancelled";
+  collaborationId: string;
+  threadId?: string;
+  messageId?: string;
+  mentionAttempts?: number;
+  error?: { code: CollaborateErrorCode; message: string };
+}
+
+/** What the target reads: the mention first, so Discord pings exactly that bot. */
+export function collaborationContent(targetBotId: string, message: string): string {
+  return `<@${targetBotId}> ${message.trim()}`;
+}
+
+/** `[협업] {from} → {to} · {topic}` (design 002 §4); the topic: thread name, topic id or message. */
+export function threadNameOf(context: CollaborateContext): string {
+  const topic = context.threadName ?? context.topicId;
+  return buildCollaborationThreadName({
+    fromName: context.fromName,
+    toName: context.toName ?? context.targetAgentId,
+    ...(topic ? { topic } : {}),
+    message: context.message,
+  });
+}
+
+/** The channel the collaboration posts in: the explicit thread's parent, the given channel or the default. */
+export function targetChannel(context: CollaborateContext): string | undefined {
+  if (context.threadId) return context.threadParentId;
+  return context.channelId || context.defaultChannel;
+}
+
+/** The allowlist is strict (design 002 §6): the default channel, too, must be listed to be used. */
+export function channelAllowed(context: CollaborateContext, channelId: string | undefined): boolean {
+  return channelId !== undefined && context.allowedChannels.includes(channelId);
+}
+
+/**
+ * Where a 403/404 is reported (design 002 §5's escalation channel): the default channel, and only
+ * when the allowlist holds it; none, and nothing is posted.
+ */
+export function noticeChannel(context: CollaborateContext): string | undefined {
+  return channelAllowed(context, context.defaultChannel) ? context.defaultChannel : undefined;
+}
