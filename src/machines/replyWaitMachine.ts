@@ -235,7 +235,7 @@ export const replyWaitMachine = setup({
         src: "agentWait",
         input: ({ context }) => ({
           runId: context.runId as string,
-          timeoutMs: Math.min(context.chunkMs, context.maxWaitMs - context.waitedMs),
+          timeoutMs: chunkTimeoutMs(context),
         }),
         onDone: [
           { guard: { type: "replyReady", params: ({ event }) => event.output }, target: "reading" },
@@ -320,7 +320,18 @@ export const replyWaitMachine = setup({
   },
 });
 
-/** The time one agentWait call took: measured by the actor, or the timeout it was given. */
+/**
+ * The wait one agentWait call counts for: what it took, but never less than the timeout it was given
+ * (design 000 §5.3: `elapsed += chunkMs`). A gateway that answers "timeout" at once (a dead run, a proxy
+ * that returns early) would otherwise count 0 ms and be asked again forever; this way a run gets at most
+ * ceil(maxWaitMs / chunkMs) chunks before the failure is classified.
+ */
 function waitedIn(context: ReplyWaitContext, output: AgentWaitOutput): number {
-  return output.waitedMs ?? Math.min(context.chunkMs, context.maxWaitMs - context.waitedMs);
+  const requested = chunkTimeoutMs(context);
+  return Math.max(output.waitedMs ?? requested, requested);
+}
+
+/** The timeout of the next chunk: a whole chunk, or the wait time left when that is less. */
+function chunkTimeoutMs(context: ReplyWaitContext): number {
+  return Math.min(context.chunkMs, context.maxWaitMs - context.waitedMs);
 }
