@@ -146,8 +146,9 @@ export function scriptedGateway(script: GatewayScript = {}) {
     postAnnouncement: fromPromise<PostAnnouncementOutput, PostAnnouncementInput>(async ({ input }) => {
       calls.postAnnouncement.push(input);
       const at = tick(100);
-      if (script.postFails === true) throw new Error("Missing Permissions");
-      if (postFailures.length > 0) throw postFailures.shift();
+      // The runtime's actors stamp the errors they reject with the time they failed.
+      if (script.postFails === true) throw Object.assign(new Error("Missing Permissions"), { at });
+      if (postFailures.length > 0) throw Object.assign(postFailures.shift() as object, { at });
       return { at };
     }),
   };
