@@ -73,15 +73,20 @@ export const FIXED_TURNS = 5;
  */
 export const FIXED_FILL = REPLY_SKIP_TOKEN;
 
+const ANNOUNCE_CHANNEL = "1400000000000000500";
+// Announcements are posted only in allowed channels; the one the scripts announce to is.
+const DISCORD = { collaboration: { allowedChannels: [ANNOUNCE_CHANNEL] } };
+
 /** The optimised flow: the defaults (maxPingPongTurns 5, autoTerminate true). */
-export const OPTIMISED_CONFIG: A2AConfig = parseConfig({});
+export const OPTIMISED_CONFIG: A2AConfig = parseConfig({ discord: DISCORD });
 /** Both old flows as far as the config can say it: 5 turns, no system early termination. */
 export const OLD_CONFIG: A2AConfig = parseConfig({
   session: { agentToAgent: { maxPingPongTurns: OLD_MAX_TURNS, autoTerminate: false } },
+  discord: DISCORD,
 });
 
 const T0 = 1_767_225_600_000;
-const DISCORD_TARGET: AnnounceTarget = { channel: "discord", to: "channel:1400000000000000500" };
+const DISCORD_TARGET: AnnounceTarget = { channel: "discord", to: `channel:${ANNOUNCE_CHANNEL}` };
 
 export const sessionOf = (agent: string) => `agent:${agent}:main`;
 

@@ -1,82 +1,36 @@
 import { assign, emit, sendTo, setup } from "xstate";
-import { z } from "zod";
 import {
   type A2AErrorInfo,
   type A2AEventOf,
-  type AnnounceSkipReason,
+  announceChannelAllowed,
+  announceChannelId,
   buildAgentToAgentAnnounceContext,
+  canRetry,
   classifyA2AError,
+  classifyDiscordFailure,
   classifyMessageIntent,
-  decideAnnounce,
+  DISCORD_TRANSIENT_MAX_RETRIES,
+  discordTransientBackoffMs,
   isAnnounceSkip,
   resolveEffectivePingPongTurns,
 } from "../services/index.js";
+import {
+  type A2AFlowContext,
+  type A2AFlowEvent,
+  type A2AFlowInput,
+  A2AFlowInputSchema,
+  type A2AFlowOutput,
+} from "./a2aFlowContext.js";
+import { announceDecision, completeData, flowOutput } from "./a2aFlowReport.js";
 import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
-import type { TimerEvent } from "./Due.js";
+import { classifyFailure, retryBackoff, retryEvent, stepFailureFacts } from "./flowRetry.js";
 import { type AgentStepOutput, agentStepActor, postAnnouncementActor } from "./gatewayActors.js";
 import { parseMachineInput } from "./MachineInputError.js";
-import { type PingPongOutput, type PingPongTerminationReason, pingPongMachine } from "./pingPongMachine.js";
+import { type PingPongOutput, pingPongMachine } from "./pingPongMachine.js";
 import { type ReplyWaitOutput, replyWaitMachine } from "./replyWaitMachine.js";
-import { envelopeOf, epochMs, type FlowTrace, nonEmpty, positiveMs, RetryPolicySchema } from "./schemas.js";
+import { envelopeOf } from "./schemas.js";
 
-export const A2AFlowInputSchema = z.object({
-  conversationId: nonEmpty,
-  routeKey: z.string().optional(),
-  requesterSessionKey: z.string().optional(),
-  targetSessionKey: nonEmpty,
-  message: z.string().min(1),
-  skipPingPong: z.boolean().default(false),
-  announceTarget: z.object({ channel: nonEmpty, to: z.string().optional() }).nullable().default(null),
-  /** The target agent's maxPingPongTurns (resolveAgentA2ASettings). */
-  configuredMaxTurns: z.int().min(0).max(10),
-  autoTerminate: z.boolean(),
-  retry: RetryPolicySchema,
-  maxWaitMs: positiveMs,
-  chunkMs: positiveMs,
-  idempotencyKey: nonEmpty,
-  seed: z.int().default(0),
-  mode: z.enum(["sync", "async"]),
-  fromAgent: nonEmpty,
-  toAgent: nonEmpty,
-  startedAt: epochMs,
-});
-export type A2AFlowInput = z.input<typeof A2AFlowInputSchema>;
-
-export interface A2AFlowContext extends z.output<typeof A2AFlowInputSchema> {
-  trace: FlowTrace;
-  effectiveTurns: number;
-  lastAt: number;
-  retryAttempts: number;
-  /** The target's first reply (the announce's "round one"). */
-  primaryReply?: string;
-  /** The latest reply: the primary one, then the ping-pong's latest. */
-  reply?: string;
-  error?: A2AErrorInfo;
-  outcomeMessage?: string;
-  actualTurns: number;
-  terminationReason?: PingPongTerminationReason;
-  earlyTermination: boolean;
-  announced: boolean;
-  announceSkipReason?: AnnounceSkipReason | "announce_skip" | "announce_failed";
-  announceText?: string;
-}
-
-export type A2AFlowEvent = TimerEvent<"BACKOFF_ELAPSED">;
-
-/** How a `sessions_send` flow ended (the runtime's A2AFlowResult adds the "accepted"/"timeout" statuses). */
-export interface A2AFlowOutput {
-  status: "ok" | "blocked";
-  conversationId: string;
-  reply?: string;
-  retryAttempts: number;
-  actualTurns: number;
-  terminationReason?: PingPongTerminationReason;
-  announced: boolean;
-  announceText?: string;
-  error?: A2AErrorInfo;
-}
-
-type Emitted = A2AEventOf<"a2a.response"> | A2AEventOf<"a2a.complete">;
+type Emitted = A2AEventOf<"a2a.response"> | A2AEventOf<"a2a.retry"> | A2AEventOf<"a2a.complete">;
 
 const ANNOUNCE_STEP_MESSAGE = "Agent-to-agent announce step.";
 
@@ -84,6 +38,11 @@ const ANNOUNCE_STEP_MESSAGE = "Agent-to-agent announce step.";
  * One `sessions_send` from start to end (designs 000 and 001): wait for the reply (with retries),
  * steer the ping-pong, announce only when it is worth an LLM call, and always finish with
  * `a2a.complete`, whether the reply came, was blocked or timed out, in sync and async mode alike.
+ * Ping-pong and announce steps that fail are retried like the reply wait (design 000 §6.2 step 5);
+ * one that still fails ends its part with the error reported (`errorCode`, `errorCategory`,
+ * `errorMessage` in `a2a.complete`) but keeps the reply: status "ok". The announcement is posted to
+ * Discord only in an allowed channel; a failed post is retried as design 002 §5 says (1 s, 2 s, 4 s,
+ * or Discord's Retry-After) and reported as `announced: false`, `announceSkipReason: "post_failed"`.
  */
 export const a2aFlowMachine = setup({
   types: {
@@ -103,6 +62,16 @@ export const a2aFlowMachine = setup({
     replyArrived: (_, output: ReplyWaitOutput) => output.outcome === "replied",
     announceWanted: ({ context }) => announceDecision(context).run,
     announceSilent: (_, output: AgentStepOutput) => !output.reply?.trim() || isAnnounceSkip(output.reply),
+    stepFailed: (_, output: AgentStepOutput) => output.error !== undefined,
+    channelNotAllowed: ({ context }) => {
+      const channelId = announceChannelId(context.announceTarget);
+      return channelId !== undefined && !announceChannelAllowed(channelId, context.allowedChannels ?? []);
+    },
+    announceRetryAllowed: ({ context }) =>
+      context.lastStepError !== undefined && canRetry(context.lastStepError, context.retry.enabled),
+    postRetryAllowed: ({ context }) =>
+      context.postFailure?.retryable === true && (context.postRetries ?? 0) < DISCORD_TRANSIENT_MAX_RETRIES,
+    backoffDue: ({ context, event }) => event.at >= (context.due?.at ?? 0),
   },
   actions: {
     recordReply: assign(({ context }, output: ReplyWaitOutput) => ({
@@ -141,43 +110,95 @@ export const a2aFlowMachine = setup({
       terminationReason: output.terminationReason,
       earlyTermination: output.earlyTermination,
       ...(output.latestReply === undefined ? {} : { reply: output.latestReply }),
+      retryAttempts: context.retryAttempts + (output.retryAttempts ?? 0),
+      ...(output.error === undefined ? {} : { stepError: output.error }),
       lastAt: Math.max(context.lastAt, output.at),
     })),
     recordPingPongCrash: assign({ terminationReason: "no_reply" as const }),
     skipAnnounce: assign(({ context }) => ({ announceSkipReason: announceDecision(context).reason })),
     recordAnnounce: assign(({ context }, output: AgentStepOutput) => ({
-      announced: true,
       announceText: output.reply as string,
       lastAt: Math.max(context.lastAt, output.at),
+    })),
+    markAnnounced: assign({ announced: true }),
+    refuseChannel: assign({ announceSkipReason: "channel_not_allowed" as const }),
+    recordAnnounceFailure: assign(({ context }, output: AgentStepOutput) => ({
+      announceFailure: output.error,
+      lastAt: Math.max(context.lastAt, output.at),
+    })),
+    recordAnnounceCrash: assign(({ context }, error: unknown) => ({
+      announceFailure: { source: "gateway" as const, message: errorMessage(error) },
+      lastAt: failureAt(error, context.lastAt),
+    })),
+    classifyAnnounceFailure: assign(({ context }) => ({
+      lastStepError: classifyFailure(
+        stepFailureFacts(context.announceFailure ?? { source: "gateway" }),
+        context.announceRetries ?? 0,
+        context.retry,
+      ),
+    })),
+    scheduleAnnounceRetry: assign(({ context }) => {
+      const { backoffMs, seed } = retryBackoff(
+        context.retry,
+        context.announceRetries ?? 0,
+        context.lastStepError as A2AErrorInfo,
+        context.seed,
+      );
+      return { seed, backoffMs, due: { event: "BACKOFF_ELAPSED" as const, at: context.lastAt + backoffMs } };
+    }),
+    emitAnnounceRetry: emit(({ context }): Emitted =>
+      retryEvent({
+        trace: context.trace,
+        at: context.lastAt,
+        error: context.lastStepError as A2AErrorInfo,
+        attempt: (context.announceRetries ?? 0) + 1,
+        backoffMs: context.backoffMs ?? 0,
+      }),
+    ),
+    startAnnounceRetry: assign(({ context }, at: number) => ({
+      announceRetries: (context.announceRetries ?? 0) + 1,
+      retryAttempts: context.retryAttempts + 1,
+      lastAt: Math.max(context.lastAt, at),
+      announceFailure: undefined,
+      due: undefined,
+    })),
+    giveUpAnnounce: assign(({ context }) => ({
+      announceSkipReason: "announce_failed" as const,
+      ...(context.lastStepError === undefined
+        ? {}
+        : { stepError: context.lastStepError, announceError: context.lastStepError.message }),
+    })),
+    recordPostFailure: assign(({ context }, error: unknown) => ({
+      postFailure: { ...classifyDiscordFailure(error), message: errorMessage(error) },
+      lastAt: failureAt(error, context.lastAt),
+    })),
+    schedulePostRetry: assign(({ context }) => {
+      const failure = context.postFailure;
+      const waitMs =
+        failure?.kind === "rate_limit" && failure.retryAfterMs !== undefined
+          ? failure.retryAfterMs
+          : discordTransientBackoffMs((context.postRetries ?? 0) + 1);
+      return { due: { event: "BACKOFF_ELAPSED" as const, at: context.lastAt + waitMs } };
+    }),
+    startPostRetry: assign(({ context }, at: number) => ({
+      postRetries: (context.postRetries ?? 0) + 1,
+      lastAt: Math.max(context.lastAt, at),
+      due: undefined,
+    })),
+    giveUpPost: assign(({ context }) => ({
+      announceSkipReason: "post_failed" as const,
+      announceError: context.postFailure?.message ?? "the announcement could not be posted",
     })),
     announceSkipped: assign(({ context }, output: AgentStepOutput) => ({
       announceSkipReason: "announce_skip" as const,
       lastAt: Math.max(context.lastAt, output.at),
     })),
-    announceFailed: assign({ announceSkipReason: "announce_failed" as const }),
     noteTime: assign(({ context }, at: number) => ({ lastAt: Math.max(context.lastAt, at) })),
     noteFailureTime: assign(({ context }, error: unknown) => ({ lastAt: failureAt(error, context.lastAt) })),
     emitComplete: emit(({ context }): Emitted => ({
       type: "a2a.complete",
       ...envelopeOf(context.trace, context.lastAt),
-      data: {
-        retryAttempts: context.retryAttempts,
-        ...(context.error === undefined
-          ? {}
-          : { errorCode: context.error.code, errorCategory: context.error.category }),
-        messageIntent: context.trace.messageIntent,
-        configuredMaxTurns: context.configuredMaxTurns,
-        effectiveTurns: context.effectiveTurns,
-        actualTurns: context.actualTurns,
-        earlyTermination: context.earlyTermination,
-        ...(context.terminationReason === undefined ? {} : { terminationReason: context.terminationReason }),
-        announced: context.announced,
-        announceSkipped: !context.announced,
-        ...(context.announceSkipReason === undefined
-          ? {}
-          : { announceSkipReason: context.announceSkipReason }),
-        ...(context.announceText === undefined ? {} : { announceText: context.announceText }),
-      },
+      data: completeData(context),
     })),
   },
 }).createMachine({
@@ -263,6 +284,9 @@ export const a2aFlowMachine = setup({
           idempotencyKey: context.idempotencyKey,
           startedAt: context.lastAt,
           trace: context.trace,
+          retry: context.retry,
+          // Its own jitter sequence: the reply wait drew from `seed`.
+          seed: context.seed + 1,
         }),
         onDone: {
           target: "deciding",
@@ -273,6 +297,7 @@ export const a2aFlowMachine = setup({
           actions: ["recordPingPongCrash", { type: "noteFailureTime", params: errorOf }],
         },
       },
+      on: { BACKOFF_ELAPSED: { actions: sendTo("pingPong", ({ event }) => event) } },
     },
     deciding: {
       always: [
@@ -296,15 +321,40 @@ export const a2aFlowMachine = setup({
         }),
         onDone: [
           {
+            guard: { type: "stepFailed", params: ({ event }) => event.output },
+            target: "announceFailing",
+            actions: { type: "recordAnnounceFailure", params: ({ event }) => event.output },
+          },
+          {
             guard: { type: "announceSilent", params: ({ event }) => event.output },
             target: "completed",
             actions: { type: "announceSkipped", params: ({ event }) => event.output },
           },
+          {
+            // The text still reaches the gateway (announceText); only the Discord post is refused.
+            guard: "channelNotAllowed",
+            target: "completed",
+            actions: [{ type: "recordAnnounce", params: ({ event }) => event.output }, "refuseChannel"],
+          },
           { target: "posting", actions: { type: "recordAnnounce", params: ({ event }) => event.output } },
         ],
-        onError: {
-          target: "completed",
-          actions: ["announceFailed", { type: "noteFailureTime", params: errorOf }],
+        onError: { target: "announceFailing", actions: { type: "recordAnnounceCrash", params: errorOf } },
+      },
+    },
+    announceFailing: {
+      entry: "classifyAnnounceFailure",
+      always: [
+        { guard: "announceRetryAllowed", target: "announceRetrying" },
+        { target: "completed", actions: "giveUpAnnounce" },
+      ],
+    },
+    announceRetrying: {
+      entry: ["scheduleAnnounceRetry", "emitAnnounceRetry"],
+      on: {
+        BACKOFF_ELAPSED: {
+          guard: "backoffDue",
+          target: "announcing",
+          actions: { type: "startAnnounceRetry", params: ({ event }) => event.at },
         },
       },
     },
@@ -318,36 +368,31 @@ export const a2aFlowMachine = setup({
           text: context.announceText as string,
           nonce: `${context.idempotencyKey}:announce`,
         }),
-        // A failed post is logged by the runtime; the flow still completes and reports the text (design 000 §1.2).
         onDone: {
           target: "completed",
-          actions: { type: "noteTime", params: ({ event }) => event.output.at },
+          actions: [{ type: "noteTime", params: ({ event }) => event.output.at }, "markAnnounced"],
         },
-        onError: { target: "completed", actions: { type: "noteFailureTime", params: errorOf } },
+        onError: { target: "postFailing", actions: { type: "recordPostFailure", params: errorOf } },
+      },
+    },
+    // A failed post still completes the flow, which reports the text (design 000 §1.2) and why it was not posted.
+    postFailing: {
+      always: [
+        { guard: "postRetryAllowed", target: "postRetrying" },
+        { target: "completed", actions: "giveUpPost" },
+      ],
+    },
+    postRetrying: {
+      entry: "schedulePostRetry",
+      on: {
+        BACKOFF_ELAPSED: {
+          guard: "backoffDue",
+          target: "posting",
+          actions: { type: "startPostRetry", params: ({ event }) => event.at },
+        },
       },
     },
     completed: { type: "final", entry: "emitComplete" },
   },
-  output: ({ context }): A2AFlowOutput => ({
-    status: context.error === undefined ? "ok" : "blocked",
-    conversationId: context.conversationId,
-    ...(context.reply === undefined ? {} : { reply: context.reply }),
-    retryAttempts: context.retryAttempts,
-    actualTurns: context.actualTurns,
-    ...(context.terminationReason === undefined ? {} : { terminationReason: context.terminationReason }),
-    announced: context.announced,
-    ...(context.announceText === undefined ? {} : { announceText: context.announceText }),
-    ...(context.error === undefined ? {} : { error: context.error }),
-  }),
+  output: ({ context }): A2AFlowOutput => flowOutput(context),
 });
-
-function announceDecision(context: A2AFlowContext) {
-  return decideAnnounce({
-    announceTarget: context.announceTarget,
-    ...(context.requesterSessionKey === undefined
-      ? {}
-      : { requesterSessionKey: context.requesterSessionKey }),
-    targetSessionKey: context.targetSessionKey,
-    ...(context.reply === undefined ? {} : { latestReply: context.reply }),
-  });
-}

@@ -9,6 +9,9 @@ export function failureAt(error: unknown, fallback: number): number {
   return typeof at === "number" && Number.isFinite(at) ? Math.max(at, fallback) : fallback;
 }
 
+/** What went wrong, in words: an Error's message, or the `message` of an error-like object (a Discord error body). */
 export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  if (error instanceof Error) return error.message;
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === "string" ? message : String(error);
 }

@@ -44,8 +44,20 @@ export interface AgentStepInput {
   extraSystemPrompt: string;
   idempotencyKey: string;
 }
+/**
+ * Why an agent step gave no reply (design 000 §6.2 step 5): the call that starts the run or reads the
+ * reply failed (`gateway`, `read`; a failed agentWait call counts as `gateway`), or the run did not end
+ * `ok` (`wait`, with the agentWait status and error).
+ */
+export interface AgentStepError {
+  source: "gateway" | "wait" | "read";
+  status?: string;
+  message?: string;
+}
+/** A step that ran but produced no text has neither `reply` nor `error`. */
 export interface AgentStepOutput {
   reply?: string;
+  error?: AgentStepError;
   at: number;
 }
 

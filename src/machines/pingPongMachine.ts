@@ -1,15 +1,27 @@
 import { assign, emit, setup } from "xstate";
 import { z } from "zod";
 import {
+  type A2AErrorInfo,
   type A2AEventOf,
   buildAgentToAgentReplyContext,
+  canRetry,
   cutText,
   type EarlyTerminationReason,
   shouldTerminatePingPong,
 } from "../services/index.js";
-import { type AgentStepOutput, agentStepActor } from "./gatewayActors.js";
+import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
+import type { Due, TimerEvent } from "./Due.js";
+import { classifyFailure, retryBackoff, retryEvent, stepFailureFacts } from "./flowRetry.js";
+import { type AgentStepError, type AgentStepOutput, agentStepActor } from "./gatewayActors.js";
 import { parseMachineInput } from "./MachineInputError.js";
-import { envelopeOf, epochMs, FlowTraceSchema, intentSchema, nonEmpty } from "./schemas.js";
+import {
+  envelopeOf,
+  epochMs,
+  FlowTraceSchema,
+  intentSchema,
+  nonEmpty,
+  RetryPolicySchema,
+} from "./schemas.js";
 
 export const PingPongInputSchema = z.object({
   requesterSessionKey: z.string().optional(),
@@ -26,6 +38,10 @@ export const PingPongInputSchema = z.object({
   /** When the ping-pong starts (the time of the primary reply). */
   startedAt: epochMs,
   trace: FlowTraceSchema,
+  /** How a failed step is retried (design 000 §5); absent, as in a ping-pong stored before: never. */
+  retry: RetryPolicySchema.optional(),
+  /** Seeds the backoff jitter. */
+  seed: z.int().default(0),
 });
 export type PingPongInput = z.input<typeof PingPongInputSchema>;
 
@@ -42,14 +58,31 @@ export interface PingPongContext extends z.output<typeof PingPongInputSchema> {
   terminationReason?: PingPongTerminationReason;
   /** The latest wall-clock time the machine was told of. */
   lastAt: number;
+  /** Retries of the current turn's step (optional: absent in a ping-pong stored before retries). */
+  stepRetries?: number;
+  /** Retries of every step so far. */
+  retryAttempts?: number;
+  stepFailure?: AgentStepError;
+  lastError?: A2AErrorInfo;
+  backoffMs?: number;
+  due?: Due<"BACKOFF_ELAPSED">;
+  /** The failure that ended the conversation, once the retries ran out. */
+  error?: A2AErrorInfo;
 }
+
+export type PingPongEvent = TimerEvent<"BACKOFF_ELAPSED">;
 
 export interface PingPongOutput {
   actualTurns: number;
+  /** `no_reply` also when a step failed for good; `error` then says why. */
   terminationReason: PingPongTerminationReason;
   earlyTermination: boolean;
   latestReply?: string;
   replies: string[];
+  /** Retries of failed steps. */
+  retryAttempts: number;
+  /** Why the step that ended the conversation failed, after its retries (design 000 §6.2 step 5). */
+  error?: A2AErrorInfo;
   at: number;
 }
 
@@ -91,7 +124,7 @@ function decide(context: PingPongContext, output: AgentStepOutput) {
   });
 }
 
-type Emitted = A2AEventOf<"a2a.response">;
+type Emitted = A2AEventOf<"a2a.response"> | A2AEventOf<"a2a.retry">;
 type StepDone = { event: { output: AgentStepOutput } };
 
 /** The transition that ends the conversation after a step, when `guard` holds, for `reason`. */
@@ -116,12 +149,16 @@ function endTurn(
 /**
  * Steers the follow-up conversation between requester and target (design 001 §4): alternating
  * agent steps, stopped by the first guard that holds after a reply (explicit skip, then, with
- * `autoTerminate`, repetition, minimal content, conclusion), else by the turn limit.
+ * `autoTerminate`, repetition, minimal content, conclusion), else by the turn limit. A step that
+ * fails (the run could not start, ended badly or its reply could not be read) is classified and
+ * retried under the retry policy after a durable backoff, emitting `a2a.retry`; once its retries run
+ * out the conversation ends `no_reply` with the error in the output.
  */
 export const pingPongMachine = setup({
   types: {
     input: {} as PingPongInput,
     context: {} as PingPongContext,
+    events: {} as PingPongEvent,
     output: {} as PingPongOutput,
     emitted: {} as Emitted,
   },
@@ -132,6 +169,7 @@ export const pingPongMachine = setup({
       !context.requesterSessionKey ||
       context.requesterSessionKey === context.targetSessionKey,
     noPrimaryReply: ({ context }) => !context.primaryReply?.trim(),
+    stepFailed: (_, output: AgentStepOutput) => output.error !== undefined,
     noReply: (_, output: AgentStepOutput) => !output.reply?.trim(),
     explicitSkip: ({ context }, output: AgentStepOutput) =>
       decide(context, output).reason === "explicit_skip",
@@ -142,6 +180,9 @@ export const pingPongMachine = setup({
     conclusionDetected: ({ context }, output: AgentStepOutput) =>
       context.autoTerminate && decide(context, output).reason === "conclusion_detected",
     lastTurn: ({ context }) => context.turn >= context.effectiveTurns,
+    retryAllowed: ({ context }) =>
+      context.lastError !== undefined && canRetry(context.lastError, context.retry?.enabled === true),
+    backoffDue: ({ context, event }) => event.at >= (context.due?.at ?? 0),
   },
   actions: {
     terminate: assign((_, reason: PingPongTerminationReason) => ({ terminationReason: reason })),
@@ -153,7 +194,48 @@ export const pingPongMachine = setup({
       replies: [...context.replies, output.reply as string],
       latestReply: output.reply as string,
     })),
-    nextTurn: assign(({ context }) => ({ turn: context.turn + 1 })),
+    nextTurn: assign(({ context }) => ({ turn: context.turn + 1, stepRetries: 0 })),
+    recordStepFailure: assign(({ context }, output: AgentStepOutput) => ({
+      stepFailure: output.error,
+      lastAt: Math.max(context.lastAt, output.at),
+    })),
+    recordStepCrash: assign(({ context }, error: unknown) => ({
+      stepFailure: { source: "gateway" as const, message: errorMessage(error) },
+      lastAt: failureAt(error, context.lastAt),
+    })),
+    classifyStepFailure: assign(({ context }) => ({
+      lastError: classifyFailure(
+        stepFailureFacts(context.stepFailure ?? { source: "gateway" }),
+        context.stepRetries ?? 0,
+        context.retry,
+      ),
+    })),
+    scheduleBackoff: assign(({ context }) => {
+      const { backoffMs, seed } = retryBackoff(
+        context.retry as NonNullable<PingPongContext["retry"]>,
+        context.stepRetries ?? 0,
+        context.lastError as A2AErrorInfo,
+        context.seed,
+      );
+      return { seed, backoffMs, due: { event: "BACKOFF_ELAPSED" as const, at: context.lastAt + backoffMs } };
+    }),
+    emitRetry: emit(({ context }): Emitted =>
+      retryEvent({
+        trace: context.trace,
+        at: context.lastAt,
+        error: context.lastError as A2AErrorInfo,
+        attempt: (context.stepRetries ?? 0) + 1,
+        backoffMs: context.backoffMs ?? 0,
+      }),
+    ),
+    startRetry: assign(({ context }, at: number) => ({
+      stepRetries: (context.stepRetries ?? 0) + 1,
+      retryAttempts: (context.retryAttempts ?? 0) + 1,
+      lastAt: Math.max(context.lastAt, at),
+      stepFailure: undefined,
+      due: undefined,
+    })),
+    giveUp: assign(({ context }) => ({ error: context.lastError, terminationReason: "no_reply" as const })),
     emitResponse: emit(
       (
         { context },
@@ -217,6 +299,11 @@ export const pingPongMachine = setup({
           };
         },
         onDone: [
+          {
+            guard: { type: "stepFailed", params: ({ event }) => event.output },
+            target: "failing",
+            actions: { type: "recordStepFailure", params: ({ event }) => event.output },
+          },
           endTurn("noReply", "no_reply"),
           endTurn("explicitSkip", "explicit_skip"),
           endTurn("repetitionDetected", "repetition_detected"),
@@ -249,9 +336,24 @@ export const pingPongMachine = setup({
             ],
           },
         ],
-        onError: {
-          target: "done",
-          actions: ["countStep", { type: "terminate", params: "no_reply" }],
+        onError: { target: "failing", actions: { type: "recordStepCrash", params: errorOf } },
+      },
+    },
+    failing: {
+      entry: "classifyStepFailure",
+      always: [
+        { guard: "retryAllowed", target: "retrying" },
+        { target: "done", actions: ["countStep", "giveUp"] },
+      ],
+    },
+    retrying: {
+      entry: ["scheduleBackoff", "emitRetry"],
+      on: {
+        // A timer event before the due time (a stray or duplicated delivery) changes nothing.
+        BACKOFF_ELAPSED: {
+          guard: "backoffDue",
+          target: "turn",
+          actions: { type: "startRetry", params: ({ event }) => event.at },
         },
       },
     },
@@ -265,6 +367,8 @@ export const pingPongMachine = setup({
       earlyTermination: EARLY.has(terminationReason),
       ...(context.latestReply === undefined ? {} : { latestReply: context.latestReply }),
       replies: context.replies,
+      retryAttempts: context.retryAttempts ?? 0,
+      ...(context.error === undefined ? {} : { error: context.error }),
       at: context.lastAt,
     };
   },

@@ -4,14 +4,12 @@ import {
   type A2AErrorInfo,
   type A2AEventOf,
   buildNoReplyOutcomeMessage,
-  calculateBackoffMs,
   canRetry,
-  capMaxAttempts,
-  classifyA2AError,
   retryResends,
 } from "../services/index.js";
 import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
 import type { Due, TimerEvent } from "./Due.js";
+import { classifyFailure, type FailureFacts, retryBackoff, retryEvent } from "./flowRetry.js";
 import {
   type AgentWaitOutput,
   agentWaitActor,
@@ -20,7 +18,6 @@ import {
   type SendMessageOutput,
   sendMessageActor,
 } from "./gatewayActors.js";
-import { nextRandom } from "./jitter.js";
 import { parseMachineInput } from "./MachineInputError.js";
 import { envelopeOf, epochMs, FlowTraceSchema, nonEmpty, positiveMs, RetryPolicySchema } from "./schemas.js";
 
@@ -41,10 +38,7 @@ export const ReplyWaitInputSchema = z.object({
 export type ReplyWaitInput = z.input<typeof ReplyWaitInputSchema>;
 
 /** Why the last wait failed, as classifyA2AError wants it (kept serialisable for snapshots). */
-interface WaitFailure {
-  waitStatus?: string;
-  waitError?: string;
-  gatewayError?: string;
+interface WaitFailure extends FailureFacts {
   maxWaitExceeded?: boolean;
 }
 
@@ -144,44 +138,28 @@ export const replyWaitMachine = setup({
     })),
     recordReply: assign((_, output: ReadReplyOutput) => ({ reply: output.reply, lastAt: output.at })),
     // The class's limit capped by retry.maxAttempts: retryAllowed, a2a.retry and the output all use it.
-    classifyFailure: assign(({ context }) => {
-      const failure = context.failure ?? {};
-      const classified = classifyA2AError({
-        ...(failure.waitStatus === undefined ? {} : { waitStatus: failure.waitStatus }),
-        ...(failure.waitError === undefined ? {} : { waitError: failure.waitError }),
-        ...(failure.gatewayError === undefined ? {} : { gatewayError: new Error(failure.gatewayError) }),
-        attempt: context.retryAttempts,
-      });
-      return { lastError: capMaxAttempts(classified, context.retry.maxAttempts) };
-    }),
+    classifyFailure: assign(({ context }) => ({
+      lastError: classifyFailure(context.failure ?? {}, context.retryAttempts, context.retry),
+    })),
     scheduleBackoff: assign(({ context }) => {
-      const { value, seed } = nextRandom(context.seed);
-      const backoffMs = calculateBackoffMs(context.retryAttempts, context.lastError ?? {}, {
-        baseMs: context.retry.baseBackoffMs,
-        maxMs: context.retry.maxBackoffMs,
-        random: () => value,
-      });
+      const { backoffMs, seed } = retryBackoff(
+        context.retry,
+        context.retryAttempts,
+        context.lastError as A2AErrorInfo,
+        context.seed,
+      );
       return { seed, backoffMs, due: { event: "BACKOFF_ELAPSED" as const, at: context.lastAt + backoffMs } };
     }),
-    emitRetry: emit(({ context }): Emitted => {
-      const error = context.lastError as A2AErrorInfo;
-      return {
-        type: "a2a.retry",
-        ...envelopeOf(context.trace, context.lastAt),
+    emitRetry: emit(({ context }): Emitted =>
+      retryEvent({
+        trace: context.trace,
+        at: context.lastAt,
         ...(context.runId === undefined ? {} : { runId: context.runId }),
-        data: {
-          errorCode: error.code,
-          errorCategory: error.category,
-          errorMessage: error.message,
-          attempt: context.retryAttempts + 1,
-          maxAttempts: error.maxAttempts,
-          backoffMs: context.backoffMs ?? 0,
-          conversationId: context.trace.conversationId,
-          fromAgent: context.trace.fromAgent,
-          toAgent: context.trace.toAgent,
-        },
-      };
-    }),
+        error: context.lastError as A2AErrorInfo,
+        attempt: context.retryAttempts + 1,
+        backoffMs: context.backoffMs ?? 0,
+      }),
+    ),
     startRetry: assign(({ context }, at: number) => ({
       retryAttempts: context.retryAttempts + 1,
       waitedMs: 0,
@@ -235,7 +213,7 @@ export const replyWaitMachine = setup({
         src: "agentWait",
         input: ({ context }) => ({
           runId: context.runId as string,
-          timeoutMs: Math.min(context.chunkMs, context.maxWaitMs - context.waitedMs),
+          timeoutMs: chunkTimeoutMs(context),
         }),
         onDone: [
           { guard: { type: "replyReady", params: ({ event }) => event.output }, target: "reading" },
@@ -320,7 +298,18 @@ export const replyWaitMachine = setup({
   },
 });
 
-/** The time one agentWait call took: measured by the actor, or the timeout it was given. */
+/**
+ * The wait one agentWait call counts for: what it took, but never less than the timeout it was given
+ * (design 000 §5.3: `elapsed += chunkMs`). A gateway that answers "timeout" at once (a dead run, a proxy
+ * that returns early) would otherwise count 0 ms and be asked again forever; this way a run gets at most
+ * ceil(maxWaitMs / chunkMs) chunks before the failure is classified.
+ */
 function waitedIn(context: ReplyWaitContext, output: AgentWaitOutput): number {
-  return output.waitedMs ?? Math.min(context.chunkMs, context.maxWaitMs - context.waitedMs);
+  const requested = chunkTimeoutMs(context);
+  return Math.max(output.waitedMs ?? requested, requested);
+}
+
+/** The timeout of the next chunk: a whole chunk, or the wait time left when that is less. */
+function chunkTimeoutMs(context: ReplyWaitContext): number {
+  return Math.min(context.chunkMs, context.maxWaitMs - context.waitedMs);
 }

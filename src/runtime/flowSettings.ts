@@ -5,7 +5,10 @@ import { type A2AConfig, resolveAgentA2ASettings } from "../services/index.js";
 export function flowSettings(
   config: A2AConfig,
   toAgent: string,
-): Pick<A2AFlowInput, "configuredMaxTurns" | "autoTerminate" | "retry" | "maxWaitMs" | "chunkMs"> {
+): Pick<
+  A2AFlowInput,
+  "configuredMaxTurns" | "autoTerminate" | "retry" | "maxWaitMs" | "chunkMs" | "allowedChannels"
+> {
   const settings = resolveAgentA2ASettings(config, toAgent);
   const a2a = config.session.agentToAgent;
   return {
@@ -19,5 +22,7 @@ export function flowSettings(
     },
     maxWaitMs: settings.maxWaitMs,
     chunkMs: settings.chunkMs,
+    // Announcements are posted only in these channels (API.md §4's allowlist).
+    allowedChannels: [...config.discord.collaboration.allowedChannels],
   };
 }

@@ -1,7 +1,5 @@
 import { fromPromise } from "xstate";
 import {
-  type AgentStepInput,
-  type AgentStepOutput,
   type AgentWaitInput,
   type AgentWaitOutput,
   a2aFlowMachine,
@@ -20,12 +18,10 @@ import {
   type SendMessageInput,
   type SendMessageOutput,
 } from "../machines/index.js";
-import type { RateLimiter } from "../services/index.js";
+import { announceChannelId, type RateLimiter } from "../services/index.js";
+import { agentStepActor } from "./agentStep.js";
 import { discordNonce } from "./nonce.js";
 import type { DiscordPort, GatewayPort } from "./ports.js";
-
-/** How long one ping-pong or announce step waits for its run (design 001 §1.2: min(timeout, 60 s)). */
-export const AGENT_STEP_WAIT_MS = 60_000;
 
 export interface SideEffectDeps {
   gateway?: GatewayPort;
@@ -91,6 +87,11 @@ function required<T>(port: T | undefined, name: string): T {
 export function provideFlow(deps: SideEffectDeps) {
   const { now } = deps;
   const gateway = () => required(deps.gateway, "gateway");
+  const step = agentStepActor({
+    gateway,
+    now,
+    ...(deps.beforeEffect ? { beforeEffect: deps.beforeEffect } : {}),
+  });
   return a2aFlowMachine.provide({
     actors: {
       replyWait: replyWaitMachine.provide({
@@ -118,14 +119,14 @@ export function provideFlow(deps: SideEffectDeps) {
           ),
         },
       }),
-      pingPong: pingPongMachine.provide({ actors: { agentStep: agentStep(deps) } }),
-      announceStep: agentStep(deps),
+      pingPong: pingPongMachine.provide({ actors: { agentStep: step } }),
+      announceStep: step,
       postAnnouncement: fromPromise<PostAnnouncementOutput, PostAnnouncementInput>(({ input }) =>
         stamped(
           now,
           async () => {
-            if (input.announceTarget.channel === "discord" && deps.discord && input.announceTarget.to) {
-              const channelId = input.announceTarget.to.replace(/^channel:/, "");
+            const channelId = announceChannelId(input.announceTarget);
+            if (channelId !== undefined && deps.discord) {
               await deps.limiters.messages.schedule(channelId, () =>
                 required(deps.discord, "discord").sendMessage({
                   asAgentId: deps.agentOfSession(input.targetSessionKey),
@@ -143,25 +144,6 @@ export function provideFlow(deps: SideEffectDeps) {
       ),
     },
   });
-}
-
-/** One agent turn as one side effect: run, wait once, read; no reply when the run does not finish. */
-function agentStep(deps: SideEffectDeps) {
-  const { now } = deps;
-  return fromPromise<AgentStepOutput, AgentStepInput>(({ input }) =>
-    stamped(
-      now,
-      async () => {
-        const gateway = required(deps.gateway, "gateway");
-        const { runId } = await gateway.agent(input);
-        const wait = await gateway.agentWait({ runId, timeoutMs: AGENT_STEP_WAIT_MS });
-        if (wait.status !== "ok") return { at: now() };
-        const reply = await gateway.readLatestAssistantReply({ sessionKey: input.sessionKey });
-        return { ...(reply === undefined ? {} : { reply }), at: now() };
-      },
-      deps.beforeEffect,
-    ),
-  );
 }
 
 /** The collaboration machine wired to the DiscordPort, through the rate limits of design 002 §5. */

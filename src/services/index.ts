@@ -1,5 +1,6 @@
 // The policy layer: pure functions and small stateful helpers with injected time. Nothing here does I/O.
 
+export * from "./collaboration/announceChannel.js";
 export * from "./collaboration/classifyDiscordFailure.js";
 export * from "./collaboration/discordRetry.js";
 export * from "./collaboration/InboundDiscordMessage.js";

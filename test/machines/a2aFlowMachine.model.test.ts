@@ -26,7 +26,8 @@ const collaboration: A2AFlowInput = {
   requesterSessionKey: REQUESTER,
   targetSessionKey: TARGET,
   message: "이 아키텍처 설계 같이 검토하자",
-  announceTarget: { channel: "discord", to: "channel:123" },
+  announceTarget: { channel: "discord", to: "channel:1400000000000000500" },
+  allowedChannels: ["1400000000000000500"],
   configuredMaxTurns: 3,
   autoTerminate: true,
   retry: { enabled: true, baseBackoffMs: 2_000, maxBackoffMs: 60_000 },
@@ -38,6 +39,13 @@ const collaboration: A2AFlowInput = {
   fromAgent: "ruda",
   toAgent: "eden",
   startedAt: 1_000,
+};
+
+/** Announces to a channel outside the allowlist: the text is kept, nothing is posted. */
+const elsewhere: A2AFlowInput = {
+  ...collaboration,
+  conversationId: "conv-3",
+  announceTarget: { channel: "discord", to: "1400000000000000999" },
 };
 
 const notification: A2AFlowInput = {
@@ -91,6 +99,17 @@ function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
         earlyTermination: false,
         latestReply: "체크포인트 간격은 부하 테스트 뒤에 다시 조정하죠",
         replies: ["a", "b", "체크포인트 간격은 부하 테스트 뒤에 다시 조정하죠"],
+        retryAttempts: 0,
+        at,
+      }),
+      pingPongDone({
+        actualTurns: 2,
+        terminationReason: "no_reply",
+        earlyTermination: false,
+        latestReply: "a",
+        replies: ["a"],
+        retryAttempts: 1,
+        error: { ...WAIT_TIMEOUT, attempt: 1 },
         at,
       }),
       pingPongDone({
@@ -98,6 +117,7 @@ function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
         terminationReason: "explicit_skip",
         earlyTermination: true,
         replies: [],
+        retryAttempts: 0,
         at,
       }),
       pingPongDone({
@@ -105,10 +125,21 @@ function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
         terminationReason: "skipped",
         earlyTermination: false,
         replies: [],
+        retryAttempts: 0,
         at,
       }),
       { type: "xstate.error.actor.pingPong", error: new Error("ping-pong crashed") },
+      { type: "BACKOFF_ELAPSED", at },
     ];
+  }
+  // Failures and retries of the announce and its post are explored from one path into announcing only:
+  // every path multiplied by every retry would explode the graph without covering more transitions.
+  const canonical = context.terminationReason === "max_turns" && context.retryAttempts === 0;
+  if (snapshot.matches("announcing") && !canonical) {
+    return [{ type: "xstate.done.actor.announceStep", output: { reply: "합의했습니다.", at } }];
+  }
+  if (snapshot.matches("posting") && !canonical) {
+    return [{ type: "xstate.done.actor.postAnnouncement", output: { at } }];
   }
   if (snapshot.matches("announcing")) {
     const announced = (reply?: string) => ({
@@ -119,13 +150,29 @@ function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
       announced("eden과 ruda가 저장소 계층 분리에 합의했습니다."),
       announced(ANNOUNCE_SKIP_TOKEN),
       announced(),
+      {
+        type: "xstate.done.actor.announceStep",
+        output: { error: { source: "wait", status: "timeout" }, at },
+      },
+      {
+        type: "xstate.done.actor.announceStep",
+        output: { error: { source: "wait", status: "error", error: "context_length_exceeded" }, at },
+      },
       { type: "xstate.error.actor.announceStep", error: new Error("announce timed out") },
+    ];
+  }
+  if (snapshot.matches("announceRetrying") || snapshot.matches("postRetrying")) {
+    const due = context.due?.at ?? at;
+    return [
+      { type: "BACKOFF_ELAPSED", at: due - 1 },
+      { type: "BACKOFF_ELAPSED", at: due },
     ];
   }
   if (snapshot.matches("posting")) {
     return [
       { type: "xstate.done.actor.postAnnouncement", output: { at } },
-      { type: "xstate.error.actor.postAnnouncement", error: new Error("Missing Permissions") },
+      { type: "xstate.error.actor.postAnnouncement", error: new Error("socket hang up") },
+      { type: "xstate.error.actor.postAnnouncement", error: { status: 403, message: "Missing Permissions" } },
     ];
   }
   return [];
@@ -140,6 +187,7 @@ describe("a2aFlowMachine, enumerated", () => {
 
   for (const [name, input] of [
     ["a collaboration with an announce target", collaboration],
+    ["a collaboration announcing outside the allowed channels", elsewhere],
     ["a notification with skipPingPong and no announce target", notification],
   ] as const) {
     it(`replays every enumerated path for ${name}`, () => {
@@ -151,7 +199,7 @@ describe("a2aFlowMachine, enumerated", () => {
   }
 
   it("fires every transition it defines, and nothing else (union over the inputs)", () => {
-    expect(pathsPerInput.size).toBe(2);
+    expect(pathsPerInput.size).toBe(3);
     expect([...defined].filter((key) => !taken.has(key))).toEqual([]);
     expect([...taken].filter((key) => !defined.has(key))).toEqual([]);
   });

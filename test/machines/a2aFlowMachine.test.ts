@@ -34,6 +34,7 @@ const R = [
   "좋은 제안입니다만 재시작 시 로그 재생 비용이 커지니 체크포인트 주기를 설정으로 빼 두겠습니다",
   "동의합니다 그러면 체크포인트 간격은 기본 천 건으로 하고 부하 테스트 뒤에 다시 조정하죠",
 ] as const;
+const CHANNEL = "1400000000000000500";
 const ANNOUNCEMENT = "eden과 ruda가 저장소 계층을 append-only 로그로 분리하기로 합의했습니다.";
 
 function inputOf(overrides: Partial<A2AFlowInput> = {}): A2AFlowInput {
@@ -54,6 +55,7 @@ function inputOf(overrides: Partial<A2AFlowInput> = {}): A2AFlowInput {
     fromAgent: "ruda",
     toAgent: "eden",
     startedAt: T0,
+    allowedChannels: [CHANNEL],
     ...overrides,
   };
 }
@@ -454,7 +456,7 @@ describe("a2aFlowMachine: ping-pong by intent (design 001 §4.1–4.2)", () => {
 });
 
 describe("a2aFlowMachine: conditional announce (design 001 §4.3)", () => {
-  const discord = { channel: "discord", to: "channel:42" };
+  const discord = { channel: "discord", to: `channel:${CHANNEL}` };
 
   it("runs the announce step and posts its text once when there is a target and a reply", async () => {
     const run = await runFlow(
@@ -534,13 +536,25 @@ describe("a2aFlowMachine: conditional announce (design 001 §4.3)", () => {
     expect(run.complete).toMatchObject({ messageIntent: "escalation", actualTurns: 0, announced: true });
   });
 
-  it("still completes, reporting the text, when posting the announcement fails", async () => {
+  it("still completes, reporting the text, when posting the announcement fails for good: not announced, and why", async () => {
     const run = await runFlow(
       { announceTarget: discord, skipPingPong: true },
-      { ...replied(), announce: ANNOUNCEMENT, postFails: true },
+      {
+        ...replied(),
+        announce: ANNOUNCEMENT,
+        postFailures: [{ status: 403, message: "Missing Permissions" }],
+      },
     );
+    // A permission failure is not retried (design 002 §5).
     expect(run.calls.postAnnouncement).toHaveLength(1);
-    expect(run.complete).toMatchObject({ announced: true, announceText: ANNOUNCEMENT });
+    expect(run.complete).toMatchObject({
+      announced: false,
+      announceSkipped: true,
+      announceSkipReason: "post_failed",
+      announceError: "Missing Permissions",
+      announceText: ANNOUNCEMENT,
+    });
+    expect(run.output).toMatchObject({ status: "ok", announced: false, announceText: ANNOUNCEMENT });
   });
 
   it("still completes when the announce step fails", async () => {
@@ -609,7 +623,10 @@ describe("a2aFlowMachine: junk events", () => {
       { type: "NOPE", at: 9e12 },
       ...(snapshot.matches("awaitingReply")
         ? []
-        : [{ type: "BACKOFF_ELAPSED" }, { type: "BACKOFF_ELAPSED", at: 9e12 }]),
+        : snapshot.matches("announceRetrying") || snapshot.matches("postRetrying")
+          ? // Before the due time: a stray or early delivery.
+            [{ type: "BACKOFF_ELAPSED" }, { type: "BACKOFF_ELAPSED", at: 0 }]
+          : [{ type: "BACKOFF_ELAPSED" }, { type: "BACKOFF_ELAPSED", at: 9e12 }]),
       ...ACTOR_IDS.filter((id) => !running.includes(id)).map((id) => ({
         type: `xstate.done.actor.${id}`,
         output: {
@@ -654,9 +671,18 @@ describe("a2aFlowMachine: junk events", () => {
       return [
         { type: "xstate.done.actor.announceStep", output: { reply: ANNOUNCEMENT, at } },
         { type: "xstate.done.actor.announceStep", output: { reply: ANNOUNCE_SKIP_TOKEN, at } },
+        {
+          type: "xstate.done.actor.announceStep",
+          output: { error: { source: "wait", status: "timeout" }, at },
+        },
       ];
     }
-    if (snapshot.matches("posting")) return [{ type: "xstate.done.actor.postAnnouncement", output: { at } }];
+    if (snapshot.matches("posting")) {
+      return [
+        { type: "xstate.done.actor.postAnnouncement", output: { at } },
+        { type: "xstate.error.actor.postAnnouncement", error: new Error("socket hang up") },
+      ];
+    }
     return [];
   }
 
@@ -666,7 +692,7 @@ describe("a2aFlowMachine: junk events", () => {
     const visited = forEachReachableState(
       a2aFlowMachine,
       pendingChildrenFlow(),
-      { input: inputOf({ announceTarget: { channel: "discord", to: "channel:42" } }), events: modelEvents },
+      { input: inputOf({ announceTarget: { channel: "discord", to: CHANNEL } }), events: modelEvents },
       (actor, before) => {
         states.add(JSON.stringify(before.value));
         for (const junk of junkFor(before)) {
@@ -681,10 +707,12 @@ describe("a2aFlowMachine: junk events", () => {
       },
     );
     expect([...states].sort()).toEqual([
+      '"announceRetrying"',
       '"announcing"',
       '"awaitingReply"',
       '"completed"',
       '"pingPong"',
+      '"postRetrying"',
       '"posting"',
     ]);
     expect(visited).toBeGreaterThanOrEqual(7);

@@ -3,6 +3,7 @@ import type { AnyEventObject, AnyMachineSnapshot } from "xstate";
 import {
   A2AMessageIntent,
   listTransitions,
+  type AgentStepError,
   type PingPongContext,
   type PingPongInput,
   pingPongMachine,
@@ -51,8 +52,15 @@ const SHORT = "좋아요";
 
 /** Events that reach every guard of `turn`: each termination rule, continuing replies, an error. */
 function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
-  if (!snapshot.matches("turn")) return [];
   const context = snapshot.context as PingPongContext;
+  if (snapshot.matches("retrying")) {
+    const due = context.due?.at ?? context.lastAt;
+    return [
+      { type: "BACKOFF_ELAPSED", at: due - 1 },
+      { type: "BACKOFF_ELAPSED", at: due },
+    ];
+  }
+  if (!snapshot.matches("turn")) return [];
   const at = context.lastAt + 1_000;
   const done = (reply?: string) => ({
     type: "xstate.done.actor.agentStep",
@@ -70,11 +78,26 @@ function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
   ];
   const previous = context.replies[context.replies.length - 1];
   if (previous !== undefined) events.push(done(previous));
+  // Failed steps on the first turn only: retries on every turn would multiply the graph, not the coverage.
+  if (context.turn === 1) {
+    const failed = (error: AgentStepError) => ({
+      type: "xstate.done.actor.agentStep",
+      output: { error, at },
+    });
+    events.push(
+      failed({ source: "wait", status: "timeout" }),
+      failed({ source: "wait", status: "error", message: "context_length_exceeded" }),
+    );
+  }
   return events;
 }
 
 const inputs: Array<[string, PingPongInput]> = [
   ["3 turns, autoTerminate on", base],
+  [
+    "1 turn, failed steps retried",
+    { ...base, effectiveTurns: 1, retry: { enabled: true, baseBackoffMs: 2_000, maxBackoffMs: 60_000 } },
+  ],
   ["2 turns, autoTerminate off", { ...base, effectiveTurns: 2, autoTerminate: false }],
   ["0 effective turns", { ...base, effectiveTurns: 0 }],
   ["no requester", { ...base, requesterSessionKey: undefined }],
@@ -104,7 +127,7 @@ describe("pingPongMachine, enumerated", () => {
     expect(pathsPerInput.get("3 turns, autoTerminate on")).toBeGreaterThan(30);
     expect([...defined].filter((key) => !taken.has(key))).toEqual([]);
     expect([...taken].filter((key) => !defined.has(key))).toEqual([]);
-    expect(defined.size).toBe(11);
+    expect(defined.size).toBe(15);
   });
 
   it("reaches each early termination through its own guard", () => {
@@ -114,5 +137,11 @@ describe("pingPongMachine, enumerated", () => {
     expect(taken.has("pingPong.turn xstate.done.actor.agentStep → pingPong.turn")).toBe(true);
     expect(taken.has("pingPong.starting always [pingPongSkipped] → pingPong.done")).toBe(true);
     expect(taken.has("pingPong.starting always [noPrimaryReply] → pingPong.done")).toBe(true);
+  });
+
+  it("retries a failed step only when the policy allows, and only once its backoff is due", () => {
+    expect(taken.has("pingPong.failing always [retryAllowed] → pingPong.retrying")).toBe(true);
+    expect(taken.has("pingPong.failing always → pingPong.done")).toBe(true);
+    expect(taken.has("pingPong.retrying BACKOFF_ELAPSED [backoffDue] → pingPong.turn")).toBe(true);
   });
 });

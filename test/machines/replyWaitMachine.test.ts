@@ -213,6 +213,48 @@ describe("replyWaitMachine", () => {
   });
 });
 
+describe("replyWaitMachine: a bounded number of chunks per run (design 000 §5.3)", () => {
+  // A gateway that answers "timeout" at once: a dead run, or a proxy that returns early.
+  const instantTimeouts = (n: number) =>
+    Array.from({ length: n }, () => ({ status: "timeout" as const, waitedMs: 0 }));
+
+  it("counts an instant timeout as the chunk it asked for: ceil(maxWaitMs/chunkMs) chunks a run, then blocks", async () => {
+    // More instant timeouts than the bound allows: the ones past it would be answered if asked.
+    const r = run(baseInput, instantTimeouts(40));
+    const output = await r.finish();
+    // 10 chunks of 30 s on run-1, one resend (wait_timeout allows 2 attempts), 10 chunks on run-2.
+    expect(r.waitCalls).toHaveLength(20);
+    expect(r.waitCalls.map((c) => c.runId)).toEqual([
+      ...Array.from({ length: 10 }, () => "run-1"),
+      ...Array.from({ length: 10 }, () => "run-2"),
+    ]);
+    expect(output).toMatchObject({
+      outcome: "blocked",
+      retryAttempts: 1,
+      error: { code: "wait_timeout", attempt: 1, maxAttempts: 2 },
+      outcomeMessage: "[outcome] blocked: 응답을 받지 못했습니다 (대기 시간 300초 초과)",
+    });
+  });
+
+  it("rounds a partial last chunk up: 70 s in 30 s chunks is 3 chunks (30, 30, 10) even when each returns early", async () => {
+    const r = run(
+      { ...baseInput, maxWaitMs: 70_000, retry: { ...baseInput.retry, maxAttempts: 1 } },
+      Array.from({ length: 10 }, () => ({ status: "timeout" as const, waitedMs: 3 })),
+    );
+    expect(await r.finish()).toMatchObject({ outcome: "blocked", error: { code: "wait_timeout" } });
+    expect(r.waitCalls.map((c) => c.timeoutMs)).toEqual([30_000, 30_000, 10_000]);
+  });
+
+  it("counts a chunk that took longer than asked as the time it took", async () => {
+    const r = run(
+      { ...baseInput, maxWaitMs: 90_000, retry: { ...baseInput.retry, maxAttempts: 1 } },
+      Array.from({ length: 10 }, () => ({ status: "timeout" as const, waitedMs: 45_000 })),
+    );
+    await r.finish();
+    expect(r.waitCalls).toHaveLength(2);
+  });
+});
+
 describe("retry.maxAttempts caps each error class's limit (design 000 §8.1)", () => {
   const capped = (maxAttempts: number | undefined): ReplyWaitInput => ({
     ...baseInput,

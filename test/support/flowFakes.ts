@@ -10,6 +10,7 @@ import {
 import {
   type A2AEvent,
   A2AEventSchema,
+  type AgentStepError,
   type AgentStepInput,
   type AgentStepOutput,
   type AgentWaitInput,
@@ -61,8 +62,11 @@ export function eventCollector() {
 export const NEVER = Symbol("never settles");
 /** What one scripted agentWait call answers: a status, a gateway failure, or nothing ever. */
 export type WaitScript = Omit<AgentWaitOutput, "at"> | Error | typeof NEVER;
-/** What one scripted agent step answers: a reply, no reply (`undefined`), a failure, or nothing ever. */
-export type StepScript = string | undefined | Error | typeof NEVER;
+/**
+ * What one scripted agent step answers: a reply, no reply (`undefined`), a failed step as the runtime
+ * reports it (`{ error }`), a rejection, or nothing ever.
+ */
+export type StepScript = string | undefined | { error: AgentStepError } | Error | typeof NEVER;
 
 export interface GatewayScript {
   /** agentWait answers in call order; a timeout takes the requested chunk unless `waitedMs` says otherwise. */
@@ -71,10 +75,12 @@ export interface GatewayScript {
   reply?: string;
   /** Ping-pong step answers in call order. */
   steps?: StepScript[];
-  /** The announce step's answer. */
-  announce?: StepScript;
+  /** The announce step's answer; a list answers the announce step's runs in order. */
+  announce?: StepScript | StepScript[];
   /** Makes postAnnouncement fail. */
   postFails?: boolean;
+  /** What the posts of the announcement throw, in order, before one succeeds. */
+  postFailures?: unknown[];
   /** The fake clock's start (epoch ms). */
   startAt?: number;
 }
@@ -88,6 +94,8 @@ export function scriptedGateway(script: GatewayScript = {}) {
   const tick = (ms: number) => (now += ms);
   const waits = [...(script.waits ?? [])];
   const steps = [...(script.steps ?? [])];
+  const announces = Array.isArray(script.announce) ? [...script.announce] : undefined;
+  const postFailures = [...(script.postFailures ?? [])];
   const calls = {
     sendMessage: [] as SendMessageInput[],
     agentWait: [] as AgentWaitInput[],
@@ -100,6 +108,7 @@ export function scriptedGateway(script: GatewayScript = {}) {
     if (answer === NEVER) return new Promise<never>(() => {});
     const at = tick(1_000);
     if (answer instanceof Error) return Promise.reject(answer);
+    if (typeof answer === "object") return Promise.resolve({ error: answer.error, at });
     return Promise.resolve(answer === undefined ? { at } : { reply: answer, at });
   };
   const actors = {
@@ -132,12 +141,14 @@ export function scriptedGateway(script: GatewayScript = {}) {
     }),
     announceStep: fromPromise<AgentStepOutput, AgentStepInput>(({ input }) => {
       calls.announceStep.push(input);
-      return step(script.announce);
+      return step(announces === undefined ? (script.announce as StepScript) : announces.shift());
     }),
     postAnnouncement: fromPromise<PostAnnouncementOutput, PostAnnouncementInput>(async ({ input }) => {
       calls.postAnnouncement.push(input);
       const at = tick(100);
-      if (script.postFails === true) throw new Error("Missing Permissions");
+      // The runtime's actors stamp the errors they reject with the time they failed.
+      if (script.postFails === true) throw Object.assign(new Error("Missing Permissions"), { at });
+      if (postFailures.length > 0) throw Object.assign(postFailures.shift() as object, { at });
       return { at };
     }),
   };
@@ -193,8 +204,24 @@ export function replyWaitDue(flow: AnyActorRef): { event: string; at: number } |
   return context?.due;
 }
 
+/** The durable timer the flow or any of its children holds (the runtime's scheduler reads the same). */
+export function flowDue(actor: AnyActorRef): { event: string; at: number } | undefined {
+  const snapshot = actor.getSnapshot() as {
+    status?: string;
+    context?: { due?: { event: string; at: number } };
+    children?: Record<string, AnyActorRef | undefined>;
+  };
+  if (snapshot.status !== "active") return undefined;
+  if (snapshot.context?.due !== undefined) return snapshot.context.due;
+  for (const child of Object.values(snapshot.children ?? {})) {
+    const due = child === undefined ? undefined : flowDue(child);
+    if (due !== undefined) return due;
+  }
+  return undefined;
+}
+
 /**
- * Drives a flow as the runtime would: lets side effects settle and, while the reply-wait child holds
+ * Drives a flow as the runtime would: lets side effects settle and, while the flow or a child holds
  * a due timer, delivers it to the root at its due time. Returns how many timer events it delivered.
  */
 export async function driveFlow(
@@ -206,7 +233,7 @@ export async function driveFlow(
   for (;;) {
     await flush();
     if ((flow.getSnapshot() as AnyMachineSnapshot).status !== "active") return delivered;
-    const due = replyWaitDue(flow);
+    const due = flowDue(flow);
     if (due === undefined || delivered >= maxTimers) return delivered;
     gateway.setNow(due.at);
     flow.send({ type: due.event, at: due.at });

@@ -55,6 +55,8 @@ const CompleteData = z.looseObject({
   retryAttempts: count,
   errorCode: text.optional(),
   errorCategory: errorCategory.optional(),
+  /** With errorCode: the error's message. */
+  errorMessage: text.optional(),
   messageIntent: intent,
   configuredMaxTurns: count,
   effectiveTurns: count,
@@ -65,6 +67,8 @@ const CompleteData = z.looseObject({
   announceSkipped: z.boolean(),
   announceSkipReason: text.optional(),
   announceText: text.optional(),
+  /** Why the announcement was not made when the step or its post failed (announce_failed, post_failed). */
+  announceError: text.optional(),
 });
 
 // Design 002 §1's CollaborateEvent; the thread is unknown until it is resolved.

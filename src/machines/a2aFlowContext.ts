@@ -1,0 +1,96 @@
+import { z } from "zod";
+import type { A2AErrorInfo, AnnounceSkipReason, DiscordFailure } from "../services/index.js";
+import type { Due, TimerEvent } from "./Due.js";
+import type { AgentStepError } from "./gatewayActors.js";
+import type { PingPongTerminationReason } from "./pingPongMachine.js";
+import { epochMs, type FlowTrace, nonEmpty, positiveMs, RetryPolicySchema } from "./schemas.js";
+
+// The input, context and output of a2aFlowMachine.
+
+export const A2AFlowInputSchema = z.object({
+  conversationId: nonEmpty,
+  routeKey: z.string().optional(),
+  requesterSessionKey: z.string().optional(),
+  targetSessionKey: nonEmpty,
+  message: z.string().min(1),
+  skipPingPong: z.boolean().default(false),
+  announceTarget: z.object({ channel: nonEmpty, to: z.string().optional() }).nullable().default(null),
+  /** The target agent's maxPingPongTurns (resolveAgentA2ASettings). */
+  configuredMaxTurns: z.int().min(0).max(10),
+  autoTerminate: z.boolean(),
+  retry: RetryPolicySchema,
+  maxWaitMs: positiveMs,
+  chunkMs: positiveMs,
+  idempotencyKey: nonEmpty,
+  seed: z.int().default(0),
+  mode: z.enum(["sync", "async"]),
+  fromAgent: nonEmpty,
+  toAgent: nonEmpty,
+  startedAt: epochMs,
+  /**
+   * `discord.collaboration.allowedChannels`: an announcement is posted to a Discord channel only when
+   * the channel is listed here (absent: none is). Its text is reported either way.
+   */
+  allowedChannels: z.array(z.string()).optional(),
+});
+export type A2AFlowInput = z.input<typeof A2AFlowInputSchema>;
+
+export interface A2AFlowContext extends z.output<typeof A2AFlowInputSchema> {
+  trace: FlowTrace;
+  effectiveTurns: number;
+  lastAt: number;
+  retryAttempts: number;
+  /** The target's first reply (the announce's "round one"). */
+  primaryReply?: string;
+  /** The latest reply: the primary one, then the ping-pong's latest. */
+  reply?: string;
+  error?: A2AErrorInfo;
+  outcomeMessage?: string;
+  actualTurns: number;
+  terminationReason?: PingPongTerminationReason;
+  earlyTermination: boolean;
+  announced: boolean;
+  announceSkipReason?: A2AAnnounceSkipReason;
+  announceText?: string;
+  // Optional: absent in a flow stored before step errors were retried.
+  /** A ping-pong or announce step that failed for good after the reply arrived; the flow stays "ok". */
+  stepError?: A2AErrorInfo;
+  /** Retries of the announce step, and of its post to Discord. */
+  announceRetries?: number;
+  postRetries?: number;
+  announceFailure?: AgentStepError;
+  lastStepError?: A2AErrorInfo;
+  postFailure?: DiscordFailure & { message: string };
+  /** Why the announcement was not made (the step's or the post's error message). */
+  announceError?: string;
+  backoffMs?: number;
+  due?: Due<"BACKOFF_ELAPSED">;
+}
+
+/**
+ * Why no announcement was made: decideAnnounce's reasons; the announce step answered the skip token
+ * (`announce_skip`) or failed after its retries (`announce_failed`); the post to Discord failed after
+ * its retries (`post_failed`); the target channel is not an allowed Discord channel (`channel_not_allowed`).
+ */
+export type A2AAnnounceSkipReason =
+  AnnounceSkipReason | "announce_skip" | "announce_failed" | "post_failed" | "channel_not_allowed";
+
+export type A2AFlowEvent = TimerEvent<"BACKOFF_ELAPSED">;
+
+/**
+ * How a `sessions_send` flow ended (the runtime's A2AFlowResult adds the "accepted"/"timeout" statuses).
+ * `blocked` means no reply came; `error` says why. With status `ok` an `error` means a later step
+ * failed after its retries: a ping-pong step (then terminationReason is `no_reply`, `reply` the last
+ * reply received) or the announce step (then `announced` is false).
+ */
+export interface A2AFlowOutput {
+  status: "ok" | "blocked";
+  conversationId: string;
+  reply?: string;
+  retryAttempts: number;
+  actualTurns: number;
+  terminationReason?: PingPongTerminationReason;
+  announced: boolean;
+  announceText?: string;
+  error?: A2AErrorInfo;
+}

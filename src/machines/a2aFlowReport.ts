@@ -1,0 +1,60 @@
+import type { A2AErrorInfo, A2AEventOf } from "../services/index.js";
+import { decideAnnounce } from "../services/index.js";
+import type { A2AFlowContext, A2AFlowOutput } from "./a2aFlowContext.js";
+
+// What a2aFlowMachine reports: the data of a2a.complete, the output, and the announce decision.
+
+/**
+ * The error a flow reports: the one that blocked the reply, else a later step's that failed for good
+ * (the flow is then "ok": the reply came).
+ */
+function reportedError(context: A2AFlowContext): A2AErrorInfo | undefined {
+  return context.error ?? context.stepError;
+}
+
+export function completeData(context: A2AFlowContext): A2AEventOf<"a2a.complete">["data"] {
+  const error = reportedError(context);
+  return {
+    retryAttempts: context.retryAttempts,
+    ...(error === undefined
+      ? {}
+      : { errorCode: error.code, errorCategory: error.category, errorMessage: error.message }),
+    messageIntent: context.trace.messageIntent,
+    configuredMaxTurns: context.configuredMaxTurns,
+    effectiveTurns: context.effectiveTurns,
+    actualTurns: context.actualTurns,
+    earlyTermination: context.earlyTermination,
+    ...(context.terminationReason === undefined ? {} : { terminationReason: context.terminationReason }),
+    announced: context.announced,
+    announceSkipped: !context.announced,
+    ...(context.announceSkipReason === undefined ? {} : { announceSkipReason: context.announceSkipReason }),
+    ...(context.announceText === undefined ? {} : { announceText: context.announceText }),
+    ...(context.announceError === undefined ? {} : { announceError: context.announceError }),
+  };
+}
+
+export function flowOutput(context: A2AFlowContext): A2AFlowOutput {
+  const error = reportedError(context);
+  return {
+    status: context.error === undefined ? "ok" : "blocked",
+    conversationId: context.conversationId,
+    ...(context.reply === undefined ? {} : { reply: context.reply }),
+    retryAttempts: context.retryAttempts,
+    actualTurns: context.actualTurns,
+    ...(context.terminationReason === undefined ? {} : { terminationReason: context.terminationReason }),
+    announced: context.announced,
+    ...(context.announceText === undefined ? {} : { announceText: context.announceText }),
+    ...(error === undefined ? {} : { error }),
+  };
+}
+
+export function announceDecision(context: A2AFlowContext) {
+  return decideAnnounce({
+    announceTarget: context.announceTarget,
+    ...(context.requesterSessionKey === undefined
+      ? {}
+      : { requesterSessionKey: context.requesterSessionKey }),
+    targetSessionKey: context.targetSessionKey,
+    ...(context.reply === undefined ? {} : { latestReply: context.reply }),
+  });
+}

@@ -1,0 +1,49 @@
+import { fromPromise } from "xstate";
+import type { AgentStepError, AgentStepInput, AgentStepOutput } from "../machines/index.js";
+import type { GatewayPort } from "./ports.js";
+
+/** How long one ping-pong or announce step waits for its run (design 001 §1.2: min(timeout, 60 s)). */
+export const AGENT_STEP_WAIT_MS = 60_000;
+
+/**
+ * One agent turn as one side effect: run, wait once, read. A failure is the step's answer, not a
+ * rejection (design 000 §6.2 step 5), so the machine can classify it and retry; only a missing
+ * gateway (a configuration error) rejects.
+ */
+export function agentStepActor(deps: {
+  gateway: () => GatewayPort;
+  now: () => number;
+  beforeEffect?: () => Promise<void>;
+}) {
+  const { now } = deps;
+  return fromPromise<AgentStepOutput, AgentStepInput>(async ({ input }) => {
+    await deps.beforeEffect?.();
+    const gateway = deps.gateway();
+    const failed = (error: AgentStepError): AgentStepOutput => ({ error, at: now() });
+    let runId: string;
+    try {
+      runId = (await gateway.agent(input)).runId;
+    } catch (error) {
+      return failed({ source: "gateway", message: messageOf(error) });
+    }
+    let wait: Awaited<ReturnType<GatewayPort["agentWait"]>>;
+    try {
+      wait = await gateway.agentWait({ runId, timeoutMs: AGENT_STEP_WAIT_MS });
+    } catch (error) {
+      return failed({ source: "gateway", message: messageOf(error) });
+    }
+    if (wait.status !== "ok") {
+      return failed({ source: "wait", status: wait.status, ...(wait.error ? { message: wait.error } : {}) });
+    }
+    try {
+      const reply = await gateway.readLatestAssistantReply({ sessionKey: input.sessionKey });
+      return { ...(reply === undefined ? {} : { reply }), at: now() };
+    } catch (error) {
+      return failed({ source: "read", message: messageOf(error) });
+    }
+  });
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
