@@ -1,6 +1,7 @@
 // The policy layer: pure functions and small stateful helpers with injected time. Nothing here does I/O.
 
 export * from "./collaboration/classifyDiscordFailure.js";
+export * from "./collaboration/discordIds.js";
 export * from "./collaboration/InboundDiscordMessage.js";
 export * from "./collaboration/observerRecords.js";
 export * from "./collaboration/sessionKeys.js";
