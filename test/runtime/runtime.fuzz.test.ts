@@ -15,6 +15,7 @@ import {
   runtimeConfig,
   tempStateDir,
 } from "../support/runtimeFakes.js";
+import { callLoosely } from "../support/badInput.js";
 
 /** A method's whole run, generous for a loaded CI machine (about 10 s each on 2 cores). */
 const FUZZ_TIMEOUT_MS = 60_000;
@@ -229,11 +230,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Calls a runtime method with an argument its types forbid, as a JavaScript caller could. */
-function loosely<R>(method: (p: never) => R, p: unknown): R {
-  return (method as unknown as (p: unknown) => R)(p);
-}
-
 /**
  * Threads an inbound message said were opened in the allowed channel. The bridge's word on a parent
  * is Discord's (discord.js `channel.parentId`), so the runtime trusts and remembers it; a mutated
@@ -279,7 +275,7 @@ describe(`runtime fuzzing (${RUNS} cases per method)`, () => {
       );
       await fc.assert(
         fc.asyncProperty(input, async (p) => {
-          const result = await loosely(runtime.discordSend, p);
+          const result = await callLoosely(runtime.discordSend, p);
           expect(["sent", "rejected"]).toContain(result.status);
           if (result.status === "sent") expect(allowed(result.threadId)).toBe(true);
         }),
@@ -311,7 +307,7 @@ describe(`runtime fuzzing (${RUNS} cases per method)`, () => {
         fc.asyncProperty(input, async (p) => {
           // A flow may outlive the call (timeoutSeconds > 0 waits for its end): the answer is not awaited
           // past this case, only required to settle without an unhandled rejection.
-          const settled = loosely(runtime.sessionsSend, p).then(
+          const settled = callLoosely(runtime.sessionsSend, p).then(
             (result) => expect(["accepted", "ok", "blocked", "timeout"]).toContain(result.status),
             (error: unknown) => expect(error).toBeInstanceOf(Error),
           );
@@ -338,7 +334,7 @@ describe(`runtime fuzzing (${RUNS} cases per method)`, () => {
           if (typeof message?.threadId === "string" && message.parentChannelId === CHANNEL) {
             claimedAllowed.add(message.threadId);
           }
-          const decision = await loosely(runtime.handleDiscordMessage, m);
+          const decision = await callLoosely(runtime.handleDiscordMessage, m);
           expect(["handle", "observe", "drop"]).toContain(decision.action);
           if (decision.action !== "handle") return;
           const [, agent] = SESSION_KEY.exec(decision.sessionKey) ?? [];

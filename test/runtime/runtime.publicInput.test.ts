@@ -16,6 +16,7 @@ import {
   tempStateDir,
   useRuntimeHarness,
 } from "../support/runtimeFakes.js";
+import { callLoosely } from "../support/badInput.js";
 
 // Issue 10: a wrongly typed field is refused by name and never crashes the process; the allowlists
 // fail closed for explicit threads, DMs and threads whose parent is unknown.
@@ -36,11 +37,6 @@ function stateDir(): string {
   const dir = tempStateDir();
   dirs.push(dir);
   return dir;
-}
-
-/** Calls a runtime method with an argument its types forbid, as a JavaScript caller could. */
-function loosely<R>(method: (p: never) => R, p: unknown): R {
-  return (method as unknown as (p: unknown) => R)(p);
 }
 
 async function started(o: Parameters<typeof runtime>[0] = {}) {
@@ -86,7 +82,7 @@ describe("createA2ARuntime: public input is validated whole", () => {
     "discordSend with %s = %j answers invalid_input naming it, posts nothing, reports it",
     async (field, value) => {
       const { r, discord, events } = await started();
-      const result = await loosely(r.discordSend, { ...base, [field]: value });
+      const result = await callLoosely(r.discordSend, { ...base, [field]: value });
       expect(result).toMatchObject({ status: "rejected", error: { code: "invalid_input" } });
       expect(result.status === "rejected" && result.error.message.startsWith(`${field}: `)).toBe(true);
       await vi.advanceTimersByTimeAsync(20 * 60_000);
@@ -108,7 +104,7 @@ describe("createA2ARuntime: public input is validated whole", () => {
     const key = field.split(".")[0] as string;
     const p =
       field === "input" ? value : { targetSessionKey: "agent:eden:main", message: "안녕", [key]: value };
-    const error = await loosely(r.sessionsSend, p).catch((e: unknown) => e);
+    const error = await callLoosely(r.sessionsSend, p).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidInputError);
     expect((error as InvalidInputError).param).toBe(field);
     expect((error as Error).message).toContain(`sessionsSend: ${field} must be`);
@@ -160,8 +156,8 @@ describe("createA2ARuntime: public input is validated whole", () => {
 
   it("onEvent refuses a listener that is not a function, naming it", async () => {
     const { r } = await started();
-    expect(() => loosely(r.onEvent, 5)).toThrow(InvalidInputError);
-    expect(() => loosely(r.onEvent, 5)).toThrow(/onEvent: listener must be a function/);
+    expect(() => callLoosely(r.onEvent, 5)).toThrow(InvalidInputError);
+    expect(() => callLoosely(r.onEvent, 5)).toThrow(/onEvent: listener must be a function/);
   });
 });
 
