@@ -43,5 +43,31 @@ export function createDiscordJsPort(clients: Record<string, Client>): DiscordPor
       ) as { id: string };
       return { threadId: created.id };
     },
+
+    /** GET /channels/{id} as any agent's bot: every bot sees the channels the allowlists name. */
+    async describeChannel({ channelId }) {
+      const client = Object.values(clients)[0];
+      if (client === undefined)
+        throw new Error("createDiscordJsPort: no discord.js Client to describe a channel with");
+      const channel = (await client.rest.get(Routes.channel(channelId))) as {
+        id: string;
+        type: number;
+        guild_id?: string | null;
+        parent_id?: string | null;
+      };
+      const isThread = THREAD_TYPES.has(channel.type);
+      return {
+        channelId: channel.id,
+        ...(channel.guild_id ? { guildId: channel.guild_id } : {}),
+        ...(isThread && channel.parent_id ? { parentChannelId: channel.parent_id } : {}),
+        isThread,
+      };
+    },
   };
 }
+
+const THREAD_TYPES: ReadonlySet<number> = new Set([
+  ChannelType.AnnouncementThread,
+  ChannelType.PublicThread,
+  ChannelType.PrivateThread,
+]);

@@ -7,6 +7,7 @@ import {
   type A2AFlowOutput,
   type CollaborateInput,
   type CollaborateOutput,
+  MachineInputError,
   type MentionContext,
   migrateCollaborateSnapshot,
 } from "../machines/index.js";
@@ -34,6 +35,7 @@ import {
   parseConfig,
   toObserverRecord,
 } from "../services/index.js";
+import { ChannelDirectory, discordFailureCode } from "./channelDirectory.js";
 import { withDiscordCallTimeout } from "./discordCallTimeout.js";
 import { collectDue } from "./dueTimers.js";
 import { deliveryWarning } from "./deliveryWarnings.js";
@@ -50,6 +52,12 @@ import type {
   SessionsSendParams,
 } from "./ports.js";
 import { flowSettings } from "./flowSettings.js";
+import {
+  DiscordSendParamsSchema,
+  InboundDiscordMessageSchema,
+  parsePublicInput,
+  SessionsSendParamsSchema,
+} from "./inputSchemas.js";
 import { provideCollaborate, provideFlow } from "./sideEffects.js";
 import { ThreadState, type ThreadStateData } from "./ThreadState.js";
 import { GLOBAL_TIMERS, TimerQueue } from "./TimerQueue.js";
@@ -146,6 +154,10 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   // Sink threads come from the config and from registerSinkThread (persisted in threads.json).
   const configSinkThreads: ReadonlySet<string> = new Set(collaboration.sinkThreads);
   const isSinkThread = (id: string) => threads.sinkThreads.has(id) || configSinkThreads.has(id);
+  const directory = new ChannelDirectory(threads, discord);
+  /** A configured agent: own keys only, so "constructor" or "__proto__" is no agent. */
+  const agentConfig = (agentId: string) =>
+    Object.hasOwn(config.agents, agentId) ? config.agents[agentId] : undefined;
   const hosted = new Map<string, Hosted>();
   const dirty = new Set<string>();
   const resuming = new Set<string>();
@@ -320,6 +332,10 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
             inspect,
           })
         : createActor(machine, { id, input: start.input, inspect });
+    // An actor that fails (bad input at creation, a throwing action) would otherwise reach XState's
+    // unhandled-error path, which rethrows on a timer and ends the process. Its callers hear of it
+    // through until().
+    entry.actor.subscribe({ error: (error) => warn(`actor ${id} (${kind}) failed: ${describe(error)}`) });
     if ("snapshot" in start) {
       // Resumed as stored: nothing to write until it changes; its timers come from its record.
       resuming.add(id);
@@ -443,8 +459,6 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     // Answers and side effects wait on lastWrite; an actor nobody waits on must not leave a rejection behind.
     entry.lastWrite.catch(() => undefined);
     if (status !== "active") {
-      if (status === "error")
-        warn(`actor ${entry.id} failed: ${describe((snapshot as { error?: unknown }).error)}`);
       hosted.delete(entry.id);
       timers.forget(entry.id);
     }
@@ -453,12 +467,20 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
 
   /**
    * Resolves with `pick(entry)` once it returns a value and the snapshot showing it is on disk: what a
-   * caller is told has happened survives a crash. Re-checked after every persisted change.
+   * caller is told has happened survives a crash. Re-checked after every persisted change. An actor
+   * that failed gives `onFailure(error)` instead, or the promise rejects with its error.
    */
-  function until<T>(entry: Hosted, pick: () => T | undefined): Promise<T> {
+  function until<T>(entry: Hosted, pick: () => T | undefined, onFailure?: (error: unknown) => T): Promise<T> {
     return new Promise((resolveValue, rejectValue) => {
       const check = () => {
-        const value = pick();
+        const s = entry.actor.getSnapshot() as { status: string; error?: unknown };
+        if (s.status === "error" && onFailure === undefined) {
+          entry.watchers.delete(check);
+          entry.abandoned.delete(rejectValue);
+          rejectValue(s.error);
+          return;
+        }
+        const value = s.status === "error" ? onFailure?.(s.error) : pick();
         if (value === undefined) return;
         entry.watchers.delete(check);
         entry.lastWrite
@@ -475,18 +497,12 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     return /^agent:([^:]+):/.exec(sessionKey)?.[1] ?? sessionKey;
   }
 
-  async function sessionsSend(p: SessionsSendParams): Promise<A2AFlowResult> {
+  async function sessionsSend(params: SessionsSendParams): Promise<A2AFlowResult> {
     requireStarted("sessionsSend");
-    if (typeof p?.targetSessionKey !== "string" || p.targetSessionKey.trim() === "") {
-      throw new TypeError("sessionsSend: targetSessionKey must be a non-empty session key");
-    }
-    if (typeof p.message !== "string" || p.message.trim() === "") {
-      throw new TypeError("sessionsSend: message must be a non-empty string");
-    }
+    const parsed = parsePublicInput("sessionsSend", SessionsSendParamsSchema, params);
+    if (!parsed.ok) throw parsed.error;
+    const p = parsed.value;
     const timeoutSeconds = p.timeoutSeconds ?? 0;
-    if (typeof timeoutSeconds !== "number" || !(timeoutSeconds >= 0)) {
-      throw new TypeError(`sessionsSend: timeoutSeconds must be a number ≥ 0, got ${String(timeoutSeconds)}`);
-    }
     const routeKey = p.routeKey ?? `${p.requesterSessionKey ?? "external"}:${p.targetSessionKey}`;
     const conversationId = index?.get(routeKey) ?? randomUUID();
     const toAgent = agentOfSession(p.targetSessionKey);
@@ -513,8 +529,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       flowResult(entry, conversationId, status);
     const finished = until(entry, () => {
       const s = entry.actor.getSnapshot() as { status: string };
-      // "ok" stands for the flow's own status (ok or blocked); an actor that failed outright is blocked.
-      return s.status === "active" ? undefined : resultOf(s.status === "done" ? "ok" : "blocked");
+      // "ok" stands for the flow's own status (ok or blocked); an actor that failed outright rejects.
+      return s.status === "done" ? resultOf("ok") : undefined;
     });
 
     // Not awaited when the caller only waits for "accepted": a stop meanwhile must not be an unhandled rejection.
@@ -563,38 +579,78 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     return wait === undefined || wait.context.runId !== undefined || wait.value !== "sending";
   }
 
-  async function discordSend(p: DiscordSendParams): Promise<DiscordSendResult> {
+  async function discordSend(params: DiscordSendParams): Promise<DiscordSendResult> {
     requireStarted("discordSend");
+    const parsed = parsePublicInput("discordSend", DiscordSendParamsSchema, params);
+    if (!parsed.ok) {
+      return rejectCollaboration(params, {
+        code: "invalid_input",
+        message: `${parsed.error.param}: ${parsed.error.reason}`,
+      });
+    }
+    const p = parsed.value;
     const run = () => startCollaboration(p);
-    return typeof p?.idempotencyKey === "string" && p.idempotencyKey !== ""
-      ? idempotency.run(p.idempotencyKey, run)
-      : run();
+    return p.idempotencyKey ? idempotency.run(p.idempotencyKey, run) : run();
+  }
+
+  /** A discordSend refused before any actor exists: answered, and reported as a2a.collaborate.failed. */
+  function rejectCollaboration(
+    p: Partial<Record<keyof DiscordSendParams, unknown>> | undefined,
+    error: { code: string; message: string; escalate?: boolean },
+  ): DiscordSendResult {
+    const fromAgentId = typeof p?.fromAgentId === "string" ? p.fromAgentId : "";
+    const toAgentId = typeof p?.targetAgentId === "string" ? p.targetAgentId : "";
+    emitEvent({
+      type: "a2a.collaborate.failed",
+      ts: now(),
+      ...(fromAgentId === "" ? {} : { fromAgent: fromAgentId }),
+      ...(toAgentId === "" ? {} : { toAgent: toAgentId }),
+      data: {
+        fromAgentId,
+        toAgentId,
+        errorCode: error.code,
+        errorMessage: error.message,
+        escalate: error.escalate === true,
+      },
+    } as { type: string });
+    return { status: "rejected", error: { code: error.code, message: error.message } };
   }
 
   async function startCollaboration(p: DiscordSendParams): Promise<DiscordSendResult> {
-    const reject = (code: string, message: string): DiscordSendResult => ({
-      status: "rejected",
-      error: { code, message },
-    });
-    if (typeof p?.fromAgentId !== "string" || config.agents[p.fromAgentId] === undefined) {
-      return reject(
-        "unknown_agent",
-        `fromAgentId ${JSON.stringify(p?.fromAgentId)} is not a configured agent`,
-      );
+    const from = agentConfig(p.fromAgentId);
+    if (from === undefined) {
+      return rejectCollaboration(p, {
+        code: "unknown_agent",
+        message: `fromAgentId ${JSON.stringify(p.fromAgentId)} is not a configured agent`,
+      });
     }
-    if (typeof p.targetAgentId !== "string" || p.targetAgentId === "") {
-      return reject("unknown_agent", "targetAgentId is missing");
+    if (p.threadId && isSinkThread(p.threadId)) {
+      return rejectCollaboration(p, {
+        code: "sink_thread",
+        message: `thread ${p.threadId} is a report (sink) thread; collaborations stay out of it`,
+      });
     }
-    if (typeof p.message !== "string") return reject("empty_message", "message must be a string");
-    if (typeof p.threadId === "string" && isSinkThread(p.threadId)) {
-      return reject(
-        "sink_thread",
-        `thread ${p.threadId} is a report (sink) thread; collaborations stay out of it`,
-      );
+    // An explicit thread is checked against the allowlist by its parent: one the runtime cannot learn is refused.
+    let threadParentId: string | undefined;
+    if (p.threadId) {
+      const parent = await directory.parentOf(p.threadId);
+      if ("failure" in parent) {
+        return rejectCollaboration(p, {
+          code: discordFailureCode(parent.failure),
+          message: `could not look up thread ${p.threadId}: ${describe(parent.error)}`,
+          escalate: parent.failure.escalate,
+        });
+      }
+      if ("unknown" in parent) {
+        return rejectCollaboration(p, {
+          code: "channel_not_allowed",
+          message: `${parent.unknown}, so it cannot be checked against discord.collaboration.allowedChannels`,
+        });
+      }
+      threadParentId = parent.parentChannelId;
     }
     const at = now();
-    const from = config.agents[p.fromAgentId];
-    const target = config.agents[p.targetAgentId];
+    const target = agentConfig(p.targetAgentId);
     const verdict = loopGuard.checkCollaboration(p.fromAgentId, p.targetAgentId);
     if (verdict.allowed && verdict.warning) warn(`loop guard: ${verdict.warning}`);
     const handling = threads.handlingOf(p.fromAgentId, at, HANDLING_WINDOW_MS);
@@ -602,7 +658,6 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       ? undefined
       : threads.reusableRoute(p.fromAgentId, p.targetAgentId, p.topicId, at);
     const reusable = route !== undefined && isSinkThread(route.threadId) ? undefined : route;
-    const threadParentId = p.threadId ? threads.parents.get(p.threadId) : undefined;
     const retry = config.discord.a2aRetry;
     const id = `collab-${randomUUID()}`;
     const input: CollaborateInput = {
@@ -647,63 +702,69 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       startedAt: at,
     };
     const entry = host("collaborate", id, { input });
-    return until(entry, () => {
-      const snapshot = entry.actor.getSnapshot() as {
-        status: string;
-        value: string;
-        context: {
-          resolvedThreadId?: string;
-          messageId?: string;
-          parentChannelId?: string;
-          error?: CollaborateOutput["error"];
+    return until<DiscordSendResult>(
+      entry,
+      () => {
+        const snapshot = entry.actor.getSnapshot() as {
+          status: string;
+          value: string;
+          context: {
+            resolvedThreadId?: string;
+            messageId?: string;
+            parentChannelId?: string;
+            error?: CollaborateOutput["error"];
+          };
+          output?: CollaborateOutput;
         };
-        output?: CollaborateOutput;
-      };
-      const c = snapshot.context;
-      if (c.messageId !== undefined && c.resolvedThreadId !== undefined) {
-        threads.useRoute({
-          fromAgentId: p.fromAgentId,
-          targetAgentId: p.targetAgentId,
-          ...(p.topicId ? { topicId: p.topicId } : {}),
-          threadId: c.resolvedThreadId,
-          channelId: c.parentChannelId ?? threads.parents.get(c.resolvedThreadId) ?? "",
-          lastUsedAt: now(),
-        });
-        return {
-          status: "sent" as const,
-          threadId: c.resolvedThreadId,
-          messageId: c.messageId,
-          mentionId: id,
-        };
-      }
-      // A failure is the answer once known, while its notice to a human may still be under way.
-      if (snapshot.status === "active" && c.error === undefined) return undefined;
-      const error = snapshot.output?.error ??
-        c.error ?? {
-          code: "discord_unavailable",
-          message: "the collaboration ended",
-        };
-      return { status: "rejected" as const, error };
-    });
+        const c = snapshot.context;
+        if (c.messageId !== undefined && c.resolvedThreadId !== undefined) {
+          threads.useRoute({
+            fromAgentId: p.fromAgentId,
+            targetAgentId: p.targetAgentId,
+            ...(p.topicId ? { topicId: p.topicId } : {}),
+            threadId: c.resolvedThreadId,
+            channelId: c.parentChannelId ?? threads.parents.get(c.resolvedThreadId) ?? "",
+            lastUsedAt: now(),
+          });
+          return {
+            status: "sent" as const,
+            threadId: c.resolvedThreadId,
+            messageId: c.messageId,
+            mentionId: id,
+          };
+        }
+        // A failure is the answer once known, while its notice to a human may still be under way.
+        if (snapshot.status === "active" && c.error === undefined) return undefined;
+        const error = snapshot.output?.error ??
+          c.error ?? { code: "discord_unavailable", message: "the collaboration ended" };
+        return { status: "rejected" as const, error };
+      },
+      (error) => ({
+        status: "rejected" as const,
+        error: {
+          code: error instanceof MachineInputError ? "invalid_input" : "discord_unavailable",
+          message: describe(error),
+        },
+      }),
+    );
   }
 
-  async function handleDiscordMessage(m: InboundDiscordMessage): Promise<PreflightResult> {
+  async function handleDiscordMessage(input: InboundDiscordMessage): Promise<PreflightResult> {
     requireStarted("handleDiscordMessage");
-    if (!isInboundMessage(m)) {
-      warn(
-        "handleDiscordMessage: skipped a malformed message (needs string ids, content, mentionUserIds and ts)",
-      );
+    const parsed = parsePublicInput("handleDiscordMessage", InboundDiscordMessageSchema, input);
+    if (!parsed.ok) {
+      warn(`handleDiscordMessage: skipped a malformed message: ${parsed.error.param} ${parsed.error.reason}`);
       return { action: "drop", reason: "invalid_message" };
     }
+    const m = parsed.value;
     guilds.note(m.channelId, m.guildId);
     guilds.note(m.parentChannelId, m.guildId);
     const threadId = m.threadId ?? (threads.isKnownThread(m.channelId) ? m.channelId : undefined);
+    const parentChannelId = await parentOfInbound(m, threadId);
     const message: InboundDiscordMessage = {
       ...m,
       ...(threadId === undefined ? {} : { threadId }),
-      ...(threadId !== undefined && m.parentChannelId === undefined && threads.parents.has(threadId)
-        ? { parentChannelId: threads.parents.get(threadId) as string }
-        : {}),
+      ...(parentChannelId === undefined ? {} : { parentChannelId }),
     };
     // Response tracking comes first: an answer ends its mentions even when the loop guard drops it.
     // Only an agent's bot can answer a mention; a human's message never ends one.
@@ -769,6 +830,25 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     threads.onChange(); // a save, even if the thread was registered already (its write may be in flight)
     endThreadsPause();
     await round;
+  }
+
+  /**
+   * The parent of an inbound thread message: as the message says (then remembered, when allowed, so a
+   * later discordSend into the thread can be checked), as the runtime knows, or, when an allowlist
+   * needs it, as Discord says. Undefined: unknown (preflight then drops the message).
+   */
+  async function parentOfInbound(m: InboundDiscordMessage, threadId: string | undefined) {
+    if (threadId === undefined) return undefined;
+    const allowed = collaboration.allowedChannels;
+    if (m.parentChannelId !== undefined) {
+      if (allowed.includes(m.parentChannelId) && !threads.parents.has(threadId)) {
+        threads.setParent(threadId, m.parentChannelId);
+      }
+      return m.parentChannelId;
+    }
+    if (threads.parents.has(threadId) || allowed.length === 0) return threads.parents.get(threadId);
+    const lookup = await directory.parentOf(threadId);
+    return "parentChannelId" in lookup ? lookup.parentChannelId : undefined;
   }
 
   /** Tells every collaboration awaiting an answer in the thread; returns how many were told. */
@@ -935,7 +1015,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     mentions,
 
     onEvent(listener) {
-      if (typeof listener !== "function") throw new TypeError("onEvent: listener must be a function");
+      if (typeof listener !== "function")
+        throw new InvalidInputError("onEvent", "listener", "a function", listener);
       return bus.subscribe("*", listener);
     },
   };
@@ -1027,22 +1108,6 @@ function mentionStatus(
   const attempts = child.context.attempts;
   if (child.value === "responded" || child.value === "escalated") return { status: child.value, attempts };
   return { status: attempts > 1 ? "reminded" : "pending", attempts };
-}
-
-function isInboundMessage(m: unknown): m is InboundDiscordMessage {
-  const x = m as Partial<InboundDiscordMessage> | null;
-  return (
-    typeof x === "object" &&
-    x !== null &&
-    typeof x.messageId === "string" &&
-    typeof x.channelId === "string" &&
-    typeof x.authorId === "string" &&
-    typeof x.authorIsBot === "boolean" &&
-    typeof x.content === "string" &&
-    Array.isArray(x.mentionUserIds) &&
-    x.mentionUserIds.every((id) => typeof id === "string") &&
-    typeof x.ts === "number"
-  );
 }
 
 function describe(error: unknown): string {

@@ -1,3 +1,4 @@
 export * from "./createA2ARuntime.js";
 export * from "./nonce.js";
 export type * from "./ports.js";
+export { MAX_TIMEOUT_SECONDS } from "./inputSchemas.js";

@@ -58,7 +58,10 @@ export interface SessionsSendParams {
   routeKey?: string;
   skipPingPong?: boolean;
   announceTarget?: { channel: string; to?: string } | null;
-  /** Absent or 0: resolve once the message is sent. Above 0: resolve with the end, or "timeout". */
+  /**
+   * Absent or 0: resolve once the message is sent. Above 0: resolve with the end, or "timeout". At most
+   * MAX_TIMEOUT_SECONDS (2 147 483 s, what one timer can wait); more is refused.
+   */
   timeoutSeconds?: number;
 }
 
@@ -77,7 +80,9 @@ export interface DiscordSendParams {
   fromAgentId: string;
   targetAgentId: string;
   message: string;
+  /** A Discord id; the thread's parent channel must be in the allowlist and known (else channel_not_allowed). */
   threadId?: string;
+  /** A Discord id in `allowedChannels`. */
   channelId?: string;
   threadName?: string;
   topicId?: string;
@@ -85,6 +90,11 @@ export interface DiscordSendParams {
   idempotencyKey?: string;
 }
 
+/**
+ * `rejected` codes: invalid_input (a field of the wrong type or shape; the message starts with its
+ * name), unknown_agent, empty_message, message_too_long, channel_not_allowed, loop_guard,
+ * reply_in_thread, discord_permission, discord_not_found, discord_invalid, discord_unavailable.
+ */
 export type DiscordSendResult =
   | { status: "sent"; threadId: string; messageId: string; mentionId: string }
   | { status: "rejected"; error: { code: string; message: string } };
@@ -107,8 +117,14 @@ export interface A2ARuntime {
   start(): Promise<void>;
   /** Persists everything durably and releases the lock; live actors resume at the next start. */
   stop(): Promise<void>;
+  /** Rejects with an InvalidInputError naming the field when `p` is not a valid SessionsSendParams. */
   sessionsSend(p: SessionsSendParams): Promise<A2AFlowResult>;
   discordSend(p: DiscordSendParams): Promise<DiscordSendResult>;
+  /**
+   * Drops a malformed message (`invalid_message`, with a warning naming the field); with `allowedGuilds`
+   * set a DM (`dm_not_allowed`); with `allowedChannels` set a thread message whose parent is unknown
+   * (`unknown_parent`).
+   */
   handleDiscordMessage(m: InboundDiscordMessage): Promise<PreflightResult>;
   /**
    * Marks a Discord thread as a report (sink) thread, where events are written for people to read

@@ -11,8 +11,17 @@ export class InvalidInputError extends TypeError {
     readonly expected: string,
     readonly received: unknown,
   ) {
-    super(`${fn}: ${param} must be ${expected}, got ${describe(received)}`);
+    super(`${fn}: ${param} ${reasonOf(expected, received)}`);
   }
+
+  /** What is wrong, without the function and parameter: "must be …, got …". */
+  get reason(): string {
+    return reasonOf(this.expected, this.received);
+  }
+}
+
+function reasonOf(expected: string, received: unknown): string {
+  return `must be ${expected}, got ${describe(received)}`;
 }
 
 function describe(value: unknown): string {

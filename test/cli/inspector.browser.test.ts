@@ -146,7 +146,7 @@ describe("the inspector page in chromium", () => {
 
     // eden answers in the thread: the mention ends responded, and so does the collaboration.
     await runtime.handleDiscordMessage({
-      messageId: "m-eden-1",
+      messageId: "1400000000000000801",
       channelId: sent.threadId,
       threadId: sent.threadId,
       authorId: BOTS.eden,

@@ -157,7 +157,7 @@ describe("startInspectorServer: what a page receives", () => {
     expect(JSON.parse((await get(`${server.url}state.json`)).body)).toEqual(hello);
 
     await r.handleDiscordMessage({
-      messageId: "m-eden-1",
+      messageId: "1400000000000000801",
       channelId: sent.threadId,
       threadId: sent.threadId,
       authorId: BOTS.eden,

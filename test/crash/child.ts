@@ -322,7 +322,8 @@ async function main(): Promise<void> {
       const [answer] = open.splice(Math.floor(random() * open.length), 1);
       if (answer !== undefined) {
         await runtime.handleDiscordMessage({
-          messageId: `answer-${answer.id}`,
+          // A Discord id (the runtime refuses any other), unique per process and answer.
+          messageId: String(1_500_000_000_000_000_000n + BigInt(process.pid) * 100_000n + BigInt(n)),
           channelId: answer.threadId,
           threadId: answer.threadId,
           parentChannelId: CHANNEL,

@@ -153,6 +153,58 @@ describe("createDiscordJsPort", () => {
   });
 });
 
+describe("createDiscordJsPort.describeChannel", () => {
+  it("says a thread's parent and guild, that a channel is no thread, and rejects an unknown one with a 404", async () => {
+    const port = createDiscordJsPort(await agents());
+    const { threadId } = await port.createThread({ asAgentId: "eden", channelId: CHANNEL, name: "solo" });
+    await expect(port.describeChannel?.({ channelId: threadId })).resolves.toEqual({
+      channelId: threadId,
+      guildId: GUILD,
+      parentChannelId: CHANNEL,
+      isThread: true,
+    });
+    await expect(port.describeChannel?.({ channelId: CHANNEL })).resolves.toEqual({
+      channelId: CHANNEL,
+      guildId: GUILD,
+      isThread: false,
+    });
+    const error = await rejection(
+      port.describeChannel?.({ channelId: UNKNOWN_CHANNEL }) ?? Promise.resolve(),
+    );
+    expect(error).toBeInstanceOf(DiscordAPIError);
+    expect(error).toMatchObject({ status: 404 });
+  });
+
+  it("lets the runtime refuse a discordSend into a thread whose parent is outside the allowlist", async () => {
+    const clientsById = await agents();
+    const port = createDiscordJsPort(clientsById);
+    const { threadId } = await port.createThread({
+      asAgentId: "eden",
+      channelId: CHANNEL,
+      name: "elsewhere",
+    });
+    const runtime = createA2ARuntime({
+      stateDir: mkdtempSync(join(tmpdir(), "a2a-adapter-")),
+      config: {
+        agents: { ruda: { discordBotId: RUDA }, eden: { discordBotId: EDEN } },
+        discord: { collaboration: { allowedChannels: [UNKNOWN_CHANNEL] } },
+      },
+      discord: port,
+      onWarning: () => {},
+    });
+    runtimes.push(runtime);
+    await runtime.start();
+    const result = await runtime.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "x",
+      threadId,
+    });
+    expect(result).toMatchObject({ status: "rejected", error: { code: "channel_not_allowed" } });
+    expect(emulator.messages(threadId)).toEqual([]);
+  });
+});
+
 describe("bridgeDiscordJs", () => {
   it("forwards each message once across clients, converts thread messages, and detaches", async () => {
     const clientsById = await agents();

@@ -60,7 +60,7 @@ describe("discord_send tool (design 004 §5.1)", () => {
     ],
     [
       "a channel outside the allowlist",
-      { targetAgentId: "eden", message: "hi", channelId: "1" },
+      { targetAgentId: "eden", message: "hi", channelId: "1400000000000000999" },
       "channel_not_allowed",
       /allowedChannels/,
     ],

@@ -179,7 +179,7 @@ describe("createA2ARuntime: discordSend and mention tracking", () => {
     expect((await r.mentions())[0]?.status).toBe("pending");
 
     const human = await r.handleDiscordMessage({
-      messageId: "m-h",
+      messageId: "1400000000000000901",
       channelId: sent.threadId,
       threadId: sent.threadId,
       authorId: HUMAN,
@@ -192,7 +192,7 @@ describe("createA2ARuntime: discordSend and mention tracking", () => {
     expect((await r.mentions())[0]?.status).toBe("pending");
 
     const reply = await r.handleDiscordMessage({
-      messageId: "m-e",
+      messageId: "1400000000000000902",
       channelId: sent.threadId,
       threadId: sent.threadId,
       authorId: BOTS.eden,
@@ -252,7 +252,12 @@ describe("createA2ARuntime: discordSend and mention tracking", () => {
       error: { code: "empty_message" },
     });
     expect(
-      await r.discordSend({ fromAgentId: "ruda", targetAgentId: "eden", message: "hi", channelId: "999" }),
+      await r.discordSend({
+        fromAgentId: "ruda",
+        targetAgentId: "eden",
+        message: "hi",
+        channelId: "1400000000000000999",
+      }),
     ).toMatchObject({
       status: "rejected",
       error: { code: "channel_not_allowed" },

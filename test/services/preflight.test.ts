@@ -141,6 +141,23 @@ describe("decidePreflight (design 002 §7, design 004 §5.2)", () => {
     expect(decidePreflight(m, context({ allowedChannels: [] }))).toMatchObject({ action: "handle" });
   });
 
+  it("allowlists fail closed: a DM when allowedGuilds is set, a thread whose parent is unknown", () => {
+    const dm = inThread({ authorId: HUMAN, authorIsBot: false, mentionUserIds: [BOT.eden] });
+    expect(decidePreflight(dm, context({ allowedGuilds: ["1400000000000000001"] }))).toEqual({
+      action: "drop",
+      reason: "dm_not_allowed",
+    });
+    const orphan = inThread({ channelId: "1400000000000000601", threadId: "1400000000000000601" });
+    expect(decidePreflight({ ...orphan, mentionUserIds: [BOT.eden] }, context())).toEqual({
+      action: "drop",
+      reason: "unknown_parent",
+    });
+    // Without a channel allowlist there is nothing to check the parent against.
+    expect(
+      decidePreflight({ ...orphan, mentionUserIds: [BOT.eden] }, context({ allowedChannels: [] })),
+    ).toMatchObject({ action: "handle" });
+  });
+
   it("a human mentioning a bot is handled, in a thread and outside; without a mention only observed", () => {
     const human = inThread({ authorId: HUMAN, authorIsBot: false, mentionUserIds: [BOT.eden] });
     expect(decidePreflight(human, context())).toMatchObject({ action: "handle", agentId: "eden" });

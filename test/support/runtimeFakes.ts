@@ -2,7 +2,13 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, vi } from "vitest";
-import { type A2ARuntime, createA2ARuntime, type DiscordPort, type GatewayPort } from "../../src/index.js";
+import {
+  type A2ARuntime,
+  createA2ARuntime,
+  type DiscordChannelInfo,
+  type DiscordPort,
+  type GatewayPort,
+} from "../../src/index.js";
 
 export function tempStateDir(prefix = "a2a-runtime-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -92,6 +98,23 @@ export class FakeDiscord implements DiscordPort {
     }
     this.threads.push({ threadId, channelId: p.channelId, name: p.name, asAgentId: p.asAgentId });
     return { threadId };
+  }
+
+  /** Channels Discord knows besides the threads created here (threads opened by others, DMs). */
+  readonly channels = new Map<string, DiscordChannelInfo>();
+  /** Every describeChannel call, by channel id. */
+  readonly describeCalls: string[] = [];
+
+  /** What Discord says of a channel: a thread created here, a registered channel, or 404. */
+  async describeChannel(p: { channelId: string }): Promise<DiscordChannelInfo> {
+    this.describeCalls.push(p.channelId);
+    const thread = this.threads.find((t) => t.threadId === p.channelId);
+    if (thread !== undefined) {
+      return { channelId: p.channelId, parentChannelId: thread.channelId, isThread: true };
+    }
+    const known = this.channels.get(p.channelId);
+    if (known !== undefined) return known;
+    throw Object.assign(new Error("Unknown Channel"), { status: 404, code: 10003 });
   }
 
   /** Messages posted into a channel or thread, oldest first. */

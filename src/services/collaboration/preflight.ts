@@ -38,11 +38,17 @@ export function decidePreflight(m: InboundDiscordMessage, ctx: PreflightContext)
   if (ctx.isSinkThread(threadId ?? m.channelId) || isReportThreadName(m.threadName)) {
     return { action: "drop", reason: "sink_thread" };
   }
-  if (ctx.allowedGuilds !== undefined && m.guildId !== undefined && !ctx.allowedGuilds.includes(m.guildId)) {
-    return { action: "drop", reason: "guild_not_allowed" };
+  // Allowlists fail closed: a DM belongs to no guild, and a thread whose parent is unknown cannot be checked.
+  if (
+    ctx.allowedGuilds !== undefined &&
+    (m.guildId === undefined || !ctx.allowedGuilds.includes(m.guildId))
+  ) {
+    return { action: "drop", reason: m.guildId === undefined ? "dm_not_allowed" : "guild_not_allowed" };
   }
   const channel = threadId === undefined ? m.channelId : (m.parentChannelId ?? ctx.parentOf(threadId));
   // An empty allowlist restricts where collaborations are created, not what agents may hear.
+  if (ctx.allowedChannels.length > 0 && channel === undefined)
+    return { action: "drop", reason: "unknown_parent" };
   if (ctx.allowedChannels.length > 0 && channel !== undefined && !ctx.allowedChannels.includes(channel)) {
     return { action: "drop", reason: "channel_not_allowed" };
   }

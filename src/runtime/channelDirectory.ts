@@ -1,0 +1,79 @@
+import { classifyDiscordFailure, type DiscordFailure, isDiscordId } from "../services/index.js";
+import type { DiscordChannelInfo, DiscordPort } from "./ports.js";
+import type { ThreadState } from "./ThreadState.js";
+
+/** A thread's parent channel, or why it is not known (allowlists then refuse the thread). */
+export type ParentLookup =
+  { parentChannelId: string } | { unknown: string } | { failure: DiscordFailure; error: unknown };
+
+/** Channels described at most, in memory; the oldest answer is forgotten first. */
+const DESCRIBED_KEPT = 10_000;
+
+/**
+ * What the runtime knows of Discord channels beyond what it saw itself: a thread's parent comes from
+ * the runtime's own threads (ThreadState.parents, persisted), else from `DiscordPort.describeChannel`,
+ * asked once per channel. A parent learnt that way is kept in ThreadState, so it survives a restart.
+ * A failed question that may succeed later (5xx, 429, timeouts) is not remembered; every other answer is.
+ */
+export class ChannelDirectory {
+  private readonly described = new Map<string, Promise<DescribeAnswer>>();
+
+  constructor(
+    private readonly threads: ThreadState,
+    private readonly port: DiscordPort | undefined,
+  ) {}
+
+  /** The parent of `threadId`, as far as the runtime and Discord know. */
+  async parentOf(threadId: string): Promise<ParentLookup> {
+    const known = this.threads.parents.get(threadId);
+    if (known !== undefined) return { parentChannelId: known };
+    const answer = await this.describe(threadId);
+    if ("failure" in answer) return answer;
+    // A faulty port may answer anything: only a well-formed thread with a Discord-id parent counts.
+    const info = answer.info as Partial<DiscordChannelInfo> | null | undefined;
+    if (typeof info !== "object" || info === null) {
+      return { unknown: `the parent channel of thread ${threadId} is unknown` };
+    }
+    if (info.isThread !== true || !isDiscordId(info.parentChannelId)) {
+      return { unknown: `channel ${threadId} is not a thread` };
+    }
+    this.threads.setParent(threadId, info.parentChannelId);
+    return { parentChannelId: info.parentChannelId };
+  }
+
+  /** What Discord says of a channel (undefined when the port cannot describe channels). */
+  describe(channelId: string): Promise<DescribeAnswer> {
+    const cached = this.described.get(channelId);
+    if (cached !== undefined) return cached;
+    const asking = this.ask(channelId);
+    this.described.set(channelId, asking);
+    if (this.described.size > DESCRIBED_KEPT) {
+      const oldest = this.described.keys().next().value;
+      if (oldest !== undefined) this.described.delete(oldest);
+    }
+    void asking.then((answer) => {
+      if ("failure" in answer && answer.failure.retryable) this.described.delete(channelId);
+    });
+    return asking;
+  }
+
+  private async ask(channelId: string): Promise<DescribeAnswer> {
+    const port = this.port;
+    if (port?.describeChannel === undefined) return { info: undefined };
+    try {
+      return { info: await port.describeChannel({ channelId }) };
+    } catch (error) {
+      return { failure: classifyDiscordFailure(error), error };
+    }
+  }
+}
+
+type DescribeAnswer = { info: DiscordChannelInfo | undefined } | { failure: DiscordFailure; error: unknown };
+
+/** The discordSend error code of a failed Discord call (API.md §7). */
+export function discordFailureCode(failure: DiscordFailure): string {
+  if (failure.kind === "permission") return "discord_permission";
+  if (failure.kind === "not_found") return "discord_not_found";
+  if (failure.kind === "invalid") return "discord_invalid";
+  return "discord_unavailable";
+}
