@@ -70,7 +70,8 @@ export async function main(
 const CONFIG_USAGE = `Usage: a2a-statecharts config [file.json]
 
 Validates a config file (API.md §1) and prints it with every default filled in; without a file,
-prints the defaults. Every setting is described in docs/config.md.`;
+prints the defaults. Keys of the design documents' samples that are read elsewhere or ignored are
+reported as warnings on stderr. Every setting is described in docs/config.md.`;
 
 async function runConfig(argv: string[], io: CliIO): Promise<number> {
   let file: string | undefined;
@@ -101,7 +102,9 @@ async function runConfig(argv: string[], io: CliIO): Promise<number> {
     }
   }
   try {
-    io.out(JSON.stringify(parseConfig(input), null, 2));
+    // Warnings go to stderr so stdout stays the parsed config, valid JSON.
+    const config = parseConfig(input, { onWarning: (message) => io.err(`warning: ${message}`) });
+    io.out(JSON.stringify(config, null, 2));
     return 0;
   } catch (error) {
     if (!(error instanceof A2AConfigError)) throw error;

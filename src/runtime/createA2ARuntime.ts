@@ -108,11 +108,11 @@ const WAITING_MENTION_STATES: ReadonlySet<unknown> = new Set(["pending", "remind
  * is hosted (its `@xstate.actor` event comes then, not at start).
  */
 export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
-  const config: A2AConfig = parseConfig(options.config);
+  const warn = options.onWarning ?? ((message: string) => console.warn(`a2a-statecharts: ${message}`));
+  const config: A2AConfig = parseConfig(options.config, { onWarning: warn });
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
   const stateDir = resolve(options.stateDir ?? ".a2a-state");
-  const warn = options.onWarning ?? ((message: string) => console.warn(`a2a-statecharts: ${message}`));
   const userInspect = toInspectFn(options.inspect);
   const collaboration = config.discord.collaboration;
 
