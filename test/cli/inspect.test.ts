@@ -121,29 +121,16 @@ describe("a2a-statecharts inspect", () => {
     );
   });
 
-  it("rejects a bad --stately-relay port with one line, exit 2", async () => {
+  it.each(["--port", "--stately-relay"])("rejects a bad %s with one line, exit 2", async (flag) => {
     const err: string[] = [];
     const code = await main(
-      ["inspect", "--stately-relay", "70000"],
+      ["inspect", flag, "70000"],
       () => {},
       (line) => err.push(line),
     );
     expect(code).toBe(2);
     expect(err).toEqual([
-      'a2a-statecharts inspect: --stately-relay must be a port number from 0 to 65535, got "70000" (see --help)',
-    ]);
-  });
-
-  it("rejects a bad port with one line, exit 2", async () => {
-    const err: string[] = [];
-    const code = await main(
-      ["inspect", "--port", "70000"],
-      () => {},
-      (line) => err.push(line),
-    );
-    expect(code).toBe(2);
-    expect(err).toEqual([
-      'a2a-statecharts inspect: --port must be a port number from 0 to 65535, got "70000" (see --help)',
+      `a2a-statecharts inspect: ${flag} must be a port number from 0 to 65535, got "70000" (see --help)`,
     ]);
   });
 });
