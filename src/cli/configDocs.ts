@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { A2AConfigSchema } from "../services/index.js";
+import { A2AConfigSchema, DISCORD_ID_PATTERN, LEGACY_CONFIG_KEYS } from "../services/index.js";
 
 /** The part of JSON Schema that z.toJSONSchema produces for A2AConfigSchema and this page reads. */
 interface JsonSchemaNode {
@@ -17,6 +17,7 @@ interface JsonSchemaNode {
   exclusiveMaximum?: number;
   minLength?: number;
   maxLength?: number;
+  pattern?: string;
 }
 
 /** One leaf setting, as docs/config.md shows it. */
@@ -95,7 +96,10 @@ export function renderConfigDocs(): string {
     "",
     "`createA2ARuntime({ config })` and `parseConfig(config)` take one JSON object. Every setting is optional",
     "except an agent's `discordBotId`; a missing one takes its default. Objects are strict: an unknown key or a",
-    "bad value is an error that names its full path and what is allowed. Durations are whole milliseconds.",
+    "bad value is an error that names its full path and what is allowed, and so are settings that cannot work",
+    "together (a `defaultChannel` outside `allowedChannels`, two agents with one `discordBotId`). Keys of the",
+    "design documents' samples load with a warning ([below](#keys-from-the-design-documents)). Durations are",
+    "whole milliseconds; Discord ids are strings of digits (snowflakes).",
     "`npx a2a-statecharts config a2a.json` checks a file and prints it with every default filled in.",
     "",
     "A minimal config: two agents with their Discord bots, the channel their collaboration threads open in,",
@@ -116,7 +120,27 @@ export function renderConfigDocs(): string {
       lines.push(`| ${cells.map(cell).join(" | ")} |`);
     }
   }
+  lines.push(...legacyKeysSection());
   return `${lines.join("\n")}\n`;
+}
+
+/** The design documents' keys that load with a warning, and why. */
+function legacyKeysSection(): string[] {
+  return [
+    "",
+    "## Keys from the design documents",
+    "",
+    "The sample configurations of the design documents (000 §8, 001 §5–6, 002 appendix, 004 §10) load as",
+    "written. These keys of theirs are read elsewhere or ignored, each with a warning saying so: passed to",
+    "`parseConfig(config, { onWarning })` and `createA2ARuntime({ onWarning })`, printed by",
+    "`a2a-statecharts config`. Any other unknown key is an error.",
+    "",
+    ...LEGACY_CONFIG_KEYS.map(
+      (key) =>
+        `- \`${key.path}\` (${key.design}): ${key.movedTo === undefined ? "ignored" : `read as \`${key.movedTo}\``}; ` +
+        key.reason,
+    ),
+  ];
 }
 
 function toSetting(path: string[], node: JsonSchemaNode, required: boolean): ConfigSetting {
@@ -180,6 +204,7 @@ function allowedText(node: JsonSchemaNode, bounds: { min?: number; max?: number 
 
 function stringText(node: JsonSchemaNode): string {
   if (node.type !== "string") return node.type ?? "any value";
+  if (node.pattern === DISCORD_ID_PATTERN.source) return "a Discord id: 1 to 20 digits";
   if ((node.minLength ?? 0) > 0) return "a non-empty string";
   return "a string";
 }

@@ -1,26 +1,32 @@
 import { createWebSocketInspector } from "@statelyai/inspect";
-import { createInspectorServer } from "@statelyai/inspect/server";
-import { createServer } from "node:net";
 import { parseArgs } from "node:util";
 import type { InspectionEvent } from "xstate";
 import { DEMO_OPTIONS, demoOptionsFrom, playDemo, UsageError } from "./demoCommand.js";
 import { startInspectorServer } from "./inspect/InspectorServer.js";
+import { type StatelyRelay, startStatelyRelay } from "./inspect/StatelyRelay.js";
 import type { CliIO } from "./io.js";
+
+const DEFAULT_RELAY_PORT = 8080;
 
 const INSPECT_USAGE = `Usage: a2a-statecharts inspect [options] [demo options]
 
-Runs the demo (see \`a2a-statecharts demo --help\`; the same options apply) with two live viewers:
-  - the offline statechart page on 127.0.0.1: every actor, its machine drawn with the current state
-    highlighted, and the event stream (Mermaid is served from node_modules: no internet needed);
-  - the @statelyai/inspect WebSocket inspector, for Stately's tools (its relay page embeds
-    stately.ai/inspect, so that browser needs internet; the relay listens on every interface).
-When the demo ends, the viewers keep serving until Ctrl-C (or --exit).
+Runs the demo (see \`a2a-statecharts demo --help\`; the same options apply) with the offline
+statechart page on 127.0.0.1: every actor, its machine drawn with the current state highlighted, and
+the event stream (Mermaid is served from node_modules: no internet needed).
+With --stately-relay, also the @statelyai/inspect relay for Stately's tools (its page embeds
+stately.ai/inspect, so that browser needs internet). Off by default.
+When the demo ends, they keep serving until Ctrl-C (or --exit).
+
+Both listen on 127.0.0.1 only, without authentication: they show every actor's events and context,
+the agents' conversation text included, to any process on this machine (other machines cannot
+connect; web pages of other sites are refused).
 
 Options:
-  --port N          the offline page's port (default 7474; 0 picks a free one)
-  --stately-port N  the @statelyai/inspect relay's port (default 8080; 0 turns it off)
-  --exit            stop serving when the demo ends
-  --speed N         demo speed (default 10 here, slow enough to watch)
+  --port N               the offline page's port (default 7474; 0 picks a free one)
+  --stately-relay [N]    also run the @statelyai/inspect relay on 127.0.0.1:N
+                         (default ${DEFAULT_RELAY_PORT}; 0 picks a free one)
+  --exit                 stop serving when the demo ends
+  --speed N              demo speed (default 10 here, slow enough to watch)
   -h, --help`;
 
 function port(flag: string, raw: string | undefined, fallback: number): number {
@@ -32,29 +38,28 @@ function port(flag: string, raw: string | undefined, fallback: number): number {
   return value;
 }
 
-// createInspectorServer listens without an error handler, so a taken port would crash the process:
-// look first (on every interface, as it listens).
-async function portIsFree(port: number): Promise<boolean> {
-  const probe = createServer();
-  return new Promise((resolve) => {
-    probe.once("error", () => resolve(false));
-    probe.listen(port, () => probe.close(() => resolve(true)));
+/** `--stately-relay` takes an optional port, which parseArgs cannot express: a bare flag gets the default. */
+function withRelayPort(argv: string[]): string[] {
+  return argv.flatMap((arg, i) => {
+    const next = argv[i + 1];
+    const bare = arg === "--stately-relay" && (next === undefined || next.startsWith("-"));
+    return bare ? [`--stately-relay=${DEFAULT_RELAY_PORT}`] : [arg];
   });
 }
 
 /** `a2a-statecharts inspect`: the demo with the offline page and the Stately WebSocket inspector attached. */
 export async function runInspect(argv: string[], io: CliIO): Promise<number> {
-  let settings: { port: number; statelyPort: number; exit: boolean };
+  let settings: { port: number; relayPort: number | undefined; exit: boolean };
   let demo: ReturnType<typeof demoOptionsFrom>;
   try {
     const { values, positionals } = parseArgs({
-      args: argv,
+      args: withRelayPort(argv),
       strict: true,
       allowPositionals: true,
       options: {
         ...DEMO_OPTIONS,
         port: { type: "string" },
-        "stately-port": { type: "string" },
+        "stately-relay": { type: "string" },
         exit: { type: "boolean" },
       },
     });
@@ -65,7 +70,10 @@ export async function runInspect(argv: string[], io: CliIO): Promise<number> {
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
     settings = {
       port: port("--port", values.port, 7474),
-      statelyPort: port("--stately-port", values["stately-port"], 8080),
+      relayPort:
+        values["stately-relay"] === undefined
+          ? undefined
+          : port("--stately-relay", values["stately-relay"], DEFAULT_RELAY_PORT),
       exit: values.exit === true,
     };
     demo = demoOptionsFrom({ ...values, speed: values.speed ?? "10" }, io.out);
@@ -84,26 +92,26 @@ export async function runInspect(argv: string[], io: CliIO): Promise<number> {
     );
     return 1;
   }
-  if (settings.statelyPort !== 0 && !(await portIsFree(settings.statelyPort))) {
-    await page.close();
-    io.err(
-      `a2a-statecharts inspect: port ${settings.statelyPort} is in use; pass --stately-port with another ` +
-        "port, or 0 to run without the @statelyai/inspect relay",
-    );
-    return 1;
+  let stately: { relay: StatelyRelay; inspector: ReturnType<typeof createWebSocketInspector> } | undefined;
+  if (settings.relayPort !== undefined) {
+    let relay: StatelyRelay;
+    try {
+      relay = await startStatelyRelay({ port: settings.relayPort });
+    } catch (error) {
+      await page.close();
+      io.err(
+        `a2a-statecharts inspect: cannot run the @statelyai/inspect relay on 127.0.0.1:${settings.relayPort}: ` +
+          `${(error as Error).message}; pass --stately-relay with another port, or leave it out`,
+      );
+      return 1;
+    }
+    stately = { relay, inspector: createWebSocketInspector({ url: relay.wsUrl }) };
   }
-  const stately =
-    settings.statelyPort === 0
-      ? undefined
-      : (() => {
-          const relay = createInspectorServer({ port: settings.statelyPort, autoOpen: false });
-          const inspector = createWebSocketInspector({ url: `ws://127.0.0.1:${settings.statelyPort}` });
-          return { relay, inspector };
-        })();
   io.out(`offline statechart page:  ${page.url}`);
   if (stately !== undefined) {
     io.out(
-      `@statelyai/inspect relay: http://localhost:${settings.statelyPort} (WebSocket ws://127.0.0.1:${settings.statelyPort})`,
+      `@statelyai/inspect relay: ${stately.relay.url} (WebSocket ${stately.relay.wsUrl}); it streams every ` +
+        "actor's events and context, conversation text included, to any process on this machine",
     );
   }
   const inspect = (event: InspectionEvent): void => {
@@ -119,7 +127,7 @@ export async function runInspect(argv: string[], io: CliIO): Promise<number> {
     return code;
   } finally {
     stately?.inspector.stop();
-    stately?.relay.stop();
+    await stately?.relay.close();
     await page.close();
   }
 }

@@ -13,8 +13,9 @@ Usage:
   a2a-statecharts demo [--speed N] [--state-dir DIR]   the whole control plane on the bundled Discord
                                                        emulator, the designs' scenarios in accelerated time
   a2a-statecharts status [--state-dir DIR] [--json]    the persisted actors: machine, state, attempts, next due
-  a2a-statecharts inspect [--port N] [--exit]          the demo with a live statechart page on 127.0.0.1 and
-                                                       the @statelyai/inspect WebSocket inspector
+  a2a-statecharts inspect [--port N] [--exit]          the demo with a live statechart page on 127.0.0.1;
+          [--stately-relay [N]]                        with the flag, also the @statelyai/inspect relay on
+                                                       127.0.0.1 (both show conversation text to local processes)
   a2a-statecharts diagram [--out DIR] [--check]        write the statechart pages (docs/statecharts)
   a2a-statecharts config [file.json]                   validate a config file and print it with every default
   a2a-statecharts --help | --version
@@ -70,7 +71,8 @@ export async function main(
 const CONFIG_USAGE = `Usage: a2a-statecharts config [file.json]
 
 Validates a config file (API.md §1) and prints it with every default filled in; without a file,
-prints the defaults. Every setting is described in docs/config.md.`;
+prints the defaults. Keys of the design documents' samples that are read elsewhere or ignored are
+reported as warnings on stderr. Every setting is described in docs/config.md.`;
 
 async function runConfig(argv: string[], io: CliIO): Promise<number> {
   let file: string | undefined;
@@ -101,7 +103,9 @@ async function runConfig(argv: string[], io: CliIO): Promise<number> {
     }
   }
   try {
-    io.out(JSON.stringify(parseConfig(input), null, 2));
+    // Warnings go to stderr so stdout stays the parsed config, valid JSON.
+    const config = parseConfig(input, { onWarning: (message) => io.err(`warning: ${message}`) });
+    io.out(JSON.stringify(config, null, 2));
     return 0;
   } catch (error) {
     if (!(error instanceof A2AConfigError)) throw error;

@@ -61,7 +61,7 @@ import {
 import { provideCollaborate, provideFlow } from "./sideEffects.js";
 import { ThreadState, type ThreadStateData } from "./ThreadState.js";
 import { GLOBAL_TIMERS, TimerQueue } from "./TimerQueue.js";
-import { isSnowflake } from "../services/collaboration/snowflake.js";
+import { isDiscordId } from "../services/index.js";
 
 /** Bumped when a machine changes incompatibly; older snapshots are then migrated or quarantined. */
 export const MACHINE_VERSIONS = { a2aFlow: 1, collaborate: 2 } as const;
@@ -127,11 +127,11 @@ const WAITING_MENTION_STATES: ReadonlySet<unknown> = new Set([
  * is hosted (its `@xstate.actor` event comes then, not at start).
  */
 export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
-  const config: A2AConfig = parseConfig(options.config);
+  const warn = options.onWarning ?? ((message: string) => console.warn(`a2a-statecharts: ${message}`));
+  const config: A2AConfig = parseConfig(options.config, { onWarning: warn });
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
   const stateDir = resolve(options.stateDir ?? ".a2a-state");
-  const warn = options.onWarning ?? ((message: string) => console.warn(`a2a-statecharts: ${message}`));
   const userInspect = toInspectFn(options.inspect);
   const collaboration = config.discord.collaboration;
 
@@ -813,11 +813,11 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
 
   async function registerSinkThread(threadId: string): Promise<void> {
     requireStarted("registerSinkThread");
-    if (!isSnowflake(threadId)) {
+    if (!isDiscordId(threadId)) {
       throw new InvalidInputError(
         "A2ARuntime.registerSinkThread",
         "threadId",
-        "a Discord thread id (a snowflake: 17–19 digits)",
+        "a Discord thread id (a snowflake: 1 to 20 digits)",
         threadId,
       );
     }

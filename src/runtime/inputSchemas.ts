@@ -8,7 +8,7 @@ import type { DiscordSendParams, SessionsSendParams } from "./ports.js";
 /** The longest `timeoutSeconds` of `sessionsSend`: what one timer can wait (2^31−1 ms, about 24.8 days). */
 export const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1_000);
 
-const DISCORD_ID = "a Discord id (17 to 20 digits)";
+const DISCORD_ID = "a Discord id (1 to 20 digits)";
 const discordId = z.string({ error: DISCORD_ID }).regex(DISCORD_ID_PATTERN, { error: DISCORD_ID });
 /** `""` stands for "not given", as the tools have always sent it. */
 const discordIdOrEmpty = z

@@ -13,6 +13,7 @@ export * from "./collaboration/threadNames.js";
 export * from "./collaboration/threadRouteKey.js";
 export * from "./config/A2AConfigSchema.js";
 export * from "./config/agentSettings.js";
+export { LEGACY_CONFIG_KEYS, type LegacyConfigKey } from "./config/legacyKeys.js";
 export * from "./config/parseConfig.js";
 export * from "./events/A2AEventSchema.js";
 export * from "./events/EventBus.js";

@@ -10,7 +10,7 @@ import {
   RECORD_KEY,
   renderConfigDocs,
 } from "../../src/cli/configDocs.js";
-import { A2AConfigSchema, parseConfig } from "../../src/index.js";
+import { A2AConfigSchema, LEGACY_CONFIG_KEYS, parseConfig } from "../../src/index.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -138,6 +138,21 @@ describe("docs/config.md", () => {
     const required = configSettings().filter((s) => s.required);
     expect(required.map((s) => s.path)).toEqual([`agents.${RECORD_KEY}.discordBotId`]);
     expect(() => parseConfig({ agents: { ruda: { name: "Ruda" } } })).toThrow(/agents\.ruda\.discordBotId/);
+  });
+
+  it("lists each key of the design documents that loads with a warning, with its reason", () => {
+    const docs = renderConfigDocs();
+    expect(docs).toContain("## Keys from the design documents");
+    for (const key of LEGACY_CONFIG_KEYS) {
+      expect(docs).toContain(`- \`${key.path}\` (${key.design}): `);
+      expect(docs).toContain(key.reason);
+    }
+  });
+
+  it("states that Discord ids are digits", () => {
+    expect(renderConfigDocs()).toContain(
+      "| `agents.<id>.discordBotId` | string | **required** | a Discord id: 1 to 20 digits |",
+    );
   });
 
   it("opens with a minimal example that parseConfig accepts", () => {

@@ -1,6 +1,4 @@
 import { request } from "node:http";
-import { connect } from "node:net";
-import { networkInterfaces } from "node:os";
 import {
   type AnyStateMachine,
   type AnyStateNode,
@@ -35,6 +33,7 @@ import {
   tempStateDir,
   waitUntil,
 } from "../support/runtimeFakes.js";
+import { refusedFromNetwork } from "../support/loopbackOnly.js";
 
 let server: InspectorServer | undefined;
 let runtime: A2ARuntime | undefined;
@@ -235,20 +234,7 @@ describe("startInspectorServer: local only", () => {
     await expect(startInspectorServer({ port: -1 })).rejects.toThrow(/port/);
     expect((await get(server.url, { host: "inspector.example.com" })).status).toBe(403);
     expect((await get(server.url, { host: `localhost:${url.port}` })).status).toBe(200);
-    const external = Object.values(networkInterfaces())
-      .flat()
-      .find((a) => a !== undefined && a.family === "IPv4" && !a.internal);
-    if (external !== undefined) {
-      const refused = await new Promise<boolean>((resolve) => {
-        const socket = connect(Number(url.port), external.address);
-        socket.on("connect", () => {
-          socket.destroy();
-          resolve(false);
-        });
-        socket.on("error", () => resolve(true));
-      });
-      expect(refused).toBe(true);
-    }
+    expect(await refusedFromNetwork(Number(url.port))).not.toBe(false);
   });
 
   it("serves the page, its script and Mermaid from this server, with a policy that allows nothing else", async () => {

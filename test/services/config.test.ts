@@ -195,7 +195,9 @@ describe("parseConfig: defaults (API.md §1)", () => {
       session: {
         agentToAgent: Object.freeze({ maxPingPongTurns: 2, retry: Object.freeze({ maxAttempts: 4 }) }),
       },
-      discord: Object.freeze({ collaboration: Object.freeze({ allowedChannels: Object.freeze(["c1"]) }) }),
+      discord: Object.freeze({
+        collaboration: Object.freeze({ allowedChannels: Object.freeze(["100000000000000005"]) }),
+      }),
     };
     Object.freeze(input.session);
     Object.freeze(input);
@@ -209,7 +211,7 @@ describe("parseConfig: defaults (API.md §1)", () => {
       baseBackoffMs: 2000,
       maxBackoffMs: 60000,
     });
-    expect(config.discord.collaboration.allowedChannels).toEqual(["c1"]);
+    expect(config.discord.collaboration.allowedChannels).toEqual(["100000000000000005"]);
   });
 });
 
@@ -226,7 +228,6 @@ describe("parseConfig: partial input keeps the other defaults", () => {
     ["discord.a2aRetry.responseTimeoutMs", 120000],
     ["discord.a2aRetry.escalationMentionId", "111111111111111111"],
     ["discord.a2aRetry.notifyOnFailure", false],
-    ["discord.collaboration.defaultChannel", "222222222222222222"],
     ["discord.collaboration.allowedChannels", ["222222222222222222", "333333333333333333"]],
     ["discord.collaboration.allowedGuilds", ["444444444444444444"]],
     ["discord.collaboration.maxMessageLength", 1500],
@@ -410,14 +411,15 @@ describe("parseConfig: strict objects, unknown keys named with their full path",
     expect(paths(error)).toEqual(["session.agentToAgent.maxPingpongTurns"]);
   });
 
-  it("names the design's per-agent shape placed under the top-level agents map (design 000 §8.2)", () => {
+  it("reads the design's per-agent shape under the top-level agents map as an override (design 000 §8.2)", () => {
     // design 000 §8.2 sketches agents.seum.agentToAgent; API.md §1 puts overrides under session.agentToAgent.agents
-    const error = configError({
+    const config = parseConfig({
       agents: {
         seum: { discordBotId: "100000000000000001", agentToAgent: { timeout: { maxWaitMs: 600000 } } },
       },
     });
-    expect(paths(error)).toEqual(["agents.seum.agentToAgent"]);
+    expect(config.agents).toEqual({ seum: { discordBotId: "100000000000000001" } });
+    expect(config.session.agentToAgent.agents).toEqual({ seum: { timeout: { maxWaitMs: 600000 } } });
   });
 
   it("rejects an own __proto__ key (as JSON.parse produces) instead of ignoring it", () => {
@@ -453,15 +455,15 @@ describe("parseConfig: bad types", () => {
     expect(
       parseConfig(at("discord.collaboration.sinkThreads", [` ${sink} `])).discord.collaboration.sinkThreads,
     ).toEqual([sink]);
-    const error = configError(at("discord.collaboration.sinkThreads", [sink, "report-thread", "12"]));
+    const error = configError(at("discord.collaboration.sinkThreads", [sink, "report-thread", "#12"]));
     expect(error.problems).toEqual([
       {
         path: "discord.collaboration.sinkThreads.1",
-        message: 'must be a Discord id (a snowflake: 17–19 digits), got "report-thread"',
+        message: 'must be a Discord id (a snowflake: 1 to 20 digits), got "report-thread"',
       },
       {
         path: "discord.collaboration.sinkThreads.2",
-        message: 'must be a Discord id (a snowflake: 17–19 digits), got "12"',
+        message: 'must be a Discord id (a snowflake: 1 to 20 digits), got "#12"',
       },
     ]);
   });
@@ -596,15 +598,19 @@ describe("parseConfig: junk values where a value is expected", () => {
     expect(error.message.length).toBeLessThan(10_000);
   });
 
-  it("accepts a 1 MB string where an id string is expected, unchanged", () => {
-    const config = parseConfig({
-      agents: { seum: { discordBotId: MEGA, name: MEGA } },
+  it("accepts a 1 MB name, unchanged, and refuses 1 MB Discord ids with a short error", () => {
+    const config = parseConfig({ agents: { seum: { discordBotId: "100000000000000001", name: MEGA } } });
+    expect(config.agents.seum?.name).toHaveLength(1_000_000);
+    const error = configError({
+      agents: { seum: { discordBotId: MEGA } },
       discord: { a2aRetry: { escalationMentionId: MEGA }, collaboration: { defaultChannel: MEGA } },
     });
-    expect(config.agents.seum?.discordBotId).toHaveLength(1_000_000);
-    expect(config.agents.seum?.name).toHaveLength(1_000_000);
-    expect(config.discord.a2aRetry.escalationMentionId).toHaveLength(1_000_000);
-    expect(config.discord.collaboration.defaultChannel).toHaveLength(1_000_000);
+    expect(paths(error)).toEqual([
+      "discord.a2aRetry.escalationMentionId",
+      "discord.collaboration.defaultChannel",
+      "agents.seum.discordBotId",
+    ]);
+    expect(error.message.length).toBeLessThan(10_000);
   });
 
   it("answers a 1 MB unknown key with a typed error naming where it is", () => {

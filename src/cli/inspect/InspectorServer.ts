@@ -1,9 +1,10 @@
 import { createReadStream } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createRequire } from "node:module";
-import { isIP, type AddressInfo } from "node:net";
+import type { AddressInfo } from "node:net";
 import type { InspectionEvent } from "xstate";
 import { InspectorModel, type InspectorMessage } from "./InspectorModel.js";
+import { hostOf, isLoopback } from "./loopback.js";
 import { PAGE_HTML, PAGE_SCRIPT } from "./page.js";
 
 export { MAX_ACTORS, MAX_EVENTS } from "./InspectorModel.js";
@@ -34,18 +35,6 @@ const SECURITY_HEADERS = {
   "Referrer-Policy": "no-referrer",
   "Cache-Control": "no-store",
 };
-
-function isLoopback(host: string): boolean {
-  if (host === "localhost" || host === "::1") return true;
-  return isIP(host) === 4 && host.startsWith("127.");
-}
-
-function hostOf(header: string | undefined): string {
-  if (header === undefined) return "";
-  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(header);
-  if (bracketed?.[1] !== undefined) return bracketed[1];
-  return header.replace(/:\d+$/, "");
-}
 
 /**
  * Serves the offline statechart inspector: `/` the page, `/app.js` its script, `/mermaid.js` Mermaid from

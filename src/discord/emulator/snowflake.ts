@@ -3,7 +3,12 @@
 
 export const DISCORD_EPOCH_MS = 1_420_070_400_000n;
 
-export { isSnowflake } from "../../services/collaboration/snowflake.js";
+const SNOWFLAKE_PATTERN = /^\d{17,19}$/;
+
+/** True when `id` looks like a snowflake the emulator accepts for its guild and users (17–19 digits). */
+export function isSnowflake(id: unknown): id is string {
+  return typeof id === "string" && SNOWFLAKE_PATTERN.test(id);
+}
 
 /** Makes strictly increasing snowflakes; `now` is read for every id (vitest fake timers move it). */
 export class SnowflakeGenerator {

@@ -1,5 +1,4 @@
-/** A Discord id (snowflake): 17 to 20 decimal digits. */
-const SNOWFLAKE = /^\d{17,20}$/;
+import { isDiscordId } from "./discordIds.js";
 
 /**
  * The Discord channel an announce target posts to: its `to`, with an optional `channel:` prefix, when
@@ -15,5 +14,5 @@ export function announceChannelId(target: { channel: string; to?: string } | nul
  * `discord.collaboration.allowedChannels`. The list is strict, as for collaborations: empty allows none.
  */
 export function announceChannelAllowed(channelId: string, allowedChannels: readonly string[]): boolean {
-  return SNOWFLAKE.test(channelId) && allowedChannels.includes(channelId);
+  return isDiscordId(channelId) && allowedChannels.includes(channelId);
 }

@@ -1,5 +1,8 @@
-/** A Discord id (snowflake) as the API writes it: 17 to 20 decimal digits (a 64-bit number). */
-export const DISCORD_ID_PATTERN = /^\d{17,20}$/;
+/**
+ * A Discord id (snowflake) as the API writes it: an unsigned 64-bit number in decimal, so 1 to 20 digits
+ * (real ones have 17 to 20; the designs' samples use short placeholders, which must load).
+ */
+export const DISCORD_ID_PATTERN = /^\d{1,20}$/;
 
 /**
  * True when `id` is shaped like a Discord id. Ids from callers end up in session keys and API paths,

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { isSnowflake } from "../collaboration/snowflake.js";
+import { checkConfigConsistency } from "./configConsistency.js";
+import { discordId } from "./discordId.js";
 
 // Every duration is a positive whole number of milliseconds and every count a positive whole number;
 // objects are strict so a misspelt key is an error rather than a silently ignored setting.
@@ -7,7 +8,6 @@ import { isSnowflake } from "../collaboration/snowflake.js";
 const durationMs = (fallback: number) => z.int().positive().default(fallback);
 const count = (fallback: number) => z.int().positive().default(fallback);
 const id = z.string().trim().min(1);
-const snowflake = z.string().trim().refine(isSnowflake, "must be a Discord id (a snowflake: 17–19 digits)");
 
 const AgentA2AOverrideSchema = z.strictObject({
   maxPingPongTurns: z
@@ -154,7 +154,7 @@ const DiscordSchema = z.strictObject({
         "How long a finished collaboration or flow stays stored (and listed by `mentions()`), counted " +
           "from its last update, before it is pruned.",
       ),
-      escalationMentionId: id
+      escalationMentionId: discordId
         .optional()
         .describe("Discord user id of the human the escalation pings; unset, the escalation pings nobody."),
       notifyOnFailure: z
@@ -166,14 +166,14 @@ const DiscordSchema = z.strictObject({
     .describe("Reminders to a silent target of `discordSend` and escalation to a human (design 004)."),
   collaboration: z
     .strictObject({
-      defaultChannel: id
+      defaultChannel: discordId
         .optional()
         .describe(
           "Channel in which a collaboration opens its thread when the call names no channel or thread; " +
             "it must be in `allowedChannels` too.",
         ),
       allowedChannels: z
-        .array(id)
+        .array(discordId)
         .default([])
         .describe(
           "Channels in which collaborations may open threads; a call for another channel is rejected " +
@@ -181,7 +181,7 @@ const DiscordSchema = z.strictObject({
             "messages from other channels (a thread's by its parent) are dropped.",
         ),
       allowedGuilds: z
-        .array(id)
+        .array(discordId)
         .optional()
         .describe("Guilds (servers) whose messages are handled; unset, any guild. Others are dropped."),
       threadReuseTTL: durationMs(21_600_000).describe(
@@ -204,7 +204,7 @@ const DiscordSchema = z.strictObject({
           "answered by then fails as a timeout and is retried like a 5xx (design 002 §5).",
       ),
       sinkThreads: z
-        .array(snowflake)
+        .array(discordId)
         .default([])
         .describe(
           "Report (sink) threads, by id: messages in them never reach an agent and `discordSend` " +
@@ -245,7 +245,7 @@ const DiscordSchema = z.strictObject({
 });
 
 const AgentSchema = z.strictObject({
-  discordBotId: id.describe(
+  discordBotId: discordId.describe(
     "User id of the agent's Discord bot: the id mentions ping and by which its messages are recognised.",
   ),
   name: z
@@ -256,7 +256,7 @@ const AgentSchema = z.strictObject({
     .describe("Display name used in collaboration thread names; unset, the agent id."),
 });
 
-export const A2AConfigSchema = z.strictObject({
+const ConfigObjectSchema = z.strictObject({
   session: z
     .strictObject({
       agentToAgent: AgentToAgentSchema.prefault({}).describe(
@@ -270,6 +270,8 @@ export const A2AConfigSchema = z.strictObject({
     .default({})
     .describe("The agents, keyed by agent id, each with its Discord bot."),
 });
+
+export const A2AConfigSchema = ConfigObjectSchema.superRefine(checkConfigConsistency);
 
 /** The config as the library uses it: every default filled in. */
 export type A2AConfig = z.output<typeof A2AConfigSchema>;

@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { cutText } from "../InvalidInputError.js";
 import { type A2AConfig, A2AConfigSchema } from "./A2AConfigSchema.js";
+import { DISCORD_ID_TEXT } from "./discordId.js";
+import { applyLegacyKeys } from "./legacyKeys.js";
+import { isPlainObject } from "./plainObject.js";
 
 /** One thing wrong with a config: where (a dotted path, the key included) and why. */
 export interface ConfigProblem {
@@ -18,16 +21,38 @@ export class A2AConfigError extends Error {
   }
 }
 
-/** Validates a user config and fills in every default; `undefined` yields the defaults. */
-export function parseConfig(input?: unknown): A2AConfig {
+export interface ParseConfigOptions {
+  /**
+   * Called once for each key of the design documents' sample configurations that is read under
+   * another path or ignored, with a sentence saying which and why. Unset, they load silently.
+   */
+  onWarning?: (message: string) => void;
+}
+
+/**
+ * Validates a user config and fills in every default; `undefined` yields the defaults. Throws an
+ * A2AConfigError naming the full path of every unknown key, bad value, and setting that cannot work
+ * with another (a default channel outside the allowed ones, two agents with one bot).
+ */
+export function parseConfig(input?: unknown, options: ParseConfigOptions = {}): A2AConfig {
   if (input !== undefined && !isPlainObject(input)) {
     throw new A2AConfigError([
       { path: "(config)", message: `must be a plain object, got ${received(input)}` },
     ]);
   }
-  const result = A2AConfigSchema.safeParse(input === undefined ? {} : input, { reportInput: true });
-  if (result.success) return result.data;
-  throw new A2AConfigError(result.error.issues.flatMap(describeIssue));
+  const legacy = applyLegacyKeys(input ?? {}, options.onWarning ?? (() => {}));
+  const result = A2AConfigSchema.safeParse(legacy.config, { reportInput: true });
+  if (result.success && legacy.problems.length === 0) return result.data;
+  // A moved value's problems name the path the user wrote, not the one it was moved to.
+  const userPath = (path: string) => {
+    const move = legacy.moves.find(({ to }) => path === to || path.startsWith(`${to}.`));
+    return move === undefined ? path : move.from + path.slice(move.to.length);
+  };
+  const problems = (result.error?.issues ?? []).flatMap(describeIssue);
+  throw new A2AConfigError([
+    ...legacy.problems,
+    ...problems.map((problem) => ({ ...problem, path: userPath(problem.path) })),
+  ]);
 }
 
 function describeIssue(issue: z.core.$ZodIssue): ConfigProblem[] {
@@ -49,9 +74,11 @@ function describeIssue(issue: z.core.$ZodIssue): ConfigProblem[] {
       message: `unknown key${hint}`,
     }));
   }
-  // A refinement (a snowflake id) says itself what it wants; the schema's type would say too little.
-  if (issue.code === "custom")
+  // Refinements (a Discord id's format, settings that contradict each other) say what is wrong themselves.
+  if (issue.code === "custom") return [{ path: where(path), message: issue.message }];
+  if (issue.code === "invalid_format") {
     return [{ path: where(path), message: `${issue.message}, got ${received(issue.input)}` }];
+  }
   const allowed = describeAllowed(schemaAt(path));
   const message = allowed ? `must be ${allowed}, got ${received(issue.input)}` : issue.message;
   return [{ path: where(path), message }];
@@ -99,8 +126,12 @@ function describeAllowed(node: z.ZodType | undefined): string | undefined {
       : `${kind} ≥ ${low}`;
   }
   if (node instanceof z.ZodBoolean) return "true or false";
-  if (node instanceof z.ZodString) return "a non-empty string";
-  if (node instanceof z.ZodArray) return "an array of non-empty strings";
+  // The config's only pattern-checked strings are Discord ids.
+  if (node instanceof z.ZodString) return node.format === "regex" ? DISCORD_ID_TEXT : "a non-empty string";
+  if (node instanceof z.ZodArray) {
+    const element = describeAllowed(node.element as z.ZodType);
+    return element === DISCORD_ID_TEXT ? "an array of Discord ids" : "an array of non-empty strings";
+  }
   if (node instanceof z.ZodObject || node instanceof z.ZodRecord) return "an object";
   return undefined;
 }
@@ -111,12 +142,6 @@ function isExclusivePositive(node: z.ZodNumber): boolean {
 
 // Echoes of the user's input are cut, so a megabyte-long key or value does not make a megabyte-long error.
 const MAX_ECHO = 40;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 function received(value: unknown): string {
   if (value === undefined) return "nothing";

@@ -1,0 +1,138 @@
+import type { ConfigProblem } from "./parseConfig.js";
+import { isPlainObject } from "./plainObject.js";
+
+/**
+ * A key that the design documents' sample configurations use but this runtime does not read where
+ * they put it: either read under another path with the same meaning (`movedTo`), or ignored.
+ * `path` writes a key of your choosing as `<id>`.
+ */
+export interface LegacyConfigKey {
+  path: string;
+  /** Where the designs use it. */
+  design: string;
+  /** The path it is read as instead; absent when it is ignored. */
+  movedTo?: string;
+  /** Why it is moved or ignored. */
+  reason: string;
+}
+
+const AGENT_OVERRIDE: LegacyConfigKey = {
+  path: "agents.<id>.agentToAgent",
+  design: "design 000 §8.2, design 001 §6.2",
+  movedTo: "session.agentToAgent.agents.<id>",
+  reason:
+    "per-agent overrides of session.agentToAgent sit beside the settings they replace; agents.<id> " +
+    "describes the agent's Discord bot. An agents.<id> left with nothing else adds no agent.",
+};
+
+/** Keys that load with a warning and change nothing. */
+const IGNORED: readonly LegacyConfigKey[] = [
+  {
+    path: "discord.a2aRetry.checkIntervalMs",
+    design: "design 004 §10",
+    reason:
+      "nothing polls: each mention's reminder and escalation is a durable timer that fires when it is " +
+      "due (responseTimeoutMs after the latest delivery), also after a restart.",
+  },
+  {
+    path: "session.agentToAgent.suggestedTurnsOverride",
+    design: "design 001 §5.1",
+    reason:
+      "the design lists it without defining it; a message's intent sets its follow-up turns " +
+      "(notification and escalation 0, question and result report 1, the rest maxPingPongTurns), " +
+      "capped by maxPingPongTurns and its per-agent override.",
+  },
+];
+
+/** Every key of the designs that loads with a warning: the moved one first, then the ignored ones. */
+export const LEGACY_CONFIG_KEYS: readonly LegacyConfigKey[] = [AGENT_OVERRIDE, ...IGNORED];
+
+type ConfigObject = Record<string, unknown>;
+
+/** The config with the designs' keys moved or removed, and what was done, for errors and warnings. */
+export interface LegacyKeysApplied {
+  config: ConfigObject;
+  /** A moved value's new path and the path the user wrote, to name the user's path in errors. */
+  moves: Array<{ from: string; to: string }>;
+  problems: ConfigProblem[];
+}
+
+/**
+ * Rewrites the designs' keys (LEGACY_CONFIG_KEYS) of a user config into this runtime's, calling
+ * `warn` once per key found. The input is not modified: changed objects are copies.
+ */
+export function applyLegacyKeys(input: ConfigObject, warn: (message: string) => void): LegacyKeysApplied {
+  let config = input;
+  for (const key of IGNORED) {
+    const parts = key.path.split(".");
+    const name = parts.pop() as string;
+    const parent = objectAt(config, parts);
+    if (parent === undefined || !Object.hasOwn(parent, name)) continue;
+    config = updateAt(config, parts, (object) => without(object, name));
+    warn(`config key ${key.path} (${key.design}) is ignored: ${key.reason}`);
+  }
+  const moves: LegacyKeysApplied["moves"] = [];
+  const problems: ConfigProblem[] = [];
+  const overridesPath = ["session", "agentToAgent", "agents"];
+  for (const [agentId, agent] of Object.entries(objectAt(config, ["agents"]) ?? {})) {
+    if (!isPlainObject(agent) || !Object.hasOwn(agent, "agentToAgent")) continue;
+    const from = `agents.${agentId}.agentToAgent`;
+    const to = `${overridesPath.join(".")}.${agentId}`;
+    // A container that is not an object is reported by the schema; the key stays where it is.
+    if (!objectsAlong(config, overridesPath)) continue;
+    const conflict = Object.hasOwn(objectAt(config, overridesPath) ?? {}, agentId);
+    const rest = without(agent, "agentToAgent");
+    const keepsAgent = Object.keys(rest).length > 0;
+    config = updateAt(config, ["agents"], (agents) =>
+      keepsAgent ? { ...agents, [agentId]: rest } : without(agents, agentId),
+    );
+    if (conflict) {
+      problems.push({ path: from, message: `says what ${to} says too: keep one of them` });
+      continue;
+    }
+    config = updateAt(config, overridesPath, (overrides) => ({
+      ...overrides,
+      [agentId]: agent.agentToAgent,
+    }));
+    moves.push({ from, to });
+    const dropped = keepsAgent ? "" : ` (agents.${agentId} had nothing else, so it adds no agent)`;
+    warn(`config key ${from} (${AGENT_OVERRIDE.design}) is read as ${to}${dropped}`);
+  }
+  return { config, moves, problems };
+}
+
+function objectAt(config: ConfigObject, path: string[]): ConfigObject | undefined {
+  let node: unknown = config;
+  for (const key of path) {
+    if (!isPlainObject(node) || !Object.hasOwn(node, key)) return undefined;
+    node = node[key];
+  }
+  return isPlainObject(node) ? node : undefined;
+}
+
+/** True when every object on `path` that exists is a plain object, so a value can be set there. */
+function objectsAlong(config: ConfigObject, path: string[]): boolean {
+  let node: unknown = config;
+  for (const key of path) {
+    if (node === undefined) return true;
+    if (!isPlainObject(node)) return false;
+    node = Object.hasOwn(node, key) ? node[key] : undefined;
+  }
+  return node === undefined || isPlainObject(node);
+}
+
+/** A copy of `config` with the object at `path` (created if missing) replaced by `change(it)`. */
+function updateAt(
+  config: ConfigObject,
+  path: string[],
+  change: (object: ConfigObject) => ConfigObject,
+): ConfigObject {
+  const [key, ...rest] = path;
+  if (key === undefined) return change(config);
+  const child = Object.hasOwn(config, key) ? config[key] : undefined;
+  return { ...config, [key]: updateAt(isPlainObject(child) ? child : {}, rest, change) };
+}
+
+function without(object: ConfigObject, key: string): ConfigObject {
+  return Object.fromEntries(Object.entries(object).filter(([k]) => k !== key));
+}
