@@ -1,10 +1,9 @@
-import { mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { main } from "../../src/cli/main.js";
+import { tempDir } from "../support/tempDir.js";
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -34,7 +33,7 @@ describe("a2a-statecharts inspect", () => {
         "--speed",
         "200",
         "--state-dir",
-        join(mkdtempSync(join(tmpdir(), "a2a-inspect-")), "state"),
+        join(tempDir("a2a-inspect-"), "state"),
       ],
       (line) => {
         out.push(line);
@@ -84,7 +83,7 @@ describe("a2a-statecharts inspect with its ports taken", () => {
     if (address === null || typeof address === "string") throw new Error("no port");
     try {
       const err: string[] = [];
-      const args = ["--exit", "--state-dir", join(mkdtempSync(join(tmpdir(), "a2a-inspect-")), "state")];
+      const args = ["--exit", "--state-dir", join(tempDir("a2a-inspect-"), "state")];
       const code = await main(
         ["inspect", "--port", "0", "--stately-port", String(address.port), ...args],
         () => {},
