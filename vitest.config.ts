@@ -3,6 +3,11 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // Per file: temp dirs removed, leaked file handles fail the file. Per run: no temp entry left behind.
+    setupFiles: ["test/support/setup.ts"],
+    globalSetup: ["test/support/globalSetup.ts"],
+    // So setup.ts can collect garbage and see a leaked FileHandle's warning while its file still runs.
+    execArgv: ["--expose-gc"],
     coverage: {
       provider: "v8",
       include: ["src/**/*.ts"],

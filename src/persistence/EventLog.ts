@@ -93,8 +93,13 @@ export class EventLog {
       warn(`${file} does not end with a newline (a write cut short?); the next event starts on a new line`);
     }
     const handle = await open(file, "a");
-    const { size } = await handle.stat();
-    return new EventLog(file, handle, size, needsNewline, maxBytes, keep, warn);
+    try {
+      const { size } = await handle.stat();
+      return new EventLog(file, handle, size, needsNewline, maxBytes, keep, warn);
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw error;
+    }
   }
 
   /** Queues one event as one line; resolves once it is written (not yet fsynced: see flush()). */
@@ -132,11 +137,15 @@ export class EventLog {
   private async shutdown(): Promise<void> {
     this.closed = true;
     while (this.draining !== undefined) await this.draining;
-    if (this.unsynced) {
-      this.unsynced = false;
-      await this.handle.sync();
+    try {
+      if (this.unsynced) {
+        this.unsynced = false;
+        await this.handle.sync();
+      }
+    } finally {
+      // Closed even when the last fsync fails: close() is called once, there is no later chance.
+      await this.handle.close();
     }
-    await this.handle.close();
   }
 
   stats(): EventLogStats {

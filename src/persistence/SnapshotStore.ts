@@ -843,6 +843,9 @@ export class SnapshotStore {
     } catch (error) {
       for (const id of ids) this.pending.add(id);
       // A partial append must stay a torn tail, never a corrupt line in the middle: go on in a new segment.
+      // Nothing appends to this one again, and compaction closes only the segment it seals: close it now.
+      await segment.handle?.close().catch(() => undefined);
+      segment.handle = undefined;
       if (this.segment === segment) this.rotate();
       const failure = new SnapshotStoreWriteError([{ file: segment.path, cause: error }]);
       this.warn(failure.message);

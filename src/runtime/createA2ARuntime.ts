@@ -60,6 +60,7 @@ import {
 } from "./inputSchemas.js";
 import { provideCollaborate, provideFlow } from "./sideEffects.js";
 import { ThreadState, type ThreadStateData } from "./ThreadState.js";
+import { ThreadStateSaver } from "./ThreadStateSaver.js";
 import { GLOBAL_TIMERS, TimerQueue } from "./TimerQueue.js";
 import { isDiscordId } from "../services/index.js";
 
@@ -183,77 +184,13 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   let failedWrites = 0;
   let writeRetry: { waited: Promise<void>; end: () => void } | undefined;
   let flushScheduled = false;
-  let threadsDb: Low<ThreadStateData> | undefined;
-  let threadsWrite: Promise<void> = Promise.resolve();
-  let threadsSaveScheduled = false;
-  let threadsChanged = false;
-  let threadsSaving = false;
-  let threadsPause: (() => void) | undefined;
-  /** Told when the next write round (its snapshot taken after the waiter came) has landed or failed. */
-  let threadsNextRound: { landed: Promise<void>; settle: (error?: unknown) => void } | undefined;
+  let threadSaver: ThreadStateSaver | undefined;
 
-  // Thread state (participants, routes, sink threads, observer history) is saved durably, one write
-  // at a time, and coalesced: changes made while a write is in flight are saved together by the next
-  // one, so a burst of messages costs one snapshot of the whole state per write, not one per message.
+  // Thread state (participants, routes, sink threads, observer history) is saved by threadSaver:
+  // coalesced and spaced, so a burst of messages costs one snapshot of the whole state per write.
   threads.onChange = () => {
-    if (threadsDb === undefined || stopping || threadsSaveScheduled) return;
-    threadsSaveScheduled = true;
-    queueMicrotask(() => void saveThreads());
+    if (!stopping) threadSaver?.change();
   };
-
-  /** Resolves once the thread state as it is now is on disk (or its write failed and was reported). */
-  function saveThreads(): Promise<void> {
-    threadsSaveScheduled = false;
-    threadsChanged = true;
-    if (!threadsSaving) threadsWrite = writeThreads();
-    return threadsWrite;
-  }
-
-  async function writeThreads(): Promise<void> {
-    threadsSaving = true;
-    try {
-      while (threadsChanged) {
-        threadsChanged = false;
-        const db = threadsDb;
-        if (db === undefined) return;
-        const round = threadsNextRound;
-        threadsNextRound = undefined;
-        db.data = threads.snapshot();
-        await db.write().then(
-          () => round?.settle(),
-          (error: unknown) => {
-            warn(`could not save the thread state: ${describe(error)}`);
-            round?.settle(error);
-          },
-        );
-        // No pause when a caller waits for the next round (registerSinkThread).
-        if (threadsChanged && !stopping && threadsNextRound === undefined) await pauseBetweenThreadSaves();
-      }
-    } finally {
-      threadsSaving = false;
-    }
-  }
-
-  /**
-   * Under a burst (a reminder per millisecond marks a system message each), the whole thread state is
-   * written at most every THREAD_SAVE_SPACING_MS instead of back to back: each write stringifies all of
-   * it. stop() ends the pause at once; no caller's answer waits on it.
-   */
-  function pauseBetweenThreadSaves(): Promise<void> {
-    return new Promise((resolvePause) => {
-      const handle = scheduler.setTimeout(() => endThreadsPause(), THREAD_SAVE_SPACING_MS);
-      threadsPause = () => {
-        scheduler.clearTimeout(handle);
-        resolvePause();
-      };
-    });
-  }
-
-  function endThreadsPause(): void {
-    const end = threadsPause;
-    threadsPause = undefined;
-    end?.();
-  }
 
   async function openThreadState(): Promise<void> {
     const file = join(stateDir, "threads.json");
@@ -267,7 +204,17 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       warn(`${file} is corrupt (${error.message}); moved it to ${moved} and started without it`);
     }
     threads.load(data);
-    threadsDb = new Low(adapter, threads.snapshot());
+    const db = new Low(adapter, threads.snapshot());
+    threadSaver = new ThreadStateSaver({
+      write: () => {
+        db.data = threads.snapshot();
+        return db.write();
+      },
+      spacingMs: THREAD_SAVE_SPACING_MS,
+      now,
+      timers: scheduler,
+      onError: (error) => warn(`could not save the thread state: ${describe(error)}`),
+    });
   }
 
   const sideEffects = {
@@ -822,14 +769,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       );
     }
     threads.markSinkThread(threadId);
-    // Wait for a write round that starts from now; a caller waits, so no spacing pause holds it.
-    let settle: (error?: unknown) => void = () => {};
-    const landed = new Promise<void>((ok, fail) => (settle = (e) => (e === undefined ? ok() : fail(e))));
-    threadsNextRound ??= { landed, settle };
-    const round = threadsNextRound.landed;
-    threads.onChange(); // a save, even if the thread was registered already (its write may be in flight)
-    endThreadsPause();
-    await round;
+    // A caller waits: written now, not after the spacing of a burst.
+    await threadSaver?.flush();
   }
 
   /**
@@ -973,7 +914,6 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       persistDirty();
       stopping = true;
       retryNow();
-      endThreadsPause();
       timers.stop();
       for (const entry of hosted.values()) {
         entry.actor.stop();
@@ -991,11 +931,19 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       const closing = store;
       store = undefined;
       try {
-        await saveThreads();
-        threadsDb = undefined;
-        await closing.close();
-        await log?.close();
-        await index?.close();
+        // Each is closed even if one before it failed: a store that cannot write leaves no file open.
+        const failures: unknown[] = [];
+        for (const close of [
+          () => threadSaver?.stop(),
+          () => closing.close(),
+          () => log?.close(),
+          () => index?.close(),
+        ])
+          await Promise.resolve()
+            .then(close)
+            .catch((error: unknown) => failures.push(error));
+        threadSaver = undefined;
+        if (failures.length > 0) throw failures[0];
       } finally {
         await lock?.release();
         lock = undefined;

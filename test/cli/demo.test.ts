@@ -1,16 +1,16 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli as run } from "../support/cli.js";
 import { SCENARIOS } from "../../src/cli/demo/scenarios.js";
 import { emulatorToken, startDiscordEmulator } from "../../src/index.js";
+import { tempDir } from "../support/tempDir.js";
 
 describe("a2a-statecharts demo", () => {
   // The whole system: emulator, three discord.js bots, a gateway process killed with SIGKILL, the
   // restarted runtime. At 200× the 20 minutes of demo time take about 6 s.
   it("plays every scenario to its expected end on the emulator, and status lists the actors after", async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), "a2a-demo-")), "state");
+    const dir = join(tempDir("a2a-demo-"), "state");
     const demo = await run("demo", "--speed", "200", "--state-dir", dir);
     expect(demo.err).toBe("");
     expect(demo.code, demo.out).toBe(0);
@@ -32,7 +32,7 @@ describe("a2a-statecharts demo", () => {
   }, 90_000);
 
   it("wipes the state dir of a previous demo, and refuses a directory it did not make", async () => {
-    const base = mkdtempSync(join(tmpdir(), "a2a-demo-"));
+    const base = tempDir("a2a-demo-");
     const foreign = join(base, "foreign");
     mkdirSync(foreign);
     writeFileSync(join(foreign, "notes.txt"), "mine");
@@ -80,7 +80,7 @@ describe("a2a-statecharts demo against a Discord it does not start (the real-Dis
       ],
     });
     try {
-      const dir = join(mkdtempSync(join(tmpdir(), "a2a-demo-")), "state");
+      const dir = join(tempDir("a2a-demo-"), "state");
       const tokens = Object.entries(bots).flatMap(([name, id]) => [
         "--token",
         `${name}=${emulatorToken(id)}`,
@@ -116,7 +116,7 @@ describe("a2a-statecharts demo against a Discord it does not start (the real-Dis
   }, 90_000);
 
   it("reports a state dir held by a live process, and touches nothing in it", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "a2a-demo-"));
+    const dir = tempDir("a2a-demo-");
     writeFileSync(join(dir, "a2a-demo.json"), "{}\n");
     const lock = JSON.stringify({ pid: process.pid, startedAt: Date.now(), token: "held-by-test" });
     writeFileSync(join(dir, ".lock"), lock);

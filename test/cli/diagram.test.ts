@@ -1,13 +1,13 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { statechartDocs } from "../../src/machines/index.js";
 import { runCli } from "../support/cli.js";
+import { tempDir } from "../support/tempDir.js";
 
 describe("a2a-statecharts diagram", () => {
   it("writes one page per machine and an index, then --check finds them fresh, stale or orphaned", async () => {
-    const out = join(mkdtempSync(join(tmpdir(), "a2a-diagram-")), "statecharts");
+    const out = join(tempDir("a2a-diagram-"), "statecharts");
     const written = await runCli("diagram", "--out", out);
     expect(written.code).toBe(0);
     const docs = statechartDocs();
@@ -29,7 +29,7 @@ describe("a2a-statecharts diagram", () => {
     // --check writes nothing.
     expect(readFileSync(page, "utf8")).toBe("edited by hand\n");
 
-    const missing = join(mkdtempSync(join(tmpdir(), "a2a-diagram-")), "none");
+    const missing = join(tempDir("a2a-diagram-"), "none");
     const none = await runCli("diagram", "--out", missing, "--check");
     expect(none.code).toBe(1);
     expect(none.err).toContain("missing:");

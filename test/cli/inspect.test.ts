@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, Server } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { main } from "../../src/cli/main.js";
+import { tempDir } from "../support/tempDir.js";
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -21,19 +20,12 @@ function recordListens(): () => Array<[unknown, unknown]> {
   return () => listen.mock.calls.map((args) => [args[0], args[1]]);
 }
 
-const tempDirs: string[] = [];
-
-/** A state directory under a fresh temp dir, removed after the test. */
+/** A state directory under a fresh temp dir, removed after the file. */
 function stateDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "a2a-inspect-"));
-  tempDirs.push(dir);
-  return join(dir, "state");
+  return join(tempDir("a2a-inspect-"), "state");
 }
 
-afterEach(() => {
-  vi.restoreAllMocks();
-  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => vi.restoreAllMocks());
 
 describe("a2a-statecharts inspect", () => {
   it("runs the demo with the offline page and, with --stately-relay, the relay on 127.0.0.1 both receiving its actors", async () => {

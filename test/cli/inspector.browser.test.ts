@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
@@ -14,14 +14,20 @@ import {
   tempStateDir,
   waitUntil,
 } from "../support/runtimeFakes.js";
+import { tempDir } from "../support/tempDir.js";
 
 // The offline inspector page in a real browser (Debian's chromium, driven by playwright-core): a live
 // runtime's actors appear in the list, the selected one's statechart is drawn by Mermaid with its current
-// state highlighted, and the highlight follows the state. The screenshot is docs/inspector.png.
+// state highlighted, and the highlight follows the state.
+//
+// The test takes a screenshot into a temp dir, so a test run never changes the checkout. To refresh the
+// README's docs/inspector.png from it:
+//   A2A_UPDATE_SCREENSHOTS=1 npx vitest run test/cli/inspector.browser.test.ts
 
 const CHROMIUM = "/usr/bin/chromium";
 const HAS_CHROMIUM = existsSync(CHROMIUM);
-const SCREENSHOT = join(dirname(fileURLToPath(import.meta.url)), "../../docs/inspector.png");
+const DOCS_SCREENSHOT = join(dirname(fileURLToPath(import.meta.url)), "../../docs/inspector.png");
+const UPDATE_SCREENSHOTS = process.env.A2A_UPDATE_SCREENSHOTS === "1";
 const WAIT = { timeout: 8_000 };
 
 describe("the inspector page in chromium", () => {
@@ -142,7 +148,11 @@ describe("the inspector page in chromium", () => {
       });
     expect(fill).toBe("rgb(253, 230, 138)");
     await page.locator('[data-testid="event"][data-type="xstate.init"]').first().waitFor(WAIT);
-    await page.screenshot({ path: prepare(SCREENSHOT) });
+    const screenshot = UPDATE_SCREENSHOTS
+      ? DOCS_SCREENSHOT
+      : join(tempDir("a2a-screenshot-"), "inspector.png");
+    await page.screenshot({ path: prepare(screenshot) });
+    expect(statSync(screenshot).size).toBeGreaterThan(0);
 
     // eden answers in the thread: the mention ends responded, and so does the collaboration.
     await runtime.handleDiscordMessage({

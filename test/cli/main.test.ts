@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli as run } from "../support/cli.js";
+import { tempDir } from "../support/tempDir.js";
 
 describe("a2a-statecharts CLI", () => {
   it("config: prints the defaults without a file and names the bad path of a bad file", async () => {
@@ -10,7 +10,7 @@ describe("a2a-statecharts CLI", () => {
     expect(defaults.code).toBe(0);
     expect(JSON.parse(defaults.out).session.agentToAgent.maxPingPongTurns).toBe(5);
 
-    const dir = mkdtempSync(join(tmpdir(), "a2a-cli-"));
+    const dir = tempDir("a2a-cli-");
     const bad = join(dir, "bad.json");
     writeFileSync(bad, JSON.stringify({ discord: { a2aRetry: { maxAttempts: 0 } } }));
     const rejected = await run("config", bad);

@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
@@ -19,6 +18,7 @@ import {
   useRuntimeHarness,
   waitUntil,
 } from "../support/runtimeFakes.js";
+import { tempDir } from "../support/tempDir.js";
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 const SECOND = 1_000;
@@ -257,7 +257,7 @@ describe("a2a-statecharts status", () => {
     expect(err).toEqual([`a2a-statecharts status: state directory ${missing} does not exist`]);
 
     const cwd = process.cwd();
-    const empty = mkdtempSync(join(tmpdir(), "a2a-status-cwd-"));
+    const empty = tempDir("a2a-status-cwd-");
     process.chdir(empty);
     try {
       const byDefault = await status();

@@ -1,7 +1,4 @@
 // The discord.js adapter (API.md §8) against the emulator, with real strict discord.js Clients.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { type Client, DiscordAPIError, Events } from "discord.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -12,6 +9,7 @@ import {
 } from "../../src/discord/index.js";
 import { type A2ARuntime, createA2ARuntime, type InboundDiscordMessage } from "../../src/index.js";
 import { loginStrictClient, until } from "../support/discordClients.js";
+import { tempDir } from "../support/tempDir.js";
 
 const GUILD = "1500000000000000001";
 const CHANNEL = "1500000000000000010";
@@ -184,7 +182,7 @@ describe("createDiscordJsPort.describeChannel", () => {
       name: "elsewhere",
     });
     const runtime = createA2ARuntime({
-      stateDir: mkdtempSync(join(tmpdir(), "a2a-adapter-")),
+      stateDir: tempDir("a2a-adapter-"),
       config: {
         agents: { ruda: { discordBotId: RUDA }, eden: { discordBotId: EDEN } },
         discord: { collaboration: { allowedChannels: [UNKNOWN_CHANNEL] } },
@@ -298,7 +296,7 @@ describe("the runtime over discord.js and the emulator", () => {
   it("discordSend mentions eden in a new thread; eden's reply there ends the mention responded", async () => {
     const clientsById = await agents();
     const runtime = createA2ARuntime({
-      stateDir: mkdtempSync(join(tmpdir(), "a2a-adapter-")),
+      stateDir: tempDir("a2a-adapter-"),
       config: {
         agents: {
           ruda: { discordBotId: RUDA, name: "루다" },

@@ -1,8 +1,5 @@
 // End-to-end: the runtime over strict discord.js clients and the local Discord emulator, in real time
 // with short configured timeouts (API.md §4, §7).
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Client } from "discord.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -19,6 +16,7 @@ import {
   type InboundDiscordMessage,
 } from "../../src/index.js";
 import { loginStrictClient, until } from "../support/discordClients.js";
+import { tempDir } from "../support/tempDir.js";
 
 const GUILD = "1500000000000000001";
 const CHANNEL = "1500000000000000010";
@@ -84,7 +82,7 @@ async function setUp(
   const warnings: string[] = [];
   const clientsById = { ruda, eden };
   const runtime = createA2ARuntime({
-    stateDir: mkdtempSync(join(tmpdir(), "a2a-e2e-")),
+    stateDir: tempDir("a2a-e2e-"),
     config: {
       agents: {
         ruda: { discordBotId: RUDA, name: "루다" },
@@ -466,7 +464,7 @@ describe("collaboration end to end over discord.js and the emulator", () => {
 
 describe("a runtime stopped and restarted mid-wait (API.md §7 Restart)", () => {
   it("neither loses nor duplicates a reminder: the one due while it was down is posted once, on start", async () => {
-    const stateDir = mkdtempSync(join(tmpdir(), "a2a-e2e-restart-"));
+    const stateDir = tempDir("a2a-e2e-restart-");
     const config = {
       agents: { ruda: { discordBotId: RUDA, name: "루다" }, eden: { discordBotId: EDEN, name: "이든" } },
       discord: {

@@ -69,5 +69,6 @@ describe("replyWaitMachine, enumerated", () => {
     expect(
       taken.has("replyWait.waiting xstate.done.actor.agentWait [waitTimeLeft] → replyWait.waiting"),
     ).toBe(true);
-  });
+    // CPU-bound (thousands of replayed paths): seconds on a busy CI runner, beyond the 5 s default.
+  }, 30_000);
 });

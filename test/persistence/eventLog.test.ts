@@ -1,8 +1,19 @@
-import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
+import {
+  type FileHandle,
+  mkdir,
+  mkdtemp,
+  open,
+  readFile,
+  readdir,
+  rm,
+  stat,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { EVENT_LOG_FILE, EventLog } from "../../src/persistence/EventLog.js";
+import { CAN_LIST_OPEN_FILES, openFilesUnder } from "../support/openFiles.js";
 import {
   type A2AEvent,
   type A2AEventOf,
@@ -52,6 +63,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  vi.restoreAllMocks();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -207,6 +219,17 @@ describe("EventLog", () => {
       /EventLog\.append: .*coordination-events\.ndjson is closed/,
     );
     await log.close(); // idempotent
+  });
+
+  it.skipIf(!CAN_LIST_OPEN_FILES)("close() closes the file even when its last fsync fails", async () => {
+    const log = await EventLog.open({ dir, onWarning });
+    await log.append(send(1));
+    const probe = await open(join(dir, "probe"), "w");
+    const fileHandle = Object.getPrototypeOf(probe) as FileHandle;
+    await probe.close();
+    vi.spyOn(fileHandle, "sync").mockRejectedValueOnce(new Error("EIO: i/o error, fsync"));
+    await expect(log.close()).rejects.toThrow(/EIO/);
+    expect(openFilesUnder(dir)).toEqual([]);
   });
 
   it("flush() waits for every queued append", async () => {

@@ -1,6 +1,15 @@
-import { appendFile, mkdir, readFile, readdir, stat, writeFile } from "node:fs/promises";
+import {
+  appendFile,
+  type FileHandle,
+  mkdir,
+  open as fsOpen,
+  readFile,
+  readdir,
+  stat,
+  writeFile,
+} from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   type ActorRecord,
   SnapshotStore,
@@ -9,10 +18,15 @@ import {
   shardOf,
 } from "../../src/persistence/index.js";
 import { tempDirs } from "./tempDirs.js";
+import { CAN_LIST_OPEN_FILES, openFilesUnder } from "../support/openFiles.js";
 import { STORE_T0, storeRecord } from "../support/storeRecords.js";
 
 const dirs = tempDirs();
+/** Every store a test opened: closed after it (a test may leave one open to play a crash). */
+const opened: SnapshotStore[] = [];
 afterEach(async () => {
+  vi.restoreAllMocks();
+  for (const store of opened.splice(0)) await store.close().catch(() => undefined);
   await dirs.cleanup();
 });
 
@@ -34,6 +48,7 @@ async function open(
     onWarning: (m) => warnings.push(m),
     ...options,
   });
+  opened.push(store);
   return { store, warnings };
 }
 
@@ -234,6 +249,26 @@ describe("SnapshotStore journal", () => {
     for (let id = 0; id < 50; id++) expect(again.store.get(`m${id}`)?.updatedAt).toBe(T0 + 150 + id);
     await store.close();
   });
+
+  it.skipIf(!CAN_LIST_OPEN_FILES)(
+    "closes the segment a failed append leaves: appends go on in the next, no handle is left open",
+    async () => {
+      const dir = await dirs.make();
+      const { store, warnings } = await open(dir);
+      const probe = await fsOpen(join(dir, "probe"), "w");
+      const fileHandle = Object.getPrototypeOf(probe) as FileHandle;
+      await probe.close();
+      vi.spyOn(fileHandle, "datasync").mockRejectedValueOnce(new Error("EIO: i/o error, fdatasync"));
+      await expect(store.put(rec("a"))).rejects.toThrow(/EIO/);
+      expect(warnings.join("\n")).toMatch(/journal-000001/);
+      expect(openFilesUnder(dir)).toEqual([]);
+      // The retry goes to the next segment, which stays open for appends until close().
+      await store.put(rec("b"));
+      expect(openFilesUnder(dir).map((f) => f.slice(dir.length))).toEqual(["/actors/journal-000002.ndjson"]);
+      await store.close();
+      expect(openFilesUnder(dir)).toEqual([]);
+    },
+  );
 
   it("status (readStateDir) replays the journal read-only and shows the latest records", async () => {
     const dir = await dirs.make();

@@ -17,7 +17,10 @@ import { canWriteIn, tempDirs } from "./tempDirs.js";
 import { STORE_T0, storeRecord } from "../support/storeRecords.js";
 
 const dirs = tempDirs();
+/** Every store a test opened: closed after it (a test may leave one open to play a crash). */
+const opened: SnapshotStore[] = [];
 afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close().catch(() => undefined);
   vi.useRealTimers();
   await dirs.cleanup();
 });
@@ -43,6 +46,7 @@ async function open(dir: string, options: Partial<SnapshotStoreOptions> = {}): P
     onWarning: (m) => warnings.push(m),
     ...options,
   });
+  opened.push(store);
   return { store, warnings };
 }
 

@@ -1,6 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, beforeEach, vi } from "vitest";
 import {
   type A2ARuntime,
@@ -9,9 +6,11 @@ import {
   type DiscordPort,
   type GatewayPort,
 } from "../../src/index.js";
+import { tempDir } from "./tempDir.js";
 
+/** A state directory for one test, removed after its file. */
 export function tempStateDir(prefix = "a2a-runtime-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return tempDir(prefix);
 }
 
 type WaitResult = Awaited<ReturnType<GatewayPort["agentWait"]>>;
