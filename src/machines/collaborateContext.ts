@@ -23,6 +23,18 @@ export const CollaborateInputSchema = z.object({
   threadId: z.string().optional(),
   /** The parent channel of `threadId`, when the runtime knows it. */
   threadParentId: z.string().optional(),
+  /**
+   * Discord refused to say what `threadId` is (403/404): the collaboration fails with it at once, and a
+   * human is told as for any 403/404 (design 002 §5).
+   */
+  threadLookupFailure: z
+    .object({
+      kind: z.enum(["permission", "not_found", "rate_limit", "transient", "invalid"]),
+      retryable: z.literal(false),
+      escalate: z.boolean(),
+      message: z.string(),
+    })
+    .optional(),
   channelId: z.string().optional(),
   threadName: z.string().optional(),
   topicId: z.string().optional(),

@@ -63,12 +63,9 @@ export const collaborateMachine = setup({
     emptyMessage: ({ context }) => context.message.trim() === "",
     messageTooLong: ({ context }) =>
       collaborationContent(context.targetBotId ?? "", context.message).length > context.maxMessageLength,
-    channelNotAllowed: ({ context }) => {
-      const channel = targetChannel(context);
-      // An explicit thread whose parent the runtime does not know cannot be checked; Discord will say.
-      if (context.threadId && channel === undefined) return false;
-      return !channelAllowed(context, channel);
-    },
+    threadLookupFailed: ({ context }) => context.threadLookupFailure !== undefined,
+    // Fails closed: an explicit thread whose parent the runtime could not learn is not allowed.
+    channelNotAllowed: ({ context }) => !channelAllowed(context, targetChannel(context)),
     loopGuardTripped: ({ context }) => !context.loopGuard.allowed,
     replyInThread: ({ context }) => context.replyInThread,
     explicitThread: ({ context }) => Boolean(context.threadId),
@@ -116,6 +113,7 @@ export const collaborateMachine = setup({
       lastAt: Math.max(context.lastAt, output.at),
       retries: 0,
     })),
+    recordLookupFailure: assign(({ context }) => ({ failure: context.threadLookupFailure })),
     recordFailure: assign(({ context }, error: unknown) => ({
       failure: { ...classifyDiscordFailure(error), message: errorMessage(error) },
       lastAt: failureAt(error, context.lastAt),
@@ -174,6 +172,7 @@ export const collaborateMachine = setup({
         reject("unknownTarget", "unknown_agent", "the target is not a configured agent"),
         reject("emptyMessage", "empty_message", "the message is empty"),
         reject("messageTooLong", "message_too_long", "the message with its mention is over the length limit"),
+        { guard: "threadLookupFailed", target: "failing", actions: "recordLookupFailure" },
         reject(
           "channelNotAllowed",
           "channel_not_allowed",

@@ -543,7 +543,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   /** A discordSend refused before any actor exists: answered, and reported as a2a.collaborate.failed. */
   function rejectCollaboration(
     p: Partial<Record<keyof DiscordSendParams, unknown>> | undefined,
-    error: { code: string; message: string; escalate?: boolean },
+    error: { code: string; message: string },
   ): DiscordSendResult {
     const fromAgentId = typeof p?.fromAgentId === "string" ? p.fromAgentId : "";
     const toAgentId = typeof p?.targetAgentId === "string" ? p.targetAgentId : "";
@@ -557,7 +557,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
         toAgentId,
         errorCode: error.code,
         errorMessage: error.message,
-        escalate: error.escalate === true,
+        escalate: false,
       },
     } as { type: string });
     return { status: "rejected", error: { code: error.code, message: error.message } };
@@ -579,22 +579,24 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     }
     // An explicit thread is checked against the allowlist by its parent: one the runtime cannot learn is refused.
     let threadParentId: string | undefined;
+    let threadLookupFailure: CollaborateInput["threadLookupFailure"];
     if (p.threadId) {
       const parent = await directory.parentOf(p.threadId);
-      if ("failure" in parent) {
+      if ("failure" in parent && !parent.failure.retryable) {
+        // A 403/404 is the collaboration's own failure: it fails with it and tells a human (design 002 §5).
+        const { kind, escalate } = parent.failure;
+        threadLookupFailure = { kind, retryable: false, escalate, message: describe(parent.error) };
+      } else if ("failure" in parent) {
         return rejectCollaboration(p, {
           code: discordFailureCode(parent.failure),
           message: `could not look up thread ${p.threadId}: ${describe(parent.error)}`,
-          escalate: parent.failure.escalate,
         });
-      }
-      if ("unknown" in parent) {
+      } else if ("unknown" in parent) {
         return rejectCollaboration(p, {
           code: "channel_not_allowed",
           message: `${parent.unknown}, so it cannot be checked against discord.collaboration.allowedChannels`,
         });
-      }
-      threadParentId = parent.parentChannelId;
+      } else threadParentId = parent.parentChannelId;
     }
     const at = now();
     const target = agentConfig(p.targetAgentId);
@@ -618,6 +620,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       message: p.message,
       ...(p.threadId ? { threadId: p.threadId } : {}),
       ...(threadParentId === undefined ? {} : { threadParentId }),
+      ...(threadLookupFailure === undefined ? {} : { threadLookupFailure }),
       ...(p.channelId ? { channelId: p.channelId } : {}),
       ...(p.threadName ? { threadName: p.threadName } : {}),
       ...(p.topicId ? { topicId: p.topicId } : {}),

@@ -142,6 +142,20 @@ const inputs: Array<[string, CollaborateInput]> = [
     "explicit thread, escalation channel",
     { ...base, threadId: IDS.explicitThread, threadParentId: IDS.channel, defaultChannel: IDS.channel },
   ],
+  [
+    "explicit thread Discord does not know (404 on its lookup)",
+    {
+      ...base,
+      threadId: IDS.explicitThread,
+      defaultChannel: IDS.channel,
+      threadLookupFailure: {
+        kind: "not_found",
+        retryable: false,
+        escalate: true,
+        message: "Unknown Channel",
+      },
+    },
+  ],
   ["unknown_agent", withoutTarget],
   ["empty_message", { ...base, message: " \n\t " }],
   ["message_too_long", { ...base, message: "a".repeat(1_990) }],

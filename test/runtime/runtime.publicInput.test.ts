@@ -1,5 +1,4 @@
-import { rmSync } from "node:fs";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   type A2AEvent,
   type InboundDiscordMessage,
@@ -9,6 +8,7 @@ import {
 import {
   BOTS,
   CHANNEL,
+  drain,
   FakeDiscord,
   FakeGateway,
   HUMAN,
@@ -28,16 +28,7 @@ const FOREIGN_THREAD = "1400000000000000601";
 const ALLOWED_THREAD = "1400000000000000602";
 const GUILD = "1400000000000000700";
 
-const dirs: string[] = [];
-// After every test's runtimes are stopped (the harness stops them after each test).
-afterAll(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-function stateDir(): string {
-  const dir = tempStateDir();
-  dirs.push(dir);
-  return dir;
-}
+const stateDir = () => tempStateDir();
 
 async function started(o: Parameters<typeof runtime>[0] = {}) {
   const discord = o.discord instanceof FakeDiscord ? o.discord : new FakeDiscord();
@@ -204,7 +195,15 @@ describe("createA2ARuntime: allowlists fail closed", () => {
       status: "rejected",
       error: { code: "discord_not_found" },
     });
-    expect(events.find((e) => e.type === "a2a.collaborate.failed")?.data).toMatchObject({ escalate: true });
+    // The failure is reported once its notice to a human (in the default channel) has landed.
+    for (let i = 0; i < 20 && !events.some((e) => e.type === "a2a.collaborate.failed"); i++) await drain();
+    expect(events.find((e) => e.type === "a2a.collaborate.failed")?.data).toMatchObject({
+      errorCode: "discord_not_found",
+      escalate: true,
+      notified: true,
+    });
+    expect(discord.messages.map((m) => [m.channelId, m.mentionUserIds])).toEqual([[CHANNEL, [HUMAN]]]);
+    discord.messages.length = 0;
 
     const blind = new FakeDiscord();
     const port = { sendMessage: blind.sendMessage.bind(blind), createThread: blind.createThread.bind(blind) };
