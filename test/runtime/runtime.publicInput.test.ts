@@ -8,7 +8,6 @@ import {
 import {
   BOTS,
   CHANNEL,
-  drain,
   FakeDiscord,
   FakeGateway,
   HUMAN,
@@ -195,9 +194,18 @@ describe("createA2ARuntime: allowlists fail closed", () => {
       status: "rejected",
       error: { code: "discord_not_found" },
     });
-    // The failure is reported once its notice to a human (in the default channel) has landed.
-    for (let i = 0; i < 20 && !events.some((e) => e.type === "a2a.collaborate.failed"); i++) await drain();
-    expect(events.find((e) => e.type === "a2a.collaborate.failed")?.data).toMatchObject({
+    // The failure is reported once its notice to a human (in the default channel) has landed: real disk
+    // writes come first, so wait for the event itself (the test's timeout bounds the wait).
+    const failed = await new Promise<A2AEvent>((resolveFailed) => {
+      const seen = events.find((e) => e.type === "a2a.collaborate.failed");
+      if (seen !== undefined) return resolveFailed(seen);
+      const detach = r.onEvent((e) => {
+        if (e.type !== "a2a.collaborate.failed") return;
+        detach();
+        resolveFailed(e);
+      });
+    });
+    expect(failed.data).toMatchObject({
       errorCode: "discord_not_found",
       escalate: true,
       notified: true,
