@@ -5,7 +5,12 @@
 import { rmSync } from "node:fs";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type A2ARuntime, createA2ARuntime, type InboundDiscordMessage } from "../../src/index.js";
+import {
+  type A2ARuntime,
+  createA2ARuntime,
+  DISCORD_ID_PATTERN,
+  type InboundDiscordMessage,
+} from "../../src/index.js";
 import {
   BOTS,
   CHANNEL,
@@ -27,7 +32,7 @@ const ALLOWED_THREAD = "1400000000000000602";
 const GUILD = "1400000000000000700";
 const AGENT_IDS = new Set(Object.keys(runtimeConfig.agents));
 const MAY_BE_MENTIONED = new Set([...Object.values(BOTS), HUMAN]);
-const SESSION_KEY = /^agent:([^:]+):discord:channel:\d{17,20}$/;
+const SESSION_KEY = new RegExp(`^agent:([^:]+):discord:channel:${DISCORD_ID_PATTERN.source.slice(1, -1)}$`);
 
 const config = {
   ...runtimeConfig,
