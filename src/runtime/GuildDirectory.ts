@@ -1,4 +1,5 @@
-import type { DiscordPort } from "./ports.js";
+import type { ChannelDirectory } from "./channelDirectory.js";
+import type { DiscordChannelInfo } from "./ports.js";
 
 /**
  * The thread-creation bucket of every channel whose guild is unknown: one shared limit, so not
@@ -11,28 +12,23 @@ const MAX_CHANNELS = 10_000;
 
 /**
  * Which guild a channel belongs to, for Discord's per-guild limit on thread creation (API.md §4).
- * Learnt from inbound messages, or asked once per channel of `DiscordPort.describeChannel` when the
- * port has it. In memory only: a channel never changes guild, and asking again after a restart is cheap.
+ * Learnt from inbound messages, or from what Discord says of the channel (`ChannelDirectory.describe`,
+ * asked once per channel and shared with the allowlist checks). In memory only: a channel never
+ * changes guild, and asking again after a restart is cheap.
  */
 export class GuildDirectory {
-  /** Channel id → guild id, or null for a channel Discord says is in no guild (a DM). */
-  private readonly guilds = new Map<string, string | null>();
-  /** Lookups in flight, shared so that requests for one channel keep their order. */
-  private readonly asking = new Map<string, Promise<string | undefined>>();
+  /** Channel id → guild id, as inbound messages and Discord's answers named it. */
+  private readonly guilds = new Map<string, string>();
   /** The last bucket asked for: each waits for the one before, so requests keep their order. */
   private lastBucket: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly describeChannel?: NonNullable<DiscordPort["describeChannel"]>) {}
+  constructor(private readonly channels: Pick<ChannelDirectory, "describe">) {}
 
   /** Remembers that `channelId` (a channel or thread) is in `guildId`. */
   note(channelId: unknown, guildId: unknown): void {
     // Inbound messages come from a peer: ids that are not non-empty strings are ignored.
     if (typeof channelId !== "string" || channelId === "" || typeof guildId !== "string" || guildId === "")
       return;
-    this.remember(channelId, guildId);
-  }
-
-  private remember(channelId: string, guildId: string | null): void {
     if (this.guilds.get(channelId) === guildId) return;
     this.guilds.delete(channelId);
     this.guilds.set(channelId, guildId);
@@ -49,33 +45,17 @@ export class GuildDirectory {
   }
 
   /** The guild of `channelId`, if known or if Discord says; never rejects. */
-  guildOf(channelId: string): Promise<string | undefined> {
+  async guildOf(channelId: string): Promise<string | undefined> {
     const known = this.guilds.get(channelId);
-    if (known !== undefined || this.guilds.has(channelId)) return Promise.resolve(known ?? undefined);
-    const describe = this.describeChannel;
-    if (describe === undefined) return Promise.resolve(undefined);
-    const inFlight = this.asking.get(channelId);
-    if (inFlight !== undefined) return inFlight;
-    const asked = Promise.resolve()
-      .then(() => describe({ channelId }))
-      .then(
-        (info) => {
-          // A faulty port's answer is read defensively: anything but a guild id string is no guild.
-          const guildId = typeof info?.guildId === "string" && info.guildId !== "" ? info.guildId : undefined;
-          if (guildId === undefined) {
-            // Answered, but with no guild: remembered as such, not asked again.
-            this.remember(channelId, null);
-            return undefined;
-          }
-          this.note(channelId, guildId);
-          this.note(info.parentChannelId, guildId);
-          return guildId;
-        },
-        // A failed lookup is not remembered: the next request asks again.
-        () => undefined,
-      )
-      .finally(() => this.asking.delete(channelId));
-    this.asking.set(channelId, asked);
-    return asked;
+    if (known !== undefined) return known;
+    const answer = await this.channels.describe(channelId);
+    // A faulty port's answer is read defensively: anything but a guild id string is no guild.
+    const info =
+      "info" in answer ? (answer.info as Partial<DiscordChannelInfo> | null | undefined) : undefined;
+    const guildId = typeof info?.guildId === "string" && info.guildId !== "" ? info.guildId : undefined;
+    if (guildId === undefined) return undefined;
+    this.note(channelId, guildId);
+    this.note(info?.parentChannelId, guildId);
+    return guildId;
   }
 }

@@ -68,7 +68,8 @@ export class ChannelDirectory {
   }
 }
 
-type DescribeAnswer = { info: DiscordChannelInfo | undefined } | { failure: DiscordFailure; error: unknown };
+export type DescribeAnswer =
+  { info: DiscordChannelInfo | undefined } | { failure: DiscordFailure; error: unknown };
 
 /** The discordSend error code of a failed Discord call (API.md §7). */
 export function discordFailureCode(failure: DiscordFailure): string {

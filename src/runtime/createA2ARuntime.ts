@@ -128,7 +128,6 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   // Every Discord call the runtime makes is bounded by requestTimeoutMs (design 002 §5).
   const discord =
     options.discord && withDiscordCallTimeout(options.discord, collaboration.requestTimeoutMs, scheduler);
-  const guilds = new GuildDirectory(discord?.describeChannel);
   const loopGuard = new LoopGuard({ ...collaboration.loopGuard, now });
   const idempotency = new IdempotencyCache<DiscordSendResult>({ now });
   const threads = new ThreadState(collaboration, now);
@@ -136,6 +135,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   const configSinkThreads: ReadonlySet<string> = new Set(collaboration.sinkThreads);
   const isSinkThread = (id: string) => threads.sinkThreads.has(id) || configSinkThreads.has(id);
   const directory = new ChannelDirectory(threads, discord);
+  const guilds = new GuildDirectory(directory);
   /** A configured agent: own keys only, so "constructor" or "__proto__" is no agent. */
   const agentConfig = (agentId: string) =>
     Object.hasOwn(config.agents, agentId) ? config.agents[agentId] : undefined;
