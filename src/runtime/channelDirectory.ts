@@ -70,11 +70,3 @@ export class ChannelDirectory {
 
 export type DescribeAnswer =
   { info: DiscordChannelInfo | undefined } | { failure: DiscordFailure; error: unknown };
-
-/** The discordSend error code of a failed Discord call (API.md §7). */
-export function discordFailureCode(failure: DiscordFailure): string {
-  if (failure.kind === "permission") return "discord_permission";
-  if (failure.kind === "not_found") return "discord_not_found";
-  if (failure.kind === "invalid") return "discord_invalid";
-  return "discord_unavailable";
-}

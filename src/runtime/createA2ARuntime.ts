@@ -25,8 +25,10 @@ import {
   type A2AEvent,
   createDiscordRateLimiters,
   decidePreflight,
+  discordErrorCode,
   EventBus,
   IdempotencyCache,
+  isDiscordId,
   InvalidInputError,
   type InboundDiscordMessage,
   isReplyInThread,
@@ -34,7 +36,7 @@ import {
   parseConfig,
   toObserverRecord,
 } from "../services/index.js";
-import { ChannelDirectory, discordFailureCode } from "./channelDirectory.js";
+import { ChannelDirectory } from "./channelDirectory.js";
 import { withDiscordCallTimeout } from "./discordCallTimeout.js";
 import { type CollaborationMeta, collaborationMeta, dormantMeta, onlyWaits } from "./collaborationMeta.js";
 import { collectDue } from "./dueTimers.js";
@@ -62,7 +64,6 @@ import { provideCollaborate, provideFlow } from "./sideEffects.js";
 import { ThreadState, type ThreadStateData } from "./ThreadState.js";
 import { ThreadStateSaver } from "./ThreadStateSaver.js";
 import { GLOBAL_TIMERS, TimerQueue } from "./TimerQueue.js";
-import { isDiscordId } from "../services/index.js";
 
 /** Bumped when a machine changes incompatibly; older snapshots are then migrated or quarantined. */
 export const MACHINE_VERSIONS = { a2aFlow: 1, collaborate: 2 } as const;
@@ -568,7 +569,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
         threadLookupFailure = { kind, retryable: false, escalate, message: describe(parent.error) };
       } else if ("failure" in parent) {
         return rejectCollaboration(p, {
-          code: discordFailureCode(parent.failure),
+          code: discordErrorCode(parent.failure.kind),
           message: `could not look up thread ${p.threadId}: ${describe(parent.error)}`,
         });
       } else if ("unknown" in parent) {
