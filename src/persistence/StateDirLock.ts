@@ -5,6 +5,7 @@ import { createRequire } from "node:module";
 import { hostname } from "node:os";
 import type { tryLock, unlock } from "fs-native-extensions";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { errorCode, errorText } from "./DurableJsonFile.js";
 import { removeLeftoverTempFiles } from "./leftoverTempFiles.js";
 
@@ -244,7 +245,7 @@ async function holderPid(fh: FileHandle): Promise<number | undefined> {
     const holder = parseLockText(await readAll(fh));
     if (holder.kind === "held") return holder.content.pid;
     if (attempt === 4) return undefined;
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await sleep(5); // node:timers/promises: not the global timers a test may fake
   }
 }
 

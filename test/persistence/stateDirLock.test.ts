@@ -4,7 +4,7 @@ import { chmod, mkdir, open, readFile, readdir, stat, writeFile } from "node:fs/
 import { createRequire } from "node:module";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   StateDirLockedError,
   StateDirNotWritableError,
@@ -82,6 +82,22 @@ describe("acquireStateDirLock", () => {
       );
     } finally {
       await fh.close();
+    }
+  });
+
+  it("two acquires at once in one process (fake timers): one holds, the other is refused", async () => {
+    const dir = await dirs.make();
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
+    try {
+      const results = await Promise.allSettled([acquireStateDirLock(dir), acquireStateDirLock(dir)]);
+      const held = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+      const refused = results.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []));
+      expect(held).toHaveLength(1);
+      expect(refused).toHaveLength(1);
+      expect(refused[0]).toBeInstanceOf(StateDirLockedError);
+      for (const lock of held) await lock.release();
+    } finally {
+      vi.useRealTimers();
     }
   });
 
