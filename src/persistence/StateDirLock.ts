@@ -3,9 +3,9 @@ import { constants } from "node:fs";
 import { type FileHandle, chmod, mkdir, open, readFile, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { hostname } from "node:os";
-import type { tryLock, unlock } from "fs-native-extensions";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { tryLock, unlock } from "fs-native-extensions";
 import { errorCode, errorText } from "./DurableJsonFile.js";
 import { removeLeftoverTempFiles } from "./leftoverTempFiles.js";
 

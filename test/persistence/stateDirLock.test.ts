@@ -210,3 +210,28 @@ describe("removeLeftoverTempFiles", () => {
     expect(await removeLeftoverTempFiles(join(dir, "none"))).toEqual([]);
   });
 });
+
+describe("acquireStateDirLock without its native module", () => {
+  it("fails naming the platform and the cause, and touches nothing", async () => {
+    const Module = createRequire(import.meta.url)("node:module") as {
+      _load: (request: string, ...rest: unknown[]) => unknown;
+    };
+    const load = Module._load;
+    Module._load = function (this: unknown, request: string, ...rest: unknown[]) {
+      if (request === "fs-native-extensions") throw new Error("No native build was found for this platform");
+      return load.call(this, request, ...rest);
+    };
+    try {
+      vi.resetModules(); // a fresh StateDirLock: nothing loaded yet
+      const fresh = await import("../../src/persistence/StateDirLock.js");
+      const dir = join(await dirs.make(), "state");
+      await expect(fresh.acquireStateDirLock(dir)).rejects.toThrow(
+        `the state-directory lock needs the native module fs-native-extensions, which does not load on ` +
+          `${process.platform}-${process.arch}: No native build was found for this platform`,
+      );
+      await expect(stat(dir)).rejects.toMatchObject({ code: "ENOENT" });
+    } finally {
+      Module._load = load;
+    }
+  });
+});
