@@ -89,7 +89,8 @@ export class DurableJsonFile<T> implements Adapter<T> {
 export async function writeFileDurably(file: string, text: string): Promise<void> {
   const tmp = `${file}.tmp-${process.pid}`;
   try {
-    const handle = await open(tmp, "w");
+    // 0600: state files hold message text (design 004 §5.4); the rename keeps the temp file's mode.
+    const handle = await open(tmp, "w", 0o600);
     try {
       await handle.writeFile(text, "utf8");
       await handle.sync();

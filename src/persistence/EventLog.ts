@@ -92,7 +92,7 @@ export class EventLog {
     if (needsNewline) {
       warn(`${file} does not end with a newline (a write cut short?); the next event starts on a new line`);
     }
-    const handle = await open(file, "a");
+    const handle = await open(file, "a", 0o600); // holds message text: owner only
     try {
       const { size } = await handle.stat();
       return new EventLog(file, handle, size, needsNewline, maxBytes, keep, warn);
@@ -245,7 +245,7 @@ export class EventLog {
       // Nothing is lost: the live file keeps growing past maxBytes until a later rotation succeeds.
       this.warn(`could not rotate ${this.file}: ${displayText(error)}; appending to it past maxBytes`);
     }
-    this.handle = await open(this.file, "a");
+    this.handle = await open(this.file, "a", 0o600);
     this.fileBytes = (await this.handle.stat()).size;
     this.rotateAt = failed ? this.fileBytes + this.maxBytes : this.maxBytes;
     this.unsynced = false;

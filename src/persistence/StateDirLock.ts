@@ -1,19 +1,29 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, open, readFile, readdir, rename, rm } from "node:fs/promises";
+import { constants } from "node:fs";
+import { type FileHandle, chmod, mkdir, open, readFile, stat } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { hostname } from "node:os";
 import { join } from "node:path";
-import { errorCode, errorText, syncDirectory } from "./DurableJsonFile.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { tryLock, unlock } from "fs-native-extensions";
+import { errorCode, errorText } from "./DurableJsonFile.js";
+import { removeLeftoverTempFiles } from "./leftoverTempFiles.js";
 
 /** The state directory is held by a live process (possibly this one). */
 export class StateDirLockedError extends Error {
   override readonly name = "StateDirLockedError";
 
+  /** `pid` is undefined when the holder has not written its pid into the lock file yet. */
   constructor(
     readonly dir: string,
-    readonly pid: number,
+    readonly pid: number | undefined,
     readonly lockFile: string,
   ) {
     super(
-      `state directory ${dir} is locked by process ${pid}` +
+      `state directory ${dir} is locked by ` +
+        (pid === undefined
+          ? "a process whose pid is unknown (the lock file does not name it yet)"
+          : `process ${pid}`) +
         (pid === process.pid ? " (this process: another runtime in it already holds the directory)" : "") +
         `; stop that runtime or use another state directory (lock file: ${lockFile})`,
     );
@@ -35,85 +45,93 @@ export class StateDirNotWritableError extends Error {
 export interface StateDirLock {
   readonly dir: string;
   readonly lockFile: string;
-  /** Deletes the lock file if it is still ours; a second call does nothing. */
+  /** Empties the lock file (a clean stop), releases the lock and closes it; a second call does nothing. */
   release(): Promise<void>;
 }
 
 export interface AcquireStateDirLockOptions {
-  /** Told when a stale lock (dead holder, unreadable file) is taken over. */
+  /** Told when the previous holder did not release the lock (killed, crashed) or the directory mode cannot be tightened. */
   onWarning?: (message: string) => void;
   now?: () => number;
 }
 
+/** What the holder writes into the lock file, so that a refused start can name it. */
 export interface LockContent {
   pid: number;
   startedAt: number;
   token: string;
+  /** The holder's host name (a state dir on a shared file system can be locked from another host). */
+  hostname?: string;
 }
 
 /**
- * Takes `dir/.lock` so that only one runtime uses a state directory: lowdb has no inter-process
- * locking, and two writers on one file lose updates. The lock names its holder's pid; a holder
- * that is alive (this process included) keeps the directory, a dead one's lock is taken over.
+ * Takes an exclusive kernel lock on `dir/.lock` so that only one runtime uses a state directory:
+ * lowdb has no inter-process locking, and two writers on one file lose updates. The lock belongs
+ * to the open file (Linux: an OFD lock; macOS: flock; Windows: LockFileEx), so a second runtime in
+ * this process is refused too, and the kernel drops it when its holder exits or is killed: no
+ * stale lock to take over, no pid to check (a reused pid cannot wedge a restart). Creates the
+ * directory (mode 0700, and tightens an existing one to 0700), writes the holder's pid into the
+ * lock file and removes temp files that killed writers left.
+ *
+ * @throws StateDirLockedError when another open lock (any process, this one included) holds it.
+ * @throws StateDirNotWritableError when the directory or the lock file cannot be created or written.
  */
 export async function acquireStateDirLock(
   dir: string,
   options: AcquireStateDirLockOptions = {},
 ): Promise<StateDirLock> {
   const now = options.now ?? Date.now;
+  const warn = options.onWarning ?? (() => {});
   const lockFile = join(dir, ".lock");
+  const locks = loadNativeLocks();
   try {
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
     throw new StateDirNotWritableError(dir, error);
   }
-  const mine: LockContent = { pid: process.pid, startedAt: now(), token: randomUUID() };
-  const text = JSON.stringify(mine);
-  await removeDeadTakeoverFiles(dir);
+  await tightenDirMode(dir, warn);
 
-  let holder: LockRead = { kind: "missing" };
-  // A lock released between our attempt and our read is gone: try again (a few times, not forever).
-  for (let attempt = 0; attempt < 3 && holder.kind === "missing"; attempt++) {
-    try {
-      await writeSynced(lockFile, text, "wx");
-      return handle(dir, lockFile, mine.token);
-    } catch (error) {
-      if (errorCode(error) !== "EEXIST") throw notWritable(dir, error);
-    }
-    holder = await readLockFile(lockFile);
-  }
-  if (holder.kind === "held" && isProcessAlive(holder.content.pid)) {
-    throw new StateDirLockedError(dir, holder.content.pid, lockFile);
-  }
-
-  // Stale: replace atomically (temp + rename), then read back. Two runtimes taking over the same
-  // stale lock at the same instant is still a race (the later rename wins and the read-back of the
-  // earlier one may already have passed); the window is a few system calls at start-up.
-  const tmp = `${lockFile}.tmp-${process.pid}`;
+  // Never unlink `.lock`, not even at release: a process that opened it before the unlink would
+  // lock the old, unlinked inode while the next one creates and locks a new file: two holders.
+  let fh: FileHandle;
   try {
-    await writeSynced(tmp, text, "w");
-    await rename(tmp, lockFile);
-    await syncDirectory(dir);
+    fh = await open(lockFile, constants.O_RDWR | constants.O_CREAT, 0o600);
   } catch (error) {
-    await rm(tmp, { force: true }).catch(() => undefined);
     throw notWritable(dir, error);
   }
-  const after = await readLockFile(lockFile);
-  if (after.kind !== "held" || after.content.token !== mine.token) {
-    throw new StateDirLockedError(dir, after.kind === "held" ? after.content.pid : -1, lockFile);
+  let locked = false;
+  try {
+    locked = tryLockFile(locks, fh, lockFile);
+    if (!locked) throw new StateDirLockedError(dir, await holderPid(fh), lockFile);
+    const previous = parseLockText(await readAll(fh));
+    const mine: LockContent = {
+      pid: process.pid,
+      startedAt: now(),
+      token: randomUUID(),
+      hostname: hostname(),
+    };
+    await overwrite(fh, `${JSON.stringify(mine)}\n`);
+    if (previous.kind === "held") {
+      warn(
+        `state directory ${dir}: took over the stale lock of process ${previous.content.pid}, ` +
+          `which ended without releasing it (killed or crashed) (${lockFile})`,
+      );
+    } else if (previous.kind === "unreadable") {
+      warn(`state directory ${dir}: took over an unreadable lock file ${lockFile} (${previous.problem})`);
+    }
+    await removeLeftoverTempFiles(dir, warn);
+  } catch (error) {
+    if (locked) locks.unlock(fh.fd);
+    await fh.close().catch(() => undefined);
+    throw error instanceof StateDirLockedError ? error : notWritable(dir, error);
   }
-  options.onWarning?.(
-    holder.kind === "held"
-      ? `state directory ${dir}: took over the stale lock of process ${holder.content.pid}, which is no longer running (${lockFile})`
-      : `state directory ${dir}: took over an unreadable lock file ${lockFile}`,
-  );
-  return handle(dir, lockFile, mine.token);
+  return handle(dir, lockFile, fh, locks);
 }
 
 /**
  * Whether a process with this pid exists. `kill(pid, 0)` sends nothing: it succeeds for a live
  * process, fails with EPERM for a live one owned by another user, and with ESRCH for none.
- * A reused pid reads as alive; the lock error names the pid and file so an operator can check.
+ * A reused pid reads as alive: use it for a hint (whose temp file, who is named), not to decide who holds a lock.
  */
 export function isProcessAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
@@ -125,27 +143,13 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
-function handle(dir: string, lockFile: string, token: string): StateDirLock {
-  let released = false;
-  return {
-    dir,
-    lockFile,
-    async release() {
-      if (released) return;
-      released = true;
-      const current = await readLockFile(lockFile);
-      // Never delete a lock someone else has taken over since.
-      if (current.kind === "held" && current.content.token === token) await rm(lockFile, { force: true });
-    },
-  };
-}
-
 export type LockRead =
   { kind: "missing" } | { kind: "unreadable"; problem: string } | { kind: "held"; content: LockContent };
 
 /**
- * The lock file's content. "unreadable" covers an empty or garbled file: a holder that died
- * between creating and writing it (or, for a few microseconds, one that is writing it now).
+ * What the lock file says, without locking it. "missing": no file, or an empty one (released
+ * at a clean stop, or not written yet). "held" names the last holder, which may have been
+ * killed since: only the kernel lock tells. "unreadable": a holder killed while writing it.
  */
 export async function readLockFile(lockFile: string): Promise<LockRead> {
   let text: string;
@@ -154,16 +158,21 @@ export async function readLockFile(lockFile: string): Promise<LockRead> {
   } catch (error) {
     return errorCode(error) === "ENOENT"
       ? { kind: "missing" }
-      : { kind: "unreadable", problem: error instanceof Error ? error.message : String(error) };
+      : { kind: "unreadable", problem: errorText(error) };
   }
+  return parseLockText(text);
+}
+
+function parseLockText(text: string): LockRead {
+  if (text === "") return { kind: "missing" };
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    return { kind: "unreadable", problem: text === "" ? "the file is empty" : "not valid JSON" };
+    return { kind: "unreadable", problem: "not valid JSON" };
   }
   if (typeof json !== "object" || json === null) return { kind: "unreadable", problem: "it names no pid" };
-  const { pid, startedAt, token } = json as Record<string, unknown>;
+  const { pid, startedAt, token, hostname: host } = json as Record<string, unknown>;
   if (typeof pid !== "number" || !Number.isInteger(pid) || pid <= 0) {
     return { kind: "unreadable", problem: "it names no pid" };
   }
@@ -173,35 +182,114 @@ export async function readLockFile(lockFile: string): Promise<LockRead> {
       pid,
       startedAt: typeof startedAt === "number" ? startedAt : 0,
       token: typeof token === "string" ? token : "",
+      ...(typeof host === "string" ? { hostname: host } : {}),
     },
   };
 }
 
-async function writeSynced(file: string, text: string, flag: "w" | "wx"): Promise<void> {
-  const fh = await open(file, flag);
+interface NativeLocks {
+  tryLock: typeof tryLock;
+  unlock: typeof unlock;
+}
+
+let nativeLocks: NativeLocks | undefined;
+
+/** The kernel lock calls, loaded on first use so that reading a state dir (status) never needs them. */
+function loadNativeLocks(): NativeLocks {
+  if (nativeLocks !== undefined) return nativeLocks;
   try {
-    await fh.writeFile(text, "utf8");
-    await fh.sync();
-  } finally {
-    await fh.close();
+    nativeLocks = createRequire(import.meta.url)("fs-native-extensions") as NativeLocks;
+  } catch (error) {
+    throw new Error(
+      `the state-directory lock needs the native module fs-native-extensions, which does not load on ` +
+        `${process.platform}-${process.arch}: ${errorText(error)}`,
+      { cause: error },
+    );
+  }
+  return nativeLocks;
+}
+
+function tryLockFile(locks: NativeLocks, fh: FileHandle, lockFile: string): boolean {
+  try {
+    return locks.tryLock(fh.fd);
+  } catch (error) {
+    // ENOLCK, EINVAL: a file system without file locks (some network mounts).
+    throw new Error(`could not lock ${lockFile}: ${errorText(error)}`, { cause: error });
+  }
+}
+
+function handle(dir: string, lockFile: string, fh: FileHandle, locks: NativeLocks): StateDirLock {
+  let released: Promise<void> | undefined;
+  return {
+    dir,
+    lockFile,
+    release() {
+      released ??= (async () => {
+        try {
+          // Emptied while still held: a file that names a pid at the next start means a holder that
+          // did not get here (killed, crashed), which is worth a warning.
+          await fh.truncate(0);
+        } finally {
+          locks.unlock(fh.fd);
+          await fh.close();
+        }
+      })();
+      return released;
+    },
+  };
+}
+
+/** The holder's pid, read a few times: a holder that has just locked the file writes it a moment later. */
+async function holderPid(fh: FileHandle): Promise<number | undefined> {
+  for (let attempt = 0; ; attempt++) {
+    const holder = parseLockText(await readAll(fh));
+    if (holder.kind === "held") return holder.content.pid;
+    if (attempt === 4) return undefined;
+    await sleep(5); // node:timers/promises: not the global timers a test may fake
+  }
+}
+
+async function readAll(fh: FileHandle): Promise<string> {
+  const { size } = await fh.stat();
+  const buffer = Buffer.alloc(size);
+  let read = 0;
+  while (read < size) {
+    const { bytesRead } = await fh.read(buffer, read, size - read, read);
+    if (bytesRead === 0) break;
+    read += bytesRead;
+  }
+  return buffer.subarray(0, read).toString("utf8");
+}
+
+/**
+ * Writes `text` from offset 0, then cuts the file to its length and fsyncs it. Never truncated
+ * first: a kill between the two would leave an empty file, which reads as a clean release.
+ */
+async function overwrite(fh: FileHandle, text: string): Promise<void> {
+  const buffer = Buffer.from(text, "utf8");
+  let written = 0;
+  while (written < buffer.length) {
+    const { bytesWritten } = await fh.write(buffer, written, buffer.length - written, written);
+    if (bytesWritten === 0) throw new Error(`wrote 0 of ${buffer.length - written} bytes to the lock file`);
+    written += bytesWritten;
+  }
+  await fh.truncate(buffer.length);
+  await fh.sync();
+}
+
+async function tightenDirMode(dir: string, warn: (message: string) => void): Promise<void> {
+  try {
+    if (((await stat(dir)).mode & 0o777) !== 0o700) await chmod(dir, 0o700);
+  } catch (error) {
+    warn(`state directory ${dir}: could not restrict it to its owner (mode 0700): ${errorText(error)}`);
   }
 }
 
 function notWritable(dir: string, error: unknown): Error {
   const code = errorCode(error);
-  return code === "EACCES" || code === "EPERM" || code === "EROFS" || code === "ENOSPC"
+  return code === "EACCES" || code === "EPERM" || code === "EROFS" || code === "ENOSPC" || code === "EDQUOT"
     ? new StateDirNotWritableError(dir, error)
     : error instanceof Error
       ? error
       : new Error(errorText(error));
-}
-
-/** A takeover killed between writing its temp file and renaming it leaves `.lock.tmp-<pid>`: remove those of dead pids. */
-async function removeDeadTakeoverFiles(dir: string): Promise<void> {
-  const names = await readdir(dir).catch(() => [] as string[]);
-  for (const name of names) {
-    const pid = /^\.lock\.tmp-(\d+)$/.exec(name)?.[1];
-    if (pid !== undefined && !isProcessAlive(Number(pid)))
-      await rm(join(dir, name), { force: true }).catch(() => undefined);
-  }
 }

@@ -7,3 +7,4 @@ export * from "./readStateDir.js";
 export * from "./scanConversationId.js";
 export * from "./SnapshotStore.js";
 export * from "./StateDirLock.js";
+export * from "./leftoverTempFiles.js";

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { runCli as run } from "../support/cli.js";
 import { SCENARIOS } from "../../src/cli/demo/scenarios.js";
 import { emulatorToken, startDiscordEmulator } from "../../src/index.js";
+import { acquireStateDirLock } from "../../src/persistence/index.js";
 import { tempDir } from "../support/tempDir.js";
 
 describe("a2a-statecharts demo", () => {
@@ -118,12 +119,18 @@ describe("a2a-statecharts demo against a Discord it does not start (the real-Dis
   it("reports a state dir held by a live process, and touches nothing in it", async () => {
     const dir = tempDir("a2a-demo-");
     writeFileSync(join(dir, "a2a-demo.json"), "{}\n");
-    const lock = JSON.stringify({ pid: process.pid, startedAt: Date.now(), token: "held-by-test" });
-    writeFileSync(join(dir, ".lock"), lock);
-    const held = await run("demo", "--state-dir", dir);
-    expect(held.code).toBe(1);
-    expect(held.err).toContain(`state directory ${dir} is locked by process ${process.pid}`);
-    expect(held.err.split("\n")).toHaveLength(1);
-    expect(readFileSync(join(dir, ".lock"), "utf8")).toBe(lock);
+    // Held by this process (the lock is per open file: the demo, running in-process here, is refused too).
+    const lock = await acquireStateDirLock(dir);
+    try {
+      const content = readFileSync(join(dir, ".lock"), "utf8");
+      const held = await run("demo", "--state-dir", dir);
+      expect(held.code).toBe(1);
+      expect(held.err).toContain(`state directory ${dir} is locked by process ${process.pid}`);
+      expect(held.err.split("\n")).toHaveLength(1);
+      expect(readFileSync(join(dir, ".lock"), "utf8")).toBe(content);
+      expect(existsSync(join(dir, "a2a-demo.json"))).toBe(true);
+    } finally {
+      await lock.release();
+    }
   });
 });

@@ -186,6 +186,8 @@ function readLock(stateDir: string): LockState {
   } catch {
     return { kind: "missing" };
   }
+  // Empty: released at a clean stop, or the file was created and its holder killed before naming itself.
+  if (text === "") return { kind: "missing" };
   try {
     const pid = (JSON.parse(text) as { pid?: unknown }).pid;
     return typeof pid === "number" ? { kind: "held", pid } : { kind: "unreadable" };
