@@ -84,12 +84,13 @@ export class DurableJsonFile<T> implements Adapter<T> {
 
 /**
  * Writes a temp file, fsyncs it, renames it over `file` and fsyncs the directory: a crash leaves
- * the old file or the new one, never a torn mix, and the rename survives a power cut.
+ * the old file or the new one, never a torn mix, and the rename survives a power cut. A new file gets
+ * `mode` (before the umask; default 0o666).
  */
-export async function writeFileDurably(file: string, text: string): Promise<void> {
+export async function writeFileDurably(file: string, text: string, mode?: number): Promise<void> {
   const tmp = `${file}.tmp-${process.pid}`;
   try {
-    const handle = await open(tmp, "w");
+    const handle = await open(tmp, "w", mode);
     try {
       await handle.writeFile(text, "utf8");
       await handle.sync();
