@@ -69,6 +69,8 @@ export class ThreadState {
 
   /** Adds participants; `at` is the activity that shows them (now, or a stored record's time at start). */
   addParticipants(threadId: string, agentIds: readonly string[], at = this.now()): void {
+    // A start re-reads every stored record: what expired long ago is not brought back.
+    if (!this.participants.has(threadId) && this.now() - at > this.limits.participantTTL) return;
     const set = this.participants.get(threadId) ?? new Set<string>();
     const before = set.size;
     for (const id of agentIds) set.add(id);
@@ -116,6 +118,7 @@ export class ThreadState {
   useRoute(p: { fromAgentId: string; targetAgentId: string; topicId?: string } & ThreadRoute): void {
     const key = threadRouteKey(p.fromAgentId, p.targetAgentId, p.topicId);
     const known = this.routes.get(key);
+    if (known === undefined && this.now() - p.lastUsedAt >= this.limits.threadReuseTTL) return;
     const same =
       known !== undefined &&
       known.threadId === p.threadId &&

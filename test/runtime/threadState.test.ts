@@ -163,4 +163,12 @@ describe("ThreadState.expire (bounded while running)", () => {
     expect(state.expire(72 * HOUR).removed).toBe(2);
     expect(state.parents.has("t1")).toBe(false);
   });
+
+  it("a start re-reading old records does not bring back a route or participants that expired", () => {
+    const state = new ThreadState(limits, () => 30 * HOUR);
+    state.useRoute(route("t1", 0));
+    state.addParticipants("t1", ["ruda", "eden"], 0);
+    expect(state.entries()).toEqual([]);
+    expect(state.takeChanges()).toEqual([]);
+  });
 });
