@@ -80,7 +80,11 @@ export async function openThreadStateStore(o: {
         threads.returnChanges(changes);
         throw error;
       }
-      if (log.logBytes >= COMPACT_AT_BYTES) await log.compact(threads.entries());
+      // The changes are durable now: a failed fold is reported but fails no caller, and is tried again later.
+      if (log.logBytes >= COMPACT_AT_BYTES)
+        await log
+          .compact(threads.entries())
+          .catch((error: unknown) => warn(`could not fold the thread-state log: ${describe(error)}`));
     },
     onError: (error) => warn(`could not save the thread state: ${describe(error)}`),
   });

@@ -115,4 +115,20 @@ describe("openThreadStateStore", () => {
     expect(savedThreadEntries(stateDir).size).toBe(3_000);
     await store.close();
   });
+
+  it("a fold that fails fails no save: the changes are in the log, the failure is reported", async () => {
+    const stateDir = tempDir("a2a-threads-");
+    let now = T0;
+    const { threads, store, warnings } = await open(stateDir, () => now);
+    vi.spyOn(ChangeLogFile.prototype, "compact").mockRejectedValue(new Error("ENOSPC: no space left"));
+    for (let n = 0; n < 1_500; n++) {
+      now += 1_000;
+      threads.observe(observerRecord(`c${n}`, `m${n}`, now), now);
+      if (n % 100 === 99) await store.flush();
+    }
+    expect(warnings[0]).toBe("could not fold the thread-state log: ENOSPC: no space left");
+    expect(savedThreadEntries(stateDir).size).toBe(1_500);
+    vi.restoreAllMocks();
+    await store.close();
+  });
 });
