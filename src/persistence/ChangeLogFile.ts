@@ -55,7 +55,12 @@ export class ChangeLogFile {
     const state = await readSnapshot(join(o.dir, STATE_FILE), o);
     await foldLog(join(o.dir, LOG_FILE), state, o);
     const log = new ChangeLogFile(o.dir, undefined);
-    await log.compact(entriesOf(state));
+    try {
+      await log.compact(entriesOf(state));
+    } catch (error) {
+      await log.close();
+      throw error;
+    }
     return { log, state };
   }
 

@@ -139,4 +139,16 @@ describe("ChangeLogFile", () => {
     expect((await readdir(dir)).sort()).toEqual(["changes.ndjson", "state.json"]);
     await opened.log.close();
   });
+
+  it("a crash between writing the snapshot and emptying the log replays the log over it harmlessly", async () => {
+    const dir = join(await dirs.make(), "threads");
+    await mkdir(dir, { recursive: true });
+    // The fold of these very changes landed; the log was not emptied yet.
+    await writeFile(join(dir, "state.json"), JSON.stringify({ version: 1, collections: { a: { 1: 1 } } }));
+    await writeFile(join(dir, "changes.ndjson"), line("a", "1", 1) + line("a", "2", 2) + line("a", "2"));
+    const opened = await openLog(dir);
+    expect(entriesOf(opened.state)).toEqual([{ c: "a", k: "1", v: 1 }]);
+    expect(opened.warnings).toEqual([]);
+    await opened.log.close();
+  });
 });
