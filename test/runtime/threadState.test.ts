@@ -171,4 +171,14 @@ describe("ThreadState.expire (bounded while running)", () => {
     expect(state.entries()).toEqual([]);
     expect(state.takeChanges()).toEqual([]);
   });
+
+  it("a record pushed out by observerHistoryLimit is saved as removed", () => {
+    const state = new ThreadState({ ...limits, observerHistoryLimit: 2 }, () => 0);
+    for (const id of ["m1", "m2", "m3"]) state.observe(record("c1", id, 0), 0);
+    expect(state.takeChanges()).toEqual([
+      { c: "observed", k: "c1 m1" },
+      { c: "observed", k: "c1 m2", v: record("c1", "m2", 0) },
+      { c: "observed", k: "c1 m3", v: record("c1", "m3", 0) },
+    ]);
+  });
 });
