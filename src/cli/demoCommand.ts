@@ -189,7 +189,7 @@ async function summary(report: DemoReport): Promise<string[]> {
       `escalations ${c.escalations} · state transitions ${c.transitions}`,
     `  demo time ${demoStamp(report.demoMs)} in ${(report.realMs / 1000).toFixed(1)} s real`,
     `  state lives in ${report.stateDir}: ${await filesIn(join(report.stateDir, "actors"), "actor shard")}, ` +
-      `${await filesIn(join(report.stateDir, "archive"), "archive file")}, threads.json, coordination-events.ndjson`,
+      `${await filesIn(join(report.stateDir, "archive"), "archive file")}, threads/, coordination-events.ndjson`,
     `  see it with: npx a2a-statecharts status --state-dir ${dir}`,
     "",
     `scenarios: ${played.length - failed} reached their expected end, ${failed} did not` +

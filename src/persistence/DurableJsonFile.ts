@@ -84,13 +84,14 @@ export class DurableJsonFile<T> implements Adapter<T> {
 
 /**
  * Writes a temp file, fsyncs it, renames it over `file` and fsyncs the directory: a crash leaves
- * the old file or the new one, never a torn mix, and the rename survives a power cut.
+ * the old file or the new one, never a torn mix, and the rename survives a power cut. A new file gets
+ * `mode` (before the umask; default 0o600).
  */
-export async function writeFileDurably(file: string, text: string): Promise<void> {
+export async function writeFileDurably(file: string, text: string, mode = 0o600): Promise<void> {
   const tmp = `${file}.tmp-${process.pid}`;
   try {
-    // 0600: state files hold message text (design 004 §5.4); the rename keeps the temp file's mode.
-    const handle = await open(tmp, "w", 0o600);
+    // 0600 by default: state files hold message text (design 004 §5.4); the rename keeps the temp file's mode.
+    const handle = await open(tmp, "w", mode);
     try {
       await handle.writeFile(text, "utf8");
       await handle.sync();

@@ -1,8 +1,10 @@
 // Persistence layer: lowdb stores with durable writes, the state-directory lock and quarantine.
+export * from "./ChangeLogFile.js";
 export * from "./ConversationIndex.js";
 export * from "./DurableJsonFile.js";
 export * from "./EventLog.js";
 export * from "./quarantine.js";
+export * from "./quarantineEntries.js";
 export * from "./readStateDir.js";
 export * from "./scanConversationId.js";
 export * from "./SnapshotStore.js";

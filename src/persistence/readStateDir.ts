@@ -51,7 +51,7 @@ export interface StateDirReading {
   /** Every readable record, one per id (of two copies a crash left, the one SnapshotStore would keep). */
   actors: StoredActor[];
   problems: StateDirProblem[];
-  /** Files set aside earlier (`*.corrupt-<time>`, `quarantine/records-*.json`), kept for inspection. */
+  /** Files set aside earlier (`*.corrupt-<time>`, `quarantine/{records,threads}-*.json`), kept for inspection. */
   quarantined: string[];
 }
 
@@ -74,7 +74,8 @@ export class StateDirNotFoundError extends Error {
 
 // What quarantine leaves (see quarantine.ts and SnapshotStore's record quarantine).
 const CORRUPT_FILE = /\.corrupt-[^/]*$/;
-const RECORD_QUARANTINE_FILE = /^records-.*\.json$/;
+// Records (SnapshotStore) and thread-state entries (the runtime) that failed validation.
+const RECORD_QUARANTINE_FILE = /^(?:records|threads)-.*\.json$/;
 
 /**
  * Reads a state directory's persisted actors without touching it: no lock is taken, nothing is
@@ -125,6 +126,9 @@ export async function readStateDir(dir: string, options: ReadStateDirOptions = {
   }
   for (const name of await listFolder(root, problems)) {
     if (CORRUPT_FILE.test(name)) quarantined.push(join(root, name));
+  }
+  for (const name of await listFolder(join(root, "threads"), problems)) {
+    if (CORRUPT_FILE.test(name)) quarantined.push(join(root, "threads", name));
   }
 
   const fromFiles = new Map(

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { join, resolve } from "node:path";
-import { Low } from "lowdb";
+import { resolve } from "node:path";
 import { type AnyActorRef, type AnyStateMachine, createActor } from "xstate";
 import {
   type A2AFlowInput,
@@ -13,9 +12,6 @@ import {
 import {
   type ActorRecord,
   acquireStateDirLock,
-  CorruptStateFileError,
-  DurableJsonFile,
-  quarantineFile,
   ConversationIndex,
   EventLog,
   SnapshotStore,
@@ -61,8 +57,8 @@ import {
   SessionsSendParamsSchema,
 } from "./inputSchemas.js";
 import { provideCollaborate, provideFlow } from "./sideEffects.js";
-import { ThreadState, type ThreadStateData } from "./ThreadState.js";
-import { ThreadStateSaver } from "./ThreadStateSaver.js";
+import { ThreadState } from "./ThreadState.js";
+import { openThreadStateStore, type ThreadStateStore } from "./threadStatePersistence.js";
 import { GLOBAL_TIMERS, TimerQueue } from "./TimerQueue.js";
 
 /** Bumped when a machine changes incompatibly; older snapshots are then migrated or quarantined. */
@@ -77,9 +73,6 @@ type SnapshotMigration = (snapshot: unknown, fromVersion: number) => unknown;
 export const MACHINE_MIGRATIONS: Partial<Record<Kind, SnapshotMigration>> = {
   collaborate: migrateCollaborateSnapshot,
 };
-
-/** The least time between two writes of the thread state (threads.json) during a burst of changes. */
-const THREAD_SAVE_SPACING_MS = 500;
 
 /** How long an agent counts as answering a sender's thread message, for the reply_in_thread rule. */
 const HANDLING_WINDOW_MS = 10 * 60_000;
@@ -131,8 +124,13 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     options.discord && withDiscordCallTimeout(options.discord, collaboration.requestTimeoutMs, scheduler);
   const loopGuard = new LoopGuard({ ...collaboration.loopGuard, now });
   const idempotency = new IdempotencyCache<DiscordSendResult>({ now });
-  const threads = new ThreadState(collaboration, now);
-  // Sink threads come from the config and from registerSinkThread (persisted in threads.json).
+  // A thread a live collaboration awaits an answer in keeps its parent (ThreadState.expire).
+  const threads = new ThreadState(
+    { ...collaboration, cleanupMaxAgeMs: config.discord.a2aRetry.cleanupMaxAgeMs },
+    now,
+    (threadId) => awaitingIn.has(threadId),
+  );
+  // Sink threads come from the config and from registerSinkThread (persisted with the thread state).
   const configSinkThreads: ReadonlySet<string> = new Set(collaboration.sinkThreads);
   const isSinkThread = (id: string) => threads.sinkThreads.has(id) || configSinkThreads.has(id);
   const directory = new ChannelDirectory(threads, discord);
@@ -165,38 +163,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   let failedWrites = 0;
   let writeRetry: { waited: Promise<void>; end: () => void } | undefined;
   let flushScheduled = false;
-  let threadSaver: ThreadStateSaver | undefined;
-
-  // Thread state (participants, routes, sink threads, observer history) is saved by threadSaver:
-  // coalesced and spaced, so a burst of messages costs one snapshot of the whole state per write.
-  threads.onChange = () => {
-    if (!stopping) threadSaver?.change();
-  };
-
-  async function openThreadState(): Promise<void> {
-    const file = join(stateDir, "threads.json");
-    const adapter = new DurableJsonFile<ThreadStateData>(file);
-    let data: ThreadStateData | null = null;
-    try {
-      data = await adapter.read();
-    } catch (error) {
-      if (!(error instanceof CorruptStateFileError)) throw error;
-      const moved = await quarantineFile(file, now());
-      warn(`${file} is corrupt (${error.message}); moved it to ${moved} and started without it`);
-    }
-    threads.load(data);
-    const db = new Low(adapter, threads.snapshot());
-    threadSaver = new ThreadStateSaver({
-      write: () => {
-        db.data = threads.snapshot();
-        return db.write();
-      },
-      spacingMs: THREAD_SAVE_SPACING_MS,
-      now,
-      timers: scheduler,
-      onError: (error) => warn(`could not save the thread state: ${describe(error)}`),
-    });
-  }
+  /** Saves the thread state (participants, routes, sink threads, observer history) change by change. */
+  let threadStore: ThreadStateStore | undefined;
 
   const sideEffects = {
     gateway: options.gateway,
@@ -753,8 +721,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       );
     }
     threads.markSinkThread(threadId);
-    // A caller waits: written now, not after the spacing of a burst.
-    await threadSaver?.flush();
+    // The caller waits until the sink thread is on disk (other thread-state saves run in the background).
+    await threadStore?.flush();
   }
 
   /**
@@ -844,7 +812,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
         });
         log = await EventLog.open({ dir: stateDir, onWarning: warn });
         index = await ConversationIndex.open({ dir: stateDir, now, rebuildFromLog: true, onWarning: warn });
-        await openThreadState();
+        threadStore = await openThreadStateStore({ stateDir, threads, now, onWarning: warn });
       } catch (error) {
         await acquired.release();
         lock = undefined;
@@ -918,7 +886,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
         // Each is closed even if one before it failed: a store that cannot write leaves no file open.
         const failures: unknown[] = [];
         for (const close of [
-          () => threadSaver?.stop(),
+          () => threadStore?.close(),
           () => closing.close(),
           () => log?.close(),
           () => index?.close(),
@@ -926,7 +894,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
           await Promise.resolve()
             .then(close)
             .catch((error: unknown) => failures.push(error));
-        threadSaver = undefined;
+        threadStore = undefined;
         if (failures.length > 0) throw failures[0];
       } finally {
         await lock?.release();

@@ -16,6 +16,7 @@ import {
   useRuntimeHarness,
   waitUntil,
 } from "../support/runtimeFakes.js";
+import { savedThreadEntries } from "../support/threadStateFiles.js";
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 const runtime = useRuntimeHarness(T0);
@@ -179,11 +180,9 @@ describe("createA2ARuntime: more", () => {
       mentionUserIds: [],
     });
     expect(decision).toMatchObject({ action: "handle" });
-    const { readFileSync } = await import("node:fs");
-    const saved = JSON.parse(readFileSync(join(dir, "threads.json"), "utf8")) as {
-      participants: Record<string, string[]>;
-    };
-    expect(saved.participants[sent.threadId]?.sort()).toEqual(["eden", "ruda", "seum"]);
+    await second.stop();
+    const saved = savedThreadEntries(dir).get(`participants ${sent.threadId}`) as { agentIds: string[] };
+    expect(saved.agentIds.sort()).toEqual(["eden", "ruda", "seum"]);
   });
 
   it("attaches an @statelyai/inspect inspector to every actor, children included", async () => {

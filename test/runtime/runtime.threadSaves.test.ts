@@ -1,97 +1,200 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { DurableJsonFile } from "../../src/persistence/index.js";
-import { BOTS, FakeDiscord, HUMAN, tempStateDir, useRuntimeHarness } from "../support/runtimeFakes.js";
+import { describe, expect, it } from "vitest";
+import { BOTS, CHANNEL, FakeDiscord, tempStateDir, useRuntimeHarness } from "../support/runtimeFakes.js";
+import { savedThreadEntries, threadStateBytes } from "../support/threadStateFiles.js";
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
+const HOUR = 3_600_000;
 const runtime = useRuntimeHarness(T0);
-afterEach(() => vi.restoreAllMocks());
 
-function seenAt(dir: string, threadId: string): number | undefined {
-  const file = join(dir, "threads.json");
-  if (!existsSync(file)) return undefined;
-  const data = JSON.parse(readFileSync(file, "utf8")) as { participantsSeenAt: Record<string, number> };
-  return data.participantsSeenAt[threadId];
-}
+const THREAD = "1400000000000000700";
+const SINK = "1400000000000000800";
+const sinkId = (n: number) => String(1_400_000_000_000_100_000n + BigInt(n));
 
-/**
- * Every write of threads.json, by the promise of the write itself: a test waits for writes to land on
- * that signal, not by polling the file while real disk I/O races the fake clock.
- */
-function watchThreadWrites() {
-  const write = vi.spyOn(DurableJsonFile.prototype, "write");
-  const ofThreads = () =>
-    write.mock.contexts.flatMap((file, i) =>
-      (file as { file: string }).file.endsWith("threads.json")
-        ? [write.mock.results[i]?.value as Promise<void>]
-        : [],
-    );
+function observerRecord(messageId: string, ts: number) {
   return {
-    count: () => ofThreads().length,
-    /** Until no write is in flight and no spacing pause is left: each round lets the writes started land, then the pause pass. */
-    async settle(): Promise<void> {
-      let seen = -1;
-      while (seen !== ofThreads().length) {
-        seen = ofThreads().length;
-        await Promise.all(ofThreads());
-        // Also flushes the saver's reaction to the landing (a pause it arms) before time moves.
-        await vi.advanceTimersByTimeAsync(THREAD_SAVE_SPACING_MS);
-      }
-    },
-    /** The writes started so far have landed. */
-    landed: () => Promise.all(ofThreads()),
+    messageId,
+    sender: "eden",
+    summary: "요약",
+    ts,
+    channelId: THREAD,
+    threadId: THREAD,
+    extractedTokens: { mentions: [], urls: [], prNumbers: [], codeRefs: [] },
   };
 }
 
-const THREAD_SAVE_SPACING_MS = 500;
+function filesBelow(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
+}
 
-describe("createA2ARuntime: thread-state saves under a burst", () => {
-  it("writes the whole thread state at most once per 500 ms while changes keep coming, and at once on stop()", async () => {
-    const writes = watchThreadWrites();
+describe("createA2ARuntime: the thread state is saved change by change", () => {
+  it("a save costs the size of the change, not of the state, and registerSinkThread returns once it is on disk", async () => {
     const dir = tempStateDir();
     const r = runtime({ stateDir: dir, discord: new FakeDiscord() });
     await r.start();
-    const sent = await r.discordSend({ fromAgentId: "ruda", targetAgentId: "eden", message: "리뷰 부탁" });
+    for (let n = 0; n < 300; n++) await r.registerSinkThread(sinkId(n));
+    const before = threadStateBytes(dir);
+    await r.registerSinkThread(sinkId(300));
+    const after = threadStateBytes(dir);
+    // Read before anything else runs: on disk when the call returned.
+    expect(savedThreadEntries(dir).get(`sink ${sinkId(300)}`)).toBe(true);
+    expect(after.state).toBe(before.state);
+    expect(after.log - before.log).toBe(`{"c":"sink","k":"${sinkId(300)}","v":true}\n`.length);
+    expect(before.state + before.log).toBeGreaterThan(300 * 40);
+  });
+
+  it("a collaboration's thread (parent, participants, route) is saved in the background and survives a restart", async () => {
+    const dir = tempStateDir();
+    const discord = new FakeDiscord();
+    const first = runtime({ stateDir: dir, discord });
+    await first.start();
+    const sent = await first.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "리뷰 부탁",
+    });
     if (sent.status !== "sent") throw new Error("not sent");
-    await writes.settle();
-    const before = writes.count();
+    await first.stop();
+    const saved = savedThreadEntries(dir);
+    expect(saved.get(`participants ${sent.threadId}`)).toMatchObject({ agentIds: ["ruda", "eden"] });
+    expect(saved.get("route ruda:eden")).toMatchObject({ threadId: sent.threadId });
+    expect(saved.get(`parent ${sent.threadId}`)).toMatchObject({ channelId: CHANNEL });
 
-    const human = (n: number) =>
-      r.handleDiscordMessage({
-        messageId: String(1_400_000_000_000_010_000n + BigInt(n)),
-        channelId: sent.threadId,
-        threadId: sent.threadId,
-        authorId: HUMAN,
-        authorIsBot: false,
-        content: `<@${BOTS.eden}> 메모 ${n}`,
-        mentionUserIds: [BOTS.eden],
-        // Activity alone is saved at most once a minute per thread: a minute and a second apart.
-        ts: T0 + n * 61_000,
-      });
-    // Twenty changes (each message is the thread's last activity) with real I/O between them but no
-    // time passing on the clock: the first is written at once, the rest wait out the spacing.
-    for (let n = 1; n <= 20; n++) {
-      await human(n);
-      await writes.landed();
-    }
-    expect(writes.count() - before).toBe(1);
-    expect(seenAt(dir, sent.threadId)).toBe(T0 + 61_000);
-    // Once the spacing is over, the latest state is written: one more write, not nineteen.
-    await writes.settle();
-    expect(writes.count() - before).toBe(2);
-    expect(seenAt(dir, sent.threadId)).toBe(T0 + 20 * 61_000);
+    const second = runtime({ stateDir: dir, discord });
+    await second.start();
+    const again = await second.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "하나 더",
+    });
+    expect(again).toMatchObject({ status: "sent", threadId: sent.threadId });
+  });
+});
 
-    // After a quiet spell, a single change is written at once (no time passing).
-    await human(21);
-    await writes.landed();
-    expect(writes.count() - before).toBe(3);
-    expect(seenAt(dir, sent.threadId)).toBe(T0 + 21 * 61_000);
-    // The next waits out the spacing; stop() writes it at once.
-    await human(22);
-    await writes.landed();
-    expect(seenAt(dir, sent.threadId)).toBe(T0 + 21 * 61_000);
+describe("createA2ARuntime: a damaged or older thread state", () => {
+  it("starts despite a wrong field type in threads.json: the bad entries are quarantined and reported, the rest is used", async () => {
+    const dir = tempStateDir();
+    writeFileSync(
+      join(dir, "threads.json"),
+      JSON.stringify({
+        version: 1,
+        parents: { [THREAD]: CHANNEL, bad: 7 },
+        participants: { x: 5, [THREAD]: ["ruda", "eden"] },
+        participantsSeenAt: { [THREAD]: T0 },
+        routes: {},
+        sinkThreads: [SINK],
+        systemMessages: [],
+        observed: {},
+      }),
+    );
+    const warnings: string[] = [];
+    const r = runtime({ stateDir: dir, discord: new FakeDiscord(), onWarning: (m) => warnings.push(m) });
+    await r.start();
+    expect(warnings).toEqual([
+      expect.stringMatching(/2 thread-state entries are invalid; dropped them and kept them in .*quarantine/),
+    ]);
+    const [kept] = readdirSync(join(dir, "quarantine"));
+    const quarantined = JSON.parse(readFileSync(join(dir, "quarantine", kept ?? ""), "utf8")) as {
+      entries: Array<{ c: string; k: string; v: unknown; reason: string }>;
+    };
+    expect(quarantined.entries).toEqual([
+      { c: "parent", k: "bad", v: { channelId: 7, at: T0 }, reason: expect.stringMatching(/channelId/) },
+      {
+        c: "participants",
+        k: "x",
+        v: { agentIds: 5, seenAt: T0 },
+        reason: expect.stringMatching(/agentIds/),
+      },
+    ]);
+    // The valid entries are in use: the sink thread is refused, the thread's participants are known.
+    expect(
+      await r.discordSend({ fromAgentId: "ruda", targetAgentId: "eden", message: "hi", threadId: SINK }),
+    ).toMatchObject({ status: "rejected", error: { code: "sink_thread" } });
+    const decision = await r.handleDiscordMessage({
+      messageId: "1400000000000000901",
+      channelId: THREAD,
+      threadId: THREAD,
+      authorId: BOTS.eden,
+      authorIsBot: true,
+      content: "저는 찬성입니다, 진행하시죠",
+      mentionUserIds: [],
+      ts: T0,
+    });
+    // eden speaks without a mention: the other participant handles it.
+    expect(decision).toMatchObject({ action: "handle", agentId: "ruda" });
+    expect(existsSync(join(dir, "threads.json"))).toBe(false);
+  });
+
+  it("migrates a v1 threads.json once: every valid entry is folded in, then the file is removed", async () => {
+    const dir = tempStateDir();
+    writeFileSync(
+      join(dir, "threads.json"),
+      JSON.stringify({
+        version: 1,
+        parents: { [THREAD]: CHANNEL },
+        participants: { [THREAD]: ["ruda", "eden"] },
+        participantsSeenAt: { [THREAD]: T0 - HOUR },
+        routes: { "ruda:eden": { threadId: THREAD, channelId: CHANNEL, lastUsedAt: T0 - HOUR } },
+        sinkThreads: [SINK],
+        systemMessages: ["1400000000000000950"],
+        observed: { [THREAD]: [observerRecord("1400000000000000951", T0 - HOUR)] },
+      }),
+    );
+    const warnings: string[] = [];
+    const discord = new FakeDiscord();
+    const r = runtime({ stateDir: dir, discord, onWarning: (m) => warnings.push(m) });
+    await r.start();
+    expect(warnings).toEqual([]);
+    expect(existsSync(join(dir, "threads.json"))).toBe(false);
+    const saved = savedThreadEntries(dir);
+    expect(saved.get(`participants ${THREAD}`)).toEqual({ agentIds: ["ruda", "eden"], seenAt: T0 - HOUR });
+    expect(saved.get(`sink ${SINK}`)).toBe(true);
+    expect(saved.get("system 1400000000000000950")).toBe(T0);
+    expect(saved.get(`observed ${THREAD} 1400000000000000951`)).toMatchObject({ summary: "요약" });
+    // The migrated route is reused: the pair's next collaboration goes to the same thread.
+    const sent = await r.discordSend({ fromAgentId: "ruda", targetAgentId: "eden", message: "이어서" });
+    expect(sent).toMatchObject({ status: "sent", threadId: THREAD });
+  });
+
+  it("moves a threads.json that is not JSON aside and starts without it", async () => {
+    const dir = tempStateDir();
+    writeFileSync(join(dir, "threads.json"), '{"parents": {');
+    const warnings: string[] = [];
+    const r = runtime({ stateDir: dir, discord: new FakeDiscord(), onWarning: (m) => warnings.push(m) });
+    await r.start();
+    expect(warnings).toEqual([
+      expect.stringMatching(/threads\.json is corrupt .*moved it to .*threads\.json\.corrupt-/),
+    ]);
+    expect(readdirSync(dir).filter((name) => name.startsWith("threads.json"))).toEqual([
+      expect.stringMatching(/^threads\.json\.corrupt-/),
+    ]);
+  });
+});
+
+describe("createA2ARuntime: expiry at start", () => {
+  it("drops the routes, participants and observer records a long stop made stale", async () => {
+    const dir = tempStateDir();
+    writeFileSync(
+      join(dir, "threads.json"),
+      JSON.stringify({
+        parents: {},
+        participants: { [THREAD]: ["ruda", "eden"] },
+        participantsSeenAt: { [THREAD]: T0 - 25 * HOUR },
+        routes: { "ruda:eden": { threadId: THREAD, channelId: CHANNEL, lastUsedAt: T0 - 7 * HOUR } },
+        observed: { [THREAD]: [observerRecord("1400000000000000951", T0 - 25 * HOUR)] },
+      }),
+    );
+    const r = runtime({ stateDir: dir, discord: new FakeDiscord() });
+    await r.start();
+    expect([...savedThreadEntries(dir).keys()]).toEqual([]);
+    const sent = await r.discordSend({ fromAgentId: "ruda", targetAgentId: "eden", message: "새로" });
+    expect(sent).toMatchObject({ status: "sent" });
+    expect(sent).not.toMatchObject({ threadId: THREAD });
     await r.stop();
-    expect(seenAt(dir, sent.threadId)).toBe(T0 + 22 * 61_000);
+    // Nothing of the stale thread is left in any state file.
+    expect(filesBelow(dir).filter((file) => readFileSync(file, "utf8").includes(THREAD))).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { ObserverRecord } from "../../src/index.js";
 import { ThreadState } from "../../src/runtime/ThreadState.js";
 
 const HOUR = 3_600_000;
@@ -7,7 +8,27 @@ const limits = {
   observerHistoryLimit: 50,
   observerHistoryTTL: 24 * HOUR,
   participantTTL: 24 * HOUR,
+  cleanupMaxAgeMs: 48 * HOUR,
 };
+
+function record(channelId: string, messageId: string, ts: number): ObserverRecord {
+  return {
+    messageId,
+    sender: "eden",
+    summary: "요약",
+    ts,
+    channelId,
+    extractedTokens: { mentions: [], urls: [], prNumbers: [], codeRefs: [] },
+  };
+}
+
+const route = (threadId: string, lastUsedAt: number) => ({
+  fromAgentId: "ruda",
+  targetAgentId: "eden",
+  threadId,
+  channelId: "c1",
+  lastUsedAt,
+});
 
 describe("ThreadState participants (participantTTL)", () => {
   it("expire participantTTL after the thread's last activity, and activity keeps them", () => {
@@ -20,14 +41,13 @@ describe("ThreadState participants (participantTTL)", () => {
     expect(state.participantsOf("t1").sort()).toEqual(["eden", "ruda"]);
     now = 47 * HOUR + 1;
     expect(state.participantsOf("t1")).toEqual([]);
-    expect(state.snapshot().participants).toEqual({});
   });
 
   it("survives a save and load with its last activity, and a stored record's time does not refresh it", () => {
     let now = 10 * HOUR;
     const state = new ThreadState(limits, () => now);
     state.addParticipants("t1", ["ruda", "eden"]);
-    const saved = state.snapshot();
+    const saved = state.entries();
     now = 20 * HOUR;
     const again = new ThreadState(limits, () => now);
     again.load(saved);
@@ -42,24 +62,123 @@ describe("ThreadState routes", () => {
     const state = new ThreadState(limits, () => 0);
     let changes = 0;
     state.onChange = () => (changes += 1);
-    const route = {
-      fromAgentId: "ruda",
-      targetAgentId: "eden",
-      threadId: "t1",
-      channelId: "c1",
-      lastUsedAt: 5,
-    };
-    state.useRoute(route);
+    state.useRoute(route("t1", 5));
     expect(changes).toBe(2); // the route and the thread's parent
-    state.useRoute({ ...route });
+    state.useRoute(route("t1", 5));
     expect(changes).toBe(2);
-    state.useRoute({ ...route, lastUsedAt: 4 }); // older: kept as it is
+    state.useRoute(route("t1", 4)); // older: kept as it is
     expect(changes).toBe(2);
-    state.useRoute({ ...route, lastUsedAt: 6 });
+    state.useRoute(route("t1", 6));
     expect(changes).toBe(3);
     expect(state.reusableRoute("ruda", "eden", undefined, 6)).toMatchObject({
       threadId: "t1",
       lastUsedAt: 6,
     });
+    expect(state.takeChanges().map((e) => `${e.c} ${e.k}`)).toEqual(["route ruda:eden", "parent t1"]);
+  });
+});
+
+describe("ThreadState.expire (bounded while running)", () => {
+  it("drops a route unused for threadReuseTTL, and only then", () => {
+    const state = new ThreadState(limits, () => 0);
+    state.useRoute(route("t1", 0));
+    state.takeChanges();
+    expect(state.expire(6 * HOUR - 1).removed).toBe(0);
+    expect(state.expire(6 * HOUR).removed).toBe(1);
+    expect(state.reusableRoute("ruda", "eden", undefined, 0)).toBeUndefined();
+    expect(state.takeChanges()).toEqual([{ c: "route", k: "ruda:eden" }]);
+  });
+
+  it("drops participants and their activity participantTTL after the last activity", () => {
+    let now = 0;
+    const state = new ThreadState(limits, () => now);
+    state.addParticipants("t1", ["ruda", "eden"]);
+    now = 10 * HOUR;
+    state.touch("t1");
+    expect(state.expire(34 * HOUR).removed).toBe(0);
+    expect(state.expire(34 * HOUR + 1).removed).toBe(1);
+    expect(state.entries().filter((e) => e.c === "participants")).toEqual([]);
+    // Touching an expired thread does not bring it back.
+    state.touch("t1", 35 * HOUR);
+    now = 35 * HOUR;
+    expect(state.participantsOf("t1")).toEqual([]);
+  });
+
+  it("drops observer records past observerHistoryTTL, and a channel left with none", () => {
+    const state = new ThreadState(limits, () => 0);
+    state.observe(record("c1", "m1", 0), 0);
+    state.observe(record("c1", "m2", 2 * HOUR), 2 * HOUR);
+    state.observe(record("c2", "m3", 1 * HOUR), 1 * HOUR);
+    state.takeChanges();
+    expect(state.expire(25 * HOUR).removed).toBe(2);
+    expect(state.observerHistory("c1", 25 * HOUR).map((r) => r.messageId)).toEqual(["m2"]);
+    expect(
+      state
+        .entries()
+        .filter((e) => e.c === "observed")
+        .map((e) => e.k),
+    ).toEqual(["c1 m2"]);
+    expect(state.takeChanges()).toEqual([
+      { c: "observed", k: "c1 m1" },
+      { c: "observed", k: "c2 m3" },
+    ]);
+  });
+
+  it("drops system-message ids older than cleanupMaxAgeMs", () => {
+    const state = new ThreadState(limits, () => 0);
+    state.markSystemMessage("m1", 0);
+    state.markSystemMessage("m2", HOUR);
+    expect(state.expire(48 * HOUR + 1).removed).toBe(1);
+    expect(state.isSystemMessage("m1")).toBe(false);
+    expect(state.isSystemMessage("m2")).toBe(true);
+  });
+
+  it("keeps a parent while its thread matters (participants, a route, a sink thread, a live collaboration), drops it after cleanupMaxAgeMs otherwise", () => {
+    const live = new Set(["live"]);
+    const state = new ThreadState(
+      limits,
+      () => 0,
+      (id) => live.has(id),
+    );
+    for (const id of ["idle", "live", "sink", "joined"]) state.setParent(id, "c1", 0);
+    state.markSinkThread("sink");
+    state.addParticipants("joined", ["ruda"], 40 * HOUR);
+    expect(state.expire(48 * HOUR).removed).toBe(0);
+    expect(state.expire(48 * HOUR + 1).removed).toBe(1);
+    expect([...state.parents.keys()].sort()).toEqual(["joined", "live", "sink"]);
+    // The participants expire at 64 h; the parent goes with the next expiry after that.
+    expect(state.expire(64 * HOUR + 1).removed).toBe(2);
+    expect([...state.parents.keys()].sort()).toEqual(["live", "sink"]);
+    live.clear();
+    expect(state.expire(64 * HOUR + 2).removed).toBe(1);
+    expect([...state.parents.keys()]).toEqual(["sink"]);
+    expect(state.sinkThreads.has("sink")).toBe(true);
+  });
+
+  it("a route's thread keeps its parent until the route expires", () => {
+    const state = new ThreadState({ ...limits, threadReuseTTL: 72 * HOUR }, () => 0);
+    state.useRoute(route("t1", 0));
+    expect(state.expire(60 * HOUR).removed).toBe(0);
+    expect(state.parents.get("t1")).toBe("c1");
+    expect(state.expire(72 * HOUR).removed).toBe(2);
+    expect(state.parents.has("t1")).toBe(false);
+  });
+
+  it("a start re-reading old records does not bring back a route or participants that expired", () => {
+    const state = new ThreadState(limits, () => 30 * HOUR);
+    state.useRoute(route("t1", 0));
+    state.addParticipants("t1", ["ruda", "eden"], 0);
+    expect(state.entries()).toEqual([]);
+    expect(state.takeChanges()).toEqual([]);
+  });
+
+  it("a record pushed out by observerHistoryLimit is saved as removed", () => {
+    const state = new ThreadState({ ...limits, observerHistoryLimit: 2 }, () => 0);
+    for (const id of ["m1", "m2", "m3"]) state.observe(record("c1", id, 0), 0);
+    expect(state.takeChanges()).toEqual([
+      { c: "observed", k: "c1 m1" },
+      { c: "observed", k: "c1 m2", v: record("c1", "m2", 0) },
+      { c: "observed", k: "c1 m3", v: record("c1", "m3", 0) },
+    ]);
   });
 });

@@ -152,7 +152,9 @@ const DiscordSchema = z.strictObject({
       ),
       cleanupMaxAgeMs: durationMs(86_400_000).describe(
         "How long a finished collaboration or flow stays stored (and listed by `mentions()`), counted " +
-          "from its last update, before it is pruned.",
+          "from its last update, before it is pruned. Also how long the runtime remembers a thread's " +
+          "parent channel that no live collaboration, participant, route or sink needs, and the ids of " +
+          "the reminders it posted.",
       ),
       escalationMentionId: discordId
         .optional()

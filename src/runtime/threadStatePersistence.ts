@@ -1,0 +1,229 @@
+import { readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import {
+  ChangeLogFile,
+  type FoldedState,
+  errorCode,
+  quarantineEntries,
+  quarantineFile,
+  syncDirectory,
+} from "../persistence/index.js";
+import type { ThreadEntry, ThreadState } from "./ThreadState.js";
+import { ThreadStateSaver } from "./ThreadStateSaver.js";
+
+/** The thread state on disk: `<stateDir>/threads/` (state.json + changes.ndjson). */
+export const THREAD_STATE_DIR = "threads";
+/** The whole-file format of earlier versions, migrated once at start. */
+const V1_FILE = "threads.json";
+/** The change log is folded into state.json once it holds this many bytes (and at start and stop). */
+const COMPACT_AT_BYTES = 256 * 1024;
+
+export interface ThreadStateStore {
+  /** Resolves once every change made before the call is on disk; rejects if that write failed. */
+  flush(): Promise<void>;
+  /** Saves what waits, folds the log into the snapshot and closes the files. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the thread state of `stateDir` into `threads` and keeps it saved: every change is appended to
+ * a log in the background (no caller waits but one that flushes), folded into a snapshot now and then.
+ * Every entry is validated as it is read; one that fails is kept in `<stateDir>/quarantine/` and
+ * reported, and the rest is used. An earlier `threads.json` is migrated (then removed). Expired entries
+ * are dropped at once (ThreadState.expire).
+ */
+export async function openThreadStateStore(o: {
+  stateDir: string;
+  threads: ThreadState;
+  now: () => number;
+  onWarning: (message: string) => void;
+}): Promise<ThreadStateStore> {
+  const { stateDir, threads, now, onWarning: warn } = o;
+  const { log, state } = await ChangeLogFile.open({
+    dir: join(stateDir, THREAD_STATE_DIR),
+    now,
+    onWarning: warn,
+  });
+  try {
+    const v1File = join(stateDir, V1_FILE);
+    const v1 = await readV1(v1File, now, warn);
+    const checked = validate(v1?.candidates ?? []);
+    const current = validate(candidatesOf(state));
+    const bad = [...(v1?.bad ?? []), ...checked.bad, ...current.bad];
+    if (bad.length > 0) {
+      const kept = await quarantineEntries(stateDir, "threads", now(), { entries: bad });
+      warn(
+        `${bad.length} thread-state entr${bad.length === 1 ? "y is" : "ies are"} invalid; dropped them and kept them in ${kept}`,
+      );
+    }
+    // The migrated file is older than the log: the log's entries win.
+    threads.load([...checked.good, ...current.good]);
+    const { removed } = threads.expire(now());
+    if (v1 !== undefined || bad.length > 0 || removed > 0) await log.compact(threads.entries());
+    threads.takeChanges();
+    if (v1 !== undefined) {
+      await rm(v1File, { force: true });
+      await syncDirectory(stateDir);
+    }
+  } catch (error) {
+    await log.close();
+    throw error;
+  }
+
+  const saver = new ThreadStateSaver({
+    write: async () => {
+      const changes = threads.takeChanges();
+      try {
+        await log.append(changes);
+      } catch (error) {
+        threads.returnChanges(changes);
+        throw error;
+      }
+      // The changes are durable now: a failed fold is reported but fails no caller, and is tried again later.
+      if (log.logBytes >= COMPACT_AT_BYTES)
+        await log
+          .compact(threads.entries())
+          .catch((error: unknown) => warn(`could not fold the thread-state log: ${describe(error)}`));
+    },
+    onError: (error) => warn(`could not save the thread state: ${describe(error)}`),
+  });
+  threads.onChange = () => saver.change();
+  return {
+    flush: () => saver.flush(),
+    async close() {
+      threads.onChange = () => {};
+      try {
+        await saver.stop();
+        await log.compact(threads.entries());
+      } finally {
+        await log.close();
+      }
+    },
+  };
+}
+
+const Str = z.string().min(1);
+const Time = z.number().finite();
+const Tokens = z.array(z.string());
+const ObserverRecordSchema = z.object({
+  messageId: Str,
+  sender: z.string(),
+  summary: z.string(),
+  ts: Time,
+  channelId: Str,
+  threadId: Str.optional(),
+  mentionedBots: Tokens.optional(),
+  extractedTokens: z.object({ mentions: Tokens, urls: Tokens, prNumbers: Tokens, codeRefs: Tokens }),
+});
+/** Each collection's entry value (see ThreadEntry). */
+const ENTRY_SCHEMAS = {
+  parent: z.object({ channelId: Str, at: Time }),
+  participants: z.object({ agentIds: z.array(Str), seenAt: Time }),
+  route: z.object({ threadId: Str, channelId: Str, lastUsedAt: Time }),
+  sink: z.literal(true),
+  system: Time,
+  observed: ObserverRecordSchema,
+} as const;
+
+interface Candidate {
+  c: string;
+  k: string;
+  v: unknown;
+}
+interface BadEntry extends Candidate {
+  reason: string;
+}
+
+function validate(candidates: readonly Candidate[]): { good: ThreadEntry[]; bad: BadEntry[] } {
+  const good: ThreadEntry[] = [];
+  const bad: BadEntry[] = [];
+  for (const { c, k, v } of candidates) {
+    if (!Object.hasOwn(ENTRY_SCHEMAS, c)) {
+      bad.push({ c, k, v, reason: `unknown collection "${c}"` });
+      continue;
+    }
+    const parsed = ENTRY_SCHEMAS[c as keyof typeof ENTRY_SCHEMAS].safeParse(v);
+    if (!parsed.success) bad.push({ c, k, v, reason: issuesOf(parsed.error) });
+    else if (c === "observed" && !observedKeyMatches(k, parsed.data)) {
+      bad.push({ c, k, v, reason: 'the key is not "<channelId> <messageId>" of the record' });
+    } else good.push({ c, k, v: parsed.data } as ThreadEntry);
+  }
+  return { good, bad };
+}
+
+function observedKeyMatches(key: string, value: unknown): boolean {
+  const record = value as z.infer<typeof ObserverRecordSchema>;
+  return key === `${record.channelId} ${record.messageId}`;
+}
+
+function candidatesOf(state: FoldedState): Candidate[] {
+  return [...state].flatMap(([c, entries]) => [...entries].map(([k, v]) => ({ c, k, v })));
+}
+
+/** The entries of a v1 `threads.json` (entries not validated yet), or undefined when there is none. */
+async function readV1(
+  file: string,
+  now: () => number,
+  warn: (message: string) => void,
+): Promise<{ candidates: Candidate[]; bad: BadEntry[] } | undefined> {
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(file, "utf8"));
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return undefined;
+    if (!(error instanceof SyntaxError)) throw error;
+    const moved = await quarantineFile(file, now());
+    warn(`${file} is corrupt (not JSON: ${error.message}); moved it to ${moved} and started without it`);
+    return undefined;
+  }
+  const at = now();
+  const candidates: Candidate[] = [];
+  const bad: BadEntry[] = [];
+  if (!isRecord(json)) return { candidates, bad: [{ c: V1_FILE, k: "", v: json, reason: "not an object" }] };
+  const seenAt = isRecord(json.participantsSeenAt) ? json.participantsSeenAt : {};
+  const each = (name: string, fn: (k: string, v: unknown) => Candidate | Candidate[]) => {
+    const value = json[name];
+    if (isRecord(value)) for (const [k, v] of Object.entries(value)) candidates.push(...[fn(k, v)].flat());
+    else if (value !== undefined) bad.push({ c: name, k: "", v: value, reason: "not an object" });
+  };
+  const ids = (name: string, fn: (id: string) => Candidate) => {
+    const value = json[name];
+    if (!Array.isArray(value)) {
+      if (value !== undefined) bad.push({ c: name, k: "", v: value, reason: "not a list" });
+      return;
+    }
+    for (const id of value as unknown[])
+      if (typeof id === "string" && id !== "") candidates.push(fn(id));
+      else bad.push({ c: name, k: "", v: id, reason: "not an id" });
+  };
+  each("parents", (k, v) => ({ c: "parent", k, v: { channelId: v, at } }));
+  each("participants", (k, v) => ({ c: "participants", k, v: { agentIds: v, seenAt: seenAt[k] ?? at } }));
+  each("routes", (k, v) => ({ c: "route", k, v }));
+  each("observed", (channel, records) =>
+    Array.isArray(records)
+      ? records.map((r: unknown) => ({
+          c: "observed",
+          k: `${channel} ${isRecord(r) ? String(r.messageId) : ""}`,
+          v: r,
+        }))
+      : { c: "observed", k: channel, v: records },
+  );
+  ids("sinkThreads", (id) => ({ c: "sink", k: id, v: true }));
+  ids("systemMessages", (id) => ({ c: "system", k: id, v: at }));
+  return { candidates, bad };
+}
+
+function issuesOf(error: z.ZodError): string {
+  return error.issues
+    .map((i) => `${i.path.length > 0 ? i.path.join(".") : "value"}: ${i.message}`)
+    .join("; ");
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
