@@ -1,9 +1,10 @@
 import { describe, expect, it, vi } from "vitest";
-import type { DiscordPort, MentionSummary } from "../../src/index.js";
+import type { A2AEvent, DiscordPort, MentionSummary } from "../../src/index.js";
 import {
   BOTS,
   CHANNEL,
   FakeDiscord,
+  FakeGateway,
   type SentMessage,
   tempStateDir,
   useRuntimeHarness,
@@ -174,5 +175,38 @@ describe("a post accepted by Discord just before a crash", () => {
     // The older look-alike was not taken: the starter was posted (again) and its thread opened from it.
     expect(discord.in(CHANNEL)).toHaveLength(2);
     expect(discord.threads[0]?.threadId).toBe(discord.in(CHANNEL)[1]?.messageId);
+  });
+
+  it("an announcement: re-run after twice the nonce window, it is found and the flow completes announced", async () => {
+    const announcement = "eden이 배포를 확인했습니다.";
+    const discord = new CrashingDiscord();
+    discord.crashOn = (p) => p.content === announcement;
+    const dir = tempStateDir();
+    const gateway = () =>
+      new FakeGateway({
+        replies: { "agent:eden:main": ["확인했습니다, 배포 문제 없습니다.", announcement] },
+      });
+    const first = runtime({ stateDir: dir, gateway: gateway(), discord });
+    await first.start();
+    first
+      .sessionsSend({
+        requesterSessionKey: "agent:ruda:main",
+        targetSessionKey: "agent:eden:main",
+        message: "[NOTIFICATION] 배포 끝났어요",
+        announceTarget: { channel: "discord", to: `channel:${CHANNEL}` },
+        timeoutSeconds: 60,
+      })
+      .catch(() => undefined);
+    await waitUntil(() => discord.in(CHANNEL).length === 1, "the announcement Discord accepts");
+    await first.stop();
+    vi.setSystemTime(Date.now() + 2 * WINDOW);
+    const second = runtime({ stateDir: dir, gateway: gateway(), discord });
+    const events: A2AEvent[] = [];
+    second.onEvent((e) => events.push(e));
+    await second.start();
+    await waitUntil(() => events.some((e) => e.type === "a2a.complete"), "the flow's end");
+    expect(discord.in(CHANNEL).map((m) => m.content)).toEqual([announcement]);
+    expect(discord.recentCalls).toEqual([CHANNEL]);
+    expect(events.find((e) => e.type === "a2a.complete")?.data).toMatchObject({ announced: true });
   });
 });
