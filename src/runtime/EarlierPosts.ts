@@ -1,3 +1,4 @@
+import { classifyDiscordFailure } from "../services/index.js";
 import type { DiscordPort, RecentDiscordMessage } from "./ports.js";
 
 /** How many of a channel's latest messages are searched for a post made before a crash. */
@@ -84,20 +85,32 @@ export class EarlierPosts {
     if (firstTry === undefined) return undefined;
     const sinceMs = this.o.now() - firstTry;
     if (sinceMs <= this.o.nonceWindowMs) return undefined;
-    const botId = this.o.botIdOf(post.asAgentId);
-    const recentMessages = this.o.discord?.recentMessages?.bind(this.o.discord);
-    if (recentMessages === undefined || botId === undefined) {
+    const uncheckable = (why: string) => {
       this.o.warn(
         `a post to ${post.channelId} (${post.nonceKey}) is re-run ${sinceMs} ms after its first try, past ` +
-          `Discord's nonce window, and ${botId === undefined ? `agent ${post.asAgentId} has no bot id` : "the DiscordPort has no recentMessages"} to check whether it was already made: it may appear twice`,
+          `Discord's nonce window, and ${why}, so whether it was already made is unknown: it may appear twice`,
       );
       return undefined;
+    };
+    const botId = this.o.botIdOf(post.asAgentId);
+    const recentMessages = this.o.discord?.recentMessages?.bind(this.o.discord);
+    if (botId === undefined) return uncheckable(`agent ${post.asAgentId} has no bot id`);
+    if (recentMessages === undefined) return uncheckable("the DiscordPort has no recentMessages");
+    let messages: RecentDiscordMessage[];
+    try {
+      messages = await recentMessages({
+        asAgentId: post.asAgentId,
+        channelId: post.channelId,
+        limit: RECENT_MESSAGES_LIMIT,
+      });
+    } catch (error) {
+      // A read that may work later fails the post, whose retry reads again; one that never will
+      // (no Read Message History, say) must not stop the post for good.
+      if (classifyDiscordFailure(error).retryable) throw error;
+      return uncheckable(
+        `its recent messages cannot be read (${error instanceof Error ? error.message : String(error)})`,
+      );
     }
-    const messages = await recentMessages({
-      asAgentId: post.asAgentId,
-      channelId: post.channelId,
-      limit: RECENT_MESSAGES_LIMIT,
-    });
     return messages.find((m) => isSamePost(m, post, botId, firstTry - CLOCK_SKEW_MS))?.messageId;
   }
 }

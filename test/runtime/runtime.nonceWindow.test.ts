@@ -29,6 +29,8 @@ type Post = Omit<SentMessage, "messageId">;
  */
 class CrashingDiscord extends FakeDiscord {
   crashOn: ((p: Post) => boolean) | undefined;
+  /** Failures of the next recentMessages calls. */
+  readonly readFailures: unknown[] = [];
 
   constructor() {
     super({ nonceWindow: { ms: WINDOW, now: () => Date.now() } });
@@ -39,6 +41,13 @@ class CrashingDiscord extends FakeDiscord {
     if (this.crashOn?.(p) !== true) return sent;
     this.crashOn = undefined;
     return new Promise<{ messageId: string }>(() => {});
+  }
+
+  override async recentMessages(p: { asAgentId: string; channelId: string; limit: number }) {
+    const failure = this.readFailures.shift();
+    if (failure === undefined) return super.recentMessages(p);
+    this.recentCalls.push(p.channelId);
+    throw failure;
   }
 }
 
@@ -139,6 +148,42 @@ describe("a post accepted by Discord just before a crash", () => {
     expect(posts).toHaveLength(2);
     expect(warnings).toEqual([
       expect.stringMatching(/past Discord's nonce window.*no recentMessages.*twice/),
+    ]);
+  });
+
+  it("a read that fails for now fails the post; its retry reads again and finds it", async () => {
+    const discord = new CrashingDiscord();
+    discord.readFailures.push(Object.assign(new Error("Internal Server Error"), { status: 500 }));
+    const dir = tempStateDir();
+    discord.crashOn = isMention;
+    const first = runtime({ stateDir: dir, discord });
+    await first.start();
+    first
+      .discordSend({ fromAgentId: "ruda", targetAgentId: "eden", message: "코드 리뷰 해줘" })
+      .catch(() => undefined);
+    await waitUntil(() => discord.messages.some(isMention), "the mention Discord accepts");
+    await first.stop();
+    vi.setSystemTime(Date.now() + 2 * WINDOW);
+    const second = runtime({ stateDir: dir, discord });
+    await second.start();
+    await waitUntil(() => discord.recentCalls.length === 1, "the first read");
+    // Discord's 5xx: retried after 1 s (design 002 §5).
+    await vi.advanceTimersByTimeAsync(1_000);
+    await waitUntil(async () => (await second.mentions()).length === 1, "the mention recorded");
+    expect(discord.messages.filter(isMention)).toHaveLength(1);
+    expect(discord.recentCalls).toHaveLength(2);
+  });
+
+  it("a read refused for good (403: no Read Message History) posts again, and says so", async () => {
+    const discord = new CrashingDiscord();
+    discord.readFailures.push(Object.assign(new Error("Missing Access"), { status: 403 }));
+    const warnings: string[] = [];
+    const { posts } = await crashThenRestart(scenarios.reminder, 2 * WINDOW, discord, (w) =>
+      warnings.push(w),
+    );
+    expect(posts).toHaveLength(2);
+    expect(warnings).toEqual([
+      expect.stringMatching(/recent messages cannot be read \(Missing Access\).*twice/),
     ]);
   });
 
