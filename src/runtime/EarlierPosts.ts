@@ -23,16 +23,18 @@ export interface PostToFind {
 /**
  * Exactly once beyond Discord's nonce window. Every post carries a nonce, so a post re-run after a
  * crash is deduplicated by Discord, but only for a few minutes (`nonceWindowMs`). A post that may have
- * been made before a crash is one whose invoking snapshot was restored from a record: that snapshot
- * was on disk before the post began (the runtime's `beforeEffect`), and a posting state changes only by
- * leaving it, which records the post's result. So the record's save time is at or before the post's
- * first try, and "first tried more than the window ago" is `now - savedAt > nonceWindowMs` (never less
- * than the true time; at worst one read too many). Such a re-run, and each retry of it, first reads
- * the channel's recent messages and takes a message from the same bot with the same content (and
- * nonce, when Discord gives it) as the post already made. Within the window nothing is read.
+ * been made before a crash is one whose invoking snapshot was restored from a record. That snapshot was
+ * on disk before the post began (the runtime's `beforeEffect`); a posting state changes only by
+ * leaving it, which records the post's result; the runtime sends it no event that leaves it unchanged
+ * (only the target's answer reaches a mention); and an actor resumed as stored is not saved again. So
+ * the record's save time is at or before the post's first try, and "first tried more than the window
+ * ago" is `now - savedAt > nonceWindowMs`, never less than the true age: at worst one read too many.
+ * Such a re-run, and each retry of it, first reads the channel's recent messages and takes a message
+ * from the same bot with the same content (and nonce, when Discord gives it) as the post already
+ * made. Within the window nothing is read.
  */
 export class EarlierPosts {
-  /** Posts re-run after a restart: their first try (an upper bound), by nonce key, until one lands. */
+  /** Posts re-run after a restart, by nonce key, until one lands: a time at or before their first try. */
   private readonly firstTries = new Map<string, number>();
   /** Set while an actor is being started from a record saved at this time. */
   private restoredFrom: number | undefined;

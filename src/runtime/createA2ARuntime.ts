@@ -794,6 +794,10 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       if (entry === undefined) continue;
       const snapshot = entry.actor.getSnapshot() as { value: string };
       if (snapshot.value !== "awaitingResponse") continue;
+      // Only the target's answer can end a mention. Another bot's message (the requester's own post
+      // echoed back, say) would rewrite an unchanged snapshot and move its save time past the first
+      // try of a post in flight, which EarlierPosts reads as the post's age.
+      if (agentOfBot.get(m.authorId) !== collaborationMeta(entry.actor).targetAgentId) continue;
       entry.actor.send({ type: "RESPONSE_RECEIVED", authorId: m.authorId, at: m.ts, messageId: m.messageId });
       told += 1;
     }

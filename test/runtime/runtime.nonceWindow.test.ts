@@ -187,6 +187,42 @@ describe("a post accepted by Discord just before a crash", () => {
     ]);
   });
 
+  it("another bot's message while the reminder is in flight does not make the post look younger", async () => {
+    const discord = new CrashingDiscord();
+    const dir = tempStateDir();
+    discord.crashOn = isFirstReminder;
+    const first = runtime({ stateDir: dir, discord });
+    await first.start();
+    const sent = await first.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "코드 리뷰 해줘",
+    });
+    if (sent.status !== "sent") throw new Error("not sent");
+    await vi.advanceTimersByTimeAsync(5 * MINUTE);
+    await waitUntil(() => discord.messages.some(isFirstReminder), "the reminder Discord accepts");
+    const firstTry = Date.now();
+    // A minute later, while the reminder's answer is still awaited, seum speaks in the thread.
+    vi.setSystemTime(firstTry + MINUTE);
+    await first.handleDiscordMessage({
+      messageId: "1400000000000000950",
+      channelId: sent.threadId,
+      threadId: sent.threadId,
+      authorId: BOTS.seum,
+      authorIsBot: true,
+      content: "저도 볼게요",
+      mentionUserIds: [],
+      ts: Date.now(),
+    });
+    await first.stop();
+    // Past the window counted from the first try, within it counted from seum's message.
+    vi.setSystemTime(firstTry + WINDOW + MINUTE / 2);
+    const second = runtime({ stateDir: dir, discord });
+    await second.start();
+    await waitUntil(async () => (await second.mentions())[0]?.status === "reminded", "the reminder recorded");
+    expect(discord.messages.filter(isFirstReminder)).toHaveLength(1);
+  });
+
   it("an identical message from the bot before the post's first try is not taken for it", async () => {
     const discord = new CrashingDiscord();
     // The same starter text, posted by the same bot an hour before (another collaboration's).
