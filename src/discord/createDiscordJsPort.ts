@@ -63,6 +63,30 @@ export function createDiscordJsPort(clients: Record<string, Client>): DiscordPor
         isThread,
       };
     },
+
+    /** GET /channels/{id}/messages as the agent's bot (Discord lists no nonces; `timestamp` is ISO 8601). */
+    async recentMessages({ asAgentId, channelId, limit }) {
+      const client = clientOf(clients, asAgentId);
+      const listed = (await client.rest.get(Routes.channelMessages(channelId), {
+        query: new URLSearchParams({ limit: String(limit) }),
+      })) as Array<{
+        id: string;
+        author: { id: string };
+        content: string;
+        nonce?: unknown;
+        timestamp: string;
+      }>;
+      return listed.map((m) => {
+        const createdAt = Date.parse(m.timestamp);
+        return {
+          messageId: m.id,
+          authorId: m.author.id,
+          content: m.content,
+          ...(typeof m.nonce === "string" ? { nonce: m.nonce } : {}),
+          ...(Number.isNaN(createdAt) ? {} : { createdAt }),
+        };
+      });
+    },
   };
 }
 

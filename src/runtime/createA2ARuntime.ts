@@ -37,6 +37,7 @@ import { withDiscordCallTimeout } from "./discordCallTimeout.js";
 import { type CollaborationMeta, collaborationMeta, dormantMeta, onlyWaits } from "./collaborationMeta.js";
 import { collectDue } from "./dueTimers.js";
 import { deliveryWarning } from "./deliveryWarnings.js";
+import { EarlierPosts } from "./EarlierPosts.js";
 import { GuildDirectory } from "./GuildDirectory.js";
 import { toInspectFn, treeInspector } from "./inspection.js";
 import type {
@@ -138,6 +139,13 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   /** A configured agent: own keys only, so "constructor" or "__proto__" is no agent. */
   const agentConfig = (agentId: string) =>
     Object.hasOwn(config.agents, agentId) ? config.agents[agentId] : undefined;
+  const earlierPosts = new EarlierPosts({
+    ...(discord === undefined ? {} : { discord }),
+    nonceWindowMs: collaboration.nonceWindowMs,
+    now,
+    botIdOf: (agentId) => agentConfig(agentId)?.discordBotId,
+    warn,
+  });
   const hosted = new Map<string, Hosted>();
   const dirty = new Set<string>();
   const resuming = new Set<string>();
@@ -176,6 +184,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     onThreadCreated: ({ threadId, channelId }: { threadId: string; channelId: string }) =>
       threads.setParent(threadId, channelId),
     onSystemMessage: (messageId: string) => threads.markSystemMessage(messageId),
+    earlierPosts,
     beforeEffect: async () => {
       // The invoking snapshot is reported once the transition settles: let it, queue it, then wait for disk.
       await Promise.resolve();
@@ -204,7 +213,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   function host(
     kind: Kind,
     id: string,
-    start: { input: unknown } | { snapshot: unknown; timers: ActorRecord["timers"] },
+    start: { input: unknown } | Pick<ActorRecord, "snapshot" | "timers" | "updatedAt">,
   ): Hosted {
     const entry: Hosted = {
       id,
@@ -236,7 +245,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       // Resumed as stored: nothing to write until it changes; its timers come from its record.
       resuming.add(id);
       hosted.set(id, entry);
-      entry.actor.start();
+      // A post it re-runs may have been made before the crash: EarlierPosts checks it past the nonce window.
+      earlierPosts.restoring(start.updatedAt, () => entry.actor.start());
       resuming.delete(id);
       timers.set(id, start.timers);
       return entry;
@@ -256,7 +266,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     dormant.delete(id);
     try {
       // The store's record is read-only: the actor gets its own copy of the snapshot.
-      return host("collaborate", id, { snapshot: structuredClone(record.snapshot), timers: record.timers });
+      return host("collaborate", id, { ...record, snapshot: structuredClone(record.snapshot) });
     } catch (error) {
       hosted.delete(id);
       timers.forget(id);
@@ -752,6 +762,10 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       if (entry === undefined) continue;
       const snapshot = entry.actor.getSnapshot() as { value: string };
       if (snapshot.value !== "awaitingResponse") continue;
+      // Only the target's answer can end a mention. Another bot's message (the requester's own post
+      // echoed back, say) would rewrite an unchanged snapshot and move its save time past the first
+      // try of a post in flight, which EarlierPosts reads as the post's age.
+      if (agentOfBot.get(m.authorId) !== collaborationMeta(entry.actor).targetAgentId) continue;
       entry.actor.send({ type: "RESPONSE_RECEIVED", authorId: m.authorId, at: m.ts, messageId: m.messageId });
       told += 1;
     }
@@ -850,7 +864,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
           continue;
         }
         try {
-          host(kind, record.id, { snapshot: structuredClone(record.snapshot), timers: record.timers });
+          host(kind, record.id, { ...record, snapshot: structuredClone(record.snapshot) });
         } catch (error) {
           warn(
             `could not resume actor ${record.id} (${record.machineId}); it stays stored: ${describe(error)}`,

@@ -53,12 +53,16 @@ export function withDiscordCallTimeout(
     });
   }
   const describeChannel = port.describeChannel?.bind(port);
+  const recentMessages = port.recentMessages?.bind(port);
   return {
     sendMessage: (p) => timed("sendMessage", () => port.sendMessage(p)),
     createThread: (p) => timed("createThread", () => port.createThread(p)),
     ...(describeChannel === undefined
       ? {}
       : { describeChannel: (p) => timed("describeChannel", () => describeChannel(p)) }),
+    ...(recentMessages === undefined
+      ? {}
+      : { recentMessages: (p) => timed("recentMessages", () => recentMessages(p)) }),
     close() {
       for (const handle of pending) timers.clearTimeout(handle);
       pending.clear();

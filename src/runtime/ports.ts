@@ -39,6 +39,29 @@ export interface DiscordPort {
    * parent the runtime never saw is refused (allowlists fail closed).
    */
   describeChannel?(p: { channelId: string }): Promise<DiscordChannelInfo>;
+  /**
+   * Optional: the latest `limit` messages of a channel or thread, as `asAgentId`'s bot sees them. A
+   * post that may have been made before a crash and is re-run longer than `nonceWindowMs` after it
+   * first started (Discord no longer deduplicates its nonce) is looked for here first, and taken as
+   * done when found. Without it, such a post is made again (with a warning).
+   */
+  recentMessages?(p: {
+    asAgentId: string;
+    channelId: string;
+    limit: number;
+  }): Promise<RecentDiscordMessage[]>;
+}
+
+/** A message as `DiscordPort.recentMessages` reports it. */
+export interface RecentDiscordMessage {
+  messageId: string;
+  /** The author's Discord user id (for a bot: its bot user id). */
+  authorId: string;
+  content: string;
+  /** Discord does not return it in message lists; when present, it must match too. */
+  nonce?: string;
+  /** When Discord created it (ms since the epoch); a message older than the post's first try is not it. */
+  createdAt?: number;
 }
 
 /** A channel as `DiscordPort.describeChannel` reports it. */

@@ -20,6 +20,7 @@ import {
 } from "../machines/index.js";
 import { announceChannelId, type RateLimiter } from "../services/index.js";
 import { agentStepActor } from "./agentStep.js";
+import type { EarlierPosts } from "./EarlierPosts.js";
 import { discordNonce } from "./nonce.js";
 import type { DiscordPort, GatewayPort } from "./ports.js";
 
@@ -39,6 +40,21 @@ export interface SideEffectDeps {
    */
   beforeEffect?: () => Promise<void>;
   onSystemMessage?: (messageId: string) => void;
+  /** Finds a post a crash left unrecorded, once Discord's nonce window is past (see EarlierPosts). */
+  earlierPosts?: EarlierPosts;
+}
+
+/** Posts once: through `deps.earlierPosts` when given. Call synchronously as the effect starts. */
+function postOnce(
+  deps: SideEffectDeps,
+  post: { asAgentId: string; channelId: string; content: string; nonceKey: string },
+  send: (nonce: string) => Promise<{ messageId: string }>,
+): () => Promise<{ messageId: string }> {
+  const nonce = discordNonce(post.nonceKey);
+  const earlier = deps.earlierPosts;
+  if (earlier === undefined) return () => send(nonce);
+  earlier.noteStart(post.nonceKey);
+  return () => earlier.postOnce({ ...post, nonce }, () => send(nonce));
 }
 
 /**
@@ -121,27 +137,32 @@ export function provideFlow(deps: SideEffectDeps) {
       }),
       pingPong: pingPongMachine.provide({ actors: { agentStep: step } }),
       announceStep: step,
-      postAnnouncement: fromPromise<PostAnnouncementOutput, PostAnnouncementInput>(({ input }) =>
-        stamped(
+      postAnnouncement: fromPromise<PostAnnouncementOutput, PostAnnouncementInput>(({ input }) => {
+        const channelId = announceChannelId(input.announceTarget);
+        const asAgentId = deps.agentOfSession(input.targetSessionKey);
+        const post =
+          channelId === undefined || !deps.discord
+            ? undefined
+            : postOnce(deps, { asAgentId, channelId, content: input.text, nonceKey: input.nonce }, (nonce) =>
+                deps.limiters.messages.schedule(channelId, () =>
+                  required(deps.discord, "discord").sendMessage({
+                    asAgentId,
+                    channelId,
+                    content: input.text,
+                    mentionUserIds: [],
+                    nonce,
+                  }),
+                ),
+              );
+        return stamped(
           now,
           async () => {
-            const channelId = announceChannelId(input.announceTarget);
-            if (channelId !== undefined && deps.discord) {
-              await deps.limiters.messages.schedule(channelId, () =>
-                required(deps.discord, "discord").sendMessage({
-                  asAgentId: deps.agentOfSession(input.targetSessionKey),
-                  channelId,
-                  content: input.text,
-                  mentionUserIds: [],
-                  nonce: discordNonce(input.nonce),
-                }),
-              );
-            }
+            await post?.();
             return { at: now() };
           },
           deps.beforeEffect,
-        ),
-      ),
+        );
+      }),
     },
   });
 }
@@ -151,25 +172,28 @@ export function provideCollaborate(deps: SideEffectDeps) {
   const { now } = deps;
   const discord = () => required(deps.discord, "discord");
   const post = (system: boolean) =>
-    fromPromise<PostMessageOutput, PostMessageInput>(({ input }) =>
-      stamped(
+    fromPromise<PostMessageOutput, PostMessageInput>(({ input }) => {
+      const send = postOnce(deps, input, (nonce) =>
+        deps.limiters.messages.schedule(input.channelId, () =>
+          discord().sendMessage({
+            asAgentId: input.asAgentId,
+            channelId: input.channelId,
+            content: input.content,
+            mentionUserIds: input.mentionUserIds,
+            nonce,
+          }),
+        ),
+      );
+      return stamped(
         now,
         async () => {
-          const { messageId } = await deps.limiters.messages.schedule(input.channelId, () =>
-            discord().sendMessage({
-              asAgentId: input.asAgentId,
-              channelId: input.channelId,
-              content: input.content,
-              mentionUserIds: input.mentionUserIds,
-              nonce: discordNonce(input.nonceKey),
-            }),
-          );
+          const { messageId } = await send();
           if (system) deps.onSystemMessage?.(messageId);
           return { messageId, at: now() };
         },
         deps.beforeEffect,
-      ),
-    );
+      );
+    });
   return collaborateMachine.provide({
     actors: {
       createThread: fromPromise<CreateThreadOutput, CreateThreadInput>(({ input }) =>

@@ -5,6 +5,7 @@ import {
   bridgeDiscordJs,
   createDiscordJsPort,
   type DiscordEmulator,
+  snowflakeTimestamp,
   startDiscordEmulator,
 } from "../../src/discord/index.js";
 import { type A2ARuntime, createA2ARuntime, type InboundDiscordMessage } from "../../src/index.js";
@@ -93,6 +94,35 @@ describe("createDiscordJsPort", () => {
     const second = await port.sendMessage(p);
     expect(second.messageId).toBe(first.messageId);
     expect(emulator.messages(CHANNEL)).toHaveLength(1);
+  });
+
+  it("lists a channel's latest messages newest first, as Discord does: author, content, time, no nonce", async () => {
+    const port = createDiscordJsPort(await agents());
+    const sent: string[] = [];
+    for (const [asAgentId, content] of [
+      ["ruda", "one"],
+      ["eden", "two"],
+      ["ruda", "three"],
+    ] as const) {
+      sent.push(
+        (
+          await port.sendMessage({
+            asAgentId,
+            channelId: CHANNEL,
+            content,
+            mentionUserIds: [],
+            nonce: content,
+          })
+        ).messageId,
+      );
+    }
+    const listed = await port.recentMessages?.({ asAgentId: "eden", channelId: CHANNEL, limit: 2 });
+    expect(listed).toEqual([
+      { messageId: sent[2], authorId: RUDA, content: "three", createdAt: expect.any(Number) },
+      { messageId: sent[1], authorId: EDEN, content: "two", createdAt: expect.any(Number) },
+    ]);
+    // The time Discord stamped it with, as its id (a snowflake) encodes it.
+    expect(listed?.[0]?.createdAt).toBe(snowflakeTimestamp(sent[2] ?? ""));
   });
 
   it("opens a thread from a message (thread id = message id); a second one is 400 / 160004", async () => {

@@ -19,6 +19,7 @@ function hangingPort() {
     sendMessage: () => new Promise((resolve) => settle.push(resolve as (value: unknown) => void)),
     createThread: () => new Promise((resolve) => settle.push(resolve as (value: unknown) => void)),
     describeChannel: () => new Promise((resolve) => settle.push(resolve as (value: unknown) => void)),
+    recentMessages: () => new Promise((resolve) => settle.push(resolve as (value: unknown) => void)),
   };
   return { port, settle };
 }
@@ -35,6 +36,7 @@ describe("withDiscordCallTimeout (design 002 §5: a Discord call gets 10 s)", ()
     ["sendMessage", (p: DiscordPort) => p.sendMessage(SEND)],
     ["createThread", (p: DiscordPort) => p.createThread(THREAD)],
     ["describeChannel", (p: DiscordPort) => p.describeChannel?.({ channelId: SEND.channelId })],
+    ["recentMessages", (p: DiscordPort) => p.recentMessages?.({ ...SEND, limit: 50 })],
   ] as const)(
     "%s that does not answer fails at the timeout, as a transient failure",
     async (method, call) => {
@@ -90,7 +92,7 @@ describe("withDiscordCallTimeout (design 002 §5: a Discord call gets 10 s)", ()
     expect(vi.getTimerCount()).toBe(0);
   });
 
-  it("keeps describeChannel absent when the port has none", () => {
+  it("keeps describeChannel and recentMessages absent when the port has none", () => {
     const timed = withDiscordCallTimeout(
       {
         sendMessage: () => Promise.resolve({ messageId: "1" }),
@@ -100,6 +102,7 @@ describe("withDiscordCallTimeout (design 002 §5: a Discord call gets 10 s)", ()
       GLOBAL_TIMERS,
     );
     expect(timed.describeChannel).toBeUndefined();
+    expect(timed.recentMessages).toBeUndefined();
   });
 
   it("close() clears the timers of calls in flight", async () => {

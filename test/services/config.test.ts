@@ -47,6 +47,7 @@ const DEFAULTS = {
       },
       rateLimit: { threadCreationPerMinute: 5, messagePerChannelPerSecond: 5 },
       requestTimeoutMs: 10000,
+      nonceWindowMs: 240000,
       sinkThreads: [],
     },
   },
@@ -124,6 +125,7 @@ const DURATIONS = [
   "discord.collaboration.loopGuard.windowMs",
   "discord.collaboration.loopGuard.threadWindowMs",
   "discord.collaboration.requestTimeoutMs",
+  "discord.collaboration.nonceWindowMs",
 ];
 
 const COUNTS = [

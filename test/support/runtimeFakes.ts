@@ -62,14 +62,21 @@ export interface SentMessage {
 
 /**
  * Discord as the runtime sees it, in memory: it records messages and threads, honours `nonce` the
- * way `enforce_nonce` does (the same author and nonce returns the first message), and can be told to
- * fail the next calls.
+ * way `enforce_nonce` does (the same author and nonce returns the first message; with `nonceWindow`
+ * only within that window, as Discord does), and can be told to fail the next calls.
  */
 export class FakeDiscord implements DiscordPort {
   readonly messages: SentMessage[] = [];
   readonly threads: Array<{ threadId: string; channelId: string; name: string; asAgentId: string }> = [];
   readonly failures: unknown[] = [];
+  /** Every recentMessages call, by channel id. */
+  readonly recentCalls: string[] = [];
   private ids = 1_400_000_000_000_000_000n;
+  /** When each message was created (by `nonceWindow.now`). */
+  private readonly createdAt = new Map<string, number>();
+
+  /** `nonceWindow`: a nonce deduplicates only for `ms` after its message, by `now` (default: forever). */
+  constructor(private readonly o: { nonceWindow?: { ms: number; now: () => number } } = {}) {}
 
   nextId(): string {
     this.ids += 1n;
@@ -79,11 +86,35 @@ export class FakeDiscord implements DiscordPort {
   async sendMessage(p: Omit<SentMessage, "messageId">) {
     const failure = this.failures.shift();
     if (failure !== undefined) throw failure;
-    const first = this.messages.find((m) => m.asAgentId === p.asAgentId && m.nonce === p.nonce);
+    const window = this.o.nonceWindow;
+    const first = this.messages.find(
+      (m) =>
+        m.asAgentId === p.asAgentId &&
+        m.nonce === p.nonce &&
+        (window === undefined || window.now() - (this.createdAt.get(m.messageId) ?? 0) < window.ms),
+    );
     if (first !== undefined) return { messageId: first.messageId };
     const messageId = this.nextId();
     this.messages.push({ ...p, mentionUserIds: [...p.mentionUserIds], messageId });
+    if (window !== undefined) this.createdAt.set(messageId, window.now());
     return { messageId };
+  }
+
+  /** The latest `limit` messages of a channel, newest first, without nonces (as Discord lists them). */
+  async recentMessages(p: { asAgentId: string; channelId: string; limit: number }) {
+    this.recentCalls.push(p.channelId);
+    return this.in(p.channelId)
+      .slice(-p.limit)
+      .reverse()
+      .map((m) => {
+        const createdAt = this.createdAt.get(m.messageId);
+        return {
+          messageId: m.messageId,
+          authorId: (BOTS as Record<string, string | undefined>)[m.asAgentId] ?? m.asAgentId,
+          content: m.content,
+          ...(createdAt === undefined ? {} : { createdAt }),
+        };
+      });
   }
 
   /** A thread opened from a message has the message's id; a second one for it is refused (400 / 160004). */

@@ -6,7 +6,8 @@
 // of unknown or non-bot users are refused. Humans post through `postAsUser`.
 //
 // Behaviour: allowed_mentions; nonce + enforce_nonce (same author + nonce within 5 minutes returns the
-// first message, with no second MESSAGE_CREATE); content ≤ 2000 chars (400 / 50035); unknown channel
+// first message, with no second MESSAGE_CREATE; by the emulator's `now`; a message list, GET
+// /channels/{id}/messages, carries no nonces, as Discord's does not); content ≤ 2000 chars (400 / 50035); unknown channel
 // (404 / 10003); missing permissions (403 / 50013, per channel `denied` user ids or `deny()`); thread
 // from a message (thread id = message id; a second one → 400 / 160004); standalone threads (type 11;
 // the API default is 12, private). Faults: `injectFault` (429 bucket or global, 5xx, timeout, reset)

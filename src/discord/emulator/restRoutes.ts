@@ -122,7 +122,8 @@ const routes: Route[] = [
       if (before) list = list.filter((m) => BigInt(m.id) < BigInt(before));
       if (after) list = list.filter((m) => BigInt(m.id) > BigInt(after));
       const page = after ? list.slice(0, limit) : list.slice(-limit);
-      return ok(page.reverse().map((m) => ctx.state.messageJson(m, false)));
+      // As Discord: a message list carries no nonces (only the answer to the post that set one does).
+      return ok(page.reverse().map((m) => ({ ...ctx.state.messageJson(m, false), nonce: undefined })));
     },
   },
   {

@@ -205,6 +205,11 @@ const DiscordSchema = z.strictObject({
         "How long one Discord call (a post, a thread, a channel lookup) may take; one that has not " +
           "answered by then fails as a timeout and is retried like a 5xx (design 002 §5).",
       ),
+      nonceWindowMs: durationMs(240_000).describe(
+        "How long Discord is counted on to post a message once per nonce (it keeps nonces a few " +
+          "minutes). A post re-run after a crash later than this after it first started is looked for " +
+          "among the channel's recent messages first, and not posted again if found.",
+      ),
       sinkThreads: z
         .array(discordId)
         .default([])
