@@ -42,6 +42,7 @@ import { type CollaborationMeta, collaborationMeta, dormantMeta, onlyWaits } fro
 import { collectDue } from "./dueTimers.js";
 import { deliveryWarning } from "./deliveryWarnings.js";
 import { GuildDirectory } from "./GuildDirectory.js";
+import { Maintenance, maintenancePeriodMs } from "./maintenance.js";
 import { toInspectFn, treeInspector } from "./inspection.js";
 import type {
   A2AFlowResult,
@@ -166,6 +167,15 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   let writeRetry: { waited: Promise<void>; end: () => void } | undefined;
   let flushScheduled = false;
   let threadSaver: ThreadStateSaver | undefined;
+  /** Housekeeping while running; a task is registered here once, for every start. */
+  const maintenance = new Maintenance({
+    periodMs: maintenancePeriodMs(config.discord.a2aRetry.cleanupMaxAgeMs),
+    now,
+    timers: scheduler,
+    onError: (task, error) => warn(`maintenance: ${task} failed (${describe(error)}); retried next period`),
+  });
+  // Without it a gateway that never calls mentions() would keep every finished actor until a restart.
+  maintenance.add("prune the archive", (at) => store?.prune(at));
 
   // Thread state (participants, routes, sink threads, observer history) is saved by threadSaver:
   // coalesced and spaced, so a burst of messages costs one snapshot of the whole state per write.
@@ -891,6 +901,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       }
       persistDirty();
       timers.start();
+      maintenance.start();
     },
 
     async stop() {
@@ -918,6 +929,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
         // Each is closed even if one before it failed: a store that cannot write leaves no file open.
         const failures: unknown[] = [];
         for (const close of [
+          () => maintenance.stop(),
           () => threadSaver?.stop(),
           () => closing.close(),
           () => log?.close(),
