@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import {
+  type QuarantinedFile,
   type StateDirLockInfo,
   type StateDirProblem,
   type StoredActor,
@@ -24,6 +25,8 @@ Options:
 
 Reads the snapshots on disk and changes nothing: it takes no lock, so it works beside a running
 runtime (showing its last durable state), and it reports corrupt files instead of moving them.
+Files the runtime set aside (quarantine/, *.corrupt-*) are listed as warnings: their data is not
+loaded; inspect them, then move or delete them.
 Exit status: 0 listed (warnings included), 1 the directory is missing or unreadable, 2 bad usage.`;
 
 /**
@@ -63,13 +66,19 @@ export interface StatusWarning {
   problem: string;
 }
 
+/** A file the runtime set aside (also listed in `warnings`): its data is not loaded. */
+export interface QuarantinedRow extends QuarantinedFile {
+  modifiedIso: string;
+}
+
 export interface StatusReport {
   stateDir: string;
   now: number;
   lock: StateDirLockInfo;
   actors: ActorStatusRow[];
+  /** Problems found reading the files, then one per quarantined file. */
   warnings: StatusWarning[];
-  quarantined: string[];
+  quarantined: QuarantinedRow[];
 }
 
 /**
@@ -124,14 +133,40 @@ export async function runStatus(argv: string[], io: CliIO): Promise<number> {
 export async function collectStatus(dir: string, now: number): Promise<StatusReport> {
   const reading = await readStateDir(dir, { machineVersions: { ...MACHINE_VERSIONS } });
   const actors = reading.actors.map((actor) => toRow(actor, now)).sort(byUrgency);
+  const quarantined = reading.quarantined.map((q) => ({
+    ...q,
+    modifiedIso: new Date(q.modifiedAt).toISOString(),
+  }));
   return {
     stateDir: reading.dir,
     now,
     lock: reading.lock,
     actors,
-    warnings: reading.problems.map(toWarning),
-    quarantined: reading.quarantined,
+    warnings: [...reading.problems.map(toWarning), ...quarantined.map(quarantineWarning)],
+    quarantined,
   };
+}
+
+/** Loud on purpose: a quarantined file may hold acknowledged data the runtime no longer has. */
+function quarantineWarning(q: QuarantinedRow): StatusWarning {
+  return {
+    file: q.file,
+    problem:
+      `quarantined (${formatBytes(q.bytes)}, set aside ${q.modifiedIso}): the runtime does not load ` +
+      "it and may have lost what it held; inspect it, then move or delete it",
+  };
+}
+
+/** Bytes in the largest binary unit that keeps a number ≥ 1: `512 B`, `1.5 KiB`, `3.2 MiB`. */
+export function formatBytes(bytes: number): string {
+  const units = ["B", "KiB", "MiB", "GiB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit] ?? ""}`;
 }
 
 function toWarning(p: StateDirProblem): StatusWarning {
@@ -281,8 +316,10 @@ function printTable(report: StatusReport, io: CliIO): void {
     io.err(`warning: ${w.file}: ${w.id === undefined ? "" : `record ${JSON.stringify(w.id)}: `}${w.problem}`);
   }
   if (report.quarantined.length > 0) {
-    io.out(
-      `note: ${report.quarantined.length} file(s) set aside earlier are kept for inspection: ${report.quarantined.join(", ")}`,
+    const n = report.quarantined.length;
+    io.err(
+      `warning: ${n} quarantined file${n === 1 ? "" : "s"} in ${report.stateDir}: damaged or unusable ` +
+        "data the runtime set aside, kept for inspection (listed above)",
     );
   }
   const header = ["ID", "MACHINE", "STATE", "STATUS", "ATTEMPTS", "NEXT DUE", "AGE"];

@@ -2,6 +2,7 @@
 export * from "./ConversationIndex.js";
 export * from "./DurableJsonFile.js";
 export * from "./EventLog.js";
+export * from "./listQuarantined.js";
 export * from "./quarantine.js";
 export * from "./readStateDir.js";
 export * from "./scanConversationId.js";
