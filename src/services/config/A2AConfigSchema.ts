@@ -152,7 +152,8 @@ const DiscordSchema = z.strictObject({
       ),
       cleanupMaxAgeMs: durationMs(86_400_000).describe(
         "How long a finished collaboration or flow stays stored (and listed by `mentions()`), counted " +
-          "from its last update, before it is pruned.",
+          "from its last update, before it is pruned. A running runtime prunes every quarter of this " +
+          "age (at least a minute apart, at most an hour).",
       ),
       escalationMentionId: discordId
         .optional()
