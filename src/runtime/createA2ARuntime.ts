@@ -167,6 +167,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   let writeRetry: { waited: Promise<void>; end: () => void } | undefined;
   let flushScheduled = false;
   let threadSaver: ThreadStateSaver | undefined;
+  /** Ends this run's event-log subscription: a restarted runtime logs to its new log only. */
+  let unsubscribeLog: (() => void) | undefined;
   /** Housekeeping while running; a task is registered here once, for every start. */
   const maintenance = new Maintenance({
     periodMs: maintenancePeriodMs(config.discord.a2aRetry.cleanupMaxAgeMs),
@@ -863,7 +865,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       }
       stopping = false;
       const openedLog = log;
-      bus.subscribe("*", (event) => {
+      unsubscribeLog = bus.subscribe("*", (event) => {
         openedLog
           .append(event)
           .catch((error: unknown) => warn(`could not append to the event log: ${describe(error)}`));
@@ -923,6 +925,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       limiters.threadCreation.close();
       limiters.messages.close();
       discord?.close();
+      unsubscribeLog?.();
+      unsubscribeLog = undefined;
       const closing = store;
       store = undefined;
       try {
