@@ -1,6 +1,5 @@
 import { parseArgs } from "node:util";
 import {
-  type QuarantinedFile,
   type StateDirLockInfo,
   type StateDirProblem,
   type StoredActor,
@@ -10,6 +9,7 @@ import {
 import { MACHINE_VERSIONS } from "../runtime/index.js";
 import { DISCORD_TRANSIENT_MAX_RETRIES } from "../services/index.js";
 import type { CliIO } from "./io.js";
+import { type QuarantinedRow, quarantineWarning, toQuarantinedRow } from "./quarantineWarnings.js";
 
 const DEFAULT_STATE_DIR = ".a2a-state";
 
@@ -60,15 +60,12 @@ export interface ActorStatusRow {
   problem?: string;
 }
 
+export type { QuarantinedRow } from "./quarantineWarnings.js";
+
 export interface StatusWarning {
   file: string;
   id?: string;
   problem: string;
-}
-
-/** A file the runtime set aside (also listed in `warnings`): its data is not loaded. */
-export interface QuarantinedRow extends QuarantinedFile {
-  modifiedIso: string;
 }
 
 export interface StatusReport {
@@ -133,10 +130,7 @@ export async function runStatus(argv: string[], io: CliIO): Promise<number> {
 export async function collectStatus(dir: string, now: number): Promise<StatusReport> {
   const reading = await readStateDir(dir, { machineVersions: { ...MACHINE_VERSIONS } });
   const actors = reading.actors.map((actor) => toRow(actor, now)).sort(byUrgency);
-  const quarantined = reading.quarantined.map((q) => ({
-    ...q,
-    modifiedIso: new Date(q.modifiedAt).toISOString(),
-  }));
+  const quarantined = reading.quarantined.map(toQuarantinedRow);
   return {
     stateDir: reading.dir,
     now,
@@ -145,28 +139,6 @@ export async function collectStatus(dir: string, now: number): Promise<StatusRep
     warnings: [...reading.problems.map(toWarning), ...quarantined.map(quarantineWarning)],
     quarantined,
   };
-}
-
-/** Loud on purpose: a quarantined file may hold acknowledged data the runtime no longer has. */
-function quarantineWarning(q: QuarantinedRow): StatusWarning {
-  return {
-    file: q.file,
-    problem:
-      `quarantined (${formatBytes(q.bytes)}, set aside ${q.modifiedIso}): the runtime does not load ` +
-      "it and may have lost what it held; inspect it, then move or delete it",
-  };
-}
-
-/** Bytes in the largest binary unit that keeps a number ≥ 1: `512 B`, `1.5 KiB`, `3.2 MiB`. */
-export function formatBytes(bytes: number): string {
-  const units = ["B", "KiB", "MiB", "GiB"];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit] ?? ""}`;
 }
 
 function toWarning(p: StateDirProblem): StatusWarning {
