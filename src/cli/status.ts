@@ -9,6 +9,7 @@ import {
 import { MACHINE_VERSIONS } from "../runtime/index.js";
 import { DISCORD_TRANSIENT_MAX_RETRIES } from "../services/index.js";
 import type { CliIO } from "./io.js";
+import { type QuarantinedRow, quarantineWarning, toQuarantinedRow } from "./quarantineWarnings.js";
 
 const DEFAULT_STATE_DIR = ".a2a-state";
 
@@ -24,6 +25,8 @@ Options:
 
 Reads the snapshots on disk and changes nothing: it takes no lock, so it works beside a running
 runtime (showing its last durable state), and it reports corrupt files instead of moving them.
+Files the runtime set aside (quarantine/, *.corrupt-*) are listed as warnings: their data is not
+loaded; inspect them, then move or delete them.
 Exit status: 0 listed (warnings included), 1 the directory is missing or unreadable, 2 bad usage.`;
 
 /**
@@ -57,6 +60,8 @@ export interface ActorStatusRow {
   problem?: string;
 }
 
+export type { QuarantinedRow } from "./quarantineWarnings.js";
+
 export interface StatusWarning {
   file: string;
   id?: string;
@@ -68,8 +73,9 @@ export interface StatusReport {
   now: number;
   lock: StateDirLockInfo;
   actors: ActorStatusRow[];
+  /** Problems found reading the files, then one per quarantined file. */
   warnings: StatusWarning[];
-  quarantined: string[];
+  quarantined: QuarantinedRow[];
 }
 
 /**
@@ -124,13 +130,14 @@ export async function runStatus(argv: string[], io: CliIO): Promise<number> {
 export async function collectStatus(dir: string, now: number): Promise<StatusReport> {
   const reading = await readStateDir(dir, { machineVersions: { ...MACHINE_VERSIONS } });
   const actors = reading.actors.map((actor) => toRow(actor, now)).sort(byUrgency);
+  const quarantined = reading.quarantined.map(toQuarantinedRow);
   return {
     stateDir: reading.dir,
     now,
     lock: reading.lock,
     actors,
-    warnings: reading.problems.map(toWarning),
-    quarantined: reading.quarantined,
+    warnings: [...reading.problems.map(toWarning), ...quarantined.map(quarantineWarning)],
+    quarantined,
   };
 }
 
@@ -281,8 +288,10 @@ function printTable(report: StatusReport, io: CliIO): void {
     io.err(`warning: ${w.file}: ${w.id === undefined ? "" : `record ${JSON.stringify(w.id)}: `}${w.problem}`);
   }
   if (report.quarantined.length > 0) {
-    io.out(
-      `note: ${report.quarantined.length} file(s) set aside earlier are kept for inspection: ${report.quarantined.join(", ")}`,
+    const n = report.quarantined.length;
+    io.err(
+      `warning: ${n} quarantined file${n === 1 ? "" : "s"} in ${report.stateDir}: damaged or unusable ` +
+        "data the runtime set aside, kept for inspection (listed above)",
     );
   }
   const header = ["ID", "MACHINE", "STATE", "STATUS", "ATTEMPTS", "NEXT DUE", "AGE"];

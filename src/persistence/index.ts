@@ -3,6 +3,7 @@ export * from "./ChangeLogFile.js";
 export * from "./ConversationIndex.js";
 export * from "./DurableJsonFile.js";
 export * from "./EventLog.js";
+export * from "./listQuarantined.js";
 export * from "./quarantine.js";
 export * from "./quarantineEntries.js";
 export * from "./readStateDir.js";

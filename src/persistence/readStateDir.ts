@@ -19,6 +19,7 @@ import {
   SHARD_FILE,
 } from "./SnapshotStore.js";
 import { isProcessAlive, readLockFile } from "./StateDirLock.js";
+import { listQuarantined, type QuarantinedFile } from "./listQuarantined.js";
 
 /** Who holds the state directory's `.lock`, as the file says (acquireStateDirLock's format). */
 export type StateDirLockInfo =
@@ -51,8 +52,8 @@ export interface StateDirReading {
   /** Every readable record, one per id (of two copies a crash left, the one SnapshotStore would keep). */
   actors: StoredActor[];
   problems: StateDirProblem[];
-  /** Files set aside earlier (`*.corrupt-<time>`, `quarantine/{records,threads}-*.json`), kept for inspection. */
-  quarantined: string[];
+  /** Files set aside earlier (`*.corrupt-<time>` anywhere, everything in `quarantine/`), oldest first. */
+  quarantined: QuarantinedFile[];
 }
 
 export interface ReadStateDirOptions {
@@ -71,11 +72,6 @@ export class StateDirNotFoundError extends Error {
     super(`state directory ${dir} ${reason}`);
   }
 }
-
-// What quarantine leaves (see quarantine.ts and SnapshotStore's record quarantine).
-const CORRUPT_FILE = /\.corrupt-[^/]*$/;
-// Records (SnapshotStore) and thread-state entries (the runtime) that failed validation.
-const RECORD_QUARANTINE_FILE = /^(?:records|threads)-.*\.json$/;
 
 /**
  * Reads a state directory's persisted actors without touching it: no lock is taken, nothing is
@@ -102,7 +98,6 @@ export async function readStateDir(dir: string, options: ReadStateDirOptions = {
   }
 
   const problems: StateDirProblem[] = [];
-  const quarantined: string[] = [];
   const copies = new Map<string, StoredActor[]>();
   const journal = await readJournal(join(root, "actors"), options, problems);
 
@@ -111,7 +106,6 @@ export async function readStateDir(dir: string, options: ReadStateDirOptions = {
     const pattern = location === "live" ? SHARD_FILE : ARCHIVE_FILE;
     for (const name of await listFolder(folder, problems)) {
       const file = join(folder, name);
-      if (CORRUPT_FILE.test(name)) quarantined.push(file);
       if (!pattern.test(name)) continue;
       const records = await readRecords(file, problems);
       for (const [key, value] of Object.entries(records ?? {})) {
@@ -120,16 +114,8 @@ export async function readStateDir(dir: string, options: ReadStateDirOptions = {
       }
     }
   }
-  const quarantineDir = join(root, "quarantine");
-  for (const name of await listFolder(quarantineDir, problems)) {
-    if (RECORD_QUARANTINE_FILE.test(name)) quarantined.push(join(quarantineDir, name));
-  }
-  for (const name of await listFolder(root, problems)) {
-    if (CORRUPT_FILE.test(name)) quarantined.push(join(root, name));
-  }
-  for (const name of await listFolder(join(root, "threads"), problems)) {
-    if (CORRUPT_FILE.test(name)) quarantined.push(join(root, "threads", name));
-  }
+  const { files: quarantined, problems: unlisted } = await listQuarantined(root);
+  problems.push(...unlisted);
 
   const fromFiles = new Map(
     [...copies].map(([id, candidates]) => [

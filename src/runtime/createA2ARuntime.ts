@@ -39,6 +39,7 @@ import { collectDue } from "./dueTimers.js";
 import { deliveryWarning } from "./deliveryWarnings.js";
 import { EarlierPosts } from "./EarlierPosts.js";
 import { GuildDirectory } from "./GuildDirectory.js";
+import { Maintenance, maintenancePeriodMs } from "./maintenance.js";
 import { toInspectFn, treeInspector } from "./inspection.js";
 import type {
   A2AFlowResult,
@@ -173,6 +174,21 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   let flushScheduled = false;
   /** Saves the thread state (participants, routes, sink threads, observer history) change by change. */
   let threadStore: ThreadStateStore | undefined;
+  /** Ends this run's event-log subscription: a restarted runtime logs to its new log only. */
+  let unsubscribeLog: (() => void) | undefined;
+  /** Housekeeping while running; a task is registered here once, for every start. */
+  const maintenance = new Maintenance({
+    periodMs: maintenancePeriodMs(config.discord.a2aRetry.cleanupMaxAgeMs),
+    now,
+    timers: scheduler,
+    onError: (task, error) => warn(`maintenance: ${task} failed (${describe(error)}); retried next period`),
+  });
+  // Without it a gateway that never calls mentions() would keep every finished actor until a restart.
+  maintenance.add("prune the archive", (at) => store?.prune(at));
+  // Routes, participants, parents and observer history expire by age; expire() saves what it drops.
+  maintenance.add("expire thread state", (at) => {
+    threads.expire(at);
+  });
 
   const sideEffects = {
     gateway: options.gateway,
@@ -835,7 +851,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       }
       stopping = false;
       const openedLog = log;
-      bus.subscribe("*", (event) => {
+      unsubscribeLog = bus.subscribe("*", (event) => {
         openedLog
           .append(event)
           .catch((error: unknown) => warn(`could not append to the event log: ${describe(error)}`));
@@ -873,6 +889,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       }
       persistDirty();
       timers.start();
+      maintenance.start();
     },
 
     async stop() {
@@ -894,12 +911,15 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       limiters.threadCreation.close();
       limiters.messages.close();
       discord?.close();
+      unsubscribeLog?.();
+      unsubscribeLog = undefined;
       const closing = store;
       store = undefined;
       try {
         // Each is closed even if one before it failed: a store that cannot write leaves no file open.
         const failures: unknown[] = [];
         for (const close of [
+          () => maintenance.stop(),
           () => threadStore?.close(),
           () => closing.close(),
           () => log?.close(),

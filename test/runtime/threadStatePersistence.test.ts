@@ -69,7 +69,7 @@ describe("openThreadStateStore", () => {
       ["nonsense", "k", 'unknown collection "nonsense"'],
     ]);
     const reading = await readStateDir(stateDir);
-    expect(reading.quarantined.map((file) => file.slice(stateDir.length + 1)).sort()).toEqual([
+    expect(reading.quarantined.map(({ file }) => file.slice(stateDir.length + 1)).sort()).toEqual([
       expect.stringMatching(/^quarantine\/threads-.*\.json$/),
       expect.stringMatching(/^threads\/changes\.ndjson\.corrupt-/),
     ]);

@@ -154,7 +154,8 @@ const DiscordSchema = z.strictObject({
         "How long a finished collaboration or flow stays stored (and listed by `mentions()`), counted " +
           "from its last update, before it is pruned. Also how long the runtime remembers a thread's " +
           "parent channel that no live collaboration, participant, route or sink needs, and the ids of " +
-          "the reminders it posted.",
+          "the reminders it posted. A running runtime prunes and expires every quarter of this age (at " +
+          "least a minute apart, at most an hour).",
       ),
       escalationMentionId: discordId
         .optional()

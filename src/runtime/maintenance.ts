@@ -1,0 +1,98 @@
+import type { RuntimeTimers } from "./ports.js";
+
+/** A periodic job: given the time of the run; may return a promise the next task waits for. */
+export type MaintenanceTask = (now: number) => unknown;
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+
+/**
+ * How often the runtime's housekeeping runs, for a given `cleanupMaxAgeMs`: a quarter of it, so a
+ * finished record outlives its age by at most a quarter; at most an hour, so a long age (a day by
+ * default) still frees memory and disk steadily rather than in rare large steps; at least a minute,
+ * so a tiny age (0 in tests) does not turn housekeeping into a busy loop.
+ */
+export function maintenancePeriodMs(cleanupMaxAgeMs: number): number {
+  return Math.min(HOUR_MS, Math.max(MINUTE_MS, Math.floor(cleanupMaxAgeMs / 4)));
+}
+
+export interface MaintenanceOptions {
+  /** Time between the end of one run and the start of the next. */
+  periodMs: number;
+  now: () => number;
+  timers: RuntimeTimers;
+  /** Told when a task fails; the task runs again next period. */
+  onError: (task: string, error: unknown) => void;
+}
+
+/**
+ * The runtime's housekeeping (pruning the archive, expiring thread state): named tasks run one after
+ * another every `periodMs` on the injected scheduler, from start() to stop(). One run at a time: the
+ * next is scheduled when a run ends. A failing task is reported and retried next period; the other
+ * tasks still run. Nobody's answer waits on a run, and its timer never keeps a process alive.
+ */
+export class Maintenance {
+  private readonly tasks = new Map<string, MaintenanceTask>();
+  private handle: unknown;
+  private running = false;
+  /** The run in progress, if any; it never rejects. */
+  private run: Promise<void> | undefined;
+
+  constructor(private readonly options: MaintenanceOptions) {
+    if (!(Number.isFinite(options.periodMs) && options.periodMs > 0)) {
+      throw new RangeError(
+        `Maintenance: periodMs must be a number of milliseconds > 0, got ${String(options.periodMs)}`,
+      );
+    }
+  }
+
+  /** Registers a task, run in registration order; a name is used once. */
+  add(name: string, task: MaintenanceTask): void {
+    if (typeof name !== "string" || name === "") {
+      throw new TypeError(`Maintenance.add: name must be a non-empty string, got ${String(name)}`);
+    }
+    if (typeof task !== "function") throw new TypeError(`Maintenance.add: task ${name} must be a function`);
+    if (this.tasks.has(name)) throw new Error(`Maintenance.add: a task named ${name} is already registered`);
+    this.tasks.set(name, task);
+  }
+
+  /** Schedules the first run one period from now (start() of the runtime already did the work once). */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.schedule();
+  }
+
+  /** No run starts after this; resolves once a run in progress has ended (so files can be closed). */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.handle !== undefined) this.options.timers.clearTimeout(this.handle);
+    this.handle = undefined;
+    await this.run;
+  }
+
+  private schedule(): void {
+    const handle = this.options.timers.setTimeout(() => {
+      this.handle = undefined;
+      this.run = this.runTasks().finally(() => {
+        this.run = undefined;
+        if (this.running) this.schedule();
+      });
+    }, this.options.periodMs);
+    // Housekeeping alone must not keep the process alive (Node's timers, and fake ones, have unref).
+    (handle as { unref?: () => void } | undefined)?.unref?.();
+    this.handle = handle;
+  }
+
+  private async runTasks(): Promise<void> {
+    for (const [name, task] of this.tasks) {
+      if (!this.running) return;
+      try {
+        await task(this.options.now());
+      } catch (error) {
+        // A failure after stop() is the store closing under the task, not news.
+        if (this.running) this.options.onError(name, error);
+      }
+    }
+  }
+}

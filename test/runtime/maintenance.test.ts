@@ -1,0 +1,186 @@
+import { readStateDir } from "../../src/persistence/index.js";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { Maintenance, maintenancePeriodMs } from "../../src/runtime/maintenance.js";
+import { GLOBAL_TIMERS } from "../../src/runtime/TimerQueue.js";
+import {
+  BOTS,
+  FakeDiscord,
+  FakeGateway,
+  runtimeConfig,
+  tempStateDir,
+  useRuntimeHarness,
+  waitUntil,
+} from "../support/runtimeFakes.js";
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+describe("maintenancePeriodMs", () => {
+  it("is a quarter of the archive age, at least a minute and at most an hour", () => {
+    expect(maintenancePeriodMs(0)).toBe(MINUTE);
+    expect(maintenancePeriodMs(2 * MINUTE)).toBe(MINUTE);
+    expect(maintenancePeriodMs(HOUR)).toBe(15 * MINUTE);
+    expect(maintenancePeriodMs(24 * HOUR)).toBe(HOUR);
+  });
+});
+
+describe("Maintenance", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    vi.setSystemTime(0);
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  function maintenance(errors: Array<[string, unknown]> = []) {
+    return new Maintenance({
+      periodMs: MINUTE,
+      now: Date.now,
+      timers: GLOBAL_TIMERS,
+      onError: (task, error) => errors.push([task, error]),
+    });
+  }
+
+  it("runs its tasks in order every period from start() to stop(), with the time of the run", async () => {
+    const m = maintenance();
+    const runs: string[] = [];
+    m.add("a", (now) => runs.push(`a@${now}`));
+    m.add("b", async (now) => {
+      await Promise.resolve();
+      runs.push(`b@${now}`);
+    });
+    m.start();
+    await vi.advanceTimersByTimeAsync(MINUTE - 1);
+    expect(runs).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(runs).toEqual([`a@${MINUTE}`, `b@${MINUTE}`]);
+    await vi.advanceTimersByTimeAsync(MINUTE);
+    expect(runs).toHaveLength(4);
+    await m.stop();
+    await vi.advanceTimersByTimeAsync(10 * MINUTE);
+    expect(runs).toHaveLength(4);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("runs one at a time: a slow run delays the next, which comes a period after it ends", async () => {
+    const m = maintenance();
+    let starts = 0;
+    let finish = (): void => {};
+    m.add("slow", () => {
+      starts += 1;
+      return new Promise<void>((resolve) => (finish = resolve));
+    });
+    m.start();
+    await vi.advanceTimersByTimeAsync(MINUTE);
+    expect(starts).toBe(1);
+    await vi.advanceTimersByTimeAsync(5 * MINUTE);
+    expect(starts).toBe(1);
+    finish();
+    await vi.advanceTimersByTimeAsync(MINUTE - 1);
+    expect(starts).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(starts).toBe(2);
+    finish();
+    await m.stop();
+  });
+
+  it("reports a failing task, still runs the others, and retries it next period", async () => {
+    const errors: Array<[string, unknown]> = [];
+    const m = maintenance(errors);
+    let failures = 1;
+    const done: string[] = [];
+    m.add("flaky", () => {
+      if (failures-- > 0) throw new Error("disk full");
+      done.push("flaky");
+    });
+    m.add("steady", () => done.push("steady"));
+    m.start();
+    await vi.advanceTimersByTimeAsync(MINUTE);
+    expect(errors).toEqual([["flaky", new Error("disk full")]]);
+    expect(done).toEqual(["steady"]);
+    await vi.advanceTimersByTimeAsync(MINUTE);
+    expect(done).toEqual(["steady", "flaky", "steady"]);
+    expect(errors).toHaveLength(1);
+    await m.stop();
+  });
+
+  it("stop() waits for the run in progress, and a failure after stop() is not reported", async () => {
+    const errors: Array<[string, unknown]> = [];
+    const m = maintenance(errors);
+    let fail = (_: Error): void => {};
+    m.add("prune", () => new Promise<void>((_, reject) => (fail = reject)));
+    m.start();
+    await vi.advanceTimersByTimeAsync(MINUTE);
+    let stopped = false;
+    const stopping = m.stop().then(() => (stopped = true));
+    await Promise.resolve();
+    expect(stopped).toBe(false);
+    fail(new Error("the store is closed"));
+    await stopping;
+    expect(errors).toEqual([]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("never keeps the process alive: its timer is unref'd", () => {
+    const unref = vi.fn();
+    const m = new Maintenance({
+      periodMs: MINUTE,
+      now: () => 0,
+      timers: { setTimeout: () => ({ unref }), clearTimeout: () => {} },
+      onError: () => {},
+    });
+    m.start();
+    expect(unref).toHaveBeenCalledOnce();
+  });
+
+  it("refuses a bad period, a nameless or duplicate task, and a task that is no function", () => {
+    const options = { now: () => 0, timers: GLOBAL_TIMERS, onError: () => {} };
+    expect(() => new Maintenance({ ...options, periodMs: 0 })).toThrow(/periodMs must be .* > 0, got 0/);
+    const m = maintenance();
+    m.add("prune", () => {});
+    expect(() => m.add("prune", () => {})).toThrow(/a task named prune is already registered/);
+    expect(() => m.add("", () => {})).toThrow(/name must be a non-empty string/);
+    expect(() => m.add("x", 5 as unknown as () => void)).toThrow(/task x must be a function/);
+  });
+});
+
+describe("the runtime's maintenance", () => {
+  const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
+  const runtime = useRuntimeHarness(T0);
+
+  it("prunes the archive while running, though mentions() is never called", async () => {
+    const dir = tempStateDir();
+    const config = {
+      ...runtimeConfig,
+      discord: {
+        ...runtimeConfig.discord,
+        a2aRetry: { ...runtimeConfig.discord.a2aRetry, cleanupMaxAgeMs: HOUR },
+      },
+    };
+    const r = runtime({ stateDir: dir, config, gateway: new FakeGateway(), discord: new FakeDiscord() });
+    await r.start();
+    const sent = await r.discordSend({ fromAgentId: "ruda", targetAgentId: "eden", message: "리뷰 부탁" });
+    if (sent.status !== "sent") throw new Error(`discordSend was ${sent.status}`);
+    await r.handleDiscordMessage({
+      messageId: "1400000000000000777",
+      channelId: sent.threadId,
+      threadId: sent.threadId,
+      authorId: BOTS.eden,
+      authorIsBot: true,
+      content: "봤어요",
+      mentionUserIds: [],
+      ts: Date.now(),
+    });
+    const stored = async () => (await readStateDir(dir)).actors.map((a) => `${a.record.id}:${a.location}`);
+    await waitUntil(
+      async () => (await stored()).includes(`${sent.mentionId}:archive`),
+      "the answer archived",
+    );
+    // Pruned by the first run after it is an hour old: runs come every 15 minutes.
+    await vi.advanceTimersByTimeAsync(HOUR);
+    expect(await stored()).toEqual([`${sent.mentionId}:archive`]);
+    await vi.advanceTimersByTimeAsync(15 * MINUTE);
+    await waitUntil(async () => (await stored()).length === 0, "the archive pruned", 4_000);
+  });
+});
