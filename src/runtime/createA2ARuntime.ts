@@ -830,6 +830,9 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     async start() {
       if (store !== undefined) throw new Error(`A2ARuntime.start: already started on ${stateDir}`);
       const acquired = await acquireStateDirLock(stateDir, { onWarning: warn });
+      // A runtime started again after stop(): stop() closed them.
+      limiters.threadCreation.reopen();
+      limiters.messages.reopen();
       lock = acquired;
       try {
         store = await SnapshotStore.open({

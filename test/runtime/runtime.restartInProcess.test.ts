@@ -37,4 +37,20 @@ describe("one runtime stopped and started again in the same process", () => {
       .map((line) => (JSON.parse(line) as { type: string }).type);
     expect(logged.filter((type) => type === "a2a.collaborate.failed")).toHaveLength(1);
   });
+
+  it("posts again after a restart: stop() closes the Discord rate limiters, start() opens them again", async () => {
+    const discord = new FakeDiscord();
+    const r = runtime({ stateDir: tempStateDir(), gateway: new FakeGateway(), discord });
+    await r.start();
+    await r.stop();
+    await r.start();
+    const sent = await r.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "코드 리뷰 해줘",
+    });
+    expect(sent).toMatchObject({ status: "sent" });
+    expect(discord.messages.some((m) => m.content.includes("코드 리뷰 해줘"))).toBe(true);
+    await r.stop();
+  });
 });

@@ -413,6 +413,21 @@ describe("RateLimiter", () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it("reopen() after close() takes tasks again, within the same window's limit", async () => {
+    const limiter = new RateLimiter({ limit: 1, windowMs: 1_000 });
+    await limiter.schedule("k", () => 1);
+    limiter.close();
+    limiter.reopen();
+    const started: number[] = [];
+    const later = limiter.schedule("k", () => started.push(Date.now()));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(started).toEqual([]); // the start before close() still counts in its window
+    await vi.advanceTimersByTimeAsync(1_000);
+    await later;
+    expect(started).toHaveLength(1);
+    limiter.close();
+  });
+
   it("throws InvalidInputError naming limit / windowMs for unusable options", () => {
     for (const limit of [0, -1, 1.5, Number.NaN, undefined, "5"]) {
       expect(() => construct(RateLimiter, { limit, windowMs: 1_000 })).toThrow(InvalidInputError);

@@ -87,6 +87,11 @@ export class RateLimiter {
     this.queues.clear();
   }
 
+  /** Takes tasks again after close(): an owner that stopped may start again (a runtime's start() after stop()). */
+  reopen(): void {
+    this.closed = false;
+  }
+
   private drain(key: string): void {
     this.timers.delete(key);
     const queue = this.queues.get(key);
