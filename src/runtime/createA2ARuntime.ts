@@ -3,7 +3,6 @@ import { resolve } from "node:path";
 import { type AnyActorRef, type AnyStateMachine, createActor } from "xstate";
 import {
   type A2AFlowInput,
-  type A2AFlowOutput,
   type CollaborateInput,
   type CollaborateOutput,
   MachineInputError,
@@ -62,6 +61,8 @@ import { provideCollaborate, provideFlow } from "./sideEffects.js";
 import { ThreadState } from "./ThreadState.js";
 import { openThreadStateStore, type ThreadStateStore } from "./threadStatePersistence.js";
 import { GLOBAL_TIMERS, TimerQueue } from "./TimerQueue.js";
+import { WriteRetry } from "./WriteRetry.js";
+import { flowResult, messageSent } from "./flowResult.js";
 
 /** Bumped when a machine changes incompatibly; older snapshots are then migrated or quarantined. */
 export const MACHINE_VERSIONS = { a2aFlow: 1, collaborate: 2 } as const;
@@ -168,9 +169,13 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   let log: EventLog | undefined;
   let lock: { release(): Promise<void> } | undefined;
   let stopping = false;
-  /** Consecutive failed write rounds (for the retry backoff), and the retry wait in progress. */
-  let failedWrites = 0;
-  let writeRetry: { waited: Promise<void>; end: () => void } | undefined;
+  const writes = new WriteRetry({
+    timers: scheduler,
+    warn,
+    retry: () => store?.flush(),
+    stopped: () => stopping || store === undefined,
+  });
+  const landed = (write: Promise<void>) => writes.landed(write);
   let flushScheduled = false;
   /** Saves the thread state (participants, routes, sink threads, observer history) change by change. */
   let threadStore: ThreadStateStore | undefined;
@@ -309,47 +314,6 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     }
   }
 
-  /**
-   * Resolves once `write` (a put or flush) is on disk. A failed write (disk full, a directory gone) is
-   * retried, with backoff, until it lands: answers and side effects wait for it rather than act on
-   * state a crash would lose. Rejects only when the runtime stops meanwhile.
-   */
-  async function landed(write: Promise<void>): Promise<void> {
-    for (;;) {
-      try {
-        await write;
-        failedWrites = 0;
-        return;
-      } catch (error) {
-        if (stopping || store === undefined) throw error;
-        await writeRetryDelay(error);
-        if (stopping || store === undefined) throw error;
-        write = store.flush();
-      }
-    }
-  }
-
-  /** One shared wait between write retries, however many callers wait: 100 ms, doubling up to 5 s. */
-  function writeRetryDelay(error: unknown): Promise<void> {
-    if (writeRetry !== undefined) return writeRetry.waited;
-    const delayMs = Math.min(5_000, 100 * 2 ** Math.min(failedWrites, 6));
-    failedWrites += 1;
-    warn(`snapshots could not be written (${describe(error)}); retrying in ${delayMs} ms, answers wait`);
-    let end = (): void => {};
-    const waited = new Promise<void>((resolveDelay) => (end = resolveDelay));
-    const handle = scheduler.setTimeout(() => retryNow(), delayMs);
-    const retry = { waited, end: () => (scheduler.clearTimeout(handle), end()) };
-    writeRetry = retry;
-    return waited;
-  }
-
-  /** Ends the retry wait at once (its time is up, or the runtime stops and the waiters must hear so). */
-  function retryNow(): void {
-    const retry = writeRetry;
-    writeRetry = undefined;
-    retry?.end();
-  }
-
   function persist(entry: Hosted, target: SnapshotStore): void {
     const snapshot = entry.actor.getSnapshot() as { status: string };
     const status = snapshot.status === "done" ? "done" : snapshot.status === "error" ? "error" : "active";
@@ -448,7 +412,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     };
     const entry = host("a2aFlow", id, { input });
     const resultOf = (status: A2AFlowResult["status"]): A2AFlowResult =>
-      flowResult(entry, conversationId, status);
+      flowResult(entry.actor, conversationId, status);
     const finished = until(entry, () => {
       const s = entry.actor.getSnapshot() as { status: string };
       // "ok" stands for the flow's own status (ok or blocked); an actor that failed outright rejects.
@@ -459,46 +423,13 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     finished.catch(() => undefined);
     if (timeoutSeconds === 0) {
       // Accepted once the message left (or the flow ended before it could): the flow goes on as an actor.
-      return until(entry, () => (messageSent(entry) ? resultOf("accepted") : undefined));
+      return until(entry, () => (messageSent(entry.actor) ? resultOf("accepted") : undefined));
     }
     let timer: unknown;
     const timedOut = new Promise<A2AFlowResult>((resolveTimeout) => {
       timer = scheduler.setTimeout(() => resolveTimeout(resultOf("timeout")), timeoutSeconds * 1_000);
     });
     return Promise.race([finished, timedOut]).finally(() => scheduler.clearTimeout(timer));
-  }
-
-  function flowResult(entry: Hosted, conversationId: string, status: A2AFlowResult["status"]): A2AFlowResult {
-    const snapshot = entry.actor.getSnapshot() as {
-      status: string;
-      output?: A2AFlowOutput;
-      context: Record<string, unknown>;
-    };
-    const out = snapshot.output;
-    if (out !== undefined) {
-      return {
-        status: status === "ok" ? out.status : status,
-        conversationId,
-        ...(out.reply === undefined ? {} : { reply: out.reply }),
-        retryAttempts: out.retryAttempts,
-        actualTurns: out.actualTurns,
-        ...(out.terminationReason === undefined ? {} : { terminationReason: out.terminationReason }),
-        announced: out.announced,
-        ...(out.error === undefined ? {} : { error: out.error }),
-      };
-    }
-    return { status, conversationId, retryAttempts: 0, actualTurns: 0, announced: false };
-  }
-
-  function messageSent(entry: Hosted): boolean {
-    const snapshot = entry.actor.getSnapshot() as {
-      status: string;
-      children: Record<string, AnyActorRef | undefined>;
-    };
-    if (snapshot.status !== "active") return true;
-    const wait = snapshot.children.replyWait?.getSnapshot() as
-      { value: string; context: { runId?: string } } | undefined;
-    return wait === undefined || wait.context.runId !== undefined || wait.value !== "sending";
   }
 
   async function discordSend(params: DiscordSendParams): Promise<DiscordSendResult> {
@@ -899,7 +830,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       if (store === undefined) return;
       persistDirty();
       stopping = true;
-      retryNow();
+      writes.retryNow();
       timers.stop();
       for (const entry of hosted.values()) {
         entry.actor.stop();
