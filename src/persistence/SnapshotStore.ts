@@ -1,7 +1,18 @@
-import { type FileHandle, mkdir, open as openFile, readFile, readdir, rm } from "node:fs/promises";
+import { mkdir, readFile, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Low } from "lowdb";
-import { z } from "zod";
+import {
+  type ActorRecord,
+  InvalidActorRecordError,
+  type RawStoreDoc,
+  checkActorRecord,
+  describeId,
+  idOf,
+  isPlainObject,
+  newerRecord,
+  parseRawDoc,
+  sameRecord,
+} from "./actorRecord.js";
 import {
   CorruptStateFileError,
   DurableJsonFile,
@@ -9,40 +20,16 @@ import {
   errorText,
   syncDirectory,
 } from "./DurableJsonFile.js";
+import { JournalSegmentWriter } from "./journal/JournalSegmentWriter.js";
+import { keepDamagedJournal } from "./journal/keepDamagedJournal.js";
+import {
+  JOURNAL_FILE,
+  type JournalDamage,
+  journalFileName,
+  readJournalSegment,
+} from "./journal/segmentFormat.js";
 import { quarantineFile, quarantineStamp } from "./quarantine.js";
 import { StateDirNotWritableError, isProcessAlive } from "./StateDirLock.js";
-
-export type ActorStatus = "active" | "done" | "error";
-
-/** One persisted actor: what the runtime needs to rehydrate it and re-arm its durable timers. */
-export interface ActorRecord {
-  id: string;
-  machineId: string;
-  machineVersion: number;
-  /** The actor's persisted snapshot (`getPersistedSnapshot()`), JSON only. */
-  snapshot: unknown;
-  /** Durable timers: wall-clock due times the runtime's scheduler delivers (XState does not persist `after`). */
-  timers: Array<{ event: string; dueAt: number }>;
-  status: ActorStatus;
-  updatedAt: number;
-  meta?: Record<string, unknown>;
-}
-
-/** The largest time `Date` accepts: later ones cannot name an archive day. */
-const MAX_TIME = 8_640_000_000_000_000;
-
-export const ActorRecordSchema = z.strictObject({
-  id: z.string().min(1),
-  machineId: z.string().min(1),
-  machineVersion: z.number().int().nonnegative(),
-  snapshot: z.unknown().refine((value) => value !== undefined, "the snapshot is missing"),
-  timers: z.array(
-    z.strictObject({ event: z.string().min(1), dueAt: z.number().nonnegative().max(MAX_TIME) }),
-  ),
-  status: z.enum(["active", "done", "error"]),
-  updatedAt: z.number().nonnegative().max(MAX_TIME),
-  meta: z.record(z.string(), z.unknown()).optional(),
-}) satisfies z.ZodType<ActorRecord>;
 
 export interface SnapshotStoreOptions {
   /** The state directory; the store uses `actors/`, `archive/` and `quarantine/` inside it. */
@@ -58,6 +45,11 @@ export interface SnapshotStoreOptions {
   cleanupMaxAgeMs?: number;
   /** Journal size (bytes) past which the journal is folded into the shard and archive files. Default 8 MiB. */
   journalMaxBytes?: number;
+  /**
+   * At open: whether a record's snapshot can be restored by its machine (after any migration). Returns
+   * a problem text, or undefined when the snapshot is fine; a record with a problem is quarantined.
+   */
+  validateSnapshot?: (machineId: string, snapshot: unknown) => string | undefined;
   onWarning?: (message: string) => void;
 }
 
@@ -68,6 +60,18 @@ export interface SnapshotStoreOpenReport {
   /** Where the quarantined records were kept, when there were any. */
   recordQuarantineFile?: string;
   migrated: Array<{ id: string; machineId: string; fromVersion: number; toVersion: number }>;
+  /**
+   * Journal segments that lost acknowledged records (cut short after they were written, or with lines
+   * that cannot be read). Every readable record was loaded; `keptAt` is the copy kept in `quarantine/`.
+   */
+  damagedJournals: Array<{
+    file: string;
+    keptAt: string;
+    kind: "truncated" | "corrupt";
+    problem: string;
+    /** Lines that could not be read, when known. */
+    linesLost?: number;
+  }>;
 }
 
 export interface SnapshotStoreStats {
@@ -100,21 +104,6 @@ export const DEFAULT_SHARDS = 32;
 const DEFAULT_CLEANUP_MAX_AGE_MS = 86_400_000;
 const MAX_SHARDS = 4096;
 const DEFAULT_JOURNAL_MAX_BYTES = 8 * 1024 * 1024;
-
-/** A record the store will not take (put) — the message names the id and each problem. */
-export class InvalidActorRecordError extends Error {
-  override readonly name = "InvalidActorRecordError";
-
-  constructor(
-    readonly id: string | undefined,
-    readonly problem: string,
-  ) {
-    super(
-      `snapshot store: record ${id === undefined ? "(without an id)" : JSON.stringify(id)} is invalid: ${problem}`,
-    );
-  }
-}
-
 /** Writing some files failed; their records stay in memory and the files stay dirty, so a later flush() retries. */
 export class SnapshotStoreWriteError extends Error {
   override readonly name = "SnapshotStoreWriteError";
@@ -146,49 +135,6 @@ interface StoreDoc {
 /** A live shard's file name (its number captured) and an archive day's, as the store writes them. */
 export const SHARD_FILE = /^shard-(\d+)\.json$/;
 export const ARCHIVE_FILE = /^archive-\d{4}-\d{2}-\d{2}\.json$/;
-/** A journal segment in `actors/`: one JSON record per line, appended in put order (its sequence number captured). */
-export const JOURNAL_FILE = /^journal-(\d+)\.ndjson$/;
-
-function journalFileName(seq: number): string {
-  return `journal-${String(seq).padStart(6, "0")}.ndjson`;
-}
-
-/** A journal segment's text split into lines: the records' raw values, the torn tail, and the first corrupt line. */
-export interface ParsedJournal {
-  values: unknown[];
-  /** A last line without its newline: an append a crash cut short (never acknowledged). */
-  torn: boolean;
-  /** 1-based number and problem of the first line that is not JSON (not at the end). */
-  corrupt?: { line: number; problem: string };
-}
-
-export function parseJournal(text: string): ParsedJournal {
-  const lines = text.split("\n");
-  const tail = lines.pop() ?? "";
-  const values: unknown[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] ?? "";
-    if (line === "") continue;
-    try {
-      values.push(JSON.parse(line));
-    } catch (error) {
-      return {
-        values,
-        torn: tail !== "",
-        corrupt: { line: i + 1, problem: `not valid JSON (${errorText(error)})` },
-      };
-    }
-  }
-  return { values, torn: tail !== "" };
-}
-
-/** A store file as read, before its records are checked one by one. */
-export interface RawStoreDoc {
-  version: 1;
-  records: Record<string, unknown>;
-}
-type RawDoc = RawStoreDoc;
-
 /** One file on disk: a live shard (or a retired one from another layout) or an archive day. */
 interface StoreFile {
   key: string;
@@ -209,11 +155,8 @@ interface StaleCopy {
 interface Segment {
   seq: number;
   path: string;
-  handle?: FileHandle;
-  size: number;
+  writer: JournalSegmentWriter;
 }
-
-type Checked = { ok: true; record: ActorRecord; fromVersion?: number } | { ok: false; problem: string };
 
 /**
  * Actor snapshots on lowdb, sharded so a write rewrites one file's worth of actors, not all.
@@ -261,6 +204,7 @@ export class SnapshotStore {
     quarantinedFiles: [],
     quarantinedRecords: [],
     migrated: [],
+    damagedJournals: [],
   };
   private readonly now: () => number;
   private readonly shards: number;
@@ -300,7 +244,7 @@ export class SnapshotStore {
     const store = new SnapshotStore(options);
     for (const dir of [store.actorsDir, store.archiveDir]) {
       try {
-        await mkdir(dir, { recursive: true });
+        await mkdir(dir, { recursive: true, mode: 0o700 });
       } catch (error) {
         throw new StateDirNotWritableError(options.dir, error);
       }
@@ -382,7 +326,7 @@ export class SnapshotStore {
     await this.flush();
     // Round 1 writes the dirty files; round 2 removes the old copies of records that round 1 moved.
     for (let round = 0; round < 2; round++) {
-      if (this.dirty.size === 0 && this.sealed.length === 0 && this.segment.size === 0) break;
+      if (this.dirty.size === 0 && this.sealed.length === 0 && this.segment.writer.size === 0) break;
       await this.startCompaction();
     }
   }
@@ -447,8 +391,7 @@ export class SnapshotStore {
     try {
       await this.compact();
     } finally {
-      await this.segment.handle?.close().catch(() => undefined);
-      this.segment.handle = undefined;
+      await this.segment.writer.close().catch(() => undefined);
     }
   }
 
@@ -538,55 +481,10 @@ export class SnapshotStore {
     } catch (error) {
       throw new InvalidActorRecordError(idOf(record), `it is not JSON data (${errorText(error)})`);
     }
-    const checked = this.check(idOf(record) ?? "", copy, false);
+    const checked = checkActorRecord(idOf(record) ?? "", copy, this.options, false);
     if (!checked.ok) throw new InvalidActorRecordError(idOf(record), checked.problem);
     return checked.record;
   }
-
-  /** Validates a record stored under `key`; at open, a record of an older version is migrated when possible. */
-  private check(key: string, value: unknown, migrate: boolean): Checked {
-    const parsed = ActorRecordSchema.safeParse(value);
-    if (!parsed.success) {
-      return {
-        ok: false,
-        problem: parsed.error.issues
-          .map((i) => `${i.path.map(String).join(".") || "(record)"}: ${i.message}`)
-          .join("; "),
-      };
-    }
-    const record: ActorRecord = parsed.data;
-    if (record.id !== key)
-      return { ok: false, problem: `its id ${JSON.stringify(record.id)} differs from its key` };
-    const { machineId, machineVersion } = record;
-    const expected = Object.hasOwn(this.options.machineVersions, machineId)
-      ? this.options.machineVersions[machineId]
-      : undefined;
-    if (expected === undefined) {
-      const known = Object.keys(this.options.machineVersions).join(", ") || "none";
-      return { ok: false, problem: `unknown machine ${JSON.stringify(machineId)} (known: ${known})` };
-    }
-    if (machineVersion === expected) return { ok: true, record };
-    const versions = `machine ${JSON.stringify(machineId)} is at version ${expected}, the snapshot is version ${machineVersion}`;
-    const migration = this.options.migrations?.[machineId];
-    if (!migrate) return { ok: false, problem: versions };
-    if (migration === undefined) return { ok: false, problem: `${versions} and no migration is registered` };
-    let snapshot: unknown;
-    try {
-      snapshot = migration(record.snapshot, machineVersion);
-      if (snapshot !== undefined) snapshot = JSON.parse(JSON.stringify(snapshot));
-    } catch (error) {
-      return { ok: false, problem: `${versions} and the migration failed: ${errorText(error)}` };
-    }
-    if (snapshot === undefined)
-      return { ok: false, problem: `${versions} and the migration cannot convert it` };
-    return {
-      ok: true,
-      record: { ...record, machineVersion: expected, snapshot },
-      fromVersion: machineVersion,
-    };
-  }
-
-  // ---- disk ----
 
   private async loadFromDisk(): Promise<void> {
     const found: Array<{ file: StoreFile; raw: Record<string, unknown> }> = [];
@@ -647,9 +545,11 @@ export class SnapshotStore {
   }
 
   /**
-   * Reads the journal segments in order: the last valid record per id. A torn last line is ignored with
-   * a warning; a segment with a corrupt line elsewhere is quarantined whole (the files keep what they
-   * hold). Records are checked (and migrated) as the files' are; unusable ones join `quarantined`.
+   * Reads the journal segments in order: the last valid record per id. A torn last line (never
+   * acknowledged) is dropped with a brief warning; a truncated or corrupt segment (acknowledged records
+   * may be missing) is reported loudly and a copy kept in `quarantine/`, and every line it still holds
+   * that can be read is used. Records are checked (and migrated) as the files' are; unusable ones join
+   * `quarantined`.
    */
   private async readJournal(
     quarantined: Array<{ file: string; key: string; problem: string; record: unknown }>,
@@ -663,49 +563,54 @@ export class SnapshotStore {
     segments.sort((a, b) => a.seq - b.seq);
     for (const { seq, name } of segments) {
       const path = join(this.actorsDir, name);
-      const segment: Segment = { seq, path, size: 0 };
-      let text: string;
+      let bytes: Buffer;
       try {
-        text = await readFile(path, "utf8");
+        bytes = await readFile(path);
       } catch (error) {
         throw new StateFileReadError(path, error);
       }
-      segment.size = Buffer.byteLength(text);
-      this.sealed.push(segment);
+      // Sealed: compaction deletes it once its records are in the files; appends go to a later segment.
+      this.sealed.push(this.newSegment(seq));
       if (seq >= this.segment.seq) this.segment = this.newSegment(seq + 1);
-      const parsed = parseJournal(text);
-      if (parsed.torn && parsed.corrupt === undefined)
+      const reading = readJournalSegment(bytes);
+      if (reading.torn)
         this.warn(
           `snapshot store: ignored the torn last line of ${path} (an append cut short, never acknowledged)`,
         );
-      for (const value of parsed.values) {
+      for (const value of reading.values) {
         const key = idOf(value) ?? "";
         const checked = this.checkStored(key, value, path, quarantined);
         if (checked === undefined) continue;
         latest.delete(key); // keeps the map in the order of each id's last line
         latest.set(key, checked.record);
       }
-      // The lines before a corrupt one were appended and acknowledged: they are kept (above); the rest of
-      // the segment cannot be trusted.
-      if (parsed.corrupt !== undefined) {
-        const problem = `line ${parsed.corrupt.line}: ${parsed.corrupt.problem}`;
-        let movedTo: string;
-        try {
-          movedTo = await quarantineFile(path, this.now());
-        } catch (cause) {
-          throw new Error(
-            `snapshot store: corrupt journal ${path} (${problem}), and it could not be moved aside: ${errorText(cause)}`,
-            { cause },
-          );
-        }
-        this.sealed.pop();
-        this.openReport.quarantinedFiles.push({ file: path, movedTo, problem });
-        this.warn(
-          `snapshot store: corrupt journal ${path}: ${problem}; moved it to ${movedTo}, kept the records before that line and what the shard files hold`,
-        );
-      }
+      if (reading.damage !== undefined) await this.keepDamaged(path, bytes, reading.damage);
     }
     return latest;
+  }
+
+  /** A journal segment that lost acknowledged data: a copy is kept for good, and it is reported loudly. */
+  private async keepDamaged(path: string, bytes: Buffer, damage: JournalDamage): Promise<void> {
+    let keptAt: string;
+    try {
+      keptAt = await keepDamagedJournal(this.options.dir, path, bytes, this.now());
+    } catch (cause) {
+      throw new Error(
+        `snapshot store: ${damage.kind} journal ${path} (${damage.problem}), and a copy could not be kept: ${errorText(cause)}`,
+        { cause },
+      );
+    }
+    this.openReport.damagedJournals.push({
+      file: path,
+      keptAt,
+      kind: damage.kind,
+      problem: damage.problem,
+      ...(damage.linesLost === undefined ? {} : { linesLost: damage.linesLost }),
+    });
+    this.warn(
+      `snapshot store: ACKNOWLEDGED RECORDS MAY BE LOST: ${damage.kind} journal ${path}: ${damage.problem}; ` +
+        `kept a copy at ${keptAt} and loaded every record it still holds`,
+    );
   }
 
   /**
@@ -718,7 +623,7 @@ export class SnapshotStore {
     file: string,
     quarantined: Array<{ file: string; key: string; problem: string; record: unknown }>,
   ): { record: ActorRecord; migrated: boolean } | undefined {
-    const checked = this.check(key, value, true);
+    const checked = checkActorRecord(key, value, this.options, true);
     if (!checked.ok) {
       quarantined.push({ file, key, problem: checked.problem, record: value });
       return undefined;
@@ -734,7 +639,8 @@ export class SnapshotStore {
   }
 
   private newSegment(seq: number): Segment {
-    return { seq, path: join(this.actorsDir, journalFileName(seq)), size: 0 };
+    const path = join(this.actorsDir, journalFileName(seq));
+    return { seq, path, writer: new JournalSegmentWriter(path) };
   }
 
   private async list(dir: string): Promise<string[]> {
@@ -750,7 +656,7 @@ export class SnapshotStore {
   /** The file's records, or undefined when it is missing or was quarantined as corrupt. */
   private async readRaw(file: StoreFile): Promise<Record<string, unknown> | undefined> {
     try {
-      const doc = await new DurableJsonFile<RawDoc>(file.path, { parse: parseRawDoc }).read();
+      const doc = await new DurableJsonFile<RawStoreDoc>(file.path, { parse: parseRawDoc }).read();
       return doc?.records;
     } catch (error) {
       if (!(error instanceof CorruptStateFileError)) throw error;
@@ -779,7 +685,7 @@ export class SnapshotStore {
     const now = this.now();
     const taken = new Set<string>();
     try {
-      await mkdir(dir, { recursive: true });
+      await mkdir(dir, { recursive: true, mode: 0o700 });
       for (const name of await readdir(dir)) taken.add(name);
     } catch (error) {
       throw new StateDirNotWritableError(this.options.dir, error);
@@ -833,29 +739,27 @@ export class SnapshotStore {
     if (text === "") return;
     const buffer = Buffer.from(text, "utf8");
     const segment = this.segment;
+    const before = segment.writer.size;
     try {
-      if (segment.handle === undefined) {
-        segment.handle = await openFile(segment.path, "a");
-        await syncDirectory(this.actorsDir); // the new segment's name survives a power cut
-      }
-      await segment.handle.write(buffer);
-      await segment.handle.datasync();
+      await segment.writer.append(buffer);
     } catch (error) {
       for (const id of ids) this.pending.add(id);
-      // A partial append must stay a torn tail, never a corrupt line in the middle: go on in a new segment.
-      // Nothing appends to this one again, and compaction closes only the segment it seals: close it now.
-      await segment.handle?.close().catch(() => undefined);
-      segment.handle = undefined;
-      if (this.segment === segment) this.rotate();
+      // The writer undid the failed append, so later ones go on in this segment; when it could not, what is
+      // left is a torn tail, and appending after it would make it a corrupt middle: go on in a new segment.
+      if (segment.writer.broken && this.segment === segment) this.rotate();
       const failure = new SnapshotStoreWriteError([{ file: segment.path, cause: error }]);
       this.warn(failure.message);
       throw failure;
     }
-    segment.size += buffer.length;
-    this.countWrite(buffer.length);
+    const appended = segment.writer.size - before; // the first append also wrote the segment's header
+    this.countWrite(appended);
     this.journalAppends += 1;
-    this.journalBytes += buffer.length;
-    if (this.segment === segment && segment.size >= this.journalMaxBytes && this.compaction === undefined) {
+    this.journalBytes += appended;
+    if (
+      this.segment === segment &&
+      segment.writer.size >= this.journalMaxBytes &&
+      this.compaction === undefined
+    ) {
       // Off the hot path: this batch's puts resolve now; a failure is reported and retried later.
       this.startCompaction().catch(() => undefined);
     }
@@ -908,8 +812,7 @@ export class SnapshotStore {
     }
     // The append that was writing to the sealed segment finishes there before it is closed.
     await inFlight?.catch(() => undefined);
-    await sealedNow.handle?.close().catch(() => undefined);
-    sealedNow.handle = undefined;
+    await sealedNow.writer.close().catch(() => undefined);
 
     // One file at a time: each stringify blocks the event loop for one file's worth (not the whole
     // database at once), and only one file's text is in memory, so appends go on meanwhile.
@@ -980,19 +883,6 @@ export function shardOf(id: string, shards: number): number {
   return (hash >>> 0) % shards;
 }
 
-/** A store file's document (`{ version: 1, records }`), or an error saying what is wrong with it. */
-export function parseRawDoc(json: unknown): RawDoc {
-  if (!isPlainObject(json)) throw new Error("the file does not hold an object");
-  if (json.version !== 1)
-    throw new Error(`unsupported format version ${JSON.stringify(json.version)} (expected 1)`);
-  if (!isPlainObject(json.records)) throw new Error('"records" is not an object');
-  return { version: 1, records: json.records };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** Prototype-less, so an id like "__proto__" is an ordinary key. */
 function emptyRecords(): Record<string, ActorRecord> {
   return Object.create(null) as Record<string, ActorRecord>;
@@ -1001,26 +891,6 @@ function emptyRecords(): Record<string, ActorRecord> {
 function isEmpty(records: Record<string, ActorRecord>): boolean {
   for (const _ in records) return false;
   return true;
-}
-
-/** Whether two copies of one record hold the same data. */
-export function sameRecord(a: ActorRecord, b: ActorRecord): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-/** Which of two copies of one record to keep: the later update; on a tie the finished one (finishing is final). */
-export function newerRecord(a: ActorRecord, b: ActorRecord): boolean {
-  if (a.updatedAt !== b.updatedAt) return a.updatedAt > b.updatedAt;
-  return a.status !== "active" && b.status === "active";
-}
-
-function idOf(record: unknown): string | undefined {
-  return isPlainObject(record) && typeof record.id === "string" ? record.id : undefined;
-}
-
-function describeId(record: unknown): string {
-  const id = idOf(record);
-  return id === undefined ? "a record without an id" : `record ${JSON.stringify(id)}`;
 }
 
 function checkOptions(options: SnapshotStoreOptions): void {

@@ -8,16 +8,15 @@ import {
   errorText,
 } from "./DurableJsonFile.js";
 import {
-  ARCHIVE_FILE,
   type ActorRecord,
   ActorRecordSchema,
-  JOURNAL_FILE,
   newerRecord,
-  parseJournal,
   parseRawDoc,
   type RawStoreDoc,
-  SHARD_FILE,
-} from "./SnapshotStore.js";
+} from "./actorRecord.js";
+import { DAMAGED_JOURNAL_FILE } from "./journal/keepDamagedJournal.js";
+import { JOURNAL_FILE, readJournalSegment } from "./journal/segmentFormat.js";
+import { ARCHIVE_FILE, SHARD_FILE } from "./SnapshotStore.js";
 import { isProcessAlive, readLockFile } from "./StateDirLock.js";
 
 /** Who holds the state directory's `.lock`, as the file says (acquireStateDirLock's format). */
@@ -51,7 +50,7 @@ export interface StateDirReading {
   /** Every readable record, one per id (of two copies a crash left, the one SnapshotStore would keep). */
   actors: StoredActor[];
   problems: StateDirProblem[];
-  /** Files set aside earlier (`*.corrupt-<time>`, `quarantine/records-*.json`), kept for inspection. */
+  /** Files set aside earlier (`*.corrupt-<time>`, `quarantine/records-*.json`, `quarantine/journal-*.damaged-*`), kept for inspection. */
   quarantined: string[];
 }
 
@@ -122,6 +121,13 @@ export async function readStateDir(dir: string, options: ReadStateDirOptions = {
   const quarantineDir = join(root, "quarantine");
   for (const name of await listFolder(quarantineDir, problems)) {
     if (RECORD_QUARANTINE_FILE.test(name)) quarantined.push(join(quarantineDir, name));
+    if (DAMAGED_JOURNAL_FILE.test(name)) {
+      quarantined.push(join(quarantineDir, name));
+      problems.push({
+        file: join(quarantineDir, name),
+        problem: "a damaged journal segment was kept here: acknowledged records may have been lost",
+      });
+    }
   }
   for (const name of await listFolder(root, problems)) {
     if (CORRUPT_FILE.test(name)) quarantined.push(join(root, name));
@@ -162,18 +168,18 @@ async function readJournal(
   segments.sort((a, b) => a.seq - b.seq);
   for (const { name } of segments) {
     const file = join(folder, name);
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = await readFile(file, "utf8");
+      bytes = await readFile(file);
     } catch (error) {
       // Removed by a compaction since the listing: its records are in the files, read after this.
       if (errorCode(error) !== "ENOENT") problems.push({ file, problem: errorText(error) });
       continue;
     }
-    const parsed = parseJournal(text);
-    if (parsed.corrupt !== undefined) {
-      // SnapshotStore keeps the lines before it and quarantines the segment at its next open.
-      problems.push({ file, problem: `line ${parsed.corrupt.line}: ${parsed.corrupt.problem}` });
+    const parsed = readJournalSegment(bytes);
+    if (parsed.damage !== undefined) {
+      // SnapshotStore loads what can be read and keeps a copy in quarantine/ at its next open.
+      problems.push({ file, problem: `${parsed.damage.kind} journal: ${parsed.damage.problem}` });
     }
     for (const value of parsed.values) {
       const key = isRecordLike(value) && typeof value.id === "string" ? value.id : "";

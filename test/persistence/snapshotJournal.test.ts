@@ -12,6 +12,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   type ActorRecord,
+  JOURNAL_BLOCK_BYTES,
+  JOURNAL_HEADER,
   SnapshotStore,
   type SnapshotStoreOptions,
   readStateDir,
@@ -92,6 +94,12 @@ async function crashState(
 
 const line = (record: ActorRecord): string => `${JSON.stringify(record)}\n`;
 
+/** A format-2 segment's data: what comes before its zero padding. */
+function dataOf(bytes: Buffer): string {
+  const end = bytes.indexOf(0);
+  return bytes.subarray(0, end < 0 ? bytes.length : end).toString("utf8");
+}
+
 describe("SnapshotStore journal", () => {
   it("makes a put durable in the journal when it resolves, without rewriting any shard", async () => {
     const dir = await dirs.make();
@@ -109,10 +117,13 @@ describe("SnapshotStore journal", () => {
     const stats1 = store.stats();
     expect(stats1.writes - stats0.writes).toBe(1);
     expect(stats1.journalAppends - stats0.journalAppends).toBe(1);
-    expect(stats1.bytesWritten - stats0.bytesWritten).toBe(Buffer.byteLength(line(changed)));
+    // The segment's first append writes its header too.
+    expect(stats1.bytesWritten - stats0.bytesWritten).toBe(Buffer.byteLength(JOURNAL_HEADER + line(changed)));
     for (const name of names) expect((await stat(join(dir, "actors", name))).mtimeMs).toBe(before.get(name));
     const [segment] = await journals(dir);
-    expect(await readFile(join(dir, "actors", segment ?? ""), "utf8")).toBe(line(changed));
+    const bytes = await readFile(join(dir, "actors", segment ?? ""));
+    expect(bytes.length % JOURNAL_BLOCK_BYTES).toBe(0); // preallocated in whole blocks, zero after the data
+    expect(dataOf(bytes)).toBe(JOURNAL_HEADER + line(changed));
 
     // A crash now (no close): a new store sees the put.
     const again = await open(dir);
@@ -156,7 +167,7 @@ describe("SnapshotStore journal", () => {
     expect(store.report().quarantinedFiles).toEqual([]);
   });
 
-  it("quarantines a journal with a corrupt line in the middle, keeping the lines before it and the shards", async () => {
+  it("reports a journal with a corrupt line in the middle loudly, keeps a copy, and loads the lines around it", async () => {
     const dir = await dirs.make();
     await crashState(
       dir,
@@ -166,16 +177,25 @@ describe("SnapshotStore journal", () => {
     const { store, warnings } = await open(dir);
     const path = join(dir, "actors", "journal-000001.ndjson");
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain(`corrupt journal ${path}: line 2`);
-    expect(store.report().quarantinedFiles).toEqual([
-      {
-        file: path,
-        movedTo: `${path}.corrupt-2024-05-01T12-00-00-000Z`,
-        problem: expect.stringContaining("line 2"),
-      },
+    expect(warnings[0]).toContain(`ACKNOWLEDGED RECORDS MAY BE LOST: corrupt journal ${path}: line 2`);
+    const keptAt = join(dir, "quarantine", "journal-000001.ndjson.damaged-2024-05-01T12-00-00-000Z");
+    expect(store.report().damagedJournals).toEqual([
+      { file: path, keptAt, kind: "corrupt", problem: expect.stringContaining("line 2"), linesLost: 1 },
     ]);
-    // Line 1 was appended (acknowledged) before the damage: kept. Line 3, after it, cannot be trusted.
-    expect(store.load()).toEqual([rec("a", { updatedAt: T0 + 1 })]);
+    expect(store.report().quarantinedFiles).toEqual([]);
+    // Both valid lines were appended and acknowledged: the one after the damage is kept too.
+    expect(store.load()).toEqual([rec("a", { updatedAt: T0 + 1 }), rec("b")]);
+    // The segment was folded into the files; its copy stays for good, private to the owner.
+    expect(await journals(dir)).toEqual([]);
+    expect(await readFile(keptAt, "utf8")).toContain("{oops\n");
+    expect((await stat(keptAt)).mode & 0o777).toBe(0o600);
+    await store.close();
+    const again = await open(dir);
+    expect(again.store.load()).toHaveLength(2);
+    expect(again.warnings).toEqual([]);
+    expect((await readStateDir(dir)).problems).toEqual([
+      { file: keptAt, problem: expect.stringContaining("acknowledged records may have been lost") },
+    ]);
   });
 
   it("quarantines an invalid journal record and migrates an old-version one, as for the files", async () => {
@@ -251,7 +271,7 @@ describe("SnapshotStore journal", () => {
   });
 
   it.skipIf(!CAN_LIST_OPEN_FILES)(
-    "closes the segment a failed append leaves: appends go on in the next, no handle is left open",
+    "undoes a failed append and goes on in the same segment; closes it at close()",
     async () => {
       const dir = await dirs.make();
       const { store, warnings } = await open(dir);
@@ -261,10 +281,12 @@ describe("SnapshotStore journal", () => {
       vi.spyOn(fileHandle, "datasync").mockRejectedValueOnce(new Error("EIO: i/o error, fdatasync"));
       await expect(store.put(rec("a"))).rejects.toThrow(/EIO/);
       expect(warnings.join("\n")).toMatch(/journal-000001/);
-      expect(openFilesUnder(dir)).toEqual([]);
-      // The retry goes to the next segment, which stays open for appends until close().
+      // The append was zeroed out again, so the segment holds only whole batches: later ones go on in it.
       await store.put(rec("b"));
-      expect(openFilesUnder(dir).map((f) => f.slice(dir.length))).toEqual(["/actors/journal-000002.ndjson"]);
+      expect(openFilesUnder(dir).map((f) => f.slice(dir.length))).toEqual(["/actors/journal-000001.ndjson"]);
+      expect(dataOf(await readFile(join(dir, "actors", "journal-000001.ndjson")))).toBe(
+        JOURNAL_HEADER + line(rec("a")) + line(rec("b")),
+      );
       await store.close();
       expect(openFilesUnder(dir)).toEqual([]);
     },
