@@ -270,6 +270,98 @@ describe("SnapshotStore journal", () => {
     await store.close();
   });
 
+  it("never acknowledges a put whose append was written short: after a reopen every acknowledged put is there", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir);
+    const acknowledged: ActorRecord[] = [];
+    const put = async (record: ActorRecord): Promise<void> => {
+      await store.put(record);
+      acknowledged.push(record);
+    };
+    await put(rec("a"));
+    const probe = await fsOpen(join(dir, "probe"), "w");
+    const proto = Object.getPrototypeOf(probe) as FileHandle;
+    await probe.close();
+    const realWrite = proto.write;
+    type Write = (buffer: Buffer, offset?: number, length?: number, position?: number) => Promise<unknown>;
+    const write = vi.spyOn(proto, "write") as unknown as { mockImplementationOnce(fn: Write): unknown };
+    // The disk fills up mid-append: half the bytes land, then the next write fails.
+    write.mockImplementationOnce(function (this: FileHandle, buffer, offset = 0, length, position) {
+      const rest = (length ?? buffer.byteLength - offset) >> 1;
+      return (realWrite as unknown as Write).call(this, buffer, offset, rest, position);
+    });
+    write.mockImplementationOnce(() => Promise.reject(new Error("ENOSPC: no space left on device, write")));
+    await Promise.allSettled([put(rec("b")), put(rec("c"))]);
+    vi.restoreAllMocks();
+    await store.flush(); // the retry lands
+    await put(rec("d"));
+    expect(acknowledged.map((r) => r.id)).toEqual(["a", "d"]);
+
+    // A crash now: the reopened store has every acknowledged put and finds no damage.
+    const again = await open(dir);
+    for (const record of acknowledged) expect(again.store.get(record.id)).toEqual(record);
+    expect(again.store.get("b")).toEqual(rec("b")); // flush() wrote the failed batch again
+    expect(again.warnings).toEqual([]);
+    expect(again.store.report().damagedJournals).toEqual([]);
+  });
+
+  it("tells a journal cut short after it was written from a torn append: reported, a copy kept, the records before the cut loaded", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir);
+    for (let i = 0; i < 10; i++) await store.put(rec(`m${i}`, { updatedAt: T0 + i }));
+    const path = join(dir, "actors", "journal-000001.ndjson");
+    const bytes = await readFile(path);
+    const data = dataOf(bytes);
+    // Another dir, as a crash and a truncation to half the data leave it.
+    const cut = await dirs.make();
+    await crashState(cut, {}, "");
+    await writeFile(join(cut, "actors", "journal-000001.ndjson"), bytes.subarray(0, data.length >> 1));
+    const { store: reopened, warnings } = await open(cut);
+    const keptAt = join(cut, "quarantine", "journal-000001.ndjson.damaged-2024-05-01T12-00-00-000Z");
+    expect(reopened.report().damagedJournals).toEqual([
+      {
+        file: join(cut, "actors", "journal-000001.ndjson"),
+        keptAt,
+        kind: "truncated",
+        problem: expect.stringContaining("cut short"),
+        linesLost: 1,
+      },
+    ]);
+    expect(warnings).toEqual([
+      expect.stringContaining("ACKNOWLEDGED RECORDS MAY BE LOST: truncated journal"),
+    ]);
+    expect(warnings.join("\n")).not.toContain("never acknowledged");
+    // Every whole line before the cut is loaded; the copy holds exactly what was found.
+    const whole = data.slice(0, data.length >> 1).split("\n").length - 2; // minus the header and the cut line
+    expect(whole).toBeGreaterThan(2);
+    expect(reopened.load().map((r) => r.id)).toEqual(Array.from({ length: whole }, (_, i) => `m${i}`));
+    expect(await readFile(keptAt)).toEqual(bytes.subarray(0, data.length >> 1));
+    await reopened.close();
+    expect(await readFile(keptAt)).toEqual(bytes.subarray(0, data.length >> 1)); // never deleted
+    expect((await readStateDir(cut)).quarantined).toContain(keptAt);
+  });
+
+  it("drops a torn last append (a partial line before the zero padding) with a brief warning only", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir);
+    await store.put(rec("a"));
+    const path = join(dir, "actors", "journal-000001.ndjson");
+    const bytes = await readFile(path);
+    const end = bytes.indexOf(0);
+    const crashed = await dirs.make();
+    await crashState(crashed, {}, "");
+    const torn = Buffer.from(bytes);
+    torn.write(line(rec("b")).slice(0, 30), end, "utf8"); // an append a crash cut short
+    await writeFile(join(crashed, "actors", "journal-000001.ndjson"), torn);
+    expect((await readStateDir(crashed)).problems).toEqual([]);
+    const { store: reopened, warnings } = await open(crashed);
+    expect(warnings).toEqual([expect.stringContaining("torn last line")]);
+    expect(warnings[0]).toContain("never acknowledged");
+    expect(reopened.report().damagedJournals).toEqual([]);
+    expect(reopened.load()).toEqual([rec("a")]);
+    await expect(readdir(join(crashed, "quarantine"))).rejects.toThrow(/ENOENT/);
+  });
+
   it.skipIf(!CAN_LIST_OPEN_FILES)(
     "undoes a failed append and goes on in the same segment; closes it at close()",
     async () => {
