@@ -94,7 +94,7 @@ export function checkActorRecord(
     const known = Object.keys(rules.machineVersions).join(", ") || "none";
     return { ok: false, problem: `unknown machine ${JSON.stringify(machineId)} (known: ${known})` };
   }
-  if (machineVersion === expected) return { ok: true, record };
+  if (machineVersion === expected) return stored ? restorable(record, rules) : { ok: true, record };
   const versions = `machine ${JSON.stringify(machineId)} is at version ${expected}, the snapshot is version ${machineVersion}`;
   const migration = rules.migrations?.[machineId];
   if (!stored) return { ok: false, problem: versions };

@@ -61,6 +61,7 @@ import {
   SessionsSendParamsSchema,
 } from "./inputSchemas.js";
 import { provideCollaborate, provideFlow } from "./sideEffects.js";
+import { snapshotValidity } from "./snapshotValidity.js";
 import { ThreadState, type ThreadStateData } from "./ThreadState.js";
 import { ThreadStateSaver } from "./ThreadStateSaver.js";
 import { GLOBAL_TIMERS, TimerQueue } from "./TimerQueue.js";
@@ -839,6 +840,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
           now,
           machineVersions: { ...MACHINE_VERSIONS },
           migrations: { ...MACHINE_MIGRATIONS },
+          validateSnapshot: snapshotValidity(machines),
           cleanupMaxAgeMs: config.discord.a2aRetry.cleanupMaxAgeMs,
           onWarning: warn,
         });
