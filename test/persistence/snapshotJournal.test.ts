@@ -124,6 +124,9 @@ describe("SnapshotStore journal", () => {
     const bytes = await readFile(join(dir, "actors", segment ?? ""));
     expect(bytes.length % JOURNAL_BLOCK_BYTES).toBe(0); // preallocated in whole blocks, zero after the data
     expect(dataOf(bytes)).toBe(JOURNAL_HEADER + line(changed));
+    // The journal holds message text: private to the owner, as are the store's folders.
+    expect((await stat(join(dir, "actors", segment ?? ""))).mode & 0o777).toBe(0o600);
+    for (const sub of ["actors", "archive"]) expect((await stat(join(dir, sub))).mode & 0o777).toBe(0o700);
 
     // A crash now (no close): a new store sees the put.
     const again = await open(dir);
