@@ -169,6 +169,9 @@ interface Segment {
  *   timer, so a caller with fake timers is never stuck.
  * - A batch appends the records it changed, one JSON line each, to the journal segment
  *   `actors/journal-<n>.ndjson` and fdatasyncs it; its puts then resolve. No shard is rewritten then.
+ *   A batch is durable or not acknowledged: every byte and the fdatasync must land, and a failed append
+ *   is undone so the segment holds only whole batches (journal/JournalSegmentWriter.ts); the segment
+ *   format lets open() tell a torn append from lost data (journal/segmentFormat.ts).
  * - Compaction folds the journal into the files off the hot path (when the segment passes
  *   journalMaxBytes, at compact(), prune() and close(), and at open): it seals the segment (appends go
  *   on in the next one), writes every dirty file whole and durably, and only then deletes the sealed
@@ -236,8 +239,11 @@ export class SnapshotStore {
   /**
    * Opens (creating if needed) the store in `dir` and reads every file. A file that does not parse is
    * quarantined to `*.corrupt-<time>`; a record that fails validation, has an unknown machine or a
-   * version that no migration handles is kept in `quarantine/records-<time>.json`; each is reported
-   * through onWarning and the rest loads. Any clean-up this needs is flushed before open() resolves.
+   * version that no migration handles, or a snapshot validateSnapshot refuses, is kept in
+   * `quarantine/records-<time>.json`; a journal segment that lost acknowledged records (truncated,
+   * corrupt) is copied to `quarantine/` and every record it still holds is loaded. Each is reported
+   * through onWarning and report(), and the rest loads. Any clean-up this needs is flushed before
+   * open() resolves.
    */
   static async open(options: SnapshotStoreOptions): Promise<SnapshotStore> {
     checkOptions(options);
@@ -380,7 +386,7 @@ export class SnapshotStore {
     };
   }
 
-  /** What open() quarantined and migrated. */
+  /** What open() quarantined, migrated and found damaged. */
   report(): SnapshotStoreOpenReport {
     return structuredClone(this.openReport);
   }
