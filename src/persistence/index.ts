@@ -9,4 +9,5 @@ export * from "./quarantine.js";
 export * from "./readStateDir.js";
 export * from "./scanConversationId.js";
 export * from "./SnapshotStore.js";
+export * from "./snapshotStoreOptions.js";
 export * from "./StateDirLock.js";

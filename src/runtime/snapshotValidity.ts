@@ -1,4 +1,5 @@
 import type { AnyStateMachine } from "xstate";
+import { isPlainObject } from "../persistence/index.js";
 
 const STATUSES: ReadonlySet<unknown> = new Set(["active", "done", "error", "stopped"]);
 
@@ -15,11 +16,11 @@ export function snapshotValidity(
   return (machineId, snapshot) => {
     const machine = Object.hasOwn(machines, machineId) ? machines[machineId] : undefined;
     if (machine === undefined) return `there is no machine ${JSON.stringify(machineId)} to restore it`;
-    if (!isObject(snapshot)) return "it is not an object";
+    if (!isPlainObject(snapshot)) return "it is not an object";
     const { value, status, context } = snapshot;
     if (!STATUSES.has(status)) return `its status ${JSON.stringify(status)} is not one XState knows`;
     // XState reads a number or a boolean as the initial state: only names (or objects of them) are real.
-    if (typeof value !== "string" && !isObject(value))
+    if (typeof value !== "string" && !isPlainObject(value))
       return `its state value ${JSON.stringify(value)} is not a state name or an object of them`;
     try {
       machine.resolveState({ value, context: context ?? {} } as Parameters<
@@ -30,8 +31,4 @@ export function snapshotValidity(
     }
     return undefined;
   };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
