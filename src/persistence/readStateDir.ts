@@ -15,7 +15,7 @@ import {
   type RawStoreDoc,
 } from "./actorRecord.js";
 import { DAMAGED_JOURNAL_FILE } from "./journal/keepDamagedJournal.js";
-import { JOURNAL_FILE, readJournalSegment } from "./journal/segmentFormat.js";
+import { journalSegments, readJournalSegment } from "./journal/segmentFormat.js";
 import { ARCHIVE_FILE, SHARD_FILE } from "./SnapshotStore.js";
 import { isProcessAlive, readLockFile } from "./StateDirLock.js";
 
@@ -160,13 +160,7 @@ async function readJournal(
   problems: StateDirProblem[],
 ): Promise<Map<string, StoredActor>> {
   const latest = new Map<string, StoredActor>();
-  const segments: Array<{ seq: number; name: string }> = [];
-  for (const name of await listFolder(folder, [])) {
-    const match = JOURNAL_FILE.exec(name);
-    if (match !== null) segments.push({ seq: Number(match[1]), name });
-  }
-  segments.sort((a, b) => a.seq - b.seq);
-  for (const { name } of segments) {
+  for (const { name } of journalSegments(await listFolder(folder, []))) {
     const file = join(folder, name);
     let bytes: Buffer;
     try {

@@ -4,7 +4,7 @@ import { idOf } from "../actorRecord.js";
 import { StateFileReadError, errorText } from "../DurableJsonFile.js";
 import type { SnapshotStoreOpenReport } from "../snapshotStoreOptions.js";
 import { keepDamagedJournal } from "./keepDamagedJournal.js";
-import { JOURNAL_FILE, readJournalSegment } from "./segmentFormat.js";
+import { journalSegments, readJournalSegment } from "./segmentFormat.js";
 
 export interface ReplayJournalOptions<R> {
   /** The state directory (damaged segments are copied to its `quarantine/`) and its `actors/` folder's entries. */
@@ -33,12 +33,7 @@ export interface ReplayedJournal<R> {
  */
 export async function replayJournal<R>(options: ReplayJournalOptions<R>): Promise<ReplayedJournal<R>> {
   const { actorsDir, warn } = options;
-  const segments: Array<{ seq: number; name: string }> = [];
-  for (const name of options.names) {
-    const match = JOURNAL_FILE.exec(name);
-    if (match !== null) segments.push({ seq: Number(match[1]), name });
-  }
-  segments.sort((a, b) => a.seq - b.seq);
+  const segments = journalSegments(options.names);
   const latest = new Map<string, R>();
   const damaged: ReplayedJournal<R>["damaged"] = [];
   for (const { name } of segments) {

@@ -26,6 +26,16 @@ export function journalFileName(seq: number): string {
   return `journal-${String(seq).padStart(6, "0")}.ndjson`;
 }
 
+/** The journal segments among a folder's entries, in append order (by sequence number). */
+export function journalSegments(names: readonly string[]): Array<{ seq: number; name: string }> {
+  const segments: Array<{ seq: number; name: string }> = [];
+  for (const name of names) {
+    const match = JOURNAL_FILE.exec(name);
+    if (match !== null) segments.push({ seq: Number(match[1]), name });
+  }
+  return segments.sort((a, b) => a.seq - b.seq);
+}
+
 export const JOURNAL_HEADER = '{"journal":"a2a-snapshot","version":2}\n';
 /** The writer grows a segment in blocks of this size; a reader finding another size knows it was cut. */
 export const JOURNAL_BLOCK_BYTES = 64 * 1024;
