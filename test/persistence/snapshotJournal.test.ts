@@ -308,6 +308,36 @@ describe("SnapshotStore journal", () => {
     expect(again.store.report().damagedJournals).toEqual([]);
   });
 
+  it("seals a segment whose failed append cannot be undone and goes on in a new one; the leftover reads as a torn tail", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir);
+    await store.put(rec("a"));
+    const probe = await fsOpen(join(dir, "probe"), "w");
+    const proto = Object.getPrototypeOf(probe) as FileHandle;
+    await probe.close();
+    type Write = (buffer: Buffer, offset?: number, length?: number, position?: number) => Promise<unknown>;
+    const realWrite = proto.write as unknown as Write;
+    const write = vi.spyOn(proto, "write") as unknown as { mockImplementationOnce(fn: Write): unknown };
+    write.mockImplementationOnce(function (this: FileHandle, buffer, offset = 0, length, position) {
+      return realWrite.call(this, buffer, offset, (length ?? buffer.byteLength - offset) >> 1, position);
+    });
+    const eio = () => Promise.reject(new Error("EIO: i/o error"));
+    write.mockImplementationOnce(eio); // the rest of the append
+    write.mockImplementationOnce(eio); // zeroing it
+    vi.spyOn(proto, "truncate").mockImplementationOnce(eio); // cutting it off
+    await expect(store.put(rec("b"))).rejects.toThrow(/EIO/);
+    vi.restoreAllMocks();
+    await store.put(rec("c"));
+    expect(await journals(dir)).toEqual(["journal-000001.ndjson", "journal-000002.ndjson"]);
+    if (CAN_LIST_OPEN_FILES)
+      expect(openFilesUnder(dir).map((f) => f.slice(dir.length))).toEqual(["/actors/journal-000002.ndjson"]);
+
+    const again = await open(dir);
+    expect(again.store.load().map((r) => r.id)).toEqual(["a", "b", "c"]);
+    expect(again.warnings).toEqual([expect.stringContaining("torn last line of")]);
+    expect(again.store.report().damagedJournals).toEqual([]);
+  });
+
   it("tells a journal cut short after it was written from a torn append: reported, a copy kept, the records before the cut loaded", async () => {
     const dir = await dirs.make();
     const { store } = await open(dir);
