@@ -349,6 +349,12 @@ describe("SnapshotStore journal", () => {
     const cut = await dirs.make();
     await crashState(cut, {}, "");
     await writeFile(join(cut, "actors", "journal-000001.ndjson"), bytes.subarray(0, data.length >> 1));
+    expect((await readStateDir(cut)).problems).toEqual([
+      {
+        file: join(cut, "actors", "journal-000001.ndjson"),
+        problem: expect.stringMatching(/^truncated journal: /),
+      },
+    ]);
     const { store: reopened, warnings } = await open(cut);
     const keptAt = join(cut, "quarantine", "journal-000001.ndjson.damaged-2024-05-01T12-00-00-000Z");
     expect(reopened.report().damagedJournals).toEqual([

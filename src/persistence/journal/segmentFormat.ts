@@ -82,7 +82,6 @@ export function readJournalSegment(bytes: Uint8Array): JournalReading {
     }
     return { format: "legacy", ...readLines(buffer.toString("utf8"), 0) };
   }
-  if (buffer.length === 0) return { format: 2, values: [], torn: false };
   // Only the header's beginning before the zeros: the segment's first append was cut short.
   if (dataEnd < HEADER_BYTES.length) {
     if (zeroAt >= 0 && buffer.length % JOURNAL_BLOCK_BYTES === 0)
