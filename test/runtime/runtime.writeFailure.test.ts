@@ -80,8 +80,7 @@ describe("createA2ARuntime: snapshot writes that fail", () => {
       ...args: Parameters<Write>
     ) {
       const [buffer, offset = 0, length = buffer.byteLength - offset, position] = args;
-      if (!full || !buffer.includes('"machineVersion"'))
-        return realWrite.call(this, ...args);
+      if (!full || !buffer.includes('"machineVersion"')) return realWrite.call(this, ...args);
       if (length < 64) throw new Error("ENOSPC: no space left on device, write");
       return realWrite.call(this, buffer, offset, length >> 1, position);
     } as never);
