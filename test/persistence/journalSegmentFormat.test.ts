@@ -1,6 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { JOURNAL_BLOCK_BYTES, JOURNAL_HEADER, readJournalSegment } from "../../src/persistence/index.js";
+import {
+  JOURNAL_BLOCK_BYTES,
+  JOURNAL_HEADER,
+  parseJournal,
+  readJournalSegment,
+} from "../../src/persistence/index.js";
 
 const BLOCK = JOURNAL_BLOCK_BYTES;
 
@@ -74,6 +79,11 @@ describe("journal segment format", () => {
       format: "legacy",
       values: [{ id: "m0" }, { id: "m1" }],
       torn: true,
+    });
+    expect(parseJournal(`${lines(1)}{oops\n${lineOf(1)}`)).toMatchObject({
+      values: [{ id: "m0" }, { id: "m1" }],
+      torn: false,
+      damage: { kind: "corrupt", linesLost: 1 },
     });
     const future = readJournalSegment(segment(`{"journal":"a2a-snapshot","version":3}\n${lines(1)}`));
     expect(future).toMatchObject({ values: [], damage: { kind: "corrupt" } });

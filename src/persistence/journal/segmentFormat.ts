@@ -108,6 +108,15 @@ export function readJournalSegment(bytes: Uint8Array): JournalReading {
   return reading;
 }
 
+/** A segment's content, for a caller that holds its text rather than its bytes. */
+export type ParsedJournal = Omit<JournalReading, "format">;
+
+/** Reads a segment's text by the same rules as readJournalSegment. */
+export function parseJournal(text: string): ParsedJournal {
+  const { format: _format, ...parsed } = readJournalSegment(Buffer.from(text, "utf8"));
+  return parsed;
+}
+
 function truncated(size: number, linesLost?: number): JournalDamage {
   return {
     kind: "truncated",
