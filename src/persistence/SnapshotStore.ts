@@ -1,22 +1,17 @@
-import { mkdir, readdir, rm } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { Low } from "lowdb";
 import {
   type ActorRecord,
   InvalidActorRecordError,
-  type RawStoreDoc,
   checkActorRecord,
   describeId,
   idOf,
-  newerRecord,
-  parseRawDoc,
-  sameRecord,
 } from "./actorRecord.js";
-import { CorruptStateFileError, DurableJsonFile, errorText, syncDirectory } from "./DurableJsonFile.js";
+import { errorText, syncDirectory } from "./DurableJsonFile.js";
 import { JournalSegmentWriter } from "./journal/JournalSegmentWriter.js";
-import { replayJournal } from "./journal/replayJournal.js";
 import { journalFileName } from "./journal/segmentFormat.js";
-import { quarantineFile, quarantineStamp } from "./quarantine.js";
+import { loadSnapshotStore } from "./loadSnapshotStore.js";
+import { type StaleCopy, SnapshotLayout, type StoreFile, isEmpty } from "./snapshotLayout.js";
 import {
   DEFAULT_CLEANUP_MAX_AGE_MS,
   DEFAULT_JOURNAL_MAX_BYTES,
@@ -28,31 +23,9 @@ import {
   SnapshotStoreWriteError,
   checkOptions,
 } from "./snapshotStoreOptions.js";
-import { StateDirNotWritableError, isProcessAlive } from "./StateDirLock.js";
+import { StateDirNotWritableError } from "./StateDirLock.js";
 
-interface StoreDoc {
-  version: 1;
-  records: Record<string, ActorRecord>;
-}
-
-/** A live shard's file name (its number captured) and an archive day's, as the store writes them. */
-export const SHARD_FILE = /^shard-(\d+)\.json$/;
-export const ARCHIVE_FILE = /^archive-\d{4}-\d{2}-\d{2}\.json$/;
-/** One file on disk: a live shard (or a retired one from another layout) or an archive day. */
-interface StoreFile {
-  key: string;
-  path: string;
-  kind: "live" | "archive";
-  /** A shard file that is not part of the current layout (the shard count changed): deleted once empty. */
-  retired: boolean;
-  db: Low<StoreDoc>;
-}
-
-/** An older copy of a record left in the file it moved out of, until its new home is on disk. */
-interface StaleCopy {
-  file: StoreFile;
-  copy: ActorRecord;
-}
+export { ARCHIVE_FILE, SHARD_FILE, shardOf } from "./snapshotLayout.js";
 
 /** The journal segment appends go to; its file is created on the first append. */
 interface Segment {
@@ -86,11 +59,7 @@ interface Segment {
  * - The caller holds the state-directory lock (acquireStateDirLock): the store assumes it is the only writer.
  */
 export class SnapshotStore {
-  private readonly files = new Map<string, StoreFile>();
-  /** The file holding each record's current version. */
-  private readonly home = new Map<string, StoreFile>();
-  private readonly stale = new Map<string, StaleCopy[]>();
-  private readonly dirty = new Set<StoreFile>();
+  private readonly layout: SnapshotLayout;
   /** Ids put since the last journal append started: the next append writes their current records. */
   private readonly pending = new Set<string>();
   private inflight: Promise<void> | undefined;
@@ -136,6 +105,9 @@ export class SnapshotStore {
     this.warn = options.onWarning ?? ((message) => console.warn(message));
     this.actorsDir = join(options.dir, "actors");
     this.archiveDir = join(options.dir, "archive");
+    this.layout = new SnapshotLayout(this.actorsDir, this.archiveDir, this.shards, (bytes) =>
+      this.countWrite(bytes),
+    );
     this.segment = this.newSegment(1);
   }
 
@@ -158,20 +130,32 @@ export class SnapshotStore {
         throw new StateDirNotWritableError(options.dir, error);
       }
     }
-    await store.loadFromDisk();
+    const seqs = await loadSnapshotStore({
+      layout: store.layout,
+      options: store.options,
+      actorsDir: store.actorsDir,
+      archiveDir: store.archiveDir,
+      now: store.now,
+      warn: store.warn,
+      report: store.openReport,
+      onWrite: (bytes) => store.countWrite(bytes),
+    });
+    // Sealed: compaction deletes them once their records are in the files; appends go to a later segment.
+    for (const seq of seqs) store.sealed.push(store.newSegment(seq));
+    store.segment = store.newSegment((seqs.at(-1) ?? 0) + 1);
     // Fold what the journal held (and any clean-up) into the files before anything new is appended.
-    if (store.dirty.size > 0 || store.sealed.length > 0) await store.compact();
+    if (store.layout.dirty.size > 0 || store.sealed.length > 0) await store.compact();
     return store;
   }
 
   /** The live records (status "active"); right after open, those read from disk. Copies. */
   load(): ActorRecord[] {
-    return this.records("live");
+    return this.layout.records("live");
   }
 
   /** The archived (finished) records not yet pruned. Copies. */
   archived(): ActorRecord[] {
-    return this.records("archive");
+    return this.layout.records("archive");
   }
 
   /**
@@ -182,7 +166,7 @@ export class SnapshotStore {
    * runtime's start(), where load()/archived() would structuredClone every record.
    */
   forEachRecord(kind: "live" | "archive", fn: (record: Readonly<ActorRecord>) => void): void {
-    for (const [id, file] of this.home) {
+    for (const [id, file] of this.layout.home) {
       if (file.kind !== kind) continue;
       const record = file.db.data.records[id];
       if (record !== undefined) fn(record);
@@ -191,7 +175,7 @@ export class SnapshotStore {
 
   /** A copy of the record with this id, live or archived. */
   get(id: string): ActorRecord | undefined {
-    const record = this.home.get(id)?.db.data.records[id];
+    const record = this.layout.home.get(id)?.db.data.records[id];
     return record === undefined ? undefined : structuredClone(record);
   }
 
@@ -211,7 +195,7 @@ export class SnapshotStore {
     } catch (error) {
       return Promise.reject(error);
     }
-    this.place(clean);
+    this.layout.place(clean);
     this.pending.add(clean.id);
     return this.schedule();
   }
@@ -235,7 +219,7 @@ export class SnapshotStore {
     await this.flush();
     // Round 1 writes the dirty files; round 2 removes the old copies of records that round 1 moved.
     for (let round = 0; round < 2; round++) {
-      if (this.dirty.size === 0 && this.sealed.length === 0 && this.segment.writer.size === 0) break;
+      if (this.layout.dirty.size === 0 && this.sealed.length === 0 && this.segment.writer.size === 0) break;
       await this.startCompaction();
     }
   }
@@ -248,20 +232,20 @@ export class SnapshotStore {
     if (this.closed) return Promise.reject(new SnapshotStoreClosedError(this.options.dir, "prune"));
     const cutoff = now - this.cleanupMaxAgeMs;
     let dropped = 0;
-    for (const [id, file] of this.home) {
+    for (const [id, file] of this.layout.home) {
       if (file.kind !== "archive") continue;
       const record = file.db.data.records[id];
       if (record === undefined || record.updatedAt >= cutoff) continue;
       Reflect.deleteProperty(file.db.data.records, id);
-      this.home.delete(id);
-      this.markDirty(file);
-      for (const old of this.stale.get(id) ?? []) {
+      this.layout.home.delete(id);
+      this.layout.markDirty(file);
+      for (const old of this.layout.stale.get(id) ?? []) {
         if (old.file.db.data.records[id] === old.copy) {
           Reflect.deleteProperty(old.file.db.data.records, id);
-          this.markDirty(old.file);
+          this.layout.markDirty(old.file);
         }
       }
-      this.stale.delete(id);
+      this.layout.stale.delete(id);
       dropped++;
     }
     if (dropped === 0) return Promise.resolve(0);
@@ -273,7 +257,7 @@ export class SnapshotStore {
   stats(): SnapshotStoreStats {
     let liveRecords = 0;
     let archivedRecords = 0;
-    for (const file of this.home.values()) {
+    for (const file of this.layout.home.values()) {
       if (file.kind === "live") liveRecords++;
       else archivedRecords++;
     }
@@ -304,79 +288,6 @@ export class SnapshotStore {
     }
   }
 
-  // ---- memory ----
-
-  private records(kind: StoreFile["kind"]): ActorRecord[] {
-    const out: ActorRecord[] = [];
-    for (const [id, file] of this.home) {
-      const record = file.db.data.records[id];
-      if (file.kind === kind && record !== undefined) out.push(structuredClone(record));
-    }
-    return out;
-  }
-
-  /** Puts the record in the file it belongs to; an older copy elsewhere stays until that file is on disk. */
-  private place(record: ActorRecord): void {
-    const target = this.targetFile(record);
-    const current = this.home.get(record.id);
-    if (current !== undefined && current !== target) {
-      const copy = current.db.data.records[record.id];
-      if (copy !== undefined)
-        this.stale.set(record.id, [...(this.stale.get(record.id) ?? []), { file: current, copy }]);
-    }
-    // A stale copy in the target itself is overwritten by this one.
-    const olds = this.stale.get(record.id)?.filter((old) => old.file !== target);
-    if (olds === undefined || olds.length === 0) this.stale.delete(record.id);
-    else this.stale.set(record.id, olds);
-    target.db.data.records[record.id] = record;
-    this.home.set(record.id, target);
-    this.markDirty(target);
-  }
-
-  private targetFile(record: ActorRecord): StoreFile {
-    if (record.status === "active") {
-      const name = `shard-${String(shardOf(record.id, this.shards)).padStart(this.shardDigits(), "0")}.json`;
-      return this.file("live", name, false);
-    }
-    return this.file(
-      "archive",
-      `archive-${new Date(record.updatedAt).toISOString().slice(0, 10)}.json`,
-      false,
-    );
-  }
-
-  private shardDigits(): number {
-    return Math.max(2, String(this.shards - 1).length);
-  }
-
-  private file(
-    kind: StoreFile["kind"],
-    name: string,
-    retired: boolean,
-    records?: Record<string, ActorRecord>,
-  ): StoreFile {
-    const key = `${kind}/${name}`;
-    const existing = this.files.get(key);
-    if (existing !== undefined) return existing;
-    const path = join(kind === "live" ? this.actorsDir : this.archiveDir, name);
-    const adapter = new DurableJsonFile<StoreDoc>(path, {
-      onWrite: (bytes) => this.countWrite(bytes),
-    });
-    const file: StoreFile = {
-      key,
-      path,
-      kind,
-      retired,
-      db: new Low(adapter, { version: 1, records: records ?? emptyRecords() }),
-    };
-    this.files.set(key, file);
-    return file;
-  }
-
-  private markDirty(file: StoreFile): void {
-    this.dirty.add(file);
-  }
-
   private countWrite(bytes: number): void {
     this.bytesWritten += bytes;
     this.writes += 1;
@@ -395,169 +306,9 @@ export class SnapshotStore {
     return checked.record;
   }
 
-  private async loadFromDisk(): Promise<void> {
-    const found: Array<{ file: StoreFile; raw: Record<string, unknown> }> = [];
-    for (const name of await this.list(this.actorsDir)) {
-      const match = SHARD_FILE.exec(name);
-      if (match === null) continue;
-      const index = Number(match[1]);
-      const canonical = `shard-${String(index).padStart(this.shardDigits(), "0")}.json`;
-      const file = this.file("live", name, !(index < this.shards && name === canonical));
-      const raw = await this.readRaw(file);
-      if (raw !== undefined) found.push({ file, raw });
-    }
-    for (const name of await this.list(this.archiveDir)) {
-      if (!ARCHIVE_FILE.test(name)) continue;
-      const file = this.file("archive", name, false);
-      const raw = await this.readRaw(file);
-      if (raw !== undefined) found.push({ file, raw });
-    }
-
-    // Validate (and migrate) every record; keep the ones that cannot be used aside.
-    const quarantined: Array<{ file: string; key: string; problem: string; record: unknown }> = [];
-    const copies = new Map<string, Array<{ file: StoreFile; record: ActorRecord }>>();
-    for (const { file, raw } of found) {
-      for (const [key, value] of Object.entries(raw)) {
-        const checked = this.checkStored(key, value, file.path, quarantined);
-        // A record quarantined or migrated changes its file: rewrite it.
-        if (checked === undefined || checked.migrated) this.markDirty(file);
-        if (checked === undefined) continue;
-        copies.set(key, [...(copies.get(key) ?? []), { file, record: checked.record }]);
-      }
-    }
-    const replayed = await replayJournal({
-      stateDir: this.options.dir,
-      actorsDir: this.actorsDir,
-      names: await this.list(this.actorsDir),
-      now: this.now(),
-      warn: this.warn,
-      check: (key, value, file) => this.checkStored(key, value, file, quarantined)?.record,
-    });
-    // Sealed: compaction deletes them once their records are in the files; appends go to a later segment.
-    for (const seq of replayed.seqs) this.sealed.push(this.newSegment(seq));
-    this.segment = this.newSegment((replayed.seqs.at(-1) ?? 0) + 1);
-    this.openReport.damagedJournals.push(...replayed.damaged);
-    const journal = replayed.latest;
-    if (quarantined.length > 0) await this.quarantineRecords(quarantined);
-
-    // One copy per id: a duplicate is what a crash during a move leaves; the newer copy wins.
-    for (const [id, candidates] of copies) {
-      const winner = candidates.reduce((best, c) => (newerRecord(c.record, best.record) ? c : best));
-      winner.file.db.data.records[id] = winner.record;
-      this.home.set(id, winner.file);
-      for (const loser of candidates) if (loser !== winner) this.markDirty(loser.file);
-    }
-    // Then every record into the file it belongs to (another shard count, a record finished at a crash).
-    for (const [id, file] of [...this.home]) {
-      const record = file.db.data.records[id];
-      if (record !== undefined && this.targetFile(record) !== file) this.place(record);
-    }
-    // Then the journal over the files: its last line per id, unless a file holds a newer copy (what a
-    // compaction wrote before the crash; replaying a line already folded in changes nothing).
-    for (const record of journal.values()) {
-      const current = this.home.get(record.id)?.db.data.records[record.id];
-      if (current !== undefined && (newerRecord(current, record) || sameRecord(current, record))) continue;
-      this.place(record);
-    }
-    // An old-layout shard with nothing left (all quarantined) is deleted; one that still holds moved
-    // records is rewritten once their new homes are on disk.
-    for (const file of this.files.values())
-      if (file.retired && isEmpty(file.db.data.records)) this.markDirty(file);
-  }
-
-  /**
-   * A stored record (from a file or a journal line) checked, and migrated when its machine version is
-   * older: undefined (and queued in `quarantined`) when it cannot be used.
-   */
-  private checkStored(
-    key: string,
-    value: unknown,
-    file: string,
-    quarantined: Array<{ file: string; key: string; problem: string; record: unknown }>,
-  ): { record: ActorRecord; migrated: boolean } | undefined {
-    const checked = checkActorRecord(key, value, this.options, true);
-    if (!checked.ok) {
-      quarantined.push({ file, key, problem: checked.problem, record: value });
-      return undefined;
-    }
-    if (checked.fromVersion === undefined) return { record: checked.record, migrated: false };
-    this.openReport.migrated.push({
-      id: key,
-      machineId: checked.record.machineId,
-      fromVersion: checked.fromVersion,
-      toVersion: checked.record.machineVersion,
-    });
-    return { record: checked.record, migrated: true };
-  }
-
   private newSegment(seq: number): Segment {
     const path = join(this.actorsDir, journalFileName(seq));
     return { seq, path, writer: new JournalSegmentWriter(path) };
-  }
-
-  private async list(dir: string): Promise<string[]> {
-    const names = (await readdir(dir)).sort();
-    for (const name of names) {
-      // Temp files of a writer that died mid-write; a live pid's (another store in this process) is left alone.
-      const tmp = /\.tmp-(\d+)$/.exec(name);
-      if (tmp !== null && !isProcessAlive(Number(tmp[1]))) await rm(join(dir, name), { force: true });
-    }
-    return names;
-  }
-
-  /** The file's records, or undefined when it is missing or was quarantined as corrupt. */
-  private async readRaw(file: StoreFile): Promise<Record<string, unknown> | undefined> {
-    try {
-      const doc = await new DurableJsonFile<RawStoreDoc>(file.path, { parse: parseRawDoc }).read();
-      return doc?.records;
-    } catch (error) {
-      if (!(error instanceof CorruptStateFileError)) throw error;
-      let movedTo: string;
-      try {
-        movedTo = await quarantineFile(file.path, this.now());
-      } catch (cause) {
-        throw new Error(
-          `snapshot store: ${error.message}, and it could not be moved aside: ${errorText(cause)}`,
-          {
-            cause,
-          },
-        );
-      }
-      this.openReport.quarantinedFiles.push({ file: file.path, movedTo, problem: error.reason });
-      this.warn(`snapshot store: ${error.message}; moved it to ${movedTo} and started without it`);
-      return undefined;
-    }
-  }
-
-  /** Keeps unusable records in `quarantine/records-<time>.json`, durably, before their files are rewritten. */
-  private async quarantineRecords(
-    entries: Array<{ file: string; key: string; problem: string; record: unknown }>,
-  ): Promise<void> {
-    const dir = join(this.options.dir, "quarantine");
-    const now = this.now();
-    const taken = new Set<string>();
-    try {
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      for (const name of await readdir(dir)) taken.add(name);
-    } catch (error) {
-      throw new StateDirNotWritableError(this.options.dir, error);
-    }
-    const base = `records-${quarantineStamp(now)}`;
-    let name = `${base}.json`;
-    for (let n = 1; taken.has(name); n++) name = `${base}-${n}.json`;
-    const path = join(dir, name);
-    await new DurableJsonFile<unknown>(path, { onWrite: (bytes) => this.countWrite(bytes) }).write({
-      version: 1,
-      quarantinedAt: new Date(now).toISOString(),
-      records: entries,
-    });
-    this.openReport.recordQuarantineFile = path;
-    for (const entry of entries) {
-      this.openReport.quarantinedRecords.push({ id: entry.key, file: entry.file, problem: entry.problem });
-      this.warn(
-        `snapshot store: record ${JSON.stringify(entry.key)} of ${entry.file} was quarantined to ${path}: ${entry.problem}`,
-      );
-    }
   }
 
   /** Chains one journal append after the one in flight; every put until it starts joins it. */
@@ -585,7 +336,7 @@ export class SnapshotStore {
     this.pending.clear();
     let text = "";
     for (const id of ids) {
-      const record = this.home.get(id)?.db.data.records[id];
+      const record = this.layout.home.get(id)?.db.data.records[id];
       if (record !== undefined) text += `${JSON.stringify(record)}\n`;
     }
     if (text === "") return;
@@ -653,13 +404,13 @@ export class SnapshotStore {
     const inFlight = this.inflight;
     const sealedNow = this.rotate();
     const toDelete = [...this.sealed];
-    const files = [...this.dirty];
-    this.dirty.clear();
+    const files = [...this.layout.dirty];
+    this.layout.dirty.clear();
     const inBatch = new Set(files);
     // Old copies this compaction can free: their record's home is written in it.
     const freeable: Array<{ id: string; old: StaleCopy; home: StoreFile }> = [];
-    for (const [id, olds] of this.stale) {
-      const home = this.home.get(id);
+    for (const [id, olds] of this.layout.stale) {
+      const home = this.layout.home.get(id);
       if (home !== undefined && inBatch.has(home)) for (const old of olds) freeable.push({ id, old, home });
     }
     // The append that was writing to the sealed segment finishes there before it is closed.
@@ -675,7 +426,7 @@ export class SnapshotStore {
         await this.persist(file);
       } catch (cause) {
         failed.add(file);
-        this.markDirty(file);
+        this.layout.markDirty(file);
         failures.push({ file: file.path, cause });
       }
     }
@@ -684,11 +435,11 @@ export class SnapshotStore {
       if (failed.has(home)) continue;
       if (old.file.db.data.records[id] === old.copy) {
         Reflect.deleteProperty(old.file.db.data.records, id);
-        this.markDirty(old.file);
+        this.layout.markDirty(old.file);
       }
-      const rest = (this.stale.get(id) ?? []).filter((s) => s !== old);
-      if (rest.length === 0) this.stale.delete(id);
-      else this.stale.set(id, rest);
+      const rest = (this.layout.stale.get(id) ?? []).filter((s) => s !== old);
+      if (rest.length === 0) this.layout.stale.delete(id);
+      else this.layout.stale.set(id, rest);
     }
 
     if (failures.length > 0) {
@@ -718,29 +469,9 @@ export class SnapshotStore {
       // An archive day or an old-layout shard with nothing left: delete rather than keep an empty file.
       await rm(file.path, { force: true });
       await syncDirectory(file.kind === "live" ? this.actorsDir : this.archiveDir);
-      if (isEmpty(file.db.data.records) && !this.dirty.has(file)) this.files.delete(file.key);
+      if (isEmpty(file.db.data.records) && !this.layout.dirty.has(file)) this.layout.files.delete(file.key);
       return;
     }
     await file.db.write();
   }
-}
-
-/** FNV-1a (32 bit) over the id's UTF-16 code units: stable across runs and platforms. */
-export function shardOf(id: string, shards: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) {
-    hash ^= id.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0) % shards;
-}
-
-/** Prototype-less, so an id like "__proto__" is an ordinary key. */
-function emptyRecords(): Record<string, ActorRecord> {
-  return Object.create(null) as Record<string, ActorRecord>;
-}
-
-function isEmpty(records: Record<string, ActorRecord>): boolean {
-  for (const _ in records) return false;
-  return true;
 }
