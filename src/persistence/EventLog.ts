@@ -203,15 +203,14 @@ export class EventLog {
     const prefix = this.needsNewline ? "\n" : "";
     const buffer = Buffer.from(prefix + chunk.map((line) => line.text).join(""));
     try {
-      await this.handle.appendFile(buffer);
+      await writeWhole(this.handle, buffer);
     } catch (error) {
       const failure = new Error(
         `EventLog: could not append ${chunk.length} event(s) to ${this.file}: ${displayText(error)}`,
         { cause: error },
       );
       for (const line of chunk) line.reject(failure);
-      // Part of the chunk may have reached the file: start the next write on a fresh line.
-      this.needsNewline = true;
+      await this.cutBack();
       return;
     }
     this.needsNewline = false;
@@ -221,6 +220,17 @@ export class EventLog {
     this.linesWritten += chunk.length;
     this.writes += 1;
     for (const line of chunk) line.resolve();
+  }
+
+  /** After a failed append: back to the last whole line, so a rejected event is not half in the file. */
+  private async cutBack(): Promise<void> {
+    try {
+      await this.handle.truncate(this.fileBytes);
+    } catch (error) {
+      // Part of the chunk may be in the file: start the next write on a fresh line.
+      this.needsNewline = true;
+      this.warn(`could not cut ${this.file} back after a failed append: ${displayText(error)}`);
+    }
   }
 
   /** coordination-events.ndjson → .1 → .2 … → .keep; the oldest is deleted. */
@@ -267,6 +277,15 @@ function serialize(event: A2AEvent): string {
   }
   // JSON.stringify escapes newlines inside strings, so one event is always exactly one line.
   return `${json}\n`;
+}
+
+/** Appends all of `buffer` (the file is opened for appending); a write that makes no progress is an error. */
+async function writeWhole(handle: FileHandle, buffer: Buffer): Promise<void> {
+  for (let written = 0; written < buffer.length;) {
+    const { bytesWritten } = await handle.write(buffer, written, buffer.length - written);
+    if (bytesWritten <= 0) throw new Error(`the write stopped after ${written} of ${buffer.length} bytes`);
+    written += bytesWritten;
+  }
 }
 
 async function renameIfPresent(from: string, to: string): Promise<void> {

@@ -1,219 +1,38 @@
-import { type FileHandle, mkdir, open as openFile, readFile, readdir, rm } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { Low } from "lowdb";
-import { z } from "zod";
 import {
-  CorruptStateFileError,
-  DurableJsonFile,
-  StateFileReadError,
-  errorText,
-  syncDirectory,
-} from "./DurableJsonFile.js";
-import { quarantineFile, quarantineStamp } from "./quarantine.js";
-import { StateDirNotWritableError, isProcessAlive } from "./StateDirLock.js";
+  type ActorRecord,
+  InvalidActorRecordError,
+  checkActorRecord,
+  describeId,
+  idOf,
+} from "./actorRecord.js";
+import { errorText, syncDirectory } from "./DurableJsonFile.js";
+import { JournalSegmentWriter } from "./journal/JournalSegmentWriter.js";
+import { journalFileName } from "./journal/segmentFormat.js";
+import { loadSnapshotStore } from "./loadSnapshotStore.js";
+import { type StaleCopy, SnapshotLayout, type StoreFile, isEmpty } from "./snapshotLayout.js";
+import {
+  DEFAULT_CLEANUP_MAX_AGE_MS,
+  DEFAULT_JOURNAL_MAX_BYTES,
+  DEFAULT_SHARDS,
+  type SnapshotStoreOpenReport,
+  type SnapshotStoreOptions,
+  type SnapshotStoreStats,
+  SnapshotStoreClosedError,
+  SnapshotStoreWriteError,
+  checkOptions,
+} from "./snapshotStoreOptions.js";
+import { StateDirNotWritableError } from "./StateDirLock.js";
 
-export type ActorStatus = "active" | "done" | "error";
-
-/** One persisted actor: what the runtime needs to rehydrate it and re-arm its durable timers. */
-export interface ActorRecord {
-  id: string;
-  machineId: string;
-  machineVersion: number;
-  /** The actor's persisted snapshot (`getPersistedSnapshot()`), JSON only. */
-  snapshot: unknown;
-  /** Durable timers: wall-clock due times the runtime's scheduler delivers (XState does not persist `after`). */
-  timers: Array<{ event: string; dueAt: number }>;
-  status: ActorStatus;
-  updatedAt: number;
-  meta?: Record<string, unknown>;
-}
-
-/** The largest time `Date` accepts: later ones cannot name an archive day. */
-const MAX_TIME = 8_640_000_000_000_000;
-
-export const ActorRecordSchema = z.strictObject({
-  id: z.string().min(1),
-  machineId: z.string().min(1),
-  machineVersion: z.number().int().nonnegative(),
-  snapshot: z.unknown().refine((value) => value !== undefined, "the snapshot is missing"),
-  timers: z.array(
-    z.strictObject({ event: z.string().min(1), dueAt: z.number().nonnegative().max(MAX_TIME) }),
-  ),
-  status: z.enum(["active", "done", "error"]),
-  updatedAt: z.number().nonnegative().max(MAX_TIME),
-  meta: z.record(z.string(), z.unknown()).optional(),
-}) satisfies z.ZodType<ActorRecord>;
-
-export interface SnapshotStoreOptions {
-  /** The state directory; the store uses `actors/`, `archive/` and `quarantine/` inside it. */
-  dir: string;
-  now?: () => number;
-  /** Number of live shard files (default DEFAULT_SHARDS). Changing it between runs re-homes records at open. */
-  shards?: number;
-  /** The current version of each machine; a record of another version is migrated or quarantined at open. */
-  machineVersions: Record<string, number>;
-  /** Per machine: turns a snapshot of `fromVersion` into one of the current version, or returns undefined if it cannot. */
-  migrations?: Record<string, (snapshot: unknown, fromVersion: number) => unknown>;
-  /** Age (by updatedAt) after which prune() drops an archived record. Default: one day (API.md §1 cleanupMaxAgeMs). */
-  cleanupMaxAgeMs?: number;
-  /** Journal size (bytes) past which the journal is folded into the shard and archive files. Default 8 MiB. */
-  journalMaxBytes?: number;
-  onWarning?: (message: string) => void;
-}
-
-/** What open() found that was not plain loading. */
-export interface SnapshotStoreOpenReport {
-  quarantinedFiles: Array<{ file: string; movedTo: string; problem: string }>;
-  quarantinedRecords: Array<{ id: string; file: string; problem: string }>;
-  /** Where the quarantined records were kept, when there were any. */
-  recordQuarantineFile?: string;
-  migrated: Array<{ id: string; machineId: string; fromVersion: number; toVersion: number }>;
-}
-
-export interface SnapshotStoreStats {
-  shards: number;
-  liveRecords: number;
-  archivedRecords: number;
-  /** Every byte this store has written (journal appends, shards, archives, quarantine files), for benchmarks. */
-  bytesWritten: number;
-  /** Number of writes: journal appends plus whole files written by compaction. */
-  writes: number;
-  /** Journal appends (one per batch) and the bytes they wrote. */
-  journalAppends: number;
-  journalBytes: number;
-  /** Compactions that folded the journal into the files. */
-  compactions: number;
-}
-
-/**
- * Default number of live shard files, from bench/snapshotStore.bench.ts (10,000 records of ~1 KB,
- * 1,000 single-record updates each flushed with fsync; ext4, Node 20.20, 2 cores). A single update
- * rewrites one shard, so bytes per update fall as 1/shards; the two fsyncs per write set a floor:
- *   shards  bytes/update  median flush  1,000-put burst
- *        1      11.0 MB        88 ms        127 ms (1 write)
- *        8     1.38 MB        13 ms         97 ms (8 writes)
- *       32      347 KB       5.1 ms        131 ms (32 writes)   ← 3% of the bytes, 0.06× the time of 1
- *      128       87 KB       2.1 ms        203 ms (128 writes)
- * Past 32, a single update gains ~3 ms, but a burst pays for 4× the fsyncs and open() reads 4× the files.
- */
-export const DEFAULT_SHARDS = 32;
-const DEFAULT_CLEANUP_MAX_AGE_MS = 86_400_000;
-const MAX_SHARDS = 4096;
-const DEFAULT_JOURNAL_MAX_BYTES = 8 * 1024 * 1024;
-
-/** A record the store will not take (put) — the message names the id and each problem. */
-export class InvalidActorRecordError extends Error {
-  override readonly name = "InvalidActorRecordError";
-
-  constructor(
-    readonly id: string | undefined,
-    readonly problem: string,
-  ) {
-    super(
-      `snapshot store: record ${id === undefined ? "(without an id)" : JSON.stringify(id)} is invalid: ${problem}`,
-    );
-  }
-}
-
-/** Writing some files failed; their records stay in memory and the files stay dirty, so a later flush() retries. */
-export class SnapshotStoreWriteError extends Error {
-  override readonly name = "SnapshotStoreWriteError";
-
-  constructor(readonly failures: Array<{ file: string; cause: unknown }>) {
-    super(
-      `snapshot store: could not write ${failures.map((f) => `${f.file} (${errorText(f.cause)})`).join(", ")}; ` +
-        "the records are kept in memory and the next flush() retries",
-    );
-  }
-}
-
-export class SnapshotStoreClosedError extends Error {
-  override readonly name = "SnapshotStoreClosedError";
-
-  constructor(
-    readonly dir: string,
-    readonly operation: string,
-  ) {
-    super(`snapshot store of ${dir} is closed: ${operation} refused`);
-  }
-}
-
-interface StoreDoc {
-  version: 1;
-  records: Record<string, ActorRecord>;
-}
-
-/** A live shard's file name (its number captured) and an archive day's, as the store writes them. */
-export const SHARD_FILE = /^shard-(\d+)\.json$/;
-export const ARCHIVE_FILE = /^archive-\d{4}-\d{2}-\d{2}\.json$/;
-/** A journal segment in `actors/`: one JSON record per line, appended in put order (its sequence number captured). */
-export const JOURNAL_FILE = /^journal-(\d+)\.ndjson$/;
-
-function journalFileName(seq: number): string {
-  return `journal-${String(seq).padStart(6, "0")}.ndjson`;
-}
-
-/** A journal segment's text split into lines: the records' raw values, the torn tail, and the first corrupt line. */
-export interface ParsedJournal {
-  values: unknown[];
-  /** A last line without its newline: an append a crash cut short (never acknowledged). */
-  torn: boolean;
-  /** 1-based number and problem of the first line that is not JSON (not at the end). */
-  corrupt?: { line: number; problem: string };
-}
-
-export function parseJournal(text: string): ParsedJournal {
-  const lines = text.split("\n");
-  const tail = lines.pop() ?? "";
-  const values: unknown[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] ?? "";
-    if (line === "") continue;
-    try {
-      values.push(JSON.parse(line));
-    } catch (error) {
-      return {
-        values,
-        torn: tail !== "",
-        corrupt: { line: i + 1, problem: `not valid JSON (${errorText(error)})` },
-      };
-    }
-  }
-  return { values, torn: tail !== "" };
-}
-
-/** A store file as read, before its records are checked one by one. */
-export interface RawStoreDoc {
-  version: 1;
-  records: Record<string, unknown>;
-}
-type RawDoc = RawStoreDoc;
-
-/** One file on disk: a live shard (or a retired one from another layout) or an archive day. */
-interface StoreFile {
-  key: string;
-  path: string;
-  kind: "live" | "archive";
-  /** A shard file that is not part of the current layout (the shard count changed): deleted once empty. */
-  retired: boolean;
-  db: Low<StoreDoc>;
-}
-
-/** An older copy of a record left in the file it moved out of, until its new home is on disk. */
-interface StaleCopy {
-  file: StoreFile;
-  copy: ActorRecord;
-}
+export { ARCHIVE_FILE, SHARD_FILE, shardOf } from "./snapshotLayout.js";
 
 /** The journal segment appends go to; its file is created on the first append. */
 interface Segment {
   seq: number;
   path: string;
-  handle?: FileHandle;
-  size: number;
+  writer: JournalSegmentWriter;
 }
-
-type Checked = { ok: true; record: ActorRecord; fromVersion?: number } | { ok: false; problem: string };
 
 /**
  * Actor snapshots on lowdb, sharded so a write rewrites one file's worth of actors, not all.
@@ -226,6 +45,9 @@ type Checked = { ok: true; record: ActorRecord; fromVersion?: number } | { ok: f
  *   timer, so a caller with fake timers is never stuck.
  * - A batch appends the records it changed, one JSON line each, to the journal segment
  *   `actors/journal-<n>.ndjson` and fdatasyncs it; its puts then resolve. No shard is rewritten then.
+ *   A batch is durable or not acknowledged: every byte and the fdatasync must land, and a failed append
+ *   is undone so the segment holds only whole batches (journal/JournalSegmentWriter.ts); the segment
+ *   format lets open() tell a torn append from lost data (journal/segmentFormat.ts).
  * - Compaction folds the journal into the files off the hot path (when the segment passes
  *   journalMaxBytes, at compact(), prune() and close(), and at open): it seals the segment (appends go
  *   on in the next one), writes every dirty file whole and durably, and only then deletes the sealed
@@ -237,11 +59,7 @@ type Checked = { ok: true; record: ActorRecord; fromVersion?: number } | { ok: f
  * - The caller holds the state-directory lock (acquireStateDirLock): the store assumes it is the only writer.
  */
 export class SnapshotStore {
-  private readonly files = new Map<string, StoreFile>();
-  /** The file holding each record's current version. */
-  private readonly home = new Map<string, StoreFile>();
-  private readonly stale = new Map<string, StaleCopy[]>();
-  private readonly dirty = new Set<StoreFile>();
+  private readonly layout: SnapshotLayout;
   /** Ids put since the last journal append started: the next append writes their current records. */
   private readonly pending = new Set<string>();
   private inflight: Promise<void> | undefined;
@@ -261,6 +79,7 @@ export class SnapshotStore {
     quarantinedFiles: [],
     quarantinedRecords: [],
     migrated: [],
+    damagedJournals: [],
   };
   private readonly now: () => number;
   private readonly shards: number;
@@ -286,39 +105,57 @@ export class SnapshotStore {
     this.warn = options.onWarning ?? ((message) => console.warn(message));
     this.actorsDir = join(options.dir, "actors");
     this.archiveDir = join(options.dir, "archive");
+    this.layout = new SnapshotLayout(this.actorsDir, this.archiveDir, this.shards, (bytes) =>
+      this.countWrite(bytes),
+    );
     this.segment = this.newSegment(1);
   }
 
   /**
    * Opens (creating if needed) the store in `dir` and reads every file. A file that does not parse is
    * quarantined to `*.corrupt-<time>`; a record that fails validation, has an unknown machine or a
-   * version that no migration handles is kept in `quarantine/records-<time>.json`; each is reported
-   * through onWarning and the rest loads. Any clean-up this needs is flushed before open() resolves.
+   * version that no migration handles, or a snapshot validateSnapshot refuses, is kept in
+   * `quarantine/records-<time>.json`; a journal segment that lost acknowledged records (truncated,
+   * corrupt) is copied to `quarantine/` and every record it still holds is loaded. Each is reported
+   * through onWarning and report(), and the rest loads. Any clean-up this needs is flushed before
+   * open() resolves.
    */
   static async open(options: SnapshotStoreOptions): Promise<SnapshotStore> {
     checkOptions(options);
     const store = new SnapshotStore(options);
     for (const dir of [store.actorsDir, store.archiveDir]) {
       try {
-        await mkdir(dir, { recursive: true });
+        await mkdir(dir, { recursive: true, mode: 0o700 });
       } catch (error) {
         throw new StateDirNotWritableError(options.dir, error);
       }
     }
-    await store.loadFromDisk();
+    const seqs = await loadSnapshotStore({
+      layout: store.layout,
+      options: store.options,
+      actorsDir: store.actorsDir,
+      archiveDir: store.archiveDir,
+      now: store.now,
+      warn: store.warn,
+      report: store.openReport,
+      onWrite: (bytes) => store.countWrite(bytes),
+    });
+    // Sealed: compaction deletes them once their records are in the files; appends go to a later segment.
+    for (const seq of seqs) store.sealed.push(store.newSegment(seq));
+    store.segment = store.newSegment((seqs.at(-1) ?? 0) + 1);
     // Fold what the journal held (and any clean-up) into the files before anything new is appended.
-    if (store.dirty.size > 0 || store.sealed.length > 0) await store.compact();
+    if (store.layout.dirty.size > 0 || store.sealed.length > 0) await store.compact();
     return store;
   }
 
   /** The live records (status "active"); right after open, those read from disk. Copies. */
   load(): ActorRecord[] {
-    return this.records("live");
+    return this.layout.records("live");
   }
 
   /** The archived (finished) records not yet pruned. Copies. */
   archived(): ActorRecord[] {
-    return this.records("archive");
+    return this.layout.records("archive");
   }
 
   /**
@@ -329,7 +166,7 @@ export class SnapshotStore {
    * runtime's start(), where load()/archived() would structuredClone every record.
    */
   forEachRecord(kind: "live" | "archive", fn: (record: Readonly<ActorRecord>) => void): void {
-    for (const [id, file] of this.home) {
+    for (const [id, file] of this.layout.home) {
       if (file.kind !== kind) continue;
       const record = file.db.data.records[id];
       if (record !== undefined) fn(record);
@@ -338,7 +175,7 @@ export class SnapshotStore {
 
   /** A copy of the record with this id, live or archived. */
   get(id: string): ActorRecord | undefined {
-    const record = this.home.get(id)?.db.data.records[id];
+    const record = this.layout.home.get(id)?.db.data.records[id];
     return record === undefined ? undefined : structuredClone(record);
   }
 
@@ -358,7 +195,7 @@ export class SnapshotStore {
     } catch (error) {
       return Promise.reject(error);
     }
-    this.place(clean);
+    this.layout.place(clean);
     this.pending.add(clean.id);
     return this.schedule();
   }
@@ -382,7 +219,7 @@ export class SnapshotStore {
     await this.flush();
     // Round 1 writes the dirty files; round 2 removes the old copies of records that round 1 moved.
     for (let round = 0; round < 2; round++) {
-      if (this.dirty.size === 0 && this.sealed.length === 0 && this.segment.size === 0) break;
+      if (this.layout.dirty.size === 0 && this.sealed.length === 0 && this.segment.writer.size === 0) break;
       await this.startCompaction();
     }
   }
@@ -395,20 +232,20 @@ export class SnapshotStore {
     if (this.closed) return Promise.reject(new SnapshotStoreClosedError(this.options.dir, "prune"));
     const cutoff = now - this.cleanupMaxAgeMs;
     let dropped = 0;
-    for (const [id, file] of this.home) {
+    for (const [id, file] of this.layout.home) {
       if (file.kind !== "archive") continue;
       const record = file.db.data.records[id];
       if (record === undefined || record.updatedAt >= cutoff) continue;
       Reflect.deleteProperty(file.db.data.records, id);
-      this.home.delete(id);
-      this.markDirty(file);
-      for (const old of this.stale.get(id) ?? []) {
+      this.layout.home.delete(id);
+      this.layout.markDirty(file);
+      for (const old of this.layout.stale.get(id) ?? []) {
         if (old.file.db.data.records[id] === old.copy) {
           Reflect.deleteProperty(old.file.db.data.records, id);
-          this.markDirty(old.file);
+          this.layout.markDirty(old.file);
         }
       }
-      this.stale.delete(id);
+      this.layout.stale.delete(id);
       dropped++;
     }
     if (dropped === 0) return Promise.resolve(0);
@@ -420,7 +257,7 @@ export class SnapshotStore {
   stats(): SnapshotStoreStats {
     let liveRecords = 0;
     let archivedRecords = 0;
-    for (const file of this.home.values()) {
+    for (const file of this.layout.home.values()) {
       if (file.kind === "live") liveRecords++;
       else archivedRecords++;
     }
@@ -436,7 +273,7 @@ export class SnapshotStore {
     };
   }
 
-  /** What open() quarantined and migrated. */
+  /** What open() quarantined, migrated and found damaged. */
   report(): SnapshotStoreOpenReport {
     return structuredClone(this.openReport);
   }
@@ -447,82 +284,8 @@ export class SnapshotStore {
     try {
       await this.compact();
     } finally {
-      await this.segment.handle?.close().catch(() => undefined);
-      this.segment.handle = undefined;
+      await this.segment.writer.close().catch(() => undefined);
     }
-  }
-
-  // ---- memory ----
-
-  private records(kind: StoreFile["kind"]): ActorRecord[] {
-    const out: ActorRecord[] = [];
-    for (const [id, file] of this.home) {
-      const record = file.db.data.records[id];
-      if (file.kind === kind && record !== undefined) out.push(structuredClone(record));
-    }
-    return out;
-  }
-
-  /** Puts the record in the file it belongs to; an older copy elsewhere stays until that file is on disk. */
-  private place(record: ActorRecord): void {
-    const target = this.targetFile(record);
-    const current = this.home.get(record.id);
-    if (current !== undefined && current !== target) {
-      const copy = current.db.data.records[record.id];
-      if (copy !== undefined)
-        this.stale.set(record.id, [...(this.stale.get(record.id) ?? []), { file: current, copy }]);
-    }
-    // A stale copy in the target itself is overwritten by this one.
-    const olds = this.stale.get(record.id)?.filter((old) => old.file !== target);
-    if (olds === undefined || olds.length === 0) this.stale.delete(record.id);
-    else this.stale.set(record.id, olds);
-    target.db.data.records[record.id] = record;
-    this.home.set(record.id, target);
-    this.markDirty(target);
-  }
-
-  private targetFile(record: ActorRecord): StoreFile {
-    if (record.status === "active") {
-      const name = `shard-${String(shardOf(record.id, this.shards)).padStart(this.shardDigits(), "0")}.json`;
-      return this.file("live", name, false);
-    }
-    return this.file(
-      "archive",
-      `archive-${new Date(record.updatedAt).toISOString().slice(0, 10)}.json`,
-      false,
-    );
-  }
-
-  private shardDigits(): number {
-    return Math.max(2, String(this.shards - 1).length);
-  }
-
-  private file(
-    kind: StoreFile["kind"],
-    name: string,
-    retired: boolean,
-    records?: Record<string, ActorRecord>,
-  ): StoreFile {
-    const key = `${kind}/${name}`;
-    const existing = this.files.get(key);
-    if (existing !== undefined) return existing;
-    const path = join(kind === "live" ? this.actorsDir : this.archiveDir, name);
-    const adapter = new DurableJsonFile<StoreDoc>(path, {
-      onWrite: (bytes) => this.countWrite(bytes),
-    });
-    const file: StoreFile = {
-      key,
-      path,
-      kind,
-      retired,
-      db: new Low(adapter, { version: 1, records: records ?? emptyRecords() }),
-    };
-    this.files.set(key, file);
-    return file;
-  }
-
-  private markDirty(file: StoreFile): void {
-    this.dirty.add(file);
   }
 
   private countWrite(bytes: number): void {
@@ -538,268 +301,14 @@ export class SnapshotStore {
     } catch (error) {
       throw new InvalidActorRecordError(idOf(record), `it is not JSON data (${errorText(error)})`);
     }
-    const checked = this.check(idOf(record) ?? "", copy, false);
+    const checked = checkActorRecord(idOf(record) ?? "", copy, this.options, false);
     if (!checked.ok) throw new InvalidActorRecordError(idOf(record), checked.problem);
     return checked.record;
   }
 
-  /** Validates a record stored under `key`; at open, a record of an older version is migrated when possible. */
-  private check(key: string, value: unknown, migrate: boolean): Checked {
-    const parsed = ActorRecordSchema.safeParse(value);
-    if (!parsed.success) {
-      return {
-        ok: false,
-        problem: parsed.error.issues
-          .map((i) => `${i.path.map(String).join(".") || "(record)"}: ${i.message}`)
-          .join("; "),
-      };
-    }
-    const record: ActorRecord = parsed.data;
-    if (record.id !== key)
-      return { ok: false, problem: `its id ${JSON.stringify(record.id)} differs from its key` };
-    const { machineId, machineVersion } = record;
-    const expected = Object.hasOwn(this.options.machineVersions, machineId)
-      ? this.options.machineVersions[machineId]
-      : undefined;
-    if (expected === undefined) {
-      const known = Object.keys(this.options.machineVersions).join(", ") || "none";
-      return { ok: false, problem: `unknown machine ${JSON.stringify(machineId)} (known: ${known})` };
-    }
-    if (machineVersion === expected) return { ok: true, record };
-    const versions = `machine ${JSON.stringify(machineId)} is at version ${expected}, the snapshot is version ${machineVersion}`;
-    const migration = this.options.migrations?.[machineId];
-    if (!migrate) return { ok: false, problem: versions };
-    if (migration === undefined) return { ok: false, problem: `${versions} and no migration is registered` };
-    let snapshot: unknown;
-    try {
-      snapshot = migration(record.snapshot, machineVersion);
-      if (snapshot !== undefined) snapshot = JSON.parse(JSON.stringify(snapshot));
-    } catch (error) {
-      return { ok: false, problem: `${versions} and the migration failed: ${errorText(error)}` };
-    }
-    if (snapshot === undefined)
-      return { ok: false, problem: `${versions} and the migration cannot convert it` };
-    return {
-      ok: true,
-      record: { ...record, machineVersion: expected, snapshot },
-      fromVersion: machineVersion,
-    };
-  }
-
-  // ---- disk ----
-
-  private async loadFromDisk(): Promise<void> {
-    const found: Array<{ file: StoreFile; raw: Record<string, unknown> }> = [];
-    for (const name of await this.list(this.actorsDir)) {
-      const match = SHARD_FILE.exec(name);
-      if (match === null) continue;
-      const index = Number(match[1]);
-      const canonical = `shard-${String(index).padStart(this.shardDigits(), "0")}.json`;
-      const file = this.file("live", name, !(index < this.shards && name === canonical));
-      const raw = await this.readRaw(file);
-      if (raw !== undefined) found.push({ file, raw });
-    }
-    for (const name of await this.list(this.archiveDir)) {
-      if (!ARCHIVE_FILE.test(name)) continue;
-      const file = this.file("archive", name, false);
-      const raw = await this.readRaw(file);
-      if (raw !== undefined) found.push({ file, raw });
-    }
-
-    // Validate (and migrate) every record; keep the ones that cannot be used aside.
-    const quarantined: Array<{ file: string; key: string; problem: string; record: unknown }> = [];
-    const copies = new Map<string, Array<{ file: StoreFile; record: ActorRecord }>>();
-    for (const { file, raw } of found) {
-      for (const [key, value] of Object.entries(raw)) {
-        const checked = this.checkStored(key, value, file.path, quarantined);
-        // A record quarantined or migrated changes its file: rewrite it.
-        if (checked === undefined || checked.migrated) this.markDirty(file);
-        if (checked === undefined) continue;
-        copies.set(key, [...(copies.get(key) ?? []), { file, record: checked.record }]);
-      }
-    }
-    const journal = await this.readJournal(quarantined);
-    if (quarantined.length > 0) await this.quarantineRecords(quarantined);
-
-    // One copy per id: a duplicate is what a crash during a move leaves; the newer copy wins.
-    for (const [id, candidates] of copies) {
-      const winner = candidates.reduce((best, c) => (newerRecord(c.record, best.record) ? c : best));
-      winner.file.db.data.records[id] = winner.record;
-      this.home.set(id, winner.file);
-      for (const loser of candidates) if (loser !== winner) this.markDirty(loser.file);
-    }
-    // Then every record into the file it belongs to (another shard count, a record finished at a crash).
-    for (const [id, file] of [...this.home]) {
-      const record = file.db.data.records[id];
-      if (record !== undefined && this.targetFile(record) !== file) this.place(record);
-    }
-    // Then the journal over the files: its last line per id, unless a file holds a newer copy (what a
-    // compaction wrote before the crash; replaying a line already folded in changes nothing).
-    for (const record of journal.values()) {
-      const current = this.home.get(record.id)?.db.data.records[record.id];
-      if (current !== undefined && (newerRecord(current, record) || sameRecord(current, record))) continue;
-      this.place(record);
-    }
-    // An old-layout shard with nothing left (all quarantined) is deleted; one that still holds moved
-    // records is rewritten once their new homes are on disk.
-    for (const file of this.files.values())
-      if (file.retired && isEmpty(file.db.data.records)) this.markDirty(file);
-  }
-
-  /**
-   * Reads the journal segments in order: the last valid record per id. A torn last line is ignored with
-   * a warning; a segment with a corrupt line elsewhere is quarantined whole (the files keep what they
-   * hold). Records are checked (and migrated) as the files' are; unusable ones join `quarantined`.
-   */
-  private async readJournal(
-    quarantined: Array<{ file: string; key: string; problem: string; record: unknown }>,
-  ): Promise<Map<string, ActorRecord>> {
-    const latest = new Map<string, ActorRecord>();
-    const segments: Array<{ seq: number; name: string }> = [];
-    for (const name of await this.list(this.actorsDir)) {
-      const match = JOURNAL_FILE.exec(name);
-      if (match !== null) segments.push({ seq: Number(match[1]), name });
-    }
-    segments.sort((a, b) => a.seq - b.seq);
-    for (const { seq, name } of segments) {
-      const path = join(this.actorsDir, name);
-      const segment: Segment = { seq, path, size: 0 };
-      let text: string;
-      try {
-        text = await readFile(path, "utf8");
-      } catch (error) {
-        throw new StateFileReadError(path, error);
-      }
-      segment.size = Buffer.byteLength(text);
-      this.sealed.push(segment);
-      if (seq >= this.segment.seq) this.segment = this.newSegment(seq + 1);
-      const parsed = parseJournal(text);
-      if (parsed.torn && parsed.corrupt === undefined)
-        this.warn(
-          `snapshot store: ignored the torn last line of ${path} (an append cut short, never acknowledged)`,
-        );
-      for (const value of parsed.values) {
-        const key = idOf(value) ?? "";
-        const checked = this.checkStored(key, value, path, quarantined);
-        if (checked === undefined) continue;
-        latest.delete(key); // keeps the map in the order of each id's last line
-        latest.set(key, checked.record);
-      }
-      // The lines before a corrupt one were appended and acknowledged: they are kept (above); the rest of
-      // the segment cannot be trusted.
-      if (parsed.corrupt !== undefined) {
-        const problem = `line ${parsed.corrupt.line}: ${parsed.corrupt.problem}`;
-        let movedTo: string;
-        try {
-          movedTo = await quarantineFile(path, this.now());
-        } catch (cause) {
-          throw new Error(
-            `snapshot store: corrupt journal ${path} (${problem}), and it could not be moved aside: ${errorText(cause)}`,
-            { cause },
-          );
-        }
-        this.sealed.pop();
-        this.openReport.quarantinedFiles.push({ file: path, movedTo, problem });
-        this.warn(
-          `snapshot store: corrupt journal ${path}: ${problem}; moved it to ${movedTo}, kept the records before that line and what the shard files hold`,
-        );
-      }
-    }
-    return latest;
-  }
-
-  /**
-   * A stored record (from a file or a journal line) checked, and migrated when its machine version is
-   * older: undefined (and queued in `quarantined`) when it cannot be used.
-   */
-  private checkStored(
-    key: string,
-    value: unknown,
-    file: string,
-    quarantined: Array<{ file: string; key: string; problem: string; record: unknown }>,
-  ): { record: ActorRecord; migrated: boolean } | undefined {
-    const checked = this.check(key, value, true);
-    if (!checked.ok) {
-      quarantined.push({ file, key, problem: checked.problem, record: value });
-      return undefined;
-    }
-    if (checked.fromVersion === undefined) return { record: checked.record, migrated: false };
-    this.openReport.migrated.push({
-      id: key,
-      machineId: checked.record.machineId,
-      fromVersion: checked.fromVersion,
-      toVersion: checked.record.machineVersion,
-    });
-    return { record: checked.record, migrated: true };
-  }
-
   private newSegment(seq: number): Segment {
-    return { seq, path: join(this.actorsDir, journalFileName(seq)), size: 0 };
-  }
-
-  private async list(dir: string): Promise<string[]> {
-    const names = (await readdir(dir)).sort();
-    for (const name of names) {
-      // Temp files of a writer that died mid-write; a live pid's (another store in this process) is left alone.
-      const tmp = /\.tmp-(\d+)$/.exec(name);
-      if (tmp !== null && !isProcessAlive(Number(tmp[1]))) await rm(join(dir, name), { force: true });
-    }
-    return names;
-  }
-
-  /** The file's records, or undefined when it is missing or was quarantined as corrupt. */
-  private async readRaw(file: StoreFile): Promise<Record<string, unknown> | undefined> {
-    try {
-      const doc = await new DurableJsonFile<RawDoc>(file.path, { parse: parseRawDoc }).read();
-      return doc?.records;
-    } catch (error) {
-      if (!(error instanceof CorruptStateFileError)) throw error;
-      let movedTo: string;
-      try {
-        movedTo = await quarantineFile(file.path, this.now());
-      } catch (cause) {
-        throw new Error(
-          `snapshot store: ${error.message}, and it could not be moved aside: ${errorText(cause)}`,
-          {
-            cause,
-          },
-        );
-      }
-      this.openReport.quarantinedFiles.push({ file: file.path, movedTo, problem: error.reason });
-      this.warn(`snapshot store: ${error.message}; moved it to ${movedTo} and started without it`);
-      return undefined;
-    }
-  }
-
-  /** Keeps unusable records in `quarantine/records-<time>.json`, durably, before their files are rewritten. */
-  private async quarantineRecords(
-    entries: Array<{ file: string; key: string; problem: string; record: unknown }>,
-  ): Promise<void> {
-    const dir = join(this.options.dir, "quarantine");
-    const now = this.now();
-    const taken = new Set<string>();
-    try {
-      await mkdir(dir, { recursive: true });
-      for (const name of await readdir(dir)) taken.add(name);
-    } catch (error) {
-      throw new StateDirNotWritableError(this.options.dir, error);
-    }
-    const base = `records-${quarantineStamp(now)}`;
-    let name = `${base}.json`;
-    for (let n = 1; taken.has(name); n++) name = `${base}-${n}.json`;
-    const path = join(dir, name);
-    await new DurableJsonFile<unknown>(path, { onWrite: (bytes) => this.countWrite(bytes) }).write({
-      version: 1,
-      quarantinedAt: new Date(now).toISOString(),
-      records: entries,
-    });
-    this.openReport.recordQuarantineFile = path;
-    for (const entry of entries) {
-      this.openReport.quarantinedRecords.push({ id: entry.key, file: entry.file, problem: entry.problem });
-      this.warn(
-        `snapshot store: record ${JSON.stringify(entry.key)} of ${entry.file} was quarantined to ${path}: ${entry.problem}`,
-      );
-    }
+    const path = join(this.actorsDir, journalFileName(seq));
+    return { seq, path, writer: new JournalSegmentWriter(path) };
   }
 
   /** Chains one journal append after the one in flight; every put until it starts joins it. */
@@ -827,35 +336,33 @@ export class SnapshotStore {
     this.pending.clear();
     let text = "";
     for (const id of ids) {
-      const record = this.home.get(id)?.db.data.records[id];
+      const record = this.layout.home.get(id)?.db.data.records[id];
       if (record !== undefined) text += `${JSON.stringify(record)}\n`;
     }
     if (text === "") return;
     const buffer = Buffer.from(text, "utf8");
     const segment = this.segment;
+    const before = segment.writer.size;
     try {
-      if (segment.handle === undefined) {
-        segment.handle = await openFile(segment.path, "a");
-        await syncDirectory(this.actorsDir); // the new segment's name survives a power cut
-      }
-      await segment.handle.write(buffer);
-      await segment.handle.datasync();
+      await segment.writer.append(buffer);
     } catch (error) {
       for (const id of ids) this.pending.add(id);
-      // A partial append must stay a torn tail, never a corrupt line in the middle: go on in a new segment.
-      // Nothing appends to this one again, and compaction closes only the segment it seals: close it now.
-      await segment.handle?.close().catch(() => undefined);
-      segment.handle = undefined;
-      if (this.segment === segment) this.rotate();
+      // The writer undid the failed append, so later ones go on in this segment; when it could not, what is
+      // left is a torn tail, and appending after it would make it a corrupt middle: go on in a new segment.
+      if (segment.writer.broken && this.segment === segment) this.rotate();
       const failure = new SnapshotStoreWriteError([{ file: segment.path, cause: error }]);
       this.warn(failure.message);
       throw failure;
     }
-    segment.size += buffer.length;
-    this.countWrite(buffer.length);
+    const appended = segment.writer.size - before; // the first append also wrote the segment's header
+    this.countWrite(appended);
     this.journalAppends += 1;
-    this.journalBytes += buffer.length;
-    if (this.segment === segment && segment.size >= this.journalMaxBytes && this.compaction === undefined) {
+    this.journalBytes += appended;
+    if (
+      this.segment === segment &&
+      segment.writer.size >= this.journalMaxBytes &&
+      this.compaction === undefined
+    ) {
       // Off the hot path: this batch's puts resolve now; a failure is reported and retried later.
       this.startCompaction().catch(() => undefined);
     }
@@ -897,19 +404,18 @@ export class SnapshotStore {
     const inFlight = this.inflight;
     const sealedNow = this.rotate();
     const toDelete = [...this.sealed];
-    const files = [...this.dirty];
-    this.dirty.clear();
+    const files = [...this.layout.dirty];
+    this.layout.dirty.clear();
     const inBatch = new Set(files);
     // Old copies this compaction can free: their record's home is written in it.
     const freeable: Array<{ id: string; old: StaleCopy; home: StoreFile }> = [];
-    for (const [id, olds] of this.stale) {
-      const home = this.home.get(id);
+    for (const [id, olds] of this.layout.stale) {
+      const home = this.layout.home.get(id);
       if (home !== undefined && inBatch.has(home)) for (const old of olds) freeable.push({ id, old, home });
     }
     // The append that was writing to the sealed segment finishes there before it is closed.
     await inFlight?.catch(() => undefined);
-    await sealedNow.handle?.close().catch(() => undefined);
-    sealedNow.handle = undefined;
+    await sealedNow.writer.close().catch(() => undefined);
 
     // One file at a time: each stringify blocks the event loop for one file's worth (not the whole
     // database at once), and only one file's text is in memory, so appends go on meanwhile.
@@ -920,7 +426,7 @@ export class SnapshotStore {
         await this.persist(file);
       } catch (cause) {
         failed.add(file);
-        this.markDirty(file);
+        this.layout.markDirty(file);
         failures.push({ file: file.path, cause });
       }
     }
@@ -929,11 +435,11 @@ export class SnapshotStore {
       if (failed.has(home)) continue;
       if (old.file.db.data.records[id] === old.copy) {
         Reflect.deleteProperty(old.file.db.data.records, id);
-        this.markDirty(old.file);
+        this.layout.markDirty(old.file);
       }
-      const rest = (this.stale.get(id) ?? []).filter((s) => s !== old);
-      if (rest.length === 0) this.stale.delete(id);
-      else this.stale.set(id, rest);
+      const rest = (this.layout.stale.get(id) ?? []).filter((s) => s !== old);
+      if (rest.length === 0) this.layout.stale.delete(id);
+      else this.layout.stale.set(id, rest);
     }
 
     if (failures.length > 0) {
@@ -963,86 +469,9 @@ export class SnapshotStore {
       // An archive day or an old-layout shard with nothing left: delete rather than keep an empty file.
       await rm(file.path, { force: true });
       await syncDirectory(file.kind === "live" ? this.actorsDir : this.archiveDir);
-      if (isEmpty(file.db.data.records) && !this.dirty.has(file)) this.files.delete(file.key);
+      if (isEmpty(file.db.data.records) && !this.layout.dirty.has(file)) this.layout.files.delete(file.key);
       return;
     }
     await file.db.write();
-  }
-}
-
-/** FNV-1a (32 bit) over the id's UTF-16 code units: stable across runs and platforms. */
-export function shardOf(id: string, shards: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) {
-    hash ^= id.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0) % shards;
-}
-
-/** A store file's document (`{ version: 1, records }`), or an error saying what is wrong with it. */
-export function parseRawDoc(json: unknown): RawDoc {
-  if (!isPlainObject(json)) throw new Error("the file does not hold an object");
-  if (json.version !== 1)
-    throw new Error(`unsupported format version ${JSON.stringify(json.version)} (expected 1)`);
-  if (!isPlainObject(json.records)) throw new Error('"records" is not an object');
-  return { version: 1, records: json.records };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Prototype-less, so an id like "__proto__" is an ordinary key. */
-function emptyRecords(): Record<string, ActorRecord> {
-  return Object.create(null) as Record<string, ActorRecord>;
-}
-
-function isEmpty(records: Record<string, ActorRecord>): boolean {
-  for (const _ in records) return false;
-  return true;
-}
-
-/** Whether two copies of one record hold the same data. */
-export function sameRecord(a: ActorRecord, b: ActorRecord): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-/** Which of two copies of one record to keep: the later update; on a tie the finished one (finishing is final). */
-export function newerRecord(a: ActorRecord, b: ActorRecord): boolean {
-  if (a.updatedAt !== b.updatedAt) return a.updatedAt > b.updatedAt;
-  return a.status !== "active" && b.status === "active";
-}
-
-function idOf(record: unknown): string | undefined {
-  return isPlainObject(record) && typeof record.id === "string" ? record.id : undefined;
-}
-
-function describeId(record: unknown): string {
-  const id = idOf(record);
-  return id === undefined ? "a record without an id" : `record ${JSON.stringify(id)}`;
-}
-
-function checkOptions(options: SnapshotStoreOptions): void {
-  const fail = (message: string): never => {
-    throw new TypeError(`SnapshotStore.open: ${message}`);
-  };
-  if (typeof options.dir !== "string" || options.dir === "") fail("dir must be a non-empty path");
-  const { shards, cleanupMaxAgeMs, machineVersions } = options;
-  if (shards !== undefined && (!Number.isInteger(shards) || shards < 1 || shards > MAX_SHARDS)) {
-    fail(`shards must be a whole number from 1 to ${MAX_SHARDS}, got ${String(shards)}`);
-  }
-  const { journalMaxBytes } = options;
-  if (journalMaxBytes !== undefined && !(Number.isFinite(journalMaxBytes) && journalMaxBytes >= 0)) {
-    fail(`journalMaxBytes must be a number of bytes ≥ 0, got ${String(journalMaxBytes)}`);
-  }
-  if (cleanupMaxAgeMs !== undefined && !(Number.isFinite(cleanupMaxAgeMs) && cleanupMaxAgeMs >= 0)) {
-    fail(`cleanupMaxAgeMs must be a number of milliseconds ≥ 0, got ${String(cleanupMaxAgeMs)}`);
-  }
-  if (!isPlainObject(machineVersions)) fail("machineVersions must be an object of machine id → version");
-  for (const [machineId, version] of Object.entries(machineVersions)) {
-    if (!Number.isInteger(version) || version < 0) {
-      fail(`machineVersions.${machineId} must be a whole number ≥ 0, got ${String(version)}`);
-    }
   }
 }

@@ -1,5 +1,5 @@
 import { readFile, readdir, stat } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import {
   CorruptStateFileError,
   DurableJsonFile,
@@ -8,16 +8,15 @@ import {
   errorText,
 } from "./DurableJsonFile.js";
 import {
-  ARCHIVE_FILE,
   type ActorRecord,
   ActorRecordSchema,
-  JOURNAL_FILE,
   newerRecord,
-  parseJournal,
   parseRawDoc,
   type RawStoreDoc,
-  SHARD_FILE,
-} from "./SnapshotStore.js";
+} from "./actorRecord.js";
+import { DAMAGED_JOURNAL_FILE } from "./journal/keepDamagedJournal.js";
+import { journalSegments, readJournalSegment } from "./journal/segmentFormat.js";
+import { ARCHIVE_FILE, SHARD_FILE } from "./SnapshotStore.js";
 import { isProcessAlive, readLockFile } from "./StateDirLock.js";
 import { listQuarantined, type QuarantinedFile } from "./listQuarantined.js";
 
@@ -116,6 +115,13 @@ export async function readStateDir(dir: string, options: ReadStateDirOptions = {
   }
   const { files: quarantined, problems: unlisted } = await listQuarantined(root);
   problems.push(...unlisted);
+  for (const { file } of quarantined) {
+    if (DAMAGED_JOURNAL_FILE.test(basename(file)))
+      problems.push({
+        file,
+        problem: "a damaged journal segment was kept here: acknowledged records may have been lost",
+      });
+  }
 
   const fromFiles = new Map(
     [...copies].map(([id, candidates]) => [
@@ -144,26 +150,20 @@ async function readJournal(
   problems: StateDirProblem[],
 ): Promise<Map<string, StoredActor>> {
   const latest = new Map<string, StoredActor>();
-  const segments: Array<{ seq: number; name: string }> = [];
-  for (const name of await listFolder(folder, [])) {
-    const match = JOURNAL_FILE.exec(name);
-    if (match !== null) segments.push({ seq: Number(match[1]), name });
-  }
-  segments.sort((a, b) => a.seq - b.seq);
-  for (const { name } of segments) {
+  for (const { name } of journalSegments(await listFolder(folder, []))) {
     const file = join(folder, name);
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = await readFile(file, "utf8");
+      bytes = await readFile(file);
     } catch (error) {
       // Removed by a compaction since the listing: its records are in the files, read after this.
       if (errorCode(error) !== "ENOENT") problems.push({ file, problem: errorText(error) });
       continue;
     }
-    const parsed = parseJournal(text);
-    if (parsed.corrupt !== undefined) {
-      // SnapshotStore keeps the lines before it and quarantines the segment at its next open.
-      problems.push({ file, problem: `line ${parsed.corrupt.line}: ${parsed.corrupt.problem}` });
+    const parsed = readJournalSegment(bytes);
+    if (parsed.damage !== undefined) {
+      // SnapshotStore loads what can be read and keeps a copy in quarantine/ at its next open.
+      problems.push({ file, problem: `${parsed.damage.kind} journal: ${parsed.damage.problem}` });
     }
     for (const value of parsed.values) {
       const key = isRecordLike(value) && typeof value.id === "string" ? value.id : "";

@@ -58,6 +58,7 @@ import {
   SessionsSendParamsSchema,
 } from "./inputSchemas.js";
 import { provideCollaborate, provideFlow } from "./sideEffects.js";
+import { snapshotValidity } from "./snapshotValidity.js";
 import { ThreadState } from "./ThreadState.js";
 import { openThreadStateStore, type ThreadStateStore } from "./threadStatePersistence.js";
 import { GLOBAL_TIMERS, TimerQueue } from "./TimerQueue.js";
@@ -771,6 +772,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
           now,
           machineVersions: { ...MACHINE_VERSIONS },
           migrations: { ...MACHINE_MIGRATIONS },
+          validateSnapshot: snapshotValidity(machines),
           cleanupMaxAgeMs: config.discord.a2aRetry.cleanupMaxAgeMs,
           onWarning: warn,
         });

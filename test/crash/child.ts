@@ -11,7 +11,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
-import { DEFAULT_SHARDS, shardOf } from "../../src/persistence/index.js";
+import { DEFAULT_SHARDS, JOURNAL_HEADER, shardOf } from "../../src/persistence/index.js";
 import { createA2ARuntime } from "../../src/runtime/index.js";
 import { DurableDiscord } from "./durableDiscord.js";
 
@@ -134,10 +134,12 @@ function readJournal(actorsDir: string): Map<string, DiskRecord> {
       if ((error as { code?: string }).code === "ENOENT") continue; // folded into the files meanwhile
       throw error;
     }
-    const lines = text.split("\n");
+    // Format 2 segments end in zero padding (src/persistence/journal/segmentFormat.ts): the data ends at the first zero.
+    const zero = text.indexOf("\0");
+    const lines = (zero < 0 ? text : text.slice(0, zero)).split("\n");
     lines.pop(); // "" after the last newline, or a torn line
     for (const line of lines) {
-      if (line === "") continue;
+      if (line === "" || line === JOURNAL_HEADER.trimEnd()) continue;
       const record = JSON.parse(line) as Omit<DiskRecord, "file">;
       latest.set(record.id, { ...record, file });
     }

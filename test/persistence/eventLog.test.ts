@@ -232,6 +232,30 @@ describe("EventLog", () => {
     expect(openFilesUnder(dir)).toEqual([]);
   });
 
+  it("cuts a failed append back to the last whole line: a rejected event leaves no half line behind", async () => {
+    const log = await EventLog.open({ dir, onWarning });
+    await log.append(send(1));
+    const probe = await open(join(dir, "probe"), "w");
+    const proto = Object.getPrototypeOf(probe) as FileHandle;
+    await probe.close();
+    type Write = (buffer: Buffer, offset?: number, length?: number) => Promise<unknown>;
+    const realWrite = proto.write as unknown as Write;
+    // The disk fills up mid-append: half the bytes land, then the write fails (through either call).
+    const halfThenFail = async function (this: FileHandle, data: Buffer | string): Promise<never> {
+      const buffer = Buffer.from(data);
+      await realWrite.call(this, buffer, 0, buffer.length >> 1);
+      throw new Error("ENOSPC: no space left on device, write");
+    };
+    vi.spyOn(proto, "write").mockImplementationOnce(halfThenFail as never);
+    vi.spyOn(proto, "appendFile").mockImplementationOnce(halfThenFail as never);
+    await expect(log.append(send(2))).rejects.toThrow(/ENOSPC/);
+    vi.restoreAllMocks();
+    await log.append(send(3));
+    await log.close();
+    const text = await readFile(log.file, "utf8");
+    expect(text).toBe(`${JSON.stringify(send(1))}\n${JSON.stringify(send(3))}\n`);
+  });
+
   it("flush() waits for every queued append", async () => {
     const log = await EventLog.open({ dir, onWarning });
     for (let n = 0; n < 5; n += 1) void log.append(send(n));

@@ -12,6 +12,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   type ActorRecord,
+  JOURNAL_BLOCK_BYTES,
+  JOURNAL_HEADER,
   SnapshotStore,
   type SnapshotStoreOptions,
   readStateDir,
@@ -92,6 +94,12 @@ async function crashState(
 
 const line = (record: ActorRecord): string => `${JSON.stringify(record)}\n`;
 
+/** A format-2 segment's data: what comes before its zero padding. */
+function dataOf(bytes: Buffer): string {
+  const end = bytes.indexOf(0);
+  return bytes.subarray(0, end < 0 ? bytes.length : end).toString("utf8");
+}
+
 describe("SnapshotStore journal", () => {
   it("makes a put durable in the journal when it resolves, without rewriting any shard", async () => {
     const dir = await dirs.make();
@@ -109,10 +117,16 @@ describe("SnapshotStore journal", () => {
     const stats1 = store.stats();
     expect(stats1.writes - stats0.writes).toBe(1);
     expect(stats1.journalAppends - stats0.journalAppends).toBe(1);
-    expect(stats1.bytesWritten - stats0.bytesWritten).toBe(Buffer.byteLength(line(changed)));
+    // The segment's first append writes its header too.
+    expect(stats1.bytesWritten - stats0.bytesWritten).toBe(Buffer.byteLength(JOURNAL_HEADER + line(changed)));
     for (const name of names) expect((await stat(join(dir, "actors", name))).mtimeMs).toBe(before.get(name));
     const [segment] = await journals(dir);
-    expect(await readFile(join(dir, "actors", segment ?? ""), "utf8")).toBe(line(changed));
+    const bytes = await readFile(join(dir, "actors", segment ?? ""));
+    expect(bytes.length % JOURNAL_BLOCK_BYTES).toBe(0); // preallocated in whole blocks, zero after the data
+    expect(dataOf(bytes)).toBe(JOURNAL_HEADER + line(changed));
+    // The journal holds message text: private to the owner, as are the store's folders.
+    expect((await stat(join(dir, "actors", segment ?? ""))).mode & 0o777).toBe(0o600);
+    for (const sub of ["actors", "archive"]) expect((await stat(join(dir, sub))).mode & 0o777).toBe(0o700);
 
     // A crash now (no close): a new store sees the put.
     const again = await open(dir);
@@ -156,7 +170,7 @@ describe("SnapshotStore journal", () => {
     expect(store.report().quarantinedFiles).toEqual([]);
   });
 
-  it("quarantines a journal with a corrupt line in the middle, keeping the lines before it and the shards", async () => {
+  it("reports a journal with a corrupt line in the middle loudly, keeps a copy, and loads the lines around it", async () => {
     const dir = await dirs.make();
     await crashState(
       dir,
@@ -166,16 +180,25 @@ describe("SnapshotStore journal", () => {
     const { store, warnings } = await open(dir);
     const path = join(dir, "actors", "journal-000001.ndjson");
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain(`corrupt journal ${path}: line 2`);
-    expect(store.report().quarantinedFiles).toEqual([
-      {
-        file: path,
-        movedTo: `${path}.corrupt-2024-05-01T12-00-00-000Z`,
-        problem: expect.stringContaining("line 2"),
-      },
+    expect(warnings[0]).toContain(`ACKNOWLEDGED RECORDS MAY BE LOST: corrupt journal ${path}: line 2`);
+    const keptAt = join(dir, "quarantine", "journal-000001.ndjson.damaged-2024-05-01T12-00-00-000Z");
+    expect(store.report().damagedJournals).toEqual([
+      { file: path, keptAt, kind: "corrupt", problem: expect.stringContaining("line 2"), linesLost: 1 },
     ]);
-    // Line 1 was appended (acknowledged) before the damage: kept. Line 3, after it, cannot be trusted.
-    expect(store.load()).toEqual([rec("a", { updatedAt: T0 + 1 })]);
+    expect(store.report().quarantinedFiles).toEqual([]);
+    // Both valid lines were appended and acknowledged: the one after the damage is kept too.
+    expect(store.load()).toEqual([rec("a", { updatedAt: T0 + 1 }), rec("b")]);
+    // The segment was folded into the files; its copy stays for good, private to the owner.
+    expect(await journals(dir)).toEqual([]);
+    expect(await readFile(keptAt, "utf8")).toContain("{oops\n");
+    expect((await stat(keptAt)).mode & 0o777).toBe(0o600);
+    await store.close();
+    const again = await open(dir);
+    expect(again.store.load()).toHaveLength(2);
+    expect(again.warnings).toEqual([]);
+    expect((await readStateDir(dir)).problems).toEqual([
+      { file: keptAt, problem: expect.stringContaining("acknowledged records may have been lost") },
+    ]);
   });
 
   it("quarantines an invalid journal record and migrates an old-version one, as for the files", async () => {
@@ -250,8 +273,136 @@ describe("SnapshotStore journal", () => {
     await store.close();
   });
 
+  it("never acknowledges a put whose append was written short: after a reopen every acknowledged put is there", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir);
+    const acknowledged: ActorRecord[] = [];
+    const put = async (record: ActorRecord): Promise<void> => {
+      await store.put(record);
+      acknowledged.push(record);
+    };
+    await put(rec("a"));
+    const probe = await fsOpen(join(dir, "probe"), "w");
+    const proto = Object.getPrototypeOf(probe) as FileHandle;
+    await probe.close();
+    const realWrite = proto.write;
+    type Write = (buffer: Buffer, offset?: number, length?: number, position?: number) => Promise<unknown>;
+    const write = vi.spyOn(proto, "write") as unknown as { mockImplementationOnce(fn: Write): unknown };
+    // The disk fills up mid-append: half the bytes land, then the next write fails.
+    write.mockImplementationOnce(function (this: FileHandle, buffer, offset = 0, length, position) {
+      const rest = (length ?? buffer.byteLength - offset) >> 1;
+      return (realWrite as unknown as Write).call(this, buffer, offset, rest, position);
+    });
+    write.mockImplementationOnce(() => Promise.reject(new Error("ENOSPC: no space left on device, write")));
+    await Promise.allSettled([put(rec("b")), put(rec("c"))]);
+    vi.restoreAllMocks();
+    await store.flush(); // the retry lands
+    await put(rec("d"));
+    expect(acknowledged.map((r) => r.id)).toEqual(["a", "d"]);
+
+    // A crash now: the reopened store has every acknowledged put and finds no damage.
+    const again = await open(dir);
+    for (const record of acknowledged) expect(again.store.get(record.id)).toEqual(record);
+    expect(again.store.get("b")).toEqual(rec("b")); // flush() wrote the failed batch again
+    expect(again.warnings).toEqual([]);
+    expect(again.store.report().damagedJournals).toEqual([]);
+  });
+
+  it("seals a segment whose failed append cannot be undone and goes on in a new one; the leftover reads as a torn tail", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir);
+    await store.put(rec("a"));
+    const probe = await fsOpen(join(dir, "probe"), "w");
+    const proto = Object.getPrototypeOf(probe) as FileHandle;
+    await probe.close();
+    type Write = (buffer: Buffer, offset?: number, length?: number, position?: number) => Promise<unknown>;
+    const realWrite = proto.write as unknown as Write;
+    const write = vi.spyOn(proto, "write") as unknown as { mockImplementationOnce(fn: Write): unknown };
+    write.mockImplementationOnce(function (this: FileHandle, buffer, offset = 0, length, position) {
+      return realWrite.call(this, buffer, offset, (length ?? buffer.byteLength - offset) >> 1, position);
+    });
+    const eio = () => Promise.reject(new Error("EIO: i/o error"));
+    write.mockImplementationOnce(eio); // the rest of the append
+    write.mockImplementationOnce(eio); // zeroing it
+    vi.spyOn(proto, "truncate").mockImplementationOnce(eio); // cutting it off
+    await expect(store.put(rec("b"))).rejects.toThrow(/EIO/);
+    vi.restoreAllMocks();
+    await store.put(rec("c"));
+    expect(await journals(dir)).toEqual(["journal-000001.ndjson", "journal-000002.ndjson"]);
+    if (CAN_LIST_OPEN_FILES)
+      expect(openFilesUnder(dir).map((f) => f.slice(dir.length))).toEqual(["/actors/journal-000002.ndjson"]);
+
+    const again = await open(dir);
+    expect(again.store.load().map((r) => r.id)).toEqual(["a", "b", "c"]);
+    expect(again.warnings).toEqual([expect.stringContaining("torn last line of")]);
+    expect(again.store.report().damagedJournals).toEqual([]);
+  });
+
+  it("tells a journal cut short after it was written from a torn append: reported, a copy kept, the records before the cut loaded", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir);
+    for (let i = 0; i < 10; i++) await store.put(rec(`m${i}`, { updatedAt: T0 + i }));
+    const path = join(dir, "actors", "journal-000001.ndjson");
+    const bytes = await readFile(path);
+    const data = dataOf(bytes);
+    // Another dir, as a crash and a truncation to half the data leave it.
+    const cut = await dirs.make();
+    await crashState(cut, {}, "");
+    await writeFile(join(cut, "actors", "journal-000001.ndjson"), bytes.subarray(0, data.length >> 1));
+    expect((await readStateDir(cut)).problems).toEqual([
+      {
+        file: join(cut, "actors", "journal-000001.ndjson"),
+        problem: expect.stringMatching(/^truncated journal: /),
+      },
+    ]);
+    const { store: reopened, warnings } = await open(cut);
+    const keptAt = join(cut, "quarantine", "journal-000001.ndjson.damaged-2024-05-01T12-00-00-000Z");
+    expect(reopened.report().damagedJournals).toEqual([
+      {
+        file: join(cut, "actors", "journal-000001.ndjson"),
+        keptAt,
+        kind: "truncated",
+        problem: expect.stringContaining("cut short"),
+        linesLost: 1,
+      },
+    ]);
+    expect(warnings).toEqual([
+      expect.stringContaining("ACKNOWLEDGED RECORDS MAY BE LOST: truncated journal"),
+    ]);
+    expect(warnings.join("\n")).not.toContain("never acknowledged");
+    // Every whole line before the cut is loaded; the copy holds exactly what was found.
+    const whole = data.slice(0, data.length >> 1).split("\n").length - 2; // minus the header and the cut line
+    expect(whole).toBeGreaterThan(2);
+    expect(reopened.load().map((r) => r.id)).toEqual(Array.from({ length: whole }, (_, i) => `m${i}`));
+    expect(await readFile(keptAt)).toEqual(bytes.subarray(0, data.length >> 1));
+    await reopened.close();
+    expect(await readFile(keptAt)).toEqual(bytes.subarray(0, data.length >> 1)); // never deleted
+    expect((await readStateDir(cut)).quarantined).toContain(keptAt);
+  });
+
+  it("drops a torn last append (a partial line before the zero padding) with a brief warning only", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir);
+    await store.put(rec("a"));
+    const path = join(dir, "actors", "journal-000001.ndjson");
+    const bytes = await readFile(path);
+    const end = bytes.indexOf(0);
+    const crashed = await dirs.make();
+    await crashState(crashed, {}, "");
+    const torn = Buffer.from(bytes);
+    torn.write(line(rec("b")).slice(0, 30), end, "utf8"); // an append a crash cut short
+    await writeFile(join(crashed, "actors", "journal-000001.ndjson"), torn);
+    expect((await readStateDir(crashed)).problems).toEqual([]);
+    const { store: reopened, warnings } = await open(crashed);
+    expect(warnings).toEqual([expect.stringContaining("torn last line")]);
+    expect(warnings[0]).toContain("never acknowledged");
+    expect(reopened.report().damagedJournals).toEqual([]);
+    expect(reopened.load()).toEqual([rec("a")]);
+    await expect(readdir(join(crashed, "quarantine"))).rejects.toThrow(/ENOENT/);
+  });
+
   it.skipIf(!CAN_LIST_OPEN_FILES)(
-    "closes the segment a failed append leaves: appends go on in the next, no handle is left open",
+    "undoes a failed append and goes on in the same segment; closes it at close()",
     async () => {
       const dir = await dirs.make();
       const { store, warnings } = await open(dir);
@@ -261,10 +412,12 @@ describe("SnapshotStore journal", () => {
       vi.spyOn(fileHandle, "datasync").mockRejectedValueOnce(new Error("EIO: i/o error, fdatasync"));
       await expect(store.put(rec("a"))).rejects.toThrow(/EIO/);
       expect(warnings.join("\n")).toMatch(/journal-000001/);
-      expect(openFilesUnder(dir)).toEqual([]);
-      // The retry goes to the next segment, which stays open for appends until close().
+      // The append was zeroed out again, so the segment holds only whole batches: later ones go on in it.
       await store.put(rec("b"));
-      expect(openFilesUnder(dir).map((f) => f.slice(dir.length))).toEqual(["/actors/journal-000002.ndjson"]);
+      expect(openFilesUnder(dir).map((f) => f.slice(dir.length))).toEqual(["/actors/journal-000001.ndjson"]);
+      expect(dataOf(await readFile(join(dir, "actors", "journal-000001.ndjson")))).toBe(
+        JOURNAL_HEADER + line(rec("a")) + line(rec("b")),
+      );
       await store.close();
       expect(openFilesUnder(dir)).toEqual([]);
     },

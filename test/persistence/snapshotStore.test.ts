@@ -437,6 +437,42 @@ describe("SnapshotStore: quarantine at open", () => {
     ).toEqual(["alien", "boom", "nope"]);
   });
 
+  it("quarantines a record whose snapshot validateSnapshot refuses (after migration), or whose check throws", async () => {
+    const dir = await dirs.make();
+    const records = {
+      fine: rec("fine"),
+      nonsense: rec("nonsense", { snapshot: { status: "active", value: "noSuchState" } }),
+      migrated: rec("migrated", { machineVersion: 1, snapshot: { status: "active", value: "old" } }),
+      odd: rec("odd", { snapshot: { status: "active", value: "odd" } }),
+    };
+    await mkdir(join(dir, "actors"), { recursive: true });
+    await writeFile(join(dir, "actors", "shard-00.json"), JSON.stringify({ version: 1, records }));
+    const seen: unknown[] = [];
+    const { store, warnings } = await open(dir, {
+      migrations: { mention: (snapshot) => ({ ...(snapshot as object), value: "renamed" }) },
+      validateSnapshot: (machineId, snapshot) => {
+        seen.push(snapshot);
+        const value = (snapshot as { value: string }).value;
+        if (value === "odd") throw new Error("cannot tell");
+        return value === "waiting" ? undefined : `${machineId} has no state ${value}`;
+      },
+    });
+    expect(store.load().map((r) => r.id)).toEqual(["fine"]);
+    expect(seen).toContainEqual({ status: "active", value: "renamed" }); // checked after the migration
+    const problems = Object.fromEntries(store.report().quarantinedRecords.map((r) => [r.id, r.problem]));
+    expect(problems).toEqual({
+      nonsense: "its snapshot cannot be restored: mention has no state noSuchState",
+      migrated: "its snapshot cannot be restored: mention has no state renamed",
+      odd: "its snapshot cannot be restored: the snapshot check failed: cannot tell",
+    });
+    expect(warnings).toHaveLength(3);
+    const kept = await readJson(store.report().recordQuarantineFile ?? "");
+    expect(JSON.stringify(kept)).toContain("noSuchState");
+    // Only at open: put() takes what the runtime itself produced.
+    await store.put(rec("later", { snapshot: { status: "active", value: "noSuchState" } }));
+    expect(store.get("later")).toBeDefined();
+  });
+
   it("does not overwrite an earlier record quarantine made at the same instant", async () => {
     const dir = await dirs.make();
     await mkdir(join(dir, "actors"), { recursive: true });

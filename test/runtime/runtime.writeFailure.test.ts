@@ -1,4 +1,5 @@
 import { renameSync, rmSync, writeFileSync } from "node:fs";
+import { type FileHandle, open } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { CAN_LIST_OPEN_FILES, openFilesUnder } from "../support/openFiles.js";
@@ -58,6 +59,52 @@ describe("createA2ARuntime: snapshot writes that fail", () => {
     expect(await again.mentions()).toEqual([
       expect.objectContaining({ id: sent.status === "sent" ? sent.mentionId : "", status: "pending" }),
     ]);
+  });
+
+  it("a journal append written short is not acknowledged: the caller is answered once a retry lands whole", async () => {
+    const dir = tempStateDir();
+    const discord = new FakeDiscord();
+    const warnings: string[] = [];
+    const r = runtime({ stateDir: dir, discord, onWarning: (w) => warnings.push(w) });
+    await r.start();
+    const probe = await open(join(dir, "probe"), "w");
+    const proto = Object.getPrototypeOf(probe) as FileHandle;
+    await probe.close();
+    rmSync(join(dir, "probe"));
+    type Write = (buffer: Buffer, offset?: number, length?: number, position?: number) => Promise<unknown>;
+    const realWrite = proto.write as unknown as Write;
+    let full = true;
+    // A full disk for snapshot appends only: half of each lands, then the next write fails.
+    vi.spyOn(proto, "write").mockImplementation(async function (
+      this: FileHandle,
+      ...args: Parameters<Write>
+    ) {
+      const [buffer, offset = 0, length = buffer.byteLength - offset, position] = args;
+      if (!full || !buffer.includes('"machineVersion"')) return realWrite.call(this, ...args);
+      if (length < 64) throw new Error("ENOSPC: no space left on device, write");
+      return realWrite.call(this, buffer, offset, length >> 1, position);
+    } as never);
+
+    let answered = false;
+    const sending = r.discordSend({ fromAgentId: "ruda", targetAgentId: "eden", message: "리뷰 부탁" });
+    void sending.then(() => (answered = true));
+    await waitUntil(() => warnings.some((w) => w.includes("retrying in 100 ms")), "the first retry");
+    await drain();
+    expect(answered).toBe(false);
+    expect(discord.messages).toHaveLength(0);
+
+    full = false;
+    await vi.advanceTimersByTimeAsync(100);
+    const sent = await sending;
+    vi.restoreAllMocks();
+    expect(sent.status).toBe("sent");
+    await r.stop();
+    const again = runtime({ stateDir: dir, discord, onWarning: (w) => warnings.push(w) });
+    await again.start();
+    expect(await again.mentions()).toEqual([
+      expect.objectContaining({ id: sent.status === "sent" ? sent.mentionId : "", status: "pending" }),
+    ]);
+    expect(warnings.join("\n")).not.toMatch(/torn|ACKNOWLEDGED RECORDS MAY BE LOST/);
   });
 
   it("a caller still waiting when the runtime stops gets the write error, not silence", async () => {

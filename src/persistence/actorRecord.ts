@@ -1,0 +1,159 @@
+import { z } from "zod";
+import { errorText } from "./DurableJsonFile.js";
+
+export type ActorStatus = "active" | "done" | "error";
+
+/** One persisted actor: what the runtime needs to rehydrate it and re-arm its durable timers. */
+export interface ActorRecord {
+  id: string;
+  machineId: string;
+  machineVersion: number;
+  /** The actor's persisted snapshot (`getPersistedSnapshot()`), JSON only. */
+  snapshot: unknown;
+  /** Durable timers: wall-clock due times the runtime's scheduler delivers (XState does not persist `after`). */
+  timers: Array<{ event: string; dueAt: number }>;
+  status: ActorStatus;
+  updatedAt: number;
+  meta?: Record<string, unknown>;
+}
+
+/** The largest time `Date` accepts: later ones cannot name an archive day. */
+const MAX_TIME = 8_640_000_000_000_000;
+
+export const ActorRecordSchema = z.strictObject({
+  id: z.string().min(1),
+  machineId: z.string().min(1),
+  machineVersion: z.number().int().nonnegative(),
+  snapshot: z.unknown().refine((value) => value !== undefined, "the snapshot is missing"),
+  timers: z.array(
+    z.strictObject({ event: z.string().min(1), dueAt: z.number().nonnegative().max(MAX_TIME) }),
+  ),
+  status: z.enum(["active", "done", "error"]),
+  updatedAt: z.number().nonnegative().max(MAX_TIME),
+  meta: z.record(z.string(), z.unknown()).optional(),
+}) satisfies z.ZodType<ActorRecord>;
+
+/** A record the store will not take (put) — the message names the id and each problem. */
+export class InvalidActorRecordError extends Error {
+  override readonly name = "InvalidActorRecordError";
+
+  constructor(
+    readonly id: string | undefined,
+    readonly problem: string,
+  ) {
+    super(
+      `snapshot store: record ${id === undefined ? "(without an id)" : JSON.stringify(id)} is invalid: ${problem}`,
+    );
+  }
+}
+
+/** A store file as read, before its records are checked one by one. */
+export interface RawStoreDoc {
+  version: 1;
+  records: Record<string, unknown>;
+}
+
+/** What makes a stored record usable: its machine's current version and how older ones are migrated. */
+export interface ActorRecordRules {
+  machineVersions: Record<string, number>;
+  migrations?: Record<string, (snapshot: unknown, fromVersion: number) => unknown>;
+  /** At open: a problem text when a (migrated) snapshot cannot be restored by its machine. */
+  validateSnapshot?: (machineId: string, snapshot: unknown) => string | undefined;
+}
+
+export type CheckedRecord =
+  { ok: true; record: ActorRecord; fromVersion?: number } | { ok: false; problem: string };
+
+/**
+ * Validates a record stored under `key`. With `stored` (a record read at open), a record of an older
+ * version is migrated when possible, and the snapshot is checked with `validateSnapshot`.
+ */
+export function checkActorRecord(
+  key: string,
+  value: unknown,
+  rules: ActorRecordRules,
+  stored: boolean,
+): CheckedRecord {
+  const parsed = ActorRecordSchema.safeParse(value);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      problem: parsed.error.issues
+        .map((i) => `${i.path.map(String).join(".") || "(record)"}: ${i.message}`)
+        .join("; "),
+    };
+  }
+  const record: ActorRecord = parsed.data;
+  if (record.id !== key)
+    return { ok: false, problem: `its id ${JSON.stringify(record.id)} differs from its key` };
+  const { machineId, machineVersion } = record;
+  const expected = Object.hasOwn(rules.machineVersions, machineId)
+    ? rules.machineVersions[machineId]
+    : undefined;
+  if (expected === undefined) {
+    const known = Object.keys(rules.machineVersions).join(", ") || "none";
+    return { ok: false, problem: `unknown machine ${JSON.stringify(machineId)} (known: ${known})` };
+  }
+  if (machineVersion === expected) return stored ? restorable(record, rules) : { ok: true, record };
+  const versions = `machine ${JSON.stringify(machineId)} is at version ${expected}, the snapshot is version ${machineVersion}`;
+  const migration = rules.migrations?.[machineId];
+  if (!stored) return { ok: false, problem: versions };
+  if (migration === undefined) return { ok: false, problem: `${versions} and no migration is registered` };
+  let snapshot: unknown;
+  try {
+    snapshot = migration(record.snapshot, machineVersion);
+    if (snapshot !== undefined) snapshot = JSON.parse(JSON.stringify(snapshot));
+  } catch (error) {
+    return { ok: false, problem: `${versions} and the migration failed: ${errorText(error)}` };
+  }
+  if (snapshot === undefined)
+    return { ok: false, problem: `${versions} and the migration cannot convert it` };
+  const checked = restorable({ ...record, machineVersion: expected, snapshot }, rules);
+  return checked.ok ? { ...checked, fromVersion: machineVersion } : checked;
+}
+
+function restorable(record: ActorRecord, rules: ActorRecordRules): CheckedRecord {
+  let problem: string | undefined;
+  try {
+    problem = rules.validateSnapshot?.(record.machineId, record.snapshot);
+  } catch (error) {
+    problem = `the snapshot check failed: ${errorText(error)}`;
+  }
+  return problem === undefined
+    ? { ok: true, record }
+    : { ok: false, problem: `its snapshot cannot be restored: ${problem}` };
+}
+
+// ---- disk ----
+/** A store file's document (`{ version: 1, records }`), or an error saying what is wrong with it. */
+export function parseRawDoc(json: unknown): RawStoreDoc {
+  if (!isPlainObject(json)) throw new Error("the file does not hold an object");
+  if (json.version !== 1)
+    throw new Error(`unsupported format version ${JSON.stringify(json.version)} (expected 1)`);
+  if (!isPlainObject(json.records)) throw new Error('"records" is not an object');
+  return { version: 1, records: json.records };
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Whether two copies of one record hold the same data. */
+export function sameRecord(a: ActorRecord, b: ActorRecord): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Which of two copies of one record to keep: the later update; on a tie the finished one (finishing is final). */
+export function newerRecord(a: ActorRecord, b: ActorRecord): boolean {
+  if (a.updatedAt !== b.updatedAt) return a.updatedAt > b.updatedAt;
+  return a.status !== "active" && b.status === "active";
+}
+
+export function idOf(record: unknown): string | undefined {
+  return isPlainObject(record) && typeof record.id === "string" ? record.id : undefined;
+}
+
+export function describeId(record: unknown): string {
+  const id = idOf(record);
+  return id === undefined ? "a record without an id" : `record ${JSON.stringify(id)}`;
+}

@@ -1,0 +1,127 @@
+import { type FileHandle, open } from "node:fs/promises";
+import { dirname } from "node:path";
+import { errorText, syncDirectory } from "../DurableJsonFile.js";
+import { JOURNAL_BLOCK_BYTES, JOURNAL_HEADER } from "./segmentFormat.js";
+
+const HEADER = Buffer.from(JOURNAL_HEADER, "utf8");
+
+/**
+ * Appends whole batches to one journal segment (format: segmentFormat.ts), durably or not at all.
+ * An append resolves only once every byte was written and fdatasync succeeded. When anything fails, the
+ * bytes it wrote are zeroed (or cut off) and synced, so the segment holds only whole acknowledged
+ * batches and later appends can go on in it. When even that fails the writer is `broken`: the caller
+ * must seal the segment and go on in a new one; what is left of the failed batch is a partial line
+ * before the zero padding, which a reader takes for a torn (never acknowledged) tail.
+ */
+export class JournalSegmentWriter {
+  private handle: FileHandle | undefined;
+  /** Where the next append goes: the end of the header and the whole batches written so far. */
+  private end = 0;
+  /** The file's size: the preallocated (zero) space ends here. */
+  private allocated = 0;
+  private brokenBy: unknown;
+
+  constructor(readonly path: string) {}
+
+  /** A failed append could not be undone: append nothing more here. */
+  get broken(): boolean {
+    return this.brokenBy !== undefined;
+  }
+
+  /** Bytes of data (header and batches) in the segment. */
+  get size(): number {
+    return this.end;
+  }
+
+  /** Writes `batch` (whole lines) after the last acknowledged one and fdatasyncs it. */
+  async append(batch: Buffer): Promise<void> {
+    if (this.brokenBy !== undefined) {
+      throw new Error(
+        `journal segment ${this.path} is sealed after a failed append: ${errorText(this.brokenBy)}`,
+      );
+    }
+    const handle = await this.opened();
+    const start = this.end;
+    const buffer = start === 0 ? Buffer.concat([HEADER, batch]) : batch;
+    let written = 0;
+    try {
+      // At least one zero byte must follow the data: it is how a reader finds where the data ends.
+      const needed = start + buffer.length + 1;
+      if (needed > this.allocated) {
+        const size = Math.ceil(needed / JOURNAL_BLOCK_BYTES) * JOURNAL_BLOCK_BYTES;
+        await handle.truncate(size);
+        this.allocated = size;
+      }
+      while (written < buffer.length) {
+        const { bytesWritten } = await handle.write(
+          buffer,
+          written,
+          buffer.length - written,
+          start + written,
+        );
+        if (bytesWritten <= 0)
+          throw new Error(`the write stopped after ${written} of ${buffer.length} bytes`);
+        written += bytesWritten;
+      }
+      await handle.datasync();
+    } catch (error) {
+      await this.undo(handle, start, written, error);
+      throw error;
+    }
+    this.end = start + buffer.length;
+  }
+
+  /** Closes the file; a later append reopens it. */
+  async close(): Promise<void> {
+    const handle = this.handle;
+    this.handle = undefined;
+    await handle?.close();
+  }
+
+  private async opened(): Promise<FileHandle> {
+    if (this.handle !== undefined) return this.handle;
+    // "w": a segment is never reopened for appending by a later process; it always starts a new one.
+    const handle = await open(this.path, this.end === 0 && this.allocated === 0 ? "w" : "r+", 0o600);
+    try {
+      if (this.allocated === 0) await syncDirectory(dirname(this.path)); // the name survives a power cut
+      this.allocated = Math.max(this.allocated, (await handle.stat()).size);
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw error;
+    }
+    this.handle = handle;
+    return handle;
+  }
+
+  /**
+   * Puts the segment back to its last acknowledged batch: zeroes the bytes the failed append wrote (a
+   * write that fails writes nothing, so `span` is all of them) and syncs; if that fails, cuts them off and
+   * grows the file back (sparse, so a full disk does not refuse it).
+   */
+  private async undo(handle: FileHandle, start: number, span: number, cause: unknown): Promise<void> {
+    try {
+      if (span > 0) {
+        const zeros = Buffer.alloc(span);
+        let done = 0;
+        while (done < span) {
+          const { bytesWritten } = await handle.write(zeros, done, span - done, start + done);
+          if (bytesWritten <= 0) throw new Error("could not zero the failed append");
+          done += bytesWritten;
+        }
+      }
+      await handle.datasync();
+      return;
+    } catch {
+      // Try the other way below.
+    }
+    try {
+      await handle.truncate(start);
+      await handle.truncate(this.allocated);
+      await handle.datasync();
+    } catch {
+      this.brokenBy = cause;
+      this.handle = undefined;
+      await handle.close().catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,141 @@
+import { join } from "node:path";
+import { Low } from "lowdb";
+import type { ActorRecord } from "./actorRecord.js";
+import { DurableJsonFile } from "./DurableJsonFile.js";
+
+export interface StoreDoc {
+  version: 1;
+  records: Record<string, ActorRecord>;
+}
+
+/** A live shard's file name (its number captured) and an archive day's, as the store writes them. */
+export const SHARD_FILE = /^shard-(\d+)\.json$/;
+export const ARCHIVE_FILE = /^archive-\d{4}-\d{2}-\d{2}\.json$/;
+/** One file on disk: a live shard (or a retired one from another layout) or an archive day. */
+export interface StoreFile {
+  key: string;
+  path: string;
+  kind: "live" | "archive";
+  /** A shard file that is not part of the current layout (the shard count changed): deleted once empty. */
+  retired: boolean;
+  db: Low<StoreDoc>;
+}
+
+/** An older copy of a record left in the file it moved out of, until its new home is on disk. */
+export interface StaleCopy {
+  file: StoreFile;
+  copy: ActorRecord;
+}
+
+/**
+ * Where each record of a SnapshotStore lives in memory and on disk: its live shard (by FNV-1a of its id)
+ * or its archive day, the older copies a move leaves until the new home is written, and the files that
+ * changed since they were last written.
+ */
+export class SnapshotLayout {
+  readonly files = new Map<string, StoreFile>();
+  /** The file holding each record's current version. */
+  readonly home = new Map<string, StoreFile>();
+  readonly stale = new Map<string, StaleCopy[]>();
+  readonly dirty = new Set<StoreFile>();
+
+  constructor(
+    private readonly actorsDir: string,
+    private readonly archiveDir: string,
+    readonly shards: number,
+    /** Told the size of every file write, for the store's stats. */
+    private readonly onWrite: (bytes: number) => void,
+  ) {}
+
+  /** Copies of the records of one kind (live or archived). */
+  records(kind: StoreFile["kind"]): ActorRecord[] {
+    const out: ActorRecord[] = [];
+    for (const [id, file] of this.home) {
+      const record = file.db.data.records[id];
+      if (file.kind === kind && record !== undefined) out.push(structuredClone(record));
+    }
+    return out;
+  }
+
+  /** Puts the record in the file it belongs to; an older copy elsewhere stays until that file is on disk. */
+  place(record: ActorRecord): void {
+    const target = this.targetFile(record);
+    const current = this.home.get(record.id);
+    if (current !== undefined && current !== target) {
+      const copy = current.db.data.records[record.id];
+      if (copy !== undefined)
+        this.stale.set(record.id, [...(this.stale.get(record.id) ?? []), { file: current, copy }]);
+    }
+    // A stale copy in the target itself is overwritten by this one.
+    const olds = this.stale.get(record.id)?.filter((old) => old.file !== target);
+    if (olds === undefined || olds.length === 0) this.stale.delete(record.id);
+    else this.stale.set(record.id, olds);
+    target.db.data.records[record.id] = record;
+    this.home.set(record.id, target);
+    this.markDirty(target);
+  }
+
+  targetFile(record: ActorRecord): StoreFile {
+    if (record.status === "active") {
+      const name = `shard-${String(shardOf(record.id, this.shards)).padStart(this.shardDigits(), "0")}.json`;
+      return this.file("live", name, false);
+    }
+    return this.file(
+      "archive",
+      `archive-${new Date(record.updatedAt).toISOString().slice(0, 10)}.json`,
+      false,
+    );
+  }
+
+  shardDigits(): number {
+    return Math.max(2, String(this.shards - 1).length);
+  }
+
+  file(
+    kind: StoreFile["kind"],
+    name: string,
+    retired: boolean,
+    records?: Record<string, ActorRecord>,
+  ): StoreFile {
+    const key = `${kind}/${name}`;
+    const existing = this.files.get(key);
+    if (existing !== undefined) return existing;
+    const path = join(kind === "live" ? this.actorsDir : this.archiveDir, name);
+    const adapter = new DurableJsonFile<StoreDoc>(path, {
+      onWrite: (bytes) => this.onWrite(bytes),
+    });
+    const file: StoreFile = {
+      key,
+      path,
+      kind,
+      retired,
+      db: new Low(adapter, { version: 1, records: records ?? emptyRecords() }),
+    };
+    this.files.set(key, file);
+    return file;
+  }
+
+  markDirty(file: StoreFile): void {
+    this.dirty.add(file);
+  }
+}
+
+/** FNV-1a (32 bit) over the id's UTF-16 code units: stable across runs and platforms. */
+export function shardOf(id: string, shards: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    hash ^= id.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % shards;
+}
+
+/** Prototype-less, so an id like "__proto__" is an ordinary key. */
+export function emptyRecords(): Record<string, ActorRecord> {
+  return Object.create(null) as Record<string, ActorRecord>;
+}
+
+export function isEmpty(records: Record<string, ActorRecord>): boolean {
+  for (const _ in records) return false;
+  return true;
+}

@@ -1,0 +1,40 @@
+/**
+ * Child of journalFileSizeLimit.test.ts, run under `ulimit -f`: puts records into a SnapshotStore in
+ * `argv[2]` one at a time and prints `ack <id> <n>` once a put resolved (acknowledged). A put that
+ * fails is retried with flush(); after FAILURES_TO_STOP failures (or MAX_PUTS puts) it prints `stuck` and
+ * waits to be killed. The parent SIGKILLs it and checks that every acknowledged put is on disk.
+ */
+import { SnapshotStore } from "../../src/persistence/index.js";
+
+const FAILURES_TO_STOP = 3;
+const MAX_PUTS = 5000;
+const dir = process.argv[2];
+if (dir === undefined) throw new Error("usage: fileSizeLimitChild.ts <state dir>");
+
+const store = await SnapshotStore.open({
+  dir,
+  machineVersions: { mention: 1 },
+  onWarning: (message) => process.stderr.write(`${message}\n`),
+});
+const filler = "x".repeat(1500);
+let failures = 0;
+for (let n = 0; failures < FAILURES_TO_STOP && n < MAX_PUTS; n++) {
+  const id = `m${n % 40}`;
+  try {
+    await store.put({
+      id,
+      machineId: "mention",
+      machineVersion: 1,
+      snapshot: { value: "waiting", n, filler },
+      timers: [],
+      status: "active",
+      updatedAt: n,
+    });
+    process.stdout.write(`ack ${id} ${n}\n`);
+  } catch {
+    failures += 1;
+    await store.flush().catch(() => undefined);
+  }
+}
+process.stdout.write("stuck\n");
+setInterval(() => undefined, 60_000);

@@ -1,0 +1,92 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  JOURNAL_BLOCK_BYTES,
+  JOURNAL_HEADER,
+  parseJournal,
+  readJournalSegment,
+} from "../../src/persistence/index.js";
+
+const BLOCK = JOURNAL_BLOCK_BYTES;
+
+/** A format-2 segment as the writer leaves it: header, lines, zeros to a whole number of blocks. */
+function segment(data: string, blocks = Math.ceil((Buffer.byteLength(data) + 1) / BLOCK)): Buffer {
+  const bytes = Buffer.alloc(blocks * BLOCK);
+  bytes.write(data, 0, "utf8");
+  return bytes;
+}
+
+const lineOf = (n: number): string => `${JSON.stringify({ id: `m${n}`, n })}\n`;
+const lines = (count: number): string => Array.from({ length: count }, (_, n) => lineOf(n)).join("");
+
+describe("journal segment format", () => {
+  it("reads whole lines before the zero padding, and an empty or never-written segment as empty", () => {
+    expect(readJournalSegment(segment(JOURNAL_HEADER + lines(3)))).toEqual({
+      format: 2,
+      values: [0, 1, 2].map((n) => ({ id: `m${n}`, n })),
+      torn: false,
+    });
+    expect(readJournalSegment(Buffer.alloc(0))).toEqual({ format: "legacy", values: [], torn: false });
+    expect(readJournalSegment(Buffer.alloc(BLOCK))).toEqual({ format: 2, values: [], torn: false });
+    // The first append (header included) cut short by a crash.
+    expect(readJournalSegment(segment(JOURNAL_HEADER.slice(0, 10)))).toMatchObject({ torn: true });
+    expect(readJournalSegment(segment(JOURNAL_HEADER.slice(0, 10))).damage).toBeUndefined();
+  });
+
+  it("a partial last line before the padding is a torn append, not damage", () => {
+    const reading = readJournalSegment(segment(JOURNAL_HEADER + lines(2) + lineOf(2).slice(0, 7)));
+    expect(reading).toMatchObject({ format: 2, torn: true, values: [{ id: "m0" }, { id: "m1" }] });
+    expect(reading.damage).toBeUndefined();
+  });
+
+  it("any cut inside the data is reported as truncated, never as a torn tail; the lines before it are kept", () => {
+    const data = JOURNAL_HEADER + lines(40);
+    const whole = segment(data);
+    fc.assert(
+      fc.property(fc.integer({ min: JOURNAL_HEADER.length, max: Buffer.byteLength(data) }), (cut) => {
+        const reading = readJournalSegment(whole.subarray(0, cut));
+        expect(reading.torn).toBe(false);
+        expect(reading.damage?.kind).toBe("truncated");
+        const kept = data.slice(JOURNAL_HEADER.length, cut).split("\n").length - 1;
+        expect(reading.values).toHaveLength(kept);
+      }),
+    );
+  });
+
+  it("a cut that keeps the data but not the whole block is reported too (the file is not what was written)", () => {
+    const reading = readJournalSegment(segment(JOURNAL_HEADER + lines(2)).subarray(0, BLOCK / 2));
+    expect(reading.damage).toMatchObject({ kind: "truncated" });
+    expect(reading.values).toHaveLength(2);
+  });
+
+  it("a corrupt line is reported and the valid lines after it kept; so are bytes after the padding", () => {
+    const corrupt = readJournalSegment(segment(`${JOURNAL_HEADER}${lineOf(0)}{oops\n${lineOf(1)}`));
+    expect(corrupt.values).toEqual([
+      { id: "m0", n: 0 },
+      { id: "m1", n: 1 },
+    ]);
+    expect(corrupt.damage).toMatchObject({ kind: "corrupt", linesLost: 1 });
+    expect(corrupt.damage?.problem).toMatch(/^line 3: not valid JSON/);
+
+    const stray = segment(JOURNAL_HEADER + lines(1));
+    stray[BLOCK - 3] = 0x41;
+    expect(readJournalSegment(stray).damage).toMatchObject({ kind: "corrupt" });
+    expect(readJournalSegment(stray).damage?.problem).toContain(`at byte ${BLOCK - 3}`);
+  });
+
+  it("reads a segment written before format 2 as it always did; refuses a header of an unknown version", () => {
+    expect(readJournalSegment(Buffer.from(lines(2) + lineOf(2).slice(0, 5)))).toMatchObject({
+      format: "legacy",
+      values: [{ id: "m0" }, { id: "m1" }],
+      torn: true,
+    });
+    expect(parseJournal(`${lines(1)}{oops\n${lineOf(1)}`)).toMatchObject({
+      values: [{ id: "m0" }, { id: "m1" }],
+      torn: false,
+      damage: { kind: "corrupt", linesLost: 1 },
+    });
+    const future = readJournalSegment(segment(`{"journal":"a2a-snapshot","version":3}\n${lines(1)}`));
+    expect(future).toMatchObject({ values: [], damage: { kind: "corrupt" } });
+    expect(future.damage?.problem).toContain('"version":3');
+  });
+});
