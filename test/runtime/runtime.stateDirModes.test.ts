@@ -6,12 +6,13 @@ import { FakeDiscord, drain, tempStateDir, useRuntimeHarness } from "../support/
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 const runtime = useRuntimeHarness(T0);
 
-/** Every file under `dir` (relative path) with its permission bits. */
+/** Every file and folder (`name/`) under `dir` (relative path) with its permission bits. */
 function modes(dir: string): Map<string, number> {
   const found = new Map<string, number>();
   for (const name of readdirSync(dir, { recursive: true, encoding: "utf8" })) {
     const stats = statSync(join(dir, name));
-    if (stats.isFile()) found.set(name, stats.mode & 0o777);
+    if (stats.isFile() || stats.isDirectory())
+      found.set(stats.isDirectory() ? `${name}/` : name, stats.mode & 0o777);
   }
   return found;
 }
@@ -37,7 +38,8 @@ describe("createA2ARuntime: the state dir is its owner's alone (design 004 §5.4
     const files = modes(dir);
     for (const name of [
       ".lock",
-      "threads.json",
+      "threads/state.json",
+      "threads/changes.ndjson",
       "coordination-events.ndjson",
       "a2a-conversation-index.json",
     ]) {
@@ -46,7 +48,7 @@ describe("createA2ARuntime: the state dir is its owner's alone (design 004 §5.4
     expect([...files.keys()].some((name) => /^actors\/shard-\d+\.json$/.test(name))).toBe(true);
     expect([...files.keys()].filter((name) => name.includes(".tmp-"))).toEqual([]);
     const open = [...files]
-      .filter(([, mode]) => mode !== 0o600)
+      .filter(([name, mode]) => mode !== (name.endsWith("/") ? 0o700 : 0o600))
       .map(([name, mode]) => `${name} ${mode.toString(8)}`);
     expect(open).toEqual([]);
   });
