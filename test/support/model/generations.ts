@@ -24,6 +24,11 @@ export interface Generation {
   shortWriteAt?: number;
   /** Mutating calls done when the short write happened, if it did. */
   shortWritten?: number;
+  /**
+   * Scheduling noise: rounds of I/O callbacks each next fs call waits before it starts, one entry per
+   * call; they make two processes' calls interleave in the ways a loaded machine would.
+   */
+  delays?: number[];
 }
 
 // Above Linux's largest pid_max (4,194,304): no real process ever has one of these.

@@ -68,6 +68,7 @@ export class SimulatedGateway {
   /** Of processes started together, `holder` runs on; the others exit. */
   async adopt(holder: Process, started: Process[]): Promise<void> {
     for (const other of started) if (other !== holder) await kill(other.generation);
+    holder.generation.delays = undefined;
     this.current = holder;
     await this.settle();
   }
@@ -106,6 +107,31 @@ export class SimulatedGateway {
       await new Promise<void>((resolve) => setImmediate(resolve));
       quiet = fired || generation.inflight > 0 ? 0 : quiet + 1;
     }
+  }
+
+  /**
+   * Waits for a call into the running process, letting it work; if it still waits once the process is
+   * quiet, it waits for a timer (a write retried after a backoff): the clock moves to that timer.
+   * Resolves with the call's outcome, or `dead` if the process died first (it answered nobody).
+   */
+  async drive<T>(call: Promise<T>): Promise<{ dead: true } | { dead: false; value: T }> {
+    const generation = this.requireCurrent().generation;
+    const settled: { outcome?: { value: T } | { error: unknown } } = {};
+    call.then(
+      (value) => (settled.outcome = { value }),
+      (error: unknown) => (settled.outcome = { error }),
+    );
+    for (;;) {
+      await this.settle();
+      if (generation.dead) return { dead: true };
+      if (settled.outcome !== undefined) break;
+      const next = this.clock.nextDue();
+      if (next === undefined) throw new Error("a call into the runtime waits for nothing that can happen");
+      this.clock.moveTo(Math.max(this.clock.now, next));
+    }
+    const { outcome } = settled;
+    if ("error" in outcome) throw outcome.error;
+    return { dead: false, value: outcome.value };
   }
 
   /** Moves the clock to `time`, stopping at each timer due on the way and letting the runtime settle there. */
