@@ -226,9 +226,7 @@ export function modelCommands(replayPath?: string): fc.Arbitrary<Iterable<Comman
       downtime.map((ms) => new RestartCommand(ms)),
       sendCrash,
       advanceCrash,
-      ...(process.env.NOSIM
-        ? []
-        : [fc.tuple(noise, noise).map((delays) => new SimultaneousStartCommand(delays))]),
+      fc.tuple(noise, noise).map((delays) => new SimultaneousStartCommand(delays)),
     ],
     { maxCommands: 25, ...(replayPath === undefined ? {} : { replayPath }) },
   );

@@ -15,6 +15,8 @@ export interface Process {
 const SETTLE_LIMIT_MS = 20_000;
 // Rounds of I/O callbacks with nothing in flight and nothing due before the runtime counts as settled.
 const QUIET_ROUNDS = 4;
+// A write retried this many times while a caller waits is a runtime that never answers.
+const MAX_WAITED_TIMERS = 1_000;
 
 /**
  * A gateway as the model test drives it: runtimes on one real state directory, one process at a
@@ -121,12 +123,15 @@ export class SimulatedGateway {
       (value) => (settled.outcome = { value }),
       (error: unknown) => (settled.outcome = { error }),
     );
-    for (;;) {
+    for (let moves = 0; ; moves++) {
       await this.settle();
       if (generation.dead) return { dead: true };
       if (settled.outcome !== undefined) break;
       const next = this.clock.nextDue();
       if (next === undefined) throw new Error("a call into the runtime waits for nothing that can happen");
+      if (moves === MAX_WAITED_TIMERS) {
+        throw new Error(`a call into the runtime still waits after ${MAX_WAITED_TIMERS} of its timers fired`);
+      }
       this.clock.moveTo(Math.max(this.clock.now, next));
     }
     const { outcome } = settled;
