@@ -51,7 +51,10 @@ describe("the runtime against a model of mentions", () => {
           try {
             await real.start();
             await fc.asyncModelRun(
-              () => ({ model: { mentions: new MentionModel(LIFECYCLE), sends: 0 }, real }),
+              () => ({
+                model: { mentions: new MentionModel(LIFECYCLE), sends: 0, now: () => real.clock.now },
+                real,
+              }),
               commands,
             );
           } catch (error) {

@@ -9,7 +9,13 @@ import type { SimulatedGateway } from "./simulatedGateway.js";
 export interface Model {
   mentions: MentionModel;
   sends: number;
+  /** The virtual clock's time. */
+  now: () => number;
 }
+
+// A write cut short is retried after a backoff, and the clock moves meanwhile: what falls due then is
+// posted when the retry lands, later than the model can tell. Cut a write short only with nothing due this soon.
+const SHORT_WRITE_QUIET_MS = 30_000;
 
 type Command = fc.AsyncCommand<Model, SimulatedGateway>;
 
@@ -41,14 +47,14 @@ async function send(model: Model, real: SimulatedGateway, s: Send): Promise<void
       r.discordSend({ fromAgentId: s.from, targetAgentId: s.to, message: text, urgent: s.urgent }),
     ),
   );
+  // Time passes while a failed write is retried: what fell due meanwhile fired.
+  model.mentions.advanceTo(real.clock.now);
   if (outcome.dead) return;
   const result = outcome.value;
   // Design 002's rule, not this model's subject: an agent that just handled B's answer replies in that thread.
   if (result.status === "rejected" && result.error.code === "reply_in_thread") return;
   if (result.status !== "sent")
     throw new Error(`discordSend ${text} was refused: ${JSON.stringify(result.error)}`);
-  // Time passes while a failed write is retried: what fell due meanwhile fired.
-  model.mentions.advanceTo(real.clock.now);
   const sentAt = real.discord.timeOf(result.messageId);
   if (sentAt === undefined)
     throw new Error(`discordSend ${text} answered sent, but Discord has no message ${result.messageId}`);
@@ -141,7 +147,9 @@ class CrashCommand implements Command {
     readonly point: CrashPoint,
     readonly downMs: number,
   ) {}
-  check = () => true;
+  check = (model: Readonly<Model>) =>
+    this.point.shortWrite === undefined ||
+    (model.mentions.soonestDue() ?? Number.POSITIVE_INFINITY) > model.now() + SHORT_WRITE_QUIET_MS;
   async run(model: Model, real: SimulatedGateway) {
     const generation = real.running().generation;
     generation.crashAfterMutations = generation.mutations + this.point.afterWrites;

@@ -83,6 +83,11 @@ export class MentionModel {
     for (const m of this.open()) if (m.nextDueAt <= time) this.fire(m, time);
   }
 
+  /** When the next reminder or escalation is due, if any is owed. */
+  soonestDue(): number | undefined {
+    return this.nextDue()?.nextDueAt;
+  }
+
   private fire(m: ModelMention, at: number): void {
     if (m.attempts < this.settings.maxAttempts) {
       m.delivered.push({ kind: "reminder", attempts: m.attempts, at });
