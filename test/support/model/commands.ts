@@ -180,6 +180,26 @@ class CrashCommand implements Command {
   };
 }
 
+/** The running process stops; after `downMs` a process starts and is killed while recovering; the next one runs. */
+class CrashWhileStartingCommand implements Command {
+  constructor(
+    readonly downMs: number,
+    readonly afterWrites: number,
+  ) {}
+  check = () => true;
+  async run(model: Model, real: SimulatedGateway) {
+    await real.stop();
+    real.clock.moveTo(real.clock.now + this.downMs);
+    await real.startAndCrash(this.afterWrites);
+    // Both start at the same instant: an overdue reminder the first posted but did not record is
+    // posted again with the same nonce, so once, at that instant.
+    await real.start();
+    model.mentions.startAt(real.clock.now);
+    await check(model, real);
+  }
+  toString = () => `crashWhileStarting(down ${this.downMs / 1000}s, after ${this.afterWrites} writes)`;
+}
+
 /** The running process stops; two processes start on the directory at the same instant: one may hold it. */
 class SimultaneousStartCommand implements Command {
   /** Scheduling noise for each process's fs calls (see Generation.delays). */
@@ -234,6 +254,7 @@ export function modelCommands(replayPath?: string): fc.Arbitrary<Iterable<Comman
       downtime.map((ms) => new RestartCommand(ms)),
       sendCrash,
       advanceCrash,
+      fc.tuple(downtime, afterWrites).map(([downMs, n]) => new CrashWhileStartingCommand(downMs, n)),
       fc.tuple(noise, noise).map((delays) => new SimultaneousStartCommand(delays)),
     ],
     { maxCommands: 25, ...(replayPath === undefined ? {} : { replayPath }) },

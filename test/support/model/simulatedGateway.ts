@@ -82,6 +82,18 @@ export class SimulatedGateway {
     await this.settle();
   }
 
+  /**
+   * A process that starts and is killed after `afterWrites` writes (or once started and settled, if it
+   * writes less): a crash during recovery. No process runs afterwards.
+   */
+  async startAndCrash(afterWrites: number): Promise<void> {
+    const proc = this.spawn();
+    proc.generation.crashAfterMutations = afterWrites;
+    this.current = proc;
+    await this.drive(enter(proc.generation, () => proc.runtime.start()));
+    await this.crash();
+  }
+
   /** A clean stop; the process then exits (its files must all be closed by then). */
   async stop(): Promise<void> {
     const proc = this.requireCurrent();
