@@ -32,6 +32,26 @@ interface Send {
   urgent: boolean;
 }
 
+/** The running process will die after `point.afterWrites` more writes, one of them maybe cut short. */
+function planCrash(real: SimulatedGateway, point: CrashPoint): void {
+  const generation = real.running().generation;
+  generation.crashAfterMutations = generation.mutations + point.afterWrites;
+  if (point.shortWrite !== undefined) generation.shortWriteAt = generation.mutations + point.shortWrite;
+}
+
+/** A write is cut short only with nothing due within SHORT_WRITE_QUIET_MS. */
+function quietForShortWrite(model: Readonly<Model>, point: CrashPoint): boolean {
+  return (
+    point.shortWrite === undefined ||
+    (model.mentions.soonestDue() ?? Number.POSITIVE_INFINITY) > model.now() + SHORT_WRITE_QUIET_MS
+  );
+}
+
+function describeCrash(point: CrashPoint): string {
+  const short = point.shortWrite === undefined ? "" : `, short write #${point.shortWrite}`;
+  return `after ${point.afterWrites} writes${short}`;
+}
+
 /** After every command: the runtime agrees with the model, and Discord holds exactly what is owed. */
 async function check(model: Model, real: SimulatedGateway): Promise<void> {
   checkMentions(model.mentions, await real.run((r) => r.mentions()));
@@ -82,15 +102,23 @@ class ReplyCommand implements Command {
   constructor(
     readonly pick: number,
     readonly byTarget: boolean,
+    /** The process is killed while it handles the reply, then the next one starts at once. */
+    readonly crash?: CrashPoint,
   ) {}
-  check = (model: Readonly<Model>) => model.mentions.mentions.length > 0;
+  check = (model: Readonly<Model>) =>
+    model.mentions.mentions.length > 0 && (this.crash === undefined || quietForShortWrite(model, this.crash));
   async run(model: Model, real: SimulatedGateway) {
     const mentions = model.mentions.mentions;
     const mention = mentions[this.pick % mentions.length];
     if (mention === undefined) throw new Error("reply: the model has no mention (check() allows none)");
     const author = this.byTarget ? BOTS[mention.targetAgentId as AgentId] : HUMAN;
-    const ts = real.clock.now;
-    await real.drive(
+    const message = {
+      threadId: mention.threadId,
+      authorAgentId: this.byTarget ? mention.targetAgentId : undefined,
+      at: real.clock.now,
+    };
+    if (this.crash !== undefined) planCrash(real, this.crash);
+    const outcome = await real.drive(
       real.run((r) =>
         r.handleDiscordMessage({
           messageId: real.discord.nextId(),
@@ -100,19 +128,28 @@ class ReplyCommand implements Command {
           authorIsBot: this.byTarget,
           content: this.byTarget ? "확인했습니다, 진행하겠습니다." : "사람이 끼어들었습니다",
           mentionUserIds: [],
-          ts,
+          ts: message.at,
         }),
       ),
     );
-    model.mentions.message({
-      threadId: mention.threadId,
-      authorAgentId: this.byTarget ? mention.targetAgentId : undefined,
-      at: ts,
-    });
+    if (!outcome.dead) model.mentions.message(message);
     model.mentions.advanceTo(real.clock.now);
+    if (this.crash !== undefined) {
+      await real.settle();
+      await real.crash();
+      await real.start();
+      if (outcome.dead) {
+        const listed = await real.run((r) => r.mentions());
+        const responded = new Set(listed.filter((m) => m.status === "responded").map((m) => m.id));
+        model.mentions.unacknowledgedMessage(message, (id) => responded.has(id));
+      }
+    }
     await check(model, real);
   }
-  toString = () => `reply(mention #${this.pick}, ${this.byTarget ? "target bot" : "human"})`;
+  toString = () => {
+    const crash = this.crash === undefined ? "" : `, crash ${describeCrash(this.crash)}`;
+    return `reply(mention #${this.pick}, ${this.byTarget ? "target bot" : "human"}${crash})`;
+  };
 }
 
 class AdvanceCommand implements Command {
@@ -147,14 +184,9 @@ class CrashCommand implements Command {
     readonly point: CrashPoint,
     readonly downMs: number,
   ) {}
-  check = (model: Readonly<Model>) =>
-    this.point.shortWrite === undefined ||
-    (model.mentions.soonestDue() ?? Number.POSITIVE_INFINITY) > model.now() + SHORT_WRITE_QUIET_MS;
+  check = (model: Readonly<Model>) => quietForShortWrite(model, this.point);
   async run(model: Model, real: SimulatedGateway) {
-    const generation = real.running().generation;
-    generation.crashAfterMutations = generation.mutations + this.point.afterWrites;
-    if (this.point.shortWrite !== undefined)
-      generation.shortWriteAt = generation.mutations + this.point.shortWrite;
+    planCrash(real, this.point);
     if ("send" in this.during) {
       await send(model, real, this.during.send);
       await real.settle();
@@ -175,8 +207,7 @@ class CrashCommand implements Command {
       "send" in this.during
         ? `send(${this.during.send.from}→${this.during.send.to})`
         : `advance(${this.during.advanceMs / 1000}s)`;
-    const short = this.point.shortWrite === undefined ? "" : `, short write #${this.point.shortWrite}`;
-    return `crash(during ${what}, after ${this.point.afterWrites} writes${short}${"send" in this.during ? `, down ${this.downMs / 1000}s` : ""})`;
+    return `crash(during ${what}, ${describeCrash(this.point)}${"send" in this.during ? `, down ${this.downMs / 1000}s` : ""})`;
   };
 }
 
@@ -236,13 +267,14 @@ export function modelCommands(replayPath?: string): fc.Arbitrary<Iterable<Comman
   const downtime = fc.integer({ min: 0, max: 4 * timeout });
   const noise = fc.array(fc.integer({ min: 0, max: 12 }), { maxLength: 8 });
   const afterWrites = fc.integer({ min: 0, max: 40 });
-  // A write cut short only while sending: a failed write delays what falls due, which the model's
-  // timing of a crash while time passes does not follow.
+  // Writes are cut short while sending or answering, never while time passes: there a failed write
+  // delays what falls due, which a crash then makes the model unable to time.
+  const crashPoint: fc.Arbitrary<CrashPoint> = fc
+    .tuple(afterWrites, fc.option(fc.integer({ min: 1, max: 20 }), { nil: undefined }))
+    .map(([n, shortWrite]) => ({ afterWrites: n, shortWrite }));
   const sendCrash = fc
-    .tuple(sends, afterWrites, fc.option(fc.integer({ min: 1, max: 20 }), { nil: undefined }), downtime)
-    .map(
-      ([send, n, shortWrite, downMs]) => new CrashCommand({ send }, { afterWrites: n, shortWrite }, downMs),
-    );
+    .tuple(sends, crashPoint, downtime)
+    .map(([send, point, downMs]) => new CrashCommand({ send }, point, downMs));
   const advanceCrash = fc
     .tuple(advance, afterWrites)
     .map(([advanceMs, n]) => new CrashCommand({ advanceMs }, { afterWrites: n }, 0));
@@ -250,6 +282,9 @@ export function modelCommands(replayPath?: string): fc.Arbitrary<Iterable<Comman
     [
       sends.map((s) => new SendCommand(s)),
       fc.tuple(fc.nat(), fc.boolean()).map(([pick, byTarget]) => new ReplyCommand(pick, byTarget)),
+      fc
+        .tuple(fc.nat(), fc.boolean(), crashPoint)
+        .map(([pick, byTarget, point]) => new ReplyCommand(pick, byTarget, point)),
       advance.map((ms) => new AdvanceCommand(ms)),
       downtime.map((ms) => new RestartCommand(ms)),
       sendCrash,

@@ -33,6 +33,13 @@ export interface ModelMention {
 
 type OpenMention = ModelMention & { nextDueAt: number };
 
+/** A message in a thread: from the target's bot (its agent id) or from anyone else (undefined). */
+interface Message {
+  threadId: string;
+  authorAgentId: string | undefined;
+  at: number;
+}
+
 /**
  * The reference model: what the runtime acknowledged and what it owes. The original mention is
  * attempt 1; each timeout counts from the latest delivery; while attempts < maxAttempts a timeout
@@ -63,12 +70,16 @@ export class MentionModel {
   }
 
   /** The target's bot (or anyone else: `authorAgentId` undefined) wrote in the thread at `at`. */
-  message(p: { threadId: string; authorAgentId: string | undefined; at: number }): void {
-    for (const m of this.open()) {
-      if (m.threadId === p.threadId && m.targetAgentId === p.authorAgentId && p.at >= m.sentAt) {
-        this.end(m, "responded");
-      }
-    }
+  message(p: Message): void {
+    for (const m of this.answerable(p)) this.end(m, "responded");
+  }
+
+  /**
+   * The message of `message()` was never acknowledged (the process died handling it): each mention it
+   * would end may or may not have recorded it; `recorded` says which did, as the next process reports.
+   */
+  unacknowledgedMessage(p: Message, recorded: (id: string) => boolean): void {
+    for (const m of this.answerable(p)) if (recorded(m.id)) this.end(m, "responded");
   }
 
   /** The runtime runs until `time`: everything due by then fires at its due time, in order. */
@@ -98,6 +109,12 @@ export class MentionModel {
       m.delivered.push({ kind: "escalation", attempts: m.attempts, at });
       this.end(m, "escalated");
     }
+  }
+
+  private answerable(p: Message): OpenMention[] {
+    return this.open().filter(
+      (m) => m.threadId === p.threadId && m.targetAgentId === p.authorAgentId && p.at >= m.sentAt,
+    );
   }
 
   private end(m: ModelMention, status: "responded" | "escalated"): void {
