@@ -1,8 +1,8 @@
 /**
  * Model-based test of the whole runtime (issue 11): random sequences of discordSend, replies from
- * the target's bot or a human, time passing, stop()+start(), crashes between any two writes (with a
- * write cut short before some) and two processes starting at once, run against a small reference
- * model of mentions (test/support/model/). After every command the runtime's mentions() agrees with
+ * the target's bot or a human, time passing, stop()+start(), crashes between any two writes (while
+ * sending, answering, starting or as time passes; with a write cut short before some) and two
+ * processes starting at once, run against a small reference model of mentions (test/support/model/). After every command the runtime's mentions() agrees with
  * the model and Discord holds every reminder and escalation owed, once, at its due time.
  *
  * Each simulated process is a runtime in this process: `node:fs/promises` is wrapped so that a
