@@ -135,22 +135,26 @@ function wrapHandle(handle: FileHandle, generation: Generation): FileHandle {
 }
 
 function write(target: FileHandle, method: AnyFn, args: unknown[], generation: Generation) {
-  const buffer = args[0];
+  const [buffer, offsetArg, lengthArg, position] = args;
+  const offset = typeof offsetArg === "number" ? offsetArg : 0;
+  const length =
+    typeof lengthArg === "number" ? lengthArg : Buffer.isBuffer(buffer) ? buffer.length - offset : 0;
   const short =
     generation.shortWriteAt !== undefined &&
     generation.shortWritten === undefined &&
     generation.mutations + 1 >= generation.shortWriteAt &&
     Buffer.isBuffer(buffer) &&
-    args.length === 1 &&
-    buffer.length > 1;
+    length > 1;
   if (!short) return call("write", () => Promise.resolve(method.apply(target, args)), generation);
   // As with a full disk or a file-size limit: part of the buffer lands and the call reports how much.
-  const half = Math.floor(buffer.length / 2);
+  // Both forms: write(buffer) at the file position, and write(buffer, offset, length, position).
+  const half = Math.floor(length / 2);
+  const at = typeof position === "number" ? position : null;
   return call(
     "write",
     async () => {
       generation.shortWritten = generation.mutations;
-      const { bytesWritten } = await target.write(buffer, 0, half);
+      const { bytesWritten } = await target.write(buffer, offset, half, at);
       return { bytesWritten, buffer };
     },
     generation,
