@@ -17,7 +17,7 @@ export const THREAD_STATE_DIR = "threads";
 /** The whole-file format of earlier versions, migrated once at start. */
 const V1_FILE = "threads.json";
 /** The change log is folded into state.json once it holds this many bytes (and at start and stop). */
-const COMPACT_AT_BYTES = 256 * 1024;
+export const COMPACT_AT_BYTES = 256 * 1024;
 
 export interface ThreadStateStore {
   /** Resolves once every change made before the call is on disk; rejects if that write failed. */
