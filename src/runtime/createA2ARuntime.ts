@@ -19,17 +19,14 @@ import {
   type A2AConfig,
   type A2AEvent,
   createDiscordRateLimiters,
-  decidePreflight,
   discordErrorCode,
   EventBus,
   IdempotencyCache,
   isDiscordId,
   InvalidInputError,
   type InboundDiscordMessage,
-  isReplyInThread,
   LoopGuard,
   parseConfig,
-  toObserverRecord,
 } from "../services/index.js";
 import { ChannelDirectory } from "./channelDirectory.js";
 import { withDiscordCallTimeout } from "./discordCallTimeout.js";
@@ -51,12 +48,7 @@ import type {
   SessionsSendParams,
 } from "./ports.js";
 import { flowSettings } from "./flowSettings.js";
-import {
-  DiscordSendParamsSchema,
-  InboundDiscordMessageSchema,
-  parsePublicInput,
-  SessionsSendParamsSchema,
-} from "./inputSchemas.js";
+import { DiscordSendParamsSchema, parsePublicInput, SessionsSendParamsSchema } from "./inputSchemas.js";
 import { provideCollaborate, provideFlow } from "./sideEffects.js";
 import { snapshotValidity } from "./snapshotValidity.js";
 import { ThreadState } from "./ThreadState.js";
@@ -64,6 +56,8 @@ import { openThreadStateStore, type ThreadStateStore } from "./threadStatePersis
 import { GLOBAL_TIMERS, TimerQueue } from "./TimerQueue.js";
 import { WriteRetry } from "./WriteRetry.js";
 import { flowResult, messageSent } from "./flowResult.js";
+import { collaborationInput } from "./collaborationInput.js";
+import { createInboundHandler } from "./inboundMessages.js";
 
 /** Bumped when a machine changes incompatibly; older snapshots are then migrated or quarantined. */
 export const MACHINE_VERSIONS = { a2aFlow: 1, collaborate: 2 } as const;
@@ -514,50 +508,22 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       ? undefined
       : threads.reusableRoute(p.fromAgentId, p.targetAgentId, p.topicId, at);
     const reusable = route !== undefined && isSinkThread(route.threadId) ? undefined : route;
-    const retry = config.discord.a2aRetry;
     const id = `collab-${randomUUID()}`;
-    const input: CollaborateInput = {
-      collaborationId: id,
-      fromAgentId: p.fromAgentId,
-      targetAgentId: p.targetAgentId,
-      fromName: from?.name ?? p.fromAgentId,
-      ...(target === undefined
-        ? {}
-        : { toName: target.name ?? p.targetAgentId, targetBotId: target.discordBotId }),
-      message: p.message,
-      ...(p.threadId ? { threadId: p.threadId } : {}),
-      ...(threadParentId === undefined ? {} : { threadParentId }),
-      ...(threadLookupFailure === undefined ? {} : { threadLookupFailure }),
-      ...(p.channelId ? { channelId: p.channelId } : {}),
-      ...(p.threadName ? { threadName: p.threadName } : {}),
-      ...(p.topicId ? { topicId: p.topicId } : {}),
-      urgent: p.urgent === true,
-      allowedChannels: [...collaboration.allowedChannels],
-      ...(collaboration.defaultChannel === undefined ? {} : { defaultChannel: collaboration.defaultChannel }),
-      maxMessageLength: collaboration.maxMessageLength,
-      ...(reusable === undefined
-        ? {}
-        : { reusableThread: { threadId: reusable.threadId, channelId: reusable.channelId } }),
-      loopGuard: {
-        allowed: verdict.allowed,
-        ...(verdict.allowed && verdict.warning ? { warning: verdict.warning } : {}),
+    const input = collaborationInput(
+      p,
+      {
+        id,
+        at,
+        from,
+        target,
+        ...(threadParentId === undefined ? {} : { threadParentId }),
+        ...(threadLookupFailure === undefined ? {} : { threadLookupFailure }),
+        ...(reusable === undefined ? {} : { reusable }),
+        loopGuard: verdict,
+        handling,
       },
-      replyInThread: isReplyInThread({
-        targetAgentId: p.targetAgentId,
-        ...(handling === undefined ? {} : { handling }),
-      }),
-      mention: {
-        responseTimeoutMs: retry.responseTimeoutMs,
-        urgentResponseTimeoutMs: retry.urgentResponseTimeoutMs,
-        maxAttempts: retry.maxAttempts,
-        ...(retry.escalationMentionId === undefined
-          ? {}
-          : { escalationMentionId: retry.escalationMentionId }),
-        notifyOnFailure: retry.notifyOnFailure,
-        reminders: retry.enabled,
-      },
-      startedAt: at,
-    };
+      config,
+    );
     const entry = host("collaborate", id, { input });
     return until<DiscordSendResult>(
       entry,
@@ -606,66 +572,27 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     );
   }
 
-  async function handleDiscordMessage(input: InboundDiscordMessage): Promise<PreflightResult> {
-    requireStarted("handleDiscordMessage");
-    const parsed = parsePublicInput("handleDiscordMessage", InboundDiscordMessageSchema, input);
-    if (!parsed.ok) {
-      warn(`handleDiscordMessage: skipped a malformed message: ${parsed.error.param} ${parsed.error.reason}`);
-      return { action: "drop", reason: "invalid_message" };
-    }
-    const m = parsed.value;
-    guilds.note(m.channelId, m.guildId);
-    guilds.note(m.parentChannelId, m.guildId);
-    const threadId = m.threadId ?? (threads.isKnownThread(m.channelId) ? m.channelId : undefined);
-    const parentChannelId = await parentOfInbound(m, threadId);
-    const message: InboundDiscordMessage = {
-      ...m,
-      ...(threadId === undefined ? {} : { threadId }),
-      ...(parentChannelId === undefined ? {} : { parentChannelId }),
-    };
-    // Response tracking comes first: an answer ends its mentions even when the loop guard drops it.
-    // Only an agent's bot can answer a mention; a human's message never ends one.
-    if (threadId !== undefined && agentOfBot.has(message.authorId) && trackResponse(threadId, message) > 0) {
-      // The caller may treat the answer as recorded once this returns: make it so.
+  const inbound = createInboundHandler({
+    config,
+    agentOfBot,
+    threads,
+    guilds,
+    directory,
+    loopGuard,
+    isSinkThread,
+    now,
+    warn,
+    recordAnswer: async (threadId, message) => {
+      if (trackResponse(threadId, message) === 0) return;
+      // The caller may treat the answer as recorded once handleDiscordMessage returns: make it so.
       persistDirty();
       if (store !== undefined) await landed(store.flush());
-    }
+    },
+  });
 
-    const decision = decidePreflight(message, {
-      threadCommunication: config.discord.threadCommunication,
-      allowedChannels: collaboration.allowedChannels,
-      ...(collaboration.allowedGuilds === undefined ? {} : { allowedGuilds: collaboration.allowedGuilds }),
-      agentOfBot,
-      participantsOf: (id) => threads.participantsOf(id),
-      isSinkThread,
-      parentOf: (id) => threads.parents.get(id),
-    });
-    const authorAgent = agentOfBot.get(message.authorId);
-    const system = threads.isSystemMessage(message.messageId);
-    if (decision.action !== "drop" && threadId !== undefined && message.authorIsBot && !system) {
-      const guard = loopGuard.checkThreadMessage(threadId);
-      if (!guard.allowed) return { action: "drop", reason: "loop_guard" };
-    }
-    if (decision.action === "observe") {
-      threads.observe(
-        toObserverRecord(message, authorAgent ?? message.authorId, { botUserIds: agentOfBot.keys() }),
-        now(),
-      );
-      return { action: "observe" };
-    }
-    if (decision.action === "drop") return decision;
-    // Decided first: participants who expired are not brought back by the message that finds them gone.
-    if (threadId !== undefined) threads.touch(threadId, message.ts);
-    if (threadId !== undefined && decision.joinsThread) threads.addParticipants(threadId, [decision.agentId]);
-    if (threadId !== undefined && authorAgent !== undefined && !system) {
-      threads.noteHandling(decision.agentId, authorAgent, threadId, now());
-    }
-    return {
-      action: "handle",
-      agentId: decision.agentId,
-      sessionKey: decision.sessionKey,
-      ...(decision.alsoAgentIds === undefined ? {} : { alsoAgentIds: decision.alsoAgentIds }),
-    };
+  async function handleDiscordMessage(input: InboundDiscordMessage): Promise<PreflightResult> {
+    requireStarted("handleDiscordMessage");
+    return inbound(input);
   }
 
   async function registerSinkThread(threadId: string): Promise<void> {
@@ -681,25 +608,6 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     threads.markSinkThread(threadId);
     // The caller waits until the sink thread is on disk (other thread-state saves run in the background).
     await threadStore?.flush();
-  }
-
-  /**
-   * The parent of an inbound thread message: as the message says (then remembered, when allowed, so a
-   * later discordSend into the thread can be checked), as the runtime knows, or, when an allowlist
-   * needs it, as Discord says. Undefined: unknown (preflight then drops the message).
-   */
-  async function parentOfInbound(m: InboundDiscordMessage, threadId: string | undefined) {
-    if (threadId === undefined) return undefined;
-    const allowed = collaboration.allowedChannels;
-    if (m.parentChannelId !== undefined) {
-      if (allowed.includes(m.parentChannelId) && !threads.parents.has(threadId)) {
-        threads.setParent(threadId, m.parentChannelId);
-      }
-      return m.parentChannelId;
-    }
-    if (threads.parents.has(threadId) || allowed.length === 0) return threads.parents.get(threadId);
-    const lookup = await directory.parentOf(threadId);
-    return "parentChannelId" in lookup ? lookup.parentChannelId : undefined;
   }
 
   /** Tells every collaboration awaiting an answer in the thread; returns how many were told. */
