@@ -56,6 +56,7 @@ import { openThreadStateStore, type ThreadStateStore } from "./threadStatePersis
 import { GLOBAL_TIMERS, TimerQueue } from "./TimerQueue.js";
 import { WriteRetry } from "./WriteRetry.js";
 import { flowResult, messageSent } from "./flowResult.js";
+import { type Hosted, until } from "./hostedActor.js";
 import { collaborationInput } from "./collaborationInput.js";
 import { createInboundHandler } from "./inboundMessages.js";
 
@@ -74,18 +75,6 @@ export const MACHINE_MIGRATIONS: Partial<Record<Kind, SnapshotMigration>> = {
 
 /** How long an agent counts as answering a sender's thread message, for the reply_in_thread rule. */
 const HANDLING_WINDOW_MS = 10 * 60_000;
-
-interface Hosted {
-  id: string;
-  kind: Kind;
-  actor: AnyActorRef;
-  /** Called after every persisted change; used by callers waiting for a state. */
-  watchers: Set<() => void>;
-  /** Callers still waiting, told when the runtime stops before their answer is durable. */
-  abandoned: Set<(error: Error) => void>;
-  /** The write that holds the latest snapshot: an answer is given only once it is durable. */
-  lastWrite: Promise<void>;
-}
 
 /**
  * The actor host a gateway embeds (API.md §7): one actor per `sessionsSend` flow and per
@@ -344,34 +333,6 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       timers.forget(entry.id);
     }
     for (const watcher of [...entry.watchers]) watcher();
-  }
-
-  /**
-   * Resolves with `pick(entry)` once it returns a value and the snapshot showing it is on disk: what a
-   * caller is told has happened survives a crash. Re-checked after every persisted change. An actor
-   * that failed gives `onFailure(error)` instead, or the promise rejects with its error.
-   */
-  function until<T>(entry: Hosted, pick: () => T | undefined, onFailure?: (error: unknown) => T): Promise<T> {
-    return new Promise((resolveValue, rejectValue) => {
-      const check = () => {
-        const s = entry.actor.getSnapshot() as { status: string; error?: unknown };
-        if (s.status === "error" && onFailure === undefined) {
-          entry.watchers.delete(check);
-          entry.abandoned.delete(rejectValue);
-          rejectValue(s.error);
-          return;
-        }
-        const value = s.status === "error" ? onFailure?.(s.error) : pick();
-        if (value === undefined) return;
-        entry.watchers.delete(check);
-        entry.lastWrite
-          .then(() => resolveValue(value), rejectValue)
-          .finally(() => entry.abandoned.delete(rejectValue));
-      };
-      entry.abandoned.add(rejectValue);
-      entry.watchers.add(check);
-      check();
-    });
   }
 
   function agentOfSession(sessionKey: string): string {
