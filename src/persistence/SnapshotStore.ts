@@ -7,7 +7,7 @@ import {
   describeId,
   idOf,
 } from "./actorRecord.js";
-import { errorText, syncDirectory } from "./DurableJsonFile.js";
+import { errorCode, errorText, syncDirectory } from "./DurableJsonFile.js";
 import { JournalSegmentWriter } from "./journal/JournalSegmentWriter.js";
 import { journalFileName } from "./journal/segmentFormat.js";
 import { loadSnapshotStore } from "./loadSnapshotStore.js";
@@ -349,7 +349,11 @@ export class SnapshotStore {
       for (const id of ids) this.pending.add(id);
       // The writer undid the failed append, so later ones go on in this segment; when it could not, what is
       // left is a torn tail, and appending after it would make it a corrupt middle: go on in a new segment.
-      if (segment.writer.broken && this.segment === segment) this.rotate();
+      // A per-file size limit (`ulimit -f`, EFBIG) would refuse every retry in this segment: go on in a
+      // new one and fold this one into the shard files, which hold each record once, not every version.
+      const tooLarge = errorCode(error) === "EFBIG" && segment.writer.size > 0;
+      if ((segment.writer.broken || tooLarge) && this.segment === segment) this.rotate();
+      if (tooLarge) this.startCompaction().catch(() => undefined);
       const failure = new SnapshotStoreWriteError([{ file: segment.path, cause: error }]);
       this.warn(failure.message);
       throw failure;

@@ -1,13 +1,13 @@
 /**
  * Child of journalFileSizeLimit.test.ts, run under `ulimit -f`: puts records into a SnapshotStore in
- * `argv[2]` one at a time and prints `ack <id> <n>` once a put resolved (acknowledged). A put that
- * fails is retried with flush(); after FAILURES_TO_STOP failures (or MAX_PUTS puts) it prints `stuck` and
- * waits to be killed. The parent SIGKILLs it and checks that every acknowledged put is on disk.
+ * `argv[2]` one at a time and prints `ack <id> <n>` once a put resolved (acknowledged), `failed <n>`
+ * when it failed. A failed put is retried with flush(); after FAILURES_TO_STOP failures in a row (or
+ * MAX_PUTS puts) it prints `stuck` and waits to be killed. The parent SIGKILLs it and checks that every acknowledged put is on disk.
  */
 import { SnapshotStore } from "../../src/persistence/index.js";
 
 const FAILURES_TO_STOP = 3;
-const MAX_PUTS = 5000;
+const MAX_PUTS = 1500;
 const dir = process.argv[2];
 if (dir === undefined) throw new Error("usage: fileSizeLimitChild.ts <state dir>");
 
@@ -31,8 +31,10 @@ for (let n = 0; failures < FAILURES_TO_STOP && n < MAX_PUTS; n++) {
       updatedAt: n,
     });
     process.stdout.write(`ack ${id} ${n}\n`);
+    failures = 0;
   } catch {
     failures += 1;
+    process.stdout.write(`failed ${n}\n`);
     await store.flush().catch(() => undefined);
   }
 }

@@ -18,7 +18,7 @@ afterEach(async () => {
 async function runUntilStuck(
   dir: string,
   limitKiB: number,
-): Promise<{ acked: Map<string, number>; stderr: string }> {
+): Promise<{ acked: Map<string, number>; stderr: string; firstFailure?: number; lastAck: number }> {
   const child = spawn(
     "bash",
     [
@@ -31,27 +31,37 @@ async function runUntilStuck(
   );
   children.add(child);
   const acked = new Map<string, number>();
+  let firstFailure: number | undefined;
+  let lastAck = -1;
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<void>((done) => child.once("close", () => done()));
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   for await (const line of lines) {
     const [word, id, n] = line.split(" ");
-    if (word === "ack" && id !== undefined) acked.set(id, Number(n));
+    if (word === "ack" && id !== undefined) {
+      acked.set(id, Number(n));
+      lastAck = Number(n);
+    }
+    if (word === "failed") firstFailure ??= Number(id);
     if (word === "stuck") break;
   }
   child.kill("SIGKILL");
   await exited;
   children.delete(child);
-  return { acked, stderr };
+  return { acked, stderr, lastAck, ...(firstFailure === undefined ? {} : { firstFailure }) };
 }
 
 describe("SnapshotStore under a real file-size limit (ulimit -f)", () => {
-  it("loses no acknowledged put when the limit bites mid-append and the process is then killed", async () => {
+  it("loses no acknowledged put when the limit bites mid-append, goes on in a new segment, and survives a kill", async () => {
     const dir = await dirs.make();
-    const { acked, stderr } = await runUntilStuck(dir, 512);
+    const { acked, stderr, firstFailure, lastAck } = await runUntilStuck(dir, 512);
     expect(acked.size).toBe(40); // every id was acknowledged at least once before the limit
     expect(stderr).toMatch(/EFBIG|file too large/i); // the limit did bite
+    // The full segment is sealed and folded into the (small) shard files: puts go on in a new segment
+    // instead of failing until a restart.
+    expect(firstFailure).toBeDefined();
+    expect(lastAck).toBeGreaterThan((firstFailure ?? 0) + 100);
 
     const store = await SnapshotStore.open({
       dir,
