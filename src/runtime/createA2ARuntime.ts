@@ -649,9 +649,22 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
         index = await ConversationIndex.open({ dir: stateDir, now, rebuildFromLog: true, onWarning: warn });
         threadStore = await openThreadStateStore({ stateDir, threads, now, onWarning: warn });
       } catch (error) {
+        // Whatever opened is closed again (no file handle left behind), then the lock is released.
+        for (const close of [
+          () => threadStore?.close(),
+          () => index?.close(),
+          () => log?.close(),
+          () => store?.close(),
+        ])
+          await Promise.resolve()
+            .then(close)
+            .catch((failure: unknown) => warn(`closing after a failed start: ${describe(failure)}`));
+        threadStore = undefined;
+        index = undefined;
+        log = undefined;
+        store = undefined;
         await acquired.release();
         lock = undefined;
-        store = undefined;
         throw error;
       }
       stopping = false;
@@ -734,6 +747,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
             .then(close)
             .catch((error: unknown) => failures.push(error));
         threadStore = undefined;
+        index = undefined;
+        log = undefined;
         if (failures.length > 0) throw failures[0];
       } finally {
         await lock?.release();
