@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
-import { type AnyActorRef, type AnyStateMachine, createActor } from "xstate";
 import {
   type A2AFlowInput,
   type CollaborateInput,
@@ -31,12 +30,11 @@ import {
 import { ChannelDirectory } from "./channelDirectory.js";
 import { withDiscordCallTimeout } from "./discordCallTimeout.js";
 import { type CollaborationMeta, collaborationMeta, dormantMeta, onlyWaits } from "./collaborationMeta.js";
-import { collectDue } from "./dueTimers.js";
 import { deliveryWarning } from "./deliveryWarnings.js";
 import { EarlierPosts } from "./EarlierPosts.js";
 import { GuildDirectory } from "./GuildDirectory.js";
 import { Maintenance, maintenancePeriodMs } from "./maintenance.js";
-import { toInspectFn, treeInspector } from "./inspection.js";
+import { toInspectFn } from "./inspection.js";
 import type {
   A2AFlowResult,
   A2ARuntime,
@@ -53,10 +51,11 @@ import { provideCollaborate, provideFlow } from "./sideEffects.js";
 import { snapshotValidity } from "./snapshotValidity.js";
 import { ThreadState } from "./ThreadState.js";
 import { openThreadStateStore, type ThreadStateStore } from "./threadStatePersistence.js";
-import { GLOBAL_TIMERS, TimerQueue } from "./TimerQueue.js";
+import { GLOBAL_TIMERS } from "./TimerQueue.js";
 import { WriteRetry } from "./WriteRetry.js";
 import { flowResult, messageSent } from "./flowResult.js";
-import { type Hosted, until } from "./hostedActor.js";
+import { until } from "./hostedActor.js";
+import { ActorHost } from "./ActorHost.js";
 import { collaborationInput } from "./collaborationInput.js";
 import { createInboundHandler } from "./inboundMessages.js";
 
@@ -132,22 +131,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     botIdOf: (agentId) => agentConfig(agentId)?.discordBotId,
     warn,
   });
-  const hosted = new Map<string, Hosted>();
-  const dirty = new Set<string>();
-  const resuming = new Set<string>();
-  /**
-   * Live collaborations not hosted yet (see lazy hosting above), by id: the store's own records, read
-   * only (SnapshotStore.forEachRecord); one leaves this map when it is hosted.
-   */
-  const dormant = new Map<string, Readonly<ActorRecord>>();
   /** Live collaborations by the thread they await an answer in: inbound messages touch only those. */
   const awaitingIn = new Map<string, Set<string>>();
-  const timers = new TimerQueue(
-    now,
-    (timer) => hostedOrWoken(timer.actorId)?.actor.send({ type: timer.event, at: now() }),
-    scheduler,
-  );
-
   let store: SnapshotStore | undefined;
   let index: ConversationIndex | undefined;
   let log: EventLog | undefined;
@@ -160,7 +145,6 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     stopped: () => stopping || store === undefined,
   });
   const landed = (write: Promise<void>) => writes.landed(write);
-  let flushScheduled = false;
   /** Saves the thread state (participants, routes, sink threads, observer history) change by change. */
   let threadStore: ThreadStateStore | undefined;
   /** Ends this run's event-log subscription: a restarted runtime logs to its new log only. */
@@ -198,6 +182,34 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     },
   };
   const machines = { a2aFlow: provideFlow(sideEffects), collaborate: provideCollaborate(sideEffects) };
+  const actors = new ActorHost({
+    machines,
+    machineVersions: MACHINE_VERSIONS,
+    now,
+    scheduler,
+    warn,
+    onEmitted: emitEvent,
+    inspect: userInspect,
+    earlierPosts,
+    store: () => store,
+    stopping: () => stopping,
+    landed,
+    onPersisted: (entry, status, meta) => {
+      if (meta?.threadId === undefined) return;
+      if (meta.parentChannelId !== undefined) {
+        threads.addParticipants(meta.threadId, [meta.fromAgentId, meta.targetAgentId]);
+      }
+      const waiting = awaitingIn.get(meta.threadId) ?? new Set<string>();
+      if (status === "active") waiting.add(entry.id);
+      else waiting.delete(entry.id);
+      if (waiting.size > 0) awaitingIn.set(meta.threadId, waiting);
+      else awaitingIn.delete(meta.threadId);
+    },
+  });
+  const { hosted, dormant, timers } = actors;
+  const host: ActorHost["host"] = (kind, id, start) => actors.host(kind, id, start);
+  const hostedOrWoken = (id: string) => actors.hostedOrWoken(id);
+  const persistDirty = () => actors.persistDirty();
 
   function requireStarted(method: string) {
     if (store === undefined || stopping) {
@@ -213,126 +225,6 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     } catch (error) {
       warn(`dropped an invalid ${event.type} event: ${describe(error)}`);
     }
-  }
-
-  function host(
-    kind: Kind,
-    id: string,
-    start: { input: unknown } | Pick<ActorRecord, "snapshot" | "timers" | "updatedAt">,
-  ): Hosted {
-    const entry: Hosted = {
-      id,
-      kind,
-      actor: undefined as unknown as AnyActorRef,
-      watchers: new Set(),
-      abandoned: new Set(),
-      lastWrite: Promise.resolve(),
-    };
-    const inspect = treeInspector({
-      onEmitted: emitEvent,
-      onTreeChanged: () => markDirty(id),
-      user: userInspect,
-    });
-    const machine: AnyStateMachine = machines[kind];
-    entry.actor =
-      "snapshot" in start
-        ? createActor(machine, {
-            id,
-            snapshot: start.snapshot as ReturnType<AnyStateMachine["getInitialSnapshot"]>,
-            inspect,
-          })
-        : createActor(machine, { id, input: start.input, inspect });
-    // An actor that fails (bad input at creation, a throwing action) would otherwise reach XState's
-    // unhandled-error path, which rethrows on a timer and ends the process. Its callers hear of it
-    // through until().
-    entry.actor.subscribe({ error: (error) => warn(`actor ${id} (${kind}) failed: ${describe(error)}`) });
-    if ("snapshot" in start) {
-      // Resumed as stored: nothing to write until it changes; its timers come from its record.
-      resuming.add(id);
-      hosted.set(id, entry);
-      // A post it re-runs may have been made before the crash: EarlierPosts checks it past the nonce window.
-      earlierPosts.restoring(start.updatedAt, () => entry.actor.start());
-      resuming.delete(id);
-      timers.set(id, start.timers);
-      return entry;
-    }
-    hosted.set(id, entry);
-    entry.actor.start();
-    markDirty(id);
-    return entry;
-  }
-
-  /** The hosted actor with this id; a dormant one is hosted first (restored from its record). */
-  function hostedOrWoken(id: string): Hosted | undefined {
-    const entry = hosted.get(id);
-    if (entry !== undefined) return entry;
-    const record = dormant.get(id);
-    if (record === undefined) return undefined;
-    dormant.delete(id);
-    try {
-      // The store's record is read-only: the actor gets its own copy of the snapshot.
-      return host("collaborate", id, { ...record, snapshot: structuredClone(record.snapshot) });
-    } catch (error) {
-      hosted.delete(id);
-      timers.forget(id);
-      warn(`could not resume actor ${id} (${record.machineId}); it stays stored: ${describe(error)}`);
-      return undefined;
-    }
-  }
-
-  // Persistence is batched per microtask: one snapshot per actor per burst of transitions.
-  function markDirty(id: string): void {
-    if (stopping || resuming.has(id) || !hosted.has(id)) return;
-    dirty.add(id);
-    if (flushScheduled) return;
-    flushScheduled = true;
-    queueMicrotask(persistDirty);
-  }
-
-  function persistDirty(): void {
-    flushScheduled = false;
-    for (const id of [...dirty]) {
-      dirty.delete(id);
-      const entry = hosted.get(id);
-      if (entry !== undefined && store !== undefined && !stopping) persist(entry, store);
-    }
-  }
-
-  function persist(entry: Hosted, target: SnapshotStore): void {
-    const snapshot = entry.actor.getSnapshot() as { status: string };
-    const status = snapshot.status === "done" ? "done" : snapshot.status === "error" ? "error" : "active";
-    const due = status === "active" ? collectDue(entry.actor) : [];
-    timers.set(entry.id, due);
-    const meta = entry.kind === "collaborate" ? collaborationMeta(entry.actor) : undefined;
-    if (meta?.threadId !== undefined) {
-      if (meta.parentChannelId !== undefined) {
-        threads.addParticipants(meta.threadId, [meta.fromAgentId, meta.targetAgentId]);
-      }
-      const waiting = awaitingIn.get(meta.threadId) ?? new Set<string>();
-      if (status === "active") waiting.add(entry.id);
-      else waiting.delete(entry.id);
-      if (waiting.size > 0) awaitingIn.set(meta.threadId, waiting);
-      else awaitingIn.delete(meta.threadId);
-    }
-    entry.lastWrite = landed(
-      target.put({
-        id: entry.id,
-        machineId: entry.kind,
-        machineVersion: MACHINE_VERSIONS[entry.kind],
-        snapshot: entry.actor.getPersistedSnapshot(),
-        timers: due.map((t) => ({ event: t.event, dueAt: t.dueAt })),
-        status,
-        updatedAt: now(),
-        ...(meta === undefined ? {} : { meta: { ...meta } }),
-      }),
-    );
-    // Answers and side effects wait on lastWrite; an actor nobody waits on must not leave a rejection behind.
-    entry.lastWrite.catch(() => undefined);
-    if (status !== "active") {
-      hosted.delete(entry.id);
-      timers.forget(entry.id);
-    }
-    for (const watcher of [...entry.watchers]) watcher();
   }
 
   function agentOfSession(sessionKey: string): string {
@@ -715,17 +607,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       persistDirty();
       stopping = true;
       writes.retryNow();
-      timers.stop();
-      for (const entry of hosted.values()) {
-        entry.actor.stop();
-        const error = new Error(
-          `A2ARuntime stopped before actor ${entry.id} reached what its caller waits for`,
-        );
-        for (const abandon of entry.abandoned) abandon(error);
-      }
-      hosted.clear();
-      // Dormant collaborations are on disk as they were read; nothing to do but let them go.
-      dormant.clear();
+      actors.stopAll();
       limiters.threadCreation.close();
       limiters.messages.close();
       discord?.close();

@@ -1,9 +1,12 @@
 import type { AnyActorRef } from "xstate";
 
+/** The kinds of actor the runtime hosts: a sessionsSend flow, a discordSend collaboration. */
+export type ActorKind = "a2aFlow" | "collaborate";
+
 /** An actor the runtime hosts, with what its callers wait on. */
 export interface Hosted {
   id: string;
-  kind: "a2aFlow" | "collaborate";
+  kind: ActorKind;
   actor: AnyActorRef;
   /** Called after every persisted change; used by callers waiting for a state. */
   watchers: Set<() => void>;
