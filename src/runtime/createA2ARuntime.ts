@@ -56,6 +56,7 @@ import { WriteRetry } from "./WriteRetry.js";
 import { flowResult, messageSent } from "./flowResult.js";
 import { until } from "./hostedActor.js";
 import { ActorHost } from "./ActorHost.js";
+import { MissingPortError } from "./MissingPortError.js";
 import { collaborationInput } from "./collaborationInput.js";
 import { createInboundHandler } from "./inboundMessages.js";
 
@@ -233,6 +234,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
 
   async function sessionsSend(params: SessionsSendParams): Promise<A2AFlowResult> {
     requireStarted("sessionsSend");
+    if (options.gateway === undefined) throw new MissingPortError("sessionsSend", "gateway");
     const parsed = parsePublicInput("sessionsSend", SessionsSendParamsSchema, params);
     if (!parsed.ok) throw parsed.error;
     const p = parsed.value;
@@ -282,6 +284,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
 
   async function discordSend(params: DiscordSendParams): Promise<DiscordSendResult> {
     requireStarted("discordSend");
+    if (options.discord === undefined) throw new MissingPortError("discordSend", "discord");
     const parsed = parsePublicInput("discordSend", DiscordSendParamsSchema, params);
     if (!parsed.ok) {
       return rejectCollaboration(params, {

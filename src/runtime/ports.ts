@@ -1,4 +1,5 @@
-import type { A2AErrorInfo, A2AEvent, InboundDiscordMessage } from "../services/index.js";
+import type { InspectionEvent, Observer } from "xstate";
+import type { A2AConfigInput, A2AErrorInfo, A2AEvent, InboundDiscordMessage } from "../services/index.js";
 
 /** The gateway as the runtime sees it (API.md §7): run an agent, wait for the run, read the reply. */
 export interface GatewayPort {
@@ -167,16 +168,23 @@ export interface RuntimeTimers {
   clearTimeout(handle: unknown): void;
 }
 
+/** What `inspect` takes: XState's inspection observer or function, or an object holding one (an @statelyai/inspect inspector). */
+export type InspectOption =
+  | Observer<InspectionEvent>
+  | ((event: InspectionEvent) => void)
+  | { inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) };
+
 export interface A2ARuntimeOptions {
   /** Default ".a2a-state". */
   stateDir?: string;
-  config?: unknown;
+  /** The configuration (see docs/config.md); checked at creation, a bad one throws naming each problem. */
+  config?: A2AConfigInput;
   gateway?: GatewayPort;
   discord?: DiscordPort;
   now?: () => number;
   random?: () => number;
   /** An @statelyai/inspect inspector (or any XState inspection observer), attached to every actor. */
-  inspect?: unknown;
+  inspect?: InspectOption;
   /**
    * Where the runtime schedules (durable timers, `timeoutSeconds`, Discord rate limits). Default: the
    * global timers, so vitest fake timers drive it. Pass these with a matching `now` to run in

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import type { AnyActorRef, InspectionEvent } from "xstate";
-import { createA2ARuntime, type MentionSummary } from "../../src/index.js";
+import { type A2AConfigInput, createA2ARuntime, type MentionSummary } from "../../src/index.js";
 import {
   BOTS,
   drain,
@@ -34,7 +34,7 @@ async function populate(
   discord: FakeDiscord,
   topics: string[],
   afterMs = 0,
-  config: unknown = runtimeConfig,
+  config: A2AConfigInput = runtimeConfig,
 ) {
   const first = createA2ARuntime({ config, stateDir: dir, discord, onWarning: () => {} });
   await first.start();

@@ -4,13 +4,14 @@
 import { fileURLToPath } from "node:url";
 import { createDiscordJsPort } from "../../discord/index.js";
 import { createA2ARuntime, type DiscordSendParams } from "../../runtime/index.js";
+import type { A2AConfigInput } from "../../services/index.js";
 import { AcceleratedClock, type ClockOrigin } from "./AcceleratedClock.js";
 import { loginBot } from "./cast.js";
 import { Timeline } from "./Timeline.js";
 
 export interface GatewayProcessInput {
   stateDir: string;
-  config: unknown;
+  config: A2AConfigInput;
   origin: ClockOrigin;
   asAgentId: string;
   token: string;

@@ -1,5 +1,5 @@
 import { rm } from "node:fs/promises";
-import { type A2ARuntime, createA2ARuntime } from "../../../src/index.js";
+import { type A2AConfigInput, type A2ARuntime, createA2ARuntime } from "../../../src/index.js";
 import { tempDir } from "../tempDir.js";
 import { enter, type Generation, kill, newGeneration } from "./generations.js";
 import { TimedDiscord } from "./timedDiscord.js";
@@ -31,7 +31,7 @@ export class SimulatedGateway {
   private readonly everyProcess: Process[] = [];
 
   constructor(
-    private readonly config: unknown,
+    private readonly config: A2AConfigInput,
     t0: number,
   ) {
     this.clock = new VirtualClock(t0);
