@@ -139,6 +139,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   let log: EventLog | undefined;
   let lock: { release(): Promise<void> } | undefined;
   let stopping = false;
+  /** Once started: a message after that (while stopping, or stopped) is dropped, not a wiring mistake. */
+  let everStarted = false;
   const writes = new WriteRetry({
     timers: scheduler,
     warn,
@@ -447,6 +449,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   });
 
   async function handleDiscordMessage(input: InboundDiscordMessage): Promise<PreflightResult> {
+    // Discord keeps delivering while a gateway shuts down: those messages are dropped, not thrown.
+    if (everStarted && (store === undefined || stopping)) return { action: "drop", reason: "stopping" };
     requireStarted("handleDiscordMessage");
     return inbound(input);
   }
@@ -563,6 +567,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
         throw error;
       }
       stopping = false;
+      everStarted = true;
       const openedLog = log;
       unsubscribeLog = bus.subscribe("*", (event) => {
         openedLog
