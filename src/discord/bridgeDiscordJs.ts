@@ -1,9 +1,29 @@
 import { type Client, Events, type Message } from "discord.js";
-import type { A2ARuntime } from "../runtime/ports.js";
+import type { A2ARuntime, PreflightResult } from "../runtime/ports.js";
 import type { InboundDiscordMessage } from "../services/index.js";
 
+/** A message an agent must answer: where the gateway starts that agent's run. */
+export interface HandleDecision {
+  agentId: string;
+  /** The session the run belongs in (`agent:{agentId}:discord:channel:{channelId}` …). */
+  sessionKey: string;
+  message: InboundDiscordMessage;
+  /** The other agents the message names (mention order), decided for the first. */
+  alsoAgentIds?: string[];
+}
+
 export interface BridgeDiscordJsOptions {
-  /** Where errors of handleDiscordMessage go. Default: console.warn. */
+  /**
+   * Called once for each message the runtime decides an agent handles: start the agent's run in
+   * `sessionKey` here. The agent's reply is posted by its own bot in the same channel or thread (your
+   * gateway's usual Discord output); the bridge sees that message like any other, so it ends the
+   * mention it answers and counts for the loop guard. May return a promise; a throw or rejection goes
+   * to onError.
+   */
+  onHandle?: (handle: HandleDecision) => unknown;
+  /** Every decision (handle, observe, drop with its reason), for logging. */
+  onDecision?: (decision: PreflightResult, message: InboundDiscordMessage) => void;
+  /** Where errors of handleDiscordMessage, onHandle and onDecision go. Default: console.warn. */
   onError?: (error: unknown, message: InboundDiscordMessage) => void;
   /** How many recent message ids are remembered to forward each message once. Default 10 000. */
   maxRecentIds?: number;
@@ -32,8 +52,9 @@ export function toInboundDiscordMessage(message: Message): InboundDiscordMessage
 
 /**
  * Forwards every client's messageCreate to runtime.handleDiscordMessage, each message once whichever
- * clients see it (API.md §8). A listener never throws: errors go to onError (default console.warn).
- * Returns a function that detaches every listener.
+ * clients see it; Discord's system messages (a thread created, a pin…) are not forwarded. Each
+ * "handle" decision goes to onHandle once. A listener never throws: errors go to onError (default
+ * console.warn). Returns a function that detaches every listener.
  */
 export function bridgeDiscordJs(
   runtime: Pick<A2ARuntime, "handleDiscordMessage">,
@@ -57,8 +78,20 @@ export function bridgeDiscordJs(
     return true;
   };
 
+  const decided = async (inbound: InboundDiscordMessage): Promise<void> => {
+    const decision = await runtime.handleDiscordMessage(inbound);
+    options.onDecision?.(decision, inbound);
+    if (decision.action !== "handle" || options.onHandle === undefined) return;
+    await options.onHandle({
+      agentId: decision.agentId,
+      sessionKey: decision.sessionKey,
+      message: inbound,
+      ...(decision.alsoAgentIds === undefined ? {} : { alsoAgentIds: decision.alsoAgentIds }),
+    });
+  };
+
   const listener = (message: Message): void => {
-    if (!firstSighting(message.id)) return;
+    if (message.system || !firstSighting(message.id)) return;
     let inbound: InboundDiscordMessage;
     try {
       inbound = toInboundDiscordMessage(message);
@@ -73,11 +106,7 @@ export function bridgeDiscordJs(
         // onError must not make the listener throw.
       }
     };
-    try {
-      runtime.handleDiscordMessage(inbound).catch(report);
-    } catch (error) {
-      report(error);
-    }
+    decided(inbound).catch(report);
   };
 
   const attached = [...new Set(Object.values(clients))];

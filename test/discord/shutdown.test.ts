@@ -5,7 +5,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { type DiscordEmulator, startDiscordEmulator } from "../../src/discord/index.js";
+import type { DiscordEmulator } from "../../src/discord/index.js";
+import { startTwoBotEmulator } from "../support/discordClients.js";
 import { tempDir } from "../support/tempDir.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -18,14 +19,12 @@ let emulator: DiscordEmulator;
 let child: ChildProcess | undefined;
 
 beforeEach(async () => {
-  emulator = await startDiscordEmulator({
-    guildId: "1600000000000000001",
-    channels: [{ id: CHANNEL, name: "collab" }],
-    users: [
-      { id: RUDA, name: "ruda", bot: true },
-      { id: EDEN, name: "eden", bot: true },
-      { id: HUMAN, name: "human", bot: false },
-    ],
+  emulator = await startTwoBotEmulator({
+    guild: "1600000000000000001",
+    channel: CHANNEL,
+    ruda: RUDA,
+    eden: EDEN,
+    human: HUMAN,
   });
 });
 

@@ -1,5 +1,5 @@
 import { Client, Events, GatewayIntentBits } from "discord.js";
-import { type DiscordEmulator, emulatorToken } from "../../src/discord/index.js";
+import { type DiscordEmulator, emulatorToken, startDiscordEmulator } from "../../src/discord/index.js";
 
 /**
  * A strict discord.js client logged in to the emulator as `userId`: every 5xx and 429 on /channels
@@ -32,4 +32,23 @@ export async function until(
     if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 5));
   }
+}
+
+/** An emulator with one guild, one channel and two agent bots plus a human, as most discord tests need. */
+export function startTwoBotEmulator(ids: {
+  guild: string;
+  channel: string;
+  ruda: string;
+  eden: string;
+  human: string;
+}): Promise<DiscordEmulator> {
+  return startDiscordEmulator({
+    guildId: ids.guild,
+    channels: [{ id: ids.channel, name: "collab" }],
+    users: [
+      { id: ids.ruda, name: "ruda", bot: true },
+      { id: ids.eden, name: "eden", bot: true },
+      { id: ids.human, name: "human", bot: false },
+    ],
+  });
 }
