@@ -1,4 +1,4 @@
-import { mkdir, readdir, rm } from "node:fs/promises";
+import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import {
   type ActorRecord,
@@ -10,7 +10,7 @@ import {
 } from "./actorRecord.js";
 import { CorruptStateFileError, DurableJsonFile, errorText } from "./DurableJsonFile.js";
 import { replayJournal } from "./journal/replayJournal.js";
-import { quarantineFile, quarantineStamp } from "./quarantine.js";
+import { keepInQuarantine, quarantineFile, quarantineStamp } from "./quarantine.js";
 import { ARCHIVE_FILE, SHARD_FILE, type SnapshotLayout, type StoreFile, isEmpty } from "./snapshotLayout.js";
 import type { SnapshotStoreOpenReport, SnapshotStoreOptions } from "./snapshotStoreOptions.js";
 import { StateDirNotWritableError, isProcessAlive } from "./StateDirLock.js";
@@ -168,24 +168,16 @@ async function quarantineRecords(
   ctx: LoadContext,
   entries: Array<{ file: string; key: string; problem: string; record: unknown }>,
 ): Promise<void> {
-  const dir = join(ctx.options.dir, "quarantine");
   const now = ctx.now();
-  const taken = new Set<string>();
+  const text = JSON.stringify({ version: 1, quarantinedAt: new Date(now).toISOString(), records: entries });
+  let path: string;
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    for (const name of await readdir(dir)) taken.add(name);
+    const kept = await keepInQuarantine(ctx.options.dir, `records-${quarantineStamp(now)}`, ".json", text);
+    ctx.onWrite(kept.bytes);
+    path = kept.path;
   } catch (error) {
     throw new StateDirNotWritableError(ctx.options.dir, error);
   }
-  const base = `records-${quarantineStamp(now)}`;
-  let name = `${base}.json`;
-  for (let n = 1; taken.has(name); n++) name = `${base}-${n}.json`;
-  const path = join(dir, name);
-  await new DurableJsonFile<unknown>(path, { onWrite: (bytes) => ctx.onWrite(bytes) }).write({
-    version: 1,
-    quarantinedAt: new Date(now).toISOString(),
-    records: entries,
-  });
   ctx.report.recordQuarantineFile = path;
   for (const entry of entries) {
     ctx.report.quarantinedRecords.push({ id: entry.key, file: entry.file, problem: entry.problem });

@@ -1,5 +1,5 @@
-import { access, rename } from "node:fs/promises";
-import { dirname } from "node:path";
+import { access, mkdir, open, rename } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { syncDirectory } from "./DurableJsonFile.js";
 
 /** The file-name-safe timestamp used in quarantine names: 2024-05-01T12-30-00-000Z. */
@@ -35,5 +35,39 @@ async function exists(path: string): Promise<boolean> {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Keeps `content` for inspection in `<stateDir>/quarantine/<name><ext>` (`<name>-1<ext>`, `-2`, … when
+ * taken): created exclusively, so nothing kept earlier is overwritten, owner-only (it may hold message
+ * text), fsynced with its folder. Returns the path and the bytes written.
+ */
+export async function keepInQuarantine(
+  stateDir: string,
+  name: string,
+  ext: string,
+  content: string | Uint8Array,
+): Promise<{ path: string; bytes: number }> {
+  const dir = join(stateDir, "quarantine");
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const data = typeof content === "string" ? Buffer.from(content, "utf8") : content;
+  for (let n = 0; ; n++) {
+    const path = join(dir, `${name}${n === 0 ? "" : `-${n}`}${ext}`);
+    let handle;
+    try {
+      handle = await open(path, "wx", 0o600);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EEXIST") continue;
+      throw error;
+    }
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await syncDirectory(dir);
+    return { path, bytes: data.byteLength };
   }
 }

@@ -1,7 +1,5 @@
-import { mkdir, open, readdir } from "node:fs/promises";
-import { basename, join } from "node:path";
-import { syncDirectory } from "../DurableJsonFile.js";
-import { quarantineStamp } from "../quarantine.js";
+import { basename } from "node:path";
+import { keepInQuarantine, quarantineStamp } from "../quarantine.js";
 
 /** A damaged journal segment's copy in `quarantine/`: `journal-<n>.ndjson.damaged-<time>[-n]`. */
 export const DAMAGED_JOURNAL_FILE = /^journal-\d+\.ndjson\.damaged-[^/]*$/;
@@ -17,20 +15,6 @@ export async function keepDamagedJournal(
   bytes: Uint8Array,
   now: number,
 ): Promise<string> {
-  const dir = join(stateDir, "quarantine");
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const taken = new Set(await readdir(dir));
-  const base = `${basename(segmentPath)}.damaged-${quarantineStamp(now)}`;
-  let name = base;
-  for (let n = 1; taken.has(name); n++) name = `${base}-${n}`;
-  const path = join(dir, name);
-  const handle = await open(path, "wx", 0o600);
-  try {
-    await handle.writeFile(bytes);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await syncDirectory(dir);
-  return path;
+  const name = `${basename(segmentPath)}.damaged-${quarantineStamp(now)}`;
+  return (await keepInQuarantine(stateDir, name, "", bytes)).path;
 }
