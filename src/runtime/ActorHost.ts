@@ -1,4 +1,5 @@
 import { type AnyActorRef, type AnyStateMachine, createActor, type InspectionEvent } from "xstate";
+import { displayText } from "../services/index.js";
 import type { ActorRecord, ActorStatus, SnapshotStore } from "../persistence/index.js";
 import { type CollaborationMeta, collaborationMeta } from "./collaborationMeta.js";
 import { collectDue } from "./dueTimers.js";
@@ -85,7 +86,7 @@ export class ActorHost {
     // An actor that fails (bad input at creation, a throwing action) would otherwise reach XState's
     // unhandled-error path, which rethrows on a timer and ends the process. Its callers hear of it
     // through until().
-    entry.actor.subscribe({ error: (error) => warn(`actor ${id} (${kind}) failed: ${describe(error)}`) });
+    entry.actor.subscribe({ error: (error) => warn(`actor ${id} (${kind}) failed: ${displayText(error)}`) });
     if ("snapshot" in start) {
       // Resumed as stored: nothing to write until it changes; its timers come from its record.
       this.resuming.add(id);
@@ -116,7 +117,7 @@ export class ActorHost {
       this.hosted.delete(id);
       this.timers.forget(id);
       this.options.warn(
-        `could not resume actor ${id} (${record.machineId}); it stays stored: ${describe(error)}`,
+        `could not resume actor ${id} (${record.machineId}); it stays stored: ${displayText(error)}`,
       );
       return undefined;
     }
@@ -183,8 +184,4 @@ export class ActorHost {
     }
     for (const watcher of [...entry.watchers]) watcher();
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

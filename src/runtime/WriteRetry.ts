@@ -1,3 +1,4 @@
+import { displayText } from "../services/index.js";
 import type { RuntimeTimers } from "./ports.js";
 
 export interface WriteRetryOptions {
@@ -51,7 +52,7 @@ export class WriteRetry {
     const delayMs = Math.min(5_000, 100 * 2 ** Math.min(this.failures, 6));
     this.failures += 1;
     this.options.warn(
-      `snapshots could not be written (${error instanceof Error ? error.message : String(error)}); retrying in ${delayMs} ms, answers wait`,
+      `snapshots could not be written (${displayText(error)}); retrying in ${delayMs} ms, answers wait`,
     );
     let end = (): void => {};
     const waited = new Promise<void>((resolveDelay) => (end = resolveDelay));

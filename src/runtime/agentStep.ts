@@ -1,4 +1,5 @@
 import { fromPromise } from "xstate";
+import { displayText } from "../services/index.js";
 import type { AgentStepError, AgentStepInput, AgentStepOutput } from "../machines/index.js";
 import type { GatewayPort } from "./ports.js";
 
@@ -24,13 +25,13 @@ export function agentStepActor(deps: {
     try {
       runId = (await gateway.agent(input)).runId;
     } catch (error) {
-      return failed({ source: "gateway", message: messageOf(error) });
+      return failed({ source: "gateway", message: displayText(error) });
     }
     let wait: Awaited<ReturnType<GatewayPort["agentWait"]>>;
     try {
       wait = await gateway.agentWait({ runId, timeoutMs: AGENT_STEP_WAIT_MS });
     } catch (error) {
-      return failed({ source: "gateway", message: messageOf(error) });
+      return failed({ source: "gateway", message: displayText(error) });
     }
     if (wait.status !== "ok") {
       return failed({ source: "wait", status: wait.status, ...(wait.error ? { message: wait.error } : {}) });
@@ -39,11 +40,7 @@ export function agentStepActor(deps: {
       const reply = await gateway.readLatestAssistantReply({ sessionKey: input.sessionKey });
       return { ...(reply === undefined ? {} : { reply }), at: now() };
     } catch (error) {
-      return failed({ source: "read", message: messageOf(error) });
+      return failed({ source: "read", message: displayText(error) });
     }
   });
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

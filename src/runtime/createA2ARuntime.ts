@@ -26,6 +26,7 @@ import {
   type InboundDiscordMessage,
   LoopGuard,
   parseConfig,
+  displayText,
 } from "../services/index.js";
 import { ChannelDirectory } from "./channelDirectory.js";
 import { withDiscordCallTimeout } from "./discordCallTimeout.js";
@@ -54,22 +55,21 @@ import { openThreadStateStore, type ThreadStateStore } from "./threadStatePersis
 import { GLOBAL_TIMERS } from "./TimerQueue.js";
 import { WriteRetry } from "./WriteRetry.js";
 import { flowResult, messageSent } from "./flowResult.js";
-import { until } from "./hostedActor.js";
+import { type ActorKind, until } from "./hostedActor.js";
 import { ActorHost } from "./ActorHost.js";
 import { MissingPortError } from "./MissingPortError.js";
 import { collaborationInput } from "./collaborationInput.js";
 import { createInboundHandler } from "./inboundMessages.js";
 
 /** Bumped when a machine changes incompatibly; older snapshots are then migrated or quarantined. */
-export const MACHINE_VERSIONS = { a2aFlow: 1, collaborate: 2 } as const;
-type Kind = keyof typeof MACHINE_VERSIONS;
+export const MACHINE_VERSIONS = { a2aFlow: 1, collaborate: 2 } as const satisfies Record<ActorKind, number>;
 type SnapshotMigration = (snapshot: unknown, fromVersion: number) => unknown;
 
 /**
  * How older snapshots become current ones at start; a record no migration converts is quarantined.
  * collaborate 2: a new thread is opened from a starter message and the mention posted inside it.
  */
-export const MACHINE_MIGRATIONS: Partial<Record<Kind, SnapshotMigration>> = {
+export const MACHINE_MIGRATIONS: Partial<Record<ActorKind, SnapshotMigration>> = {
   collaborate: migrateCollaborateSnapshot,
 };
 
@@ -98,7 +98,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   const collaboration = config.discord.collaboration;
 
   const bus = new EventBus((error, event) =>
-    warn(`an onEvent listener threw on ${event.type}: ${describe(error)}`),
+    warn(`an onEvent listener threw on ${event.type}: ${displayText(error)}`),
   );
   const agentOfBot = new Map(Object.entries(config.agents).map(([agentId, a]) => [a.discordBotId, agentId]));
   const scheduler = options.timers ?? GLOBAL_TIMERS;
@@ -157,7 +157,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     periodMs: maintenancePeriodMs(config.discord.a2aRetry.cleanupMaxAgeMs),
     now,
     timers: scheduler,
-    onError: (task, error) => warn(`maintenance: ${task} failed (${describe(error)}); retried next period`),
+    onError: (task, error) =>
+      warn(`maintenance: ${task} failed (${displayText(error)}); retried next period`),
   });
   // Without it a gateway that never calls mentions() would keep every finished actor until a restart.
   maintenance.add("prune the archive", (at) => store?.prune(at));
@@ -180,7 +181,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     beforeEffect: async () => {
       // The invoking snapshot is reported once the transition settles: let it, queue it, then wait for disk.
       await Promise.resolve();
-      persistDirty();
+      actors.persistDirty();
       if (store !== undefined) await landed(store.flush());
     },
   };
@@ -210,9 +211,6 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     },
   });
   const { hosted, dormant, timers } = actors;
-  const host: ActorHost["host"] = (kind, id, start) => actors.host(kind, id, start);
-  const hostedOrWoken = (id: string) => actors.hostedOrWoken(id);
-  const persistDirty = () => actors.persistDirty();
 
   function requireStarted(method: string) {
     if (store === undefined || stopping) {
@@ -226,7 +224,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       const warning = deliveryWarning(bus.emit(event as A2AEvent));
       if (warning !== undefined) warn(warning);
     } catch (error) {
-      warn(`dropped an invalid ${event.type} event: ${describe(error)}`);
+      warn(`dropped an invalid ${event.type} event: ${displayText(error)}`);
     }
   }
 
@@ -262,7 +260,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       toAgent,
       startedAt: now(),
     };
-    const entry = host("a2aFlow", id, { input });
+    const entry = actors.host("a2aFlow", id, { input });
     const resultOf = (status: A2AFlowResult["status"]): A2AFlowResult =>
       flowResult(entry.actor, conversationId, status);
     const finished = until(entry, () => {
@@ -344,11 +342,11 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       if ("failure" in parent && !parent.failure.retryable) {
         // A 403/404 is the collaboration's own failure: it fails with it and tells a human (design 002 §5).
         const { kind, escalate } = parent.failure;
-        threadLookupFailure = { kind, retryable: false, escalate, message: describe(parent.error) };
+        threadLookupFailure = { kind, retryable: false, escalate, message: displayText(parent.error) };
       } else if ("failure" in parent) {
         return rejectCollaboration(p, {
           code: discordErrorCode(parent.failure.kind),
-          message: `could not look up thread ${p.threadId}: ${describe(parent.error)}`,
+          message: `could not look up thread ${p.threadId}: ${displayText(parent.error)}`,
         });
       } else if ("unknown" in parent) {
         return rejectCollaboration(p, {
@@ -382,7 +380,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       },
       config,
     );
-    const entry = host("collaborate", id, { input });
+    const entry = actors.host("collaborate", id, { input });
     return until<DiscordSendResult>(
       entry,
       () => {
@@ -424,7 +422,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
         status: "rejected" as const,
         error: {
           code: error instanceof MachineInputError ? "invalid_input" : "discord_unavailable",
-          message: describe(error),
+          message: displayText(error),
         },
       }),
     );
@@ -443,7 +441,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     recordAnswer: async (threadId, message) => {
       if (trackResponse(threadId, message) === 0) return;
       // The caller may treat the answer as recorded once handleDiscordMessage returns: make it so.
-      persistDirty();
+      actors.persistDirty();
       if (store !== undefined) await landed(store.flush());
     },
   });
@@ -474,7 +472,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   function trackResponse(threadId: string, m: InboundDiscordMessage): number {
     let told = 0;
     for (const id of [...(awaitingIn.get(threadId) ?? [])]) {
-      const entry = hostedOrWoken(id);
+      const entry = actors.hostedOrWoken(id);
       if (entry === undefined) continue;
       const snapshot = entry.actor.getSnapshot() as { value: string };
       if (snapshot.value !== "awaitingResponse") continue;
@@ -557,7 +555,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
         ])
           await Promise.resolve()
             .then(close)
-            .catch((failure: unknown) => warn(`closing after a failed start: ${describe(failure)}`));
+            .catch((failure: unknown) => warn(`closing after a failed start: ${displayText(failure)}`));
         threadStore = undefined;
         index = undefined;
         log = undefined;
@@ -572,7 +570,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       unsubscribeLog = bus.subscribe("*", (event) => {
         openedLog
           .append(event)
-          .catch((error: unknown) => warn(`could not append to the event log: ${describe(error)}`));
+          .catch((error: unknown) => warn(`could not append to the event log: ${displayText(error)}`));
       });
       index.attach(bus);
       await store.prune(now());
@@ -586,7 +584,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       });
       for (const record of live) {
         if (record.status !== "active") continue;
-        const kind = record.machineId as Kind;
+        const kind = record.machineId as ActorKind;
         if (!(kind in MACHINE_VERSIONS)) continue;
         if (kind === "collaborate" && onlyWaits(record.snapshot)) {
           dormant.set(record.id, record);
@@ -598,21 +596,21 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
           continue;
         }
         try {
-          host(kind, record.id, { ...record, snapshot: structuredClone(record.snapshot) });
+          actors.host(kind, record.id, { ...record, snapshot: structuredClone(record.snapshot) });
         } catch (error) {
           warn(
-            `could not resume actor ${record.id} (${record.machineId}); it stays stored: ${describe(error)}`,
+            `could not resume actor ${record.id} (${record.machineId}); it stays stored: ${displayText(error)}`,
           );
         }
       }
-      persistDirty();
+      actors.persistDirty();
       timers.start();
       maintenance.start();
     },
 
     async stop() {
       if (store === undefined) return;
-      persistDirty();
+      actors.persistDirty();
       stopping = true;
       writes.retryNow();
       actors.stopAll();
@@ -664,8 +662,4 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       return bus.subscribe("*", listener);
     },
   };
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,4 +1,5 @@
 import { readFile, rm } from "node:fs/promises";
+import { displayText } from "../services/index.js";
 import { join } from "node:path";
 import { z } from "zod";
 import {
@@ -84,9 +85,9 @@ export async function openThreadStateStore(o: {
       if (log.logBytes >= COMPACT_AT_BYTES)
         await log
           .compact(threads.entries())
-          .catch((error: unknown) => warn(`could not fold the thread-state log: ${describe(error)}`));
+          .catch((error: unknown) => warn(`could not fold the thread-state log: ${displayText(error)}`));
     },
-    onError: (error) => warn(`could not save the thread state: ${describe(error)}`),
+    onError: (error) => warn(`could not save the thread state: ${displayText(error)}`),
   });
   threads.onChange = () => saver.change();
   return {
@@ -222,8 +223,4 @@ function issuesOf(error: z.ZodError): string {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
