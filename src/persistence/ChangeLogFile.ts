@@ -1,6 +1,7 @@
-import { chmod, copyFile, type FileHandle, mkdir, open, readdir, readFile, rm } from "node:fs/promises";
+import { chmod, copyFile, type FileHandle, mkdir, open, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { errorCode, errorText, writeFileDurably } from "./DurableJsonFile.js";
+import { removeLeftoverTempFiles } from "./leftoverTempFiles.js";
 import { freeQuarantineName, quarantineFile } from "./quarantine.js";
 
 /** One change to a keyed collection: `v` is the entry's new value; without `v` the entry is deleted. */
@@ -51,7 +52,8 @@ export class ChangeLogFile {
   static async open(o: ChangeLogOpenOptions): Promise<{ log: ChangeLogFile; state: FoldedState }> {
     await mkdir(o.dir, { recursive: true, mode: DIR_MODE });
     await chmod(o.dir, DIR_MODE);
-    await removeTempFiles(o.dir);
+    // One process holds the state dir: any temp file here is a crashed compaction's.
+    await removeLeftoverTempFiles(o.dir);
     const state = await readSnapshot(join(o.dir, STATE_FILE), o);
     await foldLog(join(o.dir, LOG_FILE), state, o);
     const log = new ChangeLogFile(o.dir, undefined);
@@ -189,12 +191,6 @@ function parseChange(line: string): Change | undefined {
     // Not JSON: reported by the caller with the line number.
   }
   return undefined;
-}
-
-/** Temp files a crashed compaction left behind (any pid: one process holds the state dir). */
-async function removeTempFiles(dir: string): Promise<void> {
-  for (const name of await readdir(dir))
-    if (name.startsWith(`${STATE_FILE}.tmp-`)) await rm(join(dir, name), { force: true });
 }
 
 async function readIfPresent(file: string): Promise<string | undefined> {

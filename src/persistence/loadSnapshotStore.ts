@@ -1,5 +1,4 @@
-import { readdir, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { readdir } from "node:fs/promises";
 import {
   type ActorRecord,
   type RawStoreDoc,
@@ -10,10 +9,11 @@ import {
 } from "./actorRecord.js";
 import { CorruptStateFileError, DurableJsonFile, errorText } from "./DurableJsonFile.js";
 import { replayJournal } from "./journal/replayJournal.js";
+import { removeLeftoverTempFiles } from "./leftoverTempFiles.js";
 import { keepInQuarantine, quarantineFile, quarantineStamp } from "./quarantine.js";
 import { ARCHIVE_FILE, SHARD_FILE, type SnapshotLayout, type StoreFile, isEmpty } from "./snapshotLayout.js";
 import type { SnapshotStoreOpenReport, SnapshotStoreOptions } from "./snapshotStoreOptions.js";
-import { StateDirNotWritableError, isProcessAlive } from "./StateDirLock.js";
+import { StateDirNotWritableError } from "./StateDirLock.js";
 
 /** What loading a store needs from it. */
 export interface LoadContext {
@@ -35,6 +35,8 @@ export interface LoadContext {
  */
 export async function loadSnapshotStore(ctx: LoadContext): Promise<number[]> {
   const { layout } = ctx;
+  // The caller holds the state dir's lock: a temp file here is a killed writer's, never renamed into place.
+  for (const dir of [ctx.actorsDir, ctx.archiveDir]) await removeLeftoverTempFiles(dir);
   const found: Array<{ file: StoreFile; raw: Record<string, unknown> }> = [];
   for (const name of await list(ctx.actorsDir)) {
     const match = SHARD_FILE.exec(name);
@@ -128,15 +130,9 @@ function checkStored(
   return { record: checked.record, migrated: true };
 }
 
-/** A folder's entries, sorted; temp files of a writer that died mid-write are removed. */
+/** A folder's entries, sorted. */
 async function list(dir: string): Promise<string[]> {
-  const names = (await readdir(dir)).sort();
-  for (const name of names) {
-    // Temp files of a writer that died mid-write; a live pid's (another store in this process) is left alone.
-    const tmp = /\.tmp-(\d+)$/.exec(name);
-    if (tmp !== null && !isProcessAlive(Number(tmp[1]))) await rm(join(dir, name), { force: true });
-  }
-  return names;
+  return (await readdir(dir)).sort();
 }
 
 /** The file's records, or undefined when it is missing or was quarantined as corrupt. */
