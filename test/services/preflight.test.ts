@@ -63,8 +63,12 @@ describe("decidePreflight (design 002 §7, design 004 §5.2)", () => {
     expect(decision).toMatchObject({ action: "handle", agentId: "seum", alsoAgentIds: ["eden"] });
   });
 
-  it("a sibling bot without a mention goes to another participant of the thread", () => {
-    expect(decidePreflight(inThread({}), context())).toMatchObject({ action: "handle", agentId: "eden" });
+  it("a sibling bot without a mention is observed, even in a thread whose participants could answer it", () => {
+    // Handing an unmentioned bot message to the other participant is how two bots start answering each other forever.
+    expect(decidePreflight(inThread({ content: "I think we are done here, anyone?" }), context())).toEqual({
+      action: "observe",
+    });
+    expect(decidePreflight(inThread({ authorId: BOT.eden }), context())).toEqual({ action: "observe" });
   });
 
   it("a sibling bot in a thread nobody else takes part in is only observed", () => {

@@ -28,9 +28,10 @@ export interface PreflightContext {
 /**
  * Who, if anyone, handles a Discord message (design 002 §2, §6, §7; design 004 §5.2, §5.6): sink
  * threads never; outside the guild/channel allowlists nobody; a sibling bot's message in a thread goes
- * to the bot it mentions (which joins the thread) or to another participant, and is observed
- * otherwise; a human mentioning a bot is handled. With several agents mentioned, the first decides
- * and the rest are listed.
+ * only to the agents it mentions (the first joins the thread if it was not in it) and is observed
+ * otherwise, participant or not; a human mentioning a bot is handled. With several agents mentioned,
+ * the first decides and the rest are listed. How long a bot↔bot exchange goes on is decided after
+ * this, by the exchange's turn control.
  */
 export function decidePreflight(m: InboundDiscordMessage, ctx: PreflightContext): PreflightDecision {
   const threadId = m.threadId;
@@ -69,8 +70,7 @@ export function decidePreflight(m: InboundDiscordMessage, ctx: PreflightContext)
       const participants = ctx.participantsOf(threadId);
       return handle(mentioned, threadId, !participants.includes(mentioned[0] as string));
     }
-    const otherParticipants = ctx.participantsOf(threadId).filter((agentId) => agentId !== authorAgent);
-    if (otherParticipants.length > 0) return handle(otherParticipants, threadId, false);
+    // Handled only by whom it mentions: a bot answering every participant's message is how loops start.
     return mentioned.length === 0 && m.mentionUserIds.length > 0
       ? { action: "drop", reason: "own_message" }
       : { action: "observe" };

@@ -1,0 +1,92 @@
+import { type EarlyTerminationReason, shouldTerminatePingPong } from "../pingPong/shouldTerminatePingPong.js";
+
+/** Why a bot↔bot exchange in a thread ended: its turn budget, or one of the ping-pong's early endings. */
+export const EXCHANGE_END_REASONS = [
+  "turn_limit",
+  "explicit_skip",
+  "repetition_detected",
+  "minimal_content",
+  "conclusion_detected",
+] as const satisfies ReadonlyArray<"turn_limit" | EarlyTerminationReason>;
+export type ExchangeEndReason = (typeof EXCHANGE_END_REASONS)[number];
+
+/**
+ * The turn control of one thread's bot↔bot exchange: the messages from the one that opened it (a
+ * human's message, the runtime's own discord_send mention, or the first bot message) up to the next
+ * human message.
+ */
+export interface BotExchange {
+  /** Messages of the exchange handled so far, the opening one included: each is one agent run. */
+  handled: number;
+  /** The most it may handle: the answer to the opening plus `maxPingPongTurns` turns, fixed when it opened. */
+  limit: number;
+  /** The text of the last handled message, for the repetition check. */
+  lastText?: string;
+  /** Set once the exchange has ended: every later bot message it would hand on is dropped for this. */
+  endedBy?: ExchangeEndReason;
+  /** When it last handled or ended. */
+  at: number;
+}
+
+export interface ExchangeRules {
+  /** The ping-pong turns after the answer to the opening (the config's `maxPingPongTurns`). */
+  maxPingPongTurns: number;
+  /** As for sessions_send: with false, only an explicit skip ends the exchange before its limit. */
+  autoTerminate: boolean;
+}
+
+export type ExchangeVerdict =
+  | { handle: true; next: BotExchange }
+  | {
+      handle: false;
+      reason: ExchangeEndReason;
+      next: BotExchange;
+      /** This message ended it. */ ended: boolean;
+    };
+
+/**
+ * Whether a thread message that preflight would hand to an agent is handled, counted as sessions_send counts
+ * its runs: the opening message (whose handling gives the answer), the answer, then one per ping-pong
+ * turn, at most `1 + maxPingPongTurns` in all. From the third on (the ping-pong turns proper), a
+ * message is checked as a ping-pong reply is: an explicit skip, a repetition of the previous message,
+ * minimal content, or a conclusion without a question ends the exchange, and that message is not
+ * handled. Pure: the caller keeps `next`.
+ */
+export function admitToExchange(
+  exchange: BotExchange | undefined,
+  message: { content: string; at: number },
+  rules: ExchangeRules,
+): ExchangeVerdict {
+  // No exchange yet: this message opens one, under the rules of the agent it goes to.
+  const current = exchange ?? { handled: 0, limit: 1 + rules.maxPingPongTurns, at: message.at };
+  const text = withoutMentions(message.content);
+  if (current.endedBy !== undefined)
+    return { handle: false, reason: current.endedBy, next: current, ended: false };
+  if (current.handled >= current.limit) return end(current, "turn_limit", message.at);
+  // The opening message and the answer to it are never cut short, as a sessions_send's first reply is not.
+  if (current.handled >= 2) {
+    const check = shouldTerminatePingPong({
+      replyText: text,
+      turn: current.handled - 1,
+      maxTurns: current.limit - 1,
+      previousReplies: current.lastText === undefined ? [] : [current.lastText],
+    });
+    const applies = rules.autoTerminate || check.reason === "explicit_skip";
+    if (check.terminate && check.reason !== "" && applies) return end(current, check.reason, message.at);
+  }
+  return {
+    handle: true,
+    next: { ...current, handled: current.handled + 1, lastText: text, at: message.at },
+  };
+}
+
+// A bot addresses the other by mention (`<@id>`, `<@!id>`, roles `<@&id>`): what it says is the rest.
+const MENTION = /<@[!&]?\d+>/g;
+
+function withoutMentions(content: string): string {
+  return content.replace(MENTION, " ").replace(/\s+/g, " ").trim();
+}
+
+function end(exchange: BotExchange, reason: ExchangeEndReason, at: number): ExchangeVerdict {
+  return { handle: false, reason, next: { ...exchange, endedBy: reason, at }, ended: true };
+}
