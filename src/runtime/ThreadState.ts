@@ -1,4 +1,4 @@
-import { type ObserverRecord, threadRouteKey } from "../services/index.js";
+import { type BotExchange, type ObserverRecord, threadRouteKey } from "../services/index.js";
 
 export interface ThreadRoute {
   threadId: string;
@@ -11,7 +11,7 @@ export interface ThreadRoute {
  * `parent`: a thread's parent channel and when it was last learnt or used; `participants`: the agents
  * in a thread and its last activity; `route`: a pair's thread (by threadRouteKey); `sink`: a report
  * thread; `system`: a message the runtime posted as a system message, and when; `observed`: one
- * observer record, keyed by channel and message.
+ * observer record, keyed by channel and message; `exchange`: a thread's bot↔bot exchange.
  */
 export type ThreadEntry =
   | { c: "parent"; k: string; v?: { channelId: string; at: number } }
@@ -19,7 +19,8 @@ export type ThreadEntry =
   | { c: "route"; k: string; v?: ThreadRoute }
   | { c: "sink"; k: string; v?: true }
   | { c: "system"; k: string; v?: number }
-  | { c: "observed"; k: string; v?: ObserverRecord };
+  | { c: "observed"; k: string; v?: ObserverRecord }
+  | { c: "exchange"; k: string; v?: BotExchange };
 
 export type ThreadCollection = ThreadEntry["c"];
 
@@ -42,7 +43,8 @@ const observedKey = (r: ObserverRecord) => `${r.channelId} ${r.messageId}`;
 /**
  * What the runtime knows of Discord threads: parents, participants, the route cache that lets a pair
  * of agents reuse their thread (design 002 §4), sink threads, the messages it posted as system
- * messages, who is answering whom, and the compact observer history (design 002 §3). All of it but
+ * messages, who is answering whom, the compact observer history (design 002 §3), and each thread's
+ * bot↔bot exchange (its turn control). All of it but
  * the short-lived "who is answering whom" is persisted entry by entry: `onChange` says that entries
  * changed, `takeChanges()` hands them over, and `expire()` keeps it all bounded.
  */
@@ -58,6 +60,7 @@ export class ThreadState {
   private readonly systemMessages = new Map<string, number>();
   private readonly handling = new Map<string, { senderAgentId: string; threadId: string; at: number }>();
   private readonly observed = new Map<string, ObserverRecord[]>();
+  private readonly exchanges = new Map<string, BotExchange>();
   private readonly changed = new Map<ThreadCollection, Set<string>>();
 
   /** `isLive(threadId)`: a live collaboration awaits an answer there, so expire() keeps its parent. */
@@ -163,6 +166,24 @@ export class ThreadState {
     return h !== undefined && now - h.at <= maxAgeMs ? h : undefined;
   }
 
+  /** The thread's current bot↔bot exchange, if one has opened since the last human message. */
+  exchangeOf(threadId: string): BotExchange | undefined {
+    return this.exchanges.get(threadId);
+  }
+
+  /** Keeps the thread's exchange as it now is; undefined: a new one opens with the next handled message. */
+  setExchange(threadId: string, exchange: BotExchange | undefined): void {
+    if (exchange === undefined ? !this.exchanges.delete(threadId) : this.exchanges.get(threadId) === exchange)
+      return;
+    if (exchange !== undefined) this.exchanges.set(threadId, exchange);
+    this.mark("exchange", threadId);
+  }
+
+  /** Every thread's exchange, for a report. */
+  allExchanges(): ReadonlyMap<string, BotExchange> {
+    return this.exchanges;
+  }
+
   /** Keeps at most `observerHistoryLimit` compact records per channel, none older than the TTL. */
   observe(record: ObserverRecord, now: number): void {
     const list = this.observed.get(record.channelId) ?? [];
@@ -185,6 +206,7 @@ export class ThreadState {
    * - a thread's participants `participantTTL` after its last activity (design 002 appendix);
    * - observer records older than `observerHistoryTTL`, and a channel left with none;
    * - a system-message id older than `cleanupMaxAgeMs` (its reminders are long answered or escalated);
+   * - a thread's exchange `participantTTL` after its last handled message or its end;
    * - a thread's parent not learnt or used for `cleanupMaxAgeMs`, unless the thread still matters: a
    *   live collaboration awaits there, it has participants or a route, or it is a sink thread. A
    *   parent dropped this way is asked of Discord again if that thread ever comes back.
@@ -212,6 +234,9 @@ export class ThreadState {
     }
     for (const [id, at] of this.systemMessages)
       if (now - at > this.limits.cleanupMaxAgeMs && this.systemMessages.delete(id)) drop("system", id);
+    for (const [threadId, exchange] of this.exchanges)
+      if (now - exchange.at > this.limits.participantTTL && this.exchanges.delete(threadId))
+        drop("exchange", threadId);
     const routed = new Set([...this.routes.values()].map((r) => r.threadId));
     for (const [threadId, at] of this.parentAt) {
       if (now - at <= this.limits.cleanupMaxAgeMs || routed.has(threadId)) continue;
@@ -233,7 +258,7 @@ export class ThreadState {
   /** Every persisted entry as it is now (for a compaction). */
   entries(): ThreadEntry[] {
     const all: ThreadEntry[] = [];
-    for (const c of ["parent", "participants", "route", "sink", "system", "observed"] as const)
+    for (const c of ["parent", "participants", "route", "sink", "system", "observed", "exchange"] as const)
       for (const key of this.keysOf(c)) all.push(this.entry(c, key));
     return all;
   }
@@ -263,6 +288,7 @@ export class ThreadState {
     if (c === "route") return this.routes.keys();
     if (c === "sink") return this.sinkThreads;
     if (c === "system") return this.systemMessages.keys();
+    if (c === "exchange") return this.exchanges.keys();
     return [...this.observed.values()].flat().map(observedKey);
   }
 
@@ -285,6 +311,10 @@ export class ThreadState {
     if (c === "system") {
       const at = this.systemMessages.get(k);
       return at === undefined ? { c, k } : { c, k, v: at };
+    }
+    if (c === "exchange") {
+      const exchange = this.exchanges.get(k);
+      return exchange === undefined ? { c, k } : { c, k, v: exchange };
     }
     const record = this.observed.get(k.slice(0, k.indexOf(" ")))?.find((r) => observedKey(r) === k);
     return record === undefined ? { c, k } : { c, k, v: record };
@@ -310,6 +340,9 @@ export class ThreadState {
     } else if (e.c === "system") {
       this.systemMessages.delete(e.k);
       if (e.v !== undefined) this.systemMessages.set(e.k, e.v);
+    } else if (e.c === "exchange") {
+      if (e.v === undefined) this.exchanges.delete(e.k);
+      else this.exchanges.set(e.k, e.v);
     } else {
       const channelId = e.k.slice(0, e.k.indexOf(" "));
       const list = (this.observed.get(channelId) ?? []).filter((r) => observedKey(r) !== e.k);

@@ -26,6 +26,7 @@ import {
   type InboundDiscordMessage,
   LoopGuard,
   parseConfig,
+  resolveAgentA2ASettings,
   displayText,
 } from "../services/index.js";
 import { ChannelDirectory } from "./channelDirectory.js";
@@ -177,6 +178,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     onThreadCreated: ({ threadId, channelId }: { threadId: string; channelId: string }) =>
       threads.setParent(threadId, channelId),
     onSystemMessage: (messageId: string) => threads.markSystemMessage(messageId),
+    onMentionPosting: (threadId: string) => threads.setExchange(threadId, undefined),
     earlierPosts,
     beforeEffect: async () => {
       // The invoking snapshot is reported once the transition settles: let it, queue it, then wait for disk.
@@ -444,6 +446,11 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       actors.persistDirty();
       if (store !== undefined) await landed(store.flush());
     },
+    exchangeRules: (agentId) => ({
+      maxPingPongTurns: resolveAgentA2ASettings(config, agentId).maxPingPongTurns,
+      autoTerminate: config.session.agentToAgent.autoTerminate,
+    }),
+    emit: emitEvent,
   });
 
   async function handleDiscordMessage(input: InboundDiscordMessage): Promise<PreflightResult> {

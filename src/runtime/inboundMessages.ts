@@ -1,6 +1,10 @@
 import {
   type A2AConfig,
+  type A2AEventOf,
+  admitToExchange,
+  type BotExchange,
   decidePreflight,
+  type ExchangeRules,
   type InboundDiscordMessage,
   type LoopGuard,
   toObserverRecord,
@@ -24,12 +28,17 @@ export interface InboundDeps {
   warn: (message: string) => void;
   /** Ends the mentions an agent's bot message answers in its thread; resolves once that is on disk. */
   recordAnswer: (threadId: string, message: InboundDiscordMessage) => Promise<void>;
+  /** The turn control of an exchange opened by a message handed to `agentId`. */
+  exchangeRules: (agentId: string) => ExchangeRules;
+  /** Reports a bot↔bot exchange that ended (as `a2a.exchange.ended`). */
+  emit: (event: A2AEventOf<"a2a.exchange.ended">) => void;
 }
 
 /**
  * `handleDiscordMessage` (design 004 §5.2, §12): the message checked and completed (its thread and
- * parent), the answers it gives recorded, then preflight decides who handles it, if anyone; the thread
- * state learns what the message shows (participants, activity, observer history, who answers whom).
+ * parent), the answers it gives recorded, then preflight decides who handles it, if anyone, and the
+ * thread's bot↔bot exchange whether it goes on (design 001's turn control); the thread state learns
+ * what the message shows (participants, activity, observer history, who answers whom).
  */
 export function createInboundHandler(
   deps: InboundDeps,
@@ -89,11 +98,46 @@ export function createInboundHandler(
       parentOf: (id) => threads.parents.get(id),
     });
     const authorAgent = agentOfBot.get(message.authorId);
+    // Reminders and escalations the runtime posted count for neither the exchange nor the loop guard.
     const system = threads.isSystemMessage(message.messageId);
+    const exchangeThread = threadId !== undefined && !system ? threadId : undefined;
+    // A human message starts a new exchange (the next handled message opens it).
+    if (exchangeThread !== undefined && !message.authorIsBot) threads.setExchange(exchangeThread, undefined);
+    let admitted: BotExchange | undefined;
+    if (exchangeThread !== undefined && decision.action === "handle") {
+      const verdict = admitToExchange(
+        threads.exchangeOf(exchangeThread),
+        { content: message.content, at: now() },
+        deps.exchangeRules(decision.agentId),
+      );
+      if (!verdict.handle) {
+        if (verdict.ended) {
+          threads.setExchange(exchangeThread, verdict.next);
+          deps.emit({
+            type: "a2a.exchange.ended",
+            ts: now(),
+            ...(authorAgent === undefined ? {} : { fromAgent: authorAgent }),
+            toAgent: decision.agentId,
+            data: {
+              threadId: exchangeThread,
+              reason: verdict.reason,
+              handled: verdict.next.handled,
+              limit: verdict.next.limit,
+              messageId: message.messageId,
+              agentId: decision.agentId,
+            },
+          });
+        }
+        return { action: "drop", reason: verdict.reason };
+      }
+      admitted = verdict.next;
+    }
     if (decision.action !== "drop" && threadId !== undefined && message.authorIsBot && !system) {
       const guard = deps.loopGuard.checkThreadMessage(threadId);
       if (!guard.allowed) return { action: "drop", reason: "loop_guard" };
     }
+    // Counted only once handed on: a message the loop guard drops takes no turn.
+    if (exchangeThread !== undefined && admitted !== undefined) threads.setExchange(exchangeThread, admitted);
     if (decision.action === "observe") {
       threads.observe(
         toObserverRecord(message, authorAgent ?? message.authorId, { botUserIds: agentOfBot.keys() }),

@@ -40,6 +40,8 @@ export interface SideEffectDeps {
    */
   beforeEffect?: () => Promise<void>;
   onSystemMessage?: (messageId: string) => void;
+  /** A discord_send's mention is about to be posted in `threadId`: it opens a new bot↔bot exchange there. */
+  onMentionPosting?: (threadId: string) => void;
   /** Finds a post a crash left unrecorded, once Discord's nonce window is past (see EarlierPosts). */
   earlierPosts?: EarlierPosts;
 }
@@ -171,7 +173,7 @@ export function provideFlow(deps: SideEffectDeps) {
 export function provideCollaborate(deps: SideEffectDeps) {
   const { now } = deps;
   const discord = () => required(deps.discord, "discord");
-  const post = (system: boolean) =>
+  const post = (kind: "starter" | "mention" | "system") =>
     fromPromise<PostMessageOutput, PostMessageInput>(({ input }) => {
       const send = postOnce(deps, input, (nonce) =>
         deps.limiters.messages.schedule(input.channelId, () =>
@@ -187,8 +189,10 @@ export function provideCollaborate(deps: SideEffectDeps) {
       return stamped(
         now,
         async () => {
+          // Before the post: Discord may deliver it back before the request returns.
+          if (kind === "mention") deps.onMentionPosting?.(input.channelId);
           const { messageId } = await send();
-          if (system) deps.onSystemMessage?.(messageId);
+          if (kind === "system") deps.onSystemMessage?.(messageId);
           return { messageId, at: now() };
         },
         deps.beforeEffect,
@@ -210,10 +214,12 @@ export function provideCollaborate(deps: SideEffectDeps) {
           deps.beforeEffect,
         ),
       ),
-      postStarter: post(false),
-      postMention: post(false),
-      postNotice: post(true),
-      mention: mentionMachine.provide({ actors: { postReminder: post(true), postEscalation: post(true) } }),
+      postStarter: post("starter"),
+      postMention: post("mention"),
+      postNotice: post("system"),
+      mention: mentionMachine.provide({
+        actors: { postReminder: post("system"), postEscalation: post("system") },
+      }),
     },
   });
 }

@@ -1,5 +1,5 @@
 import { readFile, rm } from "node:fs/promises";
-import { displayText } from "../services/index.js";
+import { type BotExchange, displayText, EXCHANGE_END_REASONS } from "../services/index.js";
 import { join } from "node:path";
 import { z } from "zod";
 import {
@@ -104,6 +104,23 @@ export async function openThreadStateStore(o: {
   };
 }
 
+/**
+ * The bot↔bot exchanges of a state directory's thread state, read beside a running runtime: nothing is
+ * changed; entries that fail validation are reported through `onWarning` and left out.
+ */
+export async function readThreadExchanges(
+  stateDir: string,
+  onWarning: (message: string) => void,
+): Promise<Array<{ threadId: string; exchange: BotExchange }>> {
+  const state = await ChangeLogFile.read({ dir: join(stateDir, THREAD_STATE_DIR), now: Date.now, onWarning });
+  const { good, bad } = validate(candidatesOf(new Map([["exchange", state.get("exchange") ?? new Map()]])));
+  for (const entry of bad)
+    onWarning(`thread state: exchange ${JSON.stringify(entry.k)} is invalid: ${entry.reason}`);
+  return good.flatMap((e) =>
+    e.c === "exchange" && e.v !== undefined ? [{ threadId: e.k, exchange: e.v }] : [],
+  );
+}
+
 const Str = z.string().min(1);
 const Time = z.number().finite();
 const Tokens = z.array(z.string());
@@ -125,6 +142,13 @@ const ENTRY_SCHEMAS = {
   sink: z.literal(true),
   system: Time,
   observed: ObserverRecordSchema,
+  exchange: z.object({
+    handled: z.int().min(0),
+    limit: z.int().min(1),
+    lastText: z.string().optional(),
+    endedBy: z.enum(EXCHANGE_END_REASONS).optional(),
+    at: Time,
+  }),
 } as const;
 
 interface Candidate {

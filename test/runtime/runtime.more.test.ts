@@ -171,15 +171,23 @@ describe("createA2ARuntime: more", () => {
 
     const second = runtime({ stateDir: dir, discord });
     await second.start();
-    // eden speaks without a mention: a participant other than eden handles it (ruda first, then seum).
-    const decision = await second.handleDiscordMessage({
-      ...inThread,
-      messageId: "1400000000000000802",
-      authorId: seum,
-      content: "저는 찬성입니다, 진행하시죠",
-      mentionUserIds: [],
-    });
-    expect(decision).toMatchObject({ action: "handle" });
+    // seum, a participant since the restart too, answers ruda: ruda handles it; unmentioned, it is only observed.
+    const ruda = runtimeConfig.agents.ruda.discordBotId;
+    const fromSeum = { ...inThread, authorId: seum, content: `<@${ruda}> 저는 찬성입니다, 진행하시죠` };
+    expect(
+      await second.handleDiscordMessage({
+        ...fromSeum,
+        messageId: "1400000000000000802",
+        mentionUserIds: [ruda],
+      }),
+    ).toMatchObject({ action: "handle", agentId: "ruda" });
+    expect(
+      await second.handleDiscordMessage({
+        ...fromSeum,
+        messageId: "1400000000000000803",
+        mentionUserIds: [],
+      }),
+    ).toEqual({ action: "observe" });
     await second.stop();
     const saved = savedThreadEntries(dir).get(`participants ${sent.threadId}`) as { agentIds: string[] };
     expect(saved.agentIds.sort()).toEqual(["eden", "ruda", "seum"]);

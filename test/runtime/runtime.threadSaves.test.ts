@@ -119,13 +119,17 @@ describe("createA2ARuntime: a damaged or older thread state", () => {
       threadId: THREAD,
       authorId: BOTS.eden,
       authorIsBot: true,
-      content: "저는 찬성입니다, 진행하시죠",
-      mentionUserIds: [],
+      content: `<@${BOTS.ruda}> 저는 찬성입니다, 진행하시죠`,
+      mentionUserIds: [BOTS.ruda],
       ts: T0,
     });
-    // eden speaks without a mention: the other participant handles it.
+    // The thread's parent is known (the message does not name it), so ruda handles eden's mention.
     expect(decision).toMatchObject({ action: "handle", agentId: "ruda" });
     expect(existsSync(join(dir, "threads.json"))).toBe(false);
+    await r.stop();
+    expect(savedThreadEntries(dir).get(`participants ${THREAD}`)).toMatchObject({
+      agentIds: ["ruda", "eden"],
+    });
   });
 
   it("migrates a v1 threads.json once: every valid entry is folded in, then the file is removed", async () => {

@@ -24,6 +24,8 @@ const API_TYPES = [
   "a2a.mention.reminded",
   "a2a.mention.escalated",
 ] as const;
+// Ours beyond the contract's ten: why a bot↔bot exchange in a thread ended.
+const ALL_TYPES = [...API_TYPES, "a2a.exchange.ended"] as const;
 
 const TERMINATION_REASONS = [
   "explicit_skip",
@@ -191,9 +193,23 @@ const VALID: { [K in A2AEventType]: A2AEventOf<K> } = {
       notified: true,
     },
   },
+  "a2a.exchange.ended": {
+    type: "a2a.exchange.ended",
+    ts: TS + 30_000,
+    fromAgent: "main",
+    toAgent: "seum",
+    data: {
+      threadId: THREAD,
+      reason: "conclusion_detected",
+      handled: 3,
+      limit: 6,
+      messageId: "1100000000000000077",
+      agentId: "seum",
+    },
+  },
 };
 
-const ALL_VALID: A2AEvent[] = API_TYPES.map((type) => VALID[type]);
+const ALL_VALID: A2AEvent[] = ALL_TYPES.map((type) => VALID[type]);
 const MEGA = "x".repeat(1_000_000);
 
 const RETRY_REQUIRED = [
@@ -272,28 +288,28 @@ function definedOrInvalid(fn: () => unknown): void {
 }
 
 describe("event types (API.md §5)", () => {
-  it("A2A_EVENT_TYPES lists exactly the ten types of API.md §5", () => {
-    expect([...A2A_EVENT_TYPES].sort()).toEqual([...API_TYPES].sort());
+  it("A2A_EVENT_TYPES lists the ten types of API.md §5, and the exchange's end", () => {
+    expect([...A2A_EVENT_TYPES].sort()).toEqual([...ALL_TYPES].sort());
     expect(new Set(A2A_EVENT_TYPES).size).toBe(A2A_EVENT_TYPES.length);
   });
 
   it("A2AEventSchemas has one schema per type", () => {
-    expect(Object.keys(A2AEventSchemas).sort()).toEqual([...API_TYPES].sort());
+    expect(Object.keys(A2AEventSchemas).sort()).toEqual([...ALL_TYPES].sort());
   });
 });
 
 describe("A2AEventSchema: valid events", () => {
-  it.each(API_TYPES)("parses a realistic %s event unchanged", (type) => {
+  it.each(ALL_TYPES)("parses a realistic %s event unchanged", (type) => {
     const event = VALID[type];
     const result = A2AEventSchema.safeParse(event);
     expect(result.error?.issues).toBeUndefined();
     expect(result.data).toEqual(event);
   });
 
-  it.each(API_TYPES)("A2AEventSchemas[%s] accepts its own event and rejects the other types", (type) => {
+  it.each(ALL_TYPES)("A2AEventSchemas[%s] accepts its own event and rejects the other types", (type) => {
     const schema = A2AEventSchemas[type];
     expect(schema.safeParse(VALID[type]).success).toBe(true);
-    for (const other of API_TYPES) {
+    for (const other of ALL_TYPES) {
       if (other !== type) expect(schema.safeParse(VALID[other]).success).toBe(false);
     }
   });
@@ -485,7 +501,7 @@ describe("A2AEventSchema: invalid events", () => {
 });
 
 describe("A2AEventSchema: data objects are loose", () => {
-  it.each(API_TYPES)("keeps an unknown data field of %s through parsing", (type) => {
+  it.each(ALL_TYPES)("keeps an unknown data field of %s through parsing", (type) => {
     const event = withData(VALID[type], { futureField: { nested: [1, "two"] }, writerVersion: 2 });
     const parsed = A2AEventSchema.parse(event);
     expect(parsed.data).toEqual(event.data);
@@ -587,7 +603,7 @@ describe("EventBus: delivery", () => {
     const seen: string[] = [];
     bus.subscribe("*", (e) => seen.push(e.type));
     for (const event of ALL_VALID) bus.emit(event);
-    expect(seen).toEqual([...API_TYPES]);
+    expect(seen).toEqual([...ALL_TYPES]);
   });
 
   it("a type pattern does not act as a prefix (a2a.collaborate.* does not match a2a.complete)", () => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { EXCHANGE_END_REASONS } from "../collaboration/botExchange.js";
 
 const count = z.int().min(0);
 const text = z.string();
@@ -101,6 +102,19 @@ const MentionData = z.looseObject({
   elapsedMinutes: count,
 });
 
+// A bot↔bot exchange in a thread ended: the message that would have been handled next was dropped.
+const ExchangeData = z.looseObject({
+  threadId: text,
+  reason: z.enum(EXCHANGE_END_REASONS),
+  /** Messages the exchange handled, its opening included. */
+  handled: count,
+  /** The most it could handle: 1 + maxPingPongTurns. */
+  limit: z.int().min(1),
+  /** The dropped message and the agent it would have gone to. */
+  messageId: text,
+  agentId: text,
+});
+
 const envelope = <T extends string, D extends z.ZodType>(type: T, data: D) =>
   z.strictObject({
     type: z.literal(type),
@@ -135,6 +149,7 @@ export const A2AEventSchemas = {
       errorMessage: text.optional(),
     }),
   ),
+  "a2a.exchange.ended": envelope("a2a.exchange.ended", ExchangeData),
 } as const;
 
 /** Every control-plane event (API.md §5), discriminated by `type`. */
@@ -149,6 +164,7 @@ export const A2AEventSchema = z.discriminatedUnion("type", [
   A2AEventSchemas["a2a.collaborate.responded"],
   A2AEventSchemas["a2a.mention.reminded"],
   A2AEventSchemas["a2a.mention.escalated"],
+  A2AEventSchemas["a2a.exchange.ended"],
 ]);
 
 export type A2AEvent = z.output<typeof A2AEventSchema>;
