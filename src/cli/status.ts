@@ -10,6 +10,11 @@ import { MACHINE_VERSIONS } from "../runtime/index.js";
 import { DISCORD_TRANSIENT_MAX_RETRIES } from "../services/index.js";
 import type { CliIO } from "./io.js";
 import { type QuarantinedRow, quarantineWarning, toQuarantinedRow } from "./quarantineWarnings.js";
+import { collectExchanges, type ExchangeStatusRow, exchangeTable } from "./statusExchanges.js";
+import { alignColumns, formatDuration } from "./textTable.js";
+
+export { alignColumns, formatDuration } from "./textTable.js";
+export type { ExchangeStatusRow } from "./statusExchanges.js";
 
 const DEFAULT_STATE_DIR = ".a2a-state";
 
@@ -20,8 +25,12 @@ Usage:
 
 Options:
   -d, --state-dir DIR   the runtime's state directory (default ${DEFAULT_STATE_DIR})
-      --json            print one JSON document { stateDir, now, lock, actors, warnings, quarantined }
+      --json            print one JSON document { stateDir, now, lock, actors, exchanges, warnings, quarantined }
   -h, --help            show this help
+
+Bot exchanges: each thread's current bot-to-bot exchange, how many messages it handled of its
+limit, and why it ended (turn_limit, explicit_skip, repetition_detected, minimal_content,
+conclusion_detected); a human message in the thread starts a new one.
 
 Reads the snapshots on disk and changes nothing: it takes no lock, so it works beside a running
 runtime (showing its last durable state), and it reports corrupt files instead of moving them.
@@ -73,6 +82,8 @@ export interface StatusReport {
   now: number;
   lock: StateDirLockInfo;
   actors: ActorStatusRow[];
+  /** Each thread's bot↔bot exchange: ended ones first, then by latest activity. */
+  exchanges: ExchangeStatusRow[];
   /** Problems found reading the files, then one per quarantined file. */
   warnings: StatusWarning[];
   quarantined: QuarantinedRow[];
@@ -131,12 +142,21 @@ export async function collectStatus(dir: string, now: number): Promise<StatusRep
   const reading = await readStateDir(dir, { machineVersions: { ...MACHINE_VERSIONS } });
   const actors = reading.actors.map((actor) => toRow(actor, now)).sort(byUrgency);
   const quarantined = reading.quarantined.map(toQuarantinedRow);
+  const exchangeWarnings: StatusWarning[] = [];
+  const exchanges = await collectExchanges(reading.dir, (problem) =>
+    exchangeWarnings.push({ file: "threads", problem }),
+  );
   return {
     stateDir: reading.dir,
     now,
     lock: reading.lock,
     actors,
-    warnings: [...reading.problems.map(toWarning), ...quarantined.map(quarantineWarning)],
+    exchanges,
+    warnings: [
+      ...reading.problems.map(toWarning),
+      ...exchangeWarnings,
+      ...quarantined.map(quarantineWarning),
+    ],
     quarantined,
   };
 }
@@ -306,6 +326,11 @@ function printTable(report: StatusReport, io: CliIO): void {
   ]);
   if (rows.length === 0) io.out(`no actors persisted in ${report.stateDir}`);
   else for (const line of alignColumns([header, ...rows])) io.out(line);
+  if (report.exchanges.length > 0) {
+    io.out("");
+    io.out("bot exchanges in threads:");
+    for (const line of alignColumns(exchangeTable(report.exchanges, report.now))) io.out(line);
+  }
   io.out(footer(report));
 }
 
@@ -357,38 +382,6 @@ function footer(report: StatusReport): string {
     (warnings > 0 ? `; ${warnings} warning${warnings === 1 ? "" : "s"}` : "") +
     ` · state dir ${report.stateDir}`
   );
-}
-
-/** Left-aligned columns two spaces apart; the last column is not padded. */
-export function alignColumns(rows: string[][]): string[] {
-  const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) =>
-    row
-      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
-      .join("  ")
-      .trimEnd(),
-  );
-}
-
-/** A duration in its two largest units, trailing zero units dropped: `4m 10s`, `1m`, `2h 5m`, `3d 1h`, `0s`. */
-export function formatDuration(ms: number): string {
-  const units: Array<[string, number]> = [
-    ["d", 86_400_000],
-    ["h", 3_600_000],
-    ["m", 60_000],
-    ["s", 1_000],
-  ];
-  let rest = Math.max(0, Math.floor(ms / 1_000) * 1_000);
-  const parts: string[] = [];
-  for (const [name, size] of units) {
-    const n = Math.floor(rest / size);
-    rest -= n * size;
-    if (parts.length > 0 || n > 0) parts.push(`${n}${name}`);
-    if (parts.length === 2) break;
-  }
-  const shown = parts.filter((part, i) => i === 0 || !/^0/.test(part));
-  return shown.length === 0 ? "0s" : shown.join(" ");
 }
 
 function firstLine(error: unknown): string {

@@ -66,6 +66,17 @@ export class ChangeLogFile {
     return { log, state };
   }
 
+  /**
+   * The folded state as it is on disk, for a reader beside the process that holds the log: nothing is
+   * moved, copied or cut; damage is only reported through `onWarning`.
+   */
+  static async read(o: ChangeLogOpenOptions): Promise<FoldedState> {
+    const reading = { ...o, readOnly: true };
+    const state = await readSnapshot(join(o.dir, STATE_FILE), reading);
+    await foldLog(join(o.dir, LOG_FILE), state, reading);
+    return state;
+  }
+
   /** Bytes in the change log since the last compaction. */
   get logBytes(): number {
     return this.size;
@@ -133,7 +144,10 @@ export function entriesOf(state: FoldedState): Change[] {
   return [...state].flatMap(([c, entries]) => [...entries].map(([k, v]) => ({ c, k, v })));
 }
 
-async function readSnapshot(file: string, o: ChangeLogOpenOptions): Promise<FoldedState> {
+/** Options of a read; `readOnly`: report damage without setting anything aside. */
+type Reading = ChangeLogOpenOptions & { readOnly?: boolean };
+
+async function readSnapshot(file: string, o: Reading): Promise<FoldedState> {
   const state: FoldedState = new Map();
   const text = await readIfPresent(file);
   if (text === undefined) return state;
@@ -144,6 +158,10 @@ async function readSnapshot(file: string, o: ChangeLogOpenOptions): Promise<Fold
     collections = undefined;
   }
   if (!isRecord(collections) || !Object.values(collections).every(isRecord)) {
+    if (o.readOnly) {
+      o.onWarning(`${file} is not a saved state (not JSON, or no collections)`);
+      return state;
+    }
     const moved = await quarantineFile(file, o.now());
     o.onWarning(`${file} is not a saved state (not JSON, or no collections); moved it to ${moved}`);
     return state;
@@ -153,7 +171,7 @@ async function readSnapshot(file: string, o: ChangeLogOpenOptions): Promise<Fold
   return state;
 }
 
-async function foldLog(file: string, state: FoldedState, o: ChangeLogOpenOptions): Promise<void> {
+async function foldLog(file: string, state: FoldedState, o: Reading): Promise<void> {
   const text = await readIfPresent(file);
   if (text === undefined || text === "") return;
   const lines = text.split("\n");
@@ -173,6 +191,10 @@ async function foldLog(file: string, state: FoldedState, o: ChangeLogOpenOptions
   if (torn)
     o.onWarning(`${file}: ignored an incomplete last line (a write cut off before it was acknowledged)`);
   if (bad.length === 0) return;
+  if (o.readOnly) {
+    o.onWarning(`${file} is damaged: line(s) ${bad.join(", ")} are not changes`);
+    return;
+  }
   const copy = await freeQuarantineName(file, o.now());
   await copyFile(file, copy);
   await chmod(copy, FILE_MODE);

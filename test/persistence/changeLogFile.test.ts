@@ -94,6 +94,31 @@ describe("ChangeLogFile", () => {
     await opened.log.close();
   });
 
+  it("read() folds the files as they are for a reader beside the writer: damage is reported, nothing is moved or cut", async () => {
+    const dir = join(await dirs.make(), "threads");
+    await mkdir(dir, { recursive: true });
+    const log = line("a", "2", 2) + "garbage}\n" + line("a", "3", 3) + '{"c":"a","k":"4"';
+    await writeFile(join(dir, "state.json"), '{"collections":{"a":{"1":1}');
+    await writeFile(join(dir, "changes.ndjson"), log);
+    const warnings: string[] = [];
+    const state = await ChangeLogFile.read({ dir, now: () => T0, onWarning: (m) => warnings.push(m) });
+    expect(entriesOf(state)).toEqual([
+      { c: "a", k: "2", v: 2 },
+      { c: "a", k: "3", v: 3 },
+    ]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/state\.json is not a saved state/),
+      expect.stringMatching(/incomplete last line/),
+      expect.stringMatching(/damaged: line\(s\) 2 are not changes$/),
+    ]);
+    expect((await readdir(dir)).sort()).toEqual(["changes.ndjson", "state.json"]);
+    expect(await readFile(join(dir, "changes.ndjson"), "utf8")).toBe(log);
+    // A folder that does not exist (a runtime that never saved thread state) reads as empty.
+    expect(
+      entriesOf(await ChangeLogFile.read({ dir: join(dir, "none"), now: () => T0, onWarning: () => {} })),
+    ).toEqual([]);
+  });
+
   it("cuts a short write back off and rejects, so no half change is ever kept; the next append lands", async () => {
     const dir = join(await dirs.make(), "threads");
     const opened = await openLog(dir);
