@@ -44,7 +44,9 @@ const AgentToAgentSchema = z.strictObject({
     .describe(
       "Most follow-up turns after the target's first reply, requester and target alternating; 0 turns the " +
         "ping-pong off. The message's intent can lower it, never raise it: a notification or escalation " +
-        "gets none, a question or result report 1, a request for review or discussion the full limit.",
+        "gets none, a question or result report 1, a request for review or discussion the full limit. " +
+        "In a Discord thread, a bot-to-bot exchange (until a human speaks) is handled for at most " +
+        "1 + this many messages (the handling agent's value), then dropped (`turn_limit`).",
     ),
   autoTerminate: z
     .boolean()
