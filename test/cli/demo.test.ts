@@ -11,12 +11,16 @@ import { tempDir } from "../support/tempDir.js";
 const TRANSITION = /^ {2}\+\d\d:\d\d\.\d {2}(\[\d+ [\w-]+\])? +(\S.*?) {2,}\S+ → \S+ +(\S+)$/;
 
 /**
- * The timeline a person can follow: every line of a statechart carries its scenario's tag (each
- * scenario's actors are between one pair of agents), no scenario is named by a design section, and a
+ * The timeline a person can follow: every line (a warning aside) carries its scenario's tag, each
+ * scenario's actors are between one pair of agents, no scenario is named by a design section, and a
  * child's final transition comes before the parent's transition it causes.
  */
 function expectAFollowableTimeline(out: string): void {
   expect(out).not.toMatch(/design 00\d|§/);
+  // Every timed line names its scenario but a warning, which belongs to none.
+  for (const line of out.split("\n").filter((l) => /^ {2}\+\d\d:\d\d\.\d /.test(l))) {
+    expect(line).toMatch(/^ {2}\+\d\d:\d\d\.\d {2}(\[\d+ [\w-]+\] +\S| +warning: )/);
+  }
   const byTag = new Map<string, Array<{ actor: string; line: string; cause: string }>>();
   for (const line of out.split("\n")) {
     const m = TRANSITION.exec(line);
