@@ -7,6 +7,50 @@ import { emulatorToken, startDiscordEmulator } from "../../src/index.js";
 import { acquireStateDirLock } from "../../src/persistence/index.js";
 import { tempDir } from "../support/tempDir.js";
 
+/** A transition line: its scenario tag, actor and cause. */
+const TRANSITION = /^ {2}\+\d\d:\d\d\.\d {2}(\[\d+ [\w-]+\])? +(\S.*?) {2,}\S+ → \S+ +(\S+)$/;
+
+/**
+ * The timeline a person can follow: every line (a warning aside) carries its scenario's tag, each
+ * scenario's actors are between one pair of agents, no scenario is named by a design section, and a
+ * child's final transition comes before the parent's transition it causes.
+ */
+function expectAFollowableTimeline(out: string): void {
+  expect(out).not.toMatch(/design 00\d|§/);
+  // Every timed line names its scenario but a warning, which belongs to none.
+  for (const line of out.split("\n").filter((l) => /^ {2}\+\d\d:\d\d\.\d /.test(l))) {
+    expect(line).toMatch(/^ {2}\+\d\d:\d\d\.\d {2}(\[\d+ [\w-]+\] +\S| +warning: )/);
+  }
+  const byTag = new Map<string, Array<{ actor: string; line: string; cause: string }>>();
+  for (const line of out.split("\n")) {
+    const m = TRANSITION.exec(line);
+    if (m === null) continue;
+    const [, tag, actor = "", cause = ""] = m;
+    expect(tag, line).toBeDefined();
+    const lines = byTag.get(tag ?? "") ?? [];
+    lines.push({ actor, line, cause });
+    byTag.set(tag ?? "", lines);
+  }
+  expect([...byTag.keys()].sort()).toEqual(
+    ["restart", ...SCENARIOS.map((s) => s.key)].map((key, i) => `[${i + 1} ${key}]`).sort(),
+  );
+  for (const [tag, lines] of byTag) {
+    const parties = new Set(lines.map((l) => /(\w+→\w+)/.exec(l.actor)?.[1]));
+    expect([...parties], tag).toHaveLength(1);
+    lines.forEach(({ actor, line, cause }, i) => {
+      const child = /^xstate\.done\.actor\.(replyWait|pingPong|mention)$/.exec(cause)?.[1];
+      if (child === undefined) return;
+      const ofChild = (l: { actor: string }) => l.actor === `${actor} › ${child}`;
+      expect(lines.slice(0, i).some(ofChild), line).toBe(true);
+      // After the parent's line, that child only shows up again as a new one.
+      const next = lines.slice(i + 1).find(ofChild);
+      expect(next === undefined || /\((start|resumed)\) → /.test(next.line), `${line}\n${next?.line}`).toBe(
+        true,
+      );
+    });
+  }
+}
+
 describe("a2a-statecharts demo", () => {
   // The whole system: emulator, three discord.js bots, a gateway process killed with SIGKILL, the
   // restarted runtime. At 200× the 20 minutes of demo time take about 6 s.
@@ -23,6 +67,7 @@ describe("a2a-statecharts demo", () => {
     expect(demo.out).toMatch(/collaborate ruda→seum +\(resumed\) → awaitingResponse/);
     expect(demo.out).toMatch(/a2a\.mention\.escalated +seum, attempt 3\/3, 15 min/);
     expect(demo.out).toMatch(/escalations 1 ·/);
+    expectAFollowableTimeline(demo.out);
 
     const status = await run("status", "--state-dir", dir, "--json");
     expect(status.code).toBe(0);

@@ -61,7 +61,11 @@ describe("a2a-statecharts inspect", () => {
         const page = /^offline statechart page: +(\S+)/.exec(line);
         if (page?.[1] !== undefined) pageUrl = page[1];
         // When the first scenario ends, the page must list the demo's actors.
-        if (pageUrl !== undefined && pageState === undefined && /^ {2}\+[\d:.]+ {2}✔ /.test(line)) {
+        if (
+          pageUrl !== undefined &&
+          pageState === undefined &&
+          /^ {2}\+[\d:.]+ {2}\[[^\]]+\] +✔ /.test(line)
+        ) {
           pageState = fetch(new URL("state.json", pageUrl)).then((r) => r.json());
         }
       },

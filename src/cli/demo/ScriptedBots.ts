@@ -1,5 +1,6 @@
 import { type Client, Routes } from "discord.js";
-import type { A2ARuntime, PreflightResult } from "../../runtime/index.js";
+import type { BridgeDiscordJsOptions, HandleDecision } from "../../discord/index.js";
+import type { PreflightResult } from "../../runtime/index.js";
 import type { InboundDiscordMessage } from "../../services/index.js";
 import type { AcceleratedClock } from "./AcceleratedClock.js";
 import type { DemoAgentId } from "./cast.js";
@@ -7,16 +8,17 @@ import type { DemoAgentId } from "./cast.js";
 /** One scripted answer: when `agentId` is asked to handle a message that `matches`, it replies. */
 export interface BotRule {
   agentId: DemoAgentId;
-  matches(m: InboundDiscordMessage, decision: PreflightResult & { action: "handle" }): boolean;
+  matches(m: InboundDiscordMessage, handle: HandleDecision): boolean;
   reply: string;
   /** Demo time the agent "thinks" before answering. */
   afterMs: number;
 }
 
 /**
- * The agents on the Discord side, scripted instead of LLM-driven: the gateway hands them the
- * messages preflight decides they handle (API.md §7 handleDiscordMessage), and a matching rule makes
- * the agent's own bot answer in the same thread, as an LLM reply would be delivered.
+ * The agents on the Discord side, scripted instead of LLM-driven: the Discord bridge hands them the
+ * messages the runtime decides they handle (`onHandle`, where a gateway starts the agent's run), and
+ * a matching rule makes the agent's own bot answer in the same thread, as an LLM reply would be
+ * delivered. Messages nobody handles (observed, dropped) are only recorded.
  */
 export class ScriptedBots {
   private readonly rules: BotRule[] = [];
@@ -34,25 +36,20 @@ export class ScriptedBots {
     this.rules.push(rule);
   }
 
-  /** The runtime as the Discord bridge should see it: every decision also reaches the scripted agents. */
-  wrap(runtime: A2ARuntime): Pick<A2ARuntime, "handleDiscordMessage"> {
-    return {
-      handleDiscordMessage: async (m) => {
-        const decision = await runtime.handleDiscordMessage(m);
-        this.decisions.push({ message: m, decision });
-        if (decision.action === "handle") this.answer(m, decision);
-        return decision;
-      },
-    };
-  }
+  /** What `bridgeDiscordJs` needs to bring the scripted agents every decision and handle. */
+  readonly bridgeOptions: Pick<BridgeDiscordJsOptions, "onHandle" | "onDecision"> = {
+    onDecision: (decision, message) => this.decisions.push({ message, decision }),
+    onHandle: (handle) => this.answer(handle),
+  };
 
   /** Waits for the replies being written. */
   async settled(): Promise<void> {
     await Promise.all([...this.pending]);
   }
 
-  private answer(m: InboundDiscordMessage, decision: PreflightResult & { action: "handle" }): void {
-    const index = this.rules.findIndex((r) => r.agentId === decision.agentId && r.matches(m, decision));
+  private answer(handle: HandleDecision): void {
+    const m = handle.message;
+    const index = this.rules.findIndex((r) => r.agentId === handle.agentId && r.matches(m, handle));
     const rule = index < 0 ? undefined : this.rules.splice(index, 1)[0];
     if (rule === undefined) return;
     const client = this.clients[rule.agentId];

@@ -17,6 +17,8 @@ export interface GatewayProcessInput {
   token: string;
   apiUrl?: string;
   send: DiscordSendParams;
+  /** The scenarios' claims on the main timeline (key, tag), so this process tags its lines alike. */
+  claims: Array<[string, string]>;
 }
 
 export type GatewayProcessOutput =
@@ -39,11 +41,12 @@ function emit(output: GatewayProcessOutput): void {
 
 async function run(input: GatewayProcessInput): Promise<void> {
   const clock = new AcceleratedClock(input.origin);
-  const timeline = new Timeline(
-    () => clock.elapsed(),
-    (text) => emit({ type: "line", text }),
-    `[pid ${process.pid}] `,
-  );
+  const timeline = new Timeline({
+    elapsed: () => clock.elapsed(),
+    print: (text) => emit({ type: "line", text }),
+    actorPrefix: `[pid ${process.pid}] `,
+  });
+  for (const [key, tag] of input.claims) timeline.claim(key, tag);
   const client = await loginBot(input.token, input.apiUrl);
   const runtime = createA2ARuntime({
     stateDir: input.stateDir,

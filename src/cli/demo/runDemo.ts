@@ -119,6 +119,7 @@ async function runDoomedGateway(
         await exited;
         timeline.note(
           `💥 gateway pid ${pid} killed with SIGKILL while ${input.send.targetAgentId}'s answer is awaited`,
+          input.send.topicId,
         );
         return { mentionId: result.mentionId, threadId: result.threadId, messageId: result.messageId };
       }
@@ -129,7 +130,11 @@ async function runDoomedGateway(
   }
 }
 
-const RESTART_TITLE = "kill -9 mid-wait, restart: the reminder still comes on time, once (design 004 §5.4)";
+const RESTART = {
+  key: "restart",
+  title:
+    "The gateway is killed (kill -9) while Ruda waits for Seum; restarted, it still reminds Seum on time, once",
+};
 
 /**
  * The main job: the whole control plane on embedded defaults. A Discord emulator (or real Discord),
@@ -143,7 +148,11 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
   // now, so the ages and due times that `status` shows afterwards read naturally. Real Discord
   // stamps messages itself, so there demo time is real time.
   const clock = AcceleratedClock.startingNow(o.discord === undefined ? 20 * 60_000 : 0);
-  const timeline = new Timeline(() => clock.elapsed(), o.print);
+  const timeline = new Timeline({ elapsed: () => clock.elapsed(), print: o.print });
+  // Numbered in the order they start; a scenario's lines carry its tag through the interleaving.
+  const tagOf = (scenario: Pick<Scenario, "key">) =>
+    `[${[RESTART, ...SCENARIOS].findIndex((s) => s.key === scenario.key) + 1} ${scenario.key}]`;
+  for (const scenario of [RESTART, ...SCENARIOS]) timeline.claim(scenario.key, tagOf(scenario));
   const warn = (message: string) => timeline.note(`warning: ${message}`);
   // A previous demo's stale lock is expected there: the directory is wiped anyway.
   await prepareStateDir(stateDir, () => {});
@@ -165,13 +174,13 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
     );
 
     // 1. The first gateway sends a mention and is killed while it waits for the answer.
-    o.print(`▶ ${RESTART_TITLE}`);
+    timeline.note(`▶ ${RESTART.title}`, RESTART.key);
     const restartSend: DiscordSendParams = {
       fromAgentId: "ruda",
       targetAgentId: "seum",
       message: "배포 체크리스트 확인 부탁해",
       threadName: "배포 체크리스트",
-      topicId: "release-checklist",
+      topicId: RESTART.key,
     };
     bots.when({
       agentId: "seum",
@@ -187,6 +196,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
         asAgentId: "ruda",
         ...cast.credentials("ruda"),
         send: restartSend,
+        claims: timeline.claims(),
       },
       timeline,
       clock,
@@ -219,8 +229,12 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
     timeline.note(
       `⟲ gateway restarted in this process (pid ${process.pid}) on the same state dir; ` +
         "a collaboration that only waits stays on disk until its next event",
+      RESTART.key,
     );
-    detach = bridgeDiscordJs(bots.wrap(runtime), cast.clients, { onError: (error) => warn(String(error)) });
+    detach = bridgeDiscordJs(runtime, cast.clients, {
+      ...bots.bridgeOptions,
+      onError: (error) => warn(String(error)),
+    });
 
     const world: DemoWorld = {
       clock,
@@ -233,7 +247,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
       maxAttempts: a2aRetry.maxAttempts,
     };
     const restartScenario: Scenario = {
-      title: RESTART_TITLE,
+      ...RESTART,
       expected: () => "responded after reminder 1/3, posted once, on time",
       play: () => checkRestart(world, doomed),
     };
@@ -252,27 +266,27 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
       outcomes = await Promise.all(
         all.map(async (scenario): Promise<ScenarioOutcome> => {
           const expected = scenario.expected(world);
+          const { key, title } = scenario;
           const skipped = scenario.unavailable?.(world);
-          if (skipped !== undefined)
-            return { title: scenario.title, expected, actual: "skipped", passed: true, skipped };
-          if (scenario !== restartScenario) o.print(`  ${demoStamp(clock.elapsed())}  ▶ ${scenario.title}`);
+          if (skipped !== undefined) return { title, expected, actual: "skipped", passed: true, skipped };
+          if (scenario !== restartScenario) timeline.note(`▶ ${title}`, key);
           let actual: string;
           try {
-            actual = await scenario.play(world);
+            actual = await scenario.play(world, key);
           } catch (error) {
             actual = `error: ${error instanceof Error ? error.message : String(error)}`;
           }
           done += 1;
           const passed = actual === expected;
-          o.print(
-            `  ${demoStamp(clock.elapsed())}  ${passed ? "✔" : "✘"} ${scenario.title}: ${actual}` +
-              `${passed ? "" : ` (expected: ${expected})`}`,
+          timeline.note(
+            `${passed ? "✔" : "✘"} ${title}: ${actual}${passed ? "" : ` (expected: ${expected})`}`,
+            key,
           );
-          o.print(
+          timeline.echo(
             `  ── progress: ${done}/${all.length} scenarios done · demo time ${demoStamp(clock.elapsed())} · ` +
               `${((Date.now() - realStart) / 1000).toFixed(1)} s real`,
           );
-          return { title: scenario.title, expected, actual, passed };
+          return { title, expected, actual, passed };
         }),
       );
     } finally {

@@ -19,11 +19,18 @@ export interface DemoWorld {
 
 /** One of the designs' scenarios: it plays, then says where it ended, in words compared with `expected`. */
 export interface Scenario {
+  /**
+   * A short name, unique among the scenarios: the timeline tags the scenario's lines with it, and the
+   * scenario passes it to the runtime (as a routeKey or a topicId) so its actors can be told apart.
+   */
+  key: string;
+  /** What happens, in a user's words. */
   title: string;
   expected(world: DemoWorld): string;
   /** Why it cannot be played here (e.g. posting as a human needs the emulator); undefined when it can. */
   unavailable?(world: DemoWorld): string | undefined;
-  play(world: DemoWorld): Promise<string>;
+  /** `key` is the scenario's own, to pass to the runtime. */
+  play(world: DemoWorld, key: string): Promise<string>;
 }
 
 const FINAL_MENTION = new Set<MentionSummary["status"]>(["responded", "escalated"]);
@@ -63,9 +70,10 @@ async function sent(world: DemoWorld, p: Parameters<A2ARuntime["discordSend"]>[0
 /** The designs' scenarios that run side by side on the restarted runtime. */
 export const SCENARIOS: Scenario[] = [
   {
-    title: "sessions_send hit by a rate limit, retried, then answered (design 000 §7.1)",
+    key: "rate-limit",
+    title: "Ruda asks Eden over sessions_send; Eden is rate-limited once, then answers",
     expected: () => "ok after 1 retry (rate_limit)",
-    async play({ gateway, runtime }) {
+    async play({ gateway, runtime }, key) {
       gateway.script("agent:eden:main", {
         failures: [{ status: "error", error: "429 Too Many Requests: retry after 2s" }],
         replies: ["액세스 토큰은 15분, 리프레시 토큰은 7일 뒤에 만료돼요."],
@@ -74,15 +82,17 @@ export const SCENARIOS: Scenario[] = [
         requesterSessionKey: "agent:ruda:main",
         targetSessionKey: "agent:eden:main",
         message: "인증 토큰 만료 시간이 몇 분이야?",
+        routeKey: key,
         timeoutSeconds: 3_600,
       });
       return `${r.status} after ${r.retryAttempts} retry (${r.retryAttempts > 0 ? "rate_limit" : "none"})`;
     },
   },
   {
-    title: "sessions_send blocked by a permanent error, no retry (design 000 §4)",
+    key: "blocked",
+    title: "Ruda asks Seum over sessions_send; Seum's context is full, so it fails at once, no retry",
     expected: () => "blocked by context_exceeded after 0 retries",
-    async play({ gateway, runtime }) {
+    async play({ gateway, runtime }, key) {
       gateway.script("agent:seum:main", {
         failures: [{ status: "error", error: "context_length_exceeded: the conversation is too long" }],
         replies: [],
@@ -91,15 +101,17 @@ export const SCENARIOS: Scenario[] = [
         requesterSessionKey: "agent:ruda:main",
         targetSessionKey: "agent:seum:main",
         message: "지난 분기 장애 기록 전체를 요약해서 알려줘",
+        routeKey: key,
         timeoutSeconds: 3_600,
       });
       return `${r.status} by ${r.error?.code ?? "nothing"} after ${r.retryAttempts} retries`;
     },
   },
   {
-    title: "a design-review ping-pong ends early by repetition (design 001 §4.2)",
+    key: "review",
+    title: "Ruda and Eden review a design; their back-and-forth stops once they repeat themselves",
     expected: () => "ok, 2 turns, repetition_detected",
-    async play({ gateway, runtime }) {
+    async play({ gateway, runtime }, key) {
       // The two agents converge and start saying the same thing: turn 2 repeats turn 1.
       const agreed =
         "인증은 JWT 와 refresh token 조합, 세션 저장소는 Redis, 만료는 토큰 수명에 맞추는 걸로 정리하죠.";
@@ -115,29 +127,33 @@ export const SCENARIOS: Scenario[] = [
         requesterSessionKey: "agent:ruda:design",
         targetSessionKey: "agent:eden:design",
         message: "이 아키텍처 설계 같이 검토하자",
+        routeKey: key,
         timeoutSeconds: 3_600,
       });
       return `${r.status}, ${r.actualTurns} turns, ${r.terminationReason ?? "no reason"}`;
     },
   },
   {
-    title: "a notification skips ping-pong and the announcement (design 001 §4.1)",
+    key: "notice",
+    title: "Ruda tells Seum a release is out: a notification, no back-and-forth, no announcement",
     expected: () => "ok, 0 turns, skipped, not announced",
-    async play({ gateway, runtime }) {
+    async play({ gateway, runtime }, key) {
       gateway.script("agent:seum:ops", { replies: ["확인했습니다."] });
       const r = await runtime.sessionsSend({
         requesterSessionKey: "agent:ruda:ops",
         targetSessionKey: "agent:seum:ops",
         message: "[NOTIFICATION] v2.3 배포 완료했습니다",
+        routeKey: key,
         timeoutSeconds: 3_600,
       });
       return `${r.status}, ${r.actualTurns} turns, ${r.terminationReason ?? "no reason"}, ${r.announced ? "announced" : "not announced"}`;
     },
   },
   {
-    title: "discord_send answered in the thread (design 004 §8.1)",
+    key: "answered",
+    title: "Ruda asks Eden in a Discord thread (discord_send); Eden answers there",
     expected: () => "responded, 0 reminders",
-    async play(world) {
+    async play(world, key) {
       world.bots.when({
         agentId: "eden",
         matches: (m) => m.content.includes("API 스펙 리뷰"),
@@ -149,7 +165,7 @@ export const SCENARIOS: Scenario[] = [
         targetAgentId: "eden",
         message: "API 스펙 리뷰 부탁해. 특히 인증 헤더 부분.",
         threadName: "API 스펙 리뷰",
-        topicId: "api-spec",
+        topicId: key,
       });
       const mention = await finalMention(world, r.mentionId);
       const reminders = (await world.cast.messagesIn(r.threadId)).filter((m) => isReminder(m.content));
@@ -157,16 +173,17 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
-    title: "discord_send never answered: reminder 1/3, 2/3, then escalation (design 004 §8.2)",
+    key: "unanswered",
+    title: "Ruda asks Seum in a Discord thread; Seum never answers: two reminders, then a human is pinged",
     expected: ({ cast }) =>
       `escalated after 2 reminders, the escalation pinged ${cast.humanId === undefined ? "nobody" : "only the human"}`,
-    async play(world) {
+    async play(world, key) {
       const r = await sent(world, {
         fromAgentId: "ruda",
         targetAgentId: "seum",
         message: "이번 주 성능 리포트 확인 부탁해",
         threadName: "성능 리포트",
-        topicId: "perf-report",
+        topicId: key,
       });
       const mention = await finalMention(world, r.mentionId);
       const messages = await world.cast.messagesIn(r.threadId);
@@ -183,11 +200,12 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
-    title: "a human steps into the thread and the agent answers there (design 004 §5.6, §8.3)",
+    key: "human",
+    title: "A person joins Ruda and Eden's thread and asks Eden; Eden answers in that thread",
     expected: () => "handled by eden in the thread's session, mention responded",
     unavailable: ({ cast }) =>
       cast.postAsHuman === undefined ? "posting as the human needs the emulator" : undefined,
-    async play(world) {
+    async play(world, key) {
       const { cast, bots, clock } = world;
       const humanId = cast.humanId;
       world.bots.when({
@@ -201,7 +219,7 @@ export const SCENARIOS: Scenario[] = [
         targetAgentId: "eden",
         message: "배포 일정 같이 정하자. 목요일이 괜찮을까?",
         threadName: "배포 일정",
-        topicId: "release-date",
+        topicId: key,
       });
       await clock.sleep(world.responseTimeoutMs * 0.4);
       await cast.postAsHuman?.(r.threadId, `<@${cast.botIds.eden}> 목요일은 QA 가 있으니 금요일 배포로 가죠`);
