@@ -73,14 +73,16 @@ export const SCENARIOS: Scenario[] = [
   {
     title: "a human mentions ruda in the channel; ruda's bot answers there",
     async run({ emulator }) {
-      await emulator.postAsUser({
+      const asked = await emulator.postAsUser({
         userId: IDS.human,
         channelId: IDS.channel,
         content: `<@${IDS.bots.ruda}> how is the release going?`,
       });
-      const answer = await eventually("ruda's answer in the channel", () =>
-        emulator.messages(IDS.channel).find((m) => m.authorId === IDS.bots.ruda),
-      );
+      const answer = await eventually("ruda's answer in the channel", () => {
+        const messages = emulator.messages(IDS.channel);
+        const later = messages.slice(messages.findIndex((m) => m.id === asked.messageId) + 1);
+        return later.find((m) => m.authorId === IDS.bots.ruda);
+      });
       return { ok: true, line: `ruda answered: "${answer.content}"` };
     },
   },
