@@ -19,7 +19,8 @@ export const IDS = {
 
 export interface EmulatedDiscord {
   emulator: DiscordEmulator;
-  clients: Record<AgentId, Client<true>>;
+  /** One logged-in client per agent bot, by agent id. */
+  clients: Record<string, Client<true>>;
 }
 
 export async function startEmulatedDiscord(): Promise<EmulatedDiscord> {
@@ -31,7 +32,7 @@ export async function startEmulatedDiscord(): Promise<EmulatedDiscord> {
       { id: IDS.human, name: "human", bot: false },
     ],
   });
-  const clients: Partial<Record<AgentId, Client<true>>> = {};
+  const clients: Record<string, Client<true>> = {};
   try {
     for (const id of AGENT_IDS) clients[id] = await login(emulator.apiUrl, emulatorToken(IDS.bots[id]));
   } catch (error) {
@@ -39,7 +40,7 @@ export async function startEmulatedDiscord(): Promise<EmulatedDiscord> {
     await emulator.close();
     throw error;
   }
-  return { emulator, clients: clients as Record<AgentId, Client<true>> };
+  return { emulator, clients };
 }
 
 async function login(apiUrl: string, token: string): Promise<Client<true>> {

@@ -18,7 +18,7 @@ import {
   type HandleDecision,
 } from "a2a-statecharts";
 import { AGENT_IDS, IDS, startEmulatedDiscord } from "./emulatedDiscord.js";
-import { type ExampleGateway, SCENARIOS } from "./scenarios.js";
+import { type ExampleGateway, type Outcome, SCENARIOS } from "./scenarios.js";
 import { ScriptedLlm } from "./scriptedLlm.js";
 
 const MAX_PING_PONG_TURNS = 3;
@@ -50,7 +50,7 @@ runtime.onEvent((event) => events.push(event));
 // channel or thread the message came from. The bridge then sees that reply like any other message.
 async function answer({ agentId, sessionKey, message }: HandleDecision): Promise<void> {
   const reply = llm.reply(sessionKey, message.content, message.authorId);
-  const client = (clients as Record<string, (typeof clients)[keyof typeof clients]>)[agentId];
+  const client = clients[agentId];
   if (client === undefined) throw new Error(`no Discord bot for agent ${agentId}`);
   const channel = await client.channels.fetch(message.channelId);
   if (channel === null || !channel.isSendable())
@@ -94,17 +94,20 @@ const gateway: ExampleGateway = {
   events,
   async settled() {
     // Until no reply is being written and the bridge has decided on every message Discord has.
+    const deadline = Date.now() + 5_000;
     for (;;) {
       await Promise.allSettled([...replying]);
       const decided = new Set(decisions.map(({ message }) => message.messageId));
-      if (replying.size === 0 && emulator.messages().every((m) => decided.has(m.id))) return;
+      const undecided = emulator.messages().filter((m) => !decided.has(m.id));
+      if (replying.size === 0 && undecided.length === 0) return;
+      if (Date.now() > deadline) throw new Error(`${undecided.length} messages still undecided after 5 s`);
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   },
 };
 
 for (const scenario of SCENARIOS) {
-  let outcome;
+  let outcome: Outcome;
   try {
     outcome = await scenario.run(gateway);
   } catch (error) {
@@ -113,7 +116,7 @@ for (const scenario of SCENARIOS) {
   console.log(`${outcome.ok ? "ok  " : "FAIL"} ${scenario.title}\n     ${outcome.line}`);
   if (!outcome.ok) failures.push(scenario.title);
 }
-await gateway.settled();
+await gateway.settled().catch((error: Error) => failures.push(error.message));
 for (const failure of failures) console.error(`failed: ${failure}`);
 console.log(`${SCENARIOS.length} scenarios, ${failures.length} failures`);
 process.exitCode = failures.length === 0 ? 0 : 1;
