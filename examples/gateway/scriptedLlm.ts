@@ -31,6 +31,7 @@ export class ScriptedLlm {
   private readonly latest = new Map<string, string>();
   private readonly runs = new Map<string, string>();
   private nextRun = 0;
+  private argued = 0;
 
   /**
    * One agent run: the reply of the agent of `sessionKey` to `message`. `fromUserId` is the Discord user
@@ -42,7 +43,8 @@ export class ScriptedLlm {
     this.turns.set(sessionKey, turn);
 
     if (/tabs or spaces/i.test(message)) {
-      const argument = ARGUMENTS[(turn - 1) % ARGUMENTS.length] as string;
+      // One list for both agents, so neither repeats what the other just said.
+      const argument = ARGUMENTS[this.argued++ % ARGUMENTS.length] as string;
       const to = fromUserId === undefined ? "" : `<@${fromUserId}> `;
       return `${to}${agentId}, round ${turn} on tabs or spaces: ${argument}`;
     }

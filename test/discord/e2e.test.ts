@@ -449,7 +449,9 @@ describe("collaboration end to end over discord.js and the emulator", () => {
       [eden, RUDA],
     ];
     for (const [i, [client, other]] of speakers.entries()) {
-      const posted = await sendInThread(client, sent.threadId, `<@${other}> 메시지 ${i + 1}`, [other]);
+      // Long, different and asking: no early ending of the bot exchange comes before the loop guard.
+      const text = `<@${other}> 메시지 ${i + 1}: part ${i * 17} of the plan needs another look, agreed?`;
+      const posted = await sendInThread(client, sent.threadId, text, [other]);
       await until(() => handled.some((h) => h.message.messageId === posted.id), `message ${i + 1}`);
       const entry = handled.find((h) => h.message.messageId === posted.id);
       results.push(
