@@ -39,6 +39,9 @@ const SYSTEM_MESSAGES_KEPT = 10_000;
 const ACTIVITY_SAVE_STEP_MS = 60_000;
 
 const observedKey = (r: ObserverRecord) => `${r.channelId} ${r.messageId}`;
+// Discord trims what it stores: compare texts as it shows them.
+const systemPostKey = (channelId: string, agentId: string, content: string) =>
+  `${channelId}\n${agentId}\n${content.trim()}`;
 
 /**
  * What the runtime knows of Discord threads: parents, participants, the route cache that lets a pair
@@ -61,6 +64,8 @@ export class ThreadState {
   private readonly handling = new Map<string, { senderAgentId: string; threadId: string; at: number }>();
   private readonly observed = new Map<string, ObserverRecord[]>();
   private readonly exchanges = new Map<string, BotExchange>();
+  /** System posts sent but not yet answered by Discord, by channel, agent and text: how many of each. */
+  private readonly systemPostsInFlight = new Map<string, number>();
   private readonly changed = new Map<ThreadCollection, Set<string>>();
 
   /** `isLive(threadId)`: a live collaboration awaits an answer there, so expire() keeps its parent. */
@@ -152,8 +157,34 @@ export class ThreadState {
     }
   }
 
-  isSystemMessage(messageId: string): boolean {
-    return this.systemMessages.has(messageId);
+  /**
+   * Whether the runtime posted this message as a system message (a reminder, an escalation, a notice).
+   * Discord may deliver a post before its request returns the id: while a system post is in flight,
+   * a message of the same agent, channel and text is taken for it.
+   */
+  isSystemMessage(
+    messageId: string,
+    post?: { channelId: string; agentId?: string; content: string },
+  ): boolean {
+    if (this.systemMessages.has(messageId)) return true;
+    return (
+      post?.agentId !== undefined &&
+      this.systemPostsInFlight.has(systemPostKey(post.channelId, post.agentId, post.content))
+    );
+  }
+
+  /** A system post is being sent; call the returned function once Discord has answered (or failed). */
+  postingSystemMessage(channelId: string, agentId: string, content: string): () => void {
+    const key = systemPostKey(channelId, agentId, content);
+    this.systemPostsInFlight.set(key, (this.systemPostsInFlight.get(key) ?? 0) + 1);
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const left = (this.systemPostsInFlight.get(key) ?? 1) - 1;
+      if (left > 0) this.systemPostsInFlight.set(key, left);
+      else this.systemPostsInFlight.delete(key);
+    };
   }
 
   /** `agentId` is now answering `senderAgentId` in `threadId` (for the reply_in_thread rule). */

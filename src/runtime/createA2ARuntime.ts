@@ -178,6 +178,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     onThreadCreated: ({ threadId, channelId }: { threadId: string; channelId: string }) =>
       threads.setParent(threadId, channelId),
     onSystemMessage: (messageId: string) => threads.markSystemMessage(messageId),
+    onSystemPosting: (p: { channelId: string; asAgentId: string; content: string }) =>
+      threads.postingSystemMessage(p.channelId, p.asAgentId, p.content),
     onMentionPosting: (threadId: string) => threads.setExchange(threadId, undefined),
     earlierPosts,
     beforeEffect: async () => {

@@ -99,7 +99,11 @@ export function createInboundHandler(
     });
     const authorAgent = agentOfBot.get(message.authorId);
     // Reminders and escalations the runtime posted count for neither the exchange nor the loop guard.
-    const system = threads.isSystemMessage(message.messageId);
+    const system = threads.isSystemMessage(message.messageId, {
+      channelId: message.channelId,
+      ...(authorAgent === undefined ? {} : { agentId: authorAgent }),
+      content: message.content,
+    });
     const exchangeThread = threadId !== undefined && !system ? threadId : undefined;
     // A human message starts a new exchange (the next handled message opens it).
     if (exchangeThread !== undefined && !message.authorIsBot) threads.setExchange(exchangeThread, undefined);

@@ -40,6 +40,8 @@ export interface SideEffectDeps {
    */
   beforeEffect?: () => Promise<void>;
   onSystemMessage?: (messageId: string) => void;
+  /** A system post is about to be sent; the returned function is called once Discord has answered or failed. */
+  onSystemPosting?: (post: { channelId: string; asAgentId: string; content: string }) => () => void;
   /** A discord_send's mention is about to be posted in `threadId`: it opens a new bot↔bot exchange there. */
   onMentionPosting?: (threadId: string) => void;
   /** Finds a post a crash left unrecorded, once Discord's nonce window is past (see EarlierPosts). */
@@ -191,9 +193,14 @@ export function provideCollaborate(deps: SideEffectDeps) {
         async () => {
           // Before the post: Discord may deliver it back before the request returns.
           if (kind === "mention") deps.onMentionPosting?.(input.channelId);
-          const { messageId } = await send();
-          if (kind === "system") deps.onSystemMessage?.(messageId);
-          return { messageId, at: now() };
+          const posted = kind === "system" ? deps.onSystemPosting?.(input) : undefined;
+          try {
+            const { messageId } = await send();
+            if (kind === "system") deps.onSystemMessage?.(messageId);
+            return { messageId, at: now() };
+          } finally {
+            posted?.();
+          }
         },
         deps.beforeEffect,
       );

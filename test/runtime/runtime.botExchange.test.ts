@@ -1,7 +1,7 @@
 // The bot↔bot turn control on the Discord path: in a thread, a bot's message goes only to the agents
 // it mentions, and an exchange of bot messages is handled for its opening, the answer and at most
 // maxPingPongTurns turns, ends early as a ping-pong does, and a human message starts a new one.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { collectStatus, runStatus } from "../../src/cli/status.js";
 import type { A2AEvent, A2ARuntime, InboundDiscordMessage, PreflightResult } from "../../src/index.js";
 import {
@@ -9,8 +9,10 @@ import {
   FakeDiscord,
   HUMAN,
   runtimeConfig,
+  type SentMessage,
   tempStateDir,
   useRuntimeHarness,
+  waitUntil,
 } from "../support/runtimeFakes.js";
 
 const T0 = Date.UTC(2026, 10, 24, 9, 0, 0);
@@ -213,5 +215,46 @@ describe("createA2ARuntime: bot↔bot exchanges in a thread end", () => {
     expect(out).toContainEqual(
       expect.stringMatching(new RegExp(`^${first.threadId}\\s+2/2\\s+turn_limit\\s`)),
     );
+  });
+
+  it("a reminder Discord delivers before its post returns counts for nothing: its target handles it after the exchange ended", async () => {
+    // Discord's gateway can hand a message to the bots before the REST call that posted it returns.
+    const delivered: PreflightResult[] = [];
+    let deliver: ((m: InboundDiscordMessage) => Promise<PreflightResult>) | undefined;
+    class EchoingDiscord extends FakeDiscord {
+      override async sendMessage(p: Omit<SentMessage, "messageId">) {
+        const posted = await super.sendMessage(p);
+        const m = message(p.channelId, p.asAgentId as Agent, p.content, []);
+        const echo = { ...m, messageId: posted.messageId, mentionUserIds: [...p.mentionUserIds] };
+        if (deliver !== undefined) delivered.push(await deliver(echo));
+        return posted;
+      }
+    }
+    const r = runtime({ config: config(1), discord: new EchoingDiscord(), stateDir: tempStateDir() });
+    await r.start();
+    const sent = await r.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "Can you review the cache layer PR?",
+    });
+    if (sent.status !== "sent") throw new Error("not sent");
+    // ruda and seum use up the thread's exchange; eden has not answered its mention.
+    const say = (from: Agent, to: Agent, i: number) =>
+      r.handleDiscordMessage(message(sent.threadId, from, `<@${BOTS[to]}> ${chatty(i)}`, [to]));
+    expect([
+      await say("ruda", "seum", 1),
+      await say("seum", "ruda", 2),
+      await say("ruda", "seum", 3),
+    ]).toEqual([
+      expect.objectContaining({ action: "handle" }),
+      expect.objectContaining({ action: "handle" }),
+      { action: "drop", reason: "turn_limit" },
+    ]);
+
+    deliver = (m) => r.handleDiscordMessage(m);
+    await vi.advanceTimersByTimeAsync(5 * 60_000);
+    await waitUntil(() => delivered.length > 0, "the reminder's delivery");
+    expect(delivered).toEqual([expect.objectContaining({ action: "handle", agentId: "eden" })]);
+    expect(await r.mentions()).toEqual([expect.objectContaining({ status: "reminded" })]);
   });
 });
