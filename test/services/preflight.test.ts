@@ -180,6 +180,18 @@ describe("decidePreflight (design 002 §7, design 004 §5.2)", () => {
     expect(decidePreflight(human, off)).toEqual({ action: "observe" });
   });
 
+  it("with allowSiblingMentionsInThreads off, a sibling bot's thread message is only observed, mention or not", () => {
+    const off = context({
+      threadCommunication: {
+        enabled: true,
+        allowSiblingMentionsInThreads: false,
+        allowHumanMentionsInThreads: true,
+      },
+    });
+    expect(decidePreflight(inThread({ mentionUserIds: [BOT.eden] }), off)).toEqual({ action: "observe" });
+    expect(decidePreflight(inThread({}), off)).toEqual({ action: "observe" });
+  });
+
   it("with thread communication off, or from a foreign bot, messages are only observed", () => {
     const off = context({
       threadCommunication: {

@@ -118,7 +118,8 @@ const DiscordSchema = z.strictObject({
         .default(true)
         .describe(
           "An agent bot's thread message that mentions another agent is handled by the mentioned agent, " +
-            "which joins the thread. With false, it goes to the thread's other participants, if any.",
+            "which joins the thread; one that mentions no agent is only observed. With false, every agent " +
+            "bot's thread message is only observed.",
         ),
       allowHumanMentionsInThreads: z
         .boolean()
