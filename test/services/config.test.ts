@@ -303,28 +303,6 @@ describe("parseConfig: maxPingPongTurns is an integer 0..10 (design 001 ยง5.2, ย
   });
 });
 
-describe("parseConfig: a thread loop guard tighter than a bot exchange's turn limit", () => {
-  const warningsFor = (input: unknown) => {
-    const warnings: string[] = [];
-    parseConfig(input, { onWarning: (m) => warnings.push(m) });
-    return warnings;
-  };
-
-  it("loads with a warning naming both settings when 1 + maxPingPongTurns exceeds maxMessagesPerThread", () => {
-    expect(warningsFor(at("session.agentToAgent.maxPingPongTurns", 8))).toEqual([
-      expect.stringMatching(/maxMessagesPerThread \(6\) is below 1 \+ maxPingPongTurns \(9\)/),
-    ]);
-    // An agent's own limit counts too.
-    expect(
-      warningsFor({ session: { agentToAgent: { agents: { eden: { maxPingPongTurns: 6 } } } } }),
-    ).toHaveLength(1);
-  });
-
-  it("says nothing with the defaults (1 + 5 turns within 6 messages per window)", () => {
-    expect(warningsFor({})).toEqual([]);
-  });
-});
-
 describe("parseConfig: retry.maxAttempts is 1..10", () => {
   it.each([1, 3, 10])("accepts %d", (attempts) => {
     expect(

@@ -24,9 +24,7 @@ export class A2AConfigError extends Error {
 export interface ParseConfigOptions {
   /**
    * Called once for each key of the design documents' sample configurations that is read under
-   * another path or ignored, and for settings that work against each other without being wrong (a
-   * thread loop guard tighter than a bot exchange's turn limit), with a sentence saying which and why.
-   * Unset, they load silently.
+   * another path or ignored, with a sentence saying which and why. Unset, they load silently.
    */
   onWarning?: (message: string) => void;
 }
@@ -45,7 +43,6 @@ export function parseConfig(input?: unknown, options: ParseConfigOptions = {}): 
   const legacy = applyLegacyKeys(input ?? {}, options.onWarning ?? (() => {}));
   const result = A2AConfigSchema.safeParse(legacy.config, { reportInput: true });
   if (result.success && legacy.problems.length === 0) {
-    warnLoopGuardBeforeTurnLimit(result.data, options.onWarning ?? (() => {}));
     return result.data;
   }
   // A moved value's problems name the path the user wrote, not the one it was moved to.
@@ -58,21 +55,6 @@ export function parseConfig(input?: unknown, options: ParseConfigOptions = {}): 
     ...legacy.problems,
     ...problems.map((problem) => ({ ...problem, path: userPath(problem.path) })),
   ]);
-}
-
-/** A bot exchange in a thread handles up to 1 + maxPingPongTurns messages; a tighter loop guard cuts it first. */
-function warnLoopGuardBeforeTurnLimit(config: A2AConfig, warn: (message: string) => void): void {
-  const a2a = config.session.agentToAgent;
-  const turns = Math.max(
-    a2a.maxPingPongTurns,
-    ...Object.values(a2a.agents ?? {}).map((agent) => agent.maxPingPongTurns ?? 0),
-  );
-  const guard = config.discord.collaboration.loopGuard.maxMessagesPerThread;
-  if (1 + turns <= guard) return;
-  warn(
-    `discord.collaboration.loopGuard.maxMessagesPerThread (${guard}) is below 1 + maxPingPongTurns ` +
-      `(${1 + turns}): a bot exchange in a thread is cut by the loop guard (reason loop_guard) before its turn limit`,
-  );
 }
 
 function describeIssue(issue: z.core.$ZodIssue): ConfigProblem[] {
