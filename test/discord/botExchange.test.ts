@@ -2,16 +2,10 @@
 // discord.js clients against the emulator, bridgeDiscordJs with onHandle, the reply posted in the
 // thread by the agent's own bot): their exchange ends within 1 + maxPingPongTurns handled messages,
 // by a termination reason the events carry, before the thread's loop guard.
-import type { Client } from "discord.js";
-import { afterEach, beforeEach, expect, it } from "vitest";
-import {
-  bridgeDiscordJs,
-  createDiscordJsPort,
-  type DiscordEmulator,
-  type HandleDecision,
-} from "../../src/discord/index.js";
-import { type A2AEvent, type A2ARuntime, createA2ARuntime, type PreflightResult } from "../../src/index.js";
-import { loginStrictClient, startTwoBotEmulator, until } from "../support/discordClients.js";
+import { expect, it } from "vitest";
+import { bridgeDiscordJs, createDiscordJsPort, type HandleDecision } from "../../src/discord/index.js";
+import { type A2AEvent, createA2ARuntime, type PreflightResult } from "../../src/index.js";
+import { loginStrictClient, until, useTwoBotEmulator } from "../support/discordClients.js";
 import { tempDir } from "../support/tempDir.js";
 
 const CHANNEL = "1710000000000000010";
@@ -21,26 +15,12 @@ const HUMAN = "1710000000000000900";
 const BOT_OF = { ruda: RUDA, eden: EDEN } as const;
 const MAX_TURNS = 3;
 
-let emulator: DiscordEmulator;
-const clients: Client[] = [];
-let runtime: A2ARuntime | undefined;
-let detach: (() => void) | undefined;
-
-beforeEach(async () => {
-  emulator = await startTwoBotEmulator({
-    guild: "1710000000000000001",
-    channel: CHANNEL,
-    ruda: RUDA,
-    eden: EDEN,
-    human: HUMAN,
-  });
-});
-
-afterEach(async () => {
-  detach?.();
-  await runtime?.stop();
-  await Promise.all(clients.splice(0).map((c) => c.destroy()));
-  await emulator.close();
+const fx = useTwoBotEmulator({
+  guild: "1710000000000000001",
+  channel: CHANNEL,
+  ruda: RUDA,
+  eden: EDEN,
+  human: HUMAN,
 });
 
 /** What each agent's scripted "LLM" says on its n-th run: always something, new each time. */
@@ -48,11 +28,11 @@ type Script = (agentId: "ruda" | "eden", run: number) => { text: string; mention
 
 async function converse(script: Script) {
   const [ruda, eden] = await Promise.all([
-    loginStrictClient(emulator, RUDA, clients),
-    loginStrictClient(emulator, EDEN, clients),
+    loginStrictClient(fx.emulator, RUDA, fx.clients),
+    loginStrictClient(fx.emulator, EDEN, fx.clients),
   ]);
   const byAgent = { ruda, eden };
-  runtime = createA2ARuntime({
+  const runtime = createA2ARuntime({
     stateDir: tempDir("a2a-exchange-"),
     config: {
       agents: { ruda: { discordBotId: RUDA }, eden: { discordBotId: EDEN } },
@@ -62,6 +42,7 @@ async function converse(script: Script) {
     discord: createDiscordJsPort(byAgent),
     onWarning: () => {},
   });
+  fx.runtime = runtime;
   await runtime.start();
   const events: A2AEvent[] = [];
   runtime.onEvent((e) => events.push(e));
@@ -69,7 +50,7 @@ async function converse(script: Script) {
   const handled: HandleDecision[] = [];
   const replying = new Set<Promise<unknown>>();
   const runs = { ruda: 0, eden: 0 };
-  detach = bridgeDiscordJs(runtime, byAgent, {
+  fx.detach = bridgeDiscordJs(runtime, byAgent, {
     onDecision: (decision, message) => decisions.push({ channelId: message.channelId, decision }),
     // The gateway: run the agent in its session, then post its reply in the thread with its own bot.
     onHandle: (h) => {
@@ -98,7 +79,7 @@ async function converse(script: Script) {
   if (sent.status !== "sent") throw new Error(`not sent: ${sent.error.code}`);
   // Quiet: every reply posted, and every message in the thread decided (the thread's starter is in the channel).
   const inThread = () => decisions.filter((d) => d.channelId === sent.threadId);
-  const posted = () => emulator.messages(sent.threadId).length;
+  const posted = () => fx.emulator.messages(sent.threadId).length;
   await until(
     () => replying.size === 0 && posted() >= 2 && inThread().length === posted(),
     "the conversation to go quiet",

@@ -1,16 +1,10 @@
 // bridgeDiscordJs routes: each "handle" decision reaches onHandle once (however many bot clients see
 // the message), observe and drop do not; onDecision sees every decision; a failing onHandle goes to
 // onError and the bridge goes on.
-import type { Client } from "discord.js";
-import { afterEach, beforeEach, expect, it } from "vitest";
-import {
-  bridgeDiscordJs,
-  createDiscordJsPort,
-  type DiscordEmulator,
-  type HandleDecision,
-} from "../../src/discord/index.js";
-import { type A2ARuntime, createA2ARuntime, type PreflightResult } from "../../src/index.js";
-import { loginStrictClient, startTwoBotEmulator, until } from "../support/discordClients.js";
+import { expect, it } from "vitest";
+import { bridgeDiscordJs, createDiscordJsPort, type HandleDecision } from "../../src/discord/index.js";
+import { createA2ARuntime, type PreflightResult } from "../../src/index.js";
+import { loginStrictClient, until, useTwoBotEmulator } from "../support/discordClients.js";
 import { tempDir } from "../support/tempDir.js";
 
 const CHANNEL = "1700000000000000010";
@@ -18,35 +12,21 @@ const RUDA = "1700000000000000101";
 const EDEN = "1700000000000000102";
 const HUMAN = "1700000000000000900";
 
-let emulator: DiscordEmulator;
-const clients: Client[] = [];
-let runtime: A2ARuntime | undefined;
-let detach: (() => void) | undefined;
-
-beforeEach(async () => {
-  emulator = await startTwoBotEmulator({
-    guild: "1700000000000000001",
-    channel: CHANNEL,
-    ruda: RUDA,
-    eden: EDEN,
-    human: HUMAN,
-  });
-});
-
-afterEach(async () => {
-  detach?.();
-  await runtime?.stop();
-  await Promise.all(clients.splice(0).map((c) => c.destroy()));
-  await emulator.close();
+const fx = useTwoBotEmulator({
+  guild: "1700000000000000001",
+  channel: CHANNEL,
+  ruda: RUDA,
+  eden: EDEN,
+  human: HUMAN,
 });
 
 it("calls onHandle once per handle decision, with the session to run in; observe and drop only reach onDecision", async () => {
   const [ruda, eden] = await Promise.all([
-    loginStrictClient(emulator, RUDA, clients),
-    loginStrictClient(emulator, EDEN, clients),
+    loginStrictClient(fx.emulator, RUDA, fx.clients),
+    loginStrictClient(fx.emulator, EDEN, fx.clients),
   ]);
   const clientsById = { ruda, eden };
-  runtime = createA2ARuntime({
+  const runtime = createA2ARuntime({
     stateDir: tempDir("a2a-bridge-"),
     config: {
       agents: { ruda: { discordBotId: RUDA }, eden: { discordBotId: EDEN } },
@@ -55,12 +35,13 @@ it("calls onHandle once per handle decision, with the session to run in; observe
     discord: createDiscordJsPort(clientsById),
     onWarning: () => {},
   });
+  fx.runtime = runtime;
   await runtime.start();
   const handled: HandleDecision[] = [];
   const decisions: Array<{ decision: PreflightResult; messageId: string }> = [];
   const errors: Array<{ error: unknown; messageId: string }> = [];
   let failNext = false;
-  detach = bridgeDiscordJs(runtime, clientsById, {
+  fx.detach = bridgeDiscordJs(runtime, clientsById, {
     onHandle: async (h) => {
       handled.push(h);
       if (failNext) {
@@ -72,7 +53,7 @@ it("calls onHandle once per handle decision, with the session to run in; observe
     onError: (error, message) => errors.push({ error, messageId: message.messageId }),
   });
 
-  const say = (content: string) => emulator.postAsUser({ userId: HUMAN, channelId: CHANNEL, content });
+  const say = (content: string) => fx.emulator.postAsUser({ userId: HUMAN, channelId: CHANNEL, content });
   const first = await say(`<@${EDEN}> <@${RUDA}> 배포 리뷰 부탁해요`);
   await until(() => decisions.length === 1, "the first decision");
   const plain = await say("점심 뭐 먹지");

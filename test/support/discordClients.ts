@@ -1,5 +1,7 @@
 import { Client, Events, GatewayIntentBits } from "discord.js";
+import { afterEach, beforeEach } from "vitest";
 import { type DiscordEmulator, emulatorToken, startDiscordEmulator } from "../../src/discord/index.js";
+import type { A2ARuntime } from "../../src/index.js";
 
 /**
  * A strict discord.js client logged in to the emulator as `userId`: every 5xx and 429 on /channels
@@ -51,4 +53,29 @@ export function startTwoBotEmulator(ids: {
       { id: ids.human, name: "human", bot: false },
     ],
   });
+}
+
+/**
+ * A fresh two-bot emulator for each test, and what the test starts on it (`clients`, `runtime`,
+ * `detach`), torn down after it in the order a gateway shuts down: bridge, runtime, clients, emulator.
+ */
+export function useTwoBotEmulator(ids: Parameters<typeof startTwoBotEmulator>[0]) {
+  const fixture: {
+    emulator: DiscordEmulator;
+    clients: Client[];
+    runtime?: A2ARuntime;
+    detach?: () => void;
+  } = { emulator: undefined as unknown as DiscordEmulator, clients: [] };
+  beforeEach(async () => {
+    fixture.emulator = await startTwoBotEmulator(ids);
+  });
+  afterEach(async () => {
+    fixture.detach?.();
+    await fixture.runtime?.stop();
+    await Promise.all(fixture.clients.splice(0).map((c) => c.destroy()));
+    await fixture.emulator.close();
+    delete fixture.runtime;
+    delete fixture.detach;
+  });
+  return fixture;
 }
