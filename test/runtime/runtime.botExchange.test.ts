@@ -220,13 +220,13 @@ describe("createA2ARuntime: bot↔bot exchanges in a thread end", () => {
   it("a reminder Discord delivers before its post returns counts for nothing: its target handles it after the exchange ended", async () => {
     // Discord's gateway can hand a message to the bots before the REST call that posted it returns.
     const delivered: PreflightResult[] = [];
-    let deliver: ((m: InboundDiscordMessage) => Promise<PreflightResult>) | undefined;
+    const delivery: { to?: (m: InboundDiscordMessage) => Promise<PreflightResult> } = {};
     class EchoingDiscord extends FakeDiscord {
       override async sendMessage(p: Omit<SentMessage, "messageId">) {
         const posted = await super.sendMessage(p);
         const m = message(p.channelId, p.asAgentId as Agent, p.content, []);
         const echo = { ...m, messageId: posted.messageId, mentionUserIds: [...p.mentionUserIds] };
-        if (deliver !== undefined) delivered.push(await deliver(echo));
+        if (delivery.to !== undefined) delivered.push(await delivery.to(echo));
         return posted;
       }
     }
@@ -251,7 +251,7 @@ describe("createA2ARuntime: bot↔bot exchanges in a thread end", () => {
       { action: "drop", reason: "turn_limit" },
     ]);
 
-    deliver = (m) => r.handleDiscordMessage(m);
+    delivery.to = (m) => r.handleDiscordMessage(m);
     await vi.advanceTimersByTimeAsync(5 * 60_000);
     await waitUntil(() => delivered.length > 0, "the reminder's delivery");
     expect(delivered).toEqual([expect.objectContaining({ action: "handle", agentId: "eden" })]);
