@@ -16,7 +16,7 @@ Options:
   --speed N               demo time runs N× real time (default 60: the 15-minute escalation takes 15 s)
   --state-dir DIR         where the runtime keeps its state (default .a2a-demo; wiped at the start,
                           kept afterwards for \`a2a-statecharts status --state-dir DIR\`)
-  --response-timeout S    seconds before a reminder (default 300, design 004; 20 with real Discord)
+  --response-timeout S    seconds before a reminder (default 300; 20 with real Discord)
 
 Real Discord (instead of the emulator; time then runs at real speed):
   --token AGENT=TOKEN     a bot token for ruda, eden and seum (or A2A_DISCORD_TOKEN_RUDA, …_EDEN, …_SEUM)
