@@ -12,9 +12,26 @@ export interface ActorRecord {
   snapshot: unknown;
   /** Durable timers: wall-clock due times the runtime's scheduler delivers (XState does not persist `after`). */
   timers: Array<{ event: string; dueAt: number }>;
+  /**
+   * The actor's pending XState delayed events (`after` transitions, delayed `raise`/`sendTo`), in its
+   * own tree, by wall-clock due time: XState keeps them in memory only, so the host re-schedules them.
+   */
+  delayed?: DelayedEventRecord[];
   status: ActorStatus;
   updatedAt: number;
   meta?: Record<string, unknown>;
+}
+
+/** One pending XState delayed event of a stored actor tree. */
+export interface DelayedEventRecord {
+  /** XState's id for it (the `after` event's id, or a delayed action's `id`): cancelling uses it. */
+  id: string;
+  /** Who scheduled it and who receives it, as child-id paths from the root actor ([] is the root). */
+  source: string[];
+  target: string[];
+  /** The event to deliver (for `after`, `xstate.after.<delay>.<state id>`), JSON only. */
+  event: { type: string; [key: string]: unknown };
+  dueAt: number;
 }
 
 /** The largest time `Date` accepts: later ones cannot name an archive day. */
@@ -28,6 +45,17 @@ export const ActorRecordSchema = z.strictObject({
   timers: z.array(
     z.strictObject({ event: z.string().min(1), dueAt: z.number().nonnegative().max(MAX_TIME) }),
   ),
+  delayed: z
+    .array(
+      z.strictObject({
+        id: z.string().min(1),
+        source: z.array(z.string()),
+        target: z.array(z.string()),
+        event: z.looseObject({ type: z.string().min(1) }),
+        dueAt: z.number().nonnegative().max(MAX_TIME),
+      }),
+    )
+    .optional(),
   status: z.enum(["active", "done", "error"]),
   updatedAt: z.number().nonnegative().max(MAX_TIME),
   meta: z.record(z.string(), z.unknown()).optional(),

@@ -1,0 +1,37 @@
+import type { ActorRecord, ActorRecordRules } from "./actorRecord.js";
+import type { SnapshotStoreOpenReport } from "./snapshotStoreOptions.js";
+
+/** What a store needs at open: the clock, how stored records are checked and migrated, where warnings go. */
+export interface SnapshotStoreOpenOptions {
+  now: () => number;
+  /** Each machine's current version, its migrations, and a check that a snapshot can be restored. */
+  rules: ActorRecordRules;
+  onWarning: (message: string) => void;
+}
+
+/**
+ * Where a durable host keeps its actors. Small on purpose, so that a database can implement it: one
+ * process holds a store at a time, a put is acknowledged only once it is durable, finished actors are
+ * archived and pruned by age.
+ */
+export interface SnapshotStore {
+  /**
+   * Takes the store for this process (a second holder, in this process or another, is refused with an
+   * error naming it), loads it, and checks every record by `rules`: an older version is migrated, a
+   * record that cannot be used is set aside and reported, never silently dropped.
+   */
+  open(options: SnapshotStoreOpenOptions): Promise<SnapshotStoreOpenReport>;
+  /** A live or archived record, by actor id. */
+  get(id: string): Promise<ActorRecord | undefined>;
+  /**
+   * Writes the records as one batch; resolves once every one of them is durable (rejects if any is
+   * not). A record whose status is `done` or `error` is archived: it leaves the live records.
+   */
+  put(records: readonly ActorRecord[]): Promise<void>;
+  /** The live records (what a start resumes), or the archived ones. */
+  list(which: "live" | "archive"): Promise<ActorRecord[]>;
+  /** Drops archived records last updated before `olderThan` (ms since the epoch); resolves how many. */
+  prune(olderThan: number): Promise<number>;
+  /** Lands what is pending and releases the store (another process may then open it). */
+  close(): Promise<void>;
+}
