@@ -32,7 +32,7 @@ import {
   SnapshotStore,
 } from "../src/persistence/index.js";
 import { createA2ARuntime } from "../src/runtime/index.js";
-import { TimerQueue } from "../src/runtime/TimerQueue.js";
+import { TimerQueue } from "../src/durable/TimerQueue.js";
 import { FakeDiscord } from "../test/support/runtimeFakes.js";
 
 function option(name: string, fallback: number): number {

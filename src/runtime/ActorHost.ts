@@ -2,12 +2,12 @@ import { type AnyActorRef, type AnyStateMachine, createActor, type InspectionEve
 import { displayText } from "../services/index.js";
 import type { ActorRecord, ActorStatus, SnapshotStore } from "../persistence/index.js";
 import { type CollaborationMeta, collaborationMeta } from "./collaborationMeta.js";
-import { collectDue } from "./dueTimers.js";
+import { collectDue } from "../durable/dueTimers.js";
 import type { EarlierPosts } from "./EarlierPosts.js";
 import type { ActorKind, Hosted } from "./hostedActor.js";
-import { treeInspector } from "./inspection.js";
+import { treeInspector } from "../durable/inspection.js";
+import { TimerQueue } from "../durable/TimerQueue.js";
 import type { RuntimeTimers } from "./ports.js";
-import { TimerQueue } from "./TimerQueue.js";
 
 export interface ActorHostOptions {
   machines: Record<ActorKind, AnyStateMachine>;

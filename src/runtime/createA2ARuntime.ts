@@ -36,7 +36,7 @@ import { deliveryWarning } from "./deliveryWarnings.js";
 import { EarlierPosts } from "./EarlierPosts.js";
 import { GuildDirectory } from "./GuildDirectory.js";
 import { Maintenance, maintenancePeriodMs } from "./maintenance.js";
-import { toInspectFn } from "./inspection.js";
+import { toInspectFn } from "../durable/inspection.js";
 import type {
   A2AFlowResult,
   A2ARuntime,
@@ -50,10 +50,10 @@ import type {
 import { flowSettings } from "./flowSettings.js";
 import { DiscordSendParamsSchema, parsePublicInput, SessionsSendParamsSchema } from "./inputSchemas.js";
 import { provideCollaborate, provideFlow } from "./sideEffects.js";
-import { snapshotValidity } from "./snapshotValidity.js";
+import { snapshotValidity } from "../durable/snapshotValidity.js";
 import { ThreadState } from "./ThreadState.js";
 import { openThreadStateStore, type ThreadStateStore } from "./threadStatePersistence.js";
-import { GLOBAL_TIMERS } from "./TimerQueue.js";
+import { GLOBAL_TIMERS } from "../durable/timers.js";
 import { WriteRetry } from "./WriteRetry.js";
 import { flowResult, messageSent } from "./flowResult.js";
 import { type ActorKind, until } from "./hostedActor.js";

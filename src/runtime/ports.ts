@@ -1,5 +1,6 @@
 import type { InspectionEvent, Observer } from "xstate";
 import type { A2AConfigInput, A2AErrorInfo, A2AEvent, InboundDiscordMessage } from "../services/index.js";
+import type { RuntimeTimers } from "../durable/timers.js";
 
 /** The gateway as the runtime sees it (API.md §7): run an agent, wait for the run, read the reply. */
 export interface GatewayPort {
@@ -163,10 +164,7 @@ export interface A2ARuntime {
   onEvent(listener: (e: A2AEvent) => void): () => void;
 }
 
-export interface RuntimeTimers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+export type { RuntimeTimers };
 
 /** What `inspect` takes: XState's inspection observer or function, or an object holding one (an @statelyai/inspect inspector). */
 export type InspectOption =

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { DiscordCallTimeoutError, withDiscordCallTimeout } from "../../src/runtime/discordCallTimeout.js";
-import { GLOBAL_TIMERS } from "../../src/runtime/TimerQueue.js";
+import { GLOBAL_TIMERS } from "../../src/durable/timers.js";
 import { classifyDiscordFailure, type DiscordPort } from "../../src/index.js";
 
 const SEND = {

@@ -1,7 +1,7 @@
 import { readStateDir } from "../../src/persistence/index.js";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Maintenance, maintenancePeriodMs } from "../../src/runtime/maintenance.js";
-import { GLOBAL_TIMERS } from "../../src/runtime/TimerQueue.js";
+import { GLOBAL_TIMERS } from "../../src/durable/timers.js";
 import {
   BOTS,
   FakeDiscord,

@@ -1,5 +1,5 @@
 import { Heap } from "heap-js";
-import type { RuntimeTimers } from "./ports.js";
+import { GLOBAL_TIMERS, type RuntimeTimers } from "./timers.js";
 
 /** A timer the runtime owes an actor: send `{ type: event, at }` to the actor at `dueAt`. */
 export interface OwedTimer {
@@ -9,12 +9,6 @@ export interface OwedTimer {
 }
 
 type HeapEntry = OwedTimer & { generation: number };
-
-// Looked up at each call, so vitest fake timers installed after construction still drive the queue.
-export const GLOBAL_TIMERS: RuntimeTimers = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
 
 // setTimeout clamps longer delays to 1 ms; wake up at most this far ahead and look again.
 const MAX_DELAY_MS = 2_147_483_647;
