@@ -364,9 +364,11 @@ describe("trackDelays: invoked and spawned children", () => {
     const first = start(twins, T0);
     first.clock.set(T0 + 1000);
     const stored = persist(first);
-    expect(stored.delayed, "a delivered event is still pending: a restart would deliver it again").toEqual(
-      [],
-    );
+    expect(
+      stored.delayed,
+      "XState no longer reports a delayed event's delivery to inspection (@xstate.event with the scheduled object): " +
+        "a delivered event stays pending and a restart would deliver it again",
+    ).toEqual([]);
     const run = start(twins, T0 + 2000, stored);
     run.clock.set(T0 + 60_000);
     const children = (run.actor.getSnapshot() as { children: Record<string, AnyActorRef> }).children;
@@ -419,7 +421,10 @@ describe("trackDelays: invoked and spawned children", () => {
 
 describe("trackDelays: what cannot be restored", () => {
   const machine = setup({
-    types: { context: {} as Log & { other?: AnyActorRef }, events: {} as { type: "GO" } | { type: "SELF" } },
+    types: {
+      context: {} as Log & { other?: AnyActorRef },
+      events: {} as { type: "GO" } | { type: "SELF"; payload: { n: number } },
+    },
   }).createMachine({
     context: ({ input }) => ({ log: [], other: (input as { other?: AnyActorRef } | undefined)?.other }),
     initial: "idle",
@@ -428,7 +433,7 @@ describe("trackDelays: what cannot be restored", () => {
         on: {
           GO: {
             actions: [
-              raise({ type: "SELF" }, { delay: 100 }),
+              raise({ type: "SELF", payload: { n: 1 } }, { delay: 100 }),
               sendTo(({ context }) => context.other as AnyActorRef, { type: "OUT" }, { delay: 100 }),
             ],
           },
@@ -446,7 +451,13 @@ describe("trackDelays: what cannot be restored", () => {
     actor.start();
     actor.send({ type: "GO" });
     expect(tracker.pending()).toEqual([
-      { id: "durable.delayed.0", source: [], target: [], event: { type: "SELF" }, dueAt: T0 + 100 },
+      {
+        id: "durable.delayed.0",
+        source: [],
+        target: [],
+        event: { type: "SELF", payload: { n: 1 } },
+        dueAt: T0 + 100,
+      },
     ]);
     actor.stop();
     other.stop();
