@@ -55,6 +55,7 @@ export function trackDelays(actor: AnyActorRef, o: { now: () => number }): Delay
   const { now } = o;
   const byKey = new Map<string, Pending>();
   const byEvent = new Map<EventObject, Pending>();
+  let started = false;
   let restoringDueAt: number | undefined;
   let quiet = false;
   let generated = 0;
@@ -110,6 +111,7 @@ export function trackDelays(actor: AnyActorRef, o: { now: () => number }): Delay
   // A delivered delayed event is relayed like any other: inspection reports it with the very object scheduled.
   actor.system.inspect((event: InspectionEvent) => {
     if (event.type !== "@xstate.event") return;
+    if (event.actorRef === actor && event.event.type === "xstate.init") started = true;
     const entry = byEvent.get(event.event);
     if (entry === undefined || entry.target !== event.actorRef) return;
     forget(entry);
@@ -139,6 +141,8 @@ export function trackDelays(actor: AnyActorRef, o: { now: () => number }): Delay
       return records;
     },
     restore(records) {
+      // XState schedules again at start what was scheduled before it: each event would fire twice.
+      if (!started) throw new Error("restore: call it after actor.start(), not before");
       records.forEach(checkRecord);
       const skipped: DelayedEventRecord[] = [];
       quiet = true;

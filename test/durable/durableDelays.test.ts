@@ -504,6 +504,17 @@ describe("trackDelays: what cannot be restored", () => {
     run.actor.stop();
   });
 
+  it("refuses to restore before the actor has started", () => {
+    const stored = persist(start(reminder, T0));
+    const clock = new SimulatedClock();
+    clock.set(T0 + 1000);
+    const actor = createActor(reminder, { clock, snapshot: stored.snapshot as never });
+    const tracker = trackDelays(actor, { now: () => clock.now() });
+    actor.send({ type: "ANSWER" }); // queued, not a start
+    expect(() => tracker.restore(stored.delayed)).toThrow("restore: call it after actor.start(), not before");
+    actor.stop();
+  });
+
   it("refuses to track one actor twice", () => {
     const actor = createActor(reminder);
     trackDelays(actor, { now: () => 0 });
