@@ -512,6 +512,11 @@ describe("trackDelays: what cannot be restored", () => {
     const tracker = trackDelays(actor, { now: () => clock.now() });
     actor.send({ type: "ANSWER" }); // queued, not a start
     expect(() => tracker.restore(stored.delayed)).toThrow("restore: call it after actor.start(), not before");
+    actor.start();
+    expect(
+      () => tracker.restore(stored.delayed),
+      "XState no longer reports an actor's start to inspection (@xstate.event xstate.init)",
+    ).not.toThrow();
     actor.stop();
   });
 
