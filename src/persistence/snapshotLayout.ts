@@ -28,7 +28,7 @@ export interface StaleCopy {
 }
 
 /**
- * Where each record of a SnapshotStore lives in memory and on disk: its live shard (by FNV-1a of its id)
+ * Where each record of a LowdbSnapshotStore lives in memory and on disk: its live shard (by FNV-1a of its id)
  * or its archive day, the older copies a move leaves until the new home is written, and the files that
  * changed since they were last written.
  */

@@ -1,4 +1,4 @@
-// SnapshotStore's options, report, stats and errors, and the check of its options.
+// LowdbSnapshotStore's options, report, stats and errors, and the check of its options.
 import { isPlainObject } from "./actorRecord.js";
 import { errorText } from "./DurableJsonFile.js";
 
@@ -102,7 +102,7 @@ export class SnapshotStoreClosedError extends Error {
 /** Throws a TypeError naming the first option that is not valid. */
 export function checkOptions(options: SnapshotStoreOptions): void {
   const fail = (message: string): never => {
-    throw new TypeError(`SnapshotStore.open: ${message}`);
+    throw new TypeError(`LowdbSnapshotStore.open: ${message}`);
   };
   if (typeof options.dir !== "string" || options.dir === "") fail("dir must be a non-empty path");
   const { shards, cleanupMaxAgeMs, machineVersions } = options;

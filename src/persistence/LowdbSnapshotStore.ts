@@ -58,7 +58,7 @@ interface Segment {
  *   open by updatedAt), never a loss.
  * - The caller holds the state-directory lock (acquireStateDirLock): the store assumes it is the only writer.
  */
-export class SnapshotStore {
+export class LowdbSnapshotStore {
   private readonly layout: SnapshotLayout;
   /** Ids put since the last journal append started: the next append writes their current records. */
   private readonly pending = new Set<string>();
@@ -120,9 +120,9 @@ export class SnapshotStore {
    * through onWarning and report(), and the rest loads. Any clean-up this needs is flushed before
    * open() resolves.
    */
-  static async open(options: SnapshotStoreOptions): Promise<SnapshotStore> {
+  static async open(options: SnapshotStoreOptions): Promise<LowdbSnapshotStore> {
     checkOptions(options);
-    const store = new SnapshotStore(options);
+    const store = new LowdbSnapshotStore(options);
     for (const dir of [store.actorsDir, store.archiveDir]) {
       try {
         await mkdir(dir, { recursive: true, mode: 0o700 });
