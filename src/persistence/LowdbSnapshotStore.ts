@@ -1,12 +1,6 @@
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import {
-  type ActorRecord,
-  InvalidActorRecordError,
-  checkActorRecord,
-  describeId,
-  idOf,
-} from "./actorRecord.js";
+import { type ActorRecord, describeId, recordForPut } from "./actorRecord.js";
 import { errorCode, errorText, syncDirectory } from "./DurableJsonFile.js";
 import { JournalSegmentWriter } from "./journal/JournalSegmentWriter.js";
 import { journalFileName } from "./journal/segmentFormat.js";
@@ -187,16 +181,26 @@ export class LowdbSnapshotStore {
    * stays in memory, flush() reports the failure and retries.
    */
   put(record: ActorRecord): Promise<void> {
-    if (this.closed)
-      return Promise.reject(new SnapshotStoreClosedError(this.options.dir, `put of ${describeId(record)}`));
-    let clean: ActorRecord;
+    return this.putAll([record]);
+  }
+
+  /** Stores several records as one batch, as put() does one; if any is refused, none is stored. */
+  putAll(records: readonly ActorRecord[]): Promise<void> {
+    if (this.closed) {
+      const what = records.length === 1 ? describeId(records[0]) : `${records.length} records`;
+      return Promise.reject(new SnapshotStoreClosedError(this.options.dir, `put of ${what}`));
+    }
+    let clean: ActorRecord[];
     try {
-      clean = this.checkForPut(record);
+      clean = records.map((record) => recordForPut(record, this.options));
     } catch (error) {
       return Promise.reject(error);
     }
-    this.layout.place(clean);
-    this.pending.add(clean.id);
+    if (clean.length === 0) return Promise.resolve();
+    for (const record of clean) {
+      this.layout.place(record);
+      this.pending.add(record.id);
+    }
     return this.schedule();
   }
 
@@ -229,8 +233,12 @@ export class LowdbSnapshotStore {
    * archive files left empty. Resolves with the number dropped once that is on disk.
    */
   prune(now: number = this.now()): Promise<number> {
+    return this.pruneBefore(now - this.cleanupMaxAgeMs);
+  }
+
+  /** As prune(), for the archived records last updated before `cutoff` (ms since the epoch). */
+  pruneBefore(cutoff: number): Promise<number> {
     if (this.closed) return Promise.reject(new SnapshotStoreClosedError(this.options.dir, "prune"));
-    const cutoff = now - this.cleanupMaxAgeMs;
     let dropped = 0;
     for (const [id, file] of this.layout.home) {
       if (file.kind !== "archive") continue;
@@ -291,19 +299,6 @@ export class LowdbSnapshotStore {
   private countWrite(bytes: number): void {
     this.bytesWritten += bytes;
     this.writes += 1;
-  }
-
-  private checkForPut(record: ActorRecord): ActorRecord {
-    let copy: unknown;
-    try {
-      // A JSON round trip: what is kept in memory is exactly what a restart will read back.
-      copy = JSON.parse(JSON.stringify(record));
-    } catch (error) {
-      throw new InvalidActorRecordError(idOf(record), `it is not JSON data (${errorText(error)})`);
-    }
-    const checked = checkActorRecord(idOf(record) ?? "", copy, this.options, false);
-    if (!checked.ok) throw new InvalidActorRecordError(idOf(record), checked.problem);
-    return checked.record;
   }
 
   private newSegment(seq: number): Segment {

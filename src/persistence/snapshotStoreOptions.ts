@@ -99,10 +99,10 @@ export class SnapshotStoreClosedError extends Error {
   }
 }
 
-/** Throws a TypeError naming the first option that is not valid. */
-export function checkOptions(options: SnapshotStoreOptions): void {
+/** Throws a TypeError naming `caller` and the first option that is not valid. */
+export function checkOptions(options: SnapshotStoreOptions, caller = "LowdbSnapshotStore.open"): void {
   const fail = (message: string): never => {
-    throw new TypeError(`LowdbSnapshotStore.open: ${message}`);
+    throw new TypeError(`${caller}: ${message}`);
   };
   if (typeof options.dir !== "string" || options.dir === "") fail("dir must be a non-empty path");
   const { shards, cleanupMaxAgeMs, machineVersions } = options;
