@@ -1,6 +1,6 @@
 import { Low, Memory } from "lowdb";
 import { type ActorRecord, checkActorRecord, recordForPut } from "./actorRecord.js";
-import type { SnapshotStoreOpenReport } from "./snapshotStoreOptions.js";
+import { type SnapshotStoreOpenReport, checkMachineVersions } from "./snapshotStoreOptions.js";
 import {
   type SnapshotStore,
   type SnapshotStoreOpenOptions,
@@ -41,6 +41,7 @@ export function createMemoryStore(): SnapshotStore {
   return {
     async open(options: SnapshotStoreOpenOptions): Promise<SnapshotStoreOpenReport> {
       if (rules !== undefined || opening) throw new SnapshotStoreInUseError(NAME);
+      checkMachineVersions(options.rules.machineVersions, `${NAME}: open`);
       opening = true;
       try {
         await db.read();

@@ -203,6 +203,16 @@ describe.each(implementations)("SnapshotStore contract: $name", ({ make, heldErr
     }
   });
 
+  it("refuses a bad machine version at open, naming it, and can then be opened", async () => {
+    const { store } = make();
+    const bad = openOptions({ machineVersions: { mention: -1 } });
+    await expect(store.open(bad)).rejects.toThrow(
+      /machineVersions\.mention must be a whole number ≥ 0, got -1/,
+    );
+    await expect(store.get("a")).rejects.toBeInstanceOf(SnapshotStoreNotOpenError);
+    await opened(store);
+  });
+
   it("refuses a bad list kind or prune cutoff with a clear error", async () => {
     const { store } = make();
     await opened(store);
@@ -221,16 +231,6 @@ describe("createLowdbStore", () => {
     await opened(createLowdbStore({ stateDir }));
     const refusal = createLowdbStore({ stateDir }).open(openOptions());
     await expect(refusal).rejects.toThrow(`locked by process ${process.pid}`);
-  });
-
-  it("releases the directory when open fails, so the next open succeeds", async () => {
-    const stateDir = tempDir("a2a-store-contract-");
-    const store = createLowdbStore({ stateDir });
-    await expect(store.open(openOptions({ machineVersions: { mention: -1 } }))).rejects.toThrow(
-      /machineVersions\.mention must be a whole number/,
-    );
-    await expect(store.get("a")).rejects.toBeInstanceOf(SnapshotStoreNotOpenError);
-    await opened(createLowdbStore({ stateDir }));
   });
 
   it("refuses bad options at once, naming the option", () => {
