@@ -5,7 +5,7 @@ import { errorCode, errorText, syncDirectory } from "./DurableJsonFile.js";
 import { JournalSegmentWriter } from "./journal/JournalSegmentWriter.js";
 import { journalFileName } from "./journal/segmentFormat.js";
 import { loadSnapshotStore } from "./loadSnapshotStore.js";
-import { type StaleCopy, SnapshotLayout, type StoreFile, isEmpty } from "./snapshotLayout.js";
+import { SnapshotLayout } from "./snapshotLayout.js";
 import {
   DEFAULT_CLEANUP_MAX_AGE_MS,
   DEFAULT_JOURNAL_MAX_BYTES,
@@ -239,23 +239,7 @@ export class LowdbSnapshotStore {
   /** As prune(), for the archived records last updated before `cutoff` (ms since the epoch). */
   pruneBefore(cutoff: number): Promise<number> {
     if (this.closed) return Promise.reject(new SnapshotStoreClosedError(this.options.dir, "prune"));
-    let dropped = 0;
-    for (const [id, file] of this.layout.home) {
-      if (file.kind !== "archive") continue;
-      const record = file.db.data.records[id];
-      if (record === undefined || record.updatedAt >= cutoff) continue;
-      Reflect.deleteProperty(file.db.data.records, id);
-      this.layout.home.delete(id);
-      this.layout.markDirty(file);
-      for (const old of this.layout.stale.get(id) ?? []) {
-        if (old.file.db.data.records[id] === old.copy) {
-          Reflect.deleteProperty(old.file.db.data.records, id);
-          this.layout.markDirty(old.file);
-        }
-      }
-      this.layout.stale.delete(id);
-      dropped++;
-    }
+    const dropped = this.layout.dropArchivedBefore(cutoff);
     if (dropped === 0) return Promise.resolve(0);
     const done = this.compact().then(() => dropped);
     done.catch(() => undefined); // as put(): a failure surfaces through flush(), not as an unhandled rejection
@@ -263,16 +247,11 @@ export class LowdbSnapshotStore {
   }
 
   stats(): SnapshotStoreStats {
-    let liveRecords = 0;
-    let archivedRecords = 0;
-    for (const file of this.layout.home.values()) {
-      if (file.kind === "live") liveRecords++;
-      else archivedRecords++;
-    }
+    const { live, archive } = this.layout.counts();
     return {
       shards: this.shards,
-      liveRecords,
-      archivedRecords,
+      liveRecords: live,
+      archivedRecords: archive,
       bytesWritten: this.bytesWritten,
       writes: this.writes,
       journalAppends: this.journalAppends,
@@ -405,42 +384,12 @@ export class LowdbSnapshotStore {
     const toDelete = [...this.sealed];
     const files = [...this.layout.dirty];
     this.layout.dirty.clear();
-    const inBatch = new Set(files);
-    // Old copies this compaction can free: their record's home is written in it.
-    const freeable: Array<{ id: string; old: StaleCopy; home: StoreFile }> = [];
-    for (const [id, olds] of this.layout.stale) {
-      const home = this.layout.home.get(id);
-      if (home !== undefined && inBatch.has(home)) for (const old of olds) freeable.push({ id, old, home });
-    }
+    const freeable = this.layout.freeableCopies(files);
     // The append that was writing to the sealed segment finishes there before it is closed.
     await inFlight?.catch(() => undefined);
     await sealedNow.writer.close().catch(() => undefined);
 
-    // One file at a time: each stringify blocks the event loop for one file's worth (not the whole
-    // database at once), and only one file's text is in memory, so appends go on meanwhile.
-    const failed = new Set<StoreFile>();
-    const failures: Array<{ file: string; cause: unknown }> = [];
-    for (const file of files) {
-      try {
-        await this.persist(file);
-      } catch (cause) {
-        failed.add(file);
-        this.layout.markDirty(file);
-        failures.push({ file: file.path, cause });
-      }
-    }
-
-    for (const { id, old, home } of freeable) {
-      if (failed.has(home)) continue;
-      if (old.file.db.data.records[id] === old.copy) {
-        Reflect.deleteProperty(old.file.db.data.records, id);
-        this.layout.markDirty(old.file);
-      }
-      const rest = (this.layout.stale.get(id) ?? []).filter((s) => s !== old);
-      if (rest.length === 0) this.layout.stale.delete(id);
-      else this.layout.stale.set(id, rest);
-    }
-
+    const failures = await this.layout.writeFiles(files, freeable);
     if (failures.length > 0) {
       const error = new SnapshotStoreWriteError(failures);
       this.warn(error.message);
@@ -461,16 +410,5 @@ export class LowdbSnapshotStore {
     }
     if (removed) await syncDirectory(this.actorsDir);
     this.compactions += 1;
-  }
-
-  private async persist(file: StoreFile): Promise<void> {
-    if ((file.kind === "archive" || file.retired) && isEmpty(file.db.data.records)) {
-      // An archive day or an old-layout shard with nothing left: delete rather than keep an empty file.
-      await rm(file.path, { force: true });
-      await syncDirectory(file.kind === "live" ? this.actorsDir : this.archiveDir);
-      if (isEmpty(file.db.data.records) && !this.layout.dirty.has(file)) this.layout.files.delete(file.key);
-      return;
-    }
-    await file.db.write();
   }
 }
