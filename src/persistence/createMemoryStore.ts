@@ -1,5 +1,6 @@
 import { Low, Memory } from "lowdb";
 import { type ActorRecord, checkActorRecord, recordForPut } from "./actorRecord.js";
+import { emptyRecords } from "./snapshotLayout.js";
 import { type SnapshotStoreOpenReport, checkMachineVersions } from "./snapshotStoreOptions.js";
 import {
   type SnapshotStore,
@@ -29,7 +30,12 @@ const NAME = "memory store";
  * changes what is stored.
  */
 export function createMemoryStore(): SnapshotStore {
-  const db = new Low<MemoryDoc>(new Memory<MemoryDoc>(), { live: {}, archive: {}, quarantine: [] });
+  // Prototype-less maps: an id like "__proto__" or "toString" is an ordinary key.
+  const db = new Low<MemoryDoc>(new Memory<MemoryDoc>(), {
+    live: emptyRecords(),
+    archive: emptyRecords(),
+    quarantine: [],
+  });
   let rules: SnapshotStoreOpenOptions["rules"] | undefined;
   let opening = false;
 
@@ -47,7 +53,13 @@ export function createMemoryStore(): SnapshotStore {
         await db.read();
         const report = checkStored(db.data, options);
         await db.write();
-        rules = options.rules;
+        // Own copies: a caller changing its objects later does not change what is valid.
+        const { machineVersions, migrations } = options.rules;
+        rules = {
+          ...options.rules,
+          machineVersions: { ...machineVersions },
+          ...(migrations === undefined ? {} : { migrations: { ...migrations } }),
+        };
         return report;
       } finally {
         opening = false;

@@ -93,6 +93,25 @@ describe.each(implementations)("SnapshotStore contract: $name", ({ make, heldErr
     expect(await store.get("missing")).toBeUndefined();
   });
 
+  it("takes any string as an id, Object.prototype's names included", async () => {
+    const { store } = make();
+    await opened(store);
+    expect(await store.get("toString")).toBeUndefined();
+    await store.put([storeRecord("__proto__"), storeRecord("constructor", { status: "done" })]);
+    expect(await store.get("__proto__")).toEqual(storeRecord("__proto__"));
+    expect(byId(await store.list("live"))).toEqual(["__proto__"]);
+    expect(byId(await store.list("archive"))).toEqual(["constructor"]);
+  });
+
+  it("keeps the rules it was opened with, whatever the caller changes later", async () => {
+    const { store } = make();
+    const rules = { machineVersions: { mention: 2 } };
+    await opened(store, rules);
+    rules.machineVersions.mention = 3;
+    await store.put([storeRecord("a")]);
+    expect((await store.get("a"))?.machineVersion).toBe(2);
+  });
+
   it("copies in and out: changing a put or a returned record never changes what is stored", async () => {
     const { store } = make();
     await opened(store);
