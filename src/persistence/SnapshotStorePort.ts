@@ -21,15 +21,19 @@ export interface SnapshotStore {
    * record that cannot be used is set aside and reported, never silently dropped.
    */
   open(options: SnapshotStoreOpenOptions): Promise<SnapshotStoreOpenReport>;
-  /** A live or archived record, by actor id. */
+  /** A live or archived record, by actor id: a copy, the caller's to change. */
   get(id: string): Promise<ActorRecord | undefined>;
   /**
    * Writes the records as one batch; resolves once every one of them is durable (rejects if any is
    * not). A record whose status is `done` or `error` is archived: it leaves the live records.
    */
   put(records: readonly ActorRecord[]): Promise<void>;
-  /** The live records (what a start resumes), or the archived ones. */
-  list(which: "live" | "archive"): Promise<ActorRecord[]>;
+  /**
+   * The live records (what a start resumes), or the archived ones. For speed (a start lists thousands)
+   * they may be the store's own objects: read them, never change them or anything in them. The memory
+   * store hands out frozen copies, so a change fails loudly in tests.
+   */
+  list(which: "live" | "archive"): Promise<Array<Readonly<ActorRecord>>>;
   /** Drops archived records last updated before `olderThan` (ms since the epoch); resolves how many. */
   prune(olderThan: number): Promise<number>;
   /**

@@ -27,7 +27,8 @@ const NAME = "memory store";
  * finished records are archived, open() migrates or sets aside records of another machine version,
  * and one holder at a time (a second open() before close() is refused with SnapshotStoreInUseError).
  * Records are copied in and out: changing an object after put(), or one that get() returned, never
- * changes what is stored.
+ * changes what is stored; list() hands out frozen copies, so a caller that changes a listed record
+ * (which the lowdb store shares with it) fails in tests.
  */
 export function createMemoryStore(): SnapshotStore {
   // Prototype-less maps: an id like "__proto__" or "toString" is an ordinary key.
@@ -77,10 +78,11 @@ export function createMemoryStore(): SnapshotStore {
       for (const record of clean) place(db.data, record);
       await db.write();
     },
-    async list(which: "live" | "archive"): Promise<ActorRecord[]> {
+    async list(which: "live" | "archive"): Promise<Array<Readonly<ActorRecord>>> {
       held("list");
       checkListKind(NAME, which);
-      return Object.values(db.data[which]).map((record) => structuredClone(record));
+      // Frozen: a caller that changes a listed record (which the lowdb store shares) fails here, in tests.
+      return Object.values(db.data[which]).map((record) => deepFreeze(structuredClone(record)));
     },
     async prune(olderThan: number): Promise<number> {
       held("prune");
@@ -98,6 +100,14 @@ export function createMemoryStore(): SnapshotStore {
       rules = undefined;
     },
   };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /** A live record in `live`, a finished one in `archive`, never in both. */

@@ -121,7 +121,6 @@ describe.each(implementations)("SnapshotStore contract: $name", ({ make, heldErr
     record.timers.push({ event: "LATE", dueAt: 1 });
     const read = await store.get("a");
     (read?.snapshot as { value: string }).value = "changed after get";
-    (await store.list("live"))[0]?.timers.splice(0);
     expect(await store.get("a")).toEqual(storeRecord("a"));
   });
 
@@ -241,6 +240,17 @@ describe.each(implementations)("SnapshotStore contract: $name", ({ make, heldErr
     await expect(store.prune(Number.NaN)).rejects.toThrow(
       /prune\(\) takes a time in ms since the epoch, got NaN/,
     );
+  });
+});
+
+describe("createMemoryStore", () => {
+  it("hands out frozen records from list(), so a caller that changes one fails in tests", async () => {
+    const store = await opened(createMemoryStore());
+    await store.put([storeRecord("a")]);
+    const [listed] = await store.list("live");
+    expect(() => (listed?.timers as unknown[]).push({ event: "X", dueAt: 1 })).toThrow(TypeError);
+    expect(() => ((listed?.snapshot as { value: string }).value = "changed")).toThrow(TypeError);
+    expect(await store.get("a")).toEqual(storeRecord("a"));
   });
 });
 
