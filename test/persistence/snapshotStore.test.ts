@@ -89,6 +89,19 @@ describe("LowdbSnapshotStore: durability and coalescing", () => {
     expect(again.warnings).toEqual([]);
   });
 
+  it("puts a list as one journal append, or refuses it whole when one record is invalid", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir);
+    await store.putAll([rec("mention:1"), rec("mention:2"), rec("mention:3", { status: "done" })]);
+    expect(store.stats()).toMatchObject({ journalAppends: 1, liveRecords: 2, archivedRecords: 1 });
+    await expect(store.putAll([rec("mention:4"), rec("mention:5", { machineVersion: 1 })])).rejects.toThrow(
+      InvalidActorRecordError,
+    );
+    expect(store.get("mention:4")).toBeUndefined();
+    await store.putAll([]);
+    expect(store.stats().journalAppends).toBe(1);
+  });
+
   it("coalesces 1,000 puts across shards into at most one write per shard", async () => {
     const dir = await dirs.make();
     const { store } = await open(dir, { shards: 8 });
