@@ -29,7 +29,7 @@ import {
   ConversationIndex,
   DurableJsonFile,
   EventLog,
-  SnapshotStore,
+  LowdbSnapshotStore,
 } from "../src/persistence/index.js";
 import { createA2ARuntime } from "../src/runtime/index.js";
 import { TimerQueue } from "../src/durable/TimerQueue.js";
@@ -186,7 +186,7 @@ function timedAsync<A extends unknown[], R>(name: string, fn: (...args: A) => Pr
 
 const copySpent = () => new Map([...spent].map(([name, entry]) => [name, { ...entry }]));
 
-/** Per actor id, when each transition not yet handed to SnapshotStore.put happened (performance.now()). */
+/** Per actor id, when each transition not yet handed to LowdbSnapshotStore.put happened (performance.now()). */
 const unpersisted = new Map<string, number[]>();
 const lags: number[] = [];
 let measuring = false;
@@ -198,15 +198,18 @@ let putFailures = 0;
 const batches = new Set<Promise<void>>();
 /** Records of measured transitions, replayed into plain lowdb. */
 const samples: ActorRecord[] = [];
-const stores: SnapshotStore[] = [];
+const stores: LowdbSnapshotStore[] = [];
 
-const originalPut = timed("put", SnapshotStore.prototype.put);
+const originalPut = timed("put", LowdbSnapshotStore.prototype.put);
 /**
  * Lag = from a transition to the moment the put() carrying it settles: put() returns the promise of
  * the coalesced batch that appends the record to the journal (write + fdatasync); the shard files
  * catch up in compactions, off the put() path.
  */
-SnapshotStore.prototype.put = function put(this: SnapshotStore, record: ActorRecord): Promise<void> {
+LowdbSnapshotStore.prototype.put = function put(
+  this: LowdbSnapshotStore,
+  record: ActorRecord,
+): Promise<void> {
   const promise = originalPut.call(this, record);
   const pending = unpersisted.get(record.id);
   if (pending !== undefined) {
@@ -225,8 +228,8 @@ SnapshotStore.prototype.put = function put(this: SnapshotStore, record: ActorRec
   }
   return promise;
 };
-SnapshotStore.prototype.load = timed("store copies", SnapshotStore.prototype.load);
-SnapshotStore.prototype.archived = timed("store copies", SnapshotStore.prototype.archived);
+LowdbSnapshotStore.prototype.load = timed("store copies", LowdbSnapshotStore.prototype.load);
+LowdbSnapshotStore.prototype.archived = timed("store copies", LowdbSnapshotStore.prototype.archived);
 const setTimers = timed("TimerQueue.set", TimerQueue.prototype.set);
 const lastSet = new Map<string, string>();
 TimerQueue.prototype.set = function set(this: TimerQueue, actorId, timers) {
@@ -242,8 +245,8 @@ TimerQueue.prototype.set = function set(this: TimerQueue, actorId, timers) {
 };
 // An async function: this times its synchronous part, which is JSON.stringify of the whole file.
 DurableJsonFile.prototype.write = timed("write (sync part)", DurableJsonFile.prototype.write);
-const openStore = timedAsync("SnapshotStore.open", SnapshotStore.open.bind(SnapshotStore));
-SnapshotStore.open = async (options) => {
+const openStore = timedAsync("LowdbSnapshotStore.open", LowdbSnapshotStore.open.bind(LowdbSnapshotStore));
+LowdbSnapshotStore.open = async (options) => {
   const store = await openStore(SHARDS === undefined ? options : { ...options, shards: SHARDS });
   stores.push(store);
   return store;
@@ -484,11 +487,11 @@ async function main(): Promise<void> {
         `live shards ${mb(stateBytes)} (${int(stateBytes / ACTORS)} B per record)`,
     );
     const startParts = [
-      ["SnapshotStore.open (read, parse, validate)", "SnapshotStore.open"],
+      ["LowdbSnapshotStore.open (read, parse, validate)", "LowdbSnapshotStore.open"],
       ["EventLog + ConversationIndex open", "log+index open"],
       ["store.load()/archived() copies", "store copies"],
       ["TimerQueue.set", "TimerQueue.set"],
-      ["SnapshotStore.put (re-persist every actor)", "put"],
+      ["LowdbSnapshotStore.put (re-persist every actor)", "put"],
     ] as const;
     const accounted = startParts.reduce((sum, [, key]) => sum + (startSpent.get(key)?.ms ?? 0), 0);
     printTable(

@@ -9,7 +9,7 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { type ActorRecord, SnapshotStore } from "../src/persistence/index.js";
+import { type ActorRecord, LowdbSnapshotStore } from "../src/persistence/index.js";
 
 function option(name: string, fallback: string): string {
   const at = process.argv.indexOf(`--${name}`);
@@ -62,7 +62,7 @@ async function measure(shards: number): Promise<Row> {
   let clock = 1_700_000_000_000;
   const now = () => clock;
   const open = () =>
-    SnapshotStore.open({ dir, now, shards, machineVersions: { [MACHINE]: 1 }, onWarning: () => {} });
+    LowdbSnapshotStore.open({ dir, now, shards, machineVersions: { [MACHINE]: 1 }, onWarning: () => {} });
   try {
     const seed = await open();
     for (let i = 0; i < RECORDS; i++) void seed.put(record(i, clock));

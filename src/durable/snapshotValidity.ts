@@ -4,7 +4,7 @@ import { isPlainObject } from "../persistence/index.js";
 const STATUSES: ReadonlySet<unknown> = new Set(["active", "done", "error", "stopped"]);
 
 /**
- * The check SnapshotStore applies at open (its `validateSnapshot` option): whether a persisted snapshot
+ * The check LowdbSnapshotStore applies at open (its `validateSnapshot` option): whether a persisted snapshot
  * can be restored by its machine. XState 5 does not refuse a snapshot naming a state its machine lacks
  * when an actor is created from it; the actor fails later and every read of it throws. Resolving the
  * state value against the machine first lets the store quarantine such a record instead. Returns a

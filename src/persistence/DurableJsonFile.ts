@@ -47,7 +47,7 @@ export interface DurableJsonFileOptions<T> {
  * directory so the rename itself is durable.
  *
  * One writer per file: the caller must not start a second `write()` of the same file before the
- * first settles (the temp name is per process). SnapshotStore serialises its writes.
+ * first settles (the temp name is per process). LowdbSnapshotStore serialises its writes.
  */
 export class DurableJsonFile<T> implements Adapter<T> {
   constructor(

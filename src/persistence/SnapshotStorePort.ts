@@ -21,17 +21,59 @@ export interface SnapshotStore {
    * record that cannot be used is set aside and reported, never silently dropped.
    */
   open(options: SnapshotStoreOpenOptions): Promise<SnapshotStoreOpenReport>;
-  /** A live or archived record, by actor id. */
+  /** A live or archived record, by actor id: a copy, the caller's to change. */
   get(id: string): Promise<ActorRecord | undefined>;
   /**
    * Writes the records as one batch; resolves once every one of them is durable (rejects if any is
    * not). A record whose status is `done` or `error` is archived: it leaves the live records.
    */
   put(records: readonly ActorRecord[]): Promise<void>;
-  /** The live records (what a start resumes), or the archived ones. */
-  list(which: "live" | "archive"): Promise<ActorRecord[]>;
+  /**
+   * The live records (what a start resumes), or the archived ones. For speed (a start lists thousands)
+   * they may be the store's own objects: read them, never change them or anything in them. The memory
+   * store hands out frozen copies, so a change fails loudly in tests.
+   */
+  list(which: "live" | "archive"): Promise<Array<Readonly<ActorRecord>>>;
   /** Drops archived records last updated before `olderThan` (ms since the epoch); resolves how many. */
   prune(olderThan: number): Promise<number>;
-  /** Lands what is pending and releases the store (another process may then open it). */
+  /**
+   * Lands what is pending and releases the store (another process may then open it). Closing a store
+   * that is not open does nothing; every other method then rejects with SnapshotStoreNotOpenError.
+   */
   close(): Promise<void>;
+}
+
+/** A store method was called while the store is not open: before open(), or after close(). */
+export class SnapshotStoreNotOpenError extends Error {
+  override readonly name = "SnapshotStoreNotOpenError";
+
+  constructor(
+    /** Which store, e.g. `lowdb store in /var/lib/a2a`. */
+    readonly store: string,
+    readonly method: string,
+  ) {
+    super(`${store}: ${method}() refused: the store is not open (open() it first, and again after close())`);
+  }
+}
+
+/** open() of a store that is already open: one holder at a time. */
+export class SnapshotStoreInUseError extends Error {
+  override readonly name = "SnapshotStoreInUseError";
+
+  constructor(readonly store: string) {
+    super(`${store}: open() refused: it is already open (held by another host); close() it first`);
+  }
+}
+
+/** The argument checks every store makes, so that each refuses bad input with the same words. */
+export function checkListKind(store: string, which: unknown): asserts which is "live" | "archive" {
+  if (which !== "live" && which !== "archive") {
+    throw new TypeError(`${store}: list() takes "live" or "archive", got ${JSON.stringify(which)}`);
+  }
+}
+
+export function checkCutoff(store: string, olderThan: unknown): asserts olderThan is number {
+  if (typeof olderThan !== "number" || !Number.isFinite(olderThan)) {
+    throw new TypeError(`${store}: prune() takes a time in ms since the epoch, got ${String(olderThan)}`);
+  }
 }

@@ -140,6 +140,24 @@ export function checkActorRecord(
   return checked.ok ? { ...checked, fromVersion: machineVersion } : checked;
 }
 
+/**
+ * What a store keeps of a record put now: a JSON copy (exactly what a restart reads back), checked by
+ * ActorRecordSchema and `rules` (its machine version must be the current one).
+ *
+ * @throws InvalidActorRecordError naming the record and what is wrong.
+ */
+export function recordForPut(record: ActorRecord, rules: ActorRecordRules): ActorRecord {
+  let copy: unknown;
+  try {
+    copy = JSON.parse(JSON.stringify(record));
+  } catch (error) {
+    throw new InvalidActorRecordError(idOf(record), `it is not JSON data (${errorText(error)})`);
+  }
+  const checked = checkActorRecord(idOf(record) ?? "", copy, rules, false);
+  if (!checked.ok) throw new InvalidActorRecordError(idOf(record), checked.problem);
+  return checked.record;
+}
+
 function restorable(record: ActorRecord, rules: ActorRecordRules): CheckedRecord {
   let problem: string | undefined;
   try {

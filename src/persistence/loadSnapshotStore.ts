@@ -28,7 +28,7 @@ export interface LoadContext {
 }
 
 /**
- * Reads a SnapshotStore's files and journal into `layout`: every record checked (and migrated), the
+ * Reads a LowdbSnapshotStore's files and journal into `layout`: every record checked (and migrated), the
  * ones that cannot be used kept in `quarantine/records-<time>.json`, a store file that does not parse
  * moved aside, a damaged journal segment copied to `quarantine/`; what it did goes into `ctx.report`.
  * Returns the journal segments' sequence numbers, in order (the caller seals them).

@@ -16,7 +16,7 @@ import {
 } from "./actorRecord.js";
 import { DAMAGED_JOURNAL_FILE } from "./journal/keepDamagedJournal.js";
 import { journalSegments, readJournalSegment } from "./journal/segmentFormat.js";
-import { ARCHIVE_FILE, SHARD_FILE } from "./SnapshotStore.js";
+import { ARCHIVE_FILE, SHARD_FILE } from "./LowdbSnapshotStore.js";
 import { isProcessAlive, readLockFile } from "./StateDirLock.js";
 import { listQuarantined, type QuarantinedFile } from "./listQuarantined.js";
 
@@ -48,7 +48,7 @@ export interface StateDirReading {
   /** The state directory, absolute. */
   dir: string;
   lock: StateDirLockInfo;
-  /** Every readable record, one per id (of two copies a crash left, the one SnapshotStore would keep). */
+  /** Every readable record, one per id (of two copies a crash left, the one LowdbSnapshotStore would keep). */
   actors: StoredActor[];
   problems: StateDirProblem[];
   /** Files set aside earlier (`*.corrupt-<time>` anywhere, everything in `quarantine/`), oldest first. */
@@ -78,7 +78,7 @@ export class StateDirNotFoundError extends Error {
  * a running runtime. Every file is replaced atomically (DurableJsonFile), so each read sees a whole
  * file; live shards are read before the archive, so a record moving to the archive meanwhile is seen
  * at least once. The journal segments (`actors/journal-<n>.ndjson`) are read first and replayed over
- * the files as SnapshotStore.open does (the last line per id, unless a file holds a newer copy), so
+ * the files as LowdbSnapshotStore.open does (the last line per id, unless a file holds a newer copy), so
  * the latest acknowledged records show; a segment that a compaction removed meanwhile was folded into
  * the files read after it. A torn last line (an append in progress) is skipped. A file or record
  * that cannot be used is reported in `problems` and the rest is read.
@@ -131,7 +131,7 @@ export async function readStateDir(dir: string, options: ReadStateDirOptions = {
   );
   for (const [id, entry] of journal) {
     const current = fromFiles.get(id);
-    // SnapshotStore.open's rule: the journal's copy, unless a file holds a newer (or the same) one.
+    // LowdbSnapshotStore.open's rule: the journal's copy, unless a file holds a newer (or the same) one.
     if (
       current !== undefined &&
       (newerRecord(current.record, entry.record) || sameData(current.record, entry.record))
@@ -162,7 +162,7 @@ async function readJournal(
     }
     const parsed = readJournalSegment(bytes);
     if (parsed.damage !== undefined) {
-      // SnapshotStore loads what can be read and keeps a copy in quarantine/ at its next open.
+      // LowdbSnapshotStore loads what can be read and keeps a copy in quarantine/ at its next open.
       problems.push({ file, problem: `${parsed.damage.kind} journal: ${parsed.damage.problem}` });
     }
     for (const value of parsed.values) {
@@ -212,7 +212,7 @@ async function readRecords(
   }
 }
 
-/** The checks SnapshotStore makes at open, reported instead of quarantined. */
+/** The checks LowdbSnapshotStore makes at open, reported instead of quarantined. */
 function checkRecord(
   key: string,
   value: unknown,

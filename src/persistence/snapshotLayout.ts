@@ -1,7 +1,8 @@
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Low } from "lowdb";
 import type { ActorRecord } from "./actorRecord.js";
-import { DurableJsonFile } from "./DurableJsonFile.js";
+import { DurableJsonFile, syncDirectory } from "./DurableJsonFile.js";
 
 export interface StoreDoc {
   version: 1;
@@ -27,8 +28,15 @@ export interface StaleCopy {
   copy: ActorRecord;
 }
 
+/** An old copy that can go once `home`, the file with the record's current version, is written. */
+export interface FreeableCopy {
+  id: string;
+  old: StaleCopy;
+  home: StoreFile;
+}
+
 /**
- * Where each record of a SnapshotStore lives in memory and on disk: its live shard (by FNV-1a of its id)
+ * Where each record of a LowdbSnapshotStore lives in memory and on disk: its live shard (by FNV-1a of its id)
  * or its archive day, the older copies a move leaves until the new home is written, and the files that
  * changed since they were last written.
  */
@@ -118,6 +126,91 @@ export class SnapshotLayout {
 
   markDirty(file: StoreFile): void {
     this.dirty.add(file);
+  }
+
+  /** How many records are live and archived. */
+  counts(): { live: number; archive: number } {
+    const counts = { live: 0, archive: 0 };
+    for (const file of this.home.values()) counts[file.kind]++;
+    return counts;
+  }
+
+  /** Drops the archived records last updated before `cutoff`, and any old copy of them; returns how many. */
+  dropArchivedBefore(cutoff: number): number {
+    let dropped = 0;
+    for (const [id, file] of this.home) {
+      if (file.kind !== "archive") continue;
+      const record = file.db.data.records[id];
+      if (record === undefined || record.updatedAt >= cutoff) continue;
+      Reflect.deleteProperty(file.db.data.records, id);
+      this.home.delete(id);
+      this.markDirty(file);
+      for (const old of this.stale.get(id) ?? []) {
+        if (old.file.db.data.records[id] === old.copy) {
+          Reflect.deleteProperty(old.file.db.data.records, id);
+          this.markDirty(old.file);
+        }
+      }
+      this.stale.delete(id);
+      dropped++;
+    }
+    return dropped;
+  }
+
+  /** The old copies that writing `files` makes free: their record's home is one of them. */
+  freeableCopies(files: readonly StoreFile[]): FreeableCopy[] {
+    const inBatch = new Set(files);
+    const freeable: FreeableCopy[] = [];
+    for (const [id, olds] of this.stale) {
+      const home = this.home.get(id);
+      if (home !== undefined && inBatch.has(home)) for (const old of olds) freeable.push({ id, old, home });
+    }
+    return freeable;
+  }
+
+  /**
+   * Writes each file whole and durably, then drops the old copies in `freeable` whose home was
+   * written. A file that failed is dirty again (the next compaction retries it); returns the failures.
+   */
+  async writeFiles(
+    files: readonly StoreFile[],
+    freeable: readonly FreeableCopy[],
+  ): Promise<Array<{ file: string; cause: unknown }>> {
+    // One file at a time: each stringify blocks the event loop for one file's worth (not the whole
+    // database at once), and only one file's text is in memory, so appends go on meanwhile.
+    const failed = new Set<StoreFile>();
+    const failures: Array<{ file: string; cause: unknown }> = [];
+    for (const file of files) {
+      try {
+        await this.persist(file);
+      } catch (cause) {
+        failed.add(file);
+        this.markDirty(file);
+        failures.push({ file: file.path, cause });
+      }
+    }
+    for (const { id, old, home } of freeable) {
+      if (failed.has(home)) continue;
+      if (old.file.db.data.records[id] === old.copy) {
+        Reflect.deleteProperty(old.file.db.data.records, id);
+        this.markDirty(old.file);
+      }
+      const rest = (this.stale.get(id) ?? []).filter((s) => s !== old);
+      if (rest.length === 0) this.stale.delete(id);
+      else this.stale.set(id, rest);
+    }
+    return failures;
+  }
+
+  private async persist(file: StoreFile): Promise<void> {
+    if ((file.kind === "archive" || file.retired) && isEmpty(file.db.data.records)) {
+      // An archive day or an old-layout shard with nothing left: delete rather than keep an empty file.
+      await rm(file.path, { force: true });
+      await syncDirectory(file.kind === "live" ? this.actorsDir : this.archiveDir);
+      if (isEmpty(file.db.data.records) && !this.dirty.has(file)) this.files.delete(file.key);
+      return;
+    }
+    await file.db.write();
   }
 }
 

@@ -1,4 +1,4 @@
-// SnapshotStore's options, report, stats and errors, and the check of its options.
+// LowdbSnapshotStore's options, report, stats and errors, and the check of its options.
 import { isPlainObject } from "./actorRecord.js";
 import { errorText } from "./DurableJsonFile.js";
 
@@ -99,10 +99,10 @@ export class SnapshotStoreClosedError extends Error {
   }
 }
 
-/** Throws a TypeError naming the first option that is not valid. */
-export function checkOptions(options: SnapshotStoreOptions): void {
+/** Throws a TypeError naming `caller` and the first option that is not valid. */
+export function checkOptions(options: SnapshotStoreOptions, caller = "LowdbSnapshotStore.open"): void {
   const fail = (message: string): never => {
-    throw new TypeError(`SnapshotStore.open: ${message}`);
+    throw new TypeError(`${caller}: ${message}`);
   };
   if (typeof options.dir !== "string" || options.dir === "") fail("dir must be a non-empty path");
   const { shards, cleanupMaxAgeMs, machineVersions } = options;
@@ -116,10 +116,19 @@ export function checkOptions(options: SnapshotStoreOptions): void {
   if (cleanupMaxAgeMs !== undefined && !(Number.isFinite(cleanupMaxAgeMs) && cleanupMaxAgeMs >= 0)) {
     fail(`cleanupMaxAgeMs must be a number of milliseconds ≥ 0, got ${String(cleanupMaxAgeMs)}`);
   }
-  if (!isPlainObject(machineVersions)) fail("machineVersions must be an object of machine id → version");
+  checkMachineVersions(machineVersions, caller);
+}
+
+/** Throws a TypeError naming `caller` when `machineVersions` is not an object of machine id → version ≥ 0. */
+export function checkMachineVersions(machineVersions: unknown, caller: string): void {
+  if (!isPlainObject(machineVersions)) {
+    throw new TypeError(`${caller}: machineVersions must be an object of machine id → version`);
+  }
   for (const [machineId, version] of Object.entries(machineVersions)) {
-    if (!Number.isInteger(version) || version < 0) {
-      fail(`machineVersions.${machineId} must be a whole number ≥ 0, got ${String(version)}`);
+    if (typeof version !== "number" || !Number.isInteger(version) || version < 0) {
+      throw new TypeError(
+        `${caller}: machineVersions.${machineId} must be a whole number ≥ 0, got ${String(version)}`,
+      );
     }
   }
 }

@@ -1,6 +1,6 @@
 import { type AnyActorRef, type AnyStateMachine, createActor, type InspectionEvent } from "xstate";
 import { displayText } from "../services/index.js";
-import type { ActorRecord, ActorStatus, SnapshotStore } from "../persistence/index.js";
+import type { ActorRecord, ActorStatus, LowdbSnapshotStore } from "../persistence/index.js";
 import { type CollaborationMeta, collaborationMeta } from "./collaborationMeta.js";
 import { collectDue } from "../durable/dueTimers.js";
 import type { EarlierPosts } from "./EarlierPosts.js";
@@ -21,7 +21,7 @@ export interface ActorHostOptions {
   inspect?: ((event: InspectionEvent) => void) | undefined;
   earlierPosts: EarlierPosts;
   /** The open store; undefined while the runtime is not running. */
-  store: () => SnapshotStore | undefined;
+  store: () => LowdbSnapshotStore | undefined;
   stopping: () => boolean;
   /** Resolves once a write (a put or flush) or a retry of it is on disk. */
   landed: (write: Promise<void>) => Promise<void>;
@@ -38,7 +38,7 @@ export class ActorHost {
   readonly hosted = new Map<string, Hosted>();
   /**
    * Live collaborations not hosted yet, by id: the store's own records, read only
-   * (SnapshotStore.forEachRecord); one leaves this map when it is hosted.
+   * (LowdbSnapshotStore.forEachRecord); one leaves this map when it is hosted.
    */
   readonly dormant = new Map<string, Readonly<ActorRecord>>();
   readonly timers: TimerQueue;
@@ -157,7 +157,7 @@ export class ActorHost {
     queueMicrotask(() => this.persistDirty());
   }
 
-  private persist(entry: Hosted, store: SnapshotStore): void {
+  private persist(entry: Hosted, store: LowdbSnapshotStore): void {
     const snapshot = entry.actor.getSnapshot() as { status: string };
     const status = snapshot.status === "done" ? "done" : snapshot.status === "error" ? "error" : "active";
     const due = status === "active" ? collectDue(entry.actor) : [];

@@ -12,7 +12,7 @@ import {
   acquireStateDirLock,
   ConversationIndex,
   EventLog,
-  SnapshotStore,
+  LowdbSnapshotStore,
 } from "../persistence/index.js";
 import {
   type A2AConfig,
@@ -135,7 +135,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   });
   /** Live collaborations by the thread they await an answer in: inbound messages touch only those. */
   const awaitingIn = new Map<string, Set<string>>();
-  let store: SnapshotStore | undefined;
+  let store: LowdbSnapshotStore | undefined;
   let index: ConversationIndex | undefined;
   let log: EventLog | undefined;
   let lock: { release(): Promise<void> } | undefined;
@@ -542,7 +542,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       limiters.messages.reopen();
       lock = acquired;
       try {
-        store = await SnapshotStore.open({
+        store = await LowdbSnapshotStore.open({
           dir: stateDir,
           now,
           machineVersions: { ...MACHINE_VERSIONS },

@@ -50,7 +50,7 @@ export const crashConfig = {
   },
 };
 
-// ---- reading the state directory as the SnapshotStore lays it out (read-only, no lock) ----
+// ---- reading the state directory as the LowdbSnapshotStore lays it out (read-only, no lock) ----
 
 /** An actor record as stored in `actors/shard-NN.json` or `archive/archive-<day>.json`. */
 export interface DiskRecord {
@@ -79,9 +79,9 @@ export type ParsedFileCache = Map<string, { key: string; records: Record<string,
 /**
  * Every record's current copy. A record moving between files (finished → archive) stays in the old
  * file until the new one is on disk, so two copies may exist: the later updatedAt wins, on a tie the
- * finished one — the rule SnapshotStore.open applies. `ids` limits the shard files read to theirs.
+ * finished one — the rule LowdbSnapshotStore.open applies. `ids` limits the shard files read to theirs.
  * The journal (`actors/journal-<n>.ndjson`, what put() appends before the shards catch up) is read
- * first and replayed over the files as SnapshotStore.open does: its last line per id wins unless a
+ * first and replayed over the files as LowdbSnapshotStore.open does: its last line per id wins unless a
  * file holds a newer copy; a torn last line (an append cut short) is skipped.
  */
 export function readActorRecords(
@@ -212,7 +212,7 @@ function mulberry32(seed: number): () => number {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Resolves once the record on disk satisfies `test`: the child reads the files the SnapshotStore
+ * Resolves once the record on disk satisfies `test`: the child reads the files the LowdbSnapshotStore
  * renames into place, and what it finds there survives SIGKILL. discordSend promises durability of
  * the send, but handleDiscordMessage promises none for the response it records, and A2ARuntime has
  * no flush(), so acks are confirmed here rather than taken on trust. All waiters share one poll.

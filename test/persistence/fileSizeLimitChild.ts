@@ -1,17 +1,17 @@
 /**
- * Child of journalFileSizeLimit.test.ts, run under `ulimit -f`: puts records into a SnapshotStore in
+ * Child of journalFileSizeLimit.test.ts, run under `ulimit -f`: puts records into a LowdbSnapshotStore in
  * `argv[2]` one at a time and prints `ack <id> <n>` once a put resolved (acknowledged), `failed <n>`
  * when it failed. A failed put is retried with flush(); after FAILURES_TO_STOP failures in a row (or
  * MAX_PUTS puts) it prints `stuck` and waits to be killed. The parent SIGKILLs it and checks that every acknowledged put is on disk.
  */
-import { SnapshotStore } from "../../src/persistence/index.js";
+import { LowdbSnapshotStore } from "../../src/persistence/index.js";
 
 const FAILURES_TO_STOP = 3;
 const MAX_PUTS = 1500;
 const dir = process.argv[2];
 if (dir === undefined) throw new Error("usage: fileSizeLimitChild.ts <state dir>");
 
-const store = await SnapshotStore.open({
+const store = await LowdbSnapshotStore.open({
   dir,
   machineVersions: { mention: 1 },
   onWarning: (message) => process.stderr.write(`${message}\n`),

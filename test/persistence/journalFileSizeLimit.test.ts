@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
-import { SnapshotStore } from "../../src/persistence/index.js";
+import { LowdbSnapshotStore } from "../../src/persistence/index.js";
 import { tempDirs } from "./tempDirs.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -52,7 +52,7 @@ async function runUntilStuck(
   return { acked, stderr, lastAck, ...(firstFailure === undefined ? {} : { firstFailure }) };
 }
 
-describe("SnapshotStore under a real file-size limit (ulimit -f)", () => {
+describe("LowdbSnapshotStore under a real file-size limit (ulimit -f)", () => {
   it("loses no acknowledged put when the limit bites mid-append, goes on in a new segment, and survives a kill", async () => {
     const dir = await dirs.make();
     const { acked, stderr, firstFailure, lastAck } = await runUntilStuck(dir, 512);
@@ -63,7 +63,7 @@ describe("SnapshotStore under a real file-size limit (ulimit -f)", () => {
     expect(firstFailure).toBeDefined();
     expect(lastAck).toBeGreaterThan((firstFailure ?? 0) + 100);
 
-    const store = await SnapshotStore.open({
+    const store = await LowdbSnapshotStore.open({
       dir,
       machineVersions: { mention: 1 },
       onWarning: () => undefined,

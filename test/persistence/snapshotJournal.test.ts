@@ -14,7 +14,7 @@ import {
   type ActorRecord,
   JOURNAL_BLOCK_BYTES,
   JOURNAL_HEADER,
-  SnapshotStore,
+  LowdbSnapshotStore,
   type SnapshotStoreOptions,
   readStateDir,
   shardOf,
@@ -25,7 +25,7 @@ import { STORE_T0, storeRecord } from "../support/storeRecords.js";
 
 const dirs = tempDirs();
 /** Every store a test opened: closed after it (a test may leave one open to play a crash). */
-const opened: SnapshotStore[] = [];
+const opened: LowdbSnapshotStore[] = [];
 afterEach(async () => {
   vi.restoreAllMocks();
   for (const store of opened.splice(0)) await store.close().catch(() => undefined);
@@ -40,9 +40,9 @@ const rec = storeRecord;
 async function open(
   dir: string,
   options: Partial<SnapshotStoreOptions> = {},
-): Promise<{ store: SnapshotStore; warnings: string[] }> {
+): Promise<{ store: LowdbSnapshotStore; warnings: string[] }> {
   const warnings: string[] = [];
-  const store = await SnapshotStore.open({
+  const store = await LowdbSnapshotStore.open({
     dir,
     now: () => T0,
     shards: 4,
@@ -100,7 +100,7 @@ function dataOf(bytes: Buffer): string {
   return bytes.subarray(0, end < 0 ? bytes.length : end).toString("utf8");
 }
 
-describe("SnapshotStore journal", () => {
+describe("LowdbSnapshotStore journal", () => {
   it("makes a put durable in the journal when it resolves, without rewriting any shard", async () => {
     const dir = await dirs.make();
     const first = await open(dir);

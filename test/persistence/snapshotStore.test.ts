@@ -6,7 +6,7 @@ import {
   ActorRecordSchema,
   DEFAULT_SHARDS,
   InvalidActorRecordError,
-  SnapshotStore,
+  LowdbSnapshotStore,
   type SnapshotStoreOptions,
   SnapshotStoreClosedError,
   SnapshotStoreWriteError,
@@ -18,7 +18,7 @@ import { STORE_T0, storeRecord } from "../support/storeRecords.js";
 
 const dirs = tempDirs();
 /** Every store a test opened: closed after it (a test may leave one open to play a crash). */
-const opened: SnapshotStore[] = [];
+const opened: LowdbSnapshotStore[] = [];
 afterEach(async () => {
   for (const store of opened.splice(0)) await store.close().catch(() => undefined);
   vi.useRealTimers();
@@ -32,13 +32,13 @@ const VERSIONS = { mention: 2, collaborate: 1 };
 const rec = storeRecord;
 
 interface Opened {
-  store: SnapshotStore;
+  store: LowdbSnapshotStore;
   warnings: string[];
 }
 
 async function open(dir: string, options: Partial<SnapshotStoreOptions> = {}): Promise<Opened> {
   const warnings: string[] = [];
-  const store = await SnapshotStore.open({
+  const store = await LowdbSnapshotStore.open({
     dir,
     now: () => T0,
     shards: 4,
@@ -68,7 +68,7 @@ async function onDisk(dir: string, sub = "actors"): Promise<Record<string, unkno
   return out;
 }
 
-describe("SnapshotStore: durability and coalescing", () => {
+describe("LowdbSnapshotStore: durability and coalescing", () => {
   it("has on disk exactly what was put once flush() resolves, and a reopened store loads it", async () => {
     const dir = await dirs.make();
     const { store } = await open(dir);
@@ -87,6 +87,19 @@ describe("SnapshotStore: durability and coalescing", () => {
       [...records].sort((a, b) => a.id.localeCompare(b.id)),
     );
     expect(again.warnings).toEqual([]);
+  });
+
+  it("puts a list as one journal append, or refuses it whole when one record is invalid", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir);
+    await store.putAll([rec("mention:1"), rec("mention:2"), rec("mention:3", { status: "done" })]);
+    expect(store.stats()).toMatchObject({ journalAppends: 1, liveRecords: 2, archivedRecords: 1 });
+    await expect(store.putAll([rec("mention:4"), rec("mention:5", { machineVersion: 1 })])).rejects.toThrow(
+      InvalidActorRecordError,
+    );
+    expect(store.get("mention:4")).toBeUndefined();
+    await store.putAll([]);
+    expect(store.stats().journalAppends).toBe(1);
   });
 
   it("coalesces 1,000 puts across shards into at most one write per shard", async () => {
@@ -166,7 +179,7 @@ describe("SnapshotStore: durability and coalescing", () => {
 
   it("uses the default shard count when none is given", async () => {
     const dir = await dirs.make();
-    const store = await SnapshotStore.open({ dir, machineVersions: VERSIONS, onWarning: () => {} });
+    const store = await LowdbSnapshotStore.open({ dir, machineVersions: VERSIONS, onWarning: () => {} });
     expect(store.stats().shards).toBe(DEFAULT_SHARDS);
     await store.put(rec("only"));
     await store.compact();
@@ -212,7 +225,7 @@ describe("SnapshotStore: durability and coalescing", () => {
   });
 });
 
-describe("SnapshotStore: archive and prune", () => {
+describe("LowdbSnapshotStore: archive and prune", () => {
   it("moves a finished record from its live shard to the archive of its day, and prunes it after cleanupMaxAgeMs", async () => {
     const dir = await dirs.make();
     let now = T0;
@@ -299,7 +312,7 @@ describe("SnapshotStore: archive and prune", () => {
   });
 });
 
-describe("SnapshotStore: quarantine at open", () => {
+describe("LowdbSnapshotStore: quarantine at open", () => {
   it("quarantines a truncated shard file, reports it, loads the rest and writes that shard afresh", async () => {
     const dir = await dirs.make();
     const first = await open(dir);
@@ -490,7 +503,7 @@ describe("SnapshotStore: quarantine at open", () => {
   });
 });
 
-describe("SnapshotStore: bad input and failures", () => {
+describe("LowdbSnapshotStore: bad input and failures", () => {
   it("rejects an invalid put with an error naming the id and the problem, and keeps everything else", async () => {
     const dir = await dirs.make();
     const { store } = await open(dir);
@@ -566,7 +579,7 @@ describe("SnapshotStore: bad input and failures", () => {
   it("rejects bad options clearly", async () => {
     const dir = await dirs.make();
     await expect(open(dir, { shards: 0 })).rejects.toThrow(
-      "SnapshotStore.open: shards must be a whole number",
+      "LowdbSnapshotStore.open: shards must be a whole number",
     );
     await expect(open(dir, { machineVersions: { mention: 1.5 } })).rejects.toThrow("machineVersions.mention");
   });
@@ -606,7 +619,7 @@ describe("SnapshotStore: bad input and failures", () => {
   });
 });
 
-describe("SnapshotStore: changing the shard count", () => {
+describe("LowdbSnapshotStore: changing the shard count", () => {
   it.each([
     [4, 8],
     [8, 3],

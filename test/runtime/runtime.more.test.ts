@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { createInspector } from "@statelyai/inspect";
 import { describe, expect, it, vi } from "vitest";
 import { type A2ARuntime, createA2ARuntime, MACHINE_VERSIONS } from "../../src/index.js";
-import { SnapshotStore } from "../../src/persistence/index.js";
+import { LowdbSnapshotStore } from "../../src/persistence/index.js";
 import { v1Context, v1SendingInChannel, v1Snapshot } from "../support/collaborateV1.js";
 import {
   BOTS,
@@ -89,7 +89,10 @@ describe("createA2ARuntime: more", () => {
       message: "리뷰 부탁",
       startedAt: T0,
     };
-    const old = await SnapshotStore.open({ dir, machineVersions: { ...MACHINE_VERSIONS, collaborate: 1 } });
+    const old = await LowdbSnapshotStore.open({
+      dir,
+      machineVersions: { ...MACHINE_VERSIONS, collaborate: 1 },
+    });
     const record = (id: string, snapshot: unknown) => ({
       id,
       machineId: "collaborate",
@@ -122,7 +125,7 @@ describe("createA2ARuntime: more", () => {
     ]);
     expect(warnings.join("\n")).toMatch(/"collab-odd".*quarantined.*the migration cannot convert it/);
     await r.stop();
-    const reopened = await SnapshotStore.open({ dir, machineVersions: { ...MACHINE_VERSIONS } });
+    const reopened = await LowdbSnapshotStore.open({ dir, machineVersions: { ...MACHINE_VERSIONS } });
     expect(reopened.get("collab-v1")?.machineVersion).toBe(MACHINE_VERSIONS.collaborate);
     expect(reopened.get("collab-odd")).toBeUndefined();
     await reopened.close();

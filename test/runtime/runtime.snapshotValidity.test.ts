@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SnapshotStore } from "../../src/persistence/index.js";
+import { LowdbSnapshotStore } from "../../src/persistence/index.js";
 import { MACHINE_VERSIONS } from "../../src/runtime/index.js";
 import { FakeDiscord, tempStateDir, useRuntimeHarness } from "../support/runtimeFakes.js";
 
@@ -10,7 +10,7 @@ const runtime = useRuntimeHarness(T0);
 
 /** Rewrites one stored record's snapshot state value, as a hand edit or a bad migration would leave it. */
 async function setStateValue(dir: string, id: string, value: unknown): Promise<void> {
-  const store = await SnapshotStore.open({
+  const store = await LowdbSnapshotStore.open({
     dir,
     now: () => T0,
     machineVersions: { ...MACHINE_VERSIONS },

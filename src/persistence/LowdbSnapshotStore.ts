@@ -1,17 +1,11 @@
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import {
-  type ActorRecord,
-  InvalidActorRecordError,
-  checkActorRecord,
-  describeId,
-  idOf,
-} from "./actorRecord.js";
+import { type ActorRecord, describeId, recordForPut } from "./actorRecord.js";
 import { errorCode, errorText, syncDirectory } from "./DurableJsonFile.js";
 import { JournalSegmentWriter } from "./journal/JournalSegmentWriter.js";
 import { journalFileName } from "./journal/segmentFormat.js";
 import { loadSnapshotStore } from "./loadSnapshotStore.js";
-import { type StaleCopy, SnapshotLayout, type StoreFile, isEmpty } from "./snapshotLayout.js";
+import { SnapshotLayout } from "./snapshotLayout.js";
 import {
   DEFAULT_CLEANUP_MAX_AGE_MS,
   DEFAULT_JOURNAL_MAX_BYTES,
@@ -58,7 +52,7 @@ interface Segment {
  *   open by updatedAt), never a loss.
  * - The caller holds the state-directory lock (acquireStateDirLock): the store assumes it is the only writer.
  */
-export class SnapshotStore {
+export class LowdbSnapshotStore {
   private readonly layout: SnapshotLayout;
   /** Ids put since the last journal append started: the next append writes their current records. */
   private readonly pending = new Set<string>();
@@ -120,9 +114,9 @@ export class SnapshotStore {
    * through onWarning and report(), and the rest loads. Any clean-up this needs is flushed before
    * open() resolves.
    */
-  static async open(options: SnapshotStoreOptions): Promise<SnapshotStore> {
+  static async open(options: SnapshotStoreOptions): Promise<LowdbSnapshotStore> {
     checkOptions(options);
-    const store = new SnapshotStore(options);
+    const store = new LowdbSnapshotStore(options);
     for (const dir of [store.actorsDir, store.archiveDir]) {
       try {
         await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -187,16 +181,26 @@ export class SnapshotStore {
    * stays in memory, flush() reports the failure and retries.
    */
   put(record: ActorRecord): Promise<void> {
-    if (this.closed)
-      return Promise.reject(new SnapshotStoreClosedError(this.options.dir, `put of ${describeId(record)}`));
-    let clean: ActorRecord;
+    return this.putAll([record]);
+  }
+
+  /** Stores several records as one batch, as put() does one; if any is refused, none is stored. */
+  putAll(records: readonly ActorRecord[]): Promise<void> {
+    if (this.closed) {
+      const what = records.length === 1 ? describeId(records[0]) : `${records.length} records`;
+      return Promise.reject(new SnapshotStoreClosedError(this.options.dir, `put of ${what}`));
+    }
+    let clean: ActorRecord[];
     try {
-      clean = this.checkForPut(record);
+      clean = records.map((record) => recordForPut(record, this.options));
     } catch (error) {
       return Promise.reject(error);
     }
-    this.layout.place(clean);
-    this.pending.add(clean.id);
+    if (clean.length === 0) return Promise.resolve();
+    for (const record of clean) {
+      this.layout.place(record);
+      this.pending.add(record.id);
+    }
     return this.schedule();
   }
 
@@ -229,25 +233,13 @@ export class SnapshotStore {
    * archive files left empty. Resolves with the number dropped once that is on disk.
    */
   prune(now: number = this.now()): Promise<number> {
+    return this.pruneBefore(now - this.cleanupMaxAgeMs);
+  }
+
+  /** As prune(), for the archived records last updated before `cutoff` (ms since the epoch). */
+  pruneBefore(cutoff: number): Promise<number> {
     if (this.closed) return Promise.reject(new SnapshotStoreClosedError(this.options.dir, "prune"));
-    const cutoff = now - this.cleanupMaxAgeMs;
-    let dropped = 0;
-    for (const [id, file] of this.layout.home) {
-      if (file.kind !== "archive") continue;
-      const record = file.db.data.records[id];
-      if (record === undefined || record.updatedAt >= cutoff) continue;
-      Reflect.deleteProperty(file.db.data.records, id);
-      this.layout.home.delete(id);
-      this.layout.markDirty(file);
-      for (const old of this.layout.stale.get(id) ?? []) {
-        if (old.file.db.data.records[id] === old.copy) {
-          Reflect.deleteProperty(old.file.db.data.records, id);
-          this.layout.markDirty(old.file);
-        }
-      }
-      this.layout.stale.delete(id);
-      dropped++;
-    }
+    const dropped = this.layout.dropArchivedBefore(cutoff);
     if (dropped === 0) return Promise.resolve(0);
     const done = this.compact().then(() => dropped);
     done.catch(() => undefined); // as put(): a failure surfaces through flush(), not as an unhandled rejection
@@ -255,16 +247,11 @@ export class SnapshotStore {
   }
 
   stats(): SnapshotStoreStats {
-    let liveRecords = 0;
-    let archivedRecords = 0;
-    for (const file of this.layout.home.values()) {
-      if (file.kind === "live") liveRecords++;
-      else archivedRecords++;
-    }
+    const { live, archive } = this.layout.counts();
     return {
       shards: this.shards,
-      liveRecords,
-      archivedRecords,
+      liveRecords: live,
+      archivedRecords: archive,
       bytesWritten: this.bytesWritten,
       writes: this.writes,
       journalAppends: this.journalAppends,
@@ -291,19 +278,6 @@ export class SnapshotStore {
   private countWrite(bytes: number): void {
     this.bytesWritten += bytes;
     this.writes += 1;
-  }
-
-  private checkForPut(record: ActorRecord): ActorRecord {
-    let copy: unknown;
-    try {
-      // A JSON round trip: what is kept in memory is exactly what a restart will read back.
-      copy = JSON.parse(JSON.stringify(record));
-    } catch (error) {
-      throw new InvalidActorRecordError(idOf(record), `it is not JSON data (${errorText(error)})`);
-    }
-    const checked = checkActorRecord(idOf(record) ?? "", copy, this.options, false);
-    if (!checked.ok) throw new InvalidActorRecordError(idOf(record), checked.problem);
-    return checked.record;
   }
 
   private newSegment(seq: number): Segment {
@@ -410,42 +384,12 @@ export class SnapshotStore {
     const toDelete = [...this.sealed];
     const files = [...this.layout.dirty];
     this.layout.dirty.clear();
-    const inBatch = new Set(files);
-    // Old copies this compaction can free: their record's home is written in it.
-    const freeable: Array<{ id: string; old: StaleCopy; home: StoreFile }> = [];
-    for (const [id, olds] of this.layout.stale) {
-      const home = this.layout.home.get(id);
-      if (home !== undefined && inBatch.has(home)) for (const old of olds) freeable.push({ id, old, home });
-    }
+    const freeable = this.layout.freeableCopies(files);
     // The append that was writing to the sealed segment finishes there before it is closed.
     await inFlight?.catch(() => undefined);
     await sealedNow.writer.close().catch(() => undefined);
 
-    // One file at a time: each stringify blocks the event loop for one file's worth (not the whole
-    // database at once), and only one file's text is in memory, so appends go on meanwhile.
-    const failed = new Set<StoreFile>();
-    const failures: Array<{ file: string; cause: unknown }> = [];
-    for (const file of files) {
-      try {
-        await this.persist(file);
-      } catch (cause) {
-        failed.add(file);
-        this.layout.markDirty(file);
-        failures.push({ file: file.path, cause });
-      }
-    }
-
-    for (const { id, old, home } of freeable) {
-      if (failed.has(home)) continue;
-      if (old.file.db.data.records[id] === old.copy) {
-        Reflect.deleteProperty(old.file.db.data.records, id);
-        this.layout.markDirty(old.file);
-      }
-      const rest = (this.layout.stale.get(id) ?? []).filter((s) => s !== old);
-      if (rest.length === 0) this.layout.stale.delete(id);
-      else this.layout.stale.set(id, rest);
-    }
-
+    const failures = await this.layout.writeFiles(files, freeable);
     if (failures.length > 0) {
       const error = new SnapshotStoreWriteError(failures);
       this.warn(error.message);
@@ -466,16 +410,5 @@ export class SnapshotStore {
     }
     if (removed) await syncDirectory(this.actorsDir);
     this.compactions += 1;
-  }
-
-  private async persist(file: StoreFile): Promise<void> {
-    if ((file.kind === "archive" || file.retired) && isEmpty(file.db.data.records)) {
-      // An archive day or an old-layout shard with nothing left: delete rather than keep an empty file.
-      await rm(file.path, { force: true });
-      await syncDirectory(file.kind === "live" ? this.actorsDir : this.archiveDir);
-      if (isEmpty(file.db.data.records) && !this.layout.dirty.has(file)) this.layout.files.delete(file.key);
-      return;
-    }
-    await file.db.write();
   }
 }

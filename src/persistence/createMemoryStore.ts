@@ -1,0 +1,146 @@
+import { Low, Memory } from "lowdb";
+import { type ActorRecord, checkActorRecord, recordForPut } from "./actorRecord.js";
+import { emptyRecords } from "./snapshotLayout.js";
+import { type SnapshotStoreOpenReport, checkMachineVersions } from "./snapshotStoreOptions.js";
+import {
+  type SnapshotStore,
+  type SnapshotStoreOpenOptions,
+  SnapshotStoreInUseError,
+  SnapshotStoreNotOpenError,
+  checkCutoff,
+  checkListKind,
+} from "./SnapshotStorePort.js";
+
+/** The memory store's one document: live and archived records by id, and what open() set aside. */
+interface MemoryDoc {
+  live: Record<string, ActorRecord>;
+  archive: Record<string, ActorRecord>;
+  quarantine: Array<{ id: string; problem: string; record: unknown; at: number }>;
+}
+
+const NAME = "memory store";
+
+/**
+ * A store in this process's memory, for tests and examples: nothing survives the process, but the
+ * store outlives a host, so a host closed and started again on the same store resumes its actors.
+ * Same rules as the lowdb store: a put is checked (and refused whole when one record is not valid),
+ * finished records are archived, open() migrates or sets aside records of another machine version,
+ * and one holder at a time (a second open() before close() is refused with SnapshotStoreInUseError).
+ * Records are copied in and out: changing an object after put(), or one that get() returned, never
+ * changes what is stored; list() hands out frozen copies, so a caller that changes a listed record
+ * (which the lowdb store shares with it) fails in tests.
+ */
+export function createMemoryStore(): SnapshotStore {
+  // Prototype-less maps: an id like "__proto__" or "toString" is an ordinary key.
+  const db = new Low<MemoryDoc>(new Memory<MemoryDoc>(), {
+    live: emptyRecords(),
+    archive: emptyRecords(),
+    quarantine: [],
+  });
+  let rules: SnapshotStoreOpenOptions["rules"] | undefined;
+  let opening = false;
+
+  const held = (method: string): SnapshotStoreOpenOptions["rules"] => {
+    if (rules === undefined) throw new SnapshotStoreNotOpenError(NAME, method);
+    return rules;
+  };
+
+  return {
+    async open(options: SnapshotStoreOpenOptions): Promise<SnapshotStoreOpenReport> {
+      if (rules !== undefined || opening) throw new SnapshotStoreInUseError(NAME);
+      checkMachineVersions(options.rules.machineVersions, `${NAME}: open`);
+      opening = true;
+      try {
+        await db.read();
+        const report = checkStored(db.data, options);
+        await db.write();
+        // Own copies: a caller changing its objects later does not change what is valid.
+        const { machineVersions, migrations } = options.rules;
+        rules = {
+          ...options.rules,
+          machineVersions: { ...machineVersions },
+          ...(migrations === undefined ? {} : { migrations: { ...migrations } }),
+        };
+        return report;
+      } finally {
+        opening = false;
+      }
+    },
+    async get(id: string): Promise<ActorRecord | undefined> {
+      held("get");
+      const record = db.data.live[id] ?? db.data.archive[id];
+      return record === undefined ? undefined : structuredClone(record);
+    },
+    async put(records: readonly ActorRecord[]): Promise<void> {
+      const current = held("put");
+      // Every record checked before any is stored: a refused batch changes nothing.
+      const clean = records.map((record) => recordForPut(record, current));
+      for (const record of clean) place(db.data, record);
+      await db.write();
+    },
+    async list(which: "live" | "archive"): Promise<Array<Readonly<ActorRecord>>> {
+      held("list");
+      checkListKind(NAME, which);
+      // Frozen: a caller that changes a listed record (which the lowdb store shares) fails here, in tests.
+      return Object.values(db.data[which]).map((record) => deepFreeze(structuredClone(record)));
+    },
+    async prune(olderThan: number): Promise<number> {
+      held("prune");
+      checkCutoff(NAME, olderThan);
+      let dropped = 0;
+      for (const [id, record] of Object.entries(db.data.archive)) {
+        if (record.updatedAt >= olderThan) continue;
+        Reflect.deleteProperty(db.data.archive, id);
+        dropped++;
+      }
+      if (dropped > 0) await db.write();
+      return dropped;
+    },
+    async close(): Promise<void> {
+      rules = undefined;
+    },
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** A live record in `live`, a finished one in `archive`, never in both. */
+function place(doc: MemoryDoc, record: ActorRecord): void {
+  const [to, from] = record.status === "active" ? [doc.live, doc.archive] : [doc.archive, doc.live];
+  Reflect.deleteProperty(from, record.id);
+  to[record.id] = record;
+}
+
+/** The open-time check of every stored record: migrated to the current version, or set aside and reported. */
+function checkStored(doc: MemoryDoc, options: SnapshotStoreOpenOptions): SnapshotStoreOpenReport {
+  const report: SnapshotStoreOpenReport = {
+    quarantinedFiles: [],
+    quarantinedRecords: [],
+    migrated: [],
+    damagedJournals: [],
+  };
+  for (const which of ["live", "archive"] as const) {
+    for (const [id, value] of Object.entries(doc[which])) {
+      const checked = checkActorRecord(id, value, options.rules, true);
+      if (!checked.ok) {
+        Reflect.deleteProperty(doc[which], id);
+        doc.quarantine.push({ id, problem: checked.problem, record: value, at: options.now() });
+        report.quarantinedRecords.push({ id, file: `${NAME} (${which})`, problem: checked.problem });
+        options.onWarning(`${NAME}: record ${JSON.stringify(id)} was set aside: ${checked.problem}`);
+        continue;
+      }
+      if (checked.fromVersion !== undefined) {
+        const { machineId, machineVersion } = checked.record;
+        report.migrated.push({ id, machineId, fromVersion: checked.fromVersion, toVersion: machineVersion });
+      }
+      doc[which][id] = checked.record;
+    }
+  }
+  return report;
+}
