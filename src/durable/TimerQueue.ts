@@ -1,5 +1,5 @@
 import { Heap } from "heap-js";
-import { GLOBAL_TIMERS, type RuntimeTimers } from "./timers.js";
+import { GLOBAL_TIMERS, MAX_TIMER_MS, type RuntimeTimers } from "./timers.js";
 
 /** A timer the runtime owes an actor: send `{ type: event, at }` to the actor at `dueAt`. */
 export interface OwedTimer {
@@ -9,9 +9,6 @@ export interface OwedTimer {
 }
 
 type HeapEntry = OwedTimer & { generation: number };
-
-// setTimeout clamps longer delays to 1 ms; wake up at most this far ahead and look again.
-const MAX_DELAY_MS = 2_147_483_647;
 
 /**
  * Every durable timer of every actor in one binary min-heap with one `setTimeout` for the earliest,
@@ -97,7 +94,7 @@ export class TimerQueue {
     if (this.armedFor === next.dueAt && this.handle !== undefined) return;
     if (this.handle !== undefined) this.timers.clearTimeout(this.handle);
     this.armedFor = next.dueAt;
-    const delay = Math.min(Math.max(0, next.dueAt - this.now()), MAX_DELAY_MS);
+    const delay = Math.min(Math.max(0, next.dueAt - this.now()), MAX_TIMER_MS);
     this.handle = this.timers.setTimeout(() => this.fireDue(), delay);
   }
 

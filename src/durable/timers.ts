@@ -9,3 +9,27 @@ export const GLOBAL_TIMERS: RuntimeTimers = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
+
+/** The longest delay `setTimeout` keeps; a longer one fires after 1 ms. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * `timers.setTimeout` for any delay: one longer than a timer can hold is waited in steps, so a delay of
+ * 30 days fires after 30 days, not at once. Cancel with `clearLongTimeout`.
+ */
+export function setLongTimeout(timers: RuntimeTimers, fn: () => void, ms: number): { handle: unknown } {
+  const timeout = { handle: undefined as unknown };
+  const arm = (left: number) => {
+    timeout.handle = timers.setTimeout(
+      () => (left > MAX_TIMER_MS ? arm(left - MAX_TIMER_MS) : fn()),
+      Math.min(left, MAX_TIMER_MS),
+    );
+  };
+  arm(Math.max(0, ms));
+  return timeout;
+}
+
+export function clearLongTimeout(timers: RuntimeTimers, timeout: unknown): void {
+  if (typeof timeout === "object" && timeout !== null && "handle" in timeout)
+    timers.clearTimeout(timeout.handle);
+}
