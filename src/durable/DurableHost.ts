@@ -1,0 +1,377 @@
+import { type AnyActorRef, type AnyStateMachine, createActor, type EventObject } from "xstate";
+import { createLowdbStore } from "../persistence/index.js";
+import type { ActorRecord, ActorStatus } from "../persistence/actorRecord.js";
+import type { SnapshotStore } from "../persistence/SnapshotStorePort.js";
+import { collectDue } from "./dueTimers.js";
+import { type DelayTracker, trackDelays } from "./durableDelays.js";
+import { type EffectGate, withDurableEffects } from "./durableEffects.js";
+import type { DurableActorInfo, DurableHost, DurableHostOptions } from "./durableHostTypes.js";
+import { toInspectFn, treeInspector } from "./inspection.js";
+import { snapshotValidity } from "./snapshotValidity.js";
+import { TimerQueue } from "./TimerQueue.js";
+import { clearLongTimeout, GLOBAL_TIMERS, type RuntimeTimers, setLongTimeout } from "./timers.js";
+
+interface Entry {
+  id: string;
+  kind: string;
+  actor: AnyActorRef;
+  delays: DelayTracker;
+  /** Resolves once the actor's latest snapshot is durable. */
+  lastWrite: Promise<void>;
+}
+
+const DAY_MS = 86_400_000;
+const MAX_RETRY_MS = 30_000;
+
+/** A durable host for XState machines: see {@link DurableHost}. */
+export function createDurableHost(options: DurableHostOptions): DurableHost {
+  return new Host(options);
+}
+
+class Host implements DurableHost {
+  private readonly now: () => number;
+  private readonly timers: RuntimeTimers;
+  private readonly machines: Record<string, AnyStateMachine> = {};
+  private readonly hosted = new Map<string, Entry>();
+  private readonly dirty = new Set<string>();
+  private readonly resuming = new Set<string>();
+  /** Writes and side effects under way: idle() waits for them. */
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly due: TimerQueue;
+  private readonly userInspect: ReturnType<typeof toInspectFn>;
+  private store: SnapshotStore | undefined;
+  private state: "stopped" | "starting" | "running" | "stopping" = "stopped";
+  private flushScheduled = false;
+  private pruneHandle: unknown;
+
+  constructor(private readonly o: DurableHostOptions) {
+    this.now = o.now ?? Date.now;
+    this.timers = o.timers ?? GLOBAL_TIMERS;
+    this.userInspect = toInspectFn(o.inspect);
+    for (const [kind, registration] of Object.entries(o.machines)) {
+      this.machines[kind] = withDurableEffects(registration.machine, this.gate);
+    }
+    this.due = new TimerQueue(
+      this.now,
+      (timer) => this.hosted.get(timer.actorId)?.actor.send({ type: timer.event, at: this.now() }),
+      this.timers,
+    );
+  }
+
+  async start(): Promise<void> {
+    if (this.state !== "stopped") throw new Error(`DurableHost.start: the host is already ${this.state}`);
+    this.state = "starting";
+    const store = this.o.store ?? createLowdbStore({ stateDir: this.o.stateDir ?? ".a2a-state" });
+    try {
+      await store.open({
+        now: this.now,
+        rules: {
+          machineVersions: Object.fromEntries(
+            Object.entries(this.o.machines).map(([k, r]) => [k, r.version]),
+          ),
+          migrations: Object.fromEntries(
+            Object.entries(this.o.machines).flatMap(([k, r]) =>
+              r.migrate === undefined ? [] : [[k, r.migrate]],
+            ),
+          ),
+          validateSnapshot: snapshotValidity(this.machines),
+        },
+        onWarning: (message) => this.warn(message),
+      });
+    } catch (error) {
+      this.state = "stopped";
+      throw error;
+    }
+    this.store = store;
+    for (const record of await store.list("live")) this.resume(record);
+    this.due.start();
+    this.schedulePrune();
+    this.state = "running";
+  }
+
+  async stop(): Promise<void> {
+    if (this.state !== "running") return;
+    await this.settleWrites();
+    this.state = "stopping";
+    this.timers.clearTimeout(this.pruneHandle);
+    this.due.stop();
+    for (const entry of this.hosted.values()) entry.actor.stop();
+    this.hosted.clear();
+    this.dirty.clear();
+    try {
+      await this.store?.close();
+    } finally {
+      this.store = undefined;
+      this.state = "stopped";
+    }
+  }
+
+  async idle(): Promise<void> {
+    for (;;) {
+      this.persistDirty();
+      if (this.inFlight.size === 0) {
+        // A settled write may have started an effect or a transition a microtask later: look once more.
+        await Promise.resolve();
+        await Promise.resolve();
+        if (this.inFlight.size === 0 && this.dirty.size === 0) return;
+      }
+      await Promise.allSettled([...this.inFlight]);
+    }
+  }
+
+  async spawn(kind: string, id: string, input?: unknown): Promise<void> {
+    const store = this.requireRunning("spawn");
+    const machine = Object.hasOwn(this.machines, kind) ? this.machines[kind] : undefined;
+    if (machine === undefined) {
+      throw new Error(
+        `DurableHost.spawn: no machine of kind ${JSON.stringify(kind)} (registered: ${Object.keys(this.machines).join(", ")})`,
+      );
+    }
+    if (typeof id !== "string" || id === "")
+      throw new Error("DurableHost.spawn: id must be a non-empty string");
+    if (this.hosted.has(id) || (await store.get(id)) !== undefined) {
+      throw new Error(`DurableHost.spawn: an actor ${JSON.stringify(id)} already exists`);
+    }
+    const entry = this.host(kind, id, machine, { input });
+    entry.actor.start();
+    this.markDirty(id);
+    this.persistDirty();
+    await entry.lastWrite;
+  }
+
+  async send(id: string, event: EventObject): Promise<void> {
+    const store = this.requireRunning("send");
+    const entry = this.hosted.get(id);
+    if (entry === undefined) {
+      const record = await store.get(id);
+      throw new Error(
+        record === undefined
+          ? `DurableHost.send: no actor ${JSON.stringify(id)}`
+          : `DurableHost.send: actor ${JSON.stringify(id)} has finished (${record.status})`,
+      );
+    }
+    entry.actor.send(event);
+    this.persistDirty();
+    await entry.lastWrite;
+  }
+
+  async get(id: string): Promise<DurableActorInfo | undefined> {
+    const store = this.requireRunning("get");
+    const entry = this.hosted.get(id);
+    if (entry !== undefined) return info(id, entry.kind, entry.actor.getSnapshot());
+    const record = await store.get(id);
+    return record === undefined ? undefined : info(id, record.machineId, record.snapshot);
+  }
+
+  async list(): Promise<Array<Omit<DurableActorInfo, "context">>> {
+    this.requireRunning("list");
+    return [...this.hosted.values()].map((entry) => {
+      const { context: _context, ...rest } = info(entry.id, entry.kind, entry.actor.getSnapshot());
+      return rest;
+    });
+  }
+
+  /** Effects start once every write queued so far has landed (the one that started them among them). */
+  private readonly gate: EffectGate = (start, self, settles) => {
+    const run = (async () => {
+      await Promise.resolve();
+      this.persistDirty();
+      await this.settleWrites();
+      if (this.state !== "running" && this.state !== "starting") return;
+      start();
+      if (settles) await settled(self);
+    })();
+    this.track(run);
+  };
+
+  private host(
+    kind: string,
+    id: string,
+    machine: AnyStateMachine,
+    start: { input: unknown } | { snapshot: unknown },
+  ): Entry {
+    const inspect = treeInspector({
+      onEmitted: () => {},
+      onTreeChanged: () => this.markDirty(id),
+      ...(this.userInspect === undefined ? {} : { user: this.userInspect }),
+    });
+    const clock = {
+      setTimeout: (fn: () => void, ms: number) => setLongTimeout(this.timers, fn, ms),
+      clearTimeout: (timeout: unknown) => clearLongTimeout(this.timers, timeout),
+    };
+    const actor =
+      "snapshot" in start
+        ? createActor(machine, {
+            id,
+            snapshot: start.snapshot as ReturnType<AnyStateMachine["getInitialSnapshot"]>,
+            clock,
+            inspect,
+          })
+        : createActor(machine, { id, input: start.input, clock, inspect });
+    // An actor that fails would otherwise reach XState's unhandled-error path, which ends the process.
+    actor.subscribe({ error: (error) => this.warn(`actor ${id} (${kind}) failed: ${text(error)}`) });
+    const delays = trackDelays(actor, { now: this.now });
+    delays.onChange = () => this.markDirty(id);
+    const entry: Entry = { id, kind, actor, delays, lastWrite: Promise.resolve() };
+    this.hosted.set(id, entry);
+    return entry;
+  }
+
+  /** A stored live actor, restored with its delays and due timers; nothing to write until it changes. */
+  private resume(record: ActorRecord): void {
+    const machine = this.machines[record.machineId];
+    if (machine === undefined) return;
+    this.resuming.add(record.id);
+    try {
+      // The store may hand out its own record: the actor gets a copy to restore from.
+      const entry = this.host(record.machineId, record.id, machine, {
+        snapshot: structuredClone(record.snapshot),
+      });
+      entry.actor.start();
+      const { skipped } = entry.delays.restore(record.delayed ?? []);
+      for (const lost of skipped) {
+        this.warn(`actor ${record.id}: delayed ${lost.event.type} has no actor to go to any more; dropped`);
+      }
+      this.due.set(record.id, record.timers);
+    } catch (error) {
+      this.hosted.delete(record.id);
+      this.warn(`could not resume actor ${record.id} (${record.machineId}); it stays stored: ${text(error)}`);
+    } finally {
+      this.resuming.delete(record.id);
+    }
+  }
+
+  private markDirty(id: string): void {
+    if (this.state === "stopping" || this.resuming.has(id) || !this.hosted.has(id)) return;
+    this.dirty.add(id);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    // One snapshot per actor per burst of transitions.
+    queueMicrotask(() => this.persistDirty());
+  }
+
+  /** Writes every changed actor's record now, as one batch. */
+  private persistDirty(): void {
+    this.flushScheduled = false;
+    const store = this.store;
+    if (store === undefined || this.state === "stopping" || this.dirty.size === 0) return;
+    const entries = [...this.dirty].flatMap((id) => this.hosted.get(id) ?? []);
+    this.dirty.clear();
+    const records = entries.map((entry) => this.recordOf(entry));
+    const write = this.putUntilDurable(store, records);
+    this.track(write);
+    for (const [i, entry] of entries.entries()) {
+      entry.lastWrite = write;
+      if (records[i]?.status !== "active") {
+        // Finished: archived by the store; nothing of it stays hosted.
+        this.hosted.delete(entry.id);
+        this.due.forget(entry.id);
+      }
+    }
+  }
+
+  private recordOf(entry: Entry): ActorRecord {
+    const snapshot = entry.actor.getSnapshot() as { status: string };
+    const status: ActorStatus =
+      snapshot.status === "done" ? "done" : snapshot.status === "error" ? "error" : "active";
+    const timers = status === "active" ? collectDue(entry.actor) : [];
+    this.due.set(entry.id, timers);
+    const delayed = status === "active" ? entry.delays.pending() : [];
+    const registration = this.o.machines[entry.kind];
+    return {
+      id: entry.id,
+      machineId: entry.kind,
+      machineVersion: registration?.version ?? 0,
+      snapshot: entry.actor.getPersistedSnapshot(),
+      timers,
+      ...(delayed.length === 0 ? {} : { delayed }),
+      status,
+      updatedAt: this.now(),
+    };
+  }
+
+  /** A put retried with backoff until it lands: an answer or an effect waits for it, never skips it. */
+  private async putUntilDurable(store: SnapshotStore, records: ActorRecord[]): Promise<void> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await store.put(records);
+        return;
+      } catch (error) {
+        if (this.state === "stopped") throw error;
+        const waitMs = Math.min(MAX_RETRY_MS, 500 * 2 ** attempt);
+        this.warn(`could not save ${records.length} actor(s) (${text(error)}); trying again in ${waitMs} ms`);
+        await new Promise<void>((resolve) => this.timers.setTimeout(resolve, waitMs));
+      }
+    }
+  }
+
+  private async settleWrites(): Promise<void> {
+    this.persistDirty();
+    const writes = [...this.hosted.values()].map((entry) => entry.lastWrite);
+    await Promise.all(writes);
+  }
+
+  private track(work: Promise<unknown>): void {
+    this.inFlight.add(work);
+    work.then(
+      () => this.inFlight.delete(work),
+      () => this.inFlight.delete(work),
+    );
+  }
+
+  private schedulePrune(): void {
+    const maxAge = this.o.cleanupMaxAgeMs ?? DAY_MS;
+    // Often enough that the archive stays near its age limit, rarely enough to cost nothing.
+    const every = Math.min(3_600_000, Math.max(60_000, Math.floor(maxAge / 4)));
+    this.pruneHandle = this.timers.setTimeout(() => {
+      const store = this.store;
+      if (store === undefined || this.state !== "running") return;
+      const pruning = store.prune(this.now() - maxAge).catch((error: unknown) => {
+        this.warn(`pruning the archive failed (${text(error)}); tried again next period`);
+      });
+      this.track(pruning);
+      this.schedulePrune();
+    }, every);
+  }
+
+  private requireRunning(method: string): SnapshotStore {
+    if (this.state !== "running" || this.store === undefined) {
+      throw new Error(`DurableHost.${method}: the host is not running; call start() first`);
+    }
+    return this.store;
+  }
+
+  private warn(message: string): void {
+    if (this.o.logger !== undefined) this.o.logger.warn(message);
+    else console.warn(`a2a-statecharts durable host: ${message}`);
+  }
+}
+
+function info(id: string, kind: string, snapshot: unknown): DurableActorInfo {
+  const s = (snapshot ?? {}) as { status?: unknown; value?: unknown; context?: unknown };
+  return {
+    id,
+    kind,
+    status: typeof s.status === "string" ? s.status : "unknown",
+    value: s.value,
+    context: s.context,
+  };
+}
+
+/** Resolves once an actor is no longer active (a promise actor has settled, or it was stopped). */
+function settled(actor: AnyActorRef): Promise<void> {
+  return new Promise((resolve) => {
+    if ((actor.getSnapshot() as { status: string }).status !== "active") return resolve();
+    const subscription = actor.subscribe({
+      complete: () => {
+        subscription.unsubscribe();
+        resolve();
+      },
+      error: () => resolve(),
+    });
+  });
+}
+
+function text(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

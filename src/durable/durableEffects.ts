@@ -1,0 +1,59 @@
+import { type AnyActorLogic, type AnyActorRef, type AnyStateMachine, fromPromise } from "xstate";
+
+/**
+ * Runs `start` once the snapshot that led to it is durable. `settles`: the effect is a promise, which
+ * ends by itself (a host waits for it in idle()); a callback or an observable runs until stopped.
+ */
+export type EffectGate = (start: () => void, self: AnyActorRef, settles: boolean) => void;
+
+// XState creates each fromPromise logic with the same transition function source: the one way to tell a
+// promise (which settles) from a callback or an observable (which runs until stopped) without internals.
+const PROMISE_TRANSITION = fromPromise(async () => undefined).transition.toString();
+
+/** Whether a logic is a side effect (a promise, callback or observable actor) rather than a machine. */
+export function isEffectLogic(logic: AnyActorLogic): boolean {
+  const l = logic as { config?: unknown; start?: unknown };
+  return typeof l.config === "function" && typeof l.start === "function";
+}
+
+export function isPromiseLogic(logic: AnyActorLogic): boolean {
+  return isEffectLogic(logic) && logic.transition.toString() === PROMISE_TRANSITION;
+}
+
+/**
+ * The machine with every side-effect actor it names in `setup({ actors })` (and those of the machines
+ * it invokes, at any depth) started only through `gate`: so no effect runs before the snapshot that
+ * started it is on disk, and a crash in between re-runs it on restore instead of losing it.
+ */
+export function withDurableEffects(machine: AnyStateMachine, gate: EffectGate): AnyStateMachine {
+  const actors = machine.implementations.actors as Record<string, AnyActorLogic>;
+  const gated: Record<string, AnyActorLogic> = {};
+  for (const [name, logic] of Object.entries(actors)) {
+    if (isMachine(logic)) gated[name] = withDurableEffects(logic, gate);
+    else if (isEffectLogic(logic)) gated[name] = gatedLogic(logic, gate);
+  }
+  return Object.keys(gated).length === 0 ? machine : machine.provide({ actors: gated });
+}
+
+function gatedLogic(logic: AnyActorLogic, gate: EffectGate): AnyActorLogic {
+  const start = logic.start?.bind(logic);
+  if (start === undefined) return logic;
+  const settles = isPromiseLogic(logic);
+  return {
+    ...logic,
+    start: (state, scope) => {
+      // A stopped actor (its state left before the write landed) must not start its effect late.
+      gate(
+        () => {
+          if ((scope.self.getSnapshot() as { status: string }).status === "active") start(state, scope);
+        },
+        scope.self,
+        settles,
+      );
+    },
+  } as AnyActorLogic;
+}
+
+function isMachine(logic: AnyActorLogic): logic is AnyStateMachine {
+  return typeof (logic as { provide?: unknown }).provide === "function" && "root" in logic;
+}

@@ -1,0 +1,225 @@
+// The durable host with generic machines on the in-memory store, in simulated time: delays (XState's
+// own `after`, and the context.due convention) keep their wall-clock due times across stop/start, a
+// side effect waits for the write that started it, finished actors are archived, idle() waits.
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { assign, createMachine, fromPromise, setup } from "xstate";
+import {
+  type ActorRecord,
+  createDurableHost,
+  createMemoryStore,
+  type DurableHost,
+  type MachineRegistration,
+  type SnapshotStore,
+} from "../../src/durable/index.js";
+
+const T0 = Date.UTC(2026, 10, 24, 9, 0, 0);
+const hosts: DurableHost[] = [];
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
+  vi.setSystemTime(T0);
+});
+afterEach(async () => {
+  for (const host of hosts.splice(0)) await host.stop();
+  vi.useRealTimers();
+});
+
+/** A light with a nested wait, a named delay and a parallel region. */
+const light = setup({
+  delays: { patience: 60_000 },
+  types: { context: {} as { log: string[] } },
+}).createMachine({
+  id: "light",
+  context: { log: [] },
+  initial: "green",
+  states: {
+    green: { after: { 30_000: "yellow" } },
+    yellow: {
+      initial: "blinking",
+      states: { blinking: { after: { patience: "#light.red" } } },
+    },
+    red: {
+      type: "parallel",
+      states: {
+        lamp: { initial: "on", states: { on: { after: { 5_000: "off" } }, off: {} } },
+        gate: {
+          initial: "closed",
+          states: { closed: { after: { 10_000: "open" } }, open: { type: "final" } },
+        },
+      },
+    },
+  },
+});
+
+function host(
+  store: SnapshotStore,
+  machines: Record<string, MachineRegistration> = { light: { machine: light, version: 1 } },
+) {
+  const h = createDurableHost({ store, machines, logger: { warn: () => {} } });
+  hosts.push(h);
+  return h;
+}
+
+async function restart(h: DurableHost, store: SnapshotStore, machines?: Parameters<typeof host>[1]) {
+  await h.stop();
+  hosts.splice(hosts.indexOf(h), 1);
+  const next = host(store, machines);
+  await next.start();
+  return next;
+}
+
+const valueOf = async (h: DurableHost, id: string) => (await h.get(id))?.value;
+
+describe("createDurableHost: XState's own delays are durable", () => {
+  it("a plain `after` fires at its original wall-clock time after a stop and a start, once", async () => {
+    const store = createMemoryStore();
+    let h = host(store);
+    await h.start();
+    await h.spawn("light", "l1");
+    await vi.advanceTimersByTimeAsync(20_000);
+    h = await restart(h, store);
+    await vi.advanceTimersByTimeAsync(9_999);
+    expect(await valueOf(h, "l1")).toBe("green");
+    await vi.advanceTimersByTimeAsync(1);
+    await h.idle();
+    expect(await valueOf(h, "l1")).toEqual({ yellow: "blinking" });
+  });
+
+  it("a named delay in a nested state, and delays in parallel regions, keep their due times", async () => {
+    const store = createMemoryStore();
+    let h = host(store);
+    await h.start();
+    await h.spawn("light", "l1");
+    await vi.advanceTimersByTimeAsync(30_000 + 45_000);
+    h = await restart(h, store);
+    await vi.advanceTimersByTimeAsync(15_000);
+    await h.idle();
+    expect(await valueOf(h, "l1")).toEqual({ red: { lamp: "on", gate: "closed" } });
+    await vi.advanceTimersByTimeAsync(5_000);
+    h = await restart(h, store);
+    await h.idle();
+    expect(await valueOf(h, "l1")).toEqual({ red: { lamp: "off", gate: "closed" } });
+    await vi.advanceTimersByTimeAsync(5_000);
+    await h.idle();
+    expect(await valueOf(h, "l1")).toEqual({ red: { lamp: "off", gate: "open" } });
+  });
+
+  it("a delay that fell due while the host was stopped fires once, at start", async () => {
+    const store = createMemoryStore();
+    const h = host(store);
+    await h.start();
+    await h.spawn("light", "l1");
+    await h.stop();
+    hosts.splice(0);
+    await vi.advanceTimersByTimeAsync(31_000);
+    const next = host(store);
+    await next.start();
+    await vi.advanceTimersByTimeAsync(0);
+    await next.idle();
+    expect(await valueOf(next, "l1")).toEqual({ yellow: "blinking" });
+    const stored = (await store.get("l1")) as ActorRecord;
+    // Now waiting on `patience` only, due a full minute after the late firing.
+    expect(stored.delayed).toEqual([expect.objectContaining({ dueAt: T0 + 31_000 + 60_000 })]);
+  });
+
+  it("an invoked child machine's delay survives too, and the parent hears the child finish", async () => {
+    const child = createMachine({
+      initial: "waiting",
+      states: { waiting: { after: { 3_000: "done" } }, done: { type: "final" } },
+    });
+    const parent = setup({ actors: { child } }).createMachine({
+      initial: "running",
+      states: { running: { invoke: { src: "child", onDone: "finished" } }, finished: { type: "final" } },
+    });
+    const machines = { parent: { machine: parent, version: 1 } };
+    const store = createMemoryStore();
+    let h = host(store, machines);
+    await h.start();
+    await h.spawn("parent", "p1");
+    await vi.advanceTimersByTimeAsync(1_000);
+    h = await restart(h, store, machines);
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect((await h.get("p1"))?.status).toBe("active");
+    await vi.advanceTimersByTimeAsync(1);
+    await h.idle();
+    expect(await h.get("p1")).toMatchObject({ status: "done", value: "finished" });
+    expect(await h.list()).toEqual([]);
+    expect((await store.list("archive")).map((r) => r.id)).toEqual(["p1"]);
+  });
+});
+
+describe("createDurableHost: side effects, context.due, idle()", () => {
+  it("an invoked promise starts only once the snapshot that started it is durable", async () => {
+    const calls: string[] = [];
+    const memory = createMemoryStore();
+    let releasePut: (() => void) | undefined;
+    const slow: SnapshotStore = {
+      ...memory,
+      open: (o) => memory.open(o),
+      get: (id) => memory.get(id),
+      list: (w) => memory.list(w),
+      prune: (t) => memory.prune(t),
+      close: () => memory.close(),
+      put: async (records) => {
+        calls.push(`put ${records.map((r) => (r.snapshot as { value: string }).value).join(",")}`);
+        if (records.some((r) => (r.snapshot as { value: string }).value === "working")) {
+          await new Promise<void>((resolve) => (releasePut = resolve));
+        }
+        await memory.put(records);
+      },
+    };
+    const job = setup({
+      actors: { work: fromPromise(async () => void calls.push("effect")) },
+    }).createMachine({
+      initial: "idle",
+      states: {
+        idle: { on: { GO: "working" } },
+        working: { invoke: { src: "work", onDone: "done" } },
+        done: { type: "final" },
+      },
+    });
+    const h = host(slow, { job: { machine: job, version: 1 } });
+    await h.start();
+    await h.spawn("job", "j1");
+    const sending = h.send("j1", { type: "GO" });
+    await vi.advanceTimersByTimeAsync(10);
+    expect(calls).toEqual(["put idle", "put working"]);
+    releasePut?.();
+    await sending;
+    await h.idle();
+    expect(calls).toEqual(["put idle", "put working", "effect", "put done"]);
+  });
+
+  it("keeps the context.due convention: the event is sent at its due time, across a restart", async () => {
+    const due = setup({ types: { context: {} as { due?: { event: string; at: number } } } }).createMachine({
+      context: () => ({ due: { event: "RING", at: T0 + 5_000 } }),
+      initial: "waiting",
+      states: {
+        waiting: { on: { RING: { target: "rang", actions: assign({ due: undefined }) } } },
+        rang: {},
+      },
+    });
+    const machines = { alarm: { machine: due, version: 1 } };
+    const store = createMemoryStore();
+    let h = host(store, machines);
+    await h.start();
+    await h.spawn("alarm", "a1");
+    h = await restart(h, store, machines);
+    await vi.advanceTimersByTimeAsync(5_000);
+    await h.idle();
+    expect(await valueOf(h, "a1")).toBe("rang");
+  });
+});
+
+describe("createDurableHost: refusals name what is wrong", () => {
+  it("before start, an unknown kind, a taken id, an unknown actor", async () => {
+    const h = host(createMemoryStore());
+    await expect(h.spawn("light", "x")).rejects.toThrow(/not running; call start\(\) first/);
+    await h.start();
+    await expect(h.spawn("nope", "x")).rejects.toThrow(/no machine of kind "nope" \(registered: light\)/);
+    await h.spawn("light", "x");
+    await expect(h.spawn("light", "x")).rejects.toThrow(/an actor "x" already exists/);
+    await expect(h.send("y", { type: "GO" })).rejects.toThrow(/no actor "y"/);
+    expect(await h.list()).toEqual([{ id: "x", kind: "light", status: "active", value: "green" }]);
+  });
+});
