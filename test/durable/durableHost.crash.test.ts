@@ -63,7 +63,9 @@ it("restarted 1 s after a SIGKILL, the invoked child's after(3000) fires at its 
   // Re-armed with the whole delay at restart it would fire 3 s after `ready`: it fires at the due time.
   expect(fired).toBeLessThan(Math.max(due, second.ready) + 1_000);
   expect(again).toEqual([]);
-  console.log(`durable after(3000), restarted 1 s after SIGKILL: fired ${fired - due} ms after its due time`);
+  console.log(
+    `durable after(3000), restarted 1 s after SIGKILL: fired ${(fired ?? Number.NaN) - due} ms after its due time`,
+  );
   await killed(second.child);
 }, 20_000);
 
@@ -79,7 +81,7 @@ it("restarted after the due time, the wait fires at once, once", async () => {
   expect(fired).toBeLessThan(second.ready + 1_000);
   expect(again).toEqual([]);
   console.log(
-    `durable after(3000), restarted after its due time: fired ${fired - second.ready} ms after start`,
+    `durable after(3000), restarted after its due time: fired ${(fired ?? Number.NaN) - second.ready} ms after start`,
   );
   await killed(second.child);
 }, 20_000);

@@ -1,0 +1,211 @@
+import { randomUUID } from "node:crypto";
+import { type CollaborateInput, type CollaborateOutput, MachineInputError } from "../machines/index.js";
+import {
+  type A2AConfig,
+  discordErrorCode,
+  displayText,
+  IdempotencyCache,
+  type LoopGuard,
+} from "../services/index.js";
+import type { ActorHost } from "./ActorHost.js";
+import type { ChannelDirectory } from "./channelDirectory.js";
+import { collaborationInput } from "./collaborationInput.js";
+import { until } from "./hostedActor.js";
+import { DiscordSendParamsSchema, parsePublicInput } from "./inputSchemas.js";
+import { MissingPortError } from "./MissingPortError.js";
+import type { DiscordSendParams, DiscordSendResult } from "./ports.js";
+import type { ThreadState } from "./ThreadState.js";
+
+/** How long an agent counts as answering a sender's thread message, for the reply_in_thread rule. */
+const HANDLING_WINDOW_MS = 10 * 60_000;
+
+export interface CollaborationServiceDeps {
+  config: A2AConfig;
+  /** Whether a DiscordPort was given: without one, discordSend throws at the call. */
+  hasDiscord: boolean;
+  actors: ActorHost;
+  threads: ThreadState;
+  directory: ChannelDirectory;
+  loopGuard: LoopGuard;
+  isSinkThread: (threadId: string) => boolean;
+  /** A configured agent by id (own keys only: "constructor" is no agent). */
+  agentConfig: (agentId: string) => A2AConfig["agents"][string] | undefined;
+  requireStarted: (method: string) => unknown;
+  emitEvent: (event: { type: string }) => void;
+  now: () => number;
+  warn: (message: string) => void;
+}
+
+/**
+ * `discordSend` (design 002, 004): the request checked (agents, sink threads, an explicit thread's
+ * parent against the allowlist, the loop guard, thread reuse), then one collaborate actor that opens
+ * or reuses the thread and posts the mention; answered once the mention is sent or the request failed.
+ * A request refused before any actor exists is answered and reported as a2a.collaborate.failed.
+ */
+export function createCollaborationService(
+  deps: CollaborationServiceDeps,
+): (params: DiscordSendParams) => Promise<DiscordSendResult> {
+  const {
+    config,
+    hasDiscord,
+    actors,
+    threads,
+    directory,
+    loopGuard,
+    isSinkThread,
+    agentConfig,
+    requireStarted,
+    emitEvent,
+    now,
+    warn,
+  } = deps;
+  const idempotency = new IdempotencyCache<DiscordSendResult>({ now });
+
+  async function discordSend(params: DiscordSendParams): Promise<DiscordSendResult> {
+    requireStarted("discordSend");
+    if (!hasDiscord) throw new MissingPortError("discordSend", "discord");
+    const parsed = parsePublicInput("discordSend", DiscordSendParamsSchema, params);
+    if (!parsed.ok) {
+      return rejectCollaboration(params, {
+        code: "invalid_input",
+        message: `${parsed.error.param}: ${parsed.error.reason}`,
+      });
+    }
+    const p = parsed.value;
+    const run = () => startCollaboration(p);
+    return p.idempotencyKey ? idempotency.run(p.idempotencyKey, run) : run();
+  }
+
+  /** A discordSend refused before any actor exists: answered, and reported as a2a.collaborate.failed. */
+  function rejectCollaboration(
+    p: Partial<Record<keyof DiscordSendParams, unknown>> | undefined,
+    error: { code: string; message: string },
+  ): DiscordSendResult {
+    const fromAgentId = typeof p?.fromAgentId === "string" ? p.fromAgentId : "";
+    const toAgentId = typeof p?.targetAgentId === "string" ? p.targetAgentId : "";
+    emitEvent({
+      type: "a2a.collaborate.failed",
+      ts: now(),
+      ...(fromAgentId === "" ? {} : { fromAgent: fromAgentId }),
+      ...(toAgentId === "" ? {} : { toAgent: toAgentId }),
+      data: {
+        fromAgentId,
+        toAgentId,
+        errorCode: error.code,
+        errorMessage: error.message,
+        escalate: false,
+      },
+    } as { type: string });
+    return { status: "rejected", error: { code: error.code, message: error.message } };
+  }
+
+  async function startCollaboration(p: DiscordSendParams): Promise<DiscordSendResult> {
+    const from = agentConfig(p.fromAgentId);
+    if (from === undefined) {
+      return rejectCollaboration(p, {
+        code: "unknown_agent",
+        message: `fromAgentId ${JSON.stringify(p.fromAgentId)} is not a configured agent`,
+      });
+    }
+    if (p.threadId && isSinkThread(p.threadId)) {
+      return rejectCollaboration(p, {
+        code: "sink_thread",
+        message: `thread ${p.threadId} is a report (sink) thread; collaborations stay out of it`,
+      });
+    }
+    // An explicit thread is checked against the allowlist by its parent: one the runtime cannot learn is refused.
+    let threadParentId: string | undefined;
+    let threadLookupFailure: CollaborateInput["threadLookupFailure"];
+    if (p.threadId) {
+      const parent = await directory.parentOf(p.threadId);
+      if ("failure" in parent && !parent.failure.retryable) {
+        // A 403/404 is the collaboration's own failure: it fails with it and tells a human (design 002 §5).
+        const { kind, escalate } = parent.failure;
+        threadLookupFailure = { kind, retryable: false, escalate, message: displayText(parent.error) };
+      } else if ("failure" in parent) {
+        return rejectCollaboration(p, {
+          code: discordErrorCode(parent.failure.kind),
+          message: `could not look up thread ${p.threadId}: ${displayText(parent.error)}`,
+        });
+      } else if ("unknown" in parent) {
+        return rejectCollaboration(p, {
+          code: "channel_not_allowed",
+          message: `${parent.unknown}, so it cannot be checked against discord.collaboration.allowedChannels`,
+        });
+      } else threadParentId = parent.parentChannelId;
+    }
+    const at = now();
+    const target = agentConfig(p.targetAgentId);
+    const verdict = loopGuard.checkCollaboration(p.fromAgentId, p.targetAgentId);
+    if (verdict.allowed && verdict.warning) warn(`loop guard: ${verdict.warning}`);
+    const handling = threads.handlingOf(p.fromAgentId, at, HANDLING_WINDOW_MS);
+    const route = p.threadId
+      ? undefined
+      : threads.reusableRoute(p.fromAgentId, p.targetAgentId, p.topicId, at);
+    const reusable = route !== undefined && isSinkThread(route.threadId) ? undefined : route;
+    const id = `collab-${randomUUID()}`;
+    const input = collaborationInput(
+      p,
+      {
+        id,
+        at,
+        from,
+        target,
+        ...(threadParentId === undefined ? {} : { threadParentId }),
+        ...(threadLookupFailure === undefined ? {} : { threadLookupFailure }),
+        ...(reusable === undefined ? {} : { reusable }),
+        loopGuard: verdict,
+        handling,
+      },
+      config,
+    );
+    const entry = actors.host("collaborate", id, { input });
+    return until<DiscordSendResult>(
+      entry,
+      () => {
+        const snapshot = entry.actor.getSnapshot() as {
+          status: string;
+          value: string;
+          context: {
+            resolvedThreadId?: string;
+            messageId?: string;
+            parentChannelId?: string;
+            error?: CollaborateOutput["error"];
+          };
+          output?: CollaborateOutput;
+        };
+        const c = snapshot.context;
+        if (c.messageId !== undefined && c.resolvedThreadId !== undefined) {
+          threads.useRoute({
+            fromAgentId: p.fromAgentId,
+            targetAgentId: p.targetAgentId,
+            ...(p.topicId ? { topicId: p.topicId } : {}),
+            threadId: c.resolvedThreadId,
+            channelId: c.parentChannelId ?? threads.parents.get(c.resolvedThreadId) ?? "",
+            lastUsedAt: now(),
+          });
+          return {
+            status: "sent" as const,
+            threadId: c.resolvedThreadId,
+            messageId: c.messageId,
+            mentionId: id,
+          };
+        }
+        // A failure is the answer once known, while its notice to a human may still be under way.
+        if (snapshot.status === "active" && c.error === undefined) return undefined;
+        const error = snapshot.output?.error ??
+          c.error ?? { code: "discord_unavailable", message: "the collaboration ended" };
+        return { status: "rejected" as const, error };
+      },
+      (error) => ({
+        status: "rejected" as const,
+        error: {
+          code: error instanceof MachineInputError ? "invalid_input" : "discord_unavailable",
+          message: displayText(error),
+        },
+      }),
+    );
+  }
+
+  return discordSend;
+}

@@ -1,0 +1,63 @@
+import {
+  ConversationIndex,
+  EventLog,
+  LowdbSnapshotStore,
+  type SnapshotStoreOptions,
+} from "../persistence/index.js";
+import { displayText } from "../services/index.js";
+import type { ThreadState } from "./ThreadState.js";
+import { openThreadStateStore, type ThreadStateStore } from "./threadStatePersistence.js";
+
+/** The files a running runtime holds open in its state directory (the lock aside). */
+export interface StateFiles {
+  store: LowdbSnapshotStore;
+  log: EventLog;
+  index: ConversationIndex;
+  threadStore: ThreadStateStore;
+}
+
+/**
+ * Opens the actor store, the event log, the conversation index and the thread state, in that order.
+ * If one fails, whatever opened is closed again (no file handle left behind) and the error is rethrown.
+ */
+export async function openStateFiles(o: {
+  stateDir: string;
+  now: () => number;
+  warn: (message: string) => void;
+  threads: ThreadState;
+  store: Omit<SnapshotStoreOptions, "dir" | "now" | "onWarning">;
+}): Promise<StateFiles> {
+  const { stateDir, now, warn } = o;
+  const opened: Partial<StateFiles> = {};
+  try {
+    opened.store = await LowdbSnapshotStore.open({ ...o.store, dir: stateDir, now, onWarning: warn });
+    opened.log = await EventLog.open({ dir: stateDir, onWarning: warn });
+    opened.index = await ConversationIndex.open({
+      dir: stateDir,
+      now,
+      rebuildFromLog: true,
+      onWarning: warn,
+    });
+    opened.threadStore = await openThreadStateStore({ stateDir, threads: o.threads, now, onWarning: warn });
+    return opened as StateFiles;
+  } catch (error) {
+    const failures = await closeEach([
+      () => opened.threadStore?.close(),
+      () => opened.index?.close(),
+      () => opened.log?.close(),
+      () => opened.store?.close(),
+    ]);
+    for (const failure of failures) warn(`closing after a failed start: ${displayText(failure)}`);
+    throw error;
+  }
+}
+
+/** Runs every closer, even after one failed (a store that cannot write leaves no file open); returns the failures. */
+export async function closeEach(closers: ReadonlyArray<() => unknown>): Promise<unknown[]> {
+  const failures: unknown[] = [];
+  for (const close of closers)
+    await Promise.resolve()
+      .then(close)
+      .catch((error: unknown) => failures.push(error));
+  return failures;
+}
