@@ -2,14 +2,16 @@ import { type AnyActorRef, type AnyStateMachine, createActor, type EventObject }
 import { createLowdbStore } from "../persistence/index.js";
 import type { ActorRecord, ActorStatus } from "../persistence/actorRecord.js";
 import type { SnapshotStore } from "../persistence/SnapshotStorePort.js";
+import { onlyWaits, WAKE_EVENT, wakeTimers } from "./dormancy.js";
 import { collectDue } from "./dueTimers.js";
 import { type DelayTracker, trackDelays } from "./durableDelays.js";
 import { type EffectGate, withDurableEffects } from "./durableEffects.js";
 import type { DurableActorInfo, DurableHost, DurableHostOptions } from "./durableHostTypes.js";
 import { toInspectFn, treeInspector } from "./inspection.js";
 import { snapshotValidity } from "./snapshotValidity.js";
+import { info, settled, text } from "./hostedActors.js";
 import { TimerQueue } from "./TimerQueue.js";
-import { clearLongTimeout, GLOBAL_TIMERS, type RuntimeTimers, setLongTimeout } from "./timers.js";
+import { clearLongTimeout, GLOBAL_TIMERS, type RuntimeTimers, setLongTimeout, setSoon } from "./timers.js";
 
 interface Entry {
   id: string;
@@ -33,6 +35,8 @@ class Host implements DurableHost {
   private readonly timers: RuntimeTimers;
   private readonly machines: Record<string, AnyStateMachine> = {};
   private readonly hosted = new Map<string, Entry>();
+  /** Live actors that only wait, kept as their records until their first event or due time. */
+  private readonly dormant = new Map<string, ActorRecord>();
   private readonly dirty = new Set<string>();
   private readonly resuming = new Set<string>();
   /** Writes and side effects under way: idle() waits for them. */
@@ -53,7 +57,11 @@ class Host implements DurableHost {
     }
     this.due = new TimerQueue(
       this.now,
-      (timer) => this.hosted.get(timer.actorId)?.actor.send({ type: timer.event, at: this.now() }),
+      (timer) => {
+        const entry = this.hostedOrWoken(timer.actorId);
+        // A wake-up's work is done by waking: the restored delays fire by themselves.
+        if (timer.event !== WAKE_EVENT) entry?.actor.send({ type: timer.event, at: this.now() });
+      },
       this.timers,
     );
   }
@@ -83,7 +91,14 @@ class Host implements DurableHost {
       throw error;
     }
     this.store = store;
-    for (const record of await store.list("live")) this.resume(record);
+    for (const record of await store.list("live")) {
+      if (!onlyWaits(record)) {
+        this.resume(record);
+        continue;
+      }
+      this.dormant.set(record.id, record);
+      this.due.set(record.id, wakeTimers(record));
+    }
     this.due.start();
     this.schedulePrune();
     this.state = "running";
@@ -97,6 +112,7 @@ class Host implements DurableHost {
     this.due.stop();
     for (const entry of this.hosted.values()) entry.actor.stop();
     this.hosted.clear();
+    this.dormant.clear();
     this.dirty.clear();
     try {
       await this.store?.close();
@@ -129,7 +145,7 @@ class Host implements DurableHost {
     }
     if (typeof id !== "string" || id === "")
       throw new Error("DurableHost.spawn: id must be a non-empty string");
-    if (this.hosted.has(id) || (await store.get(id)) !== undefined) {
+    if (this.hosted.has(id) || this.dormant.has(id) || (await store.get(id)) !== undefined) {
       throw new Error(`DurableHost.spawn: an actor ${JSON.stringify(id)} already exists`);
     }
     const entry = this.host(kind, id, machine, { input });
@@ -141,7 +157,7 @@ class Host implements DurableHost {
 
   async send(id: string, event: EventObject): Promise<void> {
     const store = this.requireRunning("send");
-    const entry = this.hosted.get(id);
+    const entry = this.hostedOrWoken(id);
     if (entry === undefined) {
       const record = await store.get(id);
       throw new Error(
@@ -159,16 +175,19 @@ class Host implements DurableHost {
     const store = this.requireRunning("get");
     const entry = this.hosted.get(id);
     if (entry !== undefined) return info(id, entry.kind, entry.actor.getSnapshot());
-    const record = await store.get(id);
+    const record = this.dormant.get(id) ?? (await store.get(id));
     return record === undefined ? undefined : info(id, record.machineId, record.snapshot);
   }
 
   async list(): Promise<Array<Omit<DurableActorInfo, "context">>> {
     this.requireRunning("list");
-    return [...this.hosted.values()].map((entry) => {
-      const { context: _context, ...rest } = info(entry.id, entry.kind, entry.actor.getSnapshot());
-      return rest;
-    });
+    const hosted = [...this.hosted.values()].map((entry) =>
+      info(entry.id, entry.kind, entry.actor.getSnapshot()),
+    );
+    const dormant = [...this.dormant.values()].map((record) =>
+      info(record.id, record.machineId, record.snapshot),
+    );
+    return [...hosted, ...dormant].map(({ context: _context, ...rest }) => rest);
   }
 
   /** Effects start once every write queued so far has landed (the one that started them among them). */
@@ -196,7 +215,9 @@ class Host implements DurableHost {
       ...(this.userInspect === undefined ? {} : { user: this.userInspect }),
     });
     const clock = {
-      setTimeout: (fn: () => void, ms: number) => setLongTimeout(this.timers, fn, ms),
+      // A delay restored overdue is due now: delivered before any timer, so idle() sees it.
+      setTimeout: (fn: () => void, ms: number) =>
+        ms <= 0 && this.resuming.has(id) ? setSoon(fn) : setLongTimeout(this.timers, fn, ms),
       clearTimeout: (timeout: unknown) => clearLongTimeout(this.timers, timeout),
     };
     const actor =
@@ -215,6 +236,17 @@ class Host implements DurableHost {
     const entry: Entry = { id, kind, actor, delays, lastWrite: Promise.resolve() };
     this.hosted.set(id, entry);
     return entry;
+  }
+
+  /** The hosted actor with this id; a dormant one is restored first. */
+  private hostedOrWoken(id: string): Entry | undefined {
+    const entry = this.hosted.get(id);
+    if (entry !== undefined) return entry;
+    const record = this.dormant.get(id);
+    if (record === undefined) return undefined;
+    this.dormant.delete(id);
+    this.resume(record);
+    return this.hosted.get(id);
   }
 
   /** A stored live actor, restored with its delays and due timers; nothing to write until it changes. */
@@ -345,33 +377,4 @@ class Host implements DurableHost {
     if (this.o.logger !== undefined) this.o.logger.warn(message);
     else console.warn(`a2a-statecharts durable host: ${message}`);
   }
-}
-
-function info(id: string, kind: string, snapshot: unknown): DurableActorInfo {
-  const s = (snapshot ?? {}) as { status?: unknown; value?: unknown; context?: unknown };
-  return {
-    id,
-    kind,
-    status: typeof s.status === "string" ? s.status : "unknown",
-    value: s.value,
-    context: s.context,
-  };
-}
-
-/** Resolves once an actor is no longer active (a promise actor has settled, or it was stopped). */
-function settled(actor: AnyActorRef): Promise<void> {
-  return new Promise((resolve) => {
-    if ((actor.getSnapshot() as { status: string }).status !== "active") return resolve();
-    const subscription = actor.subscribe({
-      complete: () => {
-        subscription.unsubscribe();
-        resolve();
-      },
-      error: () => resolve(),
-    });
-  });
-}
-
-function text(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -13,12 +13,18 @@ export const GLOBAL_TIMERS: RuntimeTimers = {
 /** The longest delay `setTimeout` keeps; a longer one fires after 1 ms. */
 export const MAX_TIMER_MS = 2_147_483_647;
 
+/** A timeout of {@link setLongTimeout} or {@link setSoon}: cancel it with {@link clearLongTimeout}. */
+export interface LongTimeout {
+  handle: unknown;
+  cancelled: boolean;
+}
+
 /**
  * `timers.setTimeout` for any delay: one longer than a timer can hold is waited in steps, so a delay of
- * 30 days fires after 30 days, not at once. Cancel with `clearLongTimeout`.
+ * 30 days fires after 30 days, not at once.
  */
-export function setLongTimeout(timers: RuntimeTimers, fn: () => void, ms: number): { handle: unknown } {
-  const timeout = { handle: undefined as unknown };
+export function setLongTimeout(timers: RuntimeTimers, fn: () => void, ms: number): LongTimeout {
+  const timeout: LongTimeout = { handle: undefined, cancelled: false };
   const arm = (left: number) => {
     timeout.handle = timers.setTimeout(
       () => (left > MAX_TIMER_MS ? arm(left - MAX_TIMER_MS) : fn()),
@@ -29,7 +35,21 @@ export function setLongTimeout(timers: RuntimeTimers, fn: () => void, ms: number
   return timeout;
 }
 
+/**
+ * Runs `fn` after the current task's synchronous work, before any timer: for work that is already
+ * due, which a caller under fake timers (advance, then wait for idle) must see without advancing again.
+ */
+export function setSoon(fn: () => void): LongTimeout {
+  const timeout: LongTimeout = { handle: undefined, cancelled: false };
+  queueMicrotask(() => {
+    if (!timeout.cancelled) fn();
+  });
+  return timeout;
+}
+
 export function clearLongTimeout(timers: RuntimeTimers, timeout: unknown): void {
-  if (typeof timeout === "object" && timeout !== null && "handle" in timeout)
-    timers.clearTimeout(timeout.handle);
+  if (typeof timeout !== "object" || timeout === null || !("cancelled" in timeout)) return;
+  const t = timeout as LongTimeout;
+  t.cancelled = true;
+  if (t.handle !== undefined) timers.clearTimeout(t.handle);
 }

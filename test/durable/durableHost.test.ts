@@ -223,3 +223,72 @@ describe("createDurableHost: refusals name what is wrong", () => {
     expect(await h.list()).toEqual([{ id: "x", kind: "light", status: "active", value: "green" }]);
   });
 });
+
+describe("createDurableHost: actors that only wait stay records until they are needed", () => {
+  /** A host whose inspector notes every actor XState creates, by the root's id. */
+  function inspectedHost(store: SnapshotStore, machines: Record<string, MachineRegistration>) {
+    const created: string[] = [];
+    const h = createDurableHost({
+      store,
+      machines,
+      logger: { warn: () => {} },
+      inspect: (event: { type: string; actorRef?: { id?: string } }) => {
+        if (event.type === "@xstate.actor" && event.actorRef?.id !== undefined)
+          created.push(event.actorRef.id);
+      },
+    });
+    hosts.push(h);
+    return { h, created };
+  }
+
+  it("a waiting actor is not restored at start; its first delay wakes it on time", async () => {
+    const store = createMemoryStore();
+    const machines = { light: { machine: light, version: 1 } };
+    const first = host(store, machines);
+    await first.start();
+    await first.spawn("light", "l1");
+    await first.stop();
+    hosts.splice(0);
+    const { h, created } = inspectedHost(store, machines);
+    await h.start();
+    expect(created).toEqual([]);
+    expect(await h.list()).toEqual([{ id: "l1", kind: "light", status: "active", value: "green" }]);
+    await vi.advanceTimersByTimeAsync(29_999);
+    expect(created).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    await h.idle();
+    expect(created).toEqual(["l1"]);
+    expect(await valueOf(h, "l1")).toEqual({ yellow: "blinking" });
+  });
+
+  it("an event wakes it too, and a running side effect keeps an actor from sleeping (it runs again, at least once)", async () => {
+    let runs = 0;
+    const job = setup({
+      actors: { work: fromPromise(() => new Promise<void>(() => void (runs += 1))) },
+    }).createMachine({
+      initial: "idle",
+      states: { idle: { on: { GO: "working" } }, working: { invoke: { src: "work" } } },
+    });
+    const machines = { job: { machine: job, version: 1 } };
+    const store = createMemoryStore();
+    const first = host(store, machines);
+    await first.start();
+    await first.spawn("job", "waits");
+    await first.spawn("job", "works");
+    await first.send("works", { type: "GO" });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(runs).toBe(1);
+    await first.stop();
+    hosts.splice(0);
+
+    const { h, created } = inspectedHost(store, machines);
+    await h.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(created.filter((id) => id === "works" || id === "waits")).toEqual(["works"]);
+    expect(runs).toBe(2);
+    await h.send("waits", { type: "GO" });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(await valueOf(h, "waits")).toBe("working");
+    expect(runs).toBe(3);
+  });
+});

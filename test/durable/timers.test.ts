@@ -1,5 +1,11 @@
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
-import { clearLongTimeout, GLOBAL_TIMERS, MAX_TIMER_MS, setLongTimeout } from "../../src/durable/timers.js";
+import {
+  clearLongTimeout,
+  GLOBAL_TIMERS,
+  MAX_TIMER_MS,
+  setLongTimeout,
+  setSoon,
+} from "../../src/durable/timers.js";
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
@@ -28,4 +34,17 @@ it("can be cancelled in any of its steps", async () => {
   clearLongTimeout(GLOBAL_TIMERS, timeout);
   await vi.advanceTimersByTimeAsync(30 * DAY);
   expect(fired).toBe(0);
+});
+
+it("setSoon runs after the current synchronous work, before any timer, and can be cancelled", async () => {
+  const order: string[] = [];
+  GLOBAL_TIMERS.setTimeout(() => order.push("timer"), 0);
+  setSoon(() => order.push("soon"));
+  const cancelled = setSoon(() => order.push("cancelled"));
+  clearLongTimeout(GLOBAL_TIMERS, cancelled);
+  order.push("sync");
+  await Promise.resolve();
+  expect(order).toEqual(["sync", "soon"]);
+  await vi.advanceTimersByTimeAsync(0);
+  expect(order).toEqual(["sync", "soon", "timer"]);
 });

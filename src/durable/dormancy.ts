@@ -1,0 +1,34 @@
+import type { ActorRecord } from "../persistence/actorRecord.js";
+
+/** The event a dormant actor's wake-up timer carries: it is hosted, and its own delays take over. */
+export const WAKE_EVENT = "durable.wake";
+
+/**
+ * Whether a stored actor only waits (for an event, a delay, a due time) and can stay a record until
+ * then: no side effect of its tree is running. A running promise, callback or observable child must be
+ * restored at start, where it runs again; their persisted snapshots, unlike a machine's, have no value.
+ */
+export function onlyWaits(record: Pick<ActorRecord, "status" | "snapshot">): boolean {
+  return record.status === "active" && !runsAnEffect(record.snapshot);
+}
+
+function runsAnEffect(snapshot: unknown): boolean {
+  const children = (snapshot as { children?: unknown } | undefined)?.children;
+  if (typeof children !== "object" || children === null) return false;
+  return Object.values(children).some((entry) => {
+    const child = (entry as { snapshot?: { status?: unknown; value?: unknown } } | undefined)?.snapshot;
+    if (child?.status !== "active") return false;
+    return !("value" in child) || runsAnEffect(child);
+  });
+}
+
+/** The timers that wake a dormant actor: its context.due timers as they are, and one at its earliest delay. */
+export function wakeTimers(
+  record: Pick<ActorRecord, "timers" | "delayed">,
+): Array<{ event: string; dueAt: number }> {
+  const delays = (record.delayed ?? []).map((d) => d.dueAt);
+  const earliest = delays.length === 0 ? undefined : Math.min(...delays);
+  return earliest === undefined
+    ? [...record.timers]
+    : [...record.timers, { event: WAKE_EVENT, dueAt: earliest }];
+}
