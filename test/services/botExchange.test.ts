@@ -99,3 +99,28 @@ describe("admitToExchange: early endings, as a ping-pong reply's", () => {
     expect(play([a, b, "REPLY_SKIP."], rules).refused).toMatchObject({ reason: "explicit_skip" });
   });
 });
+
+describe("admitToExchange: what it keeps is small", () => {
+  it("keeps no text for the opening, the last text from the answer on, and none once ended", () => {
+    const rules = { maxPingPongTurns: 1, autoTerminate: true };
+    const opened = admitToExchange(
+      undefined,
+      { content: "A long opening mention that is never compared?", at: 1 },
+      rules,
+    );
+    expect(opened.next).not.toHaveProperty("lastText");
+    const answered = admitToExchange(
+      opened.next,
+      { content: "The answer, which the next turn is checked against?", at: 2 },
+      rules,
+    );
+    expect(answered.next.lastText).toBe("The answer, which the next turn is checked against?");
+    const ended = admitToExchange(
+      answered.next,
+      { content: "One more turn past the limit, is it?", at: 3 },
+      rules,
+    );
+    expect(ended).toMatchObject({ handle: false, reason: "turn_limit" });
+    expect(ended.next).not.toHaveProperty("lastText");
+  });
+});

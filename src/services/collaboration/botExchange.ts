@@ -20,7 +20,10 @@ export interface BotExchange {
   handled: number;
   /** The most it may handle: the answer to the opening plus `maxPingPongTurns` turns, fixed when it opened. */
   limit: number;
-  /** The text of the last handled message, for the repetition check. */
+  /**
+   * The text of the last handled message, for the repetition check; kept only once a later message
+   * can be checked against it (from the answer on) and until the exchange ends: the state stays small.
+   */
   lastText?: string;
   /** Set once the exchange has ended: every later bot message it would hand on is dropped for this. */
   endedBy?: ExchangeEndReason;
@@ -74,10 +77,10 @@ export function admitToExchange(
     const applies = rules.autoTerminate || check.reason === "explicit_skip";
     if (check.terminate && check.reason !== "" && applies) return end(current, check.reason, message.at);
   }
-  return {
-    handle: true,
-    next: { ...current, handled: current.handled + 1, lastText: text, at: message.at },
-  };
+  const { lastText: _previous, ...rest } = current;
+  // The opening is never compared with anything: its text need not be kept.
+  const next = { ...rest, handled: current.handled + 1, at: message.at };
+  return { handle: true, next: current.handled >= 1 ? { ...next, lastText: text } : next };
 }
 
 // A bot addresses the other by mention (`<@id>`, `<@!id>`, roles `<@&id>`): what it says is the rest.
@@ -88,5 +91,6 @@ function withoutMentions(content: string): string {
 }
 
 function end(exchange: BotExchange, reason: ExchangeEndReason, at: number): ExchangeVerdict {
-  return { handle: false, reason, next: { ...exchange, endedBy: reason, at }, ended: true };
+  const { lastText: _done, ...rest } = exchange;
+  return { handle: false, reason, next: { ...rest, endedBy: reason, at }, ended: true };
 }
