@@ -265,6 +265,7 @@ export const a2aFlowMachine = setup({
           actions: [{ type: "recordWaitCrash", params: errorOf }, "emitFirstResponse"],
         },
       },
+      // Only a replyWait snapshot stored with a due time (before its backoff was an after) waits for it.
       on: { BACKOFF_ELAPSED: { actions: sendTo("replyWait", ({ event }) => event) } },
     },
     pingPong: {

@@ -52,11 +52,17 @@ export interface ReplyWaitContext extends z.output<typeof ReplyWaitInputSchema> 
   lastAt: number;
   failure?: WaitFailure;
   lastError?: A2AErrorInfo;
+  /** The backoff of the retry under way; the machine waits it out with `after: { backoffDelay }`. */
   backoffMs?: number;
   reply?: string;
+  /**
+   * Set only in snapshots written before the backoff became an `after` delay: such a snapshot waits in
+   * `retrying` for BACKOFF_ELAPSED at this time, which the host still delivers.
+   */
   due?: Due<"BACKOFF_ELAPSED">;
 }
 
+/** Only for snapshots stored with a `due` (see ReplyWaitContext.due); the machine's own backoff is an `after`. */
 export type ReplyWaitEvent = TimerEvent<"BACKOFF_ELAPSED">;
 
 /** `at` is the latest wall-clock time the machine knew when it ended. */
@@ -92,7 +98,7 @@ export const replyWaitMachine = setup({
     retryAllowed: ({ context }) =>
       context.lastError !== undefined && canRetry(context.lastError, context.retry.enabled),
     resendsMessage: ({ context }) => context.lastError !== undefined && retryResends(context.lastError),
-    backoffDue: ({ context, event }) => event.at >= (context.due?.at ?? 0),
+    storedBackoffDue: ({ context, event }) => context.due !== undefined && event.at >= context.due.at,
   },
   actions: {
     recordRun: assign((_, output: SendMessageOutput) => ({
@@ -148,7 +154,7 @@ export const replyWaitMachine = setup({
         context.lastError as A2AErrorInfo,
         context.seed,
       );
-      return { seed, backoffMs, due: { event: "BACKOFF_ELAPSED" as const, at: context.lastAt + backoffMs } };
+      return { seed, backoffMs };
     }),
     emitRetry: emit(({ context }): Emitted =>
       retryEvent({
@@ -167,6 +173,9 @@ export const replyWaitMachine = setup({
       failure: undefined,
       due: undefined,
     })),
+  },
+  delays: {
+    backoffDelay: ({ context }) => context.backoffMs ?? 0,
   },
 }).createMachine({
   id: "replyWait",
@@ -252,16 +261,37 @@ export const replyWaitMachine = setup({
     },
     retrying: {
       entry: ["scheduleBackoff", "emitRetry"],
+      after: {
+        // The retry starts when the backoff is over: lastAt is when the failure was seen.
+        backoffDelay: [
+          {
+            guard: "resendsMessage",
+            target: "sending",
+            actions: {
+              type: "startRetry",
+              params: ({ context }) => context.lastAt + (context.backoffMs ?? 0),
+            },
+          },
+          {
+            target: "waiting",
+            actions: {
+              type: "startRetry",
+              params: ({ context }) => context.lastAt + (context.backoffMs ?? 0),
+            },
+          },
+        ],
+      },
       on: {
-        // A timer event that comes before the due time (a stray or duplicated delivery) changes nothing.
+        // A snapshot stored with a due time (before the backoff was an after delay) waits for this event.
+        // One that comes before the due time (a stray or duplicated delivery) changes nothing.
         BACKOFF_ELAPSED: [
           {
-            guard: and(["backoffDue", "resendsMessage"]),
+            guard: and(["storedBackoffDue", "resendsMessage"]),
             target: "sending",
             actions: { type: "startRetry", params: ({ event }) => event.at },
           },
           {
-            guard: "backoffDue",
+            guard: "storedBackoffDue",
             target: "waiting",
             actions: { type: "startRetry", params: ({ event }) => event.at },
           },

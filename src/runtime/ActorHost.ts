@@ -3,6 +3,8 @@ import { displayText } from "../services/index.js";
 import type { ActorRecord, ActorStatus, LowdbSnapshotStore } from "../persistence/index.js";
 import { type CollaborationMeta, collaborationMeta } from "./collaborationMeta.js";
 import { collectDue } from "../durable/dueTimers.js";
+import { type DelayTracker, trackDelays } from "../durable/durableDelays.js";
+import { clearLongTimeout, setLongTimeout } from "../durable/timers.js";
 import type { EarlierPosts } from "./EarlierPosts.js";
 import type { ActorKind, Hosted } from "./hostedActor.js";
 import { treeInspector } from "../durable/inspection.js";
@@ -29,10 +31,16 @@ export interface ActorHostOptions {
   onPersisted: (entry: Hosted, status: ActorStatus, meta: CollaborationMeta | undefined) => void;
 }
 
+type RestoredFrom = Pick<ActorRecord, "snapshot" | "timers" | "updatedAt" | "delayed">;
+
+/** The event a dormant record's wake-up carries in its own timer queue; never sent to an actor. */
+const WAKE_UP = "wake-up";
+
 /**
  * Hosts the runtime's actors: creates or restores each one, persists its snapshot (with its durable
- * timers) after every burst of transitions, delivers its timers when due, and wakes a dormant one (a
- * stored collaboration that only waits) on its first event.
+ * timers and its pending XState delays) after every burst of transitions, delivers its timers when
+ * due, and wakes a dormant one (a stored collaboration that only waits) on its first event or when
+ * its earliest stored delay is due.
  */
 export class ActorHost {
   readonly hosted = new Map<string, Hosted>();
@@ -40,8 +48,14 @@ export class ActorHost {
    * Live collaborations not hosted yet, by id: the store's own records, read only
    * (LowdbSnapshotStore.forEachRecord); one leaves this map when it is hosted.
    */
-  readonly dormant = new Map<string, Readonly<ActorRecord>>();
+  readonly dormant: Map<string, Readonly<ActorRecord>>;
   readonly timers: TimerQueue;
+  /**
+   * One entry per dormant record with stored XState delays, at the earliest one's due time: hosting the
+   * record restores its delays, which XState then fires itself (an overdue one at once).
+   */
+  private readonly wakeUps: TimerQueue;
+  private readonly delays = new Map<string, DelayTracker>();
   private readonly dirty = new Set<string>();
   private readonly resuming = new Set<string>();
   private flushScheduled = false;
@@ -52,15 +66,15 @@ export class ActorHost {
       (timer) => this.hostedOrWoken(timer.actorId)?.actor.send({ type: timer.event, at: options.now() }),
       options.scheduler,
     );
+    this.wakeUps = new TimerQueue(options.now, (wake) => this.hostedOrWoken(wake.actorId), options.scheduler);
+    // Always running: it holds entries only while records are dormant.
+    this.wakeUps.start();
+    this.dormant = new DormantRecords(this.wakeUps);
   }
 
   /** A new actor from its input, or one restored from its stored record. */
-  host(
-    kind: ActorKind,
-    id: string,
-    start: { input: unknown } | Pick<ActorRecord, "snapshot" | "timers" | "updatedAt">,
-  ): Hosted {
-    const { warn } = this.options;
+  host(kind: ActorKind, id: string, start: { input: unknown } | RestoredFrom): Hosted {
+    const { warn, scheduler } = this.options;
     const entry: Hosted = {
       id,
       kind,
@@ -75,14 +89,23 @@ export class ActorHost {
       user: this.options.inspect,
     });
     const machine = this.options.machines[kind];
+    // XState's delays run on the host's timers (a test's clock moves them), any length of delay.
+    const clock = {
+      setTimeout: (fn: () => void, ms: number) => setLongTimeout(scheduler, fn, ms),
+      clearTimeout: (timeout: unknown) => clearLongTimeout(scheduler, timeout),
+    };
     entry.actor =
       "snapshot" in start
         ? createActor(machine, {
             id,
             snapshot: start.snapshot as ReturnType<AnyStateMachine["getInitialSnapshot"]>,
+            clock,
             inspect,
           })
-        : createActor(machine, { id, input: start.input, inspect });
+        : createActor(machine, { id, input: start.input, clock, inspect });
+    const delays = trackDelays(entry.actor, { now: this.options.now });
+    delays.onChange = () => this.markDirty(id);
+    this.delays.set(id, delays);
     // An actor that fails (bad input at creation, a throwing action) would otherwise reach XState's
     // unhandled-error path, which rethrows on a timer and ends the process. Its callers hear of it
     // through until().
@@ -92,8 +115,16 @@ export class ActorHost {
       this.resuming.add(id);
       this.hosted.set(id, entry);
       // A post it re-runs may have been made before the crash: EarlierPosts checks it past the nonce window.
-      this.options.earlierPosts.restoring(start.updatedAt, () => entry.actor.start());
-      this.resuming.delete(id);
+      try {
+        this.options.earlierPosts.restoring(start.updatedAt, () => entry.actor.start());
+        // Each stored delay is due at its original time again; XState fires and cancels it as its own.
+        const { skipped } = delays.restore(start.delayed ?? []);
+        for (const lost of skipped) {
+          warn(`actor ${id} (${kind}): delayed ${lost.event.type} has no actor to go to any more; dropped`);
+        }
+      } finally {
+        this.resuming.delete(id);
+      }
       this.timers.set(id, start.timers);
       return entry;
     }
@@ -115,6 +146,7 @@ export class ActorHost {
       return this.host("collaborate", id, { ...record, snapshot: structuredClone(record.snapshot) });
     } catch (error) {
       this.hosted.delete(id);
+      this.delays.delete(id);
       this.timers.forget(id);
       this.options.warn(
         `could not resume actor ${id} (${record.machineId}); it stays stored: ${displayText(error)}`,
@@ -145,6 +177,7 @@ export class ActorHost {
       for (const abandon of entry.abandoned) abandon(error);
     }
     this.hosted.clear();
+    this.delays.clear();
     this.dormant.clear();
   }
 
@@ -162,6 +195,7 @@ export class ActorHost {
     const status = snapshot.status === "done" ? "done" : snapshot.status === "error" ? "error" : "active";
     const due = status === "active" ? collectDue(entry.actor) : [];
     this.timers.set(entry.id, due);
+    const delayed = status === "active" ? (this.delays.get(entry.id)?.pending() ?? []) : [];
     const meta = entry.kind === "collaborate" ? collaborationMeta(entry.actor) : undefined;
     this.options.onPersisted(entry, status, meta);
     entry.lastWrite = this.options.landed(
@@ -171,6 +205,7 @@ export class ActorHost {
         machineVersion: this.options.machineVersions[entry.kind],
         snapshot: entry.actor.getPersistedSnapshot(),
         timers: due.map((t) => ({ event: t.event, dueAt: t.dueAt })),
+        ...(delayed.length === 0 ? {} : { delayed }),
         status,
         updatedAt: this.options.now(),
         ...(meta === undefined ? {} : { meta: { ...meta } }),
@@ -180,8 +215,36 @@ export class ActorHost {
     entry.lastWrite.catch(() => undefined);
     if (status !== "active") {
       this.hosted.delete(entry.id);
+      this.delays.delete(entry.id);
       this.timers.forget(entry.id);
     }
     for (const watcher of [...entry.watchers]) watcher();
+  }
+}
+
+/**
+ * The dormant records by id. A record with stored XState delays gets a wake-up at the earliest one's due
+ * time (its `timers` are armed by whoever adds it, as for any record); leaving the map drops the wake-up.
+ */
+class DormantRecords extends Map<string, Readonly<ActorRecord>> {
+  constructor(private readonly wakeUps: TimerQueue) {
+    super();
+  }
+
+  override set(id: string, record: Readonly<ActorRecord>): this {
+    super.set(id, record);
+    const dueAt = Math.min(...(record.delayed ?? []).map((d) => d.dueAt));
+    this.wakeUps.set(id, Number.isFinite(dueAt) ? [{ event: WAKE_UP, dueAt }] : []);
+    return this;
+  }
+
+  override delete(id: string): boolean {
+    this.wakeUps.forget(id);
+    return super.delete(id);
+  }
+
+  override clear(): void {
+    for (const id of this.keys()) this.wakeUps.forget(id);
+    super.clear();
   }
 }

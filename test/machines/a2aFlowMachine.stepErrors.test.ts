@@ -45,7 +45,11 @@ function inputOf(overrides: Partial<A2AFlowInput> = {}): A2AFlowInput {
 async function runFlow(overrides: Partial<A2AFlowInput>, script: GatewayScript) {
   const gateway = scriptedGateway({ startAt: T0, waits: [{ status: "ok" }], reply: PRIMARY, ...script });
   const collector = eventCollector();
-  const actor = createActor(gateway.flow, { input: inputOf(overrides), inspect: collector.inspect });
+  const actor = createActor(gateway.flow, {
+    input: inputOf(overrides),
+    inspect: collector.inspect,
+    clock: gateway.clock,
+  });
   const dues: Array<{ at: number; after: number }> = [];
   actor.subscribe(() => {
     const due = flowDue(actor);

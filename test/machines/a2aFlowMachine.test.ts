@@ -21,6 +21,7 @@ import {
   NEVER,
   pendingChildrenFlow,
   replyWaitDue,
+  BACKOFF_OVER,
   scriptedGateway,
   valueAndContext,
 } from "../support/flowFakes.js";
@@ -64,7 +65,11 @@ function inputOf(overrides: Partial<A2AFlowInput> = {}): A2AFlowInput {
 function startFlow(overrides: Partial<A2AFlowInput>, script: GatewayScript) {
   const gateway = scriptedGateway({ startAt: T0, ...script });
   const collector = eventCollector();
-  const actor = createActor(gateway.flow, { input: inputOf(overrides), inspect: collector.inspect });
+  const actor = createActor(gateway.flow, {
+    input: inputOf(overrides),
+    inspect: collector.inspect,
+    clock: gateway.clock,
+  });
   actor.start();
   return { actor, gateway, collector };
 }
@@ -114,7 +119,7 @@ describe("a2aFlowMachine: the retry timeline of design 000 §7.1", () => {
     expect(collector.types()).toEqual(["a2a.send", "a2a.retry"]);
     const failedAt = gateway.now();
     const due = replyWaitDue(actor);
-    expect(due).toEqual({ event: "BACKOFF_ELAPSED", at: failedAt + 2_000 });
+    expect(due).toMatchObject({ event: BACKOFF_OVER, at: failedAt + 2_000 });
     await flush();
     expect(gateway.calls.agentWait).toHaveLength(1);
 
@@ -137,7 +142,7 @@ describe("a2aFlowMachine: the retry timeline of design 000 §7.1", () => {
     });
 
     gateway.setNow(failedAt + 2_000);
-    actor.send({ type: "BACKOFF_ELAPSED", at: failedAt + 2_000 });
+    due?.to?.send({ type: BACKOFF_OVER });
     await flush();
 
     expect(actor.getSnapshot().status).toBe("done");
@@ -187,7 +192,7 @@ describe("a2aFlowMachine: the retry timeline of design 000 §7.1", () => {
     const backoffMs = retry?.backoffMs ?? 0;
     expect(backoffMs).toBeGreaterThanOrEqual(1_500);
     expect(backoffMs).toBeLessThanOrEqual(2_500);
-    expect(replyWaitDue(actor)).toEqual({ event: "BACKOFF_ELAPSED", at: failedAt + backoffMs });
+    expect(replyWaitDue(actor)).toMatchObject({ event: BACKOFF_OVER, at: failedAt + backoffMs });
 
     expect(await driveFlow(actor, gateway)).toBe(1);
     expect(actor.getSnapshot().output).toMatchObject({ status: "ok", retryAttempts: 1, reply: PRIMARY });
@@ -218,16 +223,20 @@ describe("a2aFlowMachine: the retry timeline of design 000 §7.1", () => {
     expect(run.timers).toBe(2);
   });
 
-  it("ignores a BACKOFF_ELAPSED delivered again once the child is waiting again", async () => {
+  it("ignores a BACKOFF_ELAPSED delivered during the backoff or once the child is waiting again", async () => {
     const { actor, gateway } = startFlow(
       { skipPingPong: true },
       { waits: [{ status: "error", error: "HTTP 503 overloaded" }, NEVER] },
     );
     await flush();
     const due = replyWaitDue(actor);
-    expect(due?.event).toBe("BACKOFF_ELAPSED");
+    expect(due?.event).toBe(BACKOFF_OVER);
     const at = due?.at ?? 0;
+    // The backoff is the child's own after delay: a timer event from outside does not end it.
     actor.send({ type: "BACKOFF_ELAPSED", at });
+    await flush();
+    expect(gateway.calls.agentWait).toHaveLength(1);
+    due?.to?.send({ type: BACKOFF_OVER });
     await flush();
     expect(gateway.calls.agentWait).toHaveLength(2);
 

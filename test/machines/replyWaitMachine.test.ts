@@ -1,5 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
-import { type AnyEventObject, createActor, fromPromise } from "xstate";
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { type AnyEventObject, createActor, fromPromise, SimulatedClock } from "xstate";
 import {
   A2AEventSchema,
   type AgentWaitInput,
@@ -36,8 +38,8 @@ type WaitScript = Array<Omit<AgentWaitOutput, "at"> | Error>;
 
 /**
  * Runs the machine against a scripted gateway on a simulated clock: each agentWait takes the
- * timeout it was given (or what the script says), and the test plays the runtime's scheduler by
- * delivering BACKOFF_ELAPSED at the due time the machine asks for.
+ * timeout it was given (or what the script says), and each backoff (an `after` delay) passes on
+ * XState's simulated clock when the machine waits in `retrying`.
  */
 function run(input: ReplyWaitInput, waits: WaitScript, reply = "src/auth/index.ts 에 있어요") {
   let clock = input.startedAt;
@@ -61,7 +63,8 @@ function run(input: ReplyWaitInput, waits: WaitScript, reply = "src/auth/index.t
       readReply: fromPromise<ReadReplyOutput, ReadReplyInput>(async () => ({ reply, at: (clock += 10) })),
     },
   });
-  const actor = createActor(machine, { input });
+  const timers = new SimulatedClock();
+  const actor = createActor(machine, { input, clock: timers });
   actor.on("*", (event) => emitted.push(event));
   return {
     actor,
@@ -77,10 +80,10 @@ function run(input: ReplyWaitInput, waits: WaitScript, reply = "src/auth/index.t
         });
         const snapshot = actor.getSnapshot();
         if (snapshot.status === "done") return snapshot.output as ReplyWaitOutput;
-        const due = snapshot.context.due;
-        if (due === undefined) throw new Error("retrying without a due time");
-        clock = Math.max(clock, due.at);
-        actor.send({ type: due.event, at: clock });
+        const { backoffMs, lastAt } = snapshot.context;
+        if (backoffMs === undefined) throw new Error("retrying without a backoff");
+        clock = Math.max(clock, lastAt + backoffMs);
+        timers.increment(backoffMs);
       }
     },
   };
@@ -345,6 +348,7 @@ describe("retry.maxAttempts caps each error class's limit (design 000 §8.1)", (
 
     let clock = 100;
     const waits = rateLimited();
+    const timers = new SimulatedClock();
     const restored = createActor(
       replyWaitMachine.provide({
         actors: {
@@ -356,7 +360,7 @@ describe("retry.maxAttempts caps each error class's limit (design 000 §8.1)", (
           readReply: pending(),
         },
       }),
-      { input: older, snapshot: persisted },
+      { input: older, snapshot: persisted, clock: timers },
     ).start();
     for (;;) {
       await vi.waitFor(() => {
@@ -365,8 +369,8 @@ describe("retry.maxAttempts caps each error class's limit (design 000 §8.1)", (
       });
       const snapshot = restored.getSnapshot();
       if (snapshot.status === "done") break;
-      clock = Math.max(clock, snapshot.context.due?.at ?? clock);
-      restored.send({ type: "BACKOFF_ELAPSED", at: clock });
+      clock += snapshot.context.backoffMs ?? 0;
+      timers.increment(snapshot.context.backoffMs ?? 0);
     }
     expect(restored.getSnapshot().output).toMatchObject({
       outcome: "blocked",
@@ -398,17 +402,17 @@ describe("replyWaitMachine, bad input and junk events", () => {
       { type: "xstate.done.actor.readReply", output: { reply: "x", at: 1 } },
       { type: "RESPONSE_TIMEOUT", at: 1 },
     ];
+    const timers = new SimulatedClock();
     const actor = createActor(
       replyWaitMachine.provide({
         actors: { sendMessage: pending(), agentWait: pending(), readReply: pending() },
       }),
-      { input: baseInput },
+      { input: baseInput, clock: timers },
     ).start();
     const states: string[] = [];
     const check = () => {
       const before = actor.getSnapshot();
       for (const event of junk) {
-        if (before.matches("retrying") && event.type === "BACKOFF_ELAPSED") continue;
         if (before.matches("reading") && event.type === "xstate.done.actor.readReply") continue;
         sendRaw(actor, event);
         expect(actor.getSnapshot().value).toEqual(before.value);
@@ -424,9 +428,72 @@ describe("replyWaitMachine, bad input and junk events", () => {
       output: { status: "error", error: "rate limit", at: 20 },
     });
     check();
-    actor.send({ type: "BACKOFF_ELAPSED", at: 10_020 });
+    // The backoff is XState's own delay: a BACKOFF_ELAPSED (above) does not end it, the delay does.
+    timers.increment(actor.getSnapshot().context.backoffMs ?? 0);
     sendRaw(actor, { type: "xstate.done.actor.agentWait", output: { status: "ok", at: 30 } });
     check();
     expect(states).toEqual(["sending", "waiting", "retrying", "reading"]);
+  });
+});
+
+/** The replyWait child of the sessions_send flow in test/fixtures/state-dir-v1, as the release before wrote it. */
+function storedRetryingSnapshot(): { snapshot: unknown; dueAt: number } {
+  const dir = fileURLToPath(new URL("../fixtures/state-dir-v1/actors/", import.meta.url));
+  for (const file of readdirSync(dir)) {
+    const shard = JSON.parse(readFileSync(dir + file, "utf8")) as {
+      records: Record<string, { machineId: string; timers: Array<{ dueAt: number }>; snapshot: unknown }>;
+    };
+    for (const record of Object.values(shard.records)) {
+      if (record.machineId !== "a2aFlow") continue;
+      const flow = record.snapshot as { children: { replyWait: { snapshot: unknown } } };
+      return { snapshot: flow.children.replyWait.snapshot, dueAt: record.timers[0]?.dueAt ?? Number.NaN };
+    }
+  }
+  throw new Error("no flow in the fixture");
+}
+
+describe("replyWaitMachine: a backoff stored with a due time (before it was an after delay)", () => {
+  function restore() {
+    const stored = storedRetryingSnapshot();
+    const sends: string[] = [];
+    const waitCalls: string[] = [];
+    const timers = new SimulatedClock();
+    const actor = createActor(
+      replyWaitMachine.provide({
+        actors: {
+          sendMessage: fromPromise<SendMessageOutput, SendMessageInput>(async ({ input: p }) => {
+            sends.push(p.idempotencyKey);
+            return { runId: "run-2", at: stored.dueAt + 10 };
+          }),
+          agentWait: fromPromise<AgentWaitOutput, AgentWaitInput>(async ({ input: p }) => {
+            waitCalls.push(p.runId);
+            return { status: "ok", at: stored.dueAt + 20 };
+          }),
+          readReply: fromPromise<ReadReplyOutput, ReadReplyInput>(async () => ({
+            reply: "검토했어요",
+            at: stored.dueAt + 30,
+          })),
+        },
+      }),
+      // XState restores from the snapshot and ignores the input.
+      { input: baseInput, snapshot: stored.snapshot as never, clock: timers },
+    ).start();
+    return { actor, stored, sends, waitCalls, timers };
+  }
+
+  it("waits in retrying for BACKOFF_ELAPSED at its due time, retries once, and replies", async () => {
+    const { actor, stored, sends, waitCalls, timers } = restore();
+    expect(actor.getSnapshot().value).toBe("retrying");
+    expect(actor.getSnapshot().context.due).toEqual({ event: "BACKOFF_ELAPSED", at: stored.dueAt });
+    // No after delay was scheduled for it: time alone does not end the stored backoff.
+    timers.increment(3_600_000);
+    actor.send({ type: "BACKOFF_ELAPSED", at: stored.dueAt - 1 });
+    expect(actor.getSnapshot().value).toBe("retrying");
+    actor.send({ type: "BACKOFF_ELAPSED", at: stored.dueAt });
+    await vi.waitFor(() => expect(actor.getSnapshot().status).toBe("done"));
+    expect(actor.getSnapshot().output).toMatchObject({ outcome: "replied", retryAttempts: 1 });
+    // A rate limit waits on the same run again: nothing is resent.
+    expect([sends, waitCalls]).toEqual([[], ["run-1"]]);
+    expect(actor.getSnapshot().context.due).toBeUndefined();
   });
 });

@@ -6,6 +6,7 @@ import {
   createActor,
   fromPromise,
   type InspectionEvent,
+  SimulatedClock,
 } from "xstate";
 import {
   type A2AEvent,
@@ -166,6 +167,8 @@ export function scriptedGateway(script: GatewayScript = {}) {
   return {
     calls,
     actors,
+    /** XState's clock for the actors: never advanced, so an `after` fires only when driveFlow sends it. */
+    clock: new SimulatedClock(),
     /** pingPongMachine with the scripted agent step. */
     pingPong,
     /** a2aFlowMachine with every child and side effect scripted. */
@@ -196,23 +199,40 @@ export function pendingChildrenFlow() {
   });
 }
 
-/** The durable timer the flow's reply-wait child holds, if any. */
-export function replyWaitDue(flow: AnyActorRef): { event: string; at: number } | undefined {
+/** The event XState delivers to the reply-wait child when its backoff (`after: { backoffDelay }`) is over. */
+export const BACKOFF_OVER = "xstate.after.backoffDelay.replyWait.retrying";
+
+/** A timer a flow tree waits for; `to` is the child an `after` event goes to (a `due` goes to the root). */
+export type FlowTimer = { event: string; at: number; to?: AnyActorRef };
+
+/** The reply-wait child's backoff, if it is in one: when it ends (`at`) and the event that ends it. */
+export function replyWaitDue(flow: AnyActorRef): FlowTimer | undefined {
   const child = (flow.getSnapshot() as AnyMachineSnapshot).children["replyWait"] as AnyActorRef | undefined;
-  const context = (child?.getSnapshot() as { context?: { due?: { event: string; at: number } } } | undefined)
-    ?.context;
-  return context?.due;
+  return child === undefined ? undefined : ownTimer(child);
 }
 
-/** The durable timer the flow or any of its children holds (the runtime's scheduler reads the same). */
-export function flowDue(actor: AnyActorRef): { event: string; at: number } | undefined {
+function ownTimer(actor: AnyActorRef): FlowTimer | undefined {
+  const snapshot = actor.getSnapshot() as {
+    value?: unknown;
+    machine?: { id?: string };
+    context?: { due?: { event: string; at: number }; lastAt?: number; backoffMs?: number };
+  };
+  const context = snapshot.context;
+  if (context?.due !== undefined) return context.due;
+  if (snapshot.machine?.id === "replyWait" && snapshot.value === "retrying" && context?.lastAt !== undefined)
+    return { event: BACKOFF_OVER, at: context.lastAt + (context.backoffMs ?? 0), to: actor };
+  return undefined;
+}
+
+/** The timer the flow or any of its children waits for (the runtime's scheduler or XState delivers it). */
+export function flowDue(actor: AnyActorRef): FlowTimer | undefined {
   const snapshot = actor.getSnapshot() as {
     status?: string;
-    context?: { due?: { event: string; at: number } };
     children?: Record<string, AnyActorRef | undefined>;
   };
   if (snapshot.status !== "active") return undefined;
-  if (snapshot.context?.due !== undefined) return snapshot.context.due;
+  const own = ownTimer(actor);
+  if (own !== undefined) return own;
   for (const child of Object.values(snapshot.children ?? {})) {
     const due = child === undefined ? undefined : flowDue(child);
     if (due !== undefined) return due;
@@ -221,8 +241,9 @@ export function flowDue(actor: AnyActorRef): { event: string; at: number } | und
 }
 
 /**
- * Drives a flow as the runtime would: lets side effects settle and, while the flow or a child holds
- * a due timer, delivers it to the root at its due time. Returns how many timer events it delivered.
+ * Drives a flow as the runtime would: lets side effects settle and, while the flow or a child waits
+ * for a timer, delivers it at its due time (a `due` to the root, an `after` to the child that waits).
+ * Returns how many timer events it delivered.
  */
 export async function driveFlow(
   flow: AnyActorRef,
@@ -236,7 +257,8 @@ export async function driveFlow(
     const due = flowDue(flow);
     if (due === undefined || delivered >= maxTimers) return delivered;
     gateway.setNow(due.at);
-    flow.send({ type: due.event, at: due.at });
+    if (due.to !== undefined) due.to.send({ type: due.event });
+    else flow.send({ type: due.event, at: due.at });
     delivered += 1;
   }
 }

@@ -1,0 +1,78 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type A2AEvent, type A2ARuntime, createA2ARuntime } from "../../src/index.js";
+import { ManualClock } from "../fixtures/manualClock.js";
+import { drain, FakeGateway, runtimeConfig, tempStateDir, waitUntil } from "../support/runtimeFakes.js";
+
+// A sessions_send flow backing off after a rate limit waits with XState's `after: { backoffDelay }`:
+// stopped during the backoff and started again, it retries at the backoff's original end, once.
+
+const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
+const started: A2ARuntime[] = [];
+afterEach(async () => {
+  for (const r of started.splice(0)) await r.stop();
+});
+
+function runtimeOn(stateDir: string, clock: ManualClock, gateway: FakeGateway) {
+  const events: A2AEvent[] = [];
+  const r = createA2ARuntime({
+    config: runtimeConfig,
+    stateDir,
+    gateway,
+    now: clock.now,
+    timers: clock,
+    random: () => 0.5,
+    onWarning: () => {},
+  });
+  r.onEvent((e) => events.push(e));
+  started.push(r);
+  return { r, events };
+}
+
+/** A flow rate-limited at T0: stopped in its backoff; returns when the backoff ends. */
+async function stoppedInBackoff(stateDir: string): Promise<number> {
+  const clock = new ManualClock(T0);
+  const gateway = new FakeGateway({ waits: [{ status: "error", error: "429 rate limit: retry after 1s" }] });
+  const { r, events } = runtimeOn(stateDir, clock, gateway);
+  await r.start();
+  r.sessionsSend({ targetSessionKey: "agent:eden:main", message: "리뷰 부탁", timeoutSeconds: 60 }).catch(
+    () => undefined,
+  );
+  await waitUntil(() => events.some((e) => e.type === "a2a.retry"), "a2a.retry");
+  const retry = events.find((e) => e.type === "a2a.retry");
+  if (retry?.type !== "a2a.retry") throw new Error("no retry");
+  await drain();
+  await r.stop();
+  return retry.ts + retry.data.backoffMs;
+}
+
+describe("a flow stopped during its retry backoff (an after delay)", () => {
+  it("started again before the backoff ends: retries at the original end, once, and completes", async () => {
+    const dir = tempStateDir();
+    const endsAt = await stoppedInBackoff(dir);
+    const clock = new ManualClock(endsAt - 500);
+    const gateway = new FakeGateway({ replies: { "agent:eden:main": ["검토했어요"] } });
+    const { r, events } = runtimeOn(dir, clock, gateway);
+    await r.start();
+    await clock.advance(499);
+    await drain();
+    expect(gateway.waitCalls).toEqual([]);
+    await clock.advance(1);
+    await waitUntil(() => events.some((e) => e.type === "a2a.complete"), "a2a.complete");
+    expect(gateway.waitCalls.map((c) => c.runId)).toEqual(["run-1"]);
+    expect(gateway.agentCalls).toEqual([]);
+  });
+
+  it("started again after the backoff ended: retries at once, once", async () => {
+    const dir = tempStateDir();
+    const endsAt = await stoppedInBackoff(dir);
+    const clock = new ManualClock(endsAt + 60_000);
+    const gateway = new FakeGateway({ replies: { "agent:eden:main": ["검토했어요"] } });
+    const { r, events } = runtimeOn(dir, clock, gateway);
+    await r.start();
+    await clock.advance(0);
+    await waitUntil(() => events.some((e) => e.type === "a2a.complete"), "a2a.complete");
+    await clock.advance(60_000);
+    await drain();
+    expect(gateway.waitCalls.map((c) => c.runId)).toEqual(["run-1"]);
+  });
+});
