@@ -1,4 +1,4 @@
-import { type AnyActorRef, type AnyStateMachine, createActor, type EventObject } from "xstate";
+import type { AnyActorRef, AnyStateMachine, EventObject } from "xstate";
 import { createLowdbStore } from "../persistence/index.js";
 import type { ActorRecord, ActorStatus } from "../persistence/actorRecord.js";
 import type { SnapshotStore } from "../persistence/SnapshotStorePort.js";
@@ -9,9 +9,9 @@ import { type EffectGate, withDurableEffects } from "./durableEffects.js";
 import type { DurableActorInfo, DurableHost, DurableHostOptions } from "./durableHostTypes.js";
 import { toInspectFn, treeInspector } from "./inspection.js";
 import { snapshotValidity } from "./snapshotValidity.js";
-import { info, settled, text } from "./hostedActors.js";
+import { createHostedActor, delayClock, info, settled, text } from "./hostedActors.js";
 import { TimerQueue } from "./TimerQueue.js";
-import { clearLongTimeout, GLOBAL_TIMERS, type RuntimeTimers, setLongTimeout, setSoon } from "./timers.js";
+import { GLOBAL_TIMERS, type RuntimeTimers } from "./timers.js";
 
 interface Entry {
   id: string;
@@ -214,21 +214,9 @@ class Host implements DurableHost {
       onTreeChanged: () => this.markDirty(id),
       ...(this.userInspect === undefined ? {} : { user: this.userInspect }),
     });
-    const clock = {
-      // A delay restored overdue is due now: delivered before any timer, so idle() sees it.
-      setTimeout: (fn: () => void, ms: number) =>
-        ms <= 0 && this.resuming.has(id) ? setSoon(fn) : setLongTimeout(this.timers, fn, ms),
-      clearTimeout: (timeout: unknown) => clearLongTimeout(this.timers, timeout),
-    };
-    const actor =
-      "snapshot" in start
-        ? createActor(machine, {
-            id,
-            snapshot: start.snapshot as ReturnType<AnyStateMachine["getInitialSnapshot"]>,
-            clock,
-            inspect,
-          })
-        : createActor(machine, { id, input: start.input, clock, inspect });
+    // A delay restored overdue is due now: delivered before any timer, so idle() sees it.
+    const clock = delayClock(this.timers, () => this.resuming.has(id));
+    const actor = createHostedActor(machine, id, start, { clock, inspect });
     // An actor that fails would otherwise reach XState's unhandled-error path, which ends the process.
     actor.subscribe({ error: (error) => this.warn(`actor ${id} (${kind}) failed: ${text(error)}`) });
     const delays = trackDelays(actor, { now: this.now });

@@ -1,5 +1,34 @@
-import type { AnyActorRef } from "xstate";
+import { type AnyActorRef, type AnyStateMachine, createActor, type InspectionEvent } from "xstate";
 import type { DurableActorInfo } from "./durableHostTypes.js";
+import { clearLongTimeout, type RuntimeTimers, setLongTimeout, setSoon } from "./timers.js";
+
+/**
+ * XState's `clock` on a host's timers: any length of delay (a test's clock moves them). While
+ * `deliverNow()` holds (an actor being restored), a delay that is already due runs before any timer.
+ */
+export function delayClock(timers: RuntimeTimers, deliverNow: () => boolean = () => false) {
+  return {
+    setTimeout: (fn: () => void, ms: number) =>
+      ms <= 0 && deliverNow() ? setSoon(fn) : setLongTimeout(timers, fn, ms),
+    clearTimeout: (timeout: unknown) => clearLongTimeout(timers, timeout),
+  };
+}
+
+/** An actor of `machine`, new from its input or restored from a persisted snapshot (not started). */
+export function createHostedActor(
+  machine: AnyStateMachine,
+  id: string,
+  start: { input: unknown } | { snapshot: unknown },
+  options: { clock: ReturnType<typeof delayClock>; inspect: (event: InspectionEvent) => void },
+): AnyActorRef {
+  return "snapshot" in start
+    ? createActor(machine, {
+        id,
+        snapshot: start.snapshot as ReturnType<AnyStateMachine["getInitialSnapshot"]>,
+        ...options,
+      })
+    : createActor(machine, { id, input: start.input, ...options });
+}
 
 /** What the host tells of an actor, from its snapshot (live) or its stored one. */
 export function info(id: string, kind: string, snapshot: unknown): DurableActorInfo {

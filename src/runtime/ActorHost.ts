@@ -1,10 +1,10 @@
-import { type AnyActorRef, type AnyStateMachine, createActor, type InspectionEvent } from "xstate";
+import type { AnyActorRef, AnyStateMachine, InspectionEvent } from "xstate";
 import { displayText } from "../services/index.js";
 import type { ActorRecord, ActorStatus, LowdbSnapshotStore } from "../persistence/index.js";
 import { type CollaborationMeta, collaborationMeta } from "./collaborationMeta.js";
 import { collectDue } from "../durable/dueTimers.js";
 import { type DelayTracker, trackDelays } from "../durable/durableDelays.js";
-import { clearLongTimeout, setLongTimeout } from "../durable/timers.js";
+import { createHostedActor, delayClock } from "../durable/hostedActors.js";
 import type { EarlierPosts } from "./EarlierPosts.js";
 import type { ActorKind, Hosted } from "./hostedActor.js";
 import { treeInspector } from "../durable/inspection.js";
@@ -90,19 +90,7 @@ export class ActorHost {
     });
     const machine = this.options.machines[kind];
     // XState's delays run on the host's timers (a test's clock moves them), any length of delay.
-    const clock = {
-      setTimeout: (fn: () => void, ms: number) => setLongTimeout(scheduler, fn, ms),
-      clearTimeout: (timeout: unknown) => clearLongTimeout(scheduler, timeout),
-    };
-    entry.actor =
-      "snapshot" in start
-        ? createActor(machine, {
-            id,
-            snapshot: start.snapshot as ReturnType<AnyStateMachine["getInitialSnapshot"]>,
-            clock,
-            inspect,
-          })
-        : createActor(machine, { id, input: start.input, clock, inspect });
+    entry.actor = createHostedActor(machine, id, start, { clock: delayClock(scheduler), inspect });
     const delays = trackDelays(entry.actor, { now: this.options.now });
     delays.onChange = () => this.markDirty(id);
     this.delays.set(id, delays);
