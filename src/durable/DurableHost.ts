@@ -153,6 +153,7 @@ class Host implements DurableHost {
     this.markDirty(id);
     this.persistDirty();
     await entry.lastWrite;
+    throwIfFailed("spawn", entry);
   }
 
   async send(id: string, event: EventObject): Promise<void> {
@@ -169,6 +170,7 @@ class Host implements DurableHost {
     entry.actor.send(event);
     this.persistDirty();
     await entry.lastWrite;
+    throwIfFailed("send", entry);
   }
 
   async get(id: string): Promise<DurableActorInfo | undefined> {
@@ -218,7 +220,13 @@ class Host implements DurableHost {
     const clock = delayClock(this.timers, () => this.resuming.has(id));
     const actor = createHostedActor(machine, id, start, { clock, inspect });
     // An actor that fails would otherwise reach XState's unhandled-error path, which ends the process.
-    actor.subscribe({ error: (error) => this.warn(`actor ${id} (${kind}) failed: ${text(error)}`) });
+    // XState reports a failure to observers, not to inspection: the failed snapshot is written from here.
+    actor.subscribe({
+      error: (error) => {
+        this.warn(`actor ${id} (${kind}) failed: ${text(error)}`);
+        this.markDirty(id);
+      },
+    });
     const delays = trackDelays(actor, { now: this.now });
     delays.onChange = () => this.markDirty(id);
     const entry: Entry = { id, kind, actor, delays, lastWrite: Promise.resolve() };
@@ -365,4 +373,16 @@ class Host implements DurableHost {
     if (this.o.logger !== undefined) this.o.logger.warn(message);
     else console.warn(`a2a-statecharts durable host: ${message}`);
   }
+}
+
+/** An actor that failed (its input, an action, a guard threw): stored as `error`, and its caller told. */
+function throwIfFailed(method: string, entry: Entry): void {
+  const snapshot = entry.actor.getSnapshot() as { status: string; error?: unknown };
+  if (snapshot.status !== "error") return;
+  throw new Error(
+    `DurableHost.${method}: actor ${JSON.stringify(entry.id)} (${entry.kind}) failed: ${text(snapshot.error)}`,
+    {
+      cause: snapshot.error,
+    },
+  );
 }

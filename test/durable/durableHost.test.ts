@@ -212,6 +212,44 @@ describe("createDurableHost: side effects, context.due, idle()", () => {
 });
 
 describe("createDurableHost: refusals name what is wrong", () => {
+  it("an actor that fails at its start or on an event rejects its caller, and is kept as an error", async () => {
+    const strict = setup({
+      types: { input: {} as { n: number }, context: {} as { n: number } },
+    }).createMachine({
+      context: ({ input }) => {
+        if (input.n < 0) throw new Error("n must not be negative");
+        return { n: input.n };
+      },
+      initial: "ready",
+      states: {
+        ready: {
+          on: {
+            BREAK: {
+              actions: () => {
+                throw new Error("the action broke");
+              },
+            },
+          },
+        },
+      },
+    });
+    const store = createMemoryStore();
+    const h = host(store, { strict: { machine: strict, version: 1 } });
+    await h.start();
+    await expect(h.spawn("strict", "bad", { n: -1 })).rejects.toThrow(
+      /DurableHost.spawn: actor "bad" \(strict\) failed: n must not be negative/,
+    );
+    expect(await h.get("bad")).toMatchObject({ status: "error" });
+    await h.spawn("strict", "ok", { n: 1 });
+    await expect(h.send("ok", { type: "BREAK" })).rejects.toThrow(
+      /actor "ok" \(strict\) failed: the action broke/,
+    );
+    expect((await store.list("archive")).map((r) => [r.id, r.status])).toEqual([
+      ["bad", "error"],
+      ["ok", "error"],
+    ]);
+  });
+
   it("before start, an unknown kind, a taken id, an unknown actor", async () => {
     const h = host(createMemoryStore());
     await expect(h.spawn("light", "x")).rejects.toThrow(/not running; call start\(\) first/);
