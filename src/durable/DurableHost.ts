@@ -1,29 +1,27 @@
-import type { AnyActorRef, AnyStateMachine, EventObject } from "xstate";
+import type { AnyStateMachine, EventObject } from "xstate";
 import { createLowdbStore } from "../persistence/index.js";
-import type { ActorRecord, ActorStatus } from "../persistence/actorRecord.js";
+import { type ActorRecord, InvalidActorRecordError } from "../persistence/actorRecord.js";
 import type { SnapshotStore } from "../persistence/SnapshotStorePort.js";
 import { onlyWaits, WAKE_EVENT, wakeTimers } from "./dormancy.js";
-import { collectDue } from "./dueTimers.js";
-import { type DelayTracker, trackDelays } from "./durableDelays.js";
+import { trackDelays } from "./durableDelays.js";
 import { type EffectGate, withDurableEffects } from "./durableEffects.js";
 import type { DurableActorInfo, DurableHost, DurableHostOptions } from "./durableHostTypes.js";
 import { toInspectFn, treeInspector } from "./inspection.js";
 import { snapshotValidity } from "./snapshotValidity.js";
-import { createHostedActor, delayClock, info, settled, text } from "./hostedActors.js";
+import {
+  createHostedActor,
+  delayClock,
+  type Entry,
+  info,
+  putUntilDurable,
+  recordOf,
+  settled,
+  text,
+} from "./hostedActors.js";
 import { TimerQueue } from "./TimerQueue.js";
 import { GLOBAL_TIMERS, type RuntimeTimers } from "./timers.js";
 
-interface Entry {
-  id: string;
-  kind: string;
-  actor: AnyActorRef;
-  delays: DelayTracker;
-  /** Resolves once the actor's latest snapshot is durable. */
-  lastWrite: Promise<void>;
-}
-
 const DAY_MS = 86_400_000;
-const MAX_RETRY_MS = 30_000;
 
 /** A durable host for XState machines: see {@link DurableHost}. */
 export function createDurableHost(options: DurableHostOptions): DurableHost {
@@ -285,12 +283,38 @@ class Host implements DurableHost {
     if (store === undefined || this.state === "stopping" || this.dirty.size === 0) return;
     const entries = [...this.dirty].flatMap((id) => this.hosted.get(id) ?? []);
     this.dirty.clear();
-    const records = entries.map((entry) => this.recordOf(entry));
-    const write = this.putUntilDurable(store, records);
-    this.track(write);
-    for (const [i, entry] of entries.entries()) {
-      entry.lastWrite = write;
-      if (records[i]?.status !== "active") {
+    const batch: Array<{ entry: Entry; record: ActorRecord }> = [];
+    for (const entry of entries) {
+      try {
+        const record = recordOf(entry, this.o.machines[entry.kind]?.version ?? 0, this.now());
+        this.due.set(entry.id, record.timers);
+        batch.push({ entry, record });
+      } catch (error) {
+        // Its snapshot or a delayed event is not JSON: it cannot be kept, so it is not kept running.
+        entry.lastWrite = Promise.reject(error);
+        this.track(entry.lastWrite);
+        this.refuse(entry, error);
+      }
+    }
+    if (batch.length === 0) return;
+    const records = batch.map(({ record }) => record);
+    const write = putUntilDurable(store, records, this.retry);
+    for (const { entry, record } of batch) {
+      // One record the store refuses must not hold the others back: each is then put on its own.
+      const own =
+        records.length === 1
+          ? write
+          : write.catch((error: unknown) =>
+              error instanceof InvalidActorRecordError
+                ? putUntilDurable(store, [record], this.retry)
+                : Promise.reject(error),
+            );
+      entry.lastWrite = own.catch((error: unknown) => {
+        this.refuse(entry, error);
+        throw error;
+      });
+      this.track(entry.lastWrite);
+      if (record.status !== "active") {
         // Finished: archived by the store; nothing of it stays hosted.
         this.hosted.delete(entry.id);
         this.due.forget(entry.id);
@@ -298,45 +322,28 @@ class Host implements DurableHost {
     }
   }
 
-  private recordOf(entry: Entry): ActorRecord {
-    const snapshot = entry.actor.getSnapshot() as { status: string };
-    const status: ActorStatus =
-      snapshot.status === "done" ? "done" : snapshot.status === "error" ? "error" : "active";
-    const timers = status === "active" ? collectDue(entry.actor) : [];
-    this.due.set(entry.id, timers);
-    const delayed = status === "active" ? entry.delays.pending() : [];
-    const registration = this.o.machines[entry.kind];
-    return {
-      id: entry.id,
-      machineId: entry.kind,
-      machineVersion: registration?.version ?? 0,
-      snapshot: entry.actor.getPersistedSnapshot(),
-      timers,
-      ...(delayed.length === 0 ? {} : { delayed }),
-      status,
-      updatedAt: this.now(),
-    };
+  /** An actor whose state the store refuses: stopped, its last stored state (if any) kept for a restart. */
+  private refuse(entry: Entry, error: unknown): void {
+    if (this.hosted.get(entry.id) !== entry) return;
+    this.hosted.delete(entry.id);
+    this.due.forget(entry.id);
+    this.warn(
+      `actor ${entry.id} (${entry.kind}) cannot be stored (${text(error)}); stopped it, its last stored state stays`,
+    );
+    entry.actor.stop();
   }
 
-  /** A put retried with backoff until it lands: an answer or an effect waits for it, never skips it. */
-  private async putUntilDurable(store: SnapshotStore, records: ActorRecord[]): Promise<void> {
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        await store.put(records);
-        return;
-      } catch (error) {
-        if (this.state === "stopped") throw error;
-        const waitMs = Math.min(MAX_RETRY_MS, 500 * 2 ** attempt);
-        this.warn(`could not save ${records.length} actor(s) (${text(error)}); trying again in ${waitMs} ms`);
-        await new Promise<void>((resolve) => this.timers.setTimeout(resolve, waitMs));
-      }
-    }
-  }
+  /** How a refused write is retried: on the host's timers, until it lands or the host has stopped. */
+  private readonly retry = {
+    timers: () => this.timers,
+    warn: (message: string) => this.warn(message),
+    stopped: () => this.state === "stopped",
+  };
 
   private async settleWrites(): Promise<void> {
     this.persistDirty();
     const writes = [...this.hosted.values()].map((entry) => entry.lastWrite);
-    await Promise.all(writes);
+    await Promise.allSettled(writes);
   }
 
   private track(work: Promise<unknown>): void {

@@ -1,6 +1,63 @@
 import { type AnyActorRef, type AnyStateMachine, createActor, type InspectionEvent } from "xstate";
+import { type ActorRecord, type ActorStatus, InvalidActorRecordError } from "../persistence/actorRecord.js";
+import type { SnapshotStore } from "../persistence/SnapshotStorePort.js";
+import { collectDue } from "./dueTimers.js";
+import type { DelayTracker } from "./durableDelays.js";
 import type { DurableActorInfo } from "./durableHostTypes.js";
 import { clearLongTimeout, type RuntimeTimers, setLongTimeout, setSoon } from "./timers.js";
+
+/** An actor the durable host runs. */
+export interface Entry {
+  id: string;
+  kind: string;
+  actor: AnyActorRef;
+  delays: DelayTracker;
+  /** Resolves once the actor's latest snapshot is durable; rejects if the store refuses it. */
+  lastWrite: Promise<void>;
+}
+
+const MAX_RETRY_MS = 30_000;
+
+/** The record of an actor as it is now: its snapshot, context.due timers and pending XState delays. */
+export function recordOf(entry: Entry, version: number, now: number): ActorRecord {
+  const snapshot = entry.actor.getSnapshot() as { status: string };
+  const status: ActorStatus =
+    snapshot.status === "done" ? "done" : snapshot.status === "error" ? "error" : "active";
+  const timers = status === "active" ? collectDue(entry.actor) : [];
+  const delayed = status === "active" ? entry.delays.pending() : [];
+  return {
+    id: entry.id,
+    machineId: entry.kind,
+    machineVersion: version,
+    snapshot: entry.actor.getPersistedSnapshot(),
+    timers,
+    ...(delayed.length === 0 ? {} : { delayed }),
+    status,
+    updatedAt: now,
+  };
+}
+
+/**
+ * A put retried with backoff until it lands: an answer or an effect waits for it, never skips it. A
+ * record the store refuses (InvalidActorRecordError) would be refused again: that rejects at once.
+ */
+export async function putUntilDurable(
+  store: SnapshotStore,
+  records: ActorRecord[],
+  retry: { timers: () => RuntimeTimers; warn: (message: string) => void; stopped: () => boolean },
+): Promise<void> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      await store.put(records);
+      return;
+    } catch (error) {
+      if (retry.stopped() || error instanceof InvalidActorRecordError) throw error;
+      const waitMs = Math.min(MAX_RETRY_MS, 500 * 2 ** attempt);
+      retry.warn(`could not save ${records.length} actor(s) (${text(error)}); trying again in ${waitMs} ms`);
+      await new Promise<void>((resolve) => retry.timers().setTimeout(resolve, waitMs));
+    }
+  }
+}
 
 /**
  * XState's `clock` on a host's timers: any length of delay (a test's clock moves them). While

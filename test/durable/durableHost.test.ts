@@ -250,6 +250,35 @@ describe("createDurableHost: refusals name what is wrong", () => {
     ]);
   });
 
+  it("a state the store cannot keep (not JSON) rejects its caller at once, and holds no other actor back", async () => {
+    const holder = setup({
+      types: { input: {} as { v: unknown }, context: {} as { v: unknown } },
+    }).createMachine({
+      context: ({ input }) => ({ v: input.v }),
+      initial: "idle",
+      states: { idle: { on: { GO: "busy" } }, busy: {} },
+    });
+    const warnings: string[] = [];
+    const store = createMemoryStore();
+    const h = createDurableHost({
+      store,
+      machines: { holder: { machine: holder, version: 1 } },
+      logger: { warn: (m) => warnings.push(m) },
+    });
+    hosts.push(h);
+    await h.start();
+    await h.spawn("holder", "fine", { v: 1 });
+    // The refusal fails only its own caller; the other actor goes on being written.
+    const bad = h.spawn("holder", "bigint", { v: 10n });
+    const good = h.send("fine", { type: "GO" });
+    await expect(bad).rejects.toThrow(/record "bigint" is invalid: it is not JSON data/);
+    await good;
+    expect(await valueOf(h, "fine")).toBe("busy");
+    expect(await h.get("bigint")).toBeUndefined();
+    expect(warnings).toContainEqual(expect.stringMatching(/actor bigint \(holder\) cannot be stored/));
+    expect(warnings.filter((w) => w.includes("trying again"))).toEqual([]);
+  });
+
   it("before start, an unknown kind, a taken id, an unknown actor", async () => {
     const h = host(createMemoryStore());
     await expect(h.spawn("light", "x")).rejects.toThrow(/not running; call start\(\) first/);
