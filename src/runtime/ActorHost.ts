@@ -97,7 +97,14 @@ export class ActorHost {
     // An actor that fails (bad input at creation, a throwing action) would otherwise reach XState's
     // unhandled-error path, which rethrows on a timer and ends the process. Its callers hear of it
     // through until().
-    entry.actor.subscribe({ error: (error) => warn(`actor ${id} (${kind}) failed: ${displayText(error)}`) });
+    // XState tells a failure to observers, not to inspection: the failed snapshot is written from here,
+    // so the actor is archived as `error` (not resumed to fail again) and its callers hear of it.
+    entry.actor.subscribe({
+      error: (error) => {
+        warn(`actor ${id} (${kind}) failed: ${displayText(error)}`);
+        this.markDirty(id);
+      },
+    });
     if ("snapshot" in start) {
       // Resumed as stored: nothing to write until it changes; its timers come from its record.
       this.resuming.add(id);

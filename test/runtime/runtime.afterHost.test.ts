@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assign, createMachine, setup } from "xstate";
+import { type AnyStateMachine, assign, createMachine, setup } from "xstate";
 import type { ActorRecord, LowdbSnapshotStore } from "../../src/persistence/index.js";
 import { ActorHost } from "../../src/runtime/ActorHost.js";
 import { EarlierPosts } from "../../src/runtime/EarlierPosts.js";
@@ -34,14 +34,14 @@ const waiter = setup({
   },
 });
 
-function makeHost(clock: ManualClock) {
+function makeHost(clock: ManualClock, machine: AnyStateMachine = waiter) {
   const records = new Map<string, ActorRecord>();
   const warnings: string[] = [];
   const store = {
     put: async (record: ActorRecord) => void records.set(record.id, structuredClone(record)),
   } as unknown as LowdbSnapshotStore;
   const host = new ActorHost({
-    machines: { a2aFlow: waiter, collaborate: waiter },
+    machines: { a2aFlow: machine, collaborate: machine },
     machineVersions: { a2aFlow: 1, collaborate: 1 },
     now: clock.now,
     scheduler: clock,
@@ -141,5 +141,34 @@ describe("ActorHost: XState after delays are durable", () => {
     await clock.advance(5000);
     expect(host.hosted.has("w")).toBe(false);
     expect(clock.pending).toBe(0);
+  });
+});
+
+describe("ActorHost: an actor that fails", () => {
+  it("is written as error, so a restart does not resume it to fail again", async () => {
+    const brittle = setup({}).createMachine({
+      initial: "ready",
+      states: {
+        ready: {
+          on: {
+            BREAK: {
+              actions: () => {
+                throw new Error("the action broke");
+              },
+            },
+          },
+        },
+      },
+    });
+    const clock = new ManualClock(T0);
+    const { host, records, warnings } = makeHost(clock, brittle);
+    const entry = host.host("a2aFlow", "b", { input: {} });
+    await clock.advance(0);
+    expect(records.get("b")?.status).toBe("active");
+    entry.actor.send({ type: "BREAK" });
+    await clock.advance(0);
+    expect(warnings).toContainEqual(expect.stringMatching(/actor b \(a2aFlow\) failed: the action broke/));
+    expect(records.get("b")?.status).toBe("error");
+    expect(host.hosted.has("b")).toBe(false);
   });
 });
