@@ -2,15 +2,29 @@
 // (`node --import tsx <file>`) so that memory figures such as peak RSS belong to one benchmark, and
 // prints their tables as they come, then a summary. Benchmarks are not part of the test suite.
 // Run: npx tsx bench/index.ts [name-filter ...]   e.g. npx tsx bench/index.ts runtime
+//      npx tsx bench/index.ts runtime --against <git rev> [--rounds N]: the runtime benchmark on that
+//      revision and on this tree, alternating, then (b), (c) and (d) side by side (bench/sideBySide.ts).
 import { spawn } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { sideBySide } from "./sideBySide.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const filters = process.argv.slice(2);
+const args = process.argv.slice(2);
+const option = (name: string) => {
+  const at = args.indexOf(name);
+  if (at < 0) return undefined;
+  const value = args[at + 1];
+  if (value === undefined || value.startsWith("--")) throw new Error(`${name} needs a value`);
+  args.splice(at, 2);
+  return value;
+};
+const against = option("--against");
+const rounds = Number(option("--rounds") ?? "2");
+const filters = args;
 
 function run(file: string): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   return new Promise((resolve, reject) => {
@@ -30,6 +44,13 @@ async function cpuModel(): Promise<string> {
 }
 
 async function main(): Promise<void> {
+  if (against !== undefined) {
+    if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds must be a whole number from 1");
+    if (filters.length !== 1 || filters[0] !== "runtime")
+      throw new Error("--against compares the runtime benchmark: npm run bench -- runtime --against <rev>");
+    await sideBySide(join(here, ".."), against, rounds);
+    return;
+  }
   const files = (await readdir(here))
     .filter((name) => name.endsWith(".bench.ts"))
     .filter((name) => filters.length === 0 || filters.some((f) => name.includes(f)))
