@@ -210,11 +210,6 @@ export class ThreadState {
     this.mark("exchange", threadId);
   }
 
-  /** Every thread's exchange, for a report. */
-  allExchanges(): ReadonlyMap<string, BotExchange> {
-    return this.exchanges;
-  }
-
   /** Keeps at most `observerHistoryLimit` compact records per channel, none older than the TTL. */
   observe(record: ObserverRecord, now: number): void {
     const list = this.observed.get(record.channelId) ?? [];
