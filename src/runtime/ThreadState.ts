@@ -1,4 +1,5 @@
-import { type BotExchange, type ObserverRecord, threadRouteKey } from "../services/index.js";
+import type { BotExchange } from "../services/collaboration/botExchange.js";
+import { type ObserverRecord, threadRouteKey } from "../services/index.js";
 
 export interface ThreadRoute {
   threadId: string;

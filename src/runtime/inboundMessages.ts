@@ -1,14 +1,16 @@
 import {
   type A2AConfig,
   type A2AEventOf,
-  admitToExchange,
-  type BotExchange,
   decidePreflight,
-  type ExchangeRules,
   type InboundDiscordMessage,
   type LoopGuard,
   toObserverRecord,
 } from "../services/index.js";
+import {
+  admitToExchange,
+  type BotExchange,
+  type ExchangeRules,
+} from "../services/collaboration/botExchange.js";
 import type { ChannelDirectory } from "./channelDirectory.js";
 import type { GuildDirectory } from "./GuildDirectory.js";
 import { InboundDiscordMessageSchema, parsePublicInput } from "./inputSchemas.js";

@@ -1,7 +1,6 @@
 // The policy layer: pure functions and small stateful helpers with injected time. Nothing here does I/O.
 
 export * from "./collaboration/announceChannel.js";
-export * from "./collaboration/botExchange.js";
 export * from "./collaboration/classifyDiscordFailure.js";
 export * from "./collaboration/discordIds.js";
 export * from "./collaboration/discordRetry.js";

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { admitToExchange, type BotExchange, type ExchangeRules } from "../../src/index.js";
+import {
+  admitToExchange,
+  type BotExchange,
+  type ExchangeRules,
+} from "../../src/services/collaboration/botExchange.js";
 
 const RULES: ExchangeRules = { maxPingPongTurns: 3, autoTerminate: true };
 
