@@ -22,12 +22,17 @@ function runsAnEffect(snapshot: unknown): boolean {
   });
 }
 
+/** When the earliest of a stored actor's XState delays is due; undefined when it has none. */
+export function earliestDelayDue(record: Pick<ActorRecord, "delayed">): number | undefined {
+  const delays = (record.delayed ?? []).map((d) => d.dueAt);
+  return delays.length === 0 ? undefined : Math.min(...delays);
+}
+
 /** The timers that wake a dormant actor: its context.due timers as they are, and one at its earliest delay. */
 export function wakeTimers(
   record: Pick<ActorRecord, "timers" | "delayed">,
 ): Array<{ event: string; dueAt: number }> {
-  const delays = (record.delayed ?? []).map((d) => d.dueAt);
-  const earliest = delays.length === 0 ? undefined : Math.min(...delays);
+  const earliest = earliestDelayDue(record);
   return earliest === undefined
     ? [...record.timers]
     : [...record.timers, { event: WAKE_EVENT, dueAt: earliest }];

@@ -2,6 +2,7 @@ import type { AnyActorRef, AnyStateMachine, InspectionEvent } from "xstate";
 import { displayText } from "../services/index.js";
 import type { ActorRecord, ActorStatus, LowdbSnapshotStore } from "../persistence/index.js";
 import { type CollaborationMeta, collaborationMeta } from "./collaborationMeta.js";
+import { earliestDelayDue, WAKE_EVENT } from "../durable/dormancy.js";
 import { collectDue } from "../durable/dueTimers.js";
 import { type DelayTracker, trackDelays } from "../durable/durableDelays.js";
 import { createHostedActor, delayClock } from "../durable/hostedActors.js";
@@ -32,9 +33,6 @@ export interface ActorHostOptions {
 }
 
 type RestoredFrom = Pick<ActorRecord, "snapshot" | "timers" | "updatedAt" | "delayed">;
-
-/** The event a dormant record's wake-up carries in its own timer queue; never sent to an actor. */
-const WAKE_UP = "wake-up";
 
 /**
  * Hosts the runtime's actors: creates or restores each one, persists its snapshot (with its durable
@@ -228,8 +226,9 @@ class DormantRecords extends Map<string, Readonly<ActorRecord>> {
 
   override set(id: string, record: Readonly<ActorRecord>): this {
     super.set(id, record);
-    const dueAt = Math.min(...(record.delayed ?? []).map((d) => d.dueAt));
-    this.wakeUps.set(id, Number.isFinite(dueAt) ? [{ event: WAKE_UP, dueAt }] : []);
+    const dueAt = earliestDelayDue(record);
+    // The wake-up's event is never sent: hosting the record is the work, its delays then fire themselves.
+    this.wakeUps.set(id, dueAt === undefined ? [] : [{ event: WAKE_EVENT, dueAt }]);
     return this;
   }
 
