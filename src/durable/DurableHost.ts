@@ -1,5 +1,6 @@
 import type { AnyStateMachine, EventObject } from "xstate";
 import { createLowdbStore } from "../persistence/index.js";
+import { displayText } from "../services/index.js";
 import { type ActorRecord, InvalidActorRecordError } from "../persistence/actorRecord.js";
 import type { SnapshotStore } from "../persistence/SnapshotStorePort.js";
 import { onlyWaits, WAKE_EVENT, wakeTimers } from "./dormancy.js";
@@ -16,7 +17,6 @@ import {
   putUntilDurable,
   recordOf,
   settled,
-  text,
 } from "./hostedActors.js";
 import { TimerQueue } from "./TimerQueue.js";
 import { GLOBAL_TIMERS, type RuntimeTimers } from "./timers.js";
@@ -221,7 +221,7 @@ class Host implements DurableHost {
     // XState reports a failure to observers, not to inspection: the failed snapshot is written from here.
     actor.subscribe({
       error: (error) => {
-        this.warn(`actor ${id} (${kind}) failed: ${text(error)}`);
+        this.warn(`actor ${id} (${kind}) failed: ${displayText(error)}`);
         this.markDirty(id);
       },
     });
@@ -261,7 +261,9 @@ class Host implements DurableHost {
       this.due.set(record.id, record.timers);
     } catch (error) {
       this.hosted.delete(record.id);
-      this.warn(`could not resume actor ${record.id} (${record.machineId}); it stays stored: ${text(error)}`);
+      this.warn(
+        `could not resume actor ${record.id} (${record.machineId}); it stays stored: ${displayText(error)}`,
+      );
     } finally {
       this.resuming.delete(record.id);
     }
@@ -328,7 +330,7 @@ class Host implements DurableHost {
     this.hosted.delete(entry.id);
     this.due.forget(entry.id);
     this.warn(
-      `actor ${entry.id} (${entry.kind}) cannot be stored (${text(error)}); stopped it, its last stored state stays`,
+      `actor ${entry.id} (${entry.kind}) cannot be stored (${displayText(error)}); stopped it, its last stored state stays`,
     );
     entry.actor.stop();
   }
@@ -362,7 +364,7 @@ class Host implements DurableHost {
       const store = this.store;
       if (store === undefined || this.state !== "running") return;
       const pruning = store.prune(this.now() - maxAge).catch((error: unknown) => {
-        this.warn(`pruning the archive failed (${text(error)}); tried again next period`);
+        this.warn(`pruning the archive failed (${displayText(error)}); tried again next period`);
       });
       this.track(pruning);
       this.schedulePrune();
@@ -387,7 +389,7 @@ function throwIfFailed(method: string, entry: Entry): void {
   const snapshot = entry.actor.getSnapshot() as { status: string; error?: unknown };
   if (snapshot.status !== "error") return;
   throw new Error(
-    `DurableHost.${method}: actor ${JSON.stringify(entry.id)} (${entry.kind}) failed: ${text(snapshot.error)}`,
+    `DurableHost.${method}: actor ${JSON.stringify(entry.id)} (${entry.kind}) failed: ${displayText(snapshot.error)}`,
     {
       cause: snapshot.error,
     },

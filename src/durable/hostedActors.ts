@@ -3,6 +3,7 @@ import { type ActorRecord, type ActorStatus, InvalidActorRecordError } from "../
 import type { SnapshotStore } from "../persistence/SnapshotStorePort.js";
 import { collectDue } from "./dueTimers.js";
 import type { DelayTracker } from "./durableDelays.js";
+import { displayText } from "../services/index.js";
 import type { DurableActorInfo } from "./durableHostTypes.js";
 import { clearLongTimeout, type RuntimeTimers, setLongTimeout, setSoon } from "./timers.js";
 
@@ -53,7 +54,9 @@ export async function putUntilDurable(
     } catch (error) {
       if (retry.stopped() || error instanceof InvalidActorRecordError) throw error;
       const waitMs = Math.min(MAX_RETRY_MS, 500 * 2 ** attempt);
-      retry.warn(`could not save ${records.length} actor(s) (${text(error)}); trying again in ${waitMs} ms`);
+      retry.warn(
+        `could not save ${records.length} actor(s) (${displayText(error)}); trying again in ${waitMs} ms`,
+      );
       await new Promise<void>((resolve) => retry.timers().setTimeout(resolve, waitMs));
     }
   }
@@ -111,8 +114,4 @@ export function settled(actor: AnyActorRef): Promise<void> {
       error: () => resolve(),
     });
   });
-}
-
-export function text(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
