@@ -1,3 +1,4 @@
+import { mentionMarkup } from "./discordIds.js";
 import { type EarlyTerminationReason, shouldTerminatePingPong } from "../pingPong/shouldTerminatePingPong.js";
 
 /** Why a bot↔bot exchange in a thread ended: its turn budget, or one of the ping-pong's early endings. */
@@ -83,11 +84,9 @@ export function admitToExchange(
   return { handle: true, next: current.handled >= 1 ? { ...next, lastText: text } : next };
 }
 
-// A bot addresses the other by mention (`<@id>`, `<@!id>`, roles `<@&id>`): what it says is the rest.
-const MENTION = /<@[!&]?\d+>/g;
-
+// A bot addresses the other by mention: what it says is the rest.
 function withoutMentions(content: string): string {
-  return content.replace(MENTION, " ").replace(/\s+/g, " ").trim();
+  return content.replace(mentionMarkup(), " ").replace(/\s+/g, " ").trim();
 }
 
 function end(exchange: BotExchange, reason: ExchangeEndReason, at: number): ExchangeVerdict {

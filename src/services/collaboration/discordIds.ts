@@ -5,6 +5,14 @@
 export const DISCORD_ID_PATTERN = /^\d{1,20}$/;
 
 /**
+ * A user or role mention as Discord writes it in a message: `<@id>`, `<@!id>` (by nickname), `<@&id>`
+ * (a role); group 1 is the `@…id` inside. A new global pattern each call (it keeps match state).
+ */
+export function mentionMarkup(): RegExp {
+  return /<(@[!&]?\d+)>/g;
+}
+
+/**
  * True when `id` is shaped like a Discord id. Ids from callers end up in session keys and API paths,
  * so anything else (`../x`, an empty string) is refused rather than passed on.
  */

@@ -1,3 +1,4 @@
+import { mentionMarkup } from "./discordIds.js";
 import { asText, cutText, InvalidInputError } from "../InvalidInputError.js";
 
 /** Discord's limit on a thread name. */
@@ -34,7 +35,7 @@ export function buildCollaborationThreadName(p: CollaborationThreadNameParams): 
  * handle it; the mention itself is posted inside the thread (design 004 §5.2, §8.1).
  */
 export function buildThreadStarterMessage(threadName: string): string {
-  return `🧵 ${oneLine(threadName).replace(/<(@[!&]?\d+)>/g, "$1")}`;
+  return `🧵 ${oneLine(threadName).replace(mentionMarkup(), "$1")}`;
 }
 
 /** `[리포트] {eventType} · {ISO time}`: the name of a sink (report) thread, never handled by agents. */
