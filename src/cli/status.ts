@@ -13,7 +13,6 @@ import { type QuarantinedRow, quarantineWarning, toQuarantinedRow } from "./quar
 import { collectExchanges, type ExchangeStatusRow, exchangeTable } from "./statusExchanges.js";
 import { alignColumns, formatDuration } from "./textTable.js";
 
-export { alignColumns, formatDuration } from "./textTable.js";
 export type { ExchangeStatusRow } from "./statusExchanges.js";
 
 const DEFAULT_STATE_DIR = ".a2a-state";

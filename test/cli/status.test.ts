@@ -2,13 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import {
-  type ActorStatusRow,
-  formatDuration,
-  runStatus,
-  type StatusReport,
-  valueText,
-} from "../../src/cli/status.js";
+import { type ActorStatusRow, runStatus, type StatusReport, valueText } from "../../src/cli/status.js";
+import { formatDuration } from "../../src/cli/textTable.js";
 import { shardOf } from "../../src/persistence/index.js";
 import {
   drain,
