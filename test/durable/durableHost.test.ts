@@ -104,6 +104,21 @@ describe("createDurableHost: XState's own delays are durable", () => {
     expect(await valueOf(h, "l1")).toEqual({ red: { lamp: "off", gate: "open" } });
   });
 
+  it("a delay longer than a timer can hold (30 days) fires after 30 days, not at once", async () => {
+    const month = createMachine({
+      initial: "waiting",
+      states: { waiting: { after: { [30 * 86_400_000]: "expired" } }, expired: {} },
+    });
+    const h = host(createMemoryStore(), { month: { machine: month, version: 1 } });
+    await h.start();
+    await h.spawn("month", "m1");
+    await vi.advanceTimersByTimeAsync(86_400_000);
+    expect(await valueOf(h, "m1")).toBe("waiting");
+    await vi.advanceTimersByTimeAsync(29 * 86_400_000);
+    await h.idle();
+    expect(await valueOf(h, "m1")).toBe("expired");
+  });
+
   it("a delay that fell due while the host was stopped fires once, at start", async () => {
     const store = createMemoryStore();
     const h = host(store);
