@@ -1,23 +1,18 @@
 import type { AnyStateMachine, EventObject } from "xstate";
 import { createLowdbStore } from "../persistence/index.js";
 import { displayText } from "../services/index.js";
-import { type ActorRecord, InvalidActorRecordError } from "../persistence/actorRecord.js";
+import type { ActorRecord } from "../persistence/actorRecord.js";
 import type { SnapshotStore } from "../persistence/SnapshotStorePort.js";
 import { onlyWaits, WAKE_EVENT, wakeTimers } from "./dormancy.js";
 import { trackDelays } from "./durableDelays.js";
 import { type EffectGate, withDurableEffects } from "./durableEffects.js";
 import type { DurableActorInfo, DurableHost, DurableHostOptions } from "./durableHostTypes.js";
+import type { HostHooks } from "./hostHooks.js";
 import { toInspectFn, treeInspector } from "./inspection.js";
+import { Maintenance, maintenancePeriodMs } from "./maintenance.js";
 import { snapshotValidity } from "./snapshotValidity.js";
-import {
-  createHostedActor,
-  delayClock,
-  type Entry,
-  info,
-  putUntilDurable,
-  recordOf,
-  settled,
-} from "./hostedActors.js";
+import { SnapshotWriter } from "./SnapshotWriter.js";
+import { createHostedActor, delayClock, type Entry, info, recordOf, settled } from "./hostedActors.js";
 import { TimerQueue } from "./TimerQueue.js";
 import { GLOBAL_TIMERS, type RuntimeTimers } from "./timers.js";
 
@@ -28,30 +23,39 @@ export function createDurableHost(options: DurableHostOptions): DurableHost {
   return new Host(options);
 }
 
-class Host implements DurableHost {
+/** The durable host, with what the A2A runtime uses beyond the public {@link DurableHost}. */
+export class Host implements DurableHost {
+  /** Housekeeping while running: pruning the archive; a layer on top may add its own tasks. */
+  readonly maintenance: Maintenance;
   private readonly now: () => number;
   private readonly timers: RuntimeTimers;
+  private readonly name: string;
   private readonly machines: Record<string, AnyStateMachine> = {};
   private readonly hosted = new Map<string, Entry>();
   /** Live actors that only wait, kept as their records until their first event or due time. */
-  private readonly dormant = new Map<string, ActorRecord>();
-  private readonly dirty = new Set<string>();
+  private readonly dormant = new Map<string, Readonly<ActorRecord>>();
   private readonly resuming = new Set<string>();
-  /** Writes and side effects under way: idle() waits for them. */
-  private readonly inFlight = new Set<Promise<unknown>>();
+  /** The save time of the record whose actor is starting now, if it is being restored. */
+  private restoringFrom: number | undefined;
+  /** Side effects under way (promise actors): idle() waits for them. */
+  private readonly effects = new Set<Promise<unknown>>();
   private readonly due: TimerQueue;
+  private readonly writer: SnapshotWriter;
   private readonly userInspect: ReturnType<typeof toInspectFn>;
+  private readonly maxAgeMs: number;
   private store: SnapshotStore | undefined;
   private state: "stopped" | "starting" | "running" | "stopping" = "stopped";
-  private flushScheduled = false;
-  private pruneHandle: unknown;
 
-  constructor(private readonly o: DurableHostOptions) {
+  constructor(
+    private readonly o: DurableHostOptions,
+    private readonly hooks: HostHooks = {},
+  ) {
     this.now = o.now ?? Date.now;
     this.timers = o.timers ?? GLOBAL_TIMERS;
+    this.name = hooks.name ?? "DurableHost";
     this.userInspect = toInspectFn(o.inspect);
     for (const [kind, registration] of Object.entries(o.machines)) {
-      this.machines[kind] = withDurableEffects(registration.machine, this.gate);
+      this.machines[kind] = withDurableEffects(registration.machine, this.gate, hooks.ungatedEffects);
     }
     this.due = new TimerQueue(
       this.now,
@@ -62,10 +66,29 @@ class Host implements DurableHost {
       },
       this.timers,
     );
+    this.writer = new SnapshotWriter({
+      store: () => this.store,
+      stopped: () => this.state === "stopping" || this.state === "stopped",
+      hosted: (entry) => this.hosted.get(entry.id) === entry,
+      recordOf: (entry) =>
+        recordOf(entry, this.o.machines[entry.kind]?.version ?? 0, this.now(), this.hooks.metaOf?.(entry)),
+      onQueued: (entry, record) => this.queued(entry, record),
+      onRefused: (entry, error) => this.refuse(entry, error),
+      timers: this.timers,
+      warn: (message) => this.warn(message),
+    });
+    this.maxAgeMs = o.cleanupMaxAgeMs ?? DAY_MS;
+    this.maintenance = new Maintenance({
+      periodMs: maintenancePeriodMs(this.maxAgeMs),
+      now: this.now,
+      timers: this.timers,
+      onError: (task, error) => this.warn(`${task} failed (${displayText(error)}); tried again next period`),
+    });
+    this.maintenance.add("pruning the archive", (at) => this.store?.prune(at - this.maxAgeMs));
   }
 
   async start(): Promise<void> {
-    if (this.state !== "stopped") throw new Error(`DurableHost.start: the host is already ${this.state}`);
+    if (this.state !== "stopped") throw new Error(`${this.name}.start: the host is already ${this.state}`);
     this.state = "starting";
     const store = this.o.store ?? createLowdbStore({ stateDir: this.o.stateDir ?? ".a2a-state" });
     try {
@@ -84,13 +107,16 @@ class Host implements DurableHost {
         },
         onWarning: (message) => this.warn(message),
       });
+      await store.prune(this.now() - this.maxAgeMs);
+      await this.hooks.opened?.(store);
     } catch (error) {
+      await store.close().catch(() => undefined);
       this.state = "stopped";
       throw error;
     }
     this.store = store;
     for (const record of await store.list("live")) {
-      if (!onlyWaits(record)) {
+      if (!onlyWaits(record) || this.hooks.mayStayDormant?.(record) === false) {
         this.resume(record);
         continue;
       }
@@ -98,21 +124,29 @@ class Host implements DurableHost {
       this.due.set(record.id, wakeTimers(record));
     }
     this.due.start();
-    this.schedulePrune();
+    this.maintenance.start();
     this.state = "running";
   }
 
   async stop(): Promise<void> {
     if (this.state !== "running") return;
-    await this.settleWrites();
+    this.writer.flush();
     this.state = "stopping";
-    this.timers.clearTimeout(this.pruneHandle);
+    // A write being retried fails now: its waiters hear that the host stopped, and the actors stop.
+    this.writer.stopRetrying();
     this.due.stop();
-    for (const entry of this.hosted.values()) entry.actor.stop();
+    for (const entry of this.hosted.values()) {
+      entry.actor.stop();
+      const error = new Error(
+        `${this.name} stopped before actor ${entry.id} reached what its caller waits for`,
+      );
+      for (const abandon of entry.abandoned) abandon(error);
+    }
     this.hosted.clear();
     this.dormant.clear();
-    this.dirty.clear();
     try {
+      await this.writer.settled();
+      await this.maintenance.stop();
       await this.store?.close();
     } finally {
       this.store = undefined;
@@ -122,57 +156,54 @@ class Host implements DurableHost {
 
   async idle(): Promise<void> {
     for (;;) {
-      this.persistDirty();
-      if (this.inFlight.size === 0) {
+      this.writer.flush();
+      if (!this.writer.busy && this.effects.size === 0) {
         // A settled write may have started an effect or a transition a microtask later: look once more.
         await Promise.resolve();
         await Promise.resolve();
-        if (this.inFlight.size === 0 && this.dirty.size === 0) return;
+        if (!this.writer.busy && this.effects.size === 0) return;
       }
-      await Promise.allSettled([...this.inFlight]);
+      await Promise.allSettled([this.writer.settled(), ...this.effects]);
     }
   }
 
   async spawn(kind: string, id: string, input?: unknown): Promise<void> {
-    const store = this.requireRunning("spawn");
-    const machine = Object.hasOwn(this.machines, kind) ? this.machines[kind] : undefined;
-    if (machine === undefined) {
+    const store = this.openStore("spawn");
+    if (!Object.hasOwn(this.machines, kind)) {
       throw new Error(
-        `DurableHost.spawn: no machine of kind ${JSON.stringify(kind)} (registered: ${Object.keys(this.machines).join(", ")})`,
+        `${this.name}.spawn: no machine of kind ${JSON.stringify(kind)} (registered: ${Object.keys(this.machines).join(", ")})`,
       );
     }
     if (typeof id !== "string" || id === "")
-      throw new Error("DurableHost.spawn: id must be a non-empty string");
+      throw new Error(`${this.name}.spawn: id must be a non-empty string`);
     if (this.hosted.has(id) || this.dormant.has(id) || (await store.get(id)) !== undefined) {
-      throw new Error(`DurableHost.spawn: an actor ${JSON.stringify(id)} already exists`);
+      throw new Error(`${this.name}.spawn: an actor ${JSON.stringify(id)} already exists`);
     }
-    const entry = this.host(kind, id, machine, { input });
-    entry.actor.start();
-    this.markDirty(id);
-    this.persistDirty();
+    const entry = this.create(kind, id, input);
+    this.writer.flush();
     await entry.lastWrite;
-    throwIfFailed("spawn", entry);
+    this.throwIfFailed("spawn", entry);
   }
 
   async send(id: string, event: EventObject): Promise<void> {
-    const store = this.requireRunning("send");
+    const store = this.openStore("send");
     const entry = this.hostedOrWoken(id);
     if (entry === undefined) {
       const record = await store.get(id);
       throw new Error(
         record === undefined
-          ? `DurableHost.send: no actor ${JSON.stringify(id)}`
-          : `DurableHost.send: actor ${JSON.stringify(id)} has finished (${record.status})`,
+          ? `${this.name}.send: no actor ${JSON.stringify(id)}`
+          : `${this.name}.send: actor ${JSON.stringify(id)} has finished (${record.status})`,
       );
     }
     entry.actor.send(event);
-    this.persistDirty();
+    this.writer.flush();
     await entry.lastWrite;
-    throwIfFailed("send", entry);
+    this.throwIfFailed("send", entry);
   }
 
   async get(id: string): Promise<DurableActorInfo | undefined> {
-    const store = this.requireRunning("get");
+    const store = this.openStore("get");
     const entry = this.hosted.get(id);
     if (entry !== undefined) return info(id, entry.kind, entry.actor.getSnapshot());
     const record = this.dormant.get(id) ?? (await store.get(id));
@@ -180,7 +211,7 @@ class Host implements DurableHost {
   }
 
   async list(): Promise<Array<Omit<DurableActorInfo, "context">>> {
-    this.requireRunning("list");
+    this.openStore("list");
     const hosted = [...this.hosted.values()].map((entry) =>
       info(entry.id, entry.kind, entry.actor.getSnapshot()),
     );
@@ -190,17 +221,66 @@ class Host implements DurableHost {
     return [...hosted, ...dormant].map(({ context: _context, ...rest }) => rest);
   }
 
+  /** Creates and starts an actor of a registered kind; its first snapshot is written with the next batch. */
+  create(kind: string, id: string, input: unknown): Entry {
+    const machine = this.machines[kind];
+    if (machine === undefined) throw new Error(`${this.name}: no machine of kind ${JSON.stringify(kind)}`);
+    const entry = this.host(kind, id, machine, { input });
+    entry.actor.start();
+    this.markDirty(id);
+    return entry;
+  }
+
+  /** The hosted actor with this id; a dormant one is restored first. */
+  hostedOrWoken(id: string): Entry | undefined {
+    const entry = this.hosted.get(id);
+    if (entry !== undefined) return entry;
+    const record = this.dormant.get(id);
+    if (record === undefined) return undefined;
+    this.dormant.delete(id);
+    this.due.forget(id);
+    this.resume(record);
+    return this.hosted.get(id);
+  }
+
+  /** The hosted actors (read only). */
+  hostedEntries(): IterableIterator<Entry> {
+    return this.hosted.values();
+  }
+
+  /** The dormant actors' records: the store's own, read only. */
+  dormantRecords(): IterableIterator<Readonly<ActorRecord>> {
+    return this.dormant.values();
+  }
+
+  /** Resolves once every change made so far is durable (or failed for good). */
+  async persisted(): Promise<void> {
+    await this.writer.settled();
+  }
+
+  /** The open store; throws naming `method` while the host is not running. */
+  openStore(method: string): SnapshotStore {
+    if (this.state !== "running" || this.store === undefined) {
+      throw new Error(`${this.name}.${method}: the host is not running; call start() first`);
+    }
+    return this.store;
+  }
+
   /** Effects start once every write queued so far has landed (the one that started them among them). */
   private readonly gate: EffectGate = (start, self, settles) => {
+    // Captured now: a restored actor restarts its effects inside start(), synchronously.
+    const restoredFrom = this.restoringFrom;
     const run = (async () => {
       await Promise.resolve();
-      this.persistDirty();
-      await this.settleWrites();
+      await this.writer.settled();
       if (this.state !== "running" && this.state !== "starting") return;
-      start();
+      if (this.hooks.startEffect === undefined) start();
+      else this.hooks.startEffect(start, restoredFrom);
       if (settles) await settled(self);
     })();
-    this.track(run);
+    this.effects.add(run);
+    const done = () => this.effects.delete(run);
+    run.then(done, done);
   };
 
   private host(
@@ -210,7 +290,7 @@ class Host implements DurableHost {
     start: { input: unknown } | { snapshot: unknown },
   ): Entry {
     const inspect = treeInspector({
-      onEmitted: () => {},
+      onEmitted: this.hooks.onEmitted ?? (() => {}),
       onTreeChanged: () => this.markDirty(id),
       ...(this.userInspect === undefined ? {} : { user: this.userInspect }),
     });
@@ -227,27 +307,25 @@ class Host implements DurableHost {
     });
     const delays = trackDelays(actor, { now: this.now });
     delays.onChange = () => this.markDirty(id);
-    const entry: Entry = { id, kind, actor, delays, lastWrite: Promise.resolve() };
+    const entry: Entry = {
+      id,
+      kind,
+      actor,
+      delays,
+      lastWrite: Promise.resolve(),
+      watchers: new Set(),
+      abandoned: new Set(),
+    };
     this.hosted.set(id, entry);
     return entry;
   }
 
-  /** The hosted actor with this id; a dormant one is restored first. */
-  private hostedOrWoken(id: string): Entry | undefined {
-    const entry = this.hosted.get(id);
-    if (entry !== undefined) return entry;
-    const record = this.dormant.get(id);
-    if (record === undefined) return undefined;
-    this.dormant.delete(id);
-    this.resume(record);
-    return this.hosted.get(id);
-  }
-
   /** A stored live actor, restored with its delays and due timers; nothing to write until it changes. */
-  private resume(record: ActorRecord): void {
+  private resume(record: Readonly<ActorRecord>): void {
     const machine = this.machines[record.machineId];
     if (machine === undefined) return;
     this.resuming.add(record.id);
+    this.restoringFrom = record.updatedAt;
     try {
       // The store may hand out its own record: the actor gets a copy to restore from.
       const entry = this.host(record.machineId, record.id, machine, {
@@ -266,62 +344,25 @@ class Host implements DurableHost {
       );
     } finally {
       this.resuming.delete(record.id);
+      this.restoringFrom = undefined;
     }
   }
 
   private markDirty(id: string): void {
-    if (this.state === "stopping" || this.resuming.has(id) || !this.hosted.has(id)) return;
-    this.dirty.add(id);
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    // One snapshot per actor per burst of transitions.
-    queueMicrotask(() => this.persistDirty());
+    if (this.resuming.has(id)) return;
+    const entry = this.hosted.get(id);
+    if (entry !== undefined) this.writer.mark(entry);
   }
 
-  /** Writes every changed actor's record now, as one batch. */
-  private persistDirty(): void {
-    this.flushScheduled = false;
-    const store = this.store;
-    if (store === undefined || this.state === "stopping" || this.dirty.size === 0) return;
-    const entries = [...this.dirty].flatMap((id) => this.hosted.get(id) ?? []);
-    this.dirty.clear();
-    const batch: Array<{ entry: Entry; record: ActorRecord }> = [];
-    for (const entry of entries) {
-      try {
-        const record = recordOf(entry, this.o.machines[entry.kind]?.version ?? 0, this.now());
-        this.due.set(entry.id, record.timers);
-        batch.push({ entry, record });
-      } catch (error) {
-        // Its snapshot or a delayed event is not JSON: it cannot be kept, so it is not kept running.
-        entry.lastWrite = Promise.reject(error);
-        this.track(entry.lastWrite);
-        this.refuse(entry, error);
-      }
+  private queued(entry: Entry, record: ActorRecord): void {
+    this.due.set(entry.id, record.timers);
+    if (record.status !== "active") {
+      // Finished: archived by the store; nothing of it stays hosted.
+      this.hosted.delete(entry.id);
+      this.due.forget(entry.id);
     }
-    if (batch.length === 0) return;
-    const records = batch.map(({ record }) => record);
-    const write = putUntilDurable(store, records, this.retry);
-    for (const { entry, record } of batch) {
-      // One record the store refuses must not hold the others back: each is then put on its own.
-      const own =
-        records.length === 1
-          ? write
-          : write.catch((error: unknown) =>
-              error instanceof InvalidActorRecordError
-                ? putUntilDurable(store, [record], this.retry)
-                : Promise.reject(error),
-            );
-      entry.lastWrite = own.catch((error: unknown) => {
-        this.refuse(entry, error);
-        throw error;
-      });
-      this.track(entry.lastWrite);
-      if (record.status !== "active") {
-        // Finished: archived by the store; nothing of it stays hosted.
-        this.hosted.delete(entry.id);
-        this.due.forget(entry.id);
-      }
-    }
+    this.hooks.onQueued?.(entry, record);
+    for (const watcher of [...entry.watchers]) watcher();
   }
 
   /** An actor whose state the store refuses: stopped, its last stored state (if any) kept for a restart. */
@@ -335,63 +376,18 @@ class Host implements DurableHost {
     entry.actor.stop();
   }
 
-  /** How a refused write is retried: on the host's timers, until it lands or the host has stopped. */
-  private readonly retry = {
-    timers: () => this.timers,
-    warn: (message: string) => this.warn(message),
-    stopped: () => this.state === "stopped",
-  };
-
-  private async settleWrites(): Promise<void> {
-    this.persistDirty();
-    const writes = [...this.hosted.values()].map((entry) => entry.lastWrite);
-    await Promise.allSettled(writes);
-  }
-
-  private track(work: Promise<unknown>): void {
-    this.inFlight.add(work);
-    work.then(
-      () => this.inFlight.delete(work),
-      () => this.inFlight.delete(work),
+  /** An actor that failed (its input, an action, a guard threw): stored as `error`, and its caller told. */
+  private throwIfFailed(method: string, entry: Entry): void {
+    const snapshot = entry.actor.getSnapshot() as { status: string; error?: unknown };
+    if (snapshot.status !== "error") return;
+    throw new Error(
+      `${this.name}.${method}: actor ${JSON.stringify(entry.id)} (${entry.kind}) failed: ${displayText(snapshot.error)}`,
+      { cause: snapshot.error },
     );
-  }
-
-  private schedulePrune(): void {
-    const maxAge = this.o.cleanupMaxAgeMs ?? DAY_MS;
-    // Often enough that the archive stays near its age limit, rarely enough to cost nothing.
-    const every = Math.min(3_600_000, Math.max(60_000, Math.floor(maxAge / 4)));
-    this.pruneHandle = this.timers.setTimeout(() => {
-      const store = this.store;
-      if (store === undefined || this.state !== "running") return;
-      const pruning = store.prune(this.now() - maxAge).catch((error: unknown) => {
-        this.warn(`pruning the archive failed (${displayText(error)}); tried again next period`);
-      });
-      this.track(pruning);
-      this.schedulePrune();
-    }, every);
-  }
-
-  private requireRunning(method: string): SnapshotStore {
-    if (this.state !== "running" || this.store === undefined) {
-      throw new Error(`DurableHost.${method}: the host is not running; call start() first`);
-    }
-    return this.store;
   }
 
   private warn(message: string): void {
     if (this.o.logger !== undefined) this.o.logger.warn(message);
     else console.warn(`a2a-statecharts durable host: ${message}`);
   }
-}
-
-/** An actor that failed (its input, an action, a guard threw): stored as `error`, and its caller told. */
-function throwIfFailed(method: string, entry: Entry): void {
-  const snapshot = entry.actor.getSnapshot() as { status: string; error?: unknown };
-  if (snapshot.status !== "error") return;
-  throw new Error(
-    `DurableHost.${method}: actor ${JSON.stringify(entry.id)} (${entry.kind}) failed: ${displayText(snapshot.error)}`,
-    {
-      cause: snapshot.error,
-    },
-  );
 }

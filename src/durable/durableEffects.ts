@@ -23,14 +23,19 @@ export function isPromiseLogic(logic: AnyActorLogic): boolean {
 /**
  * The machine with every side-effect actor it names in `setup({ actors })` (and those of the machines
  * it invokes, at any depth) started only through `gate`: so no effect runs before the snapshot that
- * started it is on disk, and a crash in between re-runs it on restore instead of losing it.
+ * started it is on disk, and a crash in between re-runs it on restore instead of losing it. The
+ * actors named in `ungated` (waits and reads, which change nothing a re-run could repeat) start at once.
  */
-export function withDurableEffects(machine: AnyStateMachine, gate: EffectGate): AnyStateMachine {
+export function withDurableEffects(
+  machine: AnyStateMachine,
+  gate: EffectGate,
+  ungated: ReadonlySet<string> = new Set(),
+): AnyStateMachine {
   const actors = machine.implementations.actors as Record<string, AnyActorLogic>;
   const gated: Record<string, AnyActorLogic> = {};
   for (const [name, logic] of Object.entries(actors)) {
-    if (isMachine(logic)) gated[name] = withDurableEffects(logic, gate);
-    else if (isEffectLogic(logic)) gated[name] = gatedLogic(logic, gate);
+    if (isMachine(logic)) gated[name] = withDurableEffects(logic, gate, ungated);
+    else if (isEffectLogic(logic) && !ungated.has(name)) gated[name] = gatedLogic(logic, gate);
   }
   return Object.keys(gated).length === 0 ? machine : machine.provide({ actors: gated });
 }

@@ -1,9 +1,7 @@
 import { type AnyActorRef, type AnyStateMachine, createActor, type InspectionEvent } from "xstate";
-import { type ActorRecord, type ActorStatus, InvalidActorRecordError } from "../persistence/actorRecord.js";
-import type { SnapshotStore } from "../persistence/SnapshotStorePort.js";
+import type { ActorRecord, ActorStatus } from "../persistence/actorRecord.js";
 import { collectDue } from "./dueTimers.js";
 import type { DelayTracker } from "./durableDelays.js";
-import { displayText } from "../services/index.js";
 import type { DurableActorInfo } from "./durableHostTypes.js";
 import { clearLongTimeout, type RuntimeTimers, setLongTimeout, setSoon } from "./timers.js";
 
@@ -15,12 +13,22 @@ export interface Entry {
   delays: DelayTracker;
   /** Resolves once the actor's latest snapshot is durable; rejects if the store refuses it. */
   lastWrite: Promise<void>;
+  /** Called after every change of the actor is queued for the store: callers waiting for a state. */
+  watchers: Set<() => void>;
+  /** Callers still waiting, told when the host stops before what they wait for is durable. */
+  abandoned: Set<(error: Error) => void>;
 }
 
-const MAX_RETRY_MS = 30_000;
-
-/** The record of an actor as it is now: its snapshot, context.due timers and pending XState delays. */
-export function recordOf(entry: Entry, version: number, now: number): ActorRecord {
+/**
+ * The record of an actor as it is now: its snapshot, context.due timers and pending XState delays, and
+ * `meta`, what the embedding layer keeps beside it (read without restoring the actor).
+ */
+export function recordOf(
+  entry: Entry,
+  version: number,
+  now: number,
+  meta?: Record<string, unknown>,
+): ActorRecord {
   const snapshot = entry.actor.getSnapshot() as { status: string };
   const status: ActorStatus =
     snapshot.status === "done" ? "done" : snapshot.status === "error" ? "error" : "active";
@@ -35,31 +43,8 @@ export function recordOf(entry: Entry, version: number, now: number): ActorRecor
     ...(delayed.length === 0 ? {} : { delayed }),
     status,
     updatedAt: now,
+    ...(meta === undefined ? {} : { meta }),
   };
-}
-
-/**
- * A put retried with backoff until it lands: an answer or an effect waits for it, never skips it. A
- * record the store refuses (InvalidActorRecordError) would be refused again: that rejects at once.
- */
-export async function putUntilDurable(
-  store: SnapshotStore,
-  records: ActorRecord[],
-  retry: { timers: () => RuntimeTimers; warn: (message: string) => void; stopped: () => boolean },
-): Promise<void> {
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      await store.put(records);
-      return;
-    } catch (error) {
-      if (retry.stopped() || error instanceof InvalidActorRecordError) throw error;
-      const waitMs = Math.min(MAX_RETRY_MS, 500 * 2 ** attempt);
-      retry.warn(
-        `could not save ${records.length} actor(s) (${displayText(error)}); trying again in ${waitMs} ms`,
-      );
-      await new Promise<void>((resolve) => retry.timers().setTimeout(resolve, waitMs));
-    }
-  }
 }
 
 /**

@@ -30,6 +30,14 @@ export interface LowdbStoreOptions {
  * @throws TypeError at once when an option is not valid.
  */
 export function createLowdbStore(o: LowdbStoreOptions): SnapshotStore {
+  return lowdbStore(o, true);
+}
+
+/**
+ * The lowdb store; `takeLock` false: the caller holds the directory's lock already (the A2A runtime,
+ * which keeps its other files there too).
+ */
+export function lowdbStore(o: LowdbStoreOptions, takeLock: boolean): SnapshotStore {
   if (typeof o !== "object" || o === null) throw new TypeError("createLowdbStore: options must be an object");
   if (typeof o.stateDir !== "string" || o.stateDir === "") {
     throw new TypeError("createLowdbStore: stateDir must be a non-empty path");
@@ -42,7 +50,7 @@ export function createLowdbStore(o: LowdbStoreOptions): SnapshotStore {
   };
   checkOptions({ ...settings, machineVersions: {} }, "createLowdbStore");
   const name = `lowdb store in ${o.stateDir}`;
-  let held: { lock: StateDirLock; store: LowdbSnapshotStore } | undefined;
+  let held: { lock: StateDirLock | undefined; store: LowdbSnapshotStore } | undefined;
 
   const open = (method: string): LowdbSnapshotStore => {
     if (held === undefined) throw new SnapshotStoreNotOpenError(name, method);
@@ -52,7 +60,9 @@ export function createLowdbStore(o: LowdbStoreOptions): SnapshotStore {
   return {
     async open(options: SnapshotStoreOpenOptions): Promise<SnapshotStoreOpenReport> {
       // A second open (this store or another on the directory) is refused by the lock, before anything changes.
-      const lock = await acquireStateDirLock(o.stateDir, { onWarning: options.onWarning, now: options.now });
+      const lock = takeLock
+        ? await acquireStateDirLock(o.stateDir, { onWarning: options.onWarning, now: options.now })
+        : undefined;
       let store: LowdbSnapshotStore;
       try {
         store = await LowdbSnapshotStore.open({
@@ -66,7 +76,7 @@ export function createLowdbStore(o: LowdbStoreOptions): SnapshotStore {
           onWarning: options.onWarning,
         });
       } catch (error) {
-        await lock.release();
+        await lock?.release();
         throw error;
       }
       held = { lock, store };
@@ -102,7 +112,7 @@ export function createLowdbStore(o: LowdbStoreOptions): SnapshotStore {
       try {
         await store.close();
       } finally {
-        await lock.release();
+        await lock?.release();
       }
     },
   };

@@ -24,7 +24,7 @@ export interface PostToFind {
  * Exactly once beyond Discord's nonce window. Every post carries a nonce, so a post re-run after a
  * crash is deduplicated by Discord, but only for a few minutes (`nonceWindowMs`). A post that may have
  * been made before a crash is one whose invoking snapshot was restored from a record. That snapshot was
- * on disk before the post began (the runtime's `beforeEffect`); a posting state changes only by
+ * on disk before the post began (the host starts an effect only then); a posting state changes only by
  * leaving it, which records the post's result; the runtime sends it no event that leaves it unchanged
  * (only the target's answer reaches a mention); and an actor resumed as stored is not saved again. So
  * the record's save time is at or before the post's first try, and "first tried more than the window
@@ -51,8 +51,8 @@ export class EarlierPosts {
   ) {}
 
   /**
-   * Starts an actor restored from a record saved at `savedAt`. XState restarts the restored actor's
-   * in-flight invokes synchronously inside `start`, so each post it re-runs is noted here.
+   * Starts a side effect that an actor restored from a record saved at `savedAt` re-runs (an invoke
+   * that was in flight when the record was saved): each post it makes is noted here.
    */
   restoring<T>(savedAt: number, start: () => T): T {
     const outer = this.restoredFrom;

@@ -11,14 +11,9 @@ export const AGENT_STEP_WAIT_MS = 60_000;
  * rejection (design 000 §6.2 step 5), so the machine can classify it and retry; only a missing
  * gateway (a configuration error) rejects.
  */
-export function agentStepActor(deps: {
-  gateway: () => GatewayPort;
-  now: () => number;
-  beforeEffect?: () => Promise<void>;
-}) {
+export function agentStepActor(deps: { gateway: () => GatewayPort; now: () => number }) {
   const { now } = deps;
   return fromPromise<AgentStepOutput, AgentStepInput>(async ({ input }) => {
-    await deps.beforeEffect?.();
     const gateway = deps.gateway();
     const failed = (error: AgentStepError): AgentStepOutput => ({ error, at: now() });
     let runId: string;

@@ -7,7 +7,7 @@ import {
   IdempotencyCache,
   type LoopGuard,
 } from "../services/index.js";
-import type { ActorHost } from "./ActorHost.js";
+import type { Host } from "../durable/DurableHost.js";
 import type { ChannelDirectory } from "./channelDirectory.js";
 import { collaborationInput } from "./collaborationInput.js";
 import { until } from "./hostedActor.js";
@@ -23,7 +23,7 @@ export interface CollaborationServiceDeps {
   config: A2AConfig;
   /** Whether a DiscordPort was given: without one, discordSend throws at the call. */
   hasDiscord: boolean;
-  actors: ActorHost;
+  actors: Host;
   threads: ThreadState;
   directory: ChannelDirectory;
   loopGuard: LoopGuard;
@@ -159,7 +159,7 @@ export function createCollaborationService(
       },
       config,
     );
-    const entry = actors.host("collaborate", id, { input });
+    const entry = actors.create("collaborate", id, input);
     return until<DiscordSendResult>(
       entry,
       () => {

@@ -1,12 +1,15 @@
 import { resolve } from "node:path";
+import type { AnyStateMachine } from "xstate";
+import type { MachineRegistration } from "../durable/durableHostTypes.js";
+import type { SnapshotStore } from "../persistence/SnapshotStorePort.js";
 import { migrateCollaborateSnapshot } from "../machines/index.js";
 import {
   type ActorRecord,
   acquireStateDirLock,
   type ConversationIndex,
   type EventLog,
-  type LowdbSnapshotStore,
 } from "../persistence/index.js";
+import { lowdbStore } from "../persistence/createLowdbStore.js";
 import {
   type A2AConfig,
   type A2AEvent,
@@ -21,21 +24,17 @@ import {
 } from "../services/index.js";
 import { ChannelDirectory } from "./channelDirectory.js";
 import { withDiscordCallTimeout } from "./discordCallTimeout.js";
-import { dormantMeta, onlyWaits } from "./collaborationMeta.js";
+import { type CollaborationMeta, collaborationMeta, dormantMeta, onlyWaits } from "./collaborationMeta.js";
 import { deliveryWarning } from "./deliveryWarnings.js";
 import { EarlierPosts } from "./EarlierPosts.js";
 import { GuildDirectory } from "./GuildDirectory.js";
-import { Maintenance, maintenancePeriodMs } from "./maintenance.js";
-import { toInspectFn } from "../durable/inspection.js";
+import { Host } from "../durable/DurableHost.js";
 import type { A2ARuntime, A2ARuntimeOptions, PreflightResult } from "./ports.js";
 import { provideCollaborate, provideFlow } from "./sideEffects.js";
-import { snapshotValidity } from "../durable/snapshotValidity.js";
 import { ThreadState } from "./ThreadState.js";
 import type { ThreadStateStore } from "./threadStatePersistence.js";
 import { GLOBAL_TIMERS } from "../durable/timers.js";
-import { WriteRetry } from "./WriteRetry.js";
 import type { ActorKind } from "./hostedActor.js";
-import { ActorHost } from "./ActorHost.js";
 import { createInboundHandler } from "./inboundMessages.js";
 import { AwaitingAnswers } from "./AwaitingAnswers.js";
 import { createCollaborationService } from "./collaborationService.js";
@@ -57,17 +56,34 @@ export const MACHINE_MIGRATIONS: Partial<Record<ActorKind, SnapshotMigration>> =
   collaborate: migrateCollaborateSnapshot,
 };
 
+/** The runtime's machines as the durable host registers them: each with its version and migration. */
+function registrations(machines: Record<ActorKind, AnyStateMachine>): Record<string, MachineRegistration> {
+  return Object.fromEntries(
+    (Object.keys(machines) as ActorKind[]).map((kind) => {
+      const migrate = MACHINE_MIGRATIONS[kind];
+      return [
+        kind,
+        { machine: machines[kind], version: MACHINE_VERSIONS[kind], ...(migrate && { migrate }) },
+      ];
+    }),
+  );
+}
+
+/** A collaboration whose mention only waits (for a due time or the target's answer): it may stay a record. */
+function isWaitingCollaboration(record: Readonly<ActorRecord>): boolean {
+  return record.machineId === "collaborate" && onlyWaits(record.snapshot);
+}
+
 /**
- * The actor host a gateway embeds (API.md §7): one actor per `sessionsSend` flow and per
- * `discordSend` collaboration (its tracked mention is a child), each persisted as a snapshot after
- * every change, resumed after a restart with its durable timers re-armed.
+ * The A2A runtime a gateway embeds: one actor per `sessionsSend` flow and per `discordSend`
+ * collaboration (its tracked mention is a child), run by the durable host: each persisted after every
+ * burst of changes, each side effect started once the snapshot that started it is on disk, resumed
+ * after a restart with its due times and XState delays at their original wall-clock times.
  *
- * Lazy hosting: at start(), a collaboration whose mention only waits (for a durable timeout or the
- * target's answer) stays a record, "dormant": its timers are armed from the record and it is indexed
- * by thread, and its XState actor is restored from the record's snapshot on its first event (a timer
- * due, a bot's message in its thread), which is then delivered as to any hosted actor. Everything
- * else is hosted at start. An `inspect` inspector therefore sees a dormant collaboration only once it
- * is hosted (its `@xstate.actor` event comes then, not at start).
+ * Lazy hosting: at start(), a collaboration whose mention only waits (for a due time or the target's
+ * answer) stays a record, "dormant", indexed by thread; its XState actor is restored on its first
+ * event (a due time, a bot's message in its thread). Everything else is hosted at start. An `inspect`
+ * inspector therefore sees a dormant collaboration only once it is hosted.
  */
 export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   const warn = options.onWarning ?? ((message: string) => console.warn(`a2a-statecharts: ${message}`));
@@ -75,7 +91,6 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
   const stateDir = resolve(options.stateDir ?? ".a2a-state");
-  const userInspect = toInspectFn(options.inspect);
   const collaboration = config.discord.collaboration;
 
   const bus = new EventBus((error, event) =>
@@ -117,39 +132,16 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     warn,
   });
   const awaiting = new AwaitingAnswers();
-  let store: LowdbSnapshotStore | undefined;
+  let running = false;
   let index: ConversationIndex | undefined;
   let log: EventLog | undefined;
   let lock: { release(): Promise<void> } | undefined;
-  let stopping = false;
   /** Once started: a message after that (while stopping, or stopped) is dropped, not a wiring mistake. */
   let everStarted = false;
-  const writes = new WriteRetry({
-    timers: scheduler,
-    warn,
-    retry: () => store?.flush(),
-    stopped: () => stopping || store === undefined,
-  });
-  const landed = (write: Promise<void>) => writes.landed(write);
   /** Saves the thread state (participants, routes, sink threads, observer history) change by change. */
   let threadStore: ThreadStateStore | undefined;
   /** Ends this run's event-log subscription: a restarted runtime logs to its new log only. */
   let unsubscribeLog: (() => void) | undefined;
-  /** Housekeeping while running; a task is registered here once, for every start. */
-  const maintenance = new Maintenance({
-    periodMs: maintenancePeriodMs(config.discord.a2aRetry.cleanupMaxAgeMs),
-    now,
-    timers: scheduler,
-    onError: (task, error) =>
-      warn(`maintenance: ${task} failed (${displayText(error)}); retried next period`),
-  });
-  // Without it a gateway that never calls mentions() would keep every finished actor until a restart.
-  maintenance.add("prune the archive", (at) => store?.prune(at));
-  // Routes, participants, parents and observer history expire by age; expire() saves what it drops.
-  maintenance.add("expire thread state", (at) => {
-    threads.expire(at);
-  });
-
   const sideEffects = {
     gateway: options.gateway,
     discord,
@@ -164,42 +156,62 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       threads.postingSystemMessage(p.channelId, p.asAgentId, p.content),
     onMentionPosting: (threadId: string) => threads.setExchange(threadId, undefined),
     earlierPosts,
-    beforeEffect: async () => {
-      // The invoking snapshot is reported once the transition settles: let it, queue it, then wait for disk.
-      await Promise.resolve();
-      actors.persistDirty();
-      if (store !== undefined) await landed(store.flush());
-    },
   };
-  const machines = { a2aFlow: provideFlow(sideEffects), collaborate: provideCollaborate(sideEffects) };
-  const actors = new ActorHost({
-    machines,
-    machineVersions: MACHINE_VERSIONS,
-    now,
-    scheduler,
-    warn,
-    onEmitted: emitEvent,
-    inspect: userInspect,
-    earlierPosts,
-    store: () => store,
-    stopping: () => stopping,
-    landed,
-    onPersisted: (entry, status, meta) => {
-      if (meta?.threadId === undefined) return;
-      if (meta.parentChannelId !== undefined) {
-        threads.addParticipants(meta.threadId, [meta.fromAgentId, meta.targetAgentId]);
-      }
-      if (status === "active") awaiting.add(meta.threadId, entry.id);
-      else awaiting.remove(meta.threadId, entry.id);
+  const cleanupMaxAgeMs = config.discord.a2aRetry.cleanupMaxAgeMs;
+  const actors = new Host(
+    {
+      store: options.store ?? lowdbStore({ stateDir, cleanupMaxAgeMs }, false),
+      machines: registrations({
+        a2aFlow: provideFlow(sideEffects),
+        collaborate: provideCollaborate(sideEffects),
+      }),
+      now,
+      timers: scheduler,
+      inspect: options.inspect,
+      logger: { warn },
+      cleanupMaxAgeMs,
     },
+    {
+      name: "A2ARuntime",
+      onEmitted: emitEvent,
+      metaOf: (entry) => (entry.kind === "collaborate" ? { ...collaborationMeta(entry.actor) } : undefined),
+      onQueued: (entry, record) => {
+        const meta = record.meta as CollaborationMeta | undefined;
+        if (meta?.threadId === undefined) return;
+        if (meta.parentChannelId !== undefined) {
+          threads.addParticipants(meta.threadId, [meta.fromAgentId, meta.targetAgentId]);
+        }
+        if (record.status === "active") awaiting.add(meta.threadId, entry.id);
+        else awaiting.remove(meta.threadId, entry.id);
+      },
+      // Only a collaboration whose mention waits stays a record: the others are few and short-lived.
+      mayStayDormant: isWaitingCollaboration,
+      // A post re-run after a restart may have been made before the crash: EarlierPosts checks for it.
+      startEffect: (start, restoredFrom) =>
+        restoredFrom === undefined ? start() : earlierPosts.restoring(restoredFrom, start),
+      // Waiting for a run and reading its reply change nothing: they need not wait for the disk.
+      ungatedEffects: new Set(["agentWait", "readReply"]),
+      opened: indexStoredRecords,
+    },
+  );
+  // Routes, participants, parents and observer history expire by age; expire() saves what it drops.
+  actors.maintenance.add("expiring thread state", (at) => {
+    threads.expire(at);
   });
-  const { dormant, timers } = actors;
 
-  function requireStarted(method: string) {
-    if (store === undefined || stopping) {
-      throw new Error(`A2ARuntime.${method}: the runtime is not running; call start() first`);
+  function requireStarted(method: string): void {
+    if (!running) throw new Error(`A2ARuntime.${method}: the runtime is not running; call start() first`);
+  }
+
+  /** One read-only pass over the stored records at start: thread participants, routes, awaited answers. */
+  async function indexStoredRecords(store: SnapshotStore): Promise<void> {
+    for (const record of await store.list("archive")) indexRecord(record);
+    for (const record of await store.list("live")) {
+      indexRecord(record);
+      // A dormant collaboration is indexed by the thread its snapshot awaits in (its meta says the same, when present).
+      const threadId = isWaitingCollaboration(record) ? dormantMeta(record).threadId : undefined;
+      if (threadId !== undefined) awaiting.add(threadId, record.id);
     }
-    return store;
   }
 
   function emitEvent(event: { type: string }): void {
@@ -242,6 +254,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     agentOfBot,
     requireStarted,
     now,
+    cleanupMaxAgeMs,
   });
 
   const inbound = createInboundHandler({
@@ -257,8 +270,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     recordAnswer: async (threadId, message) => {
       if (trackResponse(threadId, message) === 0) return;
       // The caller may treat the answer as recorded once handleDiscordMessage returns: make it so.
-      actors.persistDirty();
-      if (store !== undefined) await landed(store.flush());
+      await actors.persisted();
     },
     exchangeRules: (agentId) => ({
       maxPingPongTurns: resolveAgentA2ASettings(config, agentId).maxPingPongTurns,
@@ -267,106 +279,68 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     emit: emitEvent,
   });
 
+  /** Closes what start() opened beside the actor store; throws the first failure, after closing the rest. */
+  async function closeFiles(): Promise<void> {
+    unsubscribeLog?.();
+    unsubscribeLog = undefined;
+    const failures = await closeEach([() => threadStore?.close(), () => log?.close(), () => index?.close()]);
+    threadStore = undefined;
+    index = undefined;
+    log = undefined;
+    if (failures.length > 0) throw failures[0];
+  }
+
   async function handleDiscordMessage(input: InboundDiscordMessage): Promise<PreflightResult> {
     // Discord keeps delivering while a gateway shuts down: those messages are dropped, not thrown.
-    if (everStarted && (store === undefined || stopping)) return { action: "drop", reason: "stopping" };
+    if (everStarted && !running) return { action: "drop", reason: "stopping" };
     requireStarted("handleDiscordMessage");
     return inbound(input);
   }
 
   return {
     async start() {
-      if (store !== undefined) throw new Error(`A2ARuntime.start: already started on ${stateDir}`);
+      if (lock !== undefined) throw new Error(`A2ARuntime.start: already started on ${stateDir}`);
       const acquired = await acquireStateDirLock(stateDir, { onWarning: warn });
+      lock = acquired;
       // A runtime started again after stop(): stop() closed them.
       limiters.threadCreation.reopen();
       limiters.messages.reopen();
-      lock = acquired;
       try {
-        ({ store, log, index, threadStore } = await openStateFiles({
-          stateDir,
-          now,
-          warn,
-          threads,
-          store: {
-            machineVersions: { ...MACHINE_VERSIONS },
-            migrations: { ...MACHINE_MIGRATIONS },
-            validateSnapshot: snapshotValidity(machines),
-            cleanupMaxAgeMs: config.discord.a2aRetry.cleanupMaxAgeMs,
-          },
-        }));
+        ({ log, index, threadStore } = await openStateFiles({ stateDir, now, warn, threads }));
       } catch (error) {
-        await acquired.release();
         lock = undefined;
+        await acquired.release();
         throw error;
       }
-      stopping = false;
-      everStarted = true;
       const openedLog = log;
+      // Subscribed before the actors resume: what they emit at once is logged and indexed too.
       unsubscribeLog = bus.subscribe("*", (event) => {
         openedLog
           .append(event)
           .catch((error: unknown) => warn(`could not append to the event log: ${displayText(error)}`));
       });
       index.attach(bus);
-      await store.prune(now());
-      // One read-only pass over the store's own records (no copies): the actor host copies the
-      // snapshot of each actor it hosts; a waiting collaboration stays a record until its first event.
-      const live: Array<Readonly<ActorRecord>> = [];
-      store.forEachRecord("archive", indexRecord);
-      store.forEachRecord("live", (record) => {
-        indexRecord(record);
-        live.push(record);
-      });
-      for (const record of live) {
-        if (record.status !== "active") continue;
-        const kind = record.machineId as ActorKind;
-        if (!(kind in MACHINE_VERSIONS)) continue;
-        if (kind === "collaborate" && onlyWaits(record.snapshot)) {
-          dormant.set(record.id, record);
-          timers.set(record.id, record.timers);
-          // Indexed by the thread its snapshot awaits in (the record's meta says the same, when present).
-          const threadId = dormantMeta(record).threadId;
-          if (threadId !== undefined) awaiting.add(threadId, record.id);
-          continue;
-        }
-        try {
-          actors.host(kind, record.id, { ...record, snapshot: structuredClone(record.snapshot) });
-        } catch (error) {
-          warn(
-            `could not resume actor ${record.id} (${record.machineId}); it stays stored: ${displayText(error)}`,
-          );
-        }
+      try {
+        await actors.start();
+      } catch (error) {
+        await closeFiles().finally(async () => {
+          lock = undefined;
+          await acquired.release();
+        });
+        throw error;
       }
-      actors.persistDirty();
-      timers.start();
-      maintenance.start();
+      running = true;
+      everStarted = true;
     },
 
     async stop() {
-      if (store === undefined) return;
-      actors.persistDirty();
-      stopping = true;
-      writes.retryNow();
-      actors.stopAll();
+      if (!running) return;
+      running = false;
       limiters.threadCreation.close();
       limiters.messages.close();
       discord?.close();
-      unsubscribeLog?.();
-      unsubscribeLog = undefined;
-      const closing = store;
-      store = undefined;
       try {
-        const failures = await closeEach([
-          () => maintenance.stop(),
-          () => threadStore?.close(),
-          () => closing.close(),
-          () => log?.close(),
-          () => index?.close(),
-        ]);
-        threadStore = undefined;
-        index = undefined;
-        log = undefined;
+        const failures = await closeEach([() => actors.stop(), closeFiles]);
         if (failures.length > 0) throw failures[0];
       } finally {
         await lock?.release();

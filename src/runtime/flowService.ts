@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { A2AFlowInput } from "../machines/index.js";
 import type { ConversationIndex } from "../persistence/index.js";
 import type { A2AConfig } from "../services/index.js";
-import type { ActorHost } from "./ActorHost.js";
+import type { Host } from "../durable/DurableHost.js";
 import { flowResult, messageSent } from "./flowResult.js";
 import { flowSettings } from "./flowSettings.js";
 import { until } from "./hostedActor.js";
@@ -15,7 +15,7 @@ export interface FlowServiceDeps {
   config: A2AConfig;
   /** Whether a GatewayPort was given: without one, sessionsSend throws at the call. */
   hasGateway: boolean;
-  actors: ActorHost;
+  actors: Host;
   /** The open conversation index (routeKey → conversationId), while running. */
   index: () => ConversationIndex | undefined;
   requireStarted: (method: string) => unknown;
@@ -60,7 +60,7 @@ export function createFlowService(
       toAgent,
       startedAt: now(),
     };
-    const entry = actors.host("a2aFlow", id, { input });
+    const entry = actors.create("a2aFlow", id, input);
     const resultOf = (status: A2AFlowResult["status"]): A2AFlowResult =>
       flowResult(entry.actor, conversationId, status);
     const finished = until(entry, () => {

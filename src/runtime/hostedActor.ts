@@ -1,20 +1,7 @@
-import type { AnyActorRef } from "xstate";
+import type { Entry } from "../durable/hostedActors.js";
 
 /** The kinds of actor the runtime hosts: a sessionsSend flow, a discordSend collaboration. */
 export type ActorKind = "a2aFlow" | "collaborate";
-
-/** An actor the runtime hosts, with what its callers wait on. */
-export interface Hosted {
-  id: string;
-  kind: ActorKind;
-  actor: AnyActorRef;
-  /** Called after every persisted change; used by callers waiting for a state. */
-  watchers: Set<() => void>;
-  /** Callers still waiting, told when the runtime stops before their answer is durable. */
-  abandoned: Set<(error: Error) => void>;
-  /** The write that holds the latest snapshot: an answer is given only once it is durable. */
-  lastWrite: Promise<void>;
-}
 
 /**
  * Resolves with `pick(entry)` once it returns a value and the snapshot showing it is on disk: what a
@@ -22,7 +9,7 @@ export interface Hosted {
  * that failed gives `onFailure(error)` instead, or the promise rejects with its error.
  */
 export function until<T>(
-  entry: Hosted,
+  entry: Entry,
   pick: () => T | undefined,
   onFailure?: (error: unknown) => T,
 ): Promise<T> {

@@ -1,18 +1,20 @@
-import type { ActorRecord, LowdbSnapshotStore } from "../persistence/index.js";
+import type { ActorRecord } from "../persistence/index.js";
 import type { InboundDiscordMessage } from "../services/index.js";
-import type { ActorHost } from "./ActorHost.js";
+import type { Host } from "../durable/DurableHost.js";
 import type { AwaitingAnswers } from "./AwaitingAnswers.js";
 import { type CollaborationMeta, collaborationMeta, dormantMeta } from "./collaborationMeta.js";
 import type { MentionSummary } from "./ports.js";
 import type { ThreadState } from "./ThreadState.js";
 
 export interface MentionTrackingDeps {
-  actors: ActorHost;
+  actors: Host;
   threads: ThreadState;
   awaiting: AwaitingAnswers;
   /** Agent id by its bot's user id. */
   agentOfBot: ReadonlyMap<string, string>;
-  requireStarted: (method: string) => LowdbSnapshotStore;
+  requireStarted: (method: string) => void;
+  /** How long finished collaborations stay listed. */
+  cleanupMaxAgeMs: number;
   now: () => number;
 }
 
@@ -22,9 +24,8 @@ export interface MentionTrackingDeps {
  * stored ones at start.
  */
 export function createMentionTracking(deps: MentionTrackingDeps) {
-  const { actors, threads, agentOfBot, requireStarted, now } = deps;
+  const { actors, threads, agentOfBot, requireStarted, now, cleanupMaxAgeMs } = deps;
   const { awaiting } = deps;
-  const { hosted, dormant } = actors;
 
   /** Tells every collaboration awaiting an answer in the thread; returns how many were told. */
   function trackResponse(threadId: string, m: InboundDiscordMessage): number {
@@ -45,18 +46,20 @@ export function createMentionTracking(deps: MentionTrackingDeps) {
   }
 
   async function mentions(): Promise<MentionSummary[]> {
-    const current = requireStarted("mentions");
-    await current.prune(now());
+    requireStarted("mentions");
+    const store = actors.openStore("mentions");
+    await store.prune(now() - cleanupMaxAgeMs);
     const summaries = new Map<string, MentionSummary>();
     const add = (id: string, meta: CollaborationMeta | undefined) => {
       if (meta?.threadId === undefined || meta.mention === undefined) return;
       summaries.set(id, { id, threadId: meta.threadId, targetAgentId: meta.targetAgentId, ...meta.mention });
     };
-    current.forEachRecord("archive", (record) => {
+    for (const record of await store.list("archive")) {
       if (record.machineId === "collaborate") add(record.id, record.meta as CollaborationMeta | undefined);
-    });
-    for (const record of dormant.values()) add(record.id, dormantMeta(record));
-    for (const entry of hosted.values())
+    }
+    for (const record of actors.dormantRecords())
+      if (record.machineId === "collaborate") add(record.id, dormantMeta(record));
+    for (const entry of actors.hostedEntries())
       if (entry.kind === "collaborate") add(entry.id, collaborationMeta(entry.actor));
     return [...summaries.values()];
   }

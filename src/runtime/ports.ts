@@ -1,6 +1,7 @@
 import type { InspectionEvent, Observer } from "xstate";
 import type { A2AConfigInput, A2AErrorInfo, A2AEvent, InboundDiscordMessage } from "../services/index.js";
 import type { RuntimeTimers } from "../durable/timers.js";
+import type { SnapshotStore } from "../persistence/SnapshotStorePort.js";
 
 /** The gateway as the runtime sees it (API.md §7): run an agent, wait for the run, read the reply. */
 export interface GatewayPort {
@@ -173,8 +174,13 @@ export type InspectOption =
   | { inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) };
 
 export interface A2ARuntimeOptions {
-  /** Default ".a2a-state". */
+  /** Default ".a2a-state": the event log, the conversation index and the thread state, and the default store. */
   stateDir?: string;
+  /**
+   * Where the actors are kept (default: the lowdb store in `stateDir`). `createMemoryStore()` keeps
+   * them in memory only: for tests and examples, nothing survives a restart of the process.
+   */
+  store?: SnapshotStore;
   /** The configuration (see docs/config.md); checked at creation, a bad one throws naming each problem. */
   config?: A2AConfigInput;
   gateway?: GatewayPort;

@@ -34,11 +34,6 @@ export interface SideEffectDeps {
   /** The agent id in a session key `agent:{id}:…`. */
   agentOfSession: (sessionKey: string) => string;
   onThreadCreated?: (p: { threadId: string; channelId: string }) => void;
-  /**
-   * Resolves once the snapshot that started a side effect is on disk. Effects that change the world
-   * wait for it, so a crash can never leave a post or a thread that no stored actor knows of.
-   */
-  beforeEffect?: () => Promise<void>;
   onSystemMessage?: (messageId: string) => void;
   /** A system post is about to be sent; the returned function is called once Discord has answered or failed. */
   onSystemPosting?: (post: { channelId: string; asAgentId: string; content: string }) => () => void;
@@ -65,12 +60,7 @@ function postOnce(
  * Runs a side effect and stamps a failure with the time it happened (`at`): machines read no clock,
  * and a retry's due time counts from the failure.
  */
-async function stamped<T>(
-  now: () => number,
-  effect: () => Promise<T>,
-  gate?: () => Promise<void>,
-): Promise<T> {
-  await gate?.();
+async function stamped<T>(now: () => number, effect: () => Promise<T>): Promise<T> {
   try {
     return await effect();
   } catch (error) {
@@ -107,21 +97,13 @@ function required<T>(port: T | undefined, name: string): T {
 export function provideFlow(deps: SideEffectDeps) {
   const { now } = deps;
   const gateway = () => required(deps.gateway, "gateway");
-  const step = agentStepActor({
-    gateway,
-    now,
-    ...(deps.beforeEffect ? { beforeEffect: deps.beforeEffect } : {}),
-  });
+  const step = agentStepActor({ gateway, now });
   return a2aFlowMachine.provide({
     actors: {
       replyWait: replyWaitMachine.provide({
         actors: {
           sendMessage: fromPromise<SendMessageOutput, SendMessageInput>(({ input }) =>
-            stamped(
-              now,
-              async () => ({ runId: (await gateway().agent(input)).runId, at: now() }),
-              deps.beforeEffect,
-            ),
+            stamped(now, async () => ({ runId: (await gateway().agent(input)).runId, at: now() })),
           ),
           agentWait: fromPromise<AgentWaitOutput, AgentWaitInput>(({ input }) =>
             stamped(now, async () => {
@@ -158,14 +140,10 @@ export function provideFlow(deps: SideEffectDeps) {
                   }),
                 ),
               );
-        return stamped(
-          now,
-          async () => {
-            await post?.();
-            return { at: now() };
-          },
-          deps.beforeEffect,
-        );
+        return stamped(now, async () => {
+          await post?.();
+          return { at: now() };
+        });
       }),
     },
   });
@@ -188,38 +166,30 @@ export function provideCollaborate(deps: SideEffectDeps) {
           }),
         ),
       );
-      return stamped(
-        now,
-        async () => {
-          // Before the post: Discord may deliver it back before the request returns.
-          if (kind === "mention") deps.onMentionPosting?.(input.channelId);
-          const posted = kind === "system" ? deps.onSystemPosting?.(input) : undefined;
-          try {
-            const { messageId } = await send();
-            if (kind === "system") deps.onSystemMessage?.(messageId);
-            return { messageId, at: now() };
-          } finally {
-            posted?.();
-          }
-        },
-        deps.beforeEffect,
-      );
+      return stamped(now, async () => {
+        // Before the post: Discord may deliver it back before the request returns.
+        if (kind === "mention") deps.onMentionPosting?.(input.channelId);
+        const posted = kind === "system" ? deps.onSystemPosting?.(input) : undefined;
+        try {
+          const { messageId } = await send();
+          if (kind === "system") deps.onSystemMessage?.(messageId);
+          return { messageId, at: now() };
+        } finally {
+          posted?.();
+        }
+      });
     });
   return collaborateMachine.provide({
     actors: {
       createThread: fromPromise<CreateThreadOutput, CreateThreadInput>(({ input }) =>
-        stamped(
-          now,
-          async () => {
-            const bucket = await deps.threadCreationBucket(input.channelId);
-            const threadId = await deps.limiters.threadCreation.schedule(bucket, () =>
-              createThreadOnce(discord(), input),
-            );
-            deps.onThreadCreated?.({ threadId, channelId: input.channelId });
-            return { threadId, at: now() };
-          },
-          deps.beforeEffect,
-        ),
+        stamped(now, async () => {
+          const bucket = await deps.threadCreationBucket(input.channelId);
+          const threadId = await deps.limiters.threadCreation.schedule(bucket, () =>
+            createThreadOnce(discord(), input),
+          );
+          deps.onThreadCreated?.({ threadId, channelId: input.channelId });
+          return { threadId, at: now() };
+        }),
       ),
       postStarter: post("starter"),
       postMention: post("mention"),

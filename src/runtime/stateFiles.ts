@@ -1,23 +1,17 @@
-import {
-  ConversationIndex,
-  EventLog,
-  LowdbSnapshotStore,
-  type SnapshotStoreOptions,
-} from "../persistence/index.js";
+import { ConversationIndex, EventLog } from "../persistence/index.js";
 import { displayText } from "../services/index.js";
 import type { ThreadState } from "./ThreadState.js";
 import { openThreadStateStore, type ThreadStateStore } from "./threadStatePersistence.js";
 
-/** The files a running runtime holds open in its state directory (the lock aside). */
+/** The files a running runtime holds open in its state directory (the lock and the actor store aside). */
 export interface StateFiles {
-  store: LowdbSnapshotStore;
   log: EventLog;
   index: ConversationIndex;
   threadStore: ThreadStateStore;
 }
 
 /**
- * Opens the actor store, the event log, the conversation index and the thread state, in that order.
+ * Opens the event log, the conversation index and the thread state, in that order.
  * If one fails, whatever opened is closed again (no file handle left behind) and the error is rethrown.
  */
 export async function openStateFiles(o: {
@@ -25,12 +19,10 @@ export async function openStateFiles(o: {
   now: () => number;
   warn: (message: string) => void;
   threads: ThreadState;
-  store: Omit<SnapshotStoreOptions, "dir" | "now" | "onWarning">;
 }): Promise<StateFiles> {
   const { stateDir, now, warn } = o;
   const opened: Partial<StateFiles> = {};
   try {
-    opened.store = await LowdbSnapshotStore.open({ ...o.store, dir: stateDir, now, onWarning: warn });
     opened.log = await EventLog.open({ dir: stateDir, onWarning: warn });
     opened.index = await ConversationIndex.open({
       dir: stateDir,
@@ -45,7 +37,6 @@ export async function openStateFiles(o: {
       () => opened.threadStore?.close(),
       () => opened.index?.close(),
       () => opened.log?.close(),
-      () => opened.store?.close(),
     ]);
     for (const failure of failures) warn(`closing after a failed start: ${displayText(failure)}`);
     throw error;

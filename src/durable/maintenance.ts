@@ -1,4 +1,4 @@
-import type { RuntimeTimers } from "./ports.js";
+import type { RuntimeTimers } from "./timers.js";
 
 /** A periodic job: given the time of the run; may return a promise the next task waits for. */
 export type MaintenanceTask = (now: number) => unknown;
@@ -7,7 +7,7 @@ const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
 
 /**
- * How often the runtime's housekeeping runs, for a given `cleanupMaxAgeMs`: a quarter of it, so a
+ * How often a host's housekeeping runs, for a given `cleanupMaxAgeMs`: a quarter of it, so a
  * finished record outlives its age by at most a quarter; at most an hour, so a long age (a day by
  * default) still frees memory and disk steadily rather than in rare large steps; at least a minute,
  * so a tiny age (0 in tests) does not turn housekeeping into a busy loop.
@@ -26,7 +26,7 @@ export interface MaintenanceOptions {
 }
 
 /**
- * The runtime's housekeeping (pruning the archive, expiring thread state): named tasks run one after
+ * A host's housekeeping (pruning the archive; the A2A runtime adds expiring its thread state): named tasks run one after
  * another every `periodMs` on the injected scheduler, from start() to stop(). One run at a time: the
  * next is scheduled when a run ends. A failing task is reported and retried next period; the other
  * tasks still run. Nobody's answer waits on a run, and its timer never keeps a process alive.
@@ -56,7 +56,7 @@ export class Maintenance {
     this.tasks.set(name, task);
   }
 
-  /** Schedules the first run one period from now (start() of the runtime already did the work once). */
+  /** Schedules the first run one period from now (start() of the host already did the work once). */
   start(): void {
     if (this.running) return;
     this.running = true;

@@ -1,6 +1,6 @@
 import { readStateDir } from "../../src/persistence/index.js";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { Maintenance, maintenancePeriodMs } from "../../src/runtime/maintenance.js";
+import { Maintenance, maintenancePeriodMs } from "../../src/durable/maintenance.js";
 import { GLOBAL_TIMERS } from "../../src/durable/timers.js";
 import {
   BOTS,

@@ -1,0 +1,146 @@
+import { type ActorRecord, InvalidActorRecordError } from "../persistence/actorRecord.js";
+import type { SnapshotStore } from "../persistence/SnapshotStorePort.js";
+import type { Entry } from "./hostedActors.js";
+import type { RuntimeTimers } from "./timers.js";
+import { WriteBackoff } from "./writeBackoff.js";
+
+export interface SnapshotWriterOptions {
+  /** The open store; undefined while the host is not running. */
+  store: () => SnapshotStore | undefined;
+  /** True from the moment the host stops: nothing more is queued, a failed write rejects. */
+  stopped: () => boolean;
+  /** Whether the actor is still hosted (one that is not has nothing newer than its last record). */
+  hosted: (entry: Entry) => boolean;
+  /** The actor's record as it is now; throws when its state is not JSON. */
+  recordOf: (entry: Entry) => ActorRecord;
+  /** Told once a record is queued, in queueing order. */
+  onQueued: (entry: Entry, record: ActorRecord) => void;
+  /** Told when an actor's record is refused for good (not JSON, or the store's InvalidActorRecordError). */
+  onRefused: (entry: Entry, error: unknown) => void;
+  timers: RuntimeTimers;
+  warn: (message: string) => void;
+}
+
+/**
+ * Writes the records of changed actors, one batch per burst of changes, and sets each actor's
+ * `lastWrite` to the write that holds its latest record. A write that fails is retried until it lands
+ * (answers and side effects wait for it rather than act on state a crash would lose), with the actor's
+ * record as it is then: putting the failed record again could overwrite a newer one.
+ */
+export class SnapshotWriter {
+  private readonly dirty = new Set<Entry>();
+  /** Records put again as they were: a finished actor's last one, or one no longer hosted. */
+  private readonly again = new Map<string, { entry: Entry; record: ActorRecord }>();
+  private readonly failed = new Map<string, { entry: Entry; record: ActorRecord }>();
+  private readonly writes = new Set<Promise<void>>();
+  private readonly backoff: WriteBackoff;
+  private scheduled = false;
+
+  constructor(private readonly o: SnapshotWriterOptions) {
+    this.backoff = new WriteBackoff({ timers: o.timers, warn: o.warn, retry: () => this.retryFailed() });
+  }
+
+  /** Writes the actor's record with the next batch (a microtask from now, or the next flush()). */
+  mark(entry: Entry): void {
+    if (this.o.stopped()) return;
+    this.dirty.add(entry);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    queueMicrotask(() => this.flush());
+  }
+
+  /** Whether something is queued or not yet durable. */
+  get busy(): boolean {
+    return this.dirty.size > 0 || this.again.size > 0 || this.writes.size > 0;
+  }
+
+  /** Queues every marked actor's record now, as one batch. */
+  flush(): void {
+    this.scheduled = false;
+    const store = this.o.store();
+    if (store === undefined || this.o.stopped()) return;
+    // Records put again were told of when first queued.
+    const batch = [...this.again.values()].map((retry) => ({ ...retry, repeat: true }));
+    this.again.clear();
+    for (const entry of this.dirty) {
+      if (!this.o.hosted(entry)) continue;
+      let record: ActorRecord;
+      try {
+        record = this.o.recordOf(entry);
+      } catch (error) {
+        entry.lastWrite = Promise.reject(error);
+        entry.lastWrite.catch(() => undefined);
+        this.o.onRefused(entry, error);
+        continue;
+      }
+      batch.push({ entry, record, repeat: false });
+    }
+    this.dirty.clear();
+    if (batch.length === 0) return;
+    const write = store.put(batch.map(({ record }) => record));
+    for (const { entry, record } of batch) {
+      // One record the store refuses must not hold the others back: each is then put on its own.
+      const own =
+        batch.length === 1
+          ? write
+          : write.catch((error: unknown) =>
+              error instanceof InvalidActorRecordError ? store.put([record]) : Promise.reject(error),
+            );
+      entry.lastWrite = this.landed(own, entry, record);
+    }
+    // One promise per batch, for settled(): each actor's lastWrite follows its retries until it lands.
+    this.track(Promise.allSettled(batch.map(({ entry }) => entry.lastWrite)).then(() => undefined));
+    for (const { entry, record, repeat } of batch) {
+      // Told once the write that holds it is the actor's lastWrite: a caller told waits for this one.
+      if (!repeat) this.o.onQueued(entry, record);
+    }
+  }
+
+  /** Resolves once every write queued so far has landed or failed for good. */
+  async settled(): Promise<void> {
+    this.flush();
+    await Promise.allSettled([...this.writes]);
+  }
+
+  /** The host stops: a write waiting to be retried fails now, and its waiters hear why. */
+  stopRetrying(): void {
+    this.backoff.endNow();
+  }
+
+  private landed(write: Promise<void>, entry: Entry, record: ActorRecord): Promise<void> {
+    const own: Promise<void> = write.then(
+      () => this.backoff.succeeded(),
+      async (error: unknown) => {
+        if (error instanceof InvalidActorRecordError) {
+          this.o.onRefused(entry, error);
+          throw error;
+        }
+        if (this.o.stopped()) throw error;
+        this.failed.set(entry.id, { entry, record });
+        await this.backoff.after(error);
+        // The retry round gave the actor a new write (or a newer change did): its answer is that one's.
+        if (this.o.stopped() || entry.lastWrite === own) throw error;
+        return entry.lastWrite;
+      },
+    );
+    // Answers and side effects wait on lastWrite; an actor nobody waits on must not leave a rejection behind.
+    own.catch(() => undefined);
+    return own;
+  }
+
+  private retryFailed(): void {
+    if (this.o.stopped()) return;
+    for (const [id, failure] of this.failed) {
+      if (failure.record.status === "active" && this.o.hosted(failure.entry)) this.dirty.add(failure.entry);
+      else this.again.set(id, failure);
+    }
+    this.failed.clear();
+    this.flush();
+  }
+
+  private track(write: Promise<void>): void {
+    this.writes.add(write);
+    const done = () => this.writes.delete(write);
+    write.then(done, done);
+  }
+}
