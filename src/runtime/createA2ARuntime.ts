@@ -1,15 +1,4 @@
 import { resolve } from "node:path";
-import type { AnyStateMachine } from "xstate";
-import type { MachineRegistration } from "../durable/durableHostTypes.js";
-import type { SnapshotStore } from "../persistence/SnapshotStorePort.js";
-import { migrateCollaborateSnapshot } from "../machines/index.js";
-import {
-  type ActorRecord,
-  acquireStateDirLock,
-  type ConversationIndex,
-  type EventLog,
-} from "../persistence/index.js";
-import { lowdbStore } from "../persistence/createLowdbStore.js";
 import {
   type A2AConfig,
   type A2AEvent,
@@ -22,57 +11,25 @@ import {
   resolveAgentA2ASettings,
   displayText,
 } from "../services/index.js";
-import { ChannelDirectory } from "./channelDirectory.js";
-import { withDiscordCallTimeout } from "./discordCallTimeout.js";
-import { type CollaborationMeta, collaborationMeta, dormantMeta, onlyWaits } from "./collaborationMeta.js";
-import { deliveryWarning } from "./deliveryWarnings.js";
-import { EarlierPosts } from "./EarlierPosts.js";
-import { GuildDirectory } from "./GuildDirectory.js";
-import { Host } from "../durable/DurableHost.js";
-import type { A2ARuntime, A2ARuntimeOptions, PreflightResult } from "./ports.js";
-import { provideCollaborate, provideFlow } from "./sideEffects.js";
-import { ThreadState } from "./ThreadState.js";
-import type { ThreadStateStore } from "./threadStatePersistence.js";
 import { GLOBAL_TIMERS } from "../durable/timers.js";
-import type { ActorKind } from "./hostedActor.js";
-import { createInboundHandler } from "./inboundMessages.js";
 import { AwaitingAnswers } from "./AwaitingAnswers.js";
+import { ChannelDirectory } from "./channelDirectory.js";
 import { createCollaborationService } from "./collaborationService.js";
+import { deliveryWarning } from "./deliveryWarnings.js";
+import { withDiscordCallTimeout } from "./discordCallTimeout.js";
+import { EarlierPosts } from "./EarlierPosts.js";
 import { createFlowService } from "./flowService.js";
+import { GuildDirectory } from "./GuildDirectory.js";
+import { createInboundHandler } from "./inboundMessages.js";
 import { createMentionTracking } from "./mentionTracking.js";
-import { closeEach, openStateFiles } from "./stateFiles.js";
-import { createSinkThreads } from "./sinkThreads.js";
+import type { A2ARuntime, A2ARuntimeOptions, PreflightResult } from "./ports.js";
+import { createRuntimeActors } from "./runtimeActors.js";
 import { agentOfSession } from "./sessionAgents.js";
+import { createSinkThreads } from "./sinkThreads.js";
+import { closeEach, openStateDir, type StateDirSession } from "./stateFiles.js";
+import { ThreadState } from "./ThreadState.js";
 
-/** Bumped when a machine changes incompatibly; older snapshots are then migrated or quarantined. */
-export const MACHINE_VERSIONS = { a2aFlow: 1, collaborate: 2 } as const satisfies Record<ActorKind, number>;
-type SnapshotMigration = (snapshot: unknown, fromVersion: number) => unknown;
-
-/**
- * How older snapshots become current ones at start; a record no migration converts is quarantined.
- * collaborate 2: a new thread is opened from a starter message and the mention posted inside it.
- */
-export const MACHINE_MIGRATIONS: Partial<Record<ActorKind, SnapshotMigration>> = {
-  collaborate: migrateCollaborateSnapshot,
-};
-
-/** The runtime's machines as the durable host registers them: each with its version and migration. */
-function registrations(machines: Record<ActorKind, AnyStateMachine>): Record<string, MachineRegistration> {
-  return Object.fromEntries(
-    (Object.keys(machines) as ActorKind[]).map((kind) => {
-      const migrate = MACHINE_MIGRATIONS[kind];
-      return [
-        kind,
-        { machine: machines[kind], version: MACHINE_VERSIONS[kind], ...(migrate && { migrate }) },
-      ];
-    }),
-  );
-}
-
-/** A collaboration whose mention only waits (for a due time or the target's answer): it may stay a record. */
-function isWaitingCollaboration(record: Readonly<ActorRecord>): boolean {
-  return record.machineId === "collaborate" && onlyWaits(record.snapshot);
-}
+export { MACHINE_MIGRATIONS, MACHINE_VERSIONS } from "./runtimeActors.js";
 
 /**
  * The A2A runtime a gateway embeds: one actor per `sessionsSend` flow and per `discordSend`
@@ -115,7 +72,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   const sinkThreads = createSinkThreads({
     threads,
     configured: collaboration.sinkThreads,
-    flush: () => threadStore?.flush(),
+    flush: () => session?.threadStore.flush(),
     requireStarted,
   });
   const { isSinkThread } = sinkThreads;
@@ -133,15 +90,10 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   });
   const awaiting = new AwaitingAnswers();
   let running = false;
-  let index: ConversationIndex | undefined;
-  let log: EventLog | undefined;
-  let lock: { release(): Promise<void> } | undefined;
+  /** The lock and the files held while running (and while starting or stopping). */
+  let session: StateDirSession | undefined;
   /** Once started: a message after that (while stopping, or stopped) is dropped, not a wiring mistake. */
   let everStarted = false;
-  /** Saves the thread state (participants, routes, sink threads, observer history) change by change. */
-  let threadStore: ThreadStateStore | undefined;
-  /** Ends this run's event-log subscription: a restarted runtime logs to its new log only. */
-  let unsubscribeLog: (() => void) | undefined;
   const sideEffects = {
     gateway: options.gateway,
     discord,
@@ -158,60 +110,24 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     earlierPosts,
   };
   const cleanupMaxAgeMs = config.discord.a2aRetry.cleanupMaxAgeMs;
-  const actors = new Host(
-    {
-      store: options.store ?? lowdbStore({ stateDir, cleanupMaxAgeMs }, false),
-      machines: registrations({
-        a2aFlow: provideFlow(sideEffects),
-        collaborate: provideCollaborate(sideEffects),
-      }),
-      now,
-      timers: scheduler,
-      inspect: options.inspect,
-      logger: { warn },
-      cleanupMaxAgeMs,
-    },
-    {
-      name: "A2ARuntime",
-      onEmitted: emitEvent,
-      metaOf: (entry) => (entry.kind === "collaborate" ? { ...collaborationMeta(entry.actor) } : undefined),
-      onQueued: (entry, record) => {
-        const meta = record.meta as CollaborationMeta | undefined;
-        if (meta?.threadId === undefined) return;
-        if (meta.parentChannelId !== undefined) {
-          threads.addParticipants(meta.threadId, [meta.fromAgentId, meta.targetAgentId]);
-        }
-        if (record.status === "active") awaiting.add(meta.threadId, entry.id);
-        else awaiting.remove(meta.threadId, entry.id);
-      },
-      // Only a collaboration whose mention waits stays a record: the others are few and short-lived.
-      mayStayDormant: isWaitingCollaboration,
-      // A post re-run after a restart may have been made before the crash: EarlierPosts checks for it.
-      startEffect: (start, restoredFrom) =>
-        restoredFrom === undefined ? start() : earlierPosts.restoring(restoredFrom, start),
-      // Waiting for a run and reading its reply change nothing: they need not wait for the disk.
-      ungatedEffects: new Set(["agentWait", "readReply"]),
-      opened: indexStoredRecords,
-    },
-  );
-  // Routes, participants, parents and observer history expire by age; expire() saves what it drops.
-  actors.maintenance.add("expiring thread state", (at) => {
-    threads.expire(at);
+  const actors = createRuntimeActors({
+    store: options.store,
+    stateDir,
+    cleanupMaxAgeMs,
+    sideEffects,
+    earlierPosts,
+    threads,
+    awaiting,
+    indexRecord: (record) => indexRecord(record),
+    emit: emitEvent,
+    now,
+    timers: scheduler,
+    inspect: options.inspect,
+    warn,
   });
 
   function requireStarted(method: string): void {
     if (!running) throw new Error(`A2ARuntime.${method}: the runtime is not running; call start() first`);
-  }
-
-  /** One read-only pass over the stored records at start: thread participants, routes, awaited answers. */
-  async function indexStoredRecords(store: SnapshotStore): Promise<void> {
-    for (const record of await store.list("archive")) indexRecord(record);
-    for (const record of await store.list("live")) {
-      indexRecord(record);
-      // A dormant collaboration is indexed by the thread its snapshot awaits in (its meta says the same, when present).
-      const threadId = isWaitingCollaboration(record) ? dormantMeta(record).threadId : undefined;
-      if (threadId !== undefined) awaiting.add(threadId, record.id);
-    }
   }
 
   function emitEvent(event: { type: string }): void {
@@ -227,7 +143,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     config,
     hasGateway: options.gateway !== undefined,
     actors,
-    index: () => index,
+    index: () => session?.index,
     requireStarted,
     now,
     random,
@@ -279,17 +195,6 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     emit: emitEvent,
   });
 
-  /** Closes what start() opened beside the actor store; throws the first failure, after closing the rest. */
-  async function closeFiles(): Promise<void> {
-    unsubscribeLog?.();
-    unsubscribeLog = undefined;
-    const failures = await closeEach([() => threadStore?.close(), () => log?.close(), () => index?.close()]);
-    threadStore = undefined;
-    index = undefined;
-    log = undefined;
-    if (failures.length > 0) throw failures[0];
-  }
-
   async function handleDiscordMessage(input: InboundDiscordMessage): Promise<PreflightResult> {
     // Discord keeps delivering while a gateway shuts down: those messages are dropped, not thrown.
     if (everStarted && !running) return { action: "drop", reason: "stopping" };
@@ -299,34 +204,19 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
 
   return {
     async start() {
-      if (lock !== undefined) throw new Error(`A2ARuntime.start: already started on ${stateDir}`);
-      const acquired = await acquireStateDirLock(stateDir, { onWarning: warn });
-      lock = acquired;
+      if (session !== undefined) throw new Error(`A2ARuntime.start: already started on ${stateDir}`);
+      const opened = await openStateDir({ stateDir, now, warn, threads, bus });
+      session = opened;
       // A runtime started again after stop(): stop() closed them.
       limiters.threadCreation.reopen();
       limiters.messages.reopen();
       try {
-        ({ log, index, threadStore } = await openStateFiles({ stateDir, now, warn, threads }));
-      } catch (error) {
-        lock = undefined;
-        await acquired.release();
-        throw error;
-      }
-      const openedLog = log;
-      // Subscribed before the actors resume: what they emit at once is logged and indexed too.
-      unsubscribeLog = bus.subscribe("*", (event) => {
-        openedLog
-          .append(event)
-          .catch((error: unknown) => warn(`could not append to the event log: ${displayText(error)}`));
-      });
-      index.attach(bus);
-      try {
         await actors.start();
       } catch (error) {
-        await closeFiles().finally(async () => {
-          lock = undefined;
-          await acquired.release();
-        });
+        session = undefined;
+        await opened
+          .close()
+          .catch((failure: unknown) => warn(`closing after a failed start: ${displayText(failure)}`));
         throw error;
       }
       running = true;
@@ -339,13 +229,10 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       limiters.threadCreation.close();
       limiters.messages.close();
       discord?.close();
-      try {
-        const failures = await closeEach([() => actors.stop(), closeFiles]);
-        if (failures.length > 0) throw failures[0];
-      } finally {
-        await lock?.release();
-        lock = undefined;
-      }
+      const closing = session;
+      session = undefined;
+      const failures = await closeEach([() => actors.stop(), () => closing?.close()]);
+      if (failures.length > 0) throw failures[0];
     },
 
     sessionsSend,
@@ -355,7 +242,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
 
     async getConversationId(routeKey: string) {
       requireStarted("getConversationId");
-      return typeof routeKey === "string" ? index?.get(routeKey) : undefined;
+      return typeof routeKey === "string" ? session?.index.get(routeKey) : undefined;
     },
 
     mentions,

@@ -1,5 +1,5 @@
-import { ConversationIndex, EventLog } from "../persistence/index.js";
-import { displayText } from "../services/index.js";
+import { acquireStateDirLock, ConversationIndex, EventLog } from "../persistence/index.js";
+import { displayText, type EventBus } from "../services/index.js";
 import type { ThreadState } from "./ThreadState.js";
 import { openThreadStateStore, type ThreadStateStore } from "./threadStatePersistence.js";
 
@@ -51,4 +51,51 @@ export async function closeEach(closers: ReadonlyArray<() => unknown>): Promise<
       .then(close)
       .catch((error: unknown) => failures.push(error));
   return failures;
+}
+
+/** What a running runtime holds in its state directory beside its actor store: the lock and its files. */
+export interface StateDirSession extends StateFiles {
+  /** Stops logging, closes every file, then releases the lock; rejects with the first failure. */
+  close(): Promise<void>;
+}
+
+/**
+ * Takes the state directory's lock, opens its files, and from then logs every event of `bus` and feeds
+ * the conversation index with them. A failure releases whatever it took.
+ */
+export async function openStateDir(o: {
+  stateDir: string;
+  now: () => number;
+  warn: (message: string) => void;
+  threads: ThreadState;
+  bus: EventBus;
+}): Promise<StateDirSession> {
+  const lock = await acquireStateDirLock(o.stateDir, { onWarning: o.warn });
+  let files: StateFiles;
+  try {
+    files = await openStateFiles(o);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+  const { log, index, threadStore } = files;
+  const unsubscribeLog = o.bus.subscribe("*", (event) => {
+    log
+      .append(event)
+      .catch((error: unknown) => o.warn(`could not append to the event log: ${displayText(error)}`));
+  });
+  const detachIndex = index.attach(o.bus);
+  return {
+    ...files,
+    async close() {
+      unsubscribeLog();
+      detachIndex();
+      try {
+        const failures = await closeEach([() => threadStore.close(), () => log.close(), () => index.close()]);
+        if (failures.length > 0) throw failures[0];
+      } finally {
+        await lock.release();
+      }
+    },
+  };
 }

@@ -1,0 +1,121 @@
+import type { AnyStateMachine, InspectionEvent, Observer } from "xstate";
+import { Host } from "../durable/DurableHost.js";
+import type { MachineRegistration } from "../durable/durableHostTypes.js";
+import type { RuntimeTimers } from "../durable/timers.js";
+import { migrateCollaborateSnapshot } from "../machines/index.js";
+import type { ActorRecord } from "../persistence/actorRecord.js";
+import { lowdbStore } from "../persistence/createLowdbStore.js";
+import type { SnapshotStore } from "../persistence/SnapshotStorePort.js";
+import type { AwaitingAnswers } from "./AwaitingAnswers.js";
+import { type CollaborationMeta, collaborationMeta, dormantMeta, onlyWaits } from "./collaborationMeta.js";
+import type { EarlierPosts } from "./EarlierPosts.js";
+import type { ActorKind } from "./hostedActor.js";
+import { provideCollaborate, provideFlow, type SideEffectDeps } from "./sideEffects.js";
+import type { ThreadState } from "./ThreadState.js";
+
+/** Bumped when a machine changes incompatibly; older snapshots are then migrated or quarantined. */
+export const MACHINE_VERSIONS = { a2aFlow: 1, collaborate: 2 } as const satisfies Record<ActorKind, number>;
+type SnapshotMigration = (snapshot: unknown, fromVersion: number) => unknown;
+
+/**
+ * How older snapshots become current ones at start; a record no migration converts is quarantined.
+ * collaborate 2: a new thread is opened from a starter message and the mention posted inside it.
+ */
+export const MACHINE_MIGRATIONS: Partial<Record<ActorKind, SnapshotMigration>> = {
+  collaborate: migrateCollaborateSnapshot,
+};
+
+export interface RuntimeActorsDeps {
+  /** Where the actors are kept; default: the lowdb store in `stateDir` (whose lock the runtime holds). */
+  store: SnapshotStore | undefined;
+  stateDir: string;
+  cleanupMaxAgeMs: number;
+  sideEffects: SideEffectDeps;
+  earlierPosts: EarlierPosts;
+  threads: ThreadState;
+  awaiting: AwaitingAnswers;
+  /** Indexes a stored record (participants, routes, awaited answers) when the store opens. */
+  indexRecord: (record: Readonly<ActorRecord>) => void;
+  emit: (event: { type: string }) => void;
+  now: () => number;
+  timers: RuntimeTimers;
+  inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | object | undefined;
+  warn: (message: string) => void;
+}
+
+/**
+ * The runtime's actors on the durable host: the flow and collaboration machines wired to their side
+ * effects, each collaboration's record carrying its meta (thread, agents, mention) so the runtime's
+ * indexes follow it, and only collaborations whose mention waits left dormant.
+ */
+export function createRuntimeActors(d: RuntimeActorsDeps): Host {
+  const { threads, awaiting } = d;
+  const host = new Host(
+    {
+      store: d.store ?? lowdbStore({ stateDir: d.stateDir, cleanupMaxAgeMs: d.cleanupMaxAgeMs }, false),
+      machines: registrations({
+        a2aFlow: provideFlow(d.sideEffects),
+        collaborate: provideCollaborate(d.sideEffects),
+      }),
+      now: d.now,
+      timers: d.timers,
+      inspect: d.inspect,
+      logger: { warn: d.warn },
+      cleanupMaxAgeMs: d.cleanupMaxAgeMs,
+    },
+    {
+      name: "A2ARuntime",
+      onEmitted: d.emit,
+      metaOf: (entry) => (entry.kind === "collaborate" ? { ...collaborationMeta(entry.actor) } : undefined),
+      onQueued: (entry, record) => {
+        const meta = record.meta as CollaborationMeta | undefined;
+        if (meta?.threadId === undefined) return;
+        if (meta.parentChannelId !== undefined) {
+          threads.addParticipants(meta.threadId, [meta.fromAgentId, meta.targetAgentId]);
+        }
+        if (record.status === "active") awaiting.add(meta.threadId, entry.id);
+        else awaiting.remove(meta.threadId, entry.id);
+      },
+      // Only a collaboration whose mention waits stays a record: the others are few and short-lived.
+      mayStayDormant: isWaitingCollaboration,
+      // A post re-run after a restart may have been made before the crash: EarlierPosts checks for it.
+      startEffect: (start, restoredFrom) =>
+        restoredFrom === undefined ? start() : d.earlierPosts.restoring(restoredFrom, start),
+      // Waiting for a run and reading its reply change nothing: they need not wait for the disk.
+      ungatedEffects: new Set(["agentWait", "readReply"]),
+      opened: async (store) => {
+        // One read-only pass over the stored records: thread participants, routes, awaited answers.
+        for (const record of await store.list("archive")) d.indexRecord(record);
+        for (const record of await store.list("live")) {
+          d.indexRecord(record);
+          // A dormant collaboration is indexed by the thread its snapshot awaits in (its meta, when present, says the same).
+          const threadId = isWaitingCollaboration(record) ? dormantMeta(record).threadId : undefined;
+          if (threadId !== undefined) awaiting.add(threadId, record.id);
+        }
+      },
+    },
+  );
+  // Routes, participants, parents and observer history expire by age; expire() saves what it drops.
+  host.maintenance.add("expiring thread state", (at) => {
+    threads.expire(at);
+  });
+  return host;
+}
+
+/** The runtime's machines as the durable host registers them: each with its version and migration. */
+function registrations(machines: Record<ActorKind, AnyStateMachine>): Record<string, MachineRegistration> {
+  return Object.fromEntries(
+    (Object.keys(machines) as ActorKind[]).map((kind) => {
+      const migrate = MACHINE_MIGRATIONS[kind];
+      return [
+        kind,
+        { machine: machines[kind], version: MACHINE_VERSIONS[kind], ...(migrate && { migrate }) },
+      ];
+    }),
+  );
+}
+
+/** A collaboration whose mention only waits (for a due time or the target's answer): it may stay a record. */
+function isWaitingCollaboration(record: Readonly<ActorRecord>): boolean {
+  return record.machineId === "collaborate" && onlyWaits(record.snapshot);
+}
