@@ -206,12 +206,14 @@ export class EmulatorState {
       referencedMessageId = this.message(input.channelId, input.referencedMessageId).id;
     }
     const { mentionIds, mentionEveryone } = this.resolveMentions(input, referencedMessageId);
+    // Discord's timestamp is the time its snowflake id encodes: one clock read for both.
+    const id = this.ids.next();
     const message: EmulatorMessage = {
-      id: this.ids.next(),
+      id,
       channelId: channel.id,
       authorId: input.authorId,
       content: input.content,
-      createdAt: now,
+      createdAt: snowflakeTimestamp(id),
       mentionIds,
       mentionEveryone,
       ...(input.nonce === undefined ? {} : { nonce: input.nonce }),

@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { EmulatorState } from "../../src/discord/emulator/state.js";
+import { snowflakeTimestamp } from "../../src/discord/emulator/snowflake.js";
+
+const CHANNEL = "100000000000000001";
+const BOT = "200000000000000001";
+
+describe("EmulatorState", () => {
+  it("stamps a message with the time its snowflake id encodes, even when the clock moves between reads", () => {
+    // A clock one millisecond later at every read: the id and the timestamp must still agree.
+    let time = Date.UTC(2026, 10, 24, 9, 0, 0);
+    const state = new EmulatorState({
+      channels: [{ id: CHANNEL, name: "general" }],
+      users: [{ id: BOT, name: "ruda", bot: true }],
+      now: () => time++,
+    });
+    for (let i = 0; i < 3; i += 1) {
+      const { message } = state.createMessage({ channelId: CHANNEL, authorId: BOT, content: `m${i}` });
+      expect(message.createdAt).toBe(snowflakeTimestamp(message.id));
+      expect(state.messageJson(message, false).timestamp).toBe(
+        new Date(snowflakeTimestamp(message.id)).toISOString(),
+      );
+    }
+  });
+});
