@@ -238,7 +238,8 @@ export class Host implements DurableHost {
     const record = this.dormant.get(id);
     if (record === undefined) return undefined;
     this.dormant.delete(id);
-    this.due.forget(id);
+    // Its timers stay as they are: the queue knows which one it is delivering now, and the restore's
+    // set() leaves that one out (forgetting them first would deliver it twice).
     this.resume(record);
     return this.hosted.get(id);
   }

@@ -343,6 +343,32 @@ describe("createDurableHost: actors that only wait stay records until they are n
     expect(await valueOf(h, "l1")).toEqual({ yellow: "blinking" });
   });
 
+  it("a dormant actor's context.due time wakes it and is delivered once, not again by the restore", async () => {
+    // A machine that counts every RING: a second delivery of the same due time would show.
+    const counter = setup({
+      types: { context: {} as { rings: number; due?: { event: string; at: number } } },
+    }).createMachine({
+      context: () => ({ rings: 0, due: { event: "RING", at: T0 + 5_000 } }),
+      on: { RING: { actions: assign({ rings: ({ context }) => context.rings + 1, due: undefined }) } },
+    });
+    const machines = { counter: { machine: counter, version: 1 } };
+    const store = createMemoryStore();
+    const first = host(store, machines);
+    await first.start();
+    await first.spawn("counter", "c1");
+    await first.stop();
+    hosts.splice(0);
+    const { h, created } = inspectedHost(store, machines);
+    await h.start();
+    expect(created).toEqual([]);
+    await vi.advanceTimersByTimeAsync(5_000);
+    await h.idle();
+    await vi.advanceTimersByTimeAsync(1_000);
+    await h.idle();
+    expect(created).toEqual(["c1"]);
+    expect((await h.get("c1"))?.context).toEqual({ rings: 1 });
+  });
+
   it("an event wakes it too, and a running side effect keeps an actor from sleeping (it runs again, at least once)", async () => {
     let runs = 0;
     const job = setup({
