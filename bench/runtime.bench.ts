@@ -200,19 +200,20 @@ const batches = new Set<Promise<void>>();
 const samples: ActorRecord[] = [];
 const stores: LowdbSnapshotStore[] = [];
 
-const originalPut = timed("put", LowdbSnapshotStore.prototype.put);
+const originalPut = timed("put", LowdbSnapshotStore.prototype.putAll);
 /**
  * Lag = from a transition to the moment the put() carrying it settles: put() returns the promise of
- * the coalesced batch that appends the record to the journal (write + fdatasync); the shard files
- * catch up in compactions, off the put() path.
+ * the coalesced batch that appends the records to the journal (write + fdatasync); the shard files
+ * catch up in compactions, off the put() path. The durable host puts each burst's records as one batch.
  */
-LowdbSnapshotStore.prototype.put = function put(
+LowdbSnapshotStore.prototype.putAll = function putAll(
   this: LowdbSnapshotStore,
-  record: ActorRecord,
+  records: readonly ActorRecord[],
 ): Promise<void> {
-  const promise = originalPut.call(this, record);
-  const pending = unpersisted.get(record.id);
-  if (pending !== undefined) {
+  const promise = originalPut.call(this, records);
+  for (const record of records) {
+    const pending = unpersisted.get(record.id);
+    if (pending === undefined) continue;
     unpersisted.delete(record.id);
     batches.add(promise);
     if (samples.length < LOWDB_WRITES) samples.push(JSON.parse(JSON.stringify(record)) as ActorRecord);
