@@ -35,6 +35,9 @@ export class SnapshotWriter {
   private readonly writes = new Set<Promise<void>>();
   private readonly backoff: WriteBackoff;
   private scheduled = false;
+  /** Batches queued so far, and the promise settled() gave when that was the count. */
+  private queuedWrites = 0;
+  private waiting: { writes: number; all: Promise<void> } | undefined;
 
   constructor(private readonly o: SnapshotWriterOptions) {
     this.backoff = new WriteBackoff({ timers: o.timers, warn: o.warn, retry: () => this.retryFailed() });
@@ -97,9 +100,15 @@ export class SnapshotWriter {
   }
 
   /** Resolves once every write queued so far has landed or failed for good. */
-  async settled(): Promise<void> {
+  settled(): Promise<void> {
     this.flush();
-    await Promise.allSettled([...this.writes]);
+    if (this.writes.size === 0) return Promise.resolve();
+    // Every effect that starts waits here: while no write was queued since, they share one promise.
+    if (this.waiting?.writes !== this.queuedWrites) {
+      const all = Promise.allSettled([...this.writes]).then(() => undefined);
+      this.waiting = { writes: this.queuedWrites, all };
+    }
+    return this.waiting.all;
   }
 
   /** The host stops: a write waiting to be retried fails now, and its waiters hear why. */
@@ -139,6 +148,7 @@ export class SnapshotWriter {
   }
 
   private track(write: Promise<void>): void {
+    this.queuedWrites += 1;
     this.writes.add(write);
     const done = () => this.writes.delete(write);
     write.then(done, done);
