@@ -87,8 +87,10 @@ export class ActorHost {
       user: this.options.inspect,
     });
     const machine = this.options.machines[kind];
-    // XState's delays run on the host's timers (a test's clock moves them), any length of delay.
-    entry.actor = createHostedActor(machine, id, start, { clock: delayClock(scheduler), inspect });
+    // XState's delays run on the host's timers (a test's clock moves them), any length of delay; one
+    // restored overdue is delivered before any timer, as a context.due timer was.
+    const clock = delayClock(scheduler, () => this.resuming.has(id));
+    entry.actor = createHostedActor(machine, id, start, { clock, inspect });
     const delays = trackDelays(entry.actor, { now: this.options.now });
     delays.onChange = () => this.markDirty(id);
     this.delays.set(id, delays);
