@@ -160,3 +160,46 @@ describe("a mention stopped while it waits for its second reminder (an after del
     ]);
   });
 });
+
+describe("a mention stopped while its failed reminder waits for the retry (an after delay)", () => {
+  it("started again before the retry is due: posts the reminder at that time, once, and goes on", async () => {
+    const dir = tempStateDir();
+    const clock = new ManualClock(T0);
+    const discord = new FakeDiscord();
+    const { r } = runtimeOn(dir, clock, discord);
+    await r.start();
+    const sent = await r.discordSend({
+      fromAgentId: "ruda",
+      targetAgentId: "eden",
+      message: "코드 리뷰 해줘",
+    });
+    if (sent.status !== "sent") throw new Error(`discordSend was ${sent.status}`);
+    // Discord answers the first reminder 503: it is tried again 1 s later.
+    discord.failures.push(Object.assign(new Error("Service Unavailable"), { status: 503 }));
+    await clock.advance(5 * MINUTE);
+    await drain();
+    expect(discord.failures).toEqual([]);
+    await r.stop();
+    const { actors } = await readStateDir(dir);
+    const record = actors.find((a) => a.record.machineId === "collaborate")?.record;
+    expect([record?.timers, record?.delayed?.map((d) => [d.event.type, d.dueAt])]).toEqual([
+      [],
+      [["xstate.after.retryDelay.mention.reminderRetrying", T0 + 5 * MINUTE + 1_000]],
+    ]);
+
+    const again = new ManualClock(T0 + 5 * MINUTE + 500);
+    const next = continuing(discord);
+    const { r: restarted } = runtimeOn(dir, again, next);
+    await restarted.start();
+    const posts = () => followUps(next, sent.threadId).length;
+    await postedAfter(500, again, posts, 1);
+    // The next timeout counts from the reminder's delivery.
+    await postedAfter(5 * MINUTE, again, posts, 2);
+    await again.advance(MINUTE);
+    await drain();
+    expect(followUps(next, sent.threadId).map((m) => m.content)).toEqual([
+      reminderText(1, 5),
+      reminderText(2, 10),
+    ]);
+  });
+});
