@@ -59,7 +59,7 @@ export interface MentionContext extends z.output<typeof MentionInputSchema> {
    */
   due?: Due<"RESPONSE_TIMEOUT" | "RETRY_DUE">;
   outcome?: MentionOutput["status"];
-  /** Retries of the reminder or escalation post under way (design 002 §5: up to 3); absent is 0. */
+  /** Retries of the reminder or escalation post under way (up to 3); absent is 0. */
   retries?: number;
   /** That post's latest failure, and when it happened. */
   failure?: DiscordFailure & { message: string; at: number };
@@ -105,15 +105,15 @@ function messageParams(context: MentionContext) {
 }
 
 /**
- * Tracks one mention of an agent in a thread until it answers (design 004 §5.4–5.5, §8.2): at each
- * timeout the requester's bot reminds the target, and after the last reminder's timeout it escalates
- * to a human. Each timeout is `after: { responseTimeout }`, counted from the latest delivery (the
- * machine enters its waiting state when the post lands). A reminder or escalation post that Discord
- * refuses for now (429, 5xx) is tried again `after: { retryDelay }` (design 002 §5, Retry-After
- * honoured), with the same nonce key; one that fails for good calls the human at once (a reminder) or
- * ends the mention escalated with notified false and the error. The texts of the reminders and the
- * escalation count from the nominal due time, so a post re-run after a crash has the same content.
- * With `reminders` off (`discord.a2aRetry.enabled: false`) no timeout is armed: the mention only waits.
+ * Tracks one mention of an agent in a thread until it answers: at each timeout the requester's bot
+ * reminds the target, and after the last reminder's timeout it escalates to a human. Each timeout is
+ * `after: { responseTimeout }`, counted from the latest delivery (the machine enters its waiting state
+ * when the post lands). A reminder or escalation post that Discord refuses for now (429, 5xx) is tried
+ * again `after: { retryDelay }` (Retry-After honoured, else 1 s, 2 s, 4 s), with the same nonce key;
+ * one that fails for good calls the human at once (a reminder) or ends the mention escalated with
+ * notified false and the error. The reminders and the escalation count their minutes up to when the
+ * timeout was due, not when it fired, so a post re-run after a crash has the same content. With
+ * `reminders` off (`discord.a2aRetry.enabled: false`) no timeout is armed: the mention only waits.
  */
 export const mentionMachine = setup({
   types: {
