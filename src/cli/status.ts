@@ -6,6 +6,7 @@ import {
   StateDirNotFoundError,
   readStateDir,
 } from "../persistence/index.js";
+import { eventLabel } from "../machines/index.js";
 import { MACHINE_VERSIONS } from "../runtime/index.js";
 import { DISCORD_TRANSIENT_MAX_RETRIES } from "../services/index.js";
 import type { CliIO } from "./io.js";
@@ -56,7 +57,10 @@ export interface ActorStatusRow {
   status: "active" | "done" | "error";
   location: "live" | "archive";
   attempts: ActorAttempts | null;
-  /** The earliest durable timer of an active actor. */
+  /**
+   * The earliest wait of an active actor: a durable timer (named by its event) or one of its XState
+   * delays (`after responseTimeout`, or the delayed event's type); `timers` counts both kinds.
+   */
   nextDue: { event: string; at: number; atIso: string; inMs: number; timers: number } | null;
   /** When the actor started (its context's `startedAt`), when known. */
   startedAt: number | null;
@@ -167,7 +171,7 @@ function toWarning(p: StateDirProblem): StatusWarning {
 function toRow({ record, file, location, problem }: StoredActor, now: number): ActorStatusRow {
   const snapshot = asObject(record.snapshot);
   const startedAt = asNumber(asObject(snapshot?.context)?.startedAt);
-  const timers = record.status === "active" ? [...record.timers].sort((a, b) => a.dueAt - b.dueAt) : [];
+  const timers = record.status === "active" ? waitsOf(record) : [];
   const first = timers[0];
   return {
     id: record.id,
@@ -193,6 +197,12 @@ function toRow({ record, file, location, problem }: StoredActor, now: number): A
     file,
     ...(problem === undefined ? {} : { problem }),
   };
+}
+
+/** A record's durable timers and XState delays, earliest first. */
+function waitsOf(record: StoredActor["record"]): Array<{ event: string; dueAt: number }> {
+  const delays = (record.delayed ?? []).map((d) => ({ event: eventLabel(d.event.type), dueAt: d.dueAt }));
+  return [...record.timers, ...delays].sort((a, b) => a.dueAt - b.dueAt);
 }
 
 function byUrgency(a: ActorStatusRow, b: ActorStatusRow): number {

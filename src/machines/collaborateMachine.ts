@@ -350,6 +350,7 @@ export const collaborateMachine = setup({
         ],
       },
       on: {
+        // The mention's own waits are `after` delays; these timer events reach a mention stored with a due time.
         RESPONSE_TIMEOUT: { actions: sendTo("mention", ({ event }) => event) },
         RETRY_DUE: { actions: sendTo("mention", ({ event }) => event) },
         RESPONSE_RECEIVED: { actions: sendTo("mention", ({ event }) => event) },

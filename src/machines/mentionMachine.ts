@@ -1,4 +1,4 @@
-import { and, assign, emit, setup } from "xstate";
+import { assign, emit, setup } from "xstate";
 import { z } from "zod";
 import {
   type A2AEventOf,
@@ -50,12 +50,16 @@ export interface MentionContext extends z.output<typeof MentionInputSchema> {
   attempts: number;
   /** When the latest delivery (mention or reminder) was sent; the next timeout counts from here. */
   lastDeliveredAt: number;
-  /** When the timeout being handled fired. */
+  /** When the timeout being handled was due (the latest delivery + the timeout), whenever it fired. */
   firedAt?: number;
   respondedAt?: number;
+  /**
+   * Set only in snapshots written before the waits became `after` delays: such a snapshot waits in
+   * `pending`/`reminded` for RESPONSE_TIMEOUT, or in a retrying state for RETRY_DUE, at this time.
+   */
   due?: Due<"RESPONSE_TIMEOUT" | "RETRY_DUE">;
   outcome?: MentionOutput["status"];
-  /** Retries of the reminder or escalation post under way (design 002 §5: up to 3); absent is 0. */
+  /** Retries of the reminder or escalation post under way (up to 3); absent is 0. */
   retries?: number;
   /** That post's latest failure, and when it happened. */
   failure?: DiscordFailure & { message: string; at: number };
@@ -64,8 +68,8 @@ export interface MentionContext extends z.output<typeof MentionInputSchema> {
 }
 
 export type MentionEvent =
+  /** Only for snapshots stored with a `due` (see MentionContext.due); the machine's own waits are `after` delays. */
   | TimerEvent<"RESPONSE_TIMEOUT">
-  /** A failed reminder or escalation post is due to be tried again. */
   | TimerEvent<"RETRY_DUE">
   /** A message in the mention's thread from `authorId` (the runtime routes thread messages here). */
   | { type: "RESPONSE_RECEIVED"; authorId: string; at: number; messageId?: string }
@@ -85,6 +89,11 @@ function timeoutOf(
   return context.urgent ? context.urgentResponseTimeoutMs : context.responseTimeoutMs;
 }
 
+/** When the current timeout is due: a full timeout after the latest delivery. */
+function timeoutDueAt(context: MentionContext): number {
+  return context.lastDeliveredAt + timeoutOf(context);
+}
+
 function messageParams(context: MentionContext) {
   return {
     targetBotId: context.targetBotId,
@@ -96,12 +105,14 @@ function messageParams(context: MentionContext) {
 }
 
 /**
- * Tracks one mention of an agent in a thread until it answers (design 004 §5.4–5.5, §8.2): at each
- * timeout the requester's bot reminds the target, and after the last reminder's timeout it escalates
- * to a human. Timeouts are durable due times the runtime delivers as `RESPONSE_TIMEOUT`. A reminder or
- * escalation post that Discord refuses for now (429, 5xx) is tried again at a durable `RETRY_DUE`
- * (design 002 §5, Retry-After honoured), with the same nonce key; one that fails for good calls the
- * human at once (a reminder) or ends the mention escalated with notified false and the error. With
+ * Tracks one mention of an agent in a thread until it answers: at each timeout the requester's bot
+ * reminds the target, and after the last reminder's timeout it escalates to a human. Each timeout is
+ * `after: { responseTimeout }`, counted from the latest delivery (the machine enters its waiting state
+ * when the post lands). A reminder or escalation post that Discord refuses for now (429, 5xx) is tried
+ * again `after: { retryDelay }` (Retry-After honoured, else 1 s, 2 s, 4 s), with the same nonce key;
+ * one that fails for good calls the human at once (a reminder) or ends the mention escalated with
+ * notified false and the error. The reminders and the escalation count their minutes up to when the
+ * timeout was due, not when it fired, so a post re-run after a crash has the same content. With
  * `reminders` off (`discord.a2aRetry.enabled: false`) no timeout is armed: the mention only waits.
  */
 export const mentionMachine = setup({
@@ -115,8 +126,11 @@ export const mentionMachine = setup({
   actors: { postReminder: postMessageActor, postEscalation: postMessageActor },
   guards: {
     remindersOff: ({ context }) => !context.reminders,
-    timeoutDue: ({ context, event }) =>
-      event.type === "RESPONSE_TIMEOUT" && event.at >= (context.due?.at ?? 0),
+    // A snapshot stored with a due time; an early, stray or duplicated delivery changes nothing.
+    storedTimeoutDue: ({ context, event }) =>
+      event.type === "RESPONSE_TIMEOUT" &&
+      context.due?.event === "RESPONSE_TIMEOUT" &&
+      event.at >= context.due.at,
     attemptsLeft: ({ context }) => context.attempts < context.maxAttempts,
     notifiesOnFailure: ({ context }) => context.notifyOnFailure,
     targetAnswered: ({ context, event }) =>
@@ -124,23 +138,17 @@ export const mentionMachine = setup({
       event.authorId === context.targetBotId &&
       event.at >= context.sentAt,
     retryAllowed: ({ context }) => discordRetryAllowed(context.failure, context.retries ?? 0),
-    retryDue: ({ context, event }) => event.type === "RETRY_DUE" && event.at >= (context.due?.at ?? 0),
+    storedRetryDue: ({ context, event }) =>
+      event.type === "RETRY_DUE" && context.due?.event === "RETRY_DUE" && event.at >= context.due.at,
   },
   actions: {
-    armFirstTimeout: assign(({ context }) => ({
-      due: { event: "RESPONSE_TIMEOUT" as const, at: context.sentAt + timeoutOf(context) },
-    })),
     // The timeout is taken: it is owed no more (a reminder being posted owes nothing until it is sent).
-    noteFired: assign(({ event }) => ({
-      firedAt: (event as TimerEvent<"RESPONSE_TIMEOUT">).at,
-      due: undefined,
-    })),
+    noteFired: assign(({ context }) => ({ firedAt: timeoutDueAt(context), due: undefined })),
     noteResponse: assign(({ event }) => ({ respondedAt: (event as { at: number }).at })),
     settle: assign((_, outcome: MentionOutput["status"]) => ({ outcome, due: undefined })),
     recordReminder: assign(({ context }, output: PostMessageOutput) => ({
       attempts: context.attempts + 1,
       lastDeliveredAt: output.at,
-      due: { event: "RESPONSE_TIMEOUT" as const, at: output.at + timeoutOf(context) },
       retries: 0,
       failure: undefined,
     })),
@@ -149,15 +157,6 @@ export const mentionMachine = setup({
         ...classifyDiscordFailure(error),
         message: errorMessage(error),
         at: failureAt(error, context.firedAt ?? context.lastDeliveredAt),
-      },
-    })),
-    // The same post again (same content, same nonce key), after Retry-After or 1 s, 2 s, 4 s.
-    scheduleRetry: assign(({ context }) => ({
-      due: {
-        event: "RETRY_DUE" as const,
-        at:
-          (context.failure?.at ?? context.lastDeliveredAt) +
-          discordRetryWaitMs(context.failure, context.retries ?? 0),
       },
     })),
     startRetry: assign(({ context }) => ({
@@ -214,6 +213,12 @@ export const mentionMachine = setup({
       },
     })),
   },
+  delays: {
+    // Entered when the latest post landed: a full timeout from there.
+    responseTimeout: ({ context }) => timeoutOf(context),
+    // The same post again (same content, same nonce key), after Retry-After or 1 s, 2 s, 4 s.
+    retryDelay: ({ context }) => discordRetryWaitMs(context.failure, context.retries ?? 0),
+  },
 }).createMachine({
   id: "mention",
   context: ({ input }) => {
@@ -228,15 +233,25 @@ export const mentionMachine = setup({
   },
   states: {
     // The first timeout is due a full timeout after the mention; with reminders off none ever is.
-    arming: {
-      always: [
-        { guard: "remindersOff", target: "untimed" },
-        { target: "pending", actions: "armFirstTimeout" },
-      ],
-    },
+    arming: { always: [{ guard: "remindersOff", target: "untimed" }, { target: "pending" }] },
     // No due time: only the target's answer or a cancel (on the root) ends the mention.
     untimed: {},
-    pending: { on: { RESPONSE_TIMEOUT: onResponseTimeout() } },
+    pending: awaitingTimeout(),
+    // The timeout is due: remind while attempts are left, else escalate (silently without notifyOnFailure).
+    timedOut: {
+      entry: "noteFired",
+      always: [
+        { guard: "attemptsLeft", target: "reminding" },
+        { guard: "notifiesOnFailure", target: "escalating" },
+        {
+          target: "escalated",
+          actions: {
+            type: "emitEscalated",
+            params: ({ context }) => ({ notified: false, at: context.firedAt ?? timeoutDueAt(context) }),
+          },
+        },
+      ],
+    },
     reminding: {
       invoke: {
         id: "postReminder",
@@ -274,11 +289,8 @@ export const mentionMachine = setup({
         },
       ],
     },
-    reminderRetrying: {
-      entry: "scheduleRetry",
-      on: { RETRY_DUE: { guard: "retryDue", target: "reminding", actions: "startRetry" } },
-    },
-    reminded: { on: { RESPONSE_TIMEOUT: onResponseTimeout() } },
+    reminderRetrying: retryingThen("reminding"),
+    reminded: awaitingTimeout(),
     escalating: {
       invoke: {
         id: "postEscalation",
@@ -317,10 +329,7 @@ export const mentionMachine = setup({
         },
       ],
     },
-    escalationRetrying: {
-      entry: "scheduleRetry",
-      on: { RETRY_DUE: { guard: "retryDue", target: "escalating", actions: "startRetry" } },
-    },
+    escalationRetrying: retryingThen("escalating"),
     escalated: { type: "final", entry: [{ type: "settle", params: "escalated" }] },
     responded: { type: "final", entry: [{ type: "settle", params: "responded" }] },
     cancelled: { type: "final", entry: [{ type: "settle", params: "cancelled" }] },
@@ -332,23 +341,23 @@ export const mentionMachine = setup({
   }),
 });
 
-/** At a due timeout: remind while attempts are left, else escalate (silently without notifyOnFailure). */
-function onResponseTimeout() {
-  return [
-    { guard: and(["timeoutDue", "attemptsLeft"]), target: "reminding", actions: "noteFired" },
-    { guard: and(["timeoutDue", "notifiesOnFailure"]), target: "escalating", actions: "noteFired" },
-    {
-      guard: "timeoutDue",
-      target: "escalated",
-      actions: [
-        "noteFired",
-        {
-          type: "emitEscalated",
-          params: ({ event }: { event: { at: number } }) => ({ notified: false, at: event.at }),
-        },
-      ],
-    },
-  ] as const;
+/**
+ * Waits a full timeout for the target's answer. A snapshot stored with a due time (before the timeout
+ * was an `after` delay) has no delay scheduled: it waits for RESPONSE_TIMEOUT at that time instead.
+ */
+function awaitingTimeout() {
+  return {
+    after: { responseTimeout: { target: "timedOut" } },
+    on: { RESPONSE_TIMEOUT: { guard: "storedTimeoutDue", target: "timedOut" } },
+  } as const;
+}
+
+/** Waits out a failed post's retry delay (or, stored with a due time, its RETRY_DUE), then posts again. */
+function retryingThen(post: "reminding" | "escalating") {
+  return {
+    after: { retryDelay: { target: post, actions: "startRetry" } },
+    on: { RETRY_DUE: { guard: "storedRetryDue", target: post, actions: "startRetry" } },
+  } as const;
 }
 
 /** The escalation event after a post failed for good: nobody was notified, as of the failure. */

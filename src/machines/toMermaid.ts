@@ -256,10 +256,11 @@ const MACHINES: MachineDoc[] = [
     machine: mentionMachine,
     tagline: "Tracks one mention of an agent in a thread: reminders, then escalation to a human.",
     purpose:
-      "Tracks one mention of an agent in a Discord thread until the agent answers (design 004 §5.4–5.5, " +
-      "§8.2). At each timeout the requester's bot reminds the target; after the last reminder's timeout " +
-      "it escalates to a human. Timeouts are durable due times that the runtime delivers as " +
-      "`RESPONSE_TIMEOUT`; the target's answer or a cancel ends the mention in any live state. With " +
+      "Tracks one mention of an agent in a Discord thread until the agent answers. At each timeout " +
+      "the requester's bot reminds the target; after the last reminder's timeout it escalates to a " +
+      "human. Each timeout is `after responseTimeout`, counted from the latest " +
+      "delivery, and a failed post is tried again `after retryDelay`; the runtime keeps both across a " +
+      "restart. The target's answer or a cancel ends the mention in any live state. With " +
       "reminders off (`discord.a2aRetry.enabled: false`) no timeout is armed and the mention waits `untimed`.",
   },
   {

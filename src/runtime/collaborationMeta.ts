@@ -17,7 +17,11 @@ export interface CollaborationMeta {
   sentAt?: number;
 }
 
-/** The mention child's states in which a collaboration only waits (for a durable timeout or an answer). */
+/**
+ * The mention child's states in which a collaboration only waits, no post in flight: for a timeout or a
+ * retry's delay (an `after` delay stored with the record, or in a snapshot stored before the delays a
+ * `context.due` timer), or for the answer.
+ */
 const WAITING_MENTION_STATES: ReadonlySet<unknown> = new Set([
   "pending",
   "reminded",
@@ -53,9 +57,9 @@ export function collaborationMeta(actor: AnyActorRef): CollaborationMeta {
 }
 
 /**
- * A collaboration that only waits: in `awaitingResponse`, its mention child (`mention`) active in
- * `pending`, `reminded` or `untimed` (no invoked promise in flight). It can stay a record until its
- * first event (lazy hosting).
+ * A collaboration that only waits: in `awaitingResponse`, its mention child (`mention`) active in a
+ * waiting state (see WAITING_MENTION_STATES). It can stay a record until its first event or its
+ * earliest stored delay (lazy hosting).
  */
 export function onlyWaits(snapshot: unknown): boolean {
   const s = snapshot as PersistedCollaboration | null;

@@ -115,7 +115,7 @@ describe("a2a-statecharts status", () => {
       "awaitingResponse > mention:pending",
       "active",
       "mention 1/3",
-      "RESPONSE_TIMEOUT 2026-11-22T09:05:00Z (in 4m 10s)",
+      "after responseTimeout 2026-11-22T09:05:00Z (in 4m 10s)",
       "50s",
     ]);
     const flowRow = rest.find((line) => line.startsWith("flow-"));
@@ -134,7 +134,7 @@ describe("a2a-statecharts status", () => {
     // Past the due time the reminder shows as overdue.
     vi.setSystemTime(T0 + 6 * MINUTE);
     const later = await status("--state-dir", dir);
-    expect(rowOf(later.out, mentionId)).toContain("RESPONSE_TIMEOUT 2026-11-22T09:05:00Z (overdue 1m)");
+    expect(rowOf(later.out, mentionId)).toContain("after responseTimeout 2026-11-22T09:05:00Z (overdue 1m)");
   });
 
   it("--json prints one document with the actors, the lock and no warnings", async () => {
@@ -160,7 +160,7 @@ describe("a2a-statecharts status", () => {
       location: "live",
       attempts: { kind: "mention", count: 1, max: 3 },
       nextDue: {
-        event: "RESPONSE_TIMEOUT",
+        event: "after responseTimeout",
         at: T0 + 5 * MINUTE,
         atIso: "2026-11-22T09:05:00.000Z",
         inMs: 4 * MINUTE + 10 * SECOND,

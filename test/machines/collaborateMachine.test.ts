@@ -28,6 +28,7 @@ import {
   SECOND,
   T0,
 } from "../support/discordFakes.js";
+import { simulatedTime } from "../support/simulatedTime.js";
 
 // One discord_send (design 002 §4–6, design 004 §5.1–5.2 and §8.1, API.md §4 and §7): validate, resolve
 // the thread (a new one is opened from a starter message in the channel), post the mention in the thread,
@@ -76,7 +77,7 @@ function startCollaboration(
     notice?: (clock: Clock) => PostFake;
   } = {},
 ) {
-  const clock: Clock = { now: T0 };
+  const clock = simulatedTime(T0);
   const starters = fakes.starter?.(clock) ?? postingAt(clock, "starter");
   const threads =
     fakes.thread?.(clock) ?? fakeCreateThread(() => ({ ok: { threadId: IDS.newThread, at: clock.now } }));
@@ -97,7 +98,7 @@ function startCollaboration(
     },
   });
   const input = typeof overrides === "function" ? overrides(base) : { ...base, ...overrides };
-  const actor = createActor(live, { input, inspect: emitted.inspect });
+  const actor = createActor(live, { input, inspect: emitted.inspect, clock: clock.timers });
   actor.start();
   const context = (): CollaborateContext => actor.getSnapshot().context;
   const mentionContext = (): MentionContext | undefined => {
@@ -110,13 +111,13 @@ function startCollaboration(
     actor.send({ type: "RETRY_DUE", at });
     await settle();
   };
+  /** Time passes to `at`: the mention's timeouts (`after` delays) due by then fire on the way. */
   const timeout = async (at: number) => {
     clock.now = at;
-    actor.send({ type: "RESPONSE_TIMEOUT", at });
     await settle();
   };
   const answer = async (authorId: string, at: number) => {
-    clock.now = at;
+    clock.now = Math.max(clock.now, at);
     actor.send({ type: "RESPONSE_RECEIVED", authorId, at });
     await settle();
   };
@@ -340,19 +341,18 @@ describe("the mention (design 004 §5.1, API.md §4)", () => {
     const c = startCollaboration(
       {},
       {
-        starter: (clock) => fakePost(() => ({ ok: { messageId: "starter-1", at: clock.now + SECOND } })),
+        // Each call takes a second.
+        starter: (clock) => fakePost(() => ({ ok: { messageId: "starter-1", at: (clock.now += SECOND) } })),
         thread: (clock) =>
-          fakeCreateThread(() => ({ ok: { threadId: IDS.newThread, at: clock.now + 2 * SECOND } })),
+          fakeCreateThread(() => ({ ok: { threadId: IDS.newThread, at: (clock.now += SECOND) } })),
         post: (clock) =>
-          fakePost((_, call) => ({ ok: { messageId: `m-${call}`, at: clock.now + 3 * SECOND } })),
+          fakePost((_, call) => ({ ok: { messageId: `m-${call}`, at: (clock.now += SECOND) } })),
       },
     );
     await settle();
     expect(c.context()).toMatchObject({ sentAt: T0 + 3 * SECOND, lastAt: T0 + 3 * SECOND });
-    expect(c.mentionContext()).toMatchObject({
-      sentAt: T0 + 3 * SECOND,
-      due: { event: "RESPONSE_TIMEOUT", at: T0 + 3 * SECOND + 5 * MINUTE },
-    });
+    expect(c.mentionContext()).toMatchObject({ sentAt: T0 + 3 * SECOND });
+    expect(c.clock.nextDue()).toBe(T0 + 3 * SECOND + 5 * MINUTE);
     expect(c.emitted.ofType("a2a.collaborate.sent")[0]?.ts).toBe(T0 + 3 * SECOND);
   });
 });
@@ -805,7 +805,7 @@ describe("after sending: the mention child tracks the answer (design 004 §5.4�
   it("an urgent collaboration reminds after urgentResponseTimeoutMs", async () => {
     const c = startCollaboration({ urgent: true });
     await settle();
-    expect(c.mentionContext()?.due?.at).toBe(T0 + MINUTE);
+    expect(c.clock.nextDue()).toBe(T0 + MINUTE);
     await c.timeout(T0 + MINUTE);
     expect(c.reminders.inputs).toHaveLength(1);
   });
@@ -815,8 +815,11 @@ describe("after sending: the mention child tracks the answer (design 004 §5.4�
     await settle();
     expect(c.actor.getSnapshot().value).toBe("awaitingResponse");
     expect(c.mentionContext()).toMatchObject({ reminders: false, attempts: 1 });
-    expect(c.mentionContext()?.due).toBeUndefined();
-    for (const minutes of [5, 10, 15, 60]) await c.timeout(T0 + minutes * MINUTE);
+    expect(c.clock.nextDue()).toBeNaN();
+    for (const minutes of [5, 10, 15, 60]) {
+      await c.timeout(T0 + minutes * MINUTE);
+      c.actor.send({ type: "RESPONSE_TIMEOUT", at: T0 + minutes * MINUTE });
+    }
     expect(c.reminders.inputs).toEqual([]);
     expect(c.escalations.inputs).toEqual([]);
     expect(c.actor.getSnapshot().value).toBe("awaitingResponse");
@@ -828,7 +831,7 @@ describe("after sending: the mention child tracks the answer (design 004 §5.4�
     const c = startCollaboration();
     await settle();
     expect(c.mentionContext()?.reminders).toBe(true);
-    expect(c.mentionContext()?.due?.at).toBe(T0 + 5 * MINUTE);
+    expect(c.clock.nextDue()).toBe(T0 + 5 * MINUTE);
   });
 });
 

@@ -1,10 +1,16 @@
 import { describe, expect, it, vi } from "vitest";
-import { type AnyEventObject, type AnyMachineSnapshot, type AnyStateMachine, createActor } from "xstate";
+import {
+  type AnyActorRef,
+  type AnyEventObject,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  createActor,
+} from "xstate";
 import { getShortestPaths } from "xstate/graph";
 import { type MentionContext, type MentionInput, mentionMachine } from "../../src/index.js";
 import { IDS, MINUTE, stateOf, T0 } from "../support/discordFakes.js";
 import { pending, sendRaw } from "../support/fakeActors.js";
-import { exerciseModel } from "../support/modelBased.js";
+import { exerciseModel, recordTransitions } from "../support/modelBased.js";
 
 const base: MentionInput = {
   mentionId: "collab-1",
@@ -27,12 +33,17 @@ const model: AnyStateMachine = mentionMachine;
 
 const live = mentionMachine.provide({ actors: { postReminder: pending(), postEscalation: pending() } });
 
+/** An `after` delay of a state of the mention, as XState delivers it when it is due. */
+const after = (delay: "responseTimeout" | "retryDelay", state: string): AnyEventObject => ({
+  type: `xstate.after.${delay}.mention.${state}`,
+});
+
 /**
- * Events that reach every guard of each live state: the timeout at its due time and 1 ms early; an
- * answer from the target, from another bot, from the human, and from the target before the mention
- * was sent; a cancel; the posts' done and error events: a 503 (retried up to three times, so the loop
- * is finite) and, on a post's first try, a 403 (never retried), for the first reminder and the
- * escalation; the retry timer at its due time.
+ * Events that reach every guard of each live state: the timeout's delay, and a RESPONSE_TIMEOUT that a
+ * mention without a stored due time ignores; an answer from the target, from another bot, from the
+ * human, and from the target before the mention was sent; a cancel; the posts' done and error events:
+ * a 503 (retried up to three times, so the loop is finite) and, on a post's first try, a 403 (never
+ * retried), for the first reminder and the escalation; the retry's delay, and a stray RETRY_DUE.
  */
 function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
   if (snapshot.status !== "active") return [];
@@ -45,9 +56,10 @@ function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
     { type: "RESPONSE_RECEIVED", authorId: c.targetBotId, at: c.sentAt - 1 },
     { type: "CANCEL", at: later },
   ];
-  const due = c.due?.at ?? Number.NaN;
+  const state = String(snapshot.value);
+  const timeoutAt = c.lastDeliveredAt + c.responseTimeoutMs;
   if (snapshot.matches("pending") || snapshot.matches("reminded")) {
-    return [{ type: "RESPONSE_TIMEOUT", at: due }, { type: "RESPONSE_TIMEOUT", at: due - 1 }, ...answers];
+    return [after("responseTimeout", state), { type: "RESPONSE_TIMEOUT", at: timeoutAt }, ...answers];
   }
   const firedAt = c.firedAt ?? Number.NaN;
   // To keep the graph small, posts fail only where they reach new edges: not for the urgent or the
@@ -88,7 +100,7 @@ function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
     ];
   }
   if (snapshot.matches("reminderRetrying") || snapshot.matches("escalationRetrying")) {
-    return [{ type: "RETRY_DUE", at: due }, { type: "RETRY_DUE", at: due - 1 }, ...answers];
+    return [after("retryDelay", state), { type: "RETRY_DUE", at: later }, ...answers];
   }
   return answers;
 }
@@ -107,9 +119,63 @@ const inputs: Array<[string, MentionInput]> = [
   ["reminders off", { ...base, reminders: false }],
 ];
 
+/**
+ * The transitions a snapshot stored by the release before takes (each wait a due time in the context,
+ * delivered as RESPONSE_TIMEOUT or RETRY_DUE): the model starts from the input, so it never reaches
+ * one. The mention is driven into each waiting state, stored there with a due time, restored, and sent
+ * its event at that time.
+ */
+function storedDueTransitions(): Set<string> {
+  const taken = new Set<string>();
+  const failed503 = (post: string) => ({
+    type: `xstate.error.actor.${post}`,
+    error: Object.assign(new Error("HTTP 503"), { status: 503 }),
+  });
+  const reminderDone = { type: "xstate.done.actor.postReminder", output: { messageId: "r", at: T0 } };
+  const cases: Array<{
+    input: MentionInput;
+    steps: AnyEventObject[];
+    event: "RESPONSE_TIMEOUT" | "RETRY_DUE";
+  }> = [
+    { input: base, steps: [], event: "RESPONSE_TIMEOUT" },
+    { input: base, steps: [after("responseTimeout", "pending"), reminderDone], event: "RESPONSE_TIMEOUT" },
+    {
+      input: base,
+      steps: [after("responseTimeout", "pending"), failed503("postReminder")],
+      event: "RETRY_DUE",
+    },
+    {
+      input: { ...base, maxAttempts: 1 },
+      steps: [after("responseTimeout", "pending"), failed503("postEscalation")],
+      event: "RETRY_DUE",
+    },
+  ];
+  for (const { input, steps, event } of cases) {
+    const first = createActor(live, { input }).start();
+    for (const step of steps) sendRaw(first, step);
+    const persisted = first.getPersistedSnapshot() as unknown as { context: MentionContext };
+    first.stop();
+    const due = { event, at: T0 + 60 * MINUTE };
+    const rootRef: { current?: AnyActorRef } = {};
+    const restored = createActor(live, {
+      input,
+      snapshot: { ...persisted, context: { ...persisted.context, due } } as never,
+      inspect: recordTransitions(
+        () => rootRef.current,
+        (key) => taken.add(key),
+      ),
+    });
+    rootRef.current = restored;
+    restored.start();
+    restored.send({ type: event, at: due.at });
+    restored.stop();
+  }
+  return taken;
+}
+
 describe("mentionMachine, enumerated", () => {
   it("fires every transition it defines over the inputs, and nothing it does not define", () => {
-    const taken = new Set<string>();
+    const taken = storedDueTransitions();
     let defined = new Set<string>();
     const stats: Record<string, number> = {};
     for (const [label, input] of inputs) {
@@ -120,14 +186,22 @@ describe("mentionMachine, enumerated", () => {
     }
     expect([...defined].filter((key) => !taken.has(key))).toEqual([]);
     expect([...taken].filter((key) => !defined.has(key))).toEqual([]);
-    expect(defined.size).toBeGreaterThanOrEqual(13);
+    expect(defined.size).toBeGreaterThanOrEqual(17);
     expect(stats["defaults (3 attempts, notify)"]).toBeGreaterThan(40);
     // The guards that carry the lifecycle fired by name.
     for (const post of ["reminder", "escalation"]) {
       expect(taken).toContain(`mention.${post}Failing always [retryAllowed] → mention.${post}Retrying`);
+      const next = post === "reminder" ? "reminding" : "escalating";
       expect(taken).toContain(
-        `mention.${post}Retrying RETRY_DUE [retryDue] → mention.${post === "reminder" ? "reminding" : "escalating"}`,
+        `mention.${post}Retrying xstate.after.retryDelay.mention.${post}Retrying → mention.${next}`,
       );
+      expect(taken).toContain(`mention.${post}Retrying RETRY_DUE [storedRetryDue] → mention.${next}`);
+    }
+    for (const wait of ["pending", "reminded"]) {
+      expect(taken).toContain(
+        `mention.${wait} xstate.after.responseTimeout.mention.${wait} → mention.timedOut`,
+      );
+      expect(taken).toContain(`mention.${wait} RESPONSE_TIMEOUT [storedTimeoutDue] → mention.timedOut`);
     }
     expect(taken).toContain("mention.reminderFailing always [notifiesOnFailure] → mention.escalating");
     expect(taken).toContain("mention RESPONSE_RECEIVED [targetAnswered] → mention.responded");
@@ -141,12 +215,12 @@ describe("mentionMachine, enumerated", () => {
 });
 
 /**
- * Events a live state must ignore: unknown types, the collaborate machine's timer, a timeout that is
- * early or stale (or arrives while a post is under way), and done events of posts that are not running.
+ * Events a live state must ignore: unknown types, timer events of snapshots stored with a due time
+ * (this one has none), another state's delay, and done events of posts that are not running.
  */
 function junkFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
   const c = snapshot.context as MentionContext;
-  const due = c.due?.at ?? c.lastDeliveredAt;
+  const due = c.lastDeliveredAt + c.responseTimeoutMs;
   const firedAt = c.firedAt ?? due;
   const reminderDone = { type: "xstate.done.actor.postReminder", output: { messageId: "stale-r", at: due } };
   const escalationDone = {
@@ -157,7 +231,8 @@ function junkFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
   if (snapshot.matches("reminderRetrying") || snapshot.matches("escalationRetrying")) {
     return [
       ...common,
-      { type: "RETRY_DUE", at: due - 1 },
+      { type: "RETRY_DUE", at: due + 60 * MINUTE },
+      after("responseTimeout", "pending"),
       { type: "RESPONSE_TIMEOUT", at: due },
       { type: "RESPONSE_TIMEOUT", at: due + 60 * MINUTE },
       reminderDone,
@@ -178,8 +253,11 @@ function junkFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
   if (snapshot.matches("pending") || snapshot.matches("reminded")) {
     return [
       ...common,
-      { type: "RESPONSE_TIMEOUT", at: due - 1 },
-      { type: "RESPONSE_TIMEOUT", at: c.lastDeliveredAt },
+      { type: "RESPONSE_TIMEOUT", at: due },
+      { type: "RESPONSE_TIMEOUT", at: due + 60 * MINUTE },
+      // The other waiting state's delay, and a retry's: stale, never this state's.
+      after("responseTimeout", snapshot.matches("pending") ? "reminded" : "pending"),
+      after("retryDelay", "reminderRetrying"),
       reminderDone,
       escalationDone,
     ];

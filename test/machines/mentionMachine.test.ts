@@ -4,7 +4,6 @@ import {
   A2AEventSchema,
   MachineInputError,
   type MentionContext,
-  type MentionEvent,
   type MentionInput,
   mentionMachine,
   type PostMessageInput,
@@ -22,10 +21,12 @@ import {
   SECOND,
   T0,
 } from "../support/discordFakes.js";
+import { simulatedTime } from "../support/simulatedTime.js";
 
 // Design 004 §5.4–5.5 and §8.2, API.md §7 "Mention lifecycle": reminders by the requester's bot at
 // each timeout counted from the latest delivery, then one escalation to a human; the target's answer
-// ends it. Time is what the test says: timers are delivered as the runtime would, `at` included.
+// ends it. Time is what the test says: the machine's `after` delays run on a simulated clock the test
+// moves, as the runtime's clock would. (Snapshots stored with a due time: mentionMachine.storedDue.test.ts.)
 
 const TARGET = IDS.targetBot;
 const HUMAN = IDS.human;
@@ -55,35 +56,29 @@ function startMention(
   overrides: Partial<MentionInput> = {},
   fakes: { reminder?: (clock: Clock) => PostFake; escalation?: (clock: Clock) => PostFake } = {},
 ) {
-  const clock: Clock = { now: T0 };
+  const clock = simulatedTime(T0);
   const reminders = fakes.reminder?.(clock) ?? postingAt(clock, "reminder");
   const escalations = fakes.escalation?.(clock) ?? postingAt(clock, "escalation");
   const emitted = emittedEvents();
   const actor = createActor(
     mentionMachine.provide({ actors: { postReminder: reminders.logic, postEscalation: escalations.logic } }),
-    { input: { ...base, ...overrides }, inspect: emitted.inspect },
+    { input: { ...base, ...overrides }, inspect: emitted.inspect, clock: clock.timers },
   );
   actor.start();
   const context = (): MentionContext => actor.getSnapshot().context;
-  /** The runtime's scheduler delivering the timeout at `at` (its clock). */
-  const timeout = async (at: number) => {
+  /** Time passes to `at`: each delay due by then (a timeout, a post's retry) fires on the way. */
+  const advanceTo = async (at: number) => {
     clock.now = at;
-    actor.send({ type: "RESPONSE_TIMEOUT", at });
     await settle();
   };
-  /** Delivers what is due (a timeout or a post's retry) exactly when it is due. */
-  const fireDue = async () => {
-    const due = context().due;
-    clock.now = due?.at ?? Number.NaN;
-    actor.send({ type: due?.event ?? "RESPONSE_TIMEOUT", at: clock.now } as MentionEvent);
-    await settle();
-  };
+  /** Time passes to when the pending delay is due. */
+  const fireDue = () => advanceTo(clock.nextDue());
   const answer = async (authorId: string, at: number) => {
     clock.now = Math.max(clock.now, at);
     actor.send({ type: "RESPONSE_RECEIVED", authorId, at, messageId: "1400000000000000999" });
     await settle();
   };
-  return { actor, clock, reminders, escalations, emitted, context, timeout, fireDue, answer };
+  return { actor, clock, reminders, escalations, emitted, context, advanceTo, fireDue, answer };
 }
 
 function reminderText(n: number, minutes: number, original = "코드 리뷰 해줘"): string {
@@ -99,9 +94,11 @@ describe("design 004 §8.2: no answer → two reminders → escalation", () => {
   it("reminds at 5 and 10 minutes and escalates to the human at 15, with the defaults", async () => {
     const m = startMention();
     expect(m.actor.getSnapshot().value).toBe("pending");
-    expect(m.context().due).toEqual({ event: "RESPONSE_TIMEOUT", at: T0 + 5 * MINUTE });
+    expect(m.clock.nextDue()).toBe(T0 + 5 * MINUTE);
+    // No due time in the context: the wait is XState's own delay.
+    expect(m.context().due).toBeUndefined();
 
-    await m.timeout(T0 + 5 * MINUTE);
+    await m.advanceTo(T0 + 5 * MINUTE);
     expect(m.actor.getSnapshot().value).toBe("reminded");
     expect(m.reminders.inputs).toHaveLength(1);
     const first = m.reminders.inputs[0] as PostMessageInput;
@@ -112,9 +109,9 @@ describe("design 004 §8.2: no answer → two reminders → escalation", () => {
       mentionUserIds: [TARGET],
     });
     expect(m.context().attempts).toBe(2);
-    expect(m.context().due).toEqual({ event: "RESPONSE_TIMEOUT", at: T0 + 10 * MINUTE });
+    expect(m.clock.nextDue()).toBe(T0 + 10 * MINUTE);
 
-    await m.timeout(T0 + 10 * MINUTE);
+    await m.advanceTo(T0 + 10 * MINUTE);
     expect(m.actor.getSnapshot().value).toBe("reminded");
     expect(m.reminders.inputs).toHaveLength(2);
     const second = m.reminders.inputs[1] as PostMessageInput;
@@ -125,15 +122,15 @@ describe("design 004 §8.2: no answer → two reminders → escalation", () => {
       mentionUserIds: [TARGET],
     });
     expect(m.context().attempts).toBe(3);
-    expect(m.context().due).toEqual({ event: "RESPONSE_TIMEOUT", at: T0 + 15 * MINUTE });
+    expect(m.clock.nextDue()).toBe(T0 + 15 * MINUTE);
     expect(m.escalations.inputs).toHaveLength(0);
 
-    await m.timeout(T0 + 15 * MINUTE);
+    await m.advanceTo(T0 + 15 * MINUTE);
     const snapshot = m.actor.getSnapshot();
     expect(snapshot.value).toBe("escalated");
     expect(snapshot.status).toBe("done");
     expect(snapshot.output).toMatchObject({ status: "escalated", attempts: 3 });
-    expect(snapshot.context.due).toBeUndefined();
+    expect(m.clock.nextDue()).toBeNaN();
     expect(m.reminders.inputs).toHaveLength(2);
     expect(m.escalations.inputs).toHaveLength(1);
     const escalation = m.escalations.inputs[0] as PostMessageInput;
@@ -194,59 +191,58 @@ describe("each timeout counts from the actual delivery (API.md §7)", () => {
       {
         // The first reminder reaches Discord 90 s after it fired.
         reminder: (clock) =>
-          fakePost((_, call) => ({
-            ok: { messageId: `reminder-${call}`, at: call === 1 ? clock.now + 90 * SECOND : clock.now },
-          })),
+          fakePost((_, call) => {
+            if (call === 1) clock.now += 90 * SECOND;
+            return { ok: { messageId: `reminder-${call}`, at: clock.now } };
+          }),
       },
     );
-    await m.timeout(T0 + 5 * MINUTE);
+    await m.advanceTo(T0 + 5 * MINUTE);
     expect(m.context().lastDeliveredAt).toBe(T0 + 6.5 * MINUTE);
-    expect(m.context().due?.at).toBe(T0 + 11.5 * MINUTE);
+    expect(m.clock.nextDue()).toBe(T0 + 11.5 * MINUTE);
 
     // At the naive 10-minute mark nothing is due yet.
-    await m.timeout(T0 + 10 * MINUTE);
+    await m.advanceTo(T0 + 10 * MINUTE);
     expect(m.actor.getSnapshot().value).toBe("reminded");
     expect(m.reminders.inputs).toHaveLength(1);
 
-    await m.timeout(T0 + 11.5 * MINUTE);
+    await m.advanceTo(T0 + 11.5 * MINUTE);
     expect(m.reminders.inputs).toHaveLength(2);
     expect(m.reminders.inputs[1]?.content).toBe(reminderText(2, 11));
-    expect(m.context().due?.at).toBe(T0 + 16.5 * MINUTE);
+    expect(m.clock.nextDue()).toBe(T0 + 16.5 * MINUTE);
     const reminded = m.emitted.ofType("a2a.mention.reminded");
     expect(reminded.map((e) => e.ts)).toEqual([T0 + 6.5 * MINUTE, T0 + 11.5 * MINUTE]);
   });
 
-  it("ignores a timeout delivered before its due time", async () => {
+  it("does nothing before the due time", async () => {
     const m = startMention();
-    await m.timeout(T0 + 5 * MINUTE - 1);
+    await m.advanceTo(T0 + 5 * MINUTE - 1);
     expect(m.actor.getSnapshot().value).toBe("pending");
-    expect(m.context()).toMatchObject({ attempts: 1, due: { at: T0 + 5 * MINUTE } });
+    expect(m.context()).toMatchObject({ attempts: 1 });
     expect(m.reminders.inputs).toHaveLength(0);
 
-    await m.timeout(T0 + 5 * MINUTE);
-    await m.timeout(T0 + 10 * MINUTE - 1);
+    await m.advanceTo(T0 + 5 * MINUTE);
+    await m.advanceTo(T0 + 10 * MINUTE - 1);
     expect(m.reminders.inputs).toHaveLength(1);
     expect(m.actor.getSnapshot().value).toBe("reminded");
   });
 
-  it("posts one reminder when the same due timeout arrives twice", async () => {
+  it("a RESPONSE_TIMEOUT event (the runtime's timer of a stored due time) does not end its wait", async () => {
     const m = startMention();
-    const due = T0 + 5 * MINUTE;
-    m.clock.now = due;
-    m.actor.send({ type: "RESPONSE_TIMEOUT", at: due });
-    m.actor.send({ type: "RESPONSE_TIMEOUT", at: due });
-    await m.timeout(due);
-    expect(m.reminders.inputs).toHaveLength(1);
-    expect(m.context().attempts).toBe(2);
-    expect(m.emitted.ofType("a2a.mention.reminded")).toHaveLength(1);
+    for (const at of [T0 + 5 * MINUTE, T0 + 60 * MINUTE]) m.actor.send({ type: "RESPONSE_TIMEOUT", at });
+    await settle();
+    expect(m.actor.getSnapshot().value).toBe("pending");
+    expect(m.reminders.inputs).toHaveLength(0);
   });
 
-  it("after an overdue timeout fires at start-up, reminds once and waits a full timeout", async () => {
+  it("a timeout that fires late reminds once, counts its minutes to the due time, and waits a full timeout", async () => {
     const m = startMention();
-    await m.timeout(T0 + 25 * MINUTE);
+    await m.advanceTo(T0 + 25 * MINUTE);
     expect(m.reminders.inputs).toHaveLength(1);
-    expect(m.reminders.inputs[0]?.content).toBe(reminderText(1, 25));
-    expect(m.context()).toMatchObject({ attempts: 2, due: { at: T0 + 30 * MINUTE } });
+    // The text says when it was due, so a post re-run after a crash has the same content.
+    expect(m.reminders.inputs[0]?.content).toBe(reminderText(1, 5));
+    expect(m.context()).toMatchObject({ attempts: 2, firedAt: T0 + 5 * MINUTE });
+    expect(m.clock.nextDue()).toBe(T0 + 30 * MINUTE);
     expect(m.escalations.inputs).toHaveLength(0);
   });
 
@@ -262,17 +258,17 @@ describe("each timeout counts from the actual delivery (API.md §7)", () => {
           ),
       },
     );
-    await m.timeout(T0 + 5 * MINUTE);
+    await m.advanceTo(T0 + 5 * MINUTE);
     expect(m.context().attempts).toBe(1);
     expect(m.emitted.ofType("a2a.mention.reminded")).toHaveLength(0);
-    const retryAt = m.context().due?.at ?? Number.NaN;
-    expect(retryAt).toBeGreaterThan(T0 + 5 * MINUTE);
+    const retryAt = m.clock.nextDue();
+    expect(retryAt).toBe(T0 + 5 * MINUTE + SECOND);
     await m.fireDue();
     expect(m.reminders.inputs).toHaveLength(2);
     expect(m.reminders.inputs[1]?.nonceKey).toBe(m.reminders.inputs[0]?.nonceKey);
     expect(m.reminders.inputs[1]?.content.startsWith(`[리마인더 1/3] <@${TARGET}>`)).toBe(true);
     expect(m.context().attempts).toBe(2);
-    expect(m.context().due?.at).toBe(retryAt + 5 * MINUTE);
+    expect(m.clock.nextDue()).toBe(retryAt + 5 * MINUTE);
   });
 });
 
@@ -282,14 +278,14 @@ describe("failed reminder and escalation posts (design 002 §5)", () => {
   const failing = (calls: Record<number, (at: number) => unknown>, prefix: string) => (clock: Clock) =>
     fakePost((_, call) => {
       const fail = calls[call];
-      return fail
-        ? { fail: fail(clock.now + CALL_MS) }
-        : { ok: { messageId: `${prefix}-${call}`, at: clock.now } };
+      if (fail === undefined) return { ok: { messageId: `${prefix}-${call}`, at: clock.now } };
+      clock.now += CALL_MS;
+      return { fail: fail(clock.now) };
     });
   const reachEscalation = async (m: ReturnType<typeof startMention>) => {
-    await m.timeout(T0 + 5 * MINUTE);
-    await m.timeout(T0 + 10 * MINUTE);
-    await m.timeout(T0 + 15 * MINUTE);
+    await m.advanceTo(T0 + 5 * MINUTE);
+    await m.advanceTo(T0 + 10 * MINUTE);
+    await m.advanceTo(T0 + 15 * MINUTE);
   };
 
   it("an escalation answered 429 then 503 waits Retry-After, then 2 s, and pings the human once", async () => {
@@ -304,14 +300,16 @@ describe("failed reminder and escalation posts (design 002 §5)", () => {
     );
     await reachEscalation(m);
     expect(m.actor.getSnapshot().value).toBe("escalationRetrying");
-    expect(m.context().due).toEqual({ event: "RETRY_DUE", at: T0 + 15 * MINUTE + CALL_MS + 2_500 });
-    // Not escalated yet: nobody has been told.
+    expect(m.clock.nextDue()).toBe(T0 + 15 * MINUTE + CALL_MS + 2_500);
+    expect(m.context().due).toBeUndefined();
+    // Not escalated yet: nobody has been told; a stray timeout event changes nothing.
     expect(m.emitted.ofType("a2a.mention.escalated")).toEqual([]);
-    await m.timeout(T0 + 20 * MINUTE);
+    m.actor.send({ type: "RESPONSE_TIMEOUT", at: T0 + 20 * MINUTE });
+    await settle();
     expect(m.escalations.inputs).toHaveLength(1);
     await m.fireDue();
-    expect(m.context().due?.event).toBe("RETRY_DUE");
-    expect(m.context().due?.at).toBe(m.clock.now + CALL_MS + 2 * SECOND);
+    expect(m.actor.getSnapshot().value).toBe("escalationRetrying");
+    expect(m.clock.nextDue()).toBe(m.clock.now + 2 * SECOND);
     await m.fireDue();
     expect(m.actor.getSnapshot().value).toBe("escalated");
     expect(m.escalations.inputs).toHaveLength(3);
@@ -333,7 +331,7 @@ describe("failed reminder and escalation posts (design 002 §5)", () => {
     await reachEscalation(m);
     const waits: number[] = [];
     while (m.actor.getSnapshot().value === "escalationRetrying") {
-      waits.push((m.context().due?.at ?? Number.NaN) - m.clock.now - CALL_MS);
+      waits.push(m.clock.nextDue() - m.clock.now);
       await m.fireDue();
     }
     expect(waits).toEqual([SECOND, 2 * SECOND, 4 * SECOND]);
@@ -341,7 +339,7 @@ describe("failed reminder and escalation posts (design 002 §5)", () => {
     expect(m.actor.getSnapshot().output?.status).toBe("escalated");
     const escalated = m.emitted.parsed().filter((e) => e.type === "a2a.mention.escalated");
     expect(escalated).toHaveLength(1);
-    expect(escalated[0]?.ts).toBe(m.clock.now + CALL_MS);
+    expect(escalated[0]?.ts).toBe(m.clock.now);
     expect(escalated[0]?.data).toMatchObject({
       notified: false,
       failedPost: "escalation",
@@ -368,8 +366,8 @@ describe("failed reminder and escalation posts (design 002 §5)", () => {
 
   it("a reminder answered 429 is tried again after Retry-After, not a fixed minute", async () => {
     const m = startMention({}, { reminder: failing({ 1: (at) => rateLimitError(1_500, at) }, "reminder") });
-    await m.timeout(T0 + 5 * MINUTE);
-    expect(m.context().due).toEqual({ event: "RETRY_DUE", at: T0 + 5 * MINUTE + CALL_MS + 1_500 });
+    await m.advanceTo(T0 + 5 * MINUTE);
+    expect(m.clock.nextDue()).toBe(T0 + 5 * MINUTE + CALL_MS + 1_500);
     await m.fireDue();
     expect(m.actor.getSnapshot().value).toBe("reminded");
     expect(m.reminders.inputs).toHaveLength(2);
@@ -378,7 +376,7 @@ describe("failed reminder and escalation posts (design 002 §5)", () => {
 
   it("a reminder refused with 404 calls the human at once, saying why", async () => {
     const m = startMention({}, { reminder: failing({ 1: (at) => discordApiError(404, at) }, "reminder") });
-    await m.timeout(T0 + 5 * MINUTE);
+    await m.advanceTo(T0 + 5 * MINUTE);
     expect(m.actor.getSnapshot().value).toBe("escalated");
     expect(m.reminders.inputs).toHaveLength(1);
     expect(m.escalations.inputs[0]?.content.split("\n")[0]).toBe("⚠️ 응답 없음 (1회 시도, 5분 경과)");
@@ -396,7 +394,7 @@ describe("failed reminder and escalation posts (design 002 §5)", () => {
       { notifyOnFailure: false },
       { reminder: failing({ 1: fail, 2: fail, 3: fail, 4: fail }, "reminder") },
     );
-    await m.timeout(T0 + 5 * MINUTE);
+    await m.advanceTo(T0 + 5 * MINUTE);
     while (m.actor.getSnapshot().value === "reminderRetrying") await m.fireDue();
     expect(m.actor.getSnapshot().value).toBe("escalated");
     expect(m.reminders.inputs).toHaveLength(4);
@@ -415,7 +413,7 @@ describe("failed reminder and escalation posts (design 002 §5)", () => {
     expect(m.actor.getSnapshot().value).toBe("escalationRetrying");
     await m.answer(TARGET, T0 + 15 * MINUTE + 500);
     expect(m.actor.getSnapshot().value).toBe("responded");
-    expect(m.context().due).toBeUndefined();
+    expect(m.clock.nextDue()).toBeNaN();
     expect(m.escalations.inputs).toHaveLength(1);
     expect(m.emitted.ofType("a2a.mention.escalated")).toEqual([]);
   });
@@ -430,13 +428,13 @@ describe("the target's answer (design 004 §5.4, API.md §7)", () => {
     const snapshot = m.actor.getSnapshot();
     expect(snapshot.value).toBe("responded");
     expect(snapshot.output).toEqual({ status: "responded", attempts: 1, respondedAt: T0 + 2 * MINUTE });
-    expect(snapshot.context.due).toBeUndefined();
+    expect(m.clock.nextDue()).toBeNaN();
     expect(m.reminders.inputs).toHaveLength(0);
   });
 
   it("ends a mention whose reminder is being posted responded", async () => {
     const m = startMention({}, { reminder: hang });
-    await m.timeout(T0 + 5 * MINUTE);
+    await m.advanceTo(T0 + 5 * MINUTE);
     expect(m.actor.getSnapshot().value).toBe("reminding");
     await m.answer(TARGET, T0 + 5 * MINUTE + 1);
     expect(m.actor.getSnapshot().value).toBe("responded");
@@ -445,8 +443,8 @@ describe("the target's answer (design 004 §5.4, API.md §7)", () => {
 
   it("ends a reminded mention responded", async () => {
     const m = startMention();
-    await m.timeout(T0 + 5 * MINUTE);
-    await m.timeout(T0 + 10 * MINUTE);
+    await m.advanceTo(T0 + 5 * MINUTE);
+    await m.advanceTo(T0 + 10 * MINUTE);
     await m.answer(TARGET, T0 + 12 * MINUTE);
     expect(m.actor.getSnapshot().output).toEqual({
       status: "responded",
@@ -454,15 +452,15 @@ describe("the target's answer (design 004 §5.4, API.md §7)", () => {
       respondedAt: T0 + 12 * MINUTE,
     });
     // Nothing is left to time out.
-    expect(m.context().due).toBeUndefined();
+    expect(m.clock.nextDue()).toBeNaN();
     expect(m.escalations.inputs).toHaveLength(0);
   });
 
   it("ends a mention whose escalation is being posted responded, and no escalation event follows", async () => {
     const m = startMention({}, { escalation: hang });
-    await m.timeout(T0 + 5 * MINUTE);
-    await m.timeout(T0 + 10 * MINUTE);
-    await m.timeout(T0 + 15 * MINUTE);
+    await m.advanceTo(T0 + 5 * MINUTE);
+    await m.advanceTo(T0 + 10 * MINUTE);
+    await m.advanceTo(T0 + 15 * MINUTE);
     expect(m.actor.getSnapshot().value).toBe("escalating");
     await m.answer(TARGET, T0 + 15 * MINUTE + 1);
     expect(m.actor.getSnapshot().value).toBe("responded");
@@ -480,7 +478,7 @@ describe("the target's answer (design 004 §5.4, API.md §7)", () => {
     await m.answer(authorId, at);
     expect(m.actor.getSnapshot().value).toBe("pending");
     expect(m.context()).toEqual(before);
-    await m.timeout(T0 + 5 * MINUTE);
+    await m.advanceTo(T0 + 5 * MINUTE);
     await m.answer(authorId, at);
     expect(m.actor.getSnapshot().value).toBe("reminded");
     expect(m.reminders.inputs).toHaveLength(1);
@@ -490,21 +488,21 @@ describe("the target's answer (design 004 §5.4, API.md §7)", () => {
 describe("urgent, notifyOnFailure and escalationMentionId (API.md §1, §7)", () => {
   it("an urgent mention times out after urgentResponseTimeoutMs", async () => {
     const m = startMention({ urgent: true });
-    expect(m.context().due?.at).toBe(T0 + MINUTE);
-    await m.timeout(T0 + MINUTE);
+    expect(m.clock.nextDue()).toBe(T0 + MINUTE);
+    await m.advanceTo(T0 + MINUTE);
     expect(m.reminders.inputs[0]?.content).toBe(reminderText(1, 1));
-    expect(m.context().due?.at).toBe(T0 + 2 * MINUTE);
-    await m.timeout(T0 + 2 * MINUTE);
-    await m.timeout(T0 + 3 * MINUTE);
+    expect(m.clock.nextDue()).toBe(T0 + 2 * MINUTE);
+    await m.advanceTo(T0 + 2 * MINUTE);
+    await m.advanceTo(T0 + 3 * MINUTE);
     expect(m.actor.getSnapshot().value).toBe("escalated");
     expect(m.escalations.inputs[0]?.content.split("\n")[0]).toBe("⚠️ 응답 없음 (3회 시도, 3분 경과)");
   });
 
   it("notifyOnFailure false escalates silently: no post, and the event says notified false", async () => {
     const m = startMention({ notifyOnFailure: false });
-    await m.timeout(T0 + 5 * MINUTE);
-    await m.timeout(T0 + 10 * MINUTE);
-    await m.timeout(T0 + 15 * MINUTE);
+    await m.advanceTo(T0 + 5 * MINUTE);
+    await m.advanceTo(T0 + 10 * MINUTE);
+    await m.advanceTo(T0 + 15 * MINUTE);
     const snapshot = m.actor.getSnapshot();
     expect(snapshot.value).toBe("escalated");
     expect(snapshot.output?.status).toBe("escalated");
@@ -517,9 +515,9 @@ describe("urgent, notifyOnFailure and escalationMentionId (API.md §1, §7)", ()
 
   it("without escalationMentionId the escalation pings nobody and names nobody to check", async () => {
     const m = startMention({ escalationMentionId: undefined });
-    await m.timeout(T0 + 5 * MINUTE);
-    await m.timeout(T0 + 10 * MINUTE);
-    await m.timeout(T0 + 15 * MINUTE);
+    await m.advanceTo(T0 + 5 * MINUTE);
+    await m.advanceTo(T0 + 10 * MINUTE);
+    await m.advanceTo(T0 + 15 * MINUTE);
     expect(m.actor.getSnapshot().value).toBe("escalated");
     const escalation = m.escalations.inputs[0] as PostMessageInput;
     expect(escalation.mentionUserIds).toEqual([]);
@@ -533,7 +531,7 @@ describe("urgent, notifyOnFailure and escalationMentionId (API.md §1, §7)", ()
 
   it("maxAttempts 1 escalates at the first timeout, without a reminder", async () => {
     const m = startMention({ maxAttempts: 1 });
-    await m.timeout(T0 + 5 * MINUTE);
+    await m.advanceTo(T0 + 5 * MINUTE);
     expect(m.actor.getSnapshot().value).toBe("escalated");
     expect(m.reminders.inputs).toHaveLength(0);
     expect(m.escalations.inputs[0]?.content.split("\n")[0]).toBe("⚠️ 응답 없음 (1회 시도, 5분 경과)");
@@ -544,8 +542,11 @@ describe("reminders off (discord.a2aRetry.enabled false, design 004 §10)", () =
   it("arms no timeout: the mention waits untimed, and a stray timeout posts nothing", async () => {
     const m = startMention({ reminders: false });
     expect(m.actor.getSnapshot().value).toBe("untimed");
-    expect(m.context().due).toBeUndefined();
-    for (const at of [T0 + 5 * MINUTE, T0 + 15 * MINUTE, T0 + 24 * 60 * MINUTE]) await m.timeout(at);
+    expect(m.clock.nextDue()).toBeNaN();
+    for (const at of [T0 + 5 * MINUTE, T0 + 15 * MINUTE, T0 + 24 * 60 * MINUTE]) {
+      await m.advanceTo(at);
+      m.actor.send({ type: "RESPONSE_TIMEOUT", at });
+    }
     expect(m.actor.getSnapshot().value).toBe("untimed");
     expect(m.context()).toMatchObject({ attempts: 1, lastDeliveredAt: T0 });
     expect(m.reminders.inputs).toHaveLength(0);
@@ -576,8 +577,10 @@ describe("reminders off (discord.a2aRetry.enabled false, design 004 §10)", () =
   it("a mention restored from a snapshot taken before the flag existed keeps reminding", async () => {
     const first = startMention();
     const persisted = first.actor.getPersistedSnapshot();
-    const { reminders: _dropped, ...older } = first.context();
+    const { reminders: _dropped, ...newer } = first.context();
     first.actor.stop();
+    // That release stored each timeout as a due time in the context.
+    const older = { ...newer, due: { event: "RESPONSE_TIMEOUT" as const, at: T0 + 5 * MINUTE } };
     expect(older).not.toHaveProperty("reminders");
     const clock: Clock = { now: T0 };
     const reminders = postingAt(clock, "reminder");
@@ -592,6 +595,7 @@ describe("reminders off (discord.a2aRetry.enabled false, design 004 §10)", () =
     await settle();
     expect(restored.getSnapshot().value).toBe("reminded");
     expect(reminders.inputs).toHaveLength(1);
+    restored.stop();
   });
 });
 

@@ -53,12 +53,10 @@ export function replayPath(live: AnyStateMachine, input: unknown, path: ModelSte
   const rootRef: { current?: AnyActorRef } = {};
   const actor = createActor(live, {
     input,
-    inspect: (ev: InspectionEvent) => {
-      if (ev.type !== "@xstate.microstep") return;
-      if (rootRef.current !== undefined && ev.actorRef !== rootRef.current) return;
-      const transitions = (ev as { _transitions?: AnyTransitionDefinition[] })._transitions ?? [];
-      for (const t of transitions) taken.push(describeTransition(t).key);
-    },
+    inspect: recordTransitions(
+      () => rootRef.current,
+      (key) => taken.push(key),
+    ),
   });
   rootRef.current = actor;
   actor.start();
@@ -72,6 +70,20 @@ export function replayPath(live: AnyStateMachine, input: unknown, path: ModelSte
   }
   actor.stop();
   return taken;
+}
+
+/**
+ * An inspection observer that calls `record` with the key of each transition the actor `root()` takes
+ * (every actor's, while `root()` is still undefined).
+ */
+export function recordTransitions(root: () => AnyActorRef | undefined, record: (key: string) => void) {
+  return (ev: InspectionEvent) => {
+    if (ev.type !== "@xstate.microstep") return;
+    const current = root();
+    if (current !== undefined && ev.actorRef !== current) return;
+    const transitions = (ev as { _transitions?: AnyTransitionDefinition[] })._transitions ?? [];
+    for (const t of transitions) record(describeTransition(t).key);
+  };
 }
 
 /** Explores, replays every path, and returns what was defined, what fired and how many paths ran. */
