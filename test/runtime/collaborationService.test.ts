@@ -152,13 +152,84 @@ describe("createCollaborationService: sent", () => {
     expect(discord.threads.map((t) => t.threadId)).toEqual([first.threadId, other.threadId]);
   });
 
-  it("the same idempotencyKey answers the first call's result and starts one collaboration", async () => {
+  it("the same idempotencyKey, during or after the first call, answers its result and starts one collaboration", async () => {
     const discord = new FakeDiscord();
     const { parts, discordSend } = await collaborationService({ discord });
-    const first = await discordSend(ask({ idempotencyKey: "k1" }));
-    const repeat = await discordSend(ask({ idempotencyKey: "k1" }));
-    expect(repeat).toEqual(first);
+    // One while the first is under way, one after it was answered.
+    const [first, during] = await Promise.all([
+      discordSend(ask({ idempotencyKey: "k1" })),
+      discordSend(ask({ idempotencyKey: "k1" })),
+    ]);
+    const after = await discordSend(ask({ idempotencyKey: "k1" }));
+    expect(first).toMatchObject({ status: "sent" });
+    expect(during).toEqual(first);
+    expect(after).toEqual(first);
     expect(hosted(parts)).toHaveLength(1);
     expect(discord.threads).toHaveLength(1);
+  });
+});
+
+describe("createCollaborationService: an explicit thread", () => {
+  const OTHER_CHANNEL = "1400000000000000501";
+  const THREAD = "1400000000000000601";
+
+  it("in an allowed channel (its parent asked of Discord once): the mention is posted there, no thread opened", async () => {
+    const discord = new FakeDiscord();
+    discord.channels.set(THREAD, { channelId: THREAD, parentChannelId: CHANNEL, isThread: true });
+    const { parts, discordSend } = await collaborationService({ discord });
+    const result = await discordSend(ask({ threadId: THREAD }));
+    expect(result).toMatchObject({ status: "sent", threadId: THREAD });
+    expect(discord.threads).toEqual([]);
+    expect(discord.in(THREAD)).toEqual([expect.objectContaining({ mentionUserIds: [BOTS.eden] })]);
+    expect(parts.threads.parents.get(THREAD)).toBe(CHANNEL);
+    await discordSend(ask({ threadId: THREAD, message: "하나 더" }));
+    expect(discord.describeCalls).toEqual([THREAD]);
+  });
+
+  it("in a channel outside the allowlist is rejected channel_not_allowed, nothing posted", async () => {
+    const discord = new FakeDiscord();
+    discord.channels.set(THREAD, { channelId: THREAD, parentChannelId: OTHER_CHANNEL, isThread: true });
+    const { discordSend } = await collaborationService({ discord });
+    expect(await discordSend(ask({ threadId: THREAD }))).toMatchObject({
+      status: "rejected",
+      error: { code: "channel_not_allowed" },
+    });
+    expect(discord.messages).toEqual([]);
+  });
+
+  it("that Discord does not know (404) fails the collaboration discord_not_found, reported for a human", async () => {
+    const discord = new FakeDiscord();
+    const { parts, discordSend, events } = await collaborationService({ discord });
+    expect(await discordSend(ask({ threadId: THREAD }))).toMatchObject({
+      status: "rejected",
+      error: { code: "discord_not_found" },
+    });
+    // The answer comes as soon as the failure is known; the report follows the notice to a human.
+    await parts.actors.idle();
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: "a2a.collaborate.failed",
+        data: expect.objectContaining({ errorCode: "discord_not_found", escalate: true }),
+      }),
+    );
+  });
+
+  it("whose lookup fails for now (503) is rejected discord_unavailable before any actor, and asked again next time", async () => {
+    const discord = new FakeDiscord();
+    const { parts, discordSend } = await collaborationService({ discord });
+    const describe = discord.describeChannel.bind(discord);
+    discord.describeChannel = async (p) => {
+      if (discord.describeCalls.length === 0) {
+        discord.describeCalls.push(p.channelId);
+        throw Object.assign(new Error("Service Unavailable"), { status: 503 });
+      }
+      return describe(p);
+    };
+    discord.channels.set(THREAD, { channelId: THREAD, parentChannelId: CHANNEL, isThread: true });
+    const refused = await discordSend(ask({ threadId: THREAD }));
+    expect(refused).toMatchObject({ status: "rejected", error: { code: "discord_unavailable" } });
+    expect(refused.status === "rejected" && refused.error.message).toContain(THREAD);
+    expect(hosted(parts)).toEqual([]);
+    expect(await discordSend(ask({ threadId: THREAD }))).toMatchObject({ status: "sent", threadId: THREAD });
   });
 });

@@ -2,6 +2,7 @@
 // memory store, a scripted gateway, in simulated time.
 import { describe, expect, it, vi } from "vitest";
 import { createMemoryStore } from "../../src/durable/index.js";
+import { GLOBAL_TIMERS } from "../../src/durable/timers.js";
 import { ConversationIndex } from "../../src/persistence/index.js";
 import { createFlowService } from "../../src/runtime/flowService.js";
 import { MissingPortError } from "../../src/runtime/MissingPortError.js";
@@ -56,7 +57,7 @@ async function flowService(
     },
     now: () => Date.now(),
     random: () => 0.5,
-    scheduler: { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as never) },
+    scheduler: GLOBAL_TIMERS,
   });
   return { parts, sessionsSend };
 }
@@ -65,6 +66,7 @@ const hosted = (parts: RuntimeParts) => [...parts.actors.hostedEntries()];
 
 describe("createFlowService: refusals before any actor", () => {
   it.each([
+    ["input", null],
     ["targetSessionKey", { targetSessionKey: "", message: "안녕" }],
     ["message", { targetSessionKey: EDEN, message: "  " }],
     ["timeoutSeconds", { targetSessionKey: EDEN, message: "안녕", timeoutSeconds: -1 }],
@@ -157,6 +159,18 @@ describe("createFlowService: timeoutSeconds 0 answers accepted", () => {
   });
 });
 
+describe("createFlowService: the host stops while a caller waits", () => {
+  it("the call rejects naming the actor, rather than hang", async () => {
+    const gateway = new HeldGateway({ hangWaits: true });
+    const { parts, sessionsSend } = await flowService({ gateway });
+    const answer = sessionsSend({ targetSessionKey: EDEN, message: "안녕" });
+    await waitUntil(() => gateway.agentCalls.length === 1, "the message sent");
+    const id = hosted(parts)[0]?.id ?? "";
+    await parts.stop();
+    await expect(answer).rejects.toThrow(`stopped before actor ${id} reached what its caller waits for`);
+  });
+});
+
 describe("createFlowService: timeoutSeconds > 0", () => {
   it("answers with the flow's result once it ended, and its record is archived", async () => {
     const store = createMemoryStore();
@@ -209,7 +223,8 @@ describe("createFlowService: conversations by route", () => {
         sessionsSend({ targetSessionKey: EDEN, message: "[NOTIFICATION] 배포 완료", ...p });
 
       const first = await send({ routeKey: "deploys" });
-      await waitUntil(() => index.get("deploys") === first.conversationId, "the route indexed");
+      // Accepted means sent, and the send is indexed as it is reported.
+      expect(index.get("deploys")).toBe(first.conversationId);
       const again = await send({ routeKey: "deploys" });
       const other = await send({ routeKey: "reviews" });
       expect(again.conversationId).toBe(first.conversationId);
@@ -235,7 +250,6 @@ describe("createFlowService: conversations by route", () => {
         targetSessionKey: EDEN,
         message: "[NOTIFICATION] 2",
       });
-      await waitUntil(() => index.size === 2, "both routes indexed");
       expect(index.get(`external:${EDEN}`)).toBe(external.conversationId);
       expect(index.get(`agent:ruda:main:${EDEN}`)).toBe(fromRuda.conversationId);
       expect(fromRuda.conversationId).not.toBe(external.conversationId);

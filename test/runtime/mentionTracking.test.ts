@@ -126,6 +126,23 @@ describe("createMentionTracking: trackResponse", () => {
   });
 });
 
+describe("createMentionTracking: mentions()", () => {
+  it("lists a finished collaboration until cleanupMaxAgeMs after it ended", async () => {
+    const store = new HoldingStore(createMemoryStore());
+    const { parts, trackResponse, mentions, send } = await tracked(store, new FakeDiscord());
+    const sent = await send({});
+    trackResponse(sent.threadId, botMessage(sent.threadId, "eden"));
+    await parts.actors.persisted();
+    const maxAge = parts.config.discord.a2aRetry.cleanupMaxAgeMs;
+    // The clock alone moves: no timer is due.
+    vi.setSystemTime(T0 + maxAge);
+    expect(await mentions()).toEqual([expect.objectContaining({ id: sent.mentionId, status: "responded" })]);
+    vi.setSystemTime(T0 + maxAge + 1);
+    expect(await mentions()).toEqual([]);
+    expect(await store.get(sent.mentionId)).toBeUndefined();
+  });
+});
+
 describe("createMentionTracking: defects found (it.fails until fixed)", () => {
   // DEFECT: a target's message from before its mention was sent (delivered late, in a reused thread)
   // is told to the collaboration. Its mention rightly ignores it, but the unchanged snapshot is written
