@@ -10,9 +10,17 @@ import type { DurableActorInfo, DurableHost, DurableHostOptions } from "./durabl
 import type { HostHooks } from "./hostHooks.js";
 import { toInspectFn, treeInspector } from "./inspection.js";
 import { Maintenance, maintenancePeriodMs } from "./maintenance.js";
-import { snapshotValidity } from "./snapshotValidity.js";
 import { SnapshotWriter } from "./SnapshotWriter.js";
-import { createHostedActor, delayClock, type Entry, info, recordOf, settled } from "./hostedActors.js";
+import {
+  createHostedActor,
+  delayClock,
+  type Entry,
+  info,
+  recordOf,
+  recordRules,
+  settled,
+  throwIfFailed,
+} from "./hostedActors.js";
 import { TimerQueue } from "./TimerQueue.js";
 import { GLOBAL_TIMERS, type RuntimeTimers } from "./timers.js";
 
@@ -34,6 +42,8 @@ export class Host implements DurableHost {
   private readonly hosted = new Map<string, Entry>();
   /** Live actors that only wait, kept as their records until their first event or due time. */
   private readonly dormant = new Map<string, Readonly<ActorRecord>>();
+  /** Finished actors whose last record is queued but not yet durable (the store archives it then). */
+  private readonly finishing = new Map<string, ActorRecord>();
   private readonly resuming = new Set<string>();
   /** The save time of the record whose actor is starting now, if it is being restored. */
   private restoringFrom: number | undefined;
@@ -94,17 +104,7 @@ export class Host implements DurableHost {
     try {
       await store.open({
         now: this.now,
-        rules: {
-          machineVersions: Object.fromEntries(
-            Object.entries(this.o.machines).map(([k, r]) => [k, r.version]),
-          ),
-          migrations: Object.fromEntries(
-            Object.entries(this.o.machines).flatMap(([k, r]) =>
-              r.migrate === undefined ? [] : [[k, r.migrate]],
-            ),
-          ),
-          validateSnapshot: snapshotValidity(this.machines),
-        },
+        rules: recordRules(this.o.machines, this.machines),
         onWarning: (message) => this.warn(message),
       });
       await store.prune(this.now() - this.maxAgeMs);
@@ -144,6 +144,7 @@ export class Host implements DurableHost {
     }
     this.hosted.clear();
     this.dormant.clear();
+    this.finishing.clear();
     try {
       await this.writer.settled();
       await this.maintenance.stop();
@@ -182,7 +183,7 @@ export class Host implements DurableHost {
     const entry = this.create(kind, id, input);
     this.writer.flush();
     await entry.lastWrite;
-    this.throwIfFailed("spawn", entry);
+    throwIfFailed(`${this.name}.spawn`, entry);
   }
 
   async send(id: string, event: EventObject): Promise<void> {
@@ -199,14 +200,14 @@ export class Host implements DurableHost {
     entry.actor.send(event);
     this.writer.flush();
     await entry.lastWrite;
-    this.throwIfFailed("send", entry);
+    throwIfFailed(`${this.name}.send`, entry);
   }
 
   async get(id: string): Promise<DurableActorInfo | undefined> {
     const store = this.openStore("get");
     const entry = this.hosted.get(id);
     if (entry !== undefined) return info(id, entry.kind, entry.actor.getSnapshot());
-    const record = this.dormant.get(id) ?? (await store.get(id));
+    const record = this.dormant.get(id) ?? this.finishing.get(id) ?? (await store.get(id));
     return record === undefined ? undefined : info(id, record.machineId, record.snapshot);
   }
 
@@ -247,6 +248,11 @@ export class Host implements DurableHost {
   /** The hosted actors (read only). */
   hostedEntries(): IterableIterator<Entry> {
     return this.hosted.values();
+  }
+
+  /** The records of finished actors whose last write is still in flight. */
+  finishingRecords(): IterableIterator<ActorRecord> {
+    return this.finishing.values();
   }
 
   /** The dormant actors' records: the store's own, read only. */
@@ -358,9 +364,14 @@ export class Host implements DurableHost {
   private queued(entry: Entry, record: ActorRecord): void {
     this.due.set(entry.id, record.timers);
     if (record.status !== "active") {
-      // Finished: archived by the store; nothing of it stays hosted.
+      // Finished: archived by the store once the write lands; nothing of it stays hosted.
       this.hosted.delete(entry.id);
       this.due.forget(entry.id);
+      this.finishing.set(entry.id, record);
+      const landed = () => {
+        if (this.finishing.get(entry.id) === record) this.finishing.delete(entry.id);
+      };
+      entry.lastWrite.then(landed, landed);
     }
     this.hooks.onQueued?.(entry, record);
     for (const watcher of [...entry.watchers]) watcher();
@@ -375,16 +386,6 @@ export class Host implements DurableHost {
       `actor ${entry.id} (${entry.kind}) cannot be stored (${displayText(error)}); stopped it, its last stored state stays`,
     );
     entry.actor.stop();
-  }
-
-  /** An actor that failed (its input, an action, a guard threw): stored as `error`, and its caller told. */
-  private throwIfFailed(method: string, entry: Entry): void {
-    const snapshot = entry.actor.getSnapshot() as { status: string; error?: unknown };
-    if (snapshot.status !== "error") return;
-    throw new Error(
-      `${this.name}.${method}: actor ${JSON.stringify(entry.id)} (${entry.kind}) failed: ${displayText(snapshot.error)}`,
-      { cause: snapshot.error },
-    );
   }
 
   private warn(message: string): void {

@@ -1,8 +1,10 @@
 import { type AnyActorRef, type AnyStateMachine, createActor, type InspectionEvent } from "xstate";
-import type { ActorRecord, ActorStatus } from "../persistence/actorRecord.js";
+import type { ActorRecord, ActorRecordRules, ActorStatus } from "../persistence/actorRecord.js";
+import { displayText } from "../services/index.js";
 import { collectDue } from "./dueTimers.js";
 import type { DelayTracker } from "./durableDelays.js";
-import type { DurableActorInfo } from "./durableHostTypes.js";
+import type { DurableActorInfo, MachineRegistration } from "./durableHostTypes.js";
+import { snapshotValidity } from "./snapshotValidity.js";
 import { clearLongTimeout, type RuntimeTimers, setLongTimeout, setSoon } from "./timers.js";
 
 /** An actor the durable host runs. */
@@ -99,4 +101,29 @@ export function settled(actor: AnyActorRef): Promise<void> {
       error: () => resolve(),
     });
   });
+}
+
+/** An actor that failed (its input, an action, a guard threw) is stored as `error`: its caller is told. */
+export function throwIfFailed(method: string, entry: Entry): void {
+  const snapshot = entry.actor.getSnapshot() as { status: string; error?: unknown };
+  if (snapshot.status !== "error") return;
+  throw new Error(
+    `${method}: actor ${JSON.stringify(entry.id)} (${entry.kind}) failed: ${displayText(snapshot.error)}`,
+    { cause: snapshot.error },
+  );
+}
+
+/** How the store checks stored records: each kind's version and migration, and a restorable snapshot. */
+export function recordRules(
+  registrations: Readonly<Record<string, MachineRegistration>>,
+  machines: Readonly<Record<string, AnyStateMachine>>,
+): ActorRecordRules {
+  const kinds = Object.entries(registrations);
+  return {
+    machineVersions: Object.fromEntries(kinds.map(([kind, r]) => [kind, r.version])),
+    migrations: Object.fromEntries(
+      kinds.flatMap(([kind, r]) => (r.migrate === undefined ? [] : [[kind, r.migrate]])),
+    ),
+    validateSnapshot: snapshotValidity(machines),
+  };
 }

@@ -38,7 +38,9 @@ export function createMentionTracking(deps: MentionTrackingDeps) {
       // Only the target's answer can end a mention. Another bot's message (the requester's own post
       // echoed back, say) would rewrite an unchanged snapshot and move its save time past the first
       // try of a post in flight, which EarlierPosts reads as the post's age.
-      if (agentOfBot.get(m.authorId) !== collaborationMeta(entry.actor).targetAgentId) continue;
+      // A message of the target's from before the mention (delivered late) cannot answer it either.
+      const meta = collaborationMeta(entry.actor);
+      if (agentOfBot.get(m.authorId) !== meta.targetAgentId || m.ts < (meta.sentAt ?? 0)) continue;
       entry.actor.send({ type: "RESPONSE_RECEIVED", authorId: m.authorId, at: m.ts, messageId: m.messageId });
       told += 1;
     }
@@ -57,6 +59,9 @@ export function createMentionTracking(deps: MentionTrackingDeps) {
     for (const record of await store.list("archive")) {
       if (record.machineId === "collaborate") add(record.id, record.meta as CollaborationMeta | undefined);
     }
+    // One that has just finished is archived once its last write lands: until then it is listed from that record.
+    for (const record of actors.finishingRecords())
+      if (record.machineId === "collaborate") add(record.id, record.meta as CollaborationMeta | undefined);
     for (const record of actors.dormantRecords())
       if (record.machineId === "collaborate") add(record.id, dormantMeta(record));
     for (const entry of actors.hostedEntries())

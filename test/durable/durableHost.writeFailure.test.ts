@@ -27,13 +27,23 @@ afterEach(async () => {
 const counter = setup({ types: { context: {} as { n: number } } }).createMachine({
   id: "counter",
   context: { n: 0 },
-  on: { ADD: { actions: assign({ n: ({ context }) => context.n + 1 }) } },
+  initial: "counting",
+  states: {
+    counting: { on: { ADD: { actions: assign({ n: ({ context }) => context.n + 1 }) }, END: "ended" } },
+    ended: { type: "final" },
+  },
 });
 
 /** The memory store, whose puts fail while `failing` is set; every put's records are logged. */
 function flakyStore() {
   const inner = createMemoryStore();
-  const state = { failing: false, puts: [] as ActorRecord[][], failed: 0 };
+  const state = {
+    failing: false,
+    puts: [] as ActorRecord[][],
+    failed: 0,
+    /** While set, a put waits for it to resolve. */
+    held: undefined as Promise<void> | undefined,
+  };
   const store: SnapshotStore = {
     ...inner,
     open: (options) => inner.open(options),
@@ -43,6 +53,7 @@ function flakyStore() {
     close: () => inner.close(),
     put: async (records) => {
       state.puts.push(structuredClone([...records]));
+      await state.held;
       if (state.failing) {
         state.failed += 1;
         throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
@@ -137,5 +148,20 @@ describe("createDurableHost: a store that fails to write", () => {
     const again = makeHost(store);
     await again.start();
     expect((await again.get("c"))?.context).toEqual({ n: 0 });
+  });
+
+  it("an actor whose last write is still in flight is found by get(), finished, not missing", async () => {
+    const { store, state } = flakyStore();
+    const host = makeHost(store);
+    await host.start();
+    await host.spawn("counter", "c");
+    let release = (): void => {};
+    state.held = new Promise<void>((resolve) => (release = resolve));
+    const ending = host.send("c", { type: "END" });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(await host.get("c")).toMatchObject({ id: "c", status: "done", value: "ended" });
+    release();
+    await ending;
+    expect(await host.get("c")).toMatchObject({ id: "c", status: "done", value: "ended" });
   });
 });
