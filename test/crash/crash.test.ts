@@ -3,7 +3,16 @@
 // it and checks the state after every kill. Randomness is only in the kill timing (seeded, printed:
 // CRASH_SEED=<n> repeats the timings); what is asserted does not depend on it.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -141,6 +150,8 @@ class Child {
 // ---- reading what the child left behind ----
 
 function walk(dir: string): string[] {
+  // A child killed in the first milliseconds of its first start may not have made the state dir yet.
+  if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
   );
