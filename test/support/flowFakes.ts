@@ -211,17 +211,31 @@ export function replyWaitDue(flow: AnyActorRef): FlowTimer | undefined {
   return child === undefined ? undefined : ownTimer(child);
 }
 
+type TimedContext = { due?: { event: string; at: number }; lastAt?: number; backoffMs?: number };
+
+/**
+ * The `after` waits of the flow statecharts: machine id and state, the delay's name, and how long it
+ * waits from `lastAt` (when the failure was seen, which is when the state was entered).
+ */
+const AFTER_WAITS: Array<{ machine: string; state: string; delay: string; ms: (c: TimedContext) => number }> =
+  [
+    { machine: "replyWait", state: "retrying", delay: "backoffDelay", ms: (c) => c.backoffMs ?? 0 },
+    { machine: "pingPong", state: "retrying", delay: "backoffDelay", ms: (c) => c.backoffMs ?? 0 },
+  ];
+
 function ownTimer(actor: AnyActorRef): FlowTimer | undefined {
   const snapshot = actor.getSnapshot() as {
     value?: unknown;
     machine?: { id?: string };
-    context?: { due?: { event: string; at: number }; lastAt?: number; backoffMs?: number };
+    context?: TimedContext;
   };
   const context = snapshot.context;
   if (context?.due !== undefined) return context.due;
-  if (snapshot.machine?.id === "replyWait" && snapshot.value === "retrying" && context?.lastAt !== undefined)
-    return { event: BACKOFF_OVER, at: context.lastAt + (context.backoffMs ?? 0), to: actor };
-  return undefined;
+  const id = snapshot.machine?.id;
+  const wait = AFTER_WAITS.find((w) => w.machine === id && w.state === snapshot.value);
+  if (wait === undefined || context?.lastAt === undefined) return undefined;
+  const event = `xstate.after.${wait.delay}.${wait.machine}.${wait.state}`;
+  return { event, at: context.lastAt + wait.ms(context), to: actor };
 }
 
 /** The timer the flow or any of its children waits for (the runtime's scheduler or XState delivers it). */
