@@ -98,3 +98,31 @@ describe("a flow stored while its ping-pong child waits for BACKOFF_ELAPSED", ()
     f.actor.stop();
   });
 });
+
+describe("a flow written by this release", () => {
+  it("keeps no due time in any context while it waits: each wait is an after delay", async () => {
+    const gateway = scriptedGateway({
+      waits: [{ status: "ok" }],
+      reply: "설계 문서를 읽었습니다. 이벤트 버스와 저장소 계층을 분리하는 방향이 좋아 보입니다.",
+      steps: [{ error: { source: "wait", status: "timeout" } }, NEVER],
+    });
+    const input = storedFixture<Stored>("a2aFlow.announceRetrying").context;
+    const actor = createActor(gateway.flow, {
+      input: { ...input, configuredMaxTurns: 2, startedAt: gateway.now() } as unknown as A2AFlowInput,
+      clock: gateway.clock,
+    }).start();
+    await flush(6);
+    const child = actor.getSnapshot().children.pingPong?.getSnapshot() as {
+      value: string;
+      context: PingPongContext;
+    };
+    expect(child.value).toBe("retrying");
+    expect(child.context.due).toBeUndefined();
+    expect(JSON.stringify(actor.getPersistedSnapshot())).not.toContain('"due"');
+    // The backoff's delay fires when its time comes, on XState's clock.
+    gateway.setNow(child.context.lastAt + (child.context.backoffMs ?? 0));
+    await flush();
+    expect(gateway.calls.agentStep).toHaveLength(2);
+    actor.stop();
+  });
+});
