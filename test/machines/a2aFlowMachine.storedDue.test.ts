@@ -119,10 +119,17 @@ describe("a flow written by this release", () => {
     expect(child.value).toBe("retrying");
     expect(child.context.due).toBeUndefined();
     expect(JSON.stringify(actor.getPersistedSnapshot())).not.toContain('"due"');
-    // The backoff's delay fires when its time comes, on XState's clock.
-    gateway.setNow(child.context.lastAt + (child.context.backoffMs ?? 0));
+    // The backoff's delay fires when its time comes, on XState's clock, not before.
+    const due = child.context.lastAt + (child.context.backoffMs ?? 0);
+    gateway.setNow(due - 1);
+    await flush();
+    expect(gateway.calls.agentStep).toHaveLength(1);
+    gateway.setNow(due);
     await flush();
     expect(gateway.calls.agentStep).toHaveLength(2);
+    const retried = actor.getSnapshot().children.pingPong?.getSnapshot() as { context: PingPongContext };
+    // The retry starts as of its due time, whenever the delay was delivered.
+    expect(retried.context).toMatchObject({ stepRetries: 1, lastAt: due });
     actor.stop();
   });
 });
