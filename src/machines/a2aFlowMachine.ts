@@ -303,6 +303,7 @@ export const a2aFlowMachine = setup({
           actions: ["recordPingPongCrash", { type: "noteFailureTime", params: errorOf }],
         },
       },
+      // Only a ping-pong snapshot stored with a due time (before its backoff was an after) waits for it.
       on: { BACKOFF_ELAPSED: { actions: sendTo("pingPong", ({ event }) => event) } },
     },
     deciding: {
