@@ -20,15 +20,9 @@ import {
   A2AFlowInputSchema,
   type A2AFlowOutput,
 } from "./a2aFlowContext.js";
-import { announceDecision, completeData, flowOutput } from "./a2aFlowReport.js";
+import { announceDecision, completeData, firstResponseEvent, flowOutput } from "./a2aFlowReport.js";
 import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
-import {
-  classifyFailure,
-  postRetryWaitMs,
-  retryBackoff,
-  retryEvent,
-  stepFailureFacts,
-} from "./flowRetry.js";
+import { classifyFailure, postRetryWaitMs, retryBackoff, retryEvent, stepFailureFacts } from "./flowRetry.js";
 import { type AgentStepOutput, agentStepActor, postAnnouncementActor } from "./gatewayActors.js";
 import { parseMachineInput } from "./MachineInputError.js";
 import { type PingPongOutput, pingPongMachine } from "./pingPongMachine.js";
@@ -97,22 +91,7 @@ export const a2aFlowMachine = setup({
         attempt: context.retryAttempts,
       }),
     })),
-    emitFirstResponse: emit(({ context }): Emitted => ({
-      type: "a2a.response",
-      ...envelopeOf(context.trace, context.lastAt),
-      data: {
-        turn: 0,
-        speakerSessionKey: context.targetSessionKey,
-        ...(context.error === undefined
-          ? { outcome: "ok" as const, ...(context.reply === undefined ? {} : { reply: context.reply }) }
-          : {
-              outcome: "blocked" as const,
-              ...(context.outcomeMessage ? { reply: context.outcomeMessage } : {}),
-            }),
-        messageIntent: context.trace.messageIntent,
-        effectiveTurns: context.effectiveTurns,
-      },
-    })),
+    emitFirstResponse: emit(({ context }): Emitted => firstResponseEvent(context)),
     recordPingPong: assign(({ context }, output: PingPongOutput) => ({
       actualTurns: output.actualTurns,
       terminationReason: output.terminationReason,
