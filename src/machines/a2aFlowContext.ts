@@ -63,7 +63,12 @@ export interface A2AFlowContext extends z.output<typeof A2AFlowInputSchema> {
   postFailure?: DiscordFailure & { message: string };
   /** Why the announcement was not made (the step's or the post's error message). */
   announceError?: string;
+  /** The announce step's backoff under way; the flow waits it out with `after: { backoffDelay }`. */
   backoffMs?: number;
+  /**
+   * Set only in snapshots written before the waits became `after` delays: such a snapshot waits in
+   * `announceRetrying` or `postRetrying` for BACKOFF_ELAPSED at this time, which the runtime still delivers.
+   */
   due?: Due<"BACKOFF_ELAPSED">;
 }
 
@@ -75,6 +80,10 @@ export interface A2AFlowContext extends z.output<typeof A2AFlowInputSchema> {
 export type A2AAnnounceSkipReason =
   AnnounceSkipReason | "announce_skip" | "announce_failed" | "post_failed" | "channel_not_allowed";
 
+/**
+ * Only for snapshots stored with a `due`, the flow's own (see A2AFlowContext.due) or its reply wait's
+ * or ping-pong's, which the flow passes on; the flow's own waits are `after` delays.
+ */
 export type A2AFlowEvent = TimerEvent<"BACKOFF_ELAPSED">;
 
 /**

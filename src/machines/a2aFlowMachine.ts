@@ -10,7 +10,6 @@ import {
   classifyDiscordFailure,
   classifyMessageIntent,
   DISCORD_TRANSIENT_MAX_RETRIES,
-  discordTransientBackoffMs,
   isAnnounceSkip,
   resolveEffectivePingPongTurns,
 } from "../services/index.js";
@@ -21,9 +20,9 @@ import {
   A2AFlowInputSchema,
   type A2AFlowOutput,
 } from "./a2aFlowContext.js";
-import { announceDecision, completeData, flowOutput } from "./a2aFlowReport.js";
+import { announceDecision, completeData, firstResponseEvent, flowOutput } from "./a2aFlowReport.js";
 import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
-import { classifyFailure, retryBackoff, retryEvent, stepFailureFacts } from "./flowRetry.js";
+import { classifyFailure, postRetryWaitMs, retryBackoff, retryEvent, stepFailureFacts } from "./flowRetry.js";
 import { type AgentStepOutput, agentStepActor, postAnnouncementActor } from "./gatewayActors.js";
 import { parseMachineInput } from "./MachineInputError.js";
 import { type PingPongOutput, pingPongMachine } from "./pingPongMachine.js";
@@ -38,11 +37,13 @@ const ANNOUNCE_STEP_MESSAGE = "Agent-to-agent announce step.";
  * One `sessions_send` from start to end (designs 000 and 001): wait for the reply (with retries),
  * steer the ping-pong, announce only when it is worth an LLM call, and always finish with
  * `a2a.complete`, whether the reply came, was blocked or timed out, in sync and async mode alike.
- * Ping-pong and announce steps that fail are retried like the reply wait (design 000 §6.2 step 5);
+ * Ping-pong and announce steps that fail are retried like the reply wait, after a backoff
+ * (`after: { backoffDelay }`);
  * one that still fails ends its part with the error reported (`errorCode`, `errorCategory`,
  * `errorMessage` in `a2a.complete`) but keeps the reply: status "ok". The announcement is posted to
- * Discord only in an allowed channel; a failed post is retried as design 002 §5 says (1 s, 2 s, 4 s,
- * or Discord's Retry-After) and reported as `announced: false`, `announceSkipReason: "post_failed"`.
+ * Discord only in an allowed channel; a failed post is retried `after: { retryDelay }` (1 s, 2 s, 4 s,
+ * or Discord's Retry-After) and, once its retries run out, reported as `announced: false`,
+ * `announceSkipReason: "post_failed"`. The runtime keeps both delays across a restart.
  */
 export const a2aFlowMachine = setup({
   types: {
@@ -71,7 +72,8 @@ export const a2aFlowMachine = setup({
       context.lastStepError !== undefined && canRetry(context.lastStepError, context.retry.enabled),
     postRetryAllowed: ({ context }) =>
       context.postFailure?.retryable === true && (context.postRetries ?? 0) < DISCORD_TRANSIENT_MAX_RETRIES,
-    backoffDue: ({ context, event }) => event.at >= (context.due?.at ?? 0),
+    // A snapshot stored with a due time; an early, stray or duplicated delivery changes nothing.
+    storedBackoffDue: ({ context, event }) => context.due !== undefined && event.at >= context.due.at,
   },
   actions: {
     recordReply: assign(({ context }, output: ReplyWaitOutput) => ({
@@ -89,22 +91,7 @@ export const a2aFlowMachine = setup({
         attempt: context.retryAttempts,
       }),
     })),
-    emitFirstResponse: emit(({ context }): Emitted => ({
-      type: "a2a.response",
-      ...envelopeOf(context.trace, context.lastAt),
-      data: {
-        turn: 0,
-        speakerSessionKey: context.targetSessionKey,
-        ...(context.error === undefined
-          ? { outcome: "ok" as const, ...(context.reply === undefined ? {} : { reply: context.reply }) }
-          : {
-              outcome: "blocked" as const,
-              ...(context.outcomeMessage ? { reply: context.outcomeMessage } : {}),
-            }),
-        messageIntent: context.trace.messageIntent,
-        effectiveTurns: context.effectiveTurns,
-      },
-    })),
+    emitFirstResponse: emit(({ context }): Emitted => firstResponseEvent(context)),
     recordPingPong: assign(({ context }, output: PingPongOutput) => ({
       actualTurns: output.actualTurns,
       terminationReason: output.terminationReason,
@@ -144,7 +131,7 @@ export const a2aFlowMachine = setup({
         context.lastStepError as A2AErrorInfo,
         context.seed,
       );
-      return { seed, backoffMs, due: { event: "BACKOFF_ELAPSED" as const, at: context.lastAt + backoffMs } };
+      return { seed, backoffMs };
     }),
     emitAnnounceRetry: emit(({ context }): Emitted =>
       retryEvent({
@@ -172,14 +159,6 @@ export const a2aFlowMachine = setup({
       postFailure: { ...classifyDiscordFailure(error), message: errorMessage(error) },
       lastAt: failureAt(error, context.lastAt),
     })),
-    schedulePostRetry: assign(({ context }) => {
-      const failure = context.postFailure;
-      const waitMs =
-        failure?.kind === "rate_limit" && failure.retryAfterMs !== undefined
-          ? failure.retryAfterMs
-          : discordTransientBackoffMs((context.postRetries ?? 0) + 1);
-      return { due: { event: "BACKOFF_ELAPSED" as const, at: context.lastAt + waitMs } };
-    }),
     startPostRetry: assign(({ context }, at: number) => ({
       postRetries: (context.postRetries ?? 0) + 1,
       lastAt: Math.max(context.lastAt, at),
@@ -200,6 +179,11 @@ export const a2aFlowMachine = setup({
       ...envelopeOf(context.trace, context.lastAt),
       data: completeData(context),
     })),
+  },
+  delays: {
+    // Both are entered when the failure was seen (lastAt) and wait from there.
+    backoffDelay: ({ context }) => context.backoffMs ?? 0,
+    retryDelay: ({ context }) => postRetryWaitMs(context),
   },
 }).createMachine({
   id: "a2aFlow",
@@ -298,6 +282,7 @@ export const a2aFlowMachine = setup({
           actions: ["recordPingPongCrash", { type: "noteFailureTime", params: errorOf }],
         },
       },
+      // Only a ping-pong snapshot stored with a due time (before its backoff was an after) waits for it.
       on: { BACKOFF_ELAPSED: { actions: sendTo("pingPong", ({ event }) => event) } },
     },
     deciding: {
@@ -351,9 +336,19 @@ export const a2aFlowMachine = setup({
     },
     announceRetrying: {
       entry: ["scheduleAnnounceRetry", "emitAnnounceRetry"],
+      after: {
+        backoffDelay: {
+          target: "announcing",
+          actions: {
+            type: "startAnnounceRetry",
+            params: ({ context }) => context.lastAt + (context.backoffMs ?? 0),
+          },
+        },
+      },
       on: {
+        // A snapshot stored with a due time (before the backoff was an after delay) waits for this event.
         BACKOFF_ELAPSED: {
-          guard: "backoffDue",
+          guard: "storedBackoffDue",
           target: "announcing",
           actions: { type: "startAnnounceRetry", params: ({ event }) => event.at },
         },
@@ -384,10 +379,19 @@ export const a2aFlowMachine = setup({
       ],
     },
     postRetrying: {
-      entry: "schedulePostRetry",
+      after: {
+        retryDelay: {
+          target: "posting",
+          actions: {
+            type: "startPostRetry",
+            params: ({ context }) => context.lastAt + postRetryWaitMs(context),
+          },
+        },
+      },
       on: {
+        // A snapshot stored with a due time (before the retry was an after delay) waits for this event.
         BACKOFF_ELAPSED: {
-          guard: "backoffDue",
+          guard: "storedBackoffDue",
           target: "posting",
           actions: { type: "startPostRetry", params: ({ event }) => event.at },
         },

@@ -1,8 +1,30 @@
 import type { A2AErrorInfo, A2AEventOf } from "../services/index.js";
 import { decideAnnounce } from "../services/index.js";
 import type { A2AFlowContext, A2AFlowOutput } from "./a2aFlowContext.js";
+import { envelopeOf } from "./schemas.js";
 
-// What a2aFlowMachine reports: the data of a2a.complete, the output, and the announce decision.
+// What a2aFlowMachine reports: the first a2a.response, the data of a2a.complete, the output, and the
+// announce decision.
+
+/** `a2a.response` for turn 0: the target's reply, or why the flow was blocked without one. */
+export function firstResponseEvent(context: A2AFlowContext): A2AEventOf<"a2a.response"> {
+  return {
+    type: "a2a.response",
+    ...envelopeOf(context.trace, context.lastAt),
+    data: {
+      turn: 0,
+      speakerSessionKey: context.targetSessionKey,
+      ...(context.error === undefined
+        ? { outcome: "ok" as const, ...(context.reply === undefined ? {} : { reply: context.reply }) }
+        : {
+            outcome: "blocked" as const,
+            ...(context.outcomeMessage ? { reply: context.outcomeMessage } : {}),
+          }),
+      messageIntent: context.trace.messageIntent,
+      effectiveTurns: context.effectiveTurns,
+    },
+  };
+}
 
 /**
  * The error a flow reports: the one that blocked the reply, else a later step's that failed for good

@@ -4,7 +4,6 @@ import {
   classifyDiscordFailure,
   discordErrorCode,
   discordRetryAllowed,
-  discordRetryWaitMs,
 } from "../services/index.js";
 import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
 import {
@@ -17,6 +16,8 @@ import {
   channelAllowed,
   collaborationContent,
   noticeChannel,
+  retryDueAt,
+  retryWaitMs,
   targetChannel,
   threadNameOf,
 } from "./collaborateContext.js";
@@ -40,8 +41,9 @@ import { type MentionOutput, mentionMachine } from "./mentionMachine.js";
 /**
  * One `discord_send` (designs 002 and 004): validate, resolve the thread (explicit, reused within
  * the TTL, or new: a starter message is posted in the channel and the `[협업] from → to · topic`
- * thread is opened from it), post the mention in the thread, retry what Discord says may be retried,
- * then track the mention until the target answers or a human is called.
+ * thread is opened from it), post the mention in the thread, retry what Discord says may be retried
+ * (`after: { retryDelay }`: Discord's Retry-After, else 1 s, 2 s, 4 s, kept across restarts by the
+ * runtime), then track the mention until the target answers or a human is called.
  */
 export const collaborateMachine = setup({
   types: {
@@ -77,7 +79,9 @@ export const collaborateMachine = setup({
     noticeWanted: ({ context }) => context.mention.notifyOnFailure && noticeChannel(context) !== undefined,
     threadKnown: ({ context }) => context.resolvedThreadId !== undefined,
     starterPosted: ({ context }) => context.starterMessageId !== undefined,
-    retryDue: ({ context, event }) => event.type === "RETRY_DUE" && event.at >= (context.due?.at ?? 0),
+    // A snapshot stored with a due time; an early, stray or duplicated delivery changes nothing.
+    storedRetryDue: ({ context, event }) =>
+      event.type === "RETRY_DUE" && context.due !== undefined && event.at >= context.due.at,
     mentionResponded: (_, output: MentionOutput) => output.status === "responded",
     mentionEscalated: (_, output: MentionOutput) => output.status === "escalated",
   },
@@ -118,12 +122,6 @@ export const collaborateMachine = setup({
       failure: { ...classifyDiscordFailure(error), message: errorMessage(error) },
       lastAt: failureAt(error, context.lastAt),
     })),
-    scheduleRetry: assign(({ context }) => ({
-      due: {
-        event: "RETRY_DUE" as const,
-        at: context.lastAt + discordRetryWaitMs(context.failure, context.retries),
-      },
-    })),
     startRetry: assign(({ context }, at: number) => ({
       retries: context.retries + 1,
       lastAt: Math.max(context.lastAt, at),
@@ -156,6 +154,10 @@ export const collaborateMachine = setup({
     emitSent: emit(({ context }) => sentEvent(context)),
     emitFailed: emit(({ context }) => failedEvent(context)),
     emitResponded: emit(({ context }, output: MentionOutput) => respondedEvent(context, output)),
+  },
+  delays: {
+    // Entered when the failure was seen (lastAt): Retry-After, else 1 s, 2 s, 4 s from there.
+    retryDelay: ({ context }) => retryWaitMs(context),
   },
 }).createMachine({
   id: "collaborate",
@@ -266,24 +268,34 @@ export const collaborateMachine = setup({
         { target: "failed", actions: "failWithDiscordError" },
       ],
     },
+    // The retry resumes at the step that failed: each step is idempotent on a re-run.
     retrying: {
-      entry: "scheduleRetry",
+      after: {
+        retryDelay: [
+          { guard: "threadKnown", target: "sending", actions: { type: "startRetry", params: retryDueAt } },
+          {
+            guard: "starterPosted",
+            target: "creatingThread",
+            actions: { type: "startRetry", params: retryDueAt },
+          },
+          { target: "postingStarter", actions: { type: "startRetry", params: retryDueAt } },
+        ],
+      },
       on: {
-        // A timer event that comes before the due time (a stray or duplicated delivery) changes nothing.
-        // The retry resumes at the step that failed: each step is idempotent on a re-run.
+        // A snapshot stored with a due time (before the retry was an after delay) waits for this event.
         RETRY_DUE: [
           {
-            guard: and(["retryDue", "threadKnown"]),
+            guard: and(["storedRetryDue", "threadKnown"]),
             target: "sending",
             actions: { type: "startRetry", params: ({ event }) => event.at },
           },
           {
-            guard: and(["retryDue", "starterPosted"]),
+            guard: and(["storedRetryDue", "starterPosted"]),
             target: "creatingThread",
             actions: { type: "startRetry", params: ({ event }) => event.at },
           },
           {
-            guard: "retryDue",
+            guard: "storedRetryDue",
             target: "postingStarter",
             actions: { type: "startRetry", params: ({ event }) => event.at },
           },
@@ -307,10 +319,12 @@ export const collaborateMachine = setup({
       ],
     },
     noticeRetrying: {
-      entry: "scheduleRetry",
+      after: {
+        retryDelay: { target: "postingNotice", actions: { type: "startRetry", params: retryDueAt } },
+      },
       on: {
         RETRY_DUE: {
-          guard: "retryDue",
+          guard: "storedRetryDue",
           target: "postingNotice",
           actions: { type: "startRetry", params: ({ event }) => event.at },
         },

@@ -5,13 +5,16 @@ import {
   calculateBackoffMs,
   capMaxAttempts,
   classifyA2AError,
+  type DiscordFailure,
+  discordTransientBackoffMs,
 } from "../services/index.js";
 import type { AgentStepError } from "./gatewayActors.js";
 import { nextRandom } from "./jitter.js";
 import { envelopeOf, type FlowTrace, type RetryPolicySchema } from "./schemas.js";
 
 // The retry policy of design 000 §5, shared by the flow's steps that retry: the reply wait, each
-// ping-pong step and the announce step. Pure helpers; each machine keeps its own states and due time.
+// ping-pong step and the announce step, and the wait before a failed announcement post is tried
+// again. Pure helpers; each machine keeps its own states and delays.
 
 export type RetryPolicy = z.output<typeof RetryPolicySchema>;
 
@@ -63,6 +66,17 @@ export function retryBackoff(
     random: () => drawn.value,
   });
   return { backoffMs, seed: drawn.seed };
+}
+
+/**
+ * How long a failed post of the announcement waits before it is tried again: Discord's Retry-After
+ * for a rate limit, else 1 s, 2 s, 4 s for the first, second, third retry.
+ */
+export function postRetryWaitMs(context: { postFailure?: DiscordFailure; postRetries?: number }): number {
+  const failure = context.postFailure;
+  return failure?.kind === "rate_limit" && failure.retryAfterMs !== undefined
+    ? failure.retryAfterMs
+    : discordTransientBackoffMs((context.postRetries ?? 0) + 1);
 }
 
 /** `a2a.retry` for retry number `attempt` (from 1), emitted before its backoff. */

@@ -1,5 +1,6 @@
 // The statecharts: pure `setup()` definitions. Side effects are named actors the runtime provides,
-// time arrives in events, timers are due times in context (see Due.ts).
+// time arrives in their outputs, waits are `after` delays with named delays (Due.ts: the due times in
+// context of snapshots stored before).
 export * from "./a2aFlowContext.js";
 export * from "./a2aFlowMachine.js";
 export {

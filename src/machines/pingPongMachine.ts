@@ -64,12 +64,18 @@ export interface PingPongContext extends z.output<typeof PingPongInputSchema> {
   retryAttempts?: number;
   stepFailure?: AgentStepError;
   lastError?: A2AErrorInfo;
+  /** The backoff of the retry under way; the machine waits it out with `after: { backoffDelay }`. */
   backoffMs?: number;
+  /**
+   * Set only in snapshots written before the backoff became an `after` delay: such a snapshot waits in
+   * `retrying` for BACKOFF_ELAPSED at this time, which the runtime still delivers.
+   */
   due?: Due<"BACKOFF_ELAPSED">;
   /** The failure that ended the conversation, once the retries ran out. */
   error?: A2AErrorInfo;
 }
 
+/** Only for snapshots stored with a `due` (see PingPongContext.due); the machine's own backoff is an `after`. */
 export type PingPongEvent = TimerEvent<"BACKOFF_ELAPSED">;
 
 export interface PingPongOutput {
@@ -151,7 +157,8 @@ function endTurn(
  * agent steps, stopped by the first guard that holds after a reply (explicit skip, then, with
  * `autoTerminate`, repetition, minimal content, conclusion), else by the turn limit. A step that
  * fails (the run could not start, ended badly or its reply could not be read) is classified and
- * retried under the retry policy after a durable backoff, emitting `a2a.retry`; once its retries run
+ * retried under the retry policy after a backoff (`after: { backoffDelay }`, kept across restarts by
+ * the runtime), emitting `a2a.retry`; once its retries run
  * out the conversation ends `no_reply` with the error in the output.
  */
 export const pingPongMachine = setup({
@@ -182,7 +189,8 @@ export const pingPongMachine = setup({
     lastTurn: ({ context }) => context.turn >= context.effectiveTurns,
     retryAllowed: ({ context }) =>
       context.lastError !== undefined && canRetry(context.lastError, context.retry?.enabled === true),
-    backoffDue: ({ context, event }) => event.at >= (context.due?.at ?? 0),
+    // A snapshot stored with a due time; an early, stray or duplicated delivery changes nothing.
+    storedBackoffDue: ({ context, event }) => context.due !== undefined && event.at >= context.due.at,
   },
   actions: {
     terminate: assign((_, reason: PingPongTerminationReason) => ({ terminationReason: reason })),
@@ -217,7 +225,7 @@ export const pingPongMachine = setup({
         context.lastError as A2AErrorInfo,
         context.seed,
       );
-      return { seed, backoffMs, due: { event: "BACKOFF_ELAPSED" as const, at: context.lastAt + backoffMs } };
+      return { seed, backoffMs };
     }),
     emitRetry: emit(({ context }): Emitted =>
       retryEvent({
@@ -253,6 +261,10 @@ export const pingPongMachine = setup({
         },
       }),
     ),
+  },
+  delays: {
+    // Entered when the failure was seen (lastAt): the retry starts a backoff later.
+    backoffDelay: ({ context }) => context.backoffMs ?? 0,
   },
 }).createMachine({
   id: "pingPong",
@@ -348,10 +360,19 @@ export const pingPongMachine = setup({
     },
     retrying: {
       entry: ["scheduleBackoff", "emitRetry"],
+      after: {
+        backoffDelay: {
+          target: "turn",
+          actions: {
+            type: "startRetry",
+            params: ({ context }) => context.lastAt + (context.backoffMs ?? 0),
+          },
+        },
+      },
       on: {
-        // A timer event before the due time (a stray or duplicated delivery) changes nothing.
+        // A snapshot stored with a due time (before the backoff was an after delay) waits for this event.
         BACKOFF_ELAPSED: {
-          guard: "backoffDue",
+          guard: "storedBackoffDue",
           target: "turn",
           actions: { type: "startRetry", params: ({ event }) => event.at },
         },

@@ -12,7 +12,7 @@ import {
   type ReplyWaitOutput,
 } from "../../src/index.js";
 import { pendingChildrenFlow } from "../support/flowFakes.js";
-import { exerciseModel } from "../support/modelBased.js";
+import { exerciseModel, storedDueTransitions } from "../support/modelBased.js";
 
 // Model-based coverage of a2aFlowMachine (designs 000 and 001): every transition it defines fires in
 // some enumerated path. Children are faked: their done and error events are sent by the paths.
@@ -161,12 +161,12 @@ function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
       { type: "xstate.error.actor.announceStep", error: new Error("announce timed out") },
     ];
   }
-  if (snapshot.matches("announceRetrying") || snapshot.matches("postRetrying")) {
-    const due = context.due?.at ?? at;
-    return [
-      { type: "BACKOFF_ELAPSED", at: due - 1 },
-      { type: "BACKOFF_ELAPSED", at: due },
-    ];
+  // The wait's delay, and a BACKOFF_ELAPSED that a flow without a stored due time ignores.
+  if (snapshot.matches("announceRetrying")) {
+    return [{ type: "xstate.after.backoffDelay.a2aFlow.announceRetrying" }, { type: "BACKOFF_ELAPSED", at }];
+  }
+  if (snapshot.matches("postRetrying")) {
+    return [{ type: "xstate.after.retryDelay.a2aFlow.postRetrying" }, { type: "BACKOFF_ELAPSED", at }];
   }
   if (snapshot.matches("posting")) {
     return [
@@ -179,6 +179,50 @@ function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
 }
 
 const live = pendingChildrenFlow();
+
+/**
+ * The transitions of a flow stored by the release before (each retry's wait a due time in the
+ * context, delivered as BACKOFF_ELAPSED): the flow is driven into announceRetrying and postRetrying.
+ */
+function storedBackoffTransitions(): string[] {
+  const at = 5_000;
+  const toAnnouncing = [
+    {
+      type: "xstate.done.actor.replyWait",
+      output: { outcome: "replied", reply: "네", retryAttempts: 0, at },
+    },
+    {
+      type: "xstate.done.actor.pingPong",
+      output: {
+        actualTurns: 3,
+        terminationReason: "max_turns",
+        earlyTermination: false,
+        replies: [],
+        retryAttempts: 0,
+        at,
+      },
+    },
+  ];
+  const due = { event: "BACKOFF_ELAPSED", at: 60_000 };
+  return [
+    ...storedDueTransitions(
+      live,
+      collaboration,
+      [...toAnnouncing, { type: "xstate.error.actor.announceStep", error: new Error("announce timed out") }],
+      due,
+    ),
+    ...storedDueTransitions(
+      live,
+      collaboration,
+      [
+        ...toAnnouncing,
+        { type: "xstate.done.actor.announceStep", output: { reply: "합의했습니다.", at } },
+        { type: "xstate.error.actor.postAnnouncement", error: new Error("socket hang up") },
+      ],
+      due,
+    ),
+  ];
+}
 
 describe("a2aFlowMachine, enumerated", () => {
   const defined = new Set(listTransitions(a2aFlowMachine).map((t) => t.key));
@@ -199,6 +243,7 @@ describe("a2aFlowMachine, enumerated", () => {
   }
 
   it("fires every transition it defines, and nothing else (union over the inputs)", () => {
+    for (const key of storedBackoffTransitions()) taken.add(key);
     expect(pathsPerInput.size).toBe(3);
     expect([...defined].filter((key) => !taken.has(key))).toEqual([]);
     expect([...taken].filter((key) => !defined.has(key))).toEqual([]);
@@ -208,5 +253,15 @@ describe("a2aFlowMachine, enumerated", () => {
     expect(taken.has("a2aFlow.awaitingReply BACKOFF_ELAPSED → (actions only)")).toBe(true);
     expect(taken.has("a2aFlow.deciding always [announceWanted] → a2aFlow.announcing")).toBe(true);
     expect(taken.has("a2aFlow.deciding always → a2aFlow.completed")).toBe(true);
+  });
+
+  it("retries the announce step after its backoff and the post after its delay, or at a stored due time", () => {
+    for (const [state, delay, next] of [
+      ["announceRetrying", "backoffDelay", "announcing"],
+      ["postRetrying", "retryDelay", "posting"],
+    ]) {
+      expect(taken).toContain(`a2aFlow.${state} xstate.after.${delay}.a2aFlow.${state} → a2aFlow.${next}`);
+      expect(taken).toContain(`a2aFlow.${state} BACKOFF_ELAPSED [storedBackoffDue] → a2aFlow.${next}`);
+    }
   });
 });

@@ -17,7 +17,7 @@ import {
   T0,
 } from "../support/discordFakes.js";
 import { pending, sendRaw } from "../support/fakeActors.js";
-import { exerciseModel, replayPath } from "../support/modelBased.js";
+import { exerciseModel, replayPath, storedDueTransitions } from "../support/modelBased.js";
 
 const base: CollaborateInput = {
   collaborationId: "collab-1",
@@ -94,7 +94,7 @@ function discordCall(c: CollaborateContext, call: DiscordCall, success: object):
 
 /**
  * Events that reach every guard: each Discord call's success and its failures (see discordCall),
- * RETRY_DUE at its due time, the events forwarded to the mention, and the mention's three outcomes.
+ * the retry's delay, the events forwarded to the mention, and the mention's three outcomes.
  */
 function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
   if (snapshot.status !== "active") return [];
@@ -112,7 +112,7 @@ function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
     return discordCall(c, "postNotice", { messageId: "1400000000000000400" });
   }
   if (snapshot.matches("retrying") || snapshot.matches("noticeRetrying")) {
-    return [{ type: "RETRY_DUE", at: c.due?.at ?? Number.NaN }];
+    return [{ type: `xstate.after.retryDelay.collaborate.${String(snapshot.value)}` }];
   }
   if (snapshot.matches("awaitingResponse")) {
     const sentAt = c.sentAt ?? Number.NaN;
@@ -164,9 +164,32 @@ const inputs: Array<[string, CollaborateInput]> = [
   ["reply_in_thread", { ...base, replyInThread: true }],
 ];
 
+/**
+ * The transitions of a collaboration stored by the release before (a retry's wait a due time in the
+ * context, delivered as RETRY_DUE): driven into `retrying` at each step that can fail, and into
+ * `noticeRetrying`, then stored there with a due time.
+ */
+function storedRetryTransitions(): string[] {
+  const at = T0 + 1_000;
+  const failed = (call: DiscordCall, status: 403 | 503) => ({
+    type: `xstate.error.actor.${call}`,
+    error: status === 403 ? discordApiError(403, at) : httpError(503, at),
+  });
+  const starterDone = { type: "xstate.done.actor.postStarter", output: { messageId: IDS.newThread, at } };
+  const threadDone = { type: "xstate.done.actor.createThread", output: { threadId: IDS.newThread, at } };
+  const noticed = inputs.find(([label]) => label === "explicit thread, escalation channel")?.[1];
+  const due = { event: "RETRY_DUE", at: T0 + 60 * MINUTE };
+  return [
+    ...storedDueTransitions(live, base, [failed("postStarter", 503)], due),
+    ...storedDueTransitions(live, base, [starterDone, failed("createThread", 503)], due),
+    ...storedDueTransitions(live, base, [starterDone, threadDone, failed("postMention", 503)], due),
+    ...storedDueTransitions(live, noticed, [failed("postMention", 403), failed("postNotice", 503)], due),
+  ];
+}
+
 describe("collaborateMachine, enumerated", () => {
   it("fires every transition it defines over the inputs, and nothing it does not define", () => {
-    const taken = new Set<string>();
+    const taken = new Set<string>(storedRetryTransitions());
     let defined = new Set<string>();
     const stats: Record<string, number> = {};
     for (const [label, input] of inputs) {
@@ -180,18 +203,28 @@ describe("collaborateMachine, enumerated", () => {
     expect([...defined].filter((key) => !taken.has(key))).toEqual([]);
     expect([...taken].filter((key) => !defined.has(key))).toEqual([]);
     expect(stats["new thread"]).toBeGreaterThan(50);
-    for (const resumed of [
-      "[and(retryDue, threadKnown)] → collaborate.sending",
-      "[and(retryDue, starterPosted)] → collaborate.creatingThread",
-      "[retryDue] → collaborate.postingStarter",
+    for (const [guard, step] of [
+      ["threadKnown", "sending"],
+      ["starterPosted", "creatingThread"],
+      [undefined, "postingStarter"],
     ]) {
-      expect(taken).toContain(`collaborate.retrying RETRY_DUE ${resumed}`);
+      const after = guard === undefined ? "" : ` [${guard}]`;
+      const stored = guard === undefined ? "storedRetryDue" : `and(storedRetryDue, ${guard})`;
+      expect(taken).toContain(
+        `collaborate.retrying xstate.after.retryDelay.collaborate.retrying${after} → collaborate.${step}`,
+      );
+      expect(taken).toContain(`collaborate.retrying RETRY_DUE [${stored}] → collaborate.${step}`);
     }
     expect(taken).toContain("collaborate.failing always [retryAllowed] → collaborate.retrying");
     expect(taken).toContain(
       "collaborate.failing always [and(escalatingFailure, noticeWanted)] → collaborate.postingNotice",
     );
-    expect(taken).toContain("collaborate.noticeRetrying RETRY_DUE [retryDue] → collaborate.postingNotice");
+    expect(taken).toContain(
+      "collaborate.noticeRetrying xstate.after.retryDelay.collaborate.noticeRetrying → collaborate.postingNotice",
+    );
+    expect(taken).toContain(
+      "collaborate.noticeRetrying RETRY_DUE [storedRetryDue] → collaborate.postingNotice",
+    );
     console.info(
       `collaborateMachine model: ${JSON.stringify(stats)} paths; ${defined.size} edges defined, ${taken.size} taken`,
     );
@@ -199,15 +232,15 @@ describe("collaborateMachine, enumerated", () => {
 });
 
 /**
- * Events a state must ignore: unknown types, a retry timer when no retry waits (in awaitingResponse it
- * is the mention's, forwarded), mention events before
- * the mention is sent, and done events of Discord calls or a mention that are not running.
+ * Events a state must ignore: unknown types, a retry timer (RETRY_DUE) in a collaboration stored with no
+ * due time (in awaitingResponse it is the mention's, forwarded), mention events before the mention is
+ * sent, and done events of Discord calls or a mention that are not running.
  */
 function junkFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
   const c = snapshot.context as CollaborateContext;
   const at = c.lastAt + 1_000;
   const nope = { type: "NOPE" };
-  const retryDue = { type: "RETRY_DUE", at: c.due?.at ?? at };
+  const retryDue = { type: "RETRY_DUE", at };
   const timeout = { type: "RESPONSE_TIMEOUT", at: at + 10 * MINUTE };
   const answer = { type: "RESPONSE_RECEIVED", authorId: IDS.targetBot, at };
   const starterDone = { type: "xstate.done.actor.postStarter", output: { messageId: "stale-starter", at } };
@@ -227,7 +260,7 @@ function junkFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
   if (snapshot.matches("sending")) return [...common, retryDue, starterDone, threadDone, noticeDone];
   if (snapshot.matches("postingNotice")) return [...common, retryDue, starterDone, threadDone, postDone];
   if (snapshot.matches("retrying") || snapshot.matches("noticeRetrying")) {
-    return [...common, starterDone, threadDone, postDone, noticeDone];
+    return [...common, retryDue, starterDone, threadDone, postDone, noticeDone];
   }
   return [nope, starterDone, threadDone, postDone, noticeDone];
 }

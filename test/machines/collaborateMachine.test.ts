@@ -63,6 +63,12 @@ const base: CollaborateInput = {
 /** How long a failing Discord call takes before it fails: failures happen after the call started. */
 const CALL_MS = 300;
 
+/** A Discord call that fails: it takes CALL_MS, and its error is stamped with the time it failed. */
+function failsAfterCall(clock: Clock): number {
+  clock.now += CALL_MS;
+  return clock.now;
+}
+
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 type PostFake = ReturnType<typeof fakePost>;
@@ -105,10 +111,11 @@ function startCollaboration(
     const child = actor.getSnapshot().children.mention;
     return (child?.getSnapshot() as { context?: MentionContext } | undefined)?.context;
   };
-  /** The runtime's scheduler delivering the retry timer at `at` (default: exactly when due). */
-  const retryDue = async (at = context().due?.at ?? Number.NaN) => {
+  /** When the retry's delay (`after: { retryDelay }`) is due, on XState's clock. */
+  const nextRetry = () => clock.nextDue();
+  /** Time passes to `at` (default: when the retry is due): the retry's delay fires if it is due by then. */
+  const retryDue = async (at = nextRetry()) => {
     clock.now = at;
-    actor.send({ type: "RETRY_DUE", at });
     await settle();
   };
   /** Time passes to `at`: the mention's timeouts (`after` delays) due by then fire on the way. */
@@ -134,6 +141,7 @@ function startCollaboration(
     context,
     mentionContext,
     retryDue,
+    nextRetry,
     timeout,
     answer,
   };
@@ -143,7 +151,7 @@ function startCollaboration(
 function postFailing(calls: number[], fail: (at: number) => unknown, prefix = "mention") {
   return (clock: Clock) =>
     fakePost((_, call): Answer<{ messageId: string; at: number }> => {
-      if (calls.includes(call)) return { fail: fail(clock.now + CALL_MS) };
+      if (calls.includes(call)) return { fail: fail(failsAfterCall(clock)) };
       return { ok: { messageId: `${prefix}-${call}`, at: clock.now } };
     });
 }
@@ -383,7 +391,7 @@ describe("Discord failures (design 002 §5, API.md §4 and §7)", () => {
   it("403 on opening the thread fails the same way, after the starter was posted and before the mention", async () => {
     const c = startCollaboration(
       {},
-      { thread: (clock) => fakeCreateThread(() => ({ fail: discordApiError(403, clock.now + CALL_MS) })) },
+      { thread: (clock) => fakeCreateThread(() => ({ fail: discordApiError(403, failsAfterCall(clock)) })) },
     );
     await settle();
     expect(c.actor.getSnapshot().output?.error?.code).toBe("discord_permission");
@@ -421,7 +429,8 @@ describe("Discord failures (design 002 §5, API.md §4 and §7)", () => {
     const c = startCollaboration({}, { post: postFailing([1], (at) => rateLimitError(1_500, at)) });
     await settle();
     expect(c.actor.getSnapshot().value).toBe("retrying");
-    expect(c.context().due).toEqual({ event: "RETRY_DUE", at: T0 + CALL_MS + 1_500 });
+    expect(c.context().due).toBeUndefined();
+    expect(c.nextRetry()).toBe(T0 + CALL_MS + 1_500);
     expect(c.posts.inputs).toHaveLength(1);
 
     await c.retryDue();
@@ -444,13 +453,13 @@ describe("Discord failures (design 002 §5, API.md §4 and §7)", () => {
         thread: (clock) =>
           fakeCreateThread((_, call) =>
             call === 1
-              ? { fail: rateLimitError(2_500, clock.now + CALL_MS) }
+              ? { fail: rateLimitError(2_500, failsAfterCall(clock)) }
               : { ok: { threadId: IDS.newThread, at: clock.now } },
           ),
       },
     );
     await settle();
-    expect(c.context().due?.at).toBe(T0 + CALL_MS + 2_500);
+    expect(c.nextRetry()).toBe(T0 + CALL_MS + 2_500);
     await c.retryDue();
     expect(c.threads.inputs).toHaveLength(2);
     expect(c.threads.inputs[1]).toEqual(c.threads.inputs[0]);
@@ -474,14 +483,16 @@ describe("Discord failures (design 002 §5, API.md §4 and §7)", () => {
     expect(c.emitted.ofType("a2a.collaborate.sent")).toHaveLength(1);
   });
 
-  it("an early RETRY_DUE does not retry before retryAfter has passed", async () => {
+  it("does not retry before retryAfter has passed, nor on a stray RETRY_DUE", async () => {
     const c = startCollaboration({}, { post: postFailing([1], (at) => rateLimitError(1_500, at)) });
     await settle();
-    const due = c.context().due?.at ?? Number.NaN;
+    const due = c.nextRetry();
     await c.retryDue(due - 1);
+    c.actor.send({ type: "RETRY_DUE", at: due });
+    await settle();
     expect(c.actor.getSnapshot().value).toBe("retrying");
     expect(c.posts.inputs).toHaveLength(1);
-    expect(c.context().due?.at).toBe(due);
+    expect(c.nextRetry()).toBe(due);
   });
 
   it("5xx retries after 1 s, 2 s and 4 s, then fails as discord_unavailable without escalating", async () => {
@@ -490,8 +501,8 @@ describe("Discord failures (design 002 §5, API.md §4 and §7)", () => {
     const waits: number[] = [];
     for (let retry = 1; retry <= 3; retry++) {
       expect(c.actor.getSnapshot().value).toBe("retrying");
-      const failedAt = c.clock.now + CALL_MS;
-      const due = c.context().due?.at ?? Number.NaN;
+      const failedAt = c.clock.now;
+      const due = c.nextRetry();
       waits.push(due - failedAt);
       await c.retryDue();
     }
@@ -511,7 +522,7 @@ describe("Discord failures (design 002 §5, API.md §4 and §7)", () => {
     const c = startCollaboration({}, { post: postFailing([1], dropped) });
     await settle();
     expect(c.actor.getSnapshot().value).toBe("retrying");
-    expect(c.context().due?.at).toBe(T0 + CALL_MS + SECOND);
+    expect(c.nextRetry()).toBe(T0 + CALL_MS + SECOND);
     await c.retryDue();
     expect(c.actor.getSnapshot().value).toBe("awaitingResponse");
     expect(c.posts.inputs).toHaveLength(2);
@@ -531,7 +542,7 @@ describe("Discord failures (design 002 §5, API.md §4 and §7)", () => {
     const c = startCollaboration({}, { post: postFailing([1, 2, 3, 4], (at) => rateLimitError(1_500, at)) });
     await settle();
     for (let retry = 1; retry <= 3; retry++) {
-      expect(c.context().due?.at).toBe(c.clock.now + CALL_MS + 1_500);
+      expect(c.nextRetry()).toBe(c.clock.now + 1_500);
       await c.retryDue();
     }
     expect(c.actor.getSnapshot().output?.error?.code).toBe("discord_unavailable");
@@ -636,8 +647,8 @@ describe("a 403/404 notifies the escalation channel (design 002 §5, API.md §7)
       post: forbiddenMention,
       notice: (clock) =>
         fakePost((_, call) => {
-          if (call === 1) return { fail: rateLimitError(2_500, clock.now + CALL_MS) };
-          if (call === 2) return { fail: httpError(503, clock.now + CALL_MS) };
+          if (call === 1) return { fail: rateLimitError(2_500, failsAfterCall(clock)) };
+          if (call === 2) return { fail: httpError(503, failsAfterCall(clock)) };
           return { ok: { messageId: `notice-${call}`, at: clock.now } };
         }),
     });
@@ -646,12 +657,13 @@ describe("a 403/404 notifies the escalation channel (design 002 §5, API.md §7)
     expect(c.actor.getSnapshot().value).toBe("noticeRetrying");
     expect(c.context().error?.code).toBe("discord_permission");
     expect(c.emitted.ofType("a2a.collaborate.failed")).toEqual([]);
-    const firstDue = c.context().due?.at ?? Number.NaN;
-    expect(firstDue).toBe(T0 + CALL_MS + 2_500);
+    const firstDue = c.nextRetry();
+    // The mention's call failed, then the notice's: Retry-After counts from the notice's failure.
+    expect(firstDue).toBe(T0 + 2 * CALL_MS + 2_500);
     await c.retryDue(firstDue - 1);
     expect(c.notices.inputs).toHaveLength(1);
     await c.retryDue(firstDue);
-    expect(c.context().due?.at).toBe(firstDue + CALL_MS + 2 * SECOND);
+    expect(c.nextRetry()).toBe(firstDue + CALL_MS + 2 * SECOND);
     await c.retryDue();
     expect(c.actor.getSnapshot().value).toBe("failed");
     expect(c.notices.inputs).toHaveLength(3);

@@ -1,16 +1,10 @@
 import { describe, expect, it, vi } from "vitest";
-import {
-  type AnyActorRef,
-  type AnyEventObject,
-  type AnyMachineSnapshot,
-  type AnyStateMachine,
-  createActor,
-} from "xstate";
+import { type AnyEventObject, type AnyMachineSnapshot, type AnyStateMachine, createActor } from "xstate";
 import { getShortestPaths } from "xstate/graph";
 import { type MentionContext, type MentionInput, mentionMachine } from "../../src/index.js";
 import { IDS, MINUTE, stateOf, T0 } from "../support/discordFakes.js";
 import { pending, sendRaw } from "../support/fakeActors.js";
-import { exerciseModel, recordTransitions } from "../support/modelBased.js";
+import { exerciseModel, storedDueTransitions } from "../support/modelBased.js";
 
 const base: MentionInput = {
   mentionId: "collab-1",
@@ -125,7 +119,7 @@ const inputs: Array<[string, MentionInput]> = [
  * one. The mention is driven into each waiting state, stored there with a due time, restored, and sent
  * its event at that time.
  */
-function storedDueTransitions(): Set<string> {
+function storedDueCases(): Set<string> {
   const taken = new Set<string>();
   const failed503 = (post: string) => ({
     type: `xstate.error.actor.${post}`,
@@ -151,31 +145,15 @@ function storedDueTransitions(): Set<string> {
     },
   ];
   for (const { input, steps, event } of cases) {
-    const first = createActor(live, { input }).start();
-    for (const step of steps) sendRaw(first, step);
-    const persisted = first.getPersistedSnapshot() as unknown as { context: MentionContext };
-    first.stop();
-    const due = { event, at: T0 + 60 * MINUTE };
-    const rootRef: { current?: AnyActorRef } = {};
-    const restored = createActor(live, {
-      input,
-      snapshot: { ...persisted, context: { ...persisted.context, due } } as never,
-      inspect: recordTransitions(
-        () => rootRef.current,
-        (key) => taken.add(key),
-      ),
-    });
-    rootRef.current = restored;
-    restored.start();
-    restored.send({ type: event, at: due.at });
-    restored.stop();
+    for (const key of storedDueTransitions(live, input, steps, { event, at: T0 + 60 * MINUTE }))
+      taken.add(key);
   }
   return taken;
 }
 
 describe("mentionMachine, enumerated", () => {
   it("fires every transition it defines over the inputs, and nothing it does not define", () => {
-    const taken = storedDueTransitions();
+    const taken = storedDueCases();
     let defined = new Set<string>();
     const stats: Record<string, number> = {};
     for (const [label, input] of inputs) {

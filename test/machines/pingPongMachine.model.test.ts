@@ -10,7 +10,7 @@ import {
   REPLY_SKIP_TOKEN,
 } from "../../src/index.js";
 import { pending } from "../support/fakeActors.js";
-import { exerciseModel, replayPath } from "../support/modelBased.js";
+import { exerciseModel, replayPath, storedDueTransitions } from "../support/modelBased.js";
 
 // Model-based coverage of pingPongMachine (design 001 §4.2, API.md §3): every transition it defines
 // fires in some enumerated path, over several inputs (the `starting` decisions depend on the input).
@@ -50,15 +50,17 @@ const ACKNOWLEDGEMENT = "알겠습니다, 말씀하신 방향으로 설계 문�
 const ACK_WITH_QUESTION = "알겠습니다. 그런데 캐시 무효화는 어느 계층에서 하나요?";
 const SHORT = "좋아요";
 
-/** Events that reach every guard of `turn`: each termination rule, continuing replies, an error. */
+/** The backoff's `after` delay, as XState delivers it when it is due. */
+const BACKOFF_OVER = { type: "xstate.after.backoffDelay.pingPong.retrying" };
+
+/**
+ * Events that reach every guard of `turn`: each termination rule, continuing replies, an error; in
+ * `retrying`, the backoff's delay and a BACKOFF_ELAPSED that a ping-pong without a stored due time ignores.
+ */
 function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
   const context = snapshot.context as PingPongContext;
   if (snapshot.matches("retrying")) {
-    const due = context.due?.at ?? context.lastAt;
-    return [
-      { type: "BACKOFF_ELAPSED", at: due - 1 },
-      { type: "BACKOFF_ELAPSED", at: due },
-    ];
+    return [BACKOFF_OVER, { type: "BACKOFF_ELAPSED", at: context.lastAt + (context.backoffMs ?? 0) }];
   }
   if (!snapshot.matches("turn")) return [];
   const at = context.lastAt + 1_000;
@@ -108,6 +110,18 @@ const inputs: Array<[string, PingPongInput]> = [
 
 const live = pingPongMachine.provide({ actors: { agentStep: pending() } });
 
+/**
+ * The transition a snapshot stored by the release before takes (its backoff a due time in the
+ * context, delivered as BACKOFF_ELAPSED): the ping-pong is driven into `retrying` and stored there.
+ */
+function storedBackoffTransitions(): string[] {
+  const failed = {
+    type: "xstate.done.actor.agentStep",
+    output: { error: { source: "wait", status: "timeout" }, at: 2_000 },
+  };
+  return storedDueTransitions(live, inputs[1]?.[1], [failed], { event: "BACKOFF_ELAPSED", at: 60_000 });
+}
+
 describe("pingPongMachine, enumerated", () => {
   const defined = new Set(listTransitions(pingPongMachine).map((t) => t.key));
   const taken = new Set<string>();
@@ -123,11 +137,12 @@ describe("pingPongMachine, enumerated", () => {
   }
 
   it("fires every transition it defines, and nothing else (union over the inputs)", () => {
+    for (const key of storedBackoffTransitions()) taken.add(key);
     expect(pathsPerInput.size).toBe(inputs.length);
     expect(pathsPerInput.get("3 turns, autoTerminate on")).toBeGreaterThan(30);
     expect([...defined].filter((key) => !taken.has(key))).toEqual([]);
     expect([...taken].filter((key) => !defined.has(key))).toEqual([]);
-    expect(defined.size).toBe(15);
+    expect(defined.size).toBe(16);
   });
 
   it("reaches each early termination through its own guard", () => {
@@ -142,6 +157,9 @@ describe("pingPongMachine, enumerated", () => {
   it("retries a failed step only when the policy allows, and only once its backoff is due", () => {
     expect(taken.has("pingPong.failing always [retryAllowed] → pingPong.retrying")).toBe(true);
     expect(taken.has("pingPong.failing always → pingPong.done")).toBe(true);
-    expect(taken.has("pingPong.retrying BACKOFF_ELAPSED [backoffDue] → pingPong.turn")).toBe(true);
+    expect(taken.has("pingPong.retrying xstate.after.backoffDelay.pingPong.retrying → pingPong.turn")).toBe(
+      true,
+    );
+    expect(taken.has("pingPong.retrying BACKOFF_ELAPSED [storedBackoffDue] → pingPong.turn")).toBe(true);
   });
 });

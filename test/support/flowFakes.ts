@@ -26,6 +26,7 @@ import {
   type SendMessageInput,
   type SendMessageOutput,
 } from "../../src/index.js";
+import { postRetryWaitMs } from "../../src/machines/flowRetry.js";
 import { pending } from "./fakeActors.js";
 import { edgeCoveringPaths, type ModelOptions } from "./modelBased.js";
 
@@ -92,7 +93,14 @@ export interface GatewayScript {
  */
 export function scriptedGateway(script: GatewayScript = {}) {
   let now = script.startAt ?? 1_700_000_000_000;
-  const tick = (ms: number) => (now += ms);
+  // XState's clock for the actors' `after` delays, kept at `now`: a delay fires when `now` reaches it.
+  const clock = new SimulatedClock();
+  clock.set(now);
+  const tick = (ms: number) => {
+    now += ms;
+    clock.set(now);
+    return now;
+  };
   const waits = [...(script.waits ?? [])];
   const steps = [...(script.steps ?? [])];
   const announces = Array.isArray(script.announce) ? [...script.announce] : undefined;
@@ -108,7 +116,8 @@ export function scriptedGateway(script: GatewayScript = {}) {
   const step = (answer: StepScript): Promise<AgentStepOutput> => {
     if (answer === NEVER) return new Promise<never>(() => {});
     const at = tick(1_000);
-    if (answer instanceof Error) return Promise.reject(answer);
+    // The runtime's actors stamp the errors they reject with the time they failed.
+    if (answer instanceof Error) return Promise.reject(Object.assign(answer, { at }));
     if (typeof answer === "object") return Promise.resolve({ error: answer.error, at });
     return Promise.resolve(answer === undefined ? { at } : { reply: answer, at });
   };
@@ -167,8 +176,8 @@ export function scriptedGateway(script: GatewayScript = {}) {
   return {
     calls,
     actors,
-    /** XState's clock for the actors: never advanced, so an `after` fires only when driveFlow sends it. */
-    clock: new SimulatedClock(),
+    /** XState's clock for the actors: it moves with the fake clock and fires the delays due by then. */
+    clock,
     /** pingPongMachine with the scripted agent step. */
     pingPong,
     /** a2aFlowMachine with every child and side effect scripted. */
@@ -177,6 +186,7 @@ export function scriptedGateway(script: GatewayScript = {}) {
     /** Moves the fake clock, as the runtime's clock moves while a timer is pending. */
     setNow: (at: number) => {
       now = Math.max(now, at);
+      clock.set(now);
     },
   };
 }
@@ -211,17 +221,37 @@ export function replyWaitDue(flow: AnyActorRef): FlowTimer | undefined {
   return child === undefined ? undefined : ownTimer(child);
 }
 
+type TimedContext = Parameters<typeof postRetryWaitMs>[0] & {
+  due?: { event: string; at: number };
+  lastAt?: number;
+  backoffMs?: number;
+};
+
+/**
+ * The `after` waits of the flow statecharts: machine id and state, the delay's name, and how long it
+ * waits from `lastAt` (when the failure was seen, which is when the state was entered).
+ */
+const AFTER_WAITS: Array<{ machine: string; state: string; delay: string; ms: (c: TimedContext) => number }> =
+  [
+    { machine: "replyWait", state: "retrying", delay: "backoffDelay", ms: (c) => c.backoffMs ?? 0 },
+    { machine: "pingPong", state: "retrying", delay: "backoffDelay", ms: (c) => c.backoffMs ?? 0 },
+    { machine: "a2aFlow", state: "announceRetrying", delay: "backoffDelay", ms: (c) => c.backoffMs ?? 0 },
+    { machine: "a2aFlow", state: "postRetrying", delay: "retryDelay", ms: postRetryWaitMs },
+  ];
+
 function ownTimer(actor: AnyActorRef): FlowTimer | undefined {
   const snapshot = actor.getSnapshot() as {
     value?: unknown;
     machine?: { id?: string };
-    context?: { due?: { event: string; at: number }; lastAt?: number; backoffMs?: number };
+    context?: TimedContext;
   };
   const context = snapshot.context;
   if (context?.due !== undefined) return context.due;
-  if (snapshot.machine?.id === "replyWait" && snapshot.value === "retrying" && context?.lastAt !== undefined)
-    return { event: BACKOFF_OVER, at: context.lastAt + (context.backoffMs ?? 0), to: actor };
-  return undefined;
+  const id = snapshot.machine?.id;
+  const wait = AFTER_WAITS.find((w) => w.machine === id && w.state === snapshot.value);
+  if (wait === undefined || context?.lastAt === undefined) return undefined;
+  const event = `xstate.after.${wait.delay}.${wait.machine}.${wait.state}`;
+  return { event, at: context.lastAt + wait.ms(context), to: actor };
 }
 
 /** The timer the flow or any of its children waits for (the runtime's scheduler or XState delivers it). */
@@ -242,8 +272,9 @@ export function flowDue(actor: AnyActorRef): FlowTimer | undefined {
 
 /**
  * Drives a flow as the runtime would: lets side effects settle and, while the flow or a child waits
- * for a timer, delivers it at its due time (a `due` to the root, an `after` to the child that waits).
- * Returns how many timer events it delivered.
+ * for a timer, moves the fake clock to its due time and delivers it (a `due` to the root). An `after`
+ * fires on its own when the flow runs on `gateway.clock` (so a delay that is not due then does not
+ * fire); on another clock it is sent to the actor that waits. Returns how many timers came due.
  */
 export async function driveFlow(
   flow: AnyActorRef,
@@ -257,8 +288,8 @@ export async function driveFlow(
     const due = flowDue(flow);
     if (due === undefined || delivered >= maxTimers) return delivered;
     gateway.setNow(due.at);
-    if (due.to !== undefined) due.to.send({ type: due.event });
-    else flow.send({ type: due.event, at: due.at });
+    if (due.to === undefined) flow.send({ type: due.event, at: due.at });
+    else if ((due.to as { clock?: unknown }).clock !== gateway.clock) due.to.send({ type: due.event });
     delivered += 1;
   }
 }

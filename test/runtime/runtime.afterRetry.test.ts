@@ -1,0 +1,93 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type A2ARuntime, createA2ARuntime } from "../../src/index.js";
+import { readStateDir } from "../../src/persistence/index.js";
+import { ManualClock } from "../fixtures/manualClock.js";
+import {
+  CHANNEL,
+  drain,
+  FakeDiscord,
+  runtimeConfig,
+  tempStateDir,
+  waitUntil,
+} from "../support/runtimeFakes.js";
+
+// A collaboration whose Discord call is rate limited waits out Retry-After with XState's
+// `after: { retryDelay }`: stopped during that wait and started again, it posts at the original time,
+// once, and is stored with the delay's due time, not a context.due timer.
+
+const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
+const RETRY_AFTER_MS = 30_000;
+const started: A2ARuntime[] = [];
+afterEach(async () => {
+  for (const r of started.splice(0)) await r.stop();
+});
+
+function runtimeOn(stateDir: string, clock: ManualClock, discord: FakeDiscord) {
+  const r = createA2ARuntime({
+    config: runtimeConfig,
+    stateDir,
+    discord,
+    now: clock.now,
+    timers: clock,
+    random: () => 0.5,
+    onWarning: () => {},
+  });
+  started.push(r);
+  return r;
+}
+
+/** A collaboration whose starter post was answered 429 at T0; the runtime stopped at T0 + 10 s. */
+async function stoppedWhileRateLimited(stateDir: string) {
+  const clock = new ManualClock(T0);
+  const discord = new FakeDiscord();
+  discord.failures.push(
+    Object.assign(new Error("You are being rate limited."), { status: 429, retryAfter: RETRY_AFTER_MS }),
+  );
+  const r = runtimeOn(stateDir, clock, discord);
+  await r.start();
+  // The caller's answer waits for the post; it is told when the runtime stops.
+  const answer = r
+    .discordSend({ fromAgentId: "ruda", targetAgentId: "eden", message: "코드 리뷰 해줘" })
+    .catch(() => undefined);
+  await waitUntil(() => discord.failures.length === 0, "the rate-limited starter post");
+  await drain();
+  await clock.advance(10_000);
+  await drain();
+  expect(discord.messages).toEqual([]);
+  await r.stop();
+  await answer;
+  return discord;
+}
+
+describe("a collaboration stopped while a rate-limited post waits for its retry (an after delay)", () => {
+  it("is stored with the delay's due time and no context.due timer", async () => {
+    const dir = tempStateDir();
+    await stoppedWhileRateLimited(dir);
+    const { actors } = await readStateDir(dir);
+    const record = actors.find((a) => a.record.machineId === "collaborate")?.record;
+    expect(record?.timers).toEqual([]);
+    expect(record?.delayed?.map((d) => [d.event.type, d.target, d.dueAt])).toEqual([
+      ["xstate.after.retryDelay.collaborate.retrying", [], T0 + RETRY_AFTER_MS],
+    ]);
+  });
+
+  it("started again before it is due: posts at T0 + Retry-After, not before, once", async () => {
+    const dir = tempStateDir();
+    await stoppedWhileRateLimited(dir);
+    const clock = new ManualClock(T0 + 20_000);
+    const discord = new FakeDiscord();
+    const r = runtimeOn(dir, clock, discord);
+    await r.start();
+    await clock.advance(RETRY_AFTER_MS - 20_000 - 1);
+    await drain();
+    expect(discord.messages).toEqual([]);
+    await clock.advance(1);
+    await waitUntil(() => discord.messages.length === 2, "the starter and the mention");
+    await clock.advance(60_000);
+    await drain();
+    const starters = discord.in(CHANNEL);
+    expect(starters).toHaveLength(1);
+    expect(discord.threads.map((t) => t.threadId)).toEqual([starters[0]?.messageId]);
+    expect(discord.messages).toHaveLength(2);
+  });
+});
