@@ -236,9 +236,10 @@ afterAll(async () => {
 });
 
 /**
- * Threads an inbound message said were opened in the allowed channel. The bridge's word on a parent
- * is Discord's (discord.js `channel.parentId`), so the runtime trusts and remembers it; a mutated
- * message may lie, and the runtime then rightly treats the thread as allowed.
+ * Threads (or channels) an inbound message said were in the allowed channel. The bridge's word on a
+ * parent is Discord's (discord.js `channel.parentId`), so the runtime trusts and remembers it; a
+ * mutated message may lie, also without a threadId (its channelId is then the place it names), and
+ * the runtime then rightly treats that place as allowed.
  */
 const claimedAllowed = new Set<string>();
 
@@ -336,8 +337,9 @@ describe(`runtime fuzzing (${RUNS} cases per method)`, () => {
       await fc.assert(
         fc.asyncProperty(input, async (m) => {
           const message = m as Partial<InboundDiscordMessage> | null;
-          if (typeof message?.threadId === "string" && message.parentChannelId === CHANNEL) {
-            claimedAllowed.add(message.threadId);
+          if (message?.parentChannelId === CHANNEL) {
+            const place = message.threadId ?? message.channelId;
+            if (typeof place === "string") claimedAllowed.add(place);
           }
           const decision = await callLoosely(runtime.handleDiscordMessage, m);
           expect(["handle", "observe", "drop"]).toContain(decision.action);
