@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { A2AErrorInfo, AnnounceSkipReason, DiscordFailure } from "../services/index.js";
 import type { Due, TimerEvent } from "./Due.js";
 import type { AgentStepError } from "./gatewayActors.js";
-import type { PingPongTerminationReason } from "./pingPongMachine.js";
+import type { PingPongTerminationReason } from "./pingPongContext.js";
 import { epochMs, type FlowTrace, nonEmpty, positiveMs, RetryPolicySchema } from "./schemas.js";
 
 // The input, context and output of a2aFlowMachine.

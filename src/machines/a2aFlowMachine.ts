@@ -25,7 +25,8 @@ import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
 import { classifyFailure, postRetryWaitMs, retryBackoff, retryEvent, stepFailureFacts } from "./flowRetry.js";
 import { type AgentStepOutput, agentStepActor, postAnnouncementActor } from "./gatewayActors.js";
 import { parseMachineInput } from "./MachineInputError.js";
-import { type PingPongOutput, pingPongMachine } from "./pingPongMachine.js";
+import type { PingPongOutput } from "./pingPongContext.js";
+import { pingPongMachine } from "./pingPongMachine.js";
 import { type ReplyWaitOutput, replyWaitMachine } from "./replyWaitMachine.js";
 import { envelopeOf } from "./schemas.js";
 

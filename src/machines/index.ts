@@ -19,6 +19,7 @@ export * from "./discordActors.js";
 export * from "./gatewayActors.js";
 export * from "./MachineInputError.js";
 export * from "./mentionMachine.js";
+export * from "./pingPongContext.js";
 export * from "./pingPongMachine.js";
 export * from "./replyWaitMachine.js";
 export type { FlowTrace } from "./schemas.js";

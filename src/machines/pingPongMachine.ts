@@ -1,96 +1,25 @@
 import { assign, emit, setup } from "xstate";
-import { z } from "zod";
 import {
   type A2AErrorInfo,
   type A2AEventOf,
   buildAgentToAgentReplyContext,
   canRetry,
   cutText,
-  type EarlyTerminationReason,
   shouldTerminatePingPong,
 } from "../services/index.js";
 import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
-import type { Due, TimerEvent } from "./Due.js";
 import { classifyFailure, retryBackoff, retryEvent, stepFailureFacts } from "./flowRetry.js";
-import { type AgentStepError, type AgentStepOutput, agentStepActor } from "./gatewayActors.js";
+import { type AgentStepOutput, agentStepActor } from "./gatewayActors.js";
 import { parseMachineInput } from "./MachineInputError.js";
 import {
-  envelopeOf,
-  epochMs,
-  FlowTraceSchema,
-  intentSchema,
-  nonEmpty,
-  RetryPolicySchema,
-} from "./schemas.js";
-
-export const PingPongInputSchema = z.object({
-  requesterSessionKey: z.string().optional(),
-  targetSessionKey: nonEmpty,
-  originalMessage: z.string(),
-  messageIntent: intentSchema,
-  /** Turns this conversation may take (resolveEffectivePingPongTurns); 0 skips the ping-pong. */
-  effectiveTurns: z.int().min(0).max(10),
-  autoTerminate: z.boolean(),
-  /** The target's first reply, which turn 1 answers. */
-  primaryReply: z.string().optional(),
-  /** Each step's idempotency key is this plus the turn, so a step re-run after a restart runs once. */
-  idempotencyKey: nonEmpty,
-  /** When the ping-pong starts (the time of the primary reply). */
-  startedAt: epochMs,
-  trace: FlowTraceSchema,
-  /** How a failed step is retried (design 000 §5); absent, as in a ping-pong stored before: never. */
-  retry: RetryPolicySchema.optional(),
-  /** Seeds the backoff jitter. */
-  seed: z.int().default(0),
-});
-export type PingPongInput = z.input<typeof PingPongInputSchema>;
-
-export type PingPongTerminationReason = EarlyTerminationReason | "max_turns" | "no_reply" | "skipped";
-
-export interface PingPongContext extends z.output<typeof PingPongInputSchema> {
-  /** The turn being (or next to be) run, from 1. */
-  turn: number;
-  /** Agent steps run, the terminating one included. */
-  actualTurns: number;
-  /** Replies that continued the conversation, oldest first (the repetition guard compares with the last). */
-  replies: string[];
-  latestReply?: string;
-  terminationReason?: PingPongTerminationReason;
-  /** The latest wall-clock time the machine was told of. */
-  lastAt: number;
-  /** Retries of the current turn's step (optional: absent in a ping-pong stored before retries). */
-  stepRetries?: number;
-  /** Retries of every step so far. */
-  retryAttempts?: number;
-  stepFailure?: AgentStepError;
-  lastError?: A2AErrorInfo;
-  /** The backoff of the retry under way; the machine waits it out with `after: { backoffDelay }`. */
-  backoffMs?: number;
-  /**
-   * Set only in snapshots written before the backoff became an `after` delay: such a snapshot waits in
-   * `retrying` for BACKOFF_ELAPSED at this time, which the runtime still delivers.
-   */
-  due?: Due<"BACKOFF_ELAPSED">;
-  /** The failure that ended the conversation, once the retries ran out. */
-  error?: A2AErrorInfo;
-}
-
-/** Only for snapshots stored with a `due` (see PingPongContext.due); the machine's own backoff is an `after`. */
-export type PingPongEvent = TimerEvent<"BACKOFF_ELAPSED">;
-
-export interface PingPongOutput {
-  actualTurns: number;
-  /** `no_reply` also when a step failed for good; `error` then says why. */
-  terminationReason: PingPongTerminationReason;
-  earlyTermination: boolean;
-  latestReply?: string;
-  replies: string[];
-  /** Retries of failed steps. */
-  retryAttempts: number;
-  /** Why the step that ended the conversation failed, after its retries (design 000 §6.2 step 5). */
-  error?: A2AErrorInfo;
-  at: number;
-}
+  type PingPongContext,
+  type PingPongEvent,
+  type PingPongInput,
+  PingPongInputSchema,
+  type PingPongOutput,
+  type PingPongTerminationReason,
+} from "./pingPongContext.js";
+import { envelopeOf } from "./schemas.js";
 
 const EARLY: ReadonlySet<PingPongTerminationReason> = new Set<PingPongTerminationReason>([
   "explicit_skip",
