@@ -29,7 +29,7 @@ export interface BridgeDiscordJsOptions {
   maxRecentIds?: number;
 }
 
-/** A discord.js Message as the control plane sees it (API.md §7). */
+/** A discord.js Message as the control plane sees it. */
 export function toInboundDiscordMessage(message: Message): InboundDiscordMessage {
   const inbound: InboundDiscordMessage = {
     messageId: message.id,

@@ -12,10 +12,9 @@ function clientOf(clients: Record<string, Client>, agentId: string): Client {
 }
 
 /**
- * The DiscordPort over discord.js Clients, one per agent (API.md §8). It posts through each client's
- * REST manager, so channels missing from the cache work too, and lets discord.js errors
- * (DiscordAPIError, HTTPError, RateLimitError) propagate unchanged: the runtime classifies them and
- * owns every retry.
+ * The DiscordPort over discord.js Clients, one per agent. It posts through each client's REST
+ * manager, so channels missing from the cache work too, and lets discord.js errors (DiscordAPIError,
+ * HTTPError, RateLimitError) propagate unchanged: the runtime classifies them and owns every retry.
  */
 export function createDiscordJsPort(clients: Record<string, Client>): DiscordPort {
   return {

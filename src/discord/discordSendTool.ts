@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { A2ARuntime, DiscordSendResult } from "../runtime/index.js";
 
-/** The arguments an agent gives `discord_send` (design 004 §5.1). */
+/** The arguments an agent gives `discord_send`. */
 export const DiscordSendArgsSchema = z.strictObject({
   targetAgentId: z.string().trim().min(1).describe("The agent to ask (its id in the gateway config)."),
   message: z.string().describe("What to ask or tell; the target is mentioned in front of it."),

@@ -26,7 +26,7 @@ export const CollaborateInputSchema = z.object({
   threadParentId: z.string().optional(),
   /**
    * Discord refused to say what `threadId` is (403/404): the collaboration fails with it at once, and a
-   * human is told as for any 403/404 (design 002 §5).
+   * human is told as for any 403/404.
    */
   threadLookupFailure: z
     .object({
@@ -47,7 +47,7 @@ export const CollaborateInputSchema = z.object({
   reusableThread: z.object({ threadId: nonEmpty, channelId: nonEmpty }).optional(),
   /** The loop guard's verdict on this call, taken by the runtime when it counted the call. */
   loopGuard: z.object({ allowed: z.boolean(), warning: z.string().optional() }).default({ allowed: true }),
-  /** The sender is answering a message from the target in a collaboration thread (design 002 §6). */
+  /** The sender is answering a message from the target in a collaboration thread. */
   replyInThread: z.boolean().default(false),
   mention: z.object({
     responseTimeoutMs: positiveMs,
@@ -82,7 +82,7 @@ export interface CollaborateContext extends z.output<typeof CollaborateInputSche
   messageId?: string;
   /** When the mention was posted: the mention's attempt 1, and the clock of its first timeout. */
   sentAt?: number;
-  /** Retries of the current Discord call made so far (design 002 §5: up to 3). */
+  /** Retries of the current Discord call made so far (up to 3). */
   retries: number;
   failure?: DiscordFailure & { message: string };
   error?: { code: CollaborateErrorCode; message: string };
@@ -96,7 +96,7 @@ export interface CollaborateContext extends z.output<typeof CollaborateInputSche
   mentionAttempts?: number;
   /** When the collaboration failed, and on which try: a failure notice's own retries follow. */
   failedOn?: { at: number; attempt: number };
-  /** The failure notice (design 002 §5), once posted in the escalation channel. */
+  /** The failure notice, once posted in the escalation channel. */
   noticeMessageId?: string;
   /** Why the failure notice could not be posted, after its retries. */
   noticeError?: { code: CollaborateErrorCode; message: string };
@@ -122,7 +122,7 @@ export function collaborationContent(targetBotId: string, message: string): stri
   return `<@${targetBotId}> ${message.trim()}`;
 }
 
-/** `[협업] {from} → {to} · {topic}` (design 002 §4); the topic: thread name, topic id or message. */
+/** The new thread's name, `[협업] {from} → {to} · {topic}`; the topic: thread name, topic id or message. */
 export function threadNameOf(context: CollaborateContext): string {
   const topic = context.threadName ?? context.topicId;
   return buildCollaborationThreadName({
@@ -139,13 +139,13 @@ export function targetChannel(context: CollaborateContext): string | undefined {
   return context.channelId || context.defaultChannel;
 }
 
-/** The allowlist is strict (design 002 §6): the default channel, too, must be listed to be used. */
+/** The allowlist is strict: the default channel, too, must be listed to be used. */
 export function channelAllowed(context: CollaborateContext, channelId: string | undefined): boolean {
   return channelId !== undefined && context.allowedChannels.includes(channelId);
 }
 
 /**
- * Where a 403/404 is reported (design 002 §5's escalation channel): the default channel, and only
+ * Where a 403/404 is reported (the escalation channel): the default channel, and only
  * when the allowlist holds it; none, and nothing is posted.
  */
 export function noticeChannel(context: CollaborateContext): string | undefined {

@@ -10,7 +10,7 @@ export type CollaborateEmitted =
   | A2AEventOf<"a2a.collaborate.failed">
   | A2AEventOf<"a2a.collaborate.responded">;
 
-/** The failures that call a human (design 002 §5: 403 and 404). */
+/** The failures that call a human (403 and 404). */
 const ESCALATING_CODES: ReadonlySet<string> = new Set(["discord_permission", "discord_not_found"]);
 
 export function isEscalatingError(error: CollaborateContext["error"]): boolean {
@@ -22,7 +22,7 @@ function envelope(context: CollaborateContext, ts: number) {
   return { ts, fromAgent: context.fromAgentId, toAgent: context.targetAgentId };
 }
 
-/** Who collaborates, and in which thread once it is known (design 002 §1's CollaborateEvent). */
+/** Who collaborates, and in which thread once it is known. */
 function parties(context: CollaborateContext) {
   return {
     collaborationId: context.collaborationId,

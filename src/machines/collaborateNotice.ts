@@ -3,7 +3,7 @@ import { type CollaborateContext, noticeChannel } from "./collaborateContext.js"
 import type { PostMessageInput } from "./discordActors.js";
 
 /**
- * The post that tells a human about a 403/404 (design 002 §5): in the escalation channel, by the
+ * The post that tells a human about a 403/404: in the escalation channel, by the
  * requester's bot, pinging only `escalationMentionId`. Its nonce key is fixed, so a re-run posts once.
  */
 export function failureNoticeInput(context: CollaborateContext): PostMessageInput {

@@ -45,7 +45,7 @@ export interface AgentStepInput {
   idempotencyKey: string;
 }
 /**
- * Why an agent step gave no reply (design 000 §6.2 step 5): the call that starts the run or reads the
+ * Why an agent step gave no reply: the call that starts the run or reads the
  * reply failed (`gateway`, `read`; a failed agentWait call counts as `gateway`), or the run did not end
  * `ok` (`wait`, with the agentWait status and error).
  */

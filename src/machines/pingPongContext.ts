@@ -19,7 +19,7 @@ export const PingPongInputSchema = z.object({
   /** When the ping-pong starts (the time of the primary reply). */
   startedAt: epochMs,
   trace: FlowTraceSchema,
-  /** How a failed step is retried (design 000 §5); absent, as in a ping-pong stored before: never. */
+  /** How a failed step is retried; absent, as in a ping-pong stored before: never. */
   retry: RetryPolicySchema.optional(),
   /** Seeds the backoff jitter. */
   seed: z.int().default(0),
@@ -68,7 +68,7 @@ export interface PingPongOutput {
   replies: string[];
   /** Retries of failed steps. */
   retryAttempts: number;
-  /** Why the step that ended the conversation failed, after its retries (design 000 §6.2 step 5). */
+  /** Why the step that ended the conversation failed, after its retries. */
   error?: A2AErrorInfo;
   at: number;
 }

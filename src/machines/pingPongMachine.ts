@@ -40,7 +40,7 @@ export function speakerAt(
   };
 }
 
-/** The recent conversation, briefly, so an agent does not repeat what was said (design 001 §2.5). */
+/** The recent conversation, briefly, so an agent does not repeat what was said. */
 function previousTurnSummary(context: PingPongContext): string | undefined {
   const transcript = [context.primaryReply ?? "", ...context.replies]
     .map((text, i) => ({ text, role: i % 2 === 0 ? "target" : "requester" }))
@@ -82,7 +82,7 @@ function endTurn(
 }
 
 /**
- * Steers the follow-up conversation between requester and target (design 001 §4): alternating
+ * Steers the follow-up conversation between requester and target: alternating
  * agent steps, stopped by the first guard that holds after a reply (explicit skip, then, with
  * `autoTerminate`, repetition, minimal content, conclusion), else by the turn limit. A step that
  * fails (the run could not start, ended badly or its reply could not be read) is classified and

@@ -73,7 +73,7 @@ export type ReplyWaitOutput =
 type Emitted = A2AEventOf<"a2a.send"> | A2AEventOf<"a2a.retry">;
 
 /**
- * Waits for the target agent's reply to one message (design 000): sends it, waits in chunks up to
+ * Waits for the target agent's reply to one message: sends it, waits in chunks up to
  * `maxWaitMs`, classifies each failure, backs off and either waits again on the same run or resends
  * the message as a new run with the same idempotency key. Ends `replied` or `blocked`.
  */
@@ -329,10 +329,10 @@ export const replyWaitMachine = setup({
 });
 
 /**
- * The wait one agentWait call counts for: what it took, but never less than the timeout it was given
- * (design 000 §5.3: `elapsed += chunkMs`). A gateway that answers "timeout" at once (a dead run, a proxy
- * that returns early) would otherwise count 0 ms and be asked again forever; this way a run gets at most
- * ceil(maxWaitMs / chunkMs) chunks before the failure is classified.
+ * The wait one agentWait call counts for: what it took, but never less than the timeout it was given.
+ * A gateway that answers "timeout" at once (a dead run, a proxy that returns early) would otherwise
+ * count 0 ms and be asked again forever; this way a run gets at most ceil(maxWaitMs / chunkMs)
+ * chunks before the failure is classified.
  */
 function waitedIn(context: ReplyWaitContext, output: AgentWaitOutput): number {
   const requested = chunkTimeoutMs(context);

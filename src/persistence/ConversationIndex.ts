@@ -17,11 +17,11 @@ import { freeQuarantineName, quarantineFile } from "./quarantine.js";
 
 export const CONVERSATION_INDEX_FILE = "a2a-conversation-index.json";
 
-/** The event types that carry a conversation forward (design 003 §4.3). */
+/** The event types that carry a conversation forward. */
 export const CONVERSATION_EVENT_TYPES = ["a2a.send", "a2a.response", "a2a.complete"] as const;
 export type ConversationEventType = Extract<A2AEventType, (typeof CONVERSATION_EVENT_TYPES)[number]>;
 
-/** One route's latest conversation (design 003 §4.2). */
+/** One route's latest conversation. */
 export interface ConversationIndexEntry {
   conversationId: string;
   /** The `ts` of the event that set it, in ms. */
@@ -30,7 +30,7 @@ export interface ConversationIndexEntry {
   runId?: string;
 }
 
-/** The persisted file (design 003 §4.2). */
+/** The persisted file. */
 export interface ConversationIndexFile {
   version: 1;
   updatedAt: number;
@@ -58,13 +58,13 @@ interface Slot {
 }
 
 /**
- * routeKey → latest conversationId (design 003), fed from the event bus, persisted to
+ * routeKey → latest conversationId, fed from the event bus, persisted to
  * `a2a-conversation-index.json`, bounded to `maxRoutes`.
  *
- * The Map below is the whole index, loaded once at open and kept current by observe(), so get() is
- * a Map lookup and never touches the disk. Design 003 §4.5 layers a separate in-memory L1 cache
- * over a file reader because its reader re-reads the file on every miss; with a bounded index held
- * in memory that second layer would only duplicate this Map.
+ * The Map below is the whole index, loaded once at open and kept current by observe(), so get() is a
+ * Map lookup and never touches the disk. There is no cache in front of a file reader that re-reads
+ * the file on every miss: with a bounded index held in memory, such a cache would only duplicate this
+ * Map.
  */
 export class ConversationIndex {
   private readonly routes = new Map<string, Slot>();
@@ -130,7 +130,7 @@ export class ConversationIndex {
   /**
    * Applies an event; returns whether it changed the index. Only a2a.send/response/complete with
    * both routeKey and conversationId count; anything else (collaboration events have no routeKey)
-   * is skipped silently, and an event older than the route's entry is ignored (design 003 §4.3).
+   * is skipped silently, and an event older than the route's entry is ignored.
    */
   observe(event: A2AEvent): boolean {
     if (this.closed) throw new Error(`ConversationIndex.observe: ${this.file} is closed`);
@@ -188,7 +188,7 @@ export class ConversationIndex {
     this.closed = true;
   }
 
-  /** The index as persisted: design 003 §4.2. */
+  /** The index as persisted. */
   snapshot(): ConversationIndexFile {
     const entries: Record<string, ConversationIndexEntry> = {};
     for (const [routeKey, slot] of this.routes) {
@@ -321,8 +321,8 @@ export class ConversationIndex {
   }
 
   /**
-   * The one-time migration (design 003 Phase 4): streams the rotated logs (oldest first) and then
-   * the live one line by line, so memory stays flat whatever their size.
+   * The one-time rebuild when the index file is absent or corrupt: streams the rotated logs (oldest
+   * first) and then the live one line by line, so memory stays flat whatever their size.
    */
   private async rebuildFromLog(): Promise<void> {
     const logs = await listLogFiles(this.dir);

@@ -44,10 +44,10 @@ interface PendingLine {
 }
 
 /**
- * The append-only `coordination-events.ndjson` (API.md §5): one JSON event per line, rotated at a
- * size limit. Appends go through one FileHandle in order; appends that arrive while a write is in
- * flight are written together in the next single write (group commit), so a burst costs a few
- * writes rather than one per event.
+ * The append-only `coordination-events.ndjson`: one JSON event per line, rotated at a size limit.
+ * Appends go through one FileHandle in order; appends that arrive while a write is in flight are
+ * written together in the next single write (group commit), so a burst costs a few writes rather than
+ * one per event.
  *
  * Durability: fsync happens on flush() and close(), not per line. An fsync per event would bound
  * throughput by the disk's sync latency (milliseconds) on the event path; the log is an audit trail

@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 
 /**
- * BENCHMARK BASELINE ONLY: the O(N) lookup that design 003 §1.2 replaces (its appendix's
- * sessions-send-tool scan, without the scan limit). It reads the whole log and parses lines from the
+ * BENCHMARK BASELINE ONLY: the O(N) lookup the conversation index replaces (the gateway's scan of the
+ * event log on every send, without its scan limit). It reads the whole log and parses lines from the
  * end until an a2a.send/response/complete of the route turns up, so every lookup costs the file's
  * size. Nothing in the library calls it; `ConversationIndex.get` is the lookup. It is kept so the
  * benchmark measures the index against what it replaced.

@@ -12,7 +12,10 @@ export interface SnapshotStoreOptions {
   machineVersions: Record<string, number>;
   /** Per machine: turns a snapshot of `fromVersion` into one of the current version, or returns undefined if it cannot. */
   migrations?: Record<string, (snapshot: unknown, fromVersion: number) => unknown>;
-  /** Age (by updatedAt) after which prune() drops an archived record. Default: one day (API.md §1 cleanupMaxAgeMs). */
+  /**
+   * Age (by updatedAt) after which prune() drops an archived record. Default: one day, as
+   * `discord.a2aRetry.cleanupMaxAgeMs`.
+   */
   cleanupMaxAgeMs?: number;
   /** Journal size (bytes) past which the journal is folded into the shard and archive files. Default 8 MiB. */
   journalMaxBytes?: number;

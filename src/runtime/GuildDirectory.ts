@@ -11,7 +11,8 @@ export const UNKNOWN_GUILD_BUCKET = "guild:?";
 const MAX_CHANNELS = 10_000;
 
 /**
- * Which guild a channel belongs to, for Discord's per-guild limit on thread creation (API.md §4).
+ * Which guild a channel belongs to, for Discord's per-guild limit on thread creation
+ * (`rateLimit.threadCreationPerMinute`).
  * Learnt from inbound messages, or from what Discord says of the channel (`ChannelDirectory.describe`,
  * asked once per channel and shared with the allowlist checks). In memory only: a channel never
  * changes guild, and asking again after a restart is cheap.

@@ -46,11 +46,11 @@ const systemPostKey = (channelId: string, agentId: string, content: string) =>
 
 /**
  * What the runtime knows of Discord threads: parents, participants, the route cache that lets a pair
- * of agents reuse their thread (design 002 §4), sink threads, the messages it posted as system
- * messages, who is answering whom, the compact observer history (design 002 §3), and each thread's
- * bot↔bot exchange (its turn control). All of it but
- * the short-lived "who is answering whom" is persisted entry by entry: `onChange` says that entries
- * changed, `takeChanges()` hands them over, and `expire()` keeps it all bounded.
+ * of agents reuse their thread, sink threads, the messages it posted as system messages, who is
+ * answering whom, the compact observer history, and each thread's bot↔bot exchange (its turn
+ * control). All of it but the short-lived "who is answering whom" is persisted entry by entry:
+ * `onChange` says that entries changed, `takeChanges()` hands them over, and `expire()` keeps it all
+ * bounded.
  */
 export class ThreadState {
   onChange: () => void = () => {};
@@ -88,7 +88,7 @@ export class ThreadState {
     this.touch(threadId, at);
   }
 
-  /** Activity in a thread keeps its participants (design 002 appendix: participantTTL after the last). */
+  /** Activity in a thread keeps its participants, for `participantTTL` after the last. */
   touch(threadId: string, at = this.now()): void {
     if (!this.participants.has(threadId)) return;
     const previous = this.seenAt.get(threadId) ?? 0;
@@ -141,7 +141,7 @@ export class ThreadState {
     this.setParent(p.threadId, p.channelId, p.lastUsedAt);
   }
 
-  /** The pair's thread, if it was used within `threadReuseTTL` (design 002 §4). */
+  /** The pair's thread, if it was used within `threadReuseTTL`. */
   reusableRoute(fromAgentId: string, targetAgentId: string, topicId: string | undefined, now: number) {
     const route = this.routes.get(threadRouteKey(fromAgentId, targetAgentId, topicId));
     return route !== undefined && now - route.lastUsedAt < this.limits.threadReuseTTL ? route : undefined;
@@ -229,8 +229,8 @@ export class ThreadState {
 
   /**
    * Drops what no longer matters, so the state stays bounded however long the runtime runs:
-   * - a route unused for `threadReuseTTL` (it can no longer be reused, design 002 §4);
-   * - a thread's participants `participantTTL` after its last activity (design 002 appendix);
+   * - a route unused for `threadReuseTTL` (it can no longer be reused);
+   * - a thread's participants `participantTTL` after its last activity;
    * - observer records older than `observerHistoryTTL`, and a channel left with none;
    * - a system-message id older than `cleanupMaxAgeMs` (its reminders are long answered or escalated);
    * - a thread's exchange `participantTTL` after its last handled message or its end;

@@ -3,13 +3,13 @@ import { displayText } from "../services/index.js";
 import type { AgentStepError, AgentStepInput, AgentStepOutput } from "../machines/index.js";
 import type { GatewayPort } from "./ports.js";
 
-/** How long one ping-pong or announce step waits for its run (design 001 §1.2: min(timeout, 60 s)). */
+/** How long one ping-pong or announce step waits for its run, in its one agentWait call. */
 export const AGENT_STEP_WAIT_MS = 60_000;
 
 /**
  * One agent turn as one side effect: run, wait once, read. A failure is the step's answer, not a
- * rejection (design 000 §6.2 step 5), so the machine can classify it and retry; only a missing
- * gateway (a configuration error) rejects.
+ * rejection, so the machine can classify it and retry; only a missing gateway (a configuration error)
+ * rejects.
  */
 export function agentStepActor(deps: { gateway: () => GatewayPort; now: () => number }) {
   const { now } = deps;

@@ -15,7 +15,7 @@ export interface CollaborationFacts {
   /** The explicit thread's parent channel, or why it could not be learnt (a 403/404). */
   threadParentId?: string;
   threadLookupFailure?: CollaborateInput["threadLookupFailure"];
-  /** The pair's thread, reusable within threadReuseTTL (design 002 §4). */
+  /** The pair's thread, reusable within threadReuseTTL. */
   reusable?: { threadId: string; channelId: string };
   loopGuard: LoopGuardDecision;
   /** Whether the sender is answering the target's thread message now (the reply_in_thread rule). */

@@ -37,10 +37,10 @@ export interface CollaborationServiceDeps {
 }
 
 /**
- * `discordSend` (design 002, 004): the request checked (agents, sink threads, an explicit thread's
- * parent against the allowlist, the loop guard, thread reuse), then one collaborate actor that opens
- * or reuses the thread and posts the mention; answered once the mention is sent or the request failed.
- * A request refused before any actor exists is answered and reported as a2a.collaborate.failed.
+ * `discordSend`: the request checked (agents, sink threads, an explicit thread's parent against the
+ * allowlist, the loop guard, thread reuse), then one collaborate actor that opens or reuses the
+ * thread and posts the mention; answered once the mention is sent or the request failed. A request
+ * refused before any actor exists is answered and reported as a2a.collaborate.failed.
  */
 export function createCollaborationService(
   deps: CollaborationServiceDeps,

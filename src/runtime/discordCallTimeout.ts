@@ -1,9 +1,9 @@
 import type { DiscordPort, RuntimeTimers } from "./ports.js";
 
 /**
- * A Discord call that did not answer in time (design 002 §5: 10 s). It carries no HTTP status, so
- * `classifyDiscordFailure` reads it as transient and the machines retry it; a send's nonce makes a
- * first try that lands late harmless.
+ * A Discord call that did not answer in time (`requestTimeoutMs`, 10 s by default). It carries no
+ * HTTP status, so `classifyDiscordFailure` reads it as transient and the machines retry it; a send's
+ * nonce makes a first try that lands late harmless.
  */
 export class DiscordCallTimeoutError extends Error {
   override readonly name = "DiscordCallTimeoutError";

@@ -25,8 +25,8 @@ export interface FlowServiceDeps {
 }
 
 /**
- * `sessionsSend` (design 000, 001): one a2aFlow actor per call, in the conversation its routeKey
- * names; answered once the message is sent (no timeout) or with the flow's end (within timeoutSeconds).
+ * `sessionsSend`: one a2aFlow actor per call, in the conversation its routeKey names; answered once
+ * the message is sent (no timeout) or with the flow's end (within timeoutSeconds).
  */
 export function createFlowService(
   deps: FlowServiceDeps,

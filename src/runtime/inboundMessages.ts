@@ -37,9 +37,9 @@ export interface InboundDeps {
 }
 
 /**
- * `handleDiscordMessage` (design 004 §5.2, §12): the message checked and completed (its thread and
- * parent), the answers it gives recorded, then preflight decides who handles it, if anyone, and the
- * thread's bot↔bot exchange whether it goes on (design 001's turn control); the thread state learns
+ * `handleDiscordMessage`: the message checked and completed (its thread and parent), the answers it
+ * gives recorded, then preflight decides who handles it, if anyone, and the thread's bot↔bot exchange
+ * whether it goes on (the ping-pong's turn limit and termination guards); the thread state learns
  * what the message shows (participants, activity, observer history, who answers whom).
  */
 export function createInboundHandler(

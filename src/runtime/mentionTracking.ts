@@ -19,9 +19,9 @@ export interface MentionTrackingDeps {
 }
 
 /**
- * The mentions side of the collaborations (design 004 §5.4): which collaborations await an answer in
- * which thread, telling them of their target's message, listing them (mentions()), and indexing the
- * stored ones at start.
+ * The mentions side of the collaborations: which collaborations await an answer in which thread,
+ * telling them of their target's message, listing them (mentions()), and indexing the stored ones at
+ * start.
  */
 export function createMentionTracking(deps: MentionTrackingDeps) {
   const { actors, threads, agentOfBot, requireStarted, now, cleanupMaxAgeMs } = deps;

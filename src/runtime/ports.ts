@@ -3,7 +3,7 @@ import type { A2AConfigInput, A2AErrorInfo, A2AEvent, InboundDiscordMessage } fr
 import type { RuntimeTimers } from "../durable/timers.js";
 import type { SnapshotStore } from "../persistence/SnapshotStorePort.js";
 
-/** The gateway as the runtime sees it (API.md §7): run an agent, wait for the run, read the reply. */
+/** The gateway as the runtime sees it: run an agent, wait for the run, read the reply. */
 export interface GatewayPort {
   agent(p: {
     sessionKey: string;
@@ -18,7 +18,7 @@ export interface GatewayPort {
   readLatestAssistantReply(p: { sessionKey: string }): Promise<string | undefined>;
 }
 
-/** Discord as the runtime sees it (API.md §7); the discord.js adapter implements it. */
+/** Discord as the runtime sees it; the discord.js adapter implements it. */
 export interface DiscordPort {
   sendMessage(p: {
     asAgentId: string;
@@ -153,11 +153,11 @@ export interface A2ARuntime {
    */
   handleDiscordMessage(m: InboundDiscordMessage): Promise<PreflightResult>;
   /**
-   * Marks a Discord thread as a report (sink) thread, where events are written for people to read
-   * (design 002 §2): a message in it never reaches an agent, and `discordSend` into it is rejected
-   * (`sink_thread`). Resolves once the registration is saved in the state dir, so it survives a
-   * restart; rejects with an InvalidInputError when `threadId` is not a Discord id (a snowflake).
-   * Threads listed in `discord.collaboration.sinkThreads` need no registration.
+   * Marks a Discord thread as a report (sink) thread, where events are written for people to read: a
+   * message in it never reaches an agent, and `discordSend` into it is rejected (`sink_thread`).
+   * Resolves once the registration is saved in the state dir, so it survives a restart; rejects with
+   * an InvalidInputError when `threadId` is not a Discord id (a snowflake). Threads listed in
+   * `discord.collaboration.sinkThreads` need no registration.
    */
   registerSinkThread(threadId: string): Promise<void>;
   getConversationId(routeKey: string): Promise<string | undefined>;

@@ -149,7 +149,7 @@ export function provideFlow(deps: SideEffectDeps) {
   });
 }
 
-/** The collaboration machine wired to the DiscordPort, through the rate limits of design 002 §5. */
+/** The collaboration machine wired to the DiscordPort, through Discord's thread and message rate limits. */
 export function provideCollaborate(deps: SideEffectDeps) {
   const { now } = deps;
   const discord = () => required(deps.discord, "discord");

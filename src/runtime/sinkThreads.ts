@@ -2,8 +2,8 @@ import { InvalidInputError, isDiscordId } from "../services/index.js";
 import type { ThreadState } from "./ThreadState.js";
 
 /**
- * Report (sink) threads (design 002 §2): named in the config, or registered while running and saved
- * with the thread state. Nothing in one reaches an agent, and discordSend refuses them.
+ * Report (sink) threads: named in the config, or registered while running and saved with the thread
+ * state. Nothing in one reaches an agent, and discordSend refuses them.
  */
 export function createSinkThreads(o: {
   threads: ThreadState;

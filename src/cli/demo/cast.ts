@@ -2,7 +2,7 @@ import { Client, Events, GatewayIntentBits, Routes } from "discord.js";
 import { type DiscordEmulator, emulatorToken, startDiscordEmulator } from "../../discord/index.js";
 import type { AcceleratedClock } from "./AcceleratedClock.js";
 
-/** The demo's three agents (design 004's personas), each with its own bot. */
+/** The demo's three agents, each with its own bot. */
 export const AGENT_NAMES = { ruda: "루다", eden: "이든", seum: "세움" } as const;
 export type DemoAgentId = keyof typeof AGENT_NAMES;
 export const AGENT_IDS = Object.keys(AGENT_NAMES) as DemoAgentId[];

@@ -1,4 +1,4 @@
-/** A Discord message as the control plane sees it (API.md §7). */
+/** A Discord message as the control plane sees it. */
 export interface InboundDiscordMessage {
   messageId: string;
   /** For a thread message, the thread's id (as in Discord). */

@@ -9,7 +9,7 @@ export interface DiscordFailure {
   retryAfterMs?: number;
 }
 
-/** Retries of a transient failure after the first one, waiting 1 s, 2 s, 4 s (design 002 §5). */
+/** Retries of a transient failure after the first one, waiting 1 s, 2 s, 4 s. */
 export const DISCORD_TRANSIENT_MAX_RETRIES = 3;
 /** The wait on a 429 that did not say how long: one second, Discord's usual bucket reset. */
 export const DEFAULT_DISCORD_RETRY_AFTER_MS = 1_000;

@@ -1,6 +1,6 @@
 import { cutText } from "../InvalidInputError.js";
 
-/** How much of the original request a reminder or escalation quotes (design 004 §5.4 keeps 500). */
+/** How many characters of the original request a reminder or escalation quotes. */
 export const MENTION_QUOTE_LENGTH = 500;
 
 export interface MentionMessageParams {
@@ -13,7 +13,7 @@ export interface MentionMessageParams {
   elapsedMinutes: number;
 }
 
-/** `[리마인더 1/3] <@이든> 위 요청에 대해 확인 부탁해요.` + the quoted original (design 004 §5.5). */
+/** `[리마인더 1/3] <@이든> 위 요청에 대해 확인 부탁해요.` + the quoted original. */
 export function buildReminderMessage(p: MentionMessageParams): string {
   return [
     `[리마인더 ${p.attempts}/${p.maxAttempts}] <@${p.targetBotId}> 위 요청에 대해 확인 부탁해요.`,
@@ -22,7 +22,7 @@ export function buildReminderMessage(p: MentionMessageParams): string {
 }
 
 /**
- * The escalation to a human (design 004 §5.5). It names the target without pinging it (the sender
+ * The escalation to a human. It names the target without pinging it (the sender
  * limits allowed mentions to the human) and, without an escalation id, pings nobody.
  */
 export function buildEscalationMessage(p: MentionMessageParams & { escalationMentionId?: string }): string {
@@ -48,7 +48,7 @@ export interface FailureNoticeParams {
 }
 
 /**
- * The notice a 403 or 404 of a collaboration posts in the escalation channel (design 002 §5): who
+ * The notice a 403 or 404 of a collaboration posts in the escalation channel: who
  * failed to reach whom and where, and what to check. It names the channel without a ping and pings
  * only the human, or nobody without an escalation id.
  */

@@ -8,7 +8,7 @@ export interface ObserverTokens {
   codeRefs: string[];
 }
 
-/** The compact record an observing bot keeps of a message it does not handle (design 002 §3). */
+/** The compact record an observing bot keeps of a message it does not handle. */
 export interface ObserverRecord {
   messageId: string;
   sender: string;

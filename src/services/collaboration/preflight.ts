@@ -26,7 +26,7 @@ export interface PreflightContext {
 }
 
 /**
- * Who, if anyone, handles a Discord message (design 002 §2, §6, §7; design 004 §5.2, §5.6): sink
+ * Who, if anyone, handles a Discord message: sink
  * threads never; outside the guild/channel allowlists nobody; a sibling bot's message in a thread goes
  * only to the agents it mentions (the first joins the thread if it was not in it) and is observed
  * otherwise, participant or not; a human mentioning a bot is handled. With several agents mentioned,

@@ -1,6 +1,6 @@
 import { asText, requireNonEmptyText } from "../InvalidInputError.js";
 
-/** The session of an agent in a Discord thread (design 004 §3.1): one session per thread. */
+/** The session of an agent in a Discord thread: one session per thread. */
 export function resolveThreadSessionKey(agentId: string, threadId: string): string {
   const agent = requireNonEmptyText("resolveThreadSessionKey", "agentId", agentId);
   const thread = requireNonEmptyText("resolveThreadSessionKey", "threadId", threadId);

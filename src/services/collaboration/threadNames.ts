@@ -3,7 +3,7 @@ import { asText, cutText, InvalidInputError } from "../InvalidInputError.js";
 
 /** Discord's limit on a thread name. */
 export const MAX_THREAD_NAME_LENGTH = 100;
-/** A topic taken from the message is its first non-empty line, cut to this many characters (design 002 §4). */
+/** A topic taken from the message is its first non-empty line, cut to this many characters. */
 export const MESSAGE_TOPIC_LENGTH = 30;
 
 const COLLABORATION_PREFIX = "[협업]";
@@ -32,7 +32,7 @@ export function buildCollaborationThreadName(p: CollaborationThreadNameParams): 
 /**
  * The message a new collaboration thread is opened from, in the parent channel: `🧵` and the thread's
  * name. It pings nobody and carries no mention markup (`<@id>` becomes `@id`), so no agent is asked to
- * handle it; the mention itself is posted inside the thread (design 004 §5.2, §8.1).
+ * handle it; the mention itself is posted inside the thread.
  */
 export function buildThreadStarterMessage(threadName: string): string {
   return `🧵 ${oneLine(threadName).replace(mentionMarkup(), "$1")}`;

@@ -152,7 +152,7 @@ export const A2AEventSchemas = {
   "a2a.exchange.ended": envelope("a2a.exchange.ended", ExchangeData),
 } as const;
 
-/** Every control-plane event (API.md §5), discriminated by `type`. */
+/** Every control-plane event, discriminated by `type`. */
 export const A2AEventSchema = z.discriminatedUnion("type", [
   A2AEventSchemas["a2a.send"],
   A2AEventSchemas["a2a.response"],

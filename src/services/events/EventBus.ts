@@ -11,7 +11,7 @@ export class InvalidEventError extends Error {
 }
 
 /**
- * The in-process event bus (design 003 §4.1): events are validated once on emit, then handed to each
+ * The in-process event bus: events are validated once on emit, then handed to each
  * matching listener in subscription order. A listener that throws is reported and does not stop the
  * others: one broken subscriber must not silence the event log.
  */

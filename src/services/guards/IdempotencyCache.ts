@@ -9,7 +9,7 @@ interface Entry<T> {
 }
 
 /**
- * Runs an operation once per key (design 002 §5): a repeat within the TTL of the first call gets the
+ * Runs an operation once per key: a repeat within the TTL of the first call gets the
  * first result and runs nothing; a repeat while the first is still running shares its promise. A
  * failure is not remembered, so the caller may try again.
  */

@@ -14,7 +14,7 @@ export type LoopGuardDecision =
   | { allowed: false; reason: "loop_guard"; count: number; limit: number; retryAfterMs: number };
 
 /**
- * Stops runaway agent ping-pong (design 002 §6): a pair of agents, in either direction, may start at
+ * Stops runaway agent ping-pong: a pair of agents, in either direction, may start at
  * most `maxCollaboratePerPair` collaborations per sliding window (the last allowed one carries a
  * warning); a thread takes at most `maxMessagesPerThread` agent messages per window. Rejected calls
  * are not counted, and system messages (reminders, escalations) never are.
@@ -90,7 +90,7 @@ export interface HandlingContext {
 
 /**
  * An agent answering B's message in a collaboration thread may not open a new collaboration with B:
- * it answers in the thread (design 002 §6, `reply_in_thread`).
+ * it answers in the thread (`reply_in_thread`).
  */
 export function isReplyInThread(p: { targetAgentId: string; handling?: HandlingContext }): boolean {
   const handling = p?.handling;

@@ -26,7 +26,7 @@ interface Queued {
 }
 
 /**
- * A sliding-window rate limit per key that queues instead of dropping (design 002 §5): at most
+ * A sliding-window rate limit per key that queues instead of dropping: at most
  * `limit` tasks start per window, and a key's tasks start in the order they were scheduled. Keys are
  * independent. The limit governs starts; a slow task does not hold back the next one.
  */
@@ -114,7 +114,10 @@ export class RateLimiter {
   }
 }
 
-/** The two Discord limits of design 002 §5, from `discord.collaboration.rateLimit`. */
+/**
+ * Discord's limits on thread creations per minute and messages per second, from
+ * `discord.collaboration.rateLimit`.
+ */
 export function createDiscordRateLimiters(
   rateLimit: { threadCreationPerMinute: number; messagePerChannelPerSecond: number },
   timers?: Partial<RateLimiterTimers>,

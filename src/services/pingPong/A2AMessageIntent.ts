@@ -1,4 +1,4 @@
-/** What a message between agents is for (design 001 §4.1); decides how many ping-pong turns it gets. */
+/** What a message between agents is for; decides how many ping-pong turns it gets. */
 export enum A2AMessageIntent {
   NOTIFICATION = "notification",
   QUESTION = "question",

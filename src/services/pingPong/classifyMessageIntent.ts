@@ -3,7 +3,7 @@ import { A2AMessageIntent, type ClassifiedIntent, USE_CONFIGURED_TURNS } from ".
 
 /**
  * A rule matches when any of its regexes matches, or any pair `[a, b]` occurs in that order on one
- * line. The pairs are design 001's `a.*b` patterns, checked with indexOf instead of a regex because
+ * line. The pairs are the rules' `a.*b` patterns, checked with indexOf instead of a regex because
  * `a.*b` backtracks quadratically on long texts full of `a`.
  */
 interface IntentRule {
@@ -59,7 +59,10 @@ const DEFAULT_INTENT: ClassifiedIntent = {
   confidence: 0.5,
 };
 
-/** Classifies a message's intent by design 001's rules, first match wins; the default is a question. */
+/**
+ * Classifies a message's intent, first match wins: a tag (`[NOTIFICATION]`, `[URGENT]`, ...), then a
+ * result report, a question, a collaboration; the default is a question.
+ */
 export function classifyMessageIntent(message: string): ClassifiedIntent {
   const text = (asText(message) ?? "").trim();
   const rule = RULES.find(

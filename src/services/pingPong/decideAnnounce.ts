@@ -19,7 +19,7 @@ export interface AnnounceDecision {
   reason?: AnnounceSkipReason;
 }
 
-/** Whether the announce step is worth an LLM call (design 001 §4.3), and why not when it is not. */
+/** Whether the announce step is worth an LLM call, and why not when it is not. */
 export function decideAnnounce(p: AnnounceParams): AnnounceDecision {
   const target = p?.announceTarget;
   if (target == null || typeof target !== "object") return { run: false, reason: "no_target" };

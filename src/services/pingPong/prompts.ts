@@ -12,7 +12,7 @@ export interface ReplyContextParams {
   previousTurnSummary?: string;
 }
 
-/** The extra system prompt for one ping-pong step (design 001 §4.4). */
+/** The extra system prompt for one ping-pong step. */
 export function buildAgentToAgentReplyContext(p: ReplyContextParams): string {
   requireObject("buildAgentToAgentReplyContext", "params", p);
   const turn = requireWholeNumber("buildAgentToAgentReplyContext", "turn", p.turn, 1);
@@ -49,7 +49,7 @@ export interface AnnounceContextParams {
   latestReply?: string;
 }
 
-/** The extra system prompt for the announce step (design 001 §1.2, unchanged by the optimisation). */
+/** The extra system prompt for the announce step. */
 export function buildAgentToAgentAnnounceContext(p: AnnounceContextParams): string {
   requireObject("buildAgentToAgentAnnounceContext", "params", p);
   return [

@@ -7,7 +7,7 @@ export interface EffectiveTurnsParams {
   explicitSkipPingPong: boolean;
 }
 
-/** How many ping-pong turns a conversation gets (design 001 §4.1): never more than the config allows. */
+/** How many ping-pong turns a conversation gets: never more than the config allows. */
 export function resolveEffectivePingPongTurns(p: EffectiveTurnsParams): number {
   const configMaxTurns = requireWholeNumber(
     "resolveEffectivePingPongTurns",

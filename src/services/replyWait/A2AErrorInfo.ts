@@ -1,4 +1,4 @@
-/** How a failed wait for an agent's reply may be recovered (design 000 §4.1). */
+/** How a failed wait for an agent's reply may be recovered. */
 export enum A2AErrorCategory {
   /** Recoverable by retrying: rate limit, network blip, overloaded server. */
   TRANSIENT = "transient",

@@ -9,7 +9,7 @@ export interface NoReplyOutcomeParams {
 
 const PREFIX = "[outcome] blocked: 응답을 받지 못했습니다";
 
-/** The message recorded when no reply came (design 000 §1.3), most specific reason first. */
+/** The message recorded when no reply came, most specific reason first. */
 export function buildNoReplyOutcomeMessage(p: NoReplyOutcomeParams = {}): string {
   const reason = noReplyReason(p ?? {});
   return reason === undefined ? PREFIX : `${PREFIX} (${reason})`;

@@ -19,7 +19,7 @@ export interface ClassifyA2AErrorParams {
   attempt: number;
 }
 
-/** Classifies a failed wait for a reply (API.md §2, design 000 §4.3); the first rule that matches wins. */
+/** Classifies a failed wait for a reply; the first rule that matches wins. */
 export function classifyA2AError(p: ClassifyA2AErrorParams): A2AErrorInfo {
   const attempt = requireWholeNumber("classifyA2AError", "attempt", p?.attempt);
   const waitStatus = asText(p.waitStatus);
@@ -99,7 +99,7 @@ export function retryResends(info: Pick<A2AErrorInfo, "code">): boolean {
   return info?.code === "wait_timeout" || info?.code === "session_not_found";
 }
 
-/** Whether another retry is allowed after this failure (API.md §2). */
+/** Whether another retry is allowed after this failure. */
 export function canRetry(info: A2AErrorInfo, retryEnabled: boolean): boolean {
   if (retryEnabled !== true || typeof info !== "object" || info === null || info.retryable !== true)
     return false;
@@ -111,8 +111,8 @@ export function canRetry(info: A2AErrorInfo, retryEnabled: boolean): boolean {
 }
 
 /**
- * The error with its class's `maxAttempts` capped by the configured one (`retry.maxAttempts`, design 000
- * §8.1: at most that many attempts per message whatever the class). Without a cap it is returned as is.
+ * The error with its class's `maxAttempts` capped by the configured one (`retry.maxAttempts`:
+ * at most that many attempts per message whatever the class). Without a cap it is returned as is.
  */
 export function capMaxAttempts(info: A2AErrorInfo, maxAttempts: number | undefined): A2AErrorInfo {
   return maxAttempts === undefined || info.maxAttempts <= maxAttempts ? info : { ...info, maxAttempts };
