@@ -101,6 +101,7 @@ export class Host implements DurableHost {
     if (this.state !== "stopped") throw new Error(`${this.name}.start: the host is already ${this.state}`);
     this.state = "starting";
     const store = this.o.store ?? createLowdbStore({ stateDir: this.o.stateDir ?? ".a2a-state" });
+    let live: ReadonlyArray<Readonly<ActorRecord>>;
     try {
       await store.open({
         now: this.now,
@@ -109,13 +110,15 @@ export class Host implements DurableHost {
       });
       await store.prune(this.now() - this.maxAgeMs);
       await this.hooks.opened?.(store);
+      live = await store.list("live");
     } catch (error) {
+      // Whatever failed, the store is let go: a later start (this host's or another's) can take it.
       await store.close().catch(() => undefined);
       this.state = "stopped";
       throw error;
     }
     this.store = store;
-    for (const record of await store.list("live")) {
+    for (const record of live) {
       if (!onlyWaits(record) || this.hooks.mayStayDormant?.(record) === false) {
         this.resume(record);
         continue;

@@ -306,6 +306,30 @@ describe("createDurableHost: refusals name what is wrong", () => {
   });
 });
 
+describe("createDurableHost: a start that fails", () => {
+  it("a store that cannot list its records fails start(), and lets the store go for the next start", async () => {
+    const inner = createMemoryStore();
+    let listFails = true;
+    const store: SnapshotStore = {
+      open: (options) => inner.open(options),
+      get: (id) => inner.get(id),
+      put: (records) => inner.put(records),
+      prune: (olderThan) => inner.prune(olderThan),
+      close: () => inner.close(),
+      list: async (which) => {
+        if (listFails) throw new Error("EIO: i/o error, read");
+        return inner.list(which);
+      },
+    };
+    const first = host(store);
+    await expect(first.start()).rejects.toThrow(/EIO/);
+    listFails = false;
+    const second = host(store);
+    await second.start();
+    expect(await second.list()).toEqual([]);
+  });
+});
+
 describe("createDurableHost: actors that only wait stay records until they are needed", () => {
   /** A host whose inspector notes every actor XState creates, by the root's id. */
   function inspectedHost(store: SnapshotStore, machines: Record<string, MachineRegistration>) {
