@@ -1,32 +1,15 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { type A2AEvent, type A2ARuntime, createA2ARuntime } from "../../src/index.js";
+import { describe, expect, it } from "vitest";
 import { ManualClock } from "../fixtures/manualClock.js";
-import { drain, FakeGateway, runtimeConfig, tempStateDir, waitUntil } from "../support/runtimeFakes.js";
+import { useClockedRuntimes } from "../support/clockedRuntime.js";
+import { drain, FakeGateway, tempStateDir, waitUntil } from "../support/runtimeFakes.js";
 
 // A sessions_send flow backing off after a rate limit waits with XState's `after: { backoffDelay }`:
 // stopped during the backoff and started again, it retries at the backoff's original end, once.
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
-const started: A2ARuntime[] = [];
-afterEach(async () => {
-  for (const r of started.splice(0)) await r.stop();
-});
-
-function runtimeOn(stateDir: string, clock: ManualClock, gateway: FakeGateway) {
-  const events: A2AEvent[] = [];
-  const r = createA2ARuntime({
-    config: runtimeConfig,
-    stateDir,
-    gateway,
-    now: clock.now,
-    timers: clock,
-    random: () => 0.5,
-    onWarning: () => {},
-  });
-  r.onEvent((e) => events.push(e));
-  started.push(r);
-  return { r, events };
-}
+const clocked = useClockedRuntimes();
+const runtimeOn = (stateDir: string, clock: ManualClock, gateway: FakeGateway) =>
+  clocked(stateDir, clock, { gateway });
 
 /** A flow rate-limited at T0: stopped in its backoff; returns when the backoff ends. */
 async function stoppedInBackoff(stateDir: string): Promise<number> {

@@ -1,16 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { type A2AEvent, type A2ARuntime, createA2ARuntime } from "../../src/index.js";
+import { describe, expect, it } from "vitest";
 import { readStateDir } from "../../src/persistence/index.js";
 import { ManualClock } from "../fixtures/manualClock.js";
-import {
-  BOTS,
-  drain,
-  FakeDiscord,
-  HUMAN,
-  runtimeConfig,
-  tempStateDir,
-  waitUntil,
-} from "../support/runtimeFakes.js";
+import { useClockedRuntimes } from "../support/clockedRuntime.js";
+import { BOTS, drain, FakeDiscord, HUMAN, tempStateDir, waitUntil } from "../support/runtimeFakes.js";
 
 // A mention waits for each timeout with XState's `after: { responseTimeout }`: stopped while it waits
 // for its second reminder and started again, it stays a record until that delay is due (no context.due
@@ -18,29 +10,17 @@ import {
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 const MINUTE = 60_000;
-const started: A2ARuntime[] = [];
-afterEach(async () => {
-  for (const r of started.splice(0)) await r.stop();
-});
+const clocked = useClockedRuntimes();
 
 function runtimeOn(stateDir: string, clock: ManualClock, discord: FakeDiscord) {
-  const events: A2AEvent[] = [];
   /** When each actor was hosted (created or restored), by the test's clock. */
   const hostedAt: number[] = [];
-  const r = createA2ARuntime({
+  const { r, events } = clocked(stateDir, clock, {
+    discord,
     inspect: (ev) => {
       if (ev.type === "@xstate.actor" && ev.actorRef.sessionId === ev.rootId) hostedAt.push(clock.now());
     },
-    config: runtimeConfig,
-    stateDir,
-    discord,
-    now: clock.now,
-    timers: clock,
-    random: () => 0.5,
-    onWarning: () => {},
   });
-  r.onEvent((e) => events.push(e));
-  started.push(r);
   return { r, events, hostedAt };
 }
 

@@ -1,15 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { type A2ARuntime, createA2ARuntime } from "../../src/index.js";
+import { describe, expect, it } from "vitest";
 import { readStateDir } from "../../src/persistence/index.js";
 import { ManualClock } from "../fixtures/manualClock.js";
-import {
-  CHANNEL,
-  drain,
-  FakeDiscord,
-  runtimeConfig,
-  tempStateDir,
-  waitUntil,
-} from "../support/runtimeFakes.js";
+import { useClockedRuntimes } from "../support/clockedRuntime.js";
+import { CHANNEL, drain, FakeDiscord, tempStateDir, waitUntil } from "../support/runtimeFakes.js";
 
 // A collaboration whose Discord call is rate limited waits out Retry-After with XState's
 // `after: { retryDelay }`: stopped during that wait and started again, it posts at the original time,
@@ -17,24 +10,9 @@ import {
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 const RETRY_AFTER_MS = 30_000;
-const started: A2ARuntime[] = [];
-afterEach(async () => {
-  for (const r of started.splice(0)) await r.stop();
-});
-
-function runtimeOn(stateDir: string, clock: ManualClock, discord: FakeDiscord) {
-  const r = createA2ARuntime({
-    config: runtimeConfig,
-    stateDir,
-    discord,
-    now: clock.now,
-    timers: clock,
-    random: () => 0.5,
-    onWarning: () => {},
-  });
-  started.push(r);
-  return r;
-}
+const clocked = useClockedRuntimes();
+const runtimeOn = (stateDir: string, clock: ManualClock, discord: FakeDiscord) =>
+  clocked(stateDir, clock, { discord }).r;
 
 /** A collaboration whose starter post was answered 429 at T0; the runtime stopped at T0 + 10 s. */
 async function stoppedWhileRateLimited(stateDir: string) {
