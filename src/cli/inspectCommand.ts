@@ -1,10 +1,11 @@
-import { createWebSocketInspector } from "@statelyai/inspect";
+import type { createWebSocketInspector } from "@statelyai/inspect";
 import { parseArgs } from "node:util";
 import type { InspectionEvent } from "xstate";
 import { DEMO_OPTIONS, demoOptionsFrom, playDemo, UsageError } from "./demoCommand.js";
-import { startInspectorServer } from "./inspect/InspectorServer.js";
-import { type StatelyRelay, startStatelyRelay } from "./inspect/StatelyRelay.js";
+import { startInspectorServer } from "../inspector/InspectorServer.js";
+import { type StatelyRelay, startStatelyRelay } from "./StatelyRelay.js";
 import type { CliIO } from "./io.js";
+import { loadPeer } from "./peerDependencies.js";
 
 const DEFAULT_RELAY_PORT = 8080;
 
@@ -12,7 +13,7 @@ const INSPECT_USAGE = `Usage: a2a-statecharts inspect [options] [demo options]
 
 Runs the demo (see \`a2a-statecharts demo --help\`; the same options apply) with the offline
 statechart page on 127.0.0.1: every actor, its machine drawn with the current state highlighted, and
-the event stream (Mermaid is served from node_modules: no internet needed).
+the event stream (the package ships Mermaid: no internet needed).
 With --stately-relay, also the @statelyai/inspect relay for Stately's tools (its page embeds
 stately.ai/inspect, so that browser needs internet). Off by default.
 When the demo ends, they keep serving until Ctrl-C (or --exit).
@@ -95,6 +96,17 @@ export async function runInspect(argv: string[], io: CliIO): Promise<number> {
   let stately: { relay: StatelyRelay; inspector: ReturnType<typeof createWebSocketInspector> } | undefined;
   if (settings.relayPort !== undefined) {
     let relay: StatelyRelay;
+    let createInspector: typeof createWebSocketInspector;
+    try {
+      // An optional peer dependency: only the relay needs it.
+      createInspector = await loadPeer(
+        async () => (await import("@statelyai/inspect")).createWebSocketInspector,
+      );
+    } catch (error) {
+      await page.close();
+      io.err(`a2a-statecharts inspect --stately-relay: ${(error as Error).message}`);
+      return 1;
+    }
     try {
       relay = await startStatelyRelay({ port: settings.relayPort });
     } catch (error) {
@@ -105,7 +117,7 @@ export async function runInspect(argv: string[], io: CliIO): Promise<number> {
       );
       return 1;
     }
-    stately = { relay, inspector: createWebSocketInspector({ url: relay.wsUrl }) };
+    stately = { relay, inspector: createInspector({ url: relay.wsUrl }) };
   }
   io.out(`offline statechart page:  ${page.url}`);
   if (stately !== undefined) {

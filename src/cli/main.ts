@@ -1,11 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { A2AConfigError, parseConfig } from "../services/index.js";
-import { runDemoCommand } from "./demoCommand.js";
-import { runDiagram } from "./diagram.js";
-import { runInspect } from "./inspectCommand.js";
 import type { CliIO } from "./io.js";
-import { runStatus } from "./status.js";
+import { loadPeer } from "./peerDependencies.js";
 
 const HELP = `a2a-statecharts — the agent-to-agent control plane as XState statecharts
 
@@ -24,12 +21,13 @@ Every command answers --help.`;
 
 type Command = (argv: string[], io: CliIO) => Promise<number>;
 
-const COMMANDS: Record<string, Command> = {
-  demo: runDemoCommand,
-  status: runStatus,
-  inspect: runInspect,
-  diagram: runDiagram,
-  config: runConfig,
+// Loaded when run: `demo` and `inspect` need discord.js, an optional peer dependency that `status` does not.
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  demo: () => loadPeer(async () => (await import("./demoCommand.js")).runDemoCommand),
+  status: () => loadPeer(async () => (await import("./status.js")).runStatus),
+  inspect: () => loadPeer(async () => (await import("./inspectCommand.js")).runInspect),
+  diagram: () => loadPeer(async () => (await import("./diagram.js")).runDiagram),
+  config: async () => runConfig,
 };
 
 export async function main(
@@ -41,7 +39,14 @@ export async function main(
   const io: CliIO = { out, err, ...(status === undefined ? {} : { status }) };
   const [command, ...rest] = argv;
   if (command !== undefined && Object.hasOwn(COMMANDS, command)) {
-    return (COMMANDS[command] as Command)(rest, io);
+    let run: Command;
+    try {
+      run = await (COMMANDS[command] as () => Promise<Command>)();
+    } catch (error) {
+      err(`a2a-statecharts ${command}: ${(error as Error).message}`);
+      return 1;
+    }
+    return run(rest, io);
   }
   let values: { help?: boolean; version?: boolean };
   let positionals: string[];
@@ -70,7 +75,7 @@ export async function main(
 
 const CONFIG_USAGE = `Usage: a2a-statecharts config [file.json]
 
-Validates a config file (API.md §1) and prints it with every default filled in; without a file,
+Validates a config file and prints it with every default filled in; without a file,
 prints the defaults. Keys of the design documents' samples that are read elsewhere or ignored are
 reported as warnings on stderr. Every setting is described in docs/config.md.`;
 

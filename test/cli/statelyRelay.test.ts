@@ -2,7 +2,7 @@ import { request } from "node:http";
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { type StatelyRelay, startStatelyRelay } from "../../src/cli/inspect/StatelyRelay.js";
+import { type StatelyRelay, startStatelyRelay } from "../../src/cli/StatelyRelay.js";
 import { refusedFromNetwork } from "../support/loopbackOnly.js";
 
 let relay: StatelyRelay | undefined;

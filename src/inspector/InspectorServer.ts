@@ -1,10 +1,11 @@
-import { createReadStream } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
+import { promisify } from "node:util";
+import { gunzip } from "node:zlib";
 import type { InspectionEvent } from "xstate";
 import { InspectorModel, type InspectorMessage } from "./InspectorModel.js";
 import { hostOf, isLoopback } from "./loopback.js";
+import { mermaidBundle } from "./mermaidBundle.js";
 import { PAGE_HTML, PAGE_SCRIPT } from "./page.js";
 
 export { MAX_ACTORS, MAX_EVENTS } from "./InspectorModel.js";
@@ -20,8 +21,6 @@ export interface InspectorServer {
   close(): Promise<void>;
 }
 
-/** Mermaid's single-file browser bundle (it defines `window.mermaid`). */
-const MERMAID_BUNDLE = "mermaid/dist/mermaid.min.js";
 /** A page that reads slower than this much buffered output is disconnected (its EventSource reconnects). */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 const KEEPALIVE_MS = 15_000;
@@ -37,8 +36,8 @@ const SECURITY_HEADERS = {
 };
 
 /**
- * Serves the offline statechart inspector: `/` the page, `/app.js` its script, `/mermaid.js` Mermaid from
- * node_modules, `/events` the live data as Server-Sent Events (the current state first, then each change),
+ * Serves the offline statechart inspector: `/` the page, `/app.js` its script, `/mermaid.js` the Mermaid bundle the
+ * package ships, `/events` the live data as Server-Sent Events (the current state first, then each change),
  * `/state.json` the current state once. It listens on a loopback address only (127.0.0.1 by default) and
  * answers only requests addressed to one, so no other machine and no web page's DNS trick reaches it.
  */
@@ -55,7 +54,6 @@ export async function startInspectorServer(
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new TypeError(`startInspectorServer: port must be a whole number from 0 to 65535, got ${port}`);
   }
-  const mermaidPath = createRequire(import.meta.url).resolve(MERMAID_BUNDLE);
 
   const clients = new Set<ServerResponse>();
   const send = (res: ServerResponse, message: InspectorMessage): void => {
@@ -94,14 +92,8 @@ export async function startInspectorServer(
         return respond(res, 200, "text/html; charset=utf-8", PAGE_HTML);
       case "/app.js":
         return respond(res, 200, "text/javascript; charset=utf-8", PAGE_SCRIPT);
-      case "/mermaid.js": {
-        res.writeHead(200, { ...SECURITY_HEADERS, "Content-Type": "text/javascript; charset=utf-8" });
-        if (req.method === "HEAD") return void res.end();
-        createReadStream(mermaidPath)
-          .on("error", () => res.destroy())
-          .pipe(res);
-        return;
-      }
+      case "/mermaid.js":
+        return void serveMermaid(req, res);
       case "/state.json":
         return respond(res, 200, "application/json", JSON.stringify(model.hello()));
       case "/events": {
@@ -119,6 +111,26 @@ export async function startInspectorServer(
       default:
         return respond(res, 404, "text/plain; charset=utf-8", "not found\n");
     }
+  };
+
+  // Every browser takes gzip; anything else gets the bundle inflated.
+  const serveMermaid = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    let body: Buffer;
+    try {
+      body = await mermaidBundle();
+    } catch (error) {
+      return respond(res, 500, "text/plain; charset=utf-8", `${(error as Error).message}\n`);
+    }
+    const gzipped = /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
+    if (!gzipped) body = await promisify(gunzip)(body);
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      "Content-Type": "text/javascript; charset=utf-8",
+      "Content-Length": body.length,
+      Vary: "Accept-Encoding",
+      ...(gzipped ? { "Content-Encoding": "gzip" } : {}),
+    });
+    res.end(req.method === "HEAD" ? undefined : body);
   };
 
   const server = createServer(handle);

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocket, WebSocketServer } from "ws";
-import { hostOf, isLoopback } from "./loopback.js";
+import { hostOf, isLoopback } from "../inspector/loopback.js";
 
 /**
  * The relay between our actors and Stately's inspector page (https://stately.ai/inspect): a page

@@ -1,5 +1,5 @@
 import type { AnyStateMachine, AnyStateNode } from "xstate";
-import { mermaidStateId, toMermaid } from "../../machines/index.js";
+import { mermaidStateId, toMermaid } from "../machines/index.js";
 
 /** A machine as the inspector page draws it: its Mermaid source and the Mermaid id of each state. */
 export interface MachineChart {

@@ -3,6 +3,7 @@ import { activeStates, machineChart, type MachineChart } from "./statechart.js";
 
 /** At most this many actors are kept (finished ones are dropped first), and this many events. */
 export const MAX_ACTORS = 500;
+/** At most this many events are kept: the latest ones. */
 export const MAX_EVENTS = 200;
 /** Distinct machines whose charts are kept; charts no kept actor uses are dropped beyond this. */
 const MAX_CHARTS = 100;
@@ -43,6 +44,7 @@ export interface EventView {
   data?: string;
 }
 
+/** The whole current state of the inspector: actors, their machines' charts, the latest events. */
 export interface InspectorHello {
   kind: "hello";
   actors: ActorView[];

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { createActor, createMachine } from "xstate";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startInspectorServer, type InspectorServer } from "../../src/cli/inspect/InspectorServer.js";
+import { startInspectorServer, type InspectorServer } from "../../src/inspector/InspectorServer.js";
 import { type A2ARuntime, createA2ARuntime } from "../../src/index.js";
 import {
   BOTS,
@@ -22,7 +22,7 @@ import { tempDir } from "../support/tempDir.js";
 //
 // The test takes a screenshot into a temp dir, so a test run never changes the checkout. To refresh the
 // README's docs/inspector.png from it:
-//   A2A_UPDATE_SCREENSHOTS=1 npx vitest run test/cli/inspector.browser.test.ts
+//   A2A_UPDATE_SCREENSHOTS=1 npx vitest run test/inspector/inspector.browser.test.ts
 
 const CHROMIUM = "/usr/bin/chromium";
 const HAS_CHROMIUM = existsSync(CHROMIUM);

@@ -15,8 +15,8 @@ import {
   MAX_ACTORS,
   MAX_EVENTS,
   startInspectorServer,
-} from "../../src/cli/inspect/InspectorServer.js";
-import { activeStates, machineChart } from "../../src/cli/inspect/statechart.js";
+} from "../../src/inspector/InspectorServer.js";
+import { activeStates, machineChart } from "../../src/inspector/statechart.js";
 import { type A2ARuntime, createA2ARuntime } from "../../src/index.js";
 import {
   a2aFlowMachine,
