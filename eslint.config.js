@@ -2,8 +2,19 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
-// Layers import downward only (ARCHITECTURE.md): cli → discord → runtime → durable → persistence → machines → services.
-const LAYERS = ["services", "machines", "persistence", "durable", "runtime", "discord", "cli"];
+// Layers import downward only (ARCHITECTURE.md): cli → inspector → testing → discord → runtime → durable →
+// persistence → machines → services.
+const LAYERS = [
+  "services",
+  "machines",
+  "persistence",
+  "durable",
+  "runtime",
+  "discord",
+  "testing",
+  "inspector",
+  "cli",
+];
 const layerRules = LAYERS.map((layer, index) => ({
   files: [`src/${layer}/**/*.ts`],
   rules: {

@@ -1,5 +1,113 @@
-// The package root: everything API.md names, and the types a gateway needs to embed it.
-export * from "./discord/index.js";
-export * from "./machines/index.js";
-export * from "./runtime/index.js";
-export * from "./services/index.js";
+// The package root: what a gateway embeds. The runtime and its ports, the machines, the events, the
+// config, the pure policies the machines are made of, and the errors a caller can meet. Nothing here
+// starts a server or needs discord.js: the Discord adapter is `a2a-statecharts/discord`, the emulator
+// `a2a-statecharts/testing`, the inspector `a2a-statecharts/inspector`, the durable host for any
+// machine `a2a-statecharts/durable`.
+
+// The runtime and its ports
+export { createA2ARuntime } from "./runtime/createA2ARuntime.js";
+export type {
+  A2AFlowResult,
+  A2ARuntime,
+  A2ARuntimeOptions,
+  DiscordPort,
+  DiscordSendParams,
+  DiscordSendResult,
+  GatewayPort,
+  InspectOption,
+  MentionSummary,
+  PreflightResult,
+  SessionsSendParams,
+} from "./runtime/ports.js";
+export type { InboundDiscordMessage } from "./services/collaboration/InboundDiscordMessage.js";
+export type { SnapshotStore } from "./persistence/SnapshotStorePort.js";
+export type { RuntimeTimers } from "./durable/timers.js";
+
+// Config
+export { parseConfig, A2AConfigError, type ConfigProblem } from "./services/config/parseConfig.js";
+export { A2AConfigSchema, type A2AConfig, type A2AConfigInput } from "./services/config/A2AConfigSchema.js";
+
+// Events
+export { A2AEventSchema, type A2AEvent, type A2AEventType } from "./services/events/A2AEventSchema.js";
+
+// The machines, and the inputs and outputs of each
+export { replyWaitMachine, type ReplyWaitInput, type ReplyWaitOutput } from "./machines/replyWaitMachine.js";
+export { pingPongMachine } from "./machines/pingPongMachine.js";
+export type { PingPongInput, PingPongOutput } from "./machines/pingPongContext.js";
+export { a2aFlowMachine } from "./machines/a2aFlowMachine.js";
+export type { A2AFlowInput, A2AFlowOutput } from "./machines/a2aFlowContext.js";
+export { mentionMachine, type MentionInput, type MentionOutput } from "./machines/mentionMachine.js";
+export { collaborateMachine } from "./machines/collaborateMachine.js";
+export type { CollaborateInput, CollaborateOutput } from "./machines/collaborateContext.js";
+// What each side-effect actor of the machines takes and returns, for `machine.provide({ actors })`
+export type {
+  AgentStepInput,
+  AgentStepOutput,
+  AgentWaitInput,
+  AgentWaitOutput,
+  PostAnnouncementInput,
+  PostAnnouncementOutput,
+  ReadReplyInput,
+  ReadReplyOutput,
+  SendMessageInput,
+  SendMessageOutput,
+} from "./machines/gatewayActors.js";
+export type {
+  CreateThreadInput,
+  CreateThreadOutput,
+  PostMessageInput,
+  PostMessageOutput,
+} from "./machines/discordActors.js";
+
+// Reply wait: error classification, retry-after, backoff, the no-reply outcome
+export { A2AErrorCategory, type A2AErrorInfo } from "./services/replyWait/A2AErrorInfo.js";
+export { classifyA2AError } from "./services/replyWait/classifyA2AError.js";
+export { extractRetryAfterMs } from "./services/replyWait/extractRetryAfterMs.js";
+export { calculateBackoffMs } from "./services/replyWait/calculateBackoffMs.js";
+export { buildNoReplyOutcomeMessage } from "./services/replyWait/buildNoReplyOutcomeMessage.js";
+
+// Ping-pong: intent, turns, early termination, announce, the agents' extra system prompts
+export { A2AMessageIntent } from "./services/pingPong/A2AMessageIntent.js";
+export { classifyMessageIntent } from "./services/pingPong/classifyMessageIntent.js";
+export { resolveEffectivePingPongTurns } from "./services/pingPong/resolveEffectivePingPongTurns.js";
+export { calculateSimilarity } from "./services/pingPong/calculateSimilarity.js";
+export {
+  ANNOUNCE_SKIP_TOKEN,
+  isAnnounceSkip,
+  isReplySkip,
+  REPLY_SKIP_TOKEN,
+} from "./services/pingPong/skipTokens.js";
+export { shouldTerminatePingPong } from "./services/pingPong/shouldTerminatePingPong.js";
+export { decideAnnounce, shouldRunAnnounce } from "./services/pingPong/decideAnnounce.js";
+export {
+  buildAgentToAgentAnnounceContext,
+  buildAgentToAgentReplyContext,
+} from "./services/pingPong/prompts.js";
+
+// Collaboration in Discord threads: names, routes, observers, failures, session keys
+export {
+  buildCollaborationThreadName,
+  buildReportThreadName,
+  isReportThreadName,
+} from "./services/collaboration/threadNames.js";
+export { threadRouteKey } from "./services/collaboration/threadRouteKey.js";
+export {
+  extractObserverTokens,
+  type ObserverRecord,
+  toObserverRecord,
+} from "./services/collaboration/observerRecords.js";
+export {
+  classifyDiscordFailure,
+  type DiscordFailure,
+} from "./services/collaboration/classifyDiscordFailure.js";
+export {
+  filterBootstrapFiles,
+  isA2ASessionKey,
+  resolveThreadSessionKey,
+} from "./services/collaboration/sessionKeys.js";
+
+// Errors a caller can meet (each also has a distinct `name`)
+export { InvalidInputError } from "./services/InvalidInputError.js";
+export { StateDirLockedError } from "./persistence/StateDirLock.js";
+export type { MachineInputError } from "./machines/MachineInputError.js";
+export type { MissingPortError } from "./runtime/MissingPortError.js";

@@ -4,7 +4,7 @@
  * agent bot. Against real Discord you create the same clients and log in with the bots' tokens instead.
  */
 import { Client, Events, GatewayIntentBits } from "discord.js";
-import { type DiscordEmulator, emulatorToken, startDiscordEmulator } from "a2a-statecharts";
+import { type DiscordEmulator, emulatorToken, startDiscordEmulator } from "a2a-statecharts/testing";
 
 export const AGENT_IDS = ["ruda", "eden", "seum"] as const;
 export type AgentId = (typeof AGENT_IDS)[number];

@@ -9,14 +9,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  type A2AConfigInput,
-  type A2AEvent,
-  bridgeDiscordJs,
-  createA2ARuntime,
-  createDiscordJsPort,
-  type HandleDecision,
-} from "a2a-statecharts";
+import { type A2AConfigInput, type A2AEvent, createA2ARuntime } from "a2a-statecharts";
+import { bridgeDiscordJs, createDiscordJsPort, type HandleDecision } from "a2a-statecharts/discord";
 import { AGENT_IDS, IDS, startEmulatedDiscord } from "./emulatedDiscord.js";
 import { type ExampleGateway, type Outcome, SCENARIOS } from "./scenarios.js";
 import { ScriptedLlm } from "./scriptedLlm.js";

@@ -4,13 +4,8 @@
  * whose conversation the runtime ends. Each returns one summary line; main.ts exits non-zero if any
  * outcome is not the expected one.
  */
-import type {
-  A2AEvent,
-  A2ARuntime,
-  DiscordEmulator,
-  InboundDiscordMessage,
-  PreflightResult,
-} from "a2a-statecharts";
+import type { A2AEvent, A2ARuntime, InboundDiscordMessage, PreflightResult } from "a2a-statecharts";
+import type { DiscordEmulator } from "a2a-statecharts/testing";
 import { IDS } from "./emulatedDiscord.js";
 
 export interface ExampleGateway {

@@ -12,6 +12,7 @@ export interface HandleDecision {
   alsoAgentIds?: string[];
 }
 
+/** Callbacks of `bridgeDiscordJs`: where the gateway learns what to run, and what went wrong. */
 export interface BridgeDiscordJsOptions {
   /**
    * Called once for each message the runtime decides an agent handles: start the agent's run in

@@ -1,3 +1,5 @@
+// The entry point `a2a-statecharts/discord`: the runtime on discord.js. A port that sends as each agent's
+// bot, a bridge that forwards their messages to the runtime, and the `discord_send` tool for the agents.
 export {
   type BridgeDiscordJsOptions,
   bridgeDiscordJs,
@@ -6,4 +8,3 @@ export {
 } from "./bridgeDiscordJs.js";
 export { createDiscordJsPort } from "./createDiscordJsPort.js";
 export * from "./discordSendTool.js";
-export * from "./emulator/index.js";

@@ -16,6 +16,7 @@ export interface Logger {
   warn(message: string): void;
 }
 
+/** What `createDurableHost` takes: the machines it may run, where it keeps them, its clock and timers. */
 export interface DurableHostOptions {
   /** Where actors are kept; default: the lowdb store in `stateDir`. */
   store?: SnapshotStore;
@@ -44,6 +45,10 @@ export interface DurableActorInfo {
   context: unknown;
 }
 
+/**
+ * Durable XState actors: each one persisted after every change, its `after` delays kept across
+ * restarts and crashes, resumed by `start()`.
+ */
 export interface DurableHost {
   /** Opens the store (taking it for this process) and resumes every live actor with its delays. */
   start(): Promise<void>;

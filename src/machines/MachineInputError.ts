@@ -1,7 +1,7 @@
 import type { z } from "zod";
 
 /** A machine was created with input it cannot run on; the message names the machine and each bad field. */
-export class MachineInputError extends Error {
+export class MachineInputError extends TypeError {
   override readonly name = "MachineInputError";
 
   constructor(

@@ -33,6 +33,7 @@ export const A2AFlowInputSchema = z.object({
    */
   allowedChannels: z.array(z.string()).optional(),
 });
+/** What `a2aFlowMachine` starts from: one `sessionsSend`, with the config it runs under. */
 export type A2AFlowInput = z.input<typeof A2AFlowInputSchema>;
 
 export interface A2AFlowContext extends z.output<typeof A2AFlowInputSchema> {

@@ -60,6 +60,7 @@ export const CollaborateInputSchema = z.object({
   }),
   startedAt: epochMs,
 });
+/** What `collaborateMachine` starts from: one `discordSend`, checked, with its thread and settings. */
 export type CollaborateInput = z.input<typeof CollaborateInputSchema>;
 
 export type CollaborateErrorCode =
@@ -108,6 +109,7 @@ export interface CollaborateContext extends z.output<typeof CollaborateInputSche
  */
 export type CollaborateEvent = TimerEvent<"RETRY_DUE"> | MentionEvent;
 
+/** How the collaboration ended: `responded`, `escalated`, `failed` or `rejected`, with its thread and mention. */
 export interface CollaborateOutput {
   status: "rejected" | "failed" | "responded" | "escalated" | "cancelled";
   collaborationId: string;

@@ -5,6 +5,7 @@ import { unprovided } from "./unprovided.js";
 // `machine.provide({ actors })` (through its DiscordPort), tests with fakes. Outputs carry `at`, the
 // wall-clock time the call completed.
 
+/** `postMessage` (provided as `actors.postMessage`): post a message as an agent's bot. */
 export interface PostMessageInput {
   asAgentId: string;
   channelId: string;
@@ -14,17 +15,20 @@ export interface PostMessageInput {
   /** Stable per message; the runtime derives Discord's ≤ 25-char nonce from it, so a re-run posts once. */
   nonceKey: string;
 }
+/** The posted message's id, and when. */
 export interface PostMessageOutput {
   messageId: string;
   at: number;
 }
 
+/** `createThread`: open a public thread as an agent's bot, from a message or on its own. */
 export interface CreateThreadInput {
   asAgentId: string;
   channelId: string;
   name: string;
   fromMessageId?: string;
 }
+/** The new thread's id, and when. */
 export interface CreateThreadOutput {
   threadId: string;
   at: number;

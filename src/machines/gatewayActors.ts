@@ -5,6 +5,7 @@ import { unprovided } from "./unprovided.js";
 // the real ones with `machine.provide({ actors })`, tests supply fakes the same way. Every output
 // carries `at`, the wall-clock time it completed, because machines never read a clock.
 
+/** `sendMessage` (provided as `actors.sendMessage`): start an agent run with a message. */
 export interface SendMessageInput {
   sessionKey: string;
   message: string;
@@ -12,15 +13,18 @@ export interface SendMessageInput {
   /** The same for every resend of one message, so the gateway runs it at most once per run. */
   idempotencyKey: string;
 }
+/** The run `sendMessage` started, and when. */
 export interface SendMessageOutput {
   runId: string;
   at: number;
 }
 
+/** `agentWait`: wait up to `timeoutMs` for a run to end. */
 export interface AgentWaitInput {
   runId: string;
   timeoutMs: number;
 }
+/** How the run's wait ended, as the gateway reports it. */
 export interface AgentWaitOutput {
   status: "ok" | "timeout" | "not_found" | "error";
   error?: string;
@@ -29,9 +33,11 @@ export interface AgentWaitOutput {
   waitedMs?: number;
 }
 
+/** `readReply`: read the latest assistant reply of a session. */
 export interface ReadReplyInput {
   sessionKey: string;
 }
+/** The reply read, absent when the session has none. */
 export interface ReadReplyOutput {
   reply?: string;
   at: number;
@@ -69,6 +75,7 @@ export interface PostAnnouncementInput {
   /** Stable per flow, so a post re-run after a restart is not posted twice. */
   nonce: string;
 }
+/** When the announcement was posted (or skipped for want of a channel). */
 export interface PostAnnouncementOutput {
   at: number;
 }

@@ -43,6 +43,7 @@ export const MentionInputSchema = z.object({
   /** When the original mention was actually sent: attempt 1, and the clock of the first timeout. */
   sentAt: epochMs,
 });
+/** What `mentionMachine` starts from: the posted mention, whom it asks, and the reminder settings. */
 export type MentionInput = z.input<typeof MentionInputSchema>;
 
 export interface MentionContext extends z.output<typeof MentionInputSchema> {
@@ -75,6 +76,7 @@ export type MentionEvent =
   | { type: "RESPONSE_RECEIVED"; authorId: string; at: number; messageId?: string }
   | { type: "CANCEL"; at?: number };
 
+/** How the mention ended (`responded` or `escalated`) and after how many attempts. */
 export interface MentionOutput {
   status: "responded" | "escalated" | "cancelled";
   attempts: number;

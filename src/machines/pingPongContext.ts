@@ -24,6 +24,7 @@ export const PingPongInputSchema = z.object({
   /** Seeds the backoff jitter. */
   seed: z.int().default(0),
 });
+/** What `pingPongMachine` starts from: the two sessions, the original message, the turns allowed. */
 export type PingPongInput = z.input<typeof PingPongInputSchema>;
 
 export type PingPongTerminationReason = EarlyTerminationReason | "max_turns" | "no_reply" | "skipped";
@@ -59,6 +60,7 @@ export interface PingPongContext extends z.output<typeof PingPongInputSchema> {
 /** Only for snapshots stored with a `due` (see PingPongContext.due); the machine's own backoff is an `after`. */
 export type PingPongEvent = TimerEvent<"BACKOFF_ELAPSED">;
 
+/** How the ping-pong ended: turns taken, why it stopped, the latest reply. */
 export interface PingPongOutput {
   actualTurns: number;
   /** `no_reply` also when a step failed for good; `error` then says why. */

@@ -35,6 +35,7 @@ export const ReplyWaitInputSchema = z.object({
   seed: z.int().default(0),
   trace: FlowTraceSchema,
 });
+/** What `replyWaitMachine` starts from: the run to wait for, the retry settings, the clock's time. */
 export type ReplyWaitInput = z.input<typeof ReplyWaitInputSchema>;
 
 /** Why the last wait failed, as classifyA2AError wants it (kept serialisable for snapshots). */

@@ -3,7 +3,7 @@
  * `gateway`, `discordSend` needs `discord`. Thrown at the call, before any actor starts: a missing
  * option is a setup mistake, not a gateway or Discord failure to retry.
  */
-export class MissingPortError extends Error {
+export class MissingPortError extends TypeError {
   override readonly name = "MissingPortError";
 
   constructor(

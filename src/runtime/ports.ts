@@ -77,6 +77,7 @@ export interface DiscordChannelInfo {
   isThread: boolean;
 }
 
+/** What `sessionsSend` takes: one agent asking another, through the gateway, with follow-up turns. */
 export interface SessionsSendParams {
   requesterSessionKey?: string;
   targetSessionKey: string;
@@ -91,6 +92,10 @@ export interface SessionsSendParams {
   timeoutSeconds?: number;
 }
 
+/**
+ * How a `sessionsSend` ended: `accepted` (sent, the flow goes on as an actor), `ok` (replied), `blocked`
+ * (no reply after the retries; `error` says why) or `timeout` (the caller's `timeoutSeconds` passed first).
+ */
 export interface A2AFlowResult {
   status: "accepted" | "ok" | "blocked" | "timeout";
   conversationId: string;
@@ -102,6 +107,7 @@ export interface A2AFlowResult {
   error?: A2AErrorInfo;
 }
 
+/** What `discordSend` takes: an agent's message to another agent, posted as a mention in a Discord thread. */
 export interface DiscordSendParams {
   fromAgentId: string;
   targetAgentId: string;
@@ -125,11 +131,16 @@ export type DiscordSendResult =
   | { status: "sent"; threadId: string; messageId: string; mentionId: string }
   | { status: "rejected"; error: { code: string; message: string } };
 
+/**
+ * What to do with a Discord message: `handle` (start the agent's run in `sessionKey`; `alsoAgentIds` are
+ * the other agents it mentions), `observe` (remember it as context) or `drop` (ignore it, with the reason).
+ */
 export type PreflightResult =
   | { action: "handle"; agentId: string; sessionKey: string; alsoAgentIds?: string[] }
   | { action: "observe" }
   | { action: "drop"; reason: string };
 
+/** A mention as `mentions()` lists it: whom it asks, in which thread, how far its reminders went. */
 export interface MentionSummary {
   id: string;
   threadId: string;
@@ -138,6 +149,10 @@ export interface MentionSummary {
   attempts: number;
 }
 
+/**
+ * The agent-to-agent control plane of one gateway process. Every conversation is a persisted actor:
+ * `stop()` or a crash loses nothing, and the next `start()` resumes each one with its timers.
+ */
 export interface A2ARuntime {
   /** Locks the state dir, loads it, resumes every live actor and re-arms its timers. */
   start(): Promise<void>;
@@ -145,6 +160,10 @@ export interface A2ARuntime {
   stop(): Promise<void>;
   /** Rejects with an InvalidInputError naming the field when `p` is not a valid SessionsSendParams. */
   sessionsSend(p: SessionsSendParams): Promise<A2AFlowResult>;
+  /**
+   * Posts `message` as `fromAgentId`'s bot, mentioning `targetAgentId`'s bot in a collaboration thread, and
+   * resolves once it is posted; the mention is then reminded and escalated until the target answers.
+   */
   discordSend(p: DiscordSendParams): Promise<DiscordSendResult>;
   /**
    * Drops a malformed message (`invalid_message`, with a warning naming the field); with `allowedGuilds`
@@ -160,8 +179,11 @@ export interface A2ARuntime {
    * `discord.collaboration.sinkThreads` need no registration.
    */
   registerSinkThread(threadId: string): Promise<void>;
+  /** The conversation id a route (`requester:target`, or a thread route) is tied to, if it has one. */
   getConversationId(routeKey: string): Promise<string | undefined>;
+  /** Live mentions, and finished ones until `cleanupMaxAgeMs` after they ended. */
   mentions(): Promise<MentionSummary[]>;
+  /** Calls `listener` with every event as it is emitted; returns a function that unsubscribes. */
   onEvent(listener: (e: A2AEvent) => void): () => void;
 }
 
@@ -173,6 +195,7 @@ export type InspectOption =
   | ((event: InspectionEvent) => void)
   | { inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) };
 
+/** What `createA2ARuntime` takes. Every option has a default; the ports are needed only by the calls that use them. */
 export interface A2ARuntimeOptions {
   /** Default ".a2a-state": the event log, the conversation index and the thread state, and the default store. */
   stateDir?: string;
@@ -183,9 +206,13 @@ export interface A2ARuntimeOptions {
   store?: SnapshotStore;
   /** The configuration (see docs/config.md); checked at creation, a bad one throws naming each problem. */
   config?: A2AConfigInput;
+  /** How the runtime talks to the agents; needed by `sessionsSend`. */
   gateway?: GatewayPort;
+  /** How the runtime posts in Discord; needed by `discordSend` (see `createDiscordJsPort`). */
   discord?: DiscordPort;
+  /** The clock, in epoch milliseconds. Default: Date.now. */
   now?: () => number;
+  /** Randomness for the retry jitter, in [0, 1). Default: Math.random. */
   random?: () => number;
   /** An @statelyai/inspect inspector (or any XState inspection observer), attached to every actor. */
   inspect?: InspectOption;

@@ -10,7 +10,8 @@ import {
   RECORD_KEY,
   renderConfigDocs,
 } from "../../src/cli/configDocs.js";
-import { A2AConfigSchema, LEGACY_CONFIG_KEYS, parseConfig } from "../../src/index.js";
+import { A2AConfigSchema, parseConfig } from "../../src/index.js";
+import { LEGACY_CONFIG_KEYS } from "../../src/services/index.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 

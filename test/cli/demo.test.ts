@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli as run } from "../support/cli.js";
 import { SCENARIOS } from "../../src/cli/demo/scenarios.js";
-import { emulatorToken, startDiscordEmulator } from "../../src/index.js";
+import { emulatorToken, startDiscordEmulator } from "../../src/testing/index.js";
 import { acquireStateDirLock } from "../../src/persistence/index.js";
 import { tempDir } from "../support/tempDir.js";
 

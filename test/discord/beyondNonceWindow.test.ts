@@ -2,7 +2,8 @@
 // emulator's nonce window (5 min), over strict discord.js clients. The human is pinged once.
 import type { Client } from "discord.js";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { createDiscordJsPort, type DiscordEmulator, startDiscordEmulator } from "../../src/discord/index.js";
+import { createDiscordJsPort } from "../../src/discord/index.js";
+import { type DiscordEmulator, startDiscordEmulator } from "../../src/testing/index.js";
 import { type A2ARuntime, createA2ARuntime, type DiscordPort } from "../../src/index.js";
 import { loginStrictClient, until } from "../support/discordClients.js";
 import { tempDir } from "../support/tempDir.js";

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type A2ARuntime, createA2ARuntime, discordSendTool, handleDiscordSend } from "../../src/index.js";
+import { type A2ARuntime, createA2ARuntime } from "../../src/index.js";
+import { discordSendTool, handleDiscordSend } from "../../src/discord/index.js";
 import { BOTS, CHANNEL, FakeDiscord, runtimeConfig, tempStateDir } from "../support/runtimeFakes.js";
 
 const running: A2ARuntime[] = [];

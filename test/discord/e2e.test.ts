@@ -2,12 +2,8 @@
 // with short configured timeouts (API.md §4, §7).
 import type { Client } from "discord.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  bridgeDiscordJs,
-  createDiscordJsPort,
-  type DiscordEmulator,
-  startDiscordEmulator,
-} from "../../src/discord/index.js";
+import { bridgeDiscordJs, createDiscordJsPort } from "../../src/discord/index.js";
+import { type DiscordEmulator, startDiscordEmulator } from "../../src/testing/index.js";
 import {
   type A2AEvent,
   type A2ARuntime,

@@ -5,7 +5,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import type { DiscordEmulator } from "../../src/discord/index.js";
+import type { DiscordEmulator } from "../../src/testing/index.js";
 import { startTwoBotEmulator } from "../support/discordClients.js";
 import { tempDir } from "../support/tempDir.js";
 

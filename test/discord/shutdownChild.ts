@@ -4,7 +4,8 @@
  * then waits; on SIGTERM it must leave nothing running, so the process ends by itself with code 0.
  */
 import { Client, Events, GatewayIntentBits } from "discord.js";
-import { bridgeDiscordJs, createDiscordJsPort, emulatorToken } from "../../src/discord/index.js";
+import { bridgeDiscordJs, createDiscordJsPort } from "../../src/discord/index.js";
+import { emulatorToken } from "../../src/testing/index.js";
 import { createA2ARuntime } from "../../src/index.js";
 
 const [apiUrl, stateDir, channel, rudaId, edenId] = process.argv.slice(2);

@@ -109,7 +109,7 @@ process.kill(process.pid, "SIGTERM");
 
 it("the README's embedding code, run as written, answers, finishes its tools' calls and exits 0 on SIGTERM", async () => {
   const dir = tempDir("a2a-readme-");
-  const [imports, ...body] = readmeSnippet().split(/(?<=from "a2a-statecharts";\n)/);
+  const [imports, ...body] = readmeSnippet().split(/(?<=from "a2a-statecharts\/discord";\n)/);
   // The snippet's types are erased, not checked, here: a JavaScript prelude fills in its free names.
   writeFileSync(join(dir, "gateway.mts"), `${imports}${prelude(dir)}${body.join("")}${EPILOGUE}`);
   const { code, out, err } = await runTsx(join(dir, "gateway.mts"), dir);

@@ -1,13 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { AnyEventObject, AnyMachineSnapshot } from "xstate";
+import { type A2AFlowContext, listTransitions } from "../../src/machines/index.js";
 import {
-  type A2AFlowContext,
   type A2AFlowInput,
   A2AErrorCategory,
   type A2AErrorInfo,
   a2aFlowMachine,
   ANNOUNCE_SKIP_TOKEN,
-  listTransitions,
   type PingPongOutput,
   type ReplyWaitOutput,
 } from "../../src/index.js";

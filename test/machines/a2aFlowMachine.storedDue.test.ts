@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createActor } from "xstate";
-import type { A2AFlowContext, A2AFlowInput, PingPongContext } from "../../src/index.js";
+import type { A2AFlowContext, PingPongContext } from "../../src/machines/index.js";
+import type { A2AFlowInput } from "../../src/index.js";
 import { flush, type GatewayScript, NEVER, scriptedGateway } from "../support/flowFakes.js";
 import { simulatedTime } from "../support/simulatedTime.js";
 import { storedFixture } from "../support/storedDue.js";

@@ -1,3 +1,4 @@
+import { MachineInputError } from "../../src/machines/MachineInputError.js";
 // a2aFlowMachine: one sessions_send from start to end (designs 000 and 001, API.md §2, §3, §5, §6),
 // with every side effect scripted on a fake clock. Timer events are delivered by the test, as the
 // runtime's scheduler would; nothing waits on real time.
@@ -9,7 +10,6 @@ import {
   type A2AFlowOutput,
   a2aFlowMachine,
   ANNOUNCE_SKIP_TOKEN,
-  MachineInputError,
   REPLY_SKIP_TOKEN,
 } from "../../src/index.js";
 import {

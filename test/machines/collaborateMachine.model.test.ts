@@ -1,12 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
 import { type AnyEventObject, type AnyMachineSnapshot, type AnyStateMachine, createActor } from "xstate";
 import { getShortestPaths } from "xstate/graph";
-import {
-  type CollaborateContext,
-  type CollaborateInput,
-  collaborateMachine,
-  type mentionMachine,
-} from "../../src/index.js";
+import { type CollaborateContext } from "../../src/machines/index.js";
+import { type CollaborateInput, collaborateMachine, type mentionMachine } from "../../src/index.js";
 import {
   discordApiError,
   httpError,

@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createActor } from "xstate";
-import {
-  type CollaborateContext,
-  type CollaborateInput,
-  collaborateMachine,
-  mentionMachine,
-} from "../../src/index.js";
+import { type CollaborateContext } from "../../src/machines/index.js";
+import { type CollaborateInput, collaborateMachine, mentionMachine } from "../../src/index.js";
 import { fakeCreateThread, IDS, postingAt } from "../support/discordFakes.js";
 import { simulatedTime } from "../support/simulatedTime.js";
 import { storedFixture } from "../support/storedDue.js";

@@ -1,15 +1,17 @@
+import { MachineInputError } from "../../src/machines/MachineInputError.js";
 import { describe, expect, it } from "vitest";
 import { createActor } from "xstate";
 import {
   A2AEventSchema,
-  type CollaborateContext,
   type CollaborateInput,
   collaborateMachine,
-  MachineInputError,
-  type MentionContext,
   mentionMachine,
-  type PostMessageInput,
 } from "../../src/index.js";
+import {
+  type CollaborateContext,
+  type MentionContext,
+  type PostMessageInput,
+} from "../../src/machines/index.js";
 import {
   type Answer,
   type Clock,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { migrateCollaborateSnapshot } from "../../src/index.js";
+import { migrateCollaborateSnapshot } from "../../src/machines/index.js";
 import {
   invoked,
   v1Context as baseV1Context,

@@ -6,13 +6,11 @@ import { type AnyStateMachine, fromPromise, sendTo, setup } from "xstate";
 import {
   a2aFlowMachine,
   collaborateMachine,
-  listTransitions,
   mentionMachine,
   pingPongMachine,
   replyWaitMachine,
-  statechartDocs,
-  toMermaid,
 } from "../../src/index.js";
+import { listTransitions, statechartDocs, toMermaid } from "../../src/machines/index.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 

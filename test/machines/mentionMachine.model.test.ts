@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
 import { type AnyEventObject, type AnyMachineSnapshot, type AnyStateMachine, createActor } from "xstate";
 import { getShortestPaths } from "xstate/graph";
-import { type MentionContext, type MentionInput, mentionMachine } from "../../src/index.js";
+import { type MentionContext } from "../../src/machines/index.js";
+import { type MentionInput, mentionMachine } from "../../src/index.js";
 import { IDS, MINUTE, stateOf, T0 } from "../support/discordFakes.js";
 import { pending, sendRaw } from "../support/fakeActors.js";
 import { exerciseModel, storedDueTransitions } from "../support/modelBased.js";

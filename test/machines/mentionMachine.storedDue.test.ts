@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { createActor } from "xstate";
-import { type MentionContext, type MentionInput, mentionMachine } from "../../src/index.js";
+import { type MentionContext } from "../../src/machines/index.js";
+import { type MentionInput, mentionMachine } from "../../src/index.js";
 import { fakePost, httpError, IDS, MINUTE, postingAt, T0 } from "../support/discordFakes.js";
 import { simulatedTime } from "../support/simulatedTime.js";
 

@@ -1,13 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createActor } from "xstate";
-import {
-  A2AEventSchema,
-  MachineInputError,
-  type MentionContext,
-  type MentionInput,
-  mentionMachine,
-  type PostMessageInput,
-} from "../../src/index.js";
+import { A2AEventSchema, type MentionInput, mentionMachine } from "../../src/index.js";
+import { MachineInputError } from "../../src/machines/MachineInputError.js";
+import { type MentionContext, type PostMessageInput } from "../../src/machines/index.js";
 import {
   type Clock,
   discordApiError,

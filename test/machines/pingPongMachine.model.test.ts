@@ -1,14 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AnyEventObject, AnyMachineSnapshot } from "xstate";
-import {
-  A2AMessageIntent,
-  listTransitions,
-  type AgentStepError,
-  type PingPongContext,
-  type PingPongInput,
-  pingPongMachine,
-  REPLY_SKIP_TOKEN,
-} from "../../src/index.js";
+import { A2AMessageIntent, type PingPongInput, pingPongMachine, REPLY_SKIP_TOKEN } from "../../src/index.js";
+import { listTransitions, type AgentStepError, type PingPongContext } from "../../src/machines/index.js";
 import { pending } from "../support/fakeActors.js";
 import { exerciseModel, replayPath, storedDueTransitions } from "../support/modelBased.js";
 

@@ -1,12 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createActor, fromPromise } from "xstate";
-import {
-  type AgentStepInput,
-  type AgentStepOutput,
-  type PingPongContext,
-  type PingPongInput,
-  pingPongMachine,
-} from "../../src/index.js";
+import { type AgentStepInput, type AgentStepOutput, type PingPongContext } from "../../src/machines/index.js";
+import { type PingPongInput, pingPongMachine } from "../../src/index.js";
 import { flush } from "../support/flowFakes.js";
 import { simulatedTime } from "../support/simulatedTime.js";
 import { storedFixture } from "../support/storedDue.js";

@@ -1,3 +1,4 @@
+import { MachineInputError } from "../../src/machines/MachineInputError.js";
 // pingPongMachine: the turn control of design 001 §4 (API.md §3, §6). Expectations come from the
 // specification: speakers alternate starting with the requester, early termination rules in order,
 // autoTerminate applied by the machine, one idempotency key per turn, "Turn N of M" in each prompt.
@@ -5,7 +6,6 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { type AnyEventObject, createActor } from "xstate";
 import {
   A2AMessageIntent,
-  MachineInputError,
   type PingPongInput,
   type PingPongOutput,
   pingPongMachine,

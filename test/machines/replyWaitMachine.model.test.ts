@@ -6,12 +6,8 @@ import {
   createActor,
   type InspectionEvent,
 } from "xstate";
-import {
-  describeTransition,
-  type ReplyWaitContext,
-  type ReplyWaitInput,
-  replyWaitMachine,
-} from "../../src/index.js";
+import { describeTransition, type ReplyWaitContext } from "../../src/machines/index.js";
+import { type ReplyWaitInput, replyWaitMachine } from "../../src/index.js";
 import { pending } from "../support/fakeActors.js";
 import { exerciseModel } from "../support/modelBased.js";
 

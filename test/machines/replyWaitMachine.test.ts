@@ -1,20 +1,22 @@
+import { MachineInputError } from "../../src/machines/MachineInputError.js";
 import { describe, expect, it, vi } from "vitest";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type AnyEventObject, createActor, fromPromise, SimulatedClock } from "xstate";
 import {
   A2AEventSchema,
-  type AgentWaitInput,
-  type AgentWaitOutput,
-  MachineInputError,
-  type ReadReplyInput,
-  type ReadReplyOutput,
   type ReplyWaitInput,
   type ReplyWaitOutput,
   replyWaitMachine,
+} from "../../src/index.js";
+import {
+  type AgentWaitInput,
+  type AgentWaitOutput,
+  type ReadReplyInput,
+  type ReadReplyOutput,
   type SendMessageInput,
   type SendMessageOutput,
-} from "../../src/index.js";
+} from "../../src/machines/index.js";
 import { pending, sendRaw } from "../support/fakeActors.js";
 
 const baseInput: ReplyWaitInput = {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createActor, toPromise } from "xstate";
-import type { AgentStepOutput, GatewayPort } from "../../src/index.js";
+import type { AgentStepOutput } from "../../src/machines/index.js";
+import type { GatewayPort } from "../../src/index.js";
 import { agentStepActor } from "../../src/runtime/agentStep.js";
 
 type Wait = Awaited<ReturnType<GatewayPort["agentWait"]>>;

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { GuildDirectory, UNKNOWN_GUILD_BUCKET } from "../../src/runtime/GuildDirectory.js";
 import { ChannelDirectory } from "../../src/runtime/channelDirectory.js";
 import type { ThreadState } from "../../src/runtime/ThreadState.js";
-import type { DiscordChannelInfo, DiscordPort } from "../../src/index.js";
+import type { DiscordChannelInfo } from "../../src/runtime/index.js";
+import type { DiscordPort } from "../../src/index.js";
 
 /** A directory whose channels Discord describes with `describeChannel` (none: the port cannot). */
 function directory(describeChannel?: (p: { channelId: string }) => Promise<DiscordChannelInfo>) {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { DiscordChannelInfo, DiscordSendResult, InboundDiscordMessage } from "../../src/index.js";
+import type { DiscordChannelInfo } from "../../src/runtime/index.js";
+import type { DiscordSendResult, InboundDiscordMessage } from "../../src/index.js";
 import { tempDirs } from "../persistence/tempDirs.js";
 import {
   BOTS,

@@ -5,12 +5,8 @@
 import { rmSync } from "node:fs";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type A2ARuntime,
-  createA2ARuntime,
-  DISCORD_ID_PATTERN,
-  type InboundDiscordMessage,
-} from "../../src/index.js";
+import { type A2ARuntime, createA2ARuntime, type InboundDiscordMessage } from "../../src/index.js";
+import { DISCORD_ID_PATTERN } from "../../src/services/index.js";
 import {
   BOTS,
   CHANNEL,

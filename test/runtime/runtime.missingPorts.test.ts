@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MissingPortError } from "../../src/index.js";
+import { MissingPortError } from "../../src/runtime/MissingPortError.js";
 import { FakeDiscord, FakeGateway, tempStateDir, useRuntimeHarness } from "../support/runtimeFakes.js";
 
 const T0 = Date.UTC(2026, 10, 24, 9, 0, 0);

@@ -2,7 +2,8 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInspector } from "@statelyai/inspect";
 import { describe, expect, it, vi } from "vitest";
-import { type A2ARuntime, createA2ARuntime, MACHINE_VERSIONS } from "../../src/index.js";
+import { type A2ARuntime, createA2ARuntime } from "../../src/index.js";
+import { MACHINE_VERSIONS } from "../../src/runtime/index.js";
 import { LowdbSnapshotStore } from "../../src/persistence/index.js";
 import { v1Context, v1SendingInChannel, v1Snapshot } from "../support/collaborateV1.js";
 import {

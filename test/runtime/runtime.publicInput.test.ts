@@ -1,10 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import {
-  type A2AEvent,
-  type InboundDiscordMessage,
-  InvalidInputError,
-  MAX_TIMEOUT_SECONDS,
-} from "../../src/index.js";
+import { type A2AEvent, type InboundDiscordMessage, InvalidInputError } from "../../src/index.js";
+import { MAX_TIMEOUT_SECONDS } from "../../src/runtime/index.js";
 import {
   BOTS,
   CHANNEL,

@@ -4,22 +4,24 @@ import { describe, expect, it } from "vitest";
 import {
   buildCollaborationThreadName,
   buildReportThreadName,
-  buildThreadStarterMessage,
   classifyDiscordFailure,
-  DISCORD_TRANSIENT_MAX_RETRIES,
-  discordTransientBackoffMs,
   extractObserverTokens,
   filterBootstrapFiles,
   type InboundDiscordMessage,
   InvalidInputError,
   isA2ASessionKey,
-  isDiscordChannelSessionKey,
   isReportThreadName,
-  MAX_THREAD_NAME_LENGTH,
   resolveThreadSessionKey,
   threadRouteKey,
   toObserverRecord,
 } from "../../src/index.js";
+import {
+  buildThreadStarterMessage,
+  DISCORD_TRANSIENT_MAX_RETRIES,
+  discordTransientBackoffMs,
+  isDiscordChannelSessionKey,
+  MAX_THREAD_NAME_LENGTH,
+} from "../../src/services/index.js";
 import { callLoosely, expectAnswerOrInvalidInput, junkCases, ONE_MB } from "../support/badInput.js";
 
 const expectDefinedOrInvalidInput = (run: () => unknown, param: string): unknown =>

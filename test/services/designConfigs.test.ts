@@ -3,13 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
-import {
-  A2AConfigError,
-  createA2ARuntime,
-  LEGACY_CONFIG_KEYS,
-  parseConfig,
-  resolveAgentA2ASettings,
-} from "../../src/index.js";
+import { A2AConfigError, createA2ARuntime, parseConfig } from "../../src/index.js";
+import { LEGACY_CONFIG_KEYS, resolveAgentA2ASettings } from "../../src/services/index.js";
 import { design000Section8_1, design000Section8_2 } from "../fixtures/design-configs/design000.js";
 import {
   design001Section5_2,

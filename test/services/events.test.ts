@@ -2,14 +2,12 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   A2A_EVENT_TYPES,
-  type A2AEvent,
   type A2AEventOf,
-  A2AEventSchema,
   A2AEventSchemas,
-  type A2AEventType,
   EventBus,
   InvalidEventError,
-} from "../../src/index.js";
+} from "../../src/services/index.js";
+import { type A2AEvent, A2AEventSchema, type A2AEventType } from "../../src/index.js";
 
 // The ten types of API.md §5, written from the contract.
 const API_TYPES = [

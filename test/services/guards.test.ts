@@ -4,13 +4,13 @@ import {
   createDiscordRateLimiters,
   IDEMPOTENCY_TTL_MS,
   IdempotencyCache,
-  InvalidInputError,
   isReplyInThread,
   LoopGuard,
   type LoopGuardDecision,
   RateLimiter,
   RateLimiterClosedError,
-} from "../../src/index.js";
+} from "../../src/services/index.js";
+import { InvalidInputError } from "../../src/index.js";
 import {
   callLoosely,
   construct,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decidePreflight, type InboundDiscordMessage, type PreflightContext } from "../../src/index.js";
+import { decidePreflight, type PreflightContext } from "../../src/services/index.js";
+import { type InboundDiscordMessage } from "../../src/index.js";
 
 const BOT = { ruda: "1400000000000000101", eden: "1400000000000000102", seum: "1400000000000000103" };
 const HUMAN = "1400000000000000900";

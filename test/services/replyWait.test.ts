@@ -6,12 +6,10 @@ import {
   type A2AErrorInfo,
   buildNoReplyOutcomeMessage,
   calculateBackoffMs,
-  canRetry,
-  capMaxAttempts,
   classifyA2AError,
   extractRetryAfterMs,
-  retryResends,
 } from "../../src/index.js";
+import { canRetry, capMaxAttempts, retryResends } from "../../src/services/index.js";
 import { expectAnswerOrInvalidInput, junkCases, ONE_MB, ONE_MB_KOREAN } from "../support/badInput.js";
 
 const JUNK = junkCases("rate limit");

@@ -1,6 +1,6 @@
 import { Client, Events, GatewayIntentBits } from "discord.js";
 import { afterEach, beforeEach } from "vitest";
-import { type DiscordEmulator, emulatorToken, startDiscordEmulator } from "../../src/discord/index.js";
+import { type DiscordEmulator, emulatorToken, startDiscordEmulator } from "../../src/testing/index.js";
 import type { A2ARuntime } from "../../src/index.js";
 
 /**

@@ -8,16 +8,13 @@ import {
   fromPromise,
   type InspectionEvent,
 } from "xstate";
+import { type A2AEvent, A2AEventSchema, collaborateMachine, mentionMachine } from "../../src/index.js";
 import {
-  type A2AEvent,
-  A2AEventSchema,
   type CreateThreadInput,
   type CreateThreadOutput,
-  collaborateMachine,
-  mentionMachine,
   type PostMessageInput,
   type PostMessageOutput,
-} from "../../src/index.js";
+} from "../../src/machines/index.js";
 
 // Fakes of the Discord side effects the mention and collaborate machines invoke, errors shaped as
 // discord.js throws them, and a collector of everything a system of actors emits.

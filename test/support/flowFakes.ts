@@ -11,21 +11,23 @@ import {
 import {
   type A2AEvent,
   A2AEventSchema,
+  a2aFlowMachine,
+  pingPongMachine,
+  replyWaitMachine,
+} from "../../src/index.js";
+import {
   type AgentStepError,
   type AgentStepInput,
   type AgentStepOutput,
   type AgentWaitInput,
   type AgentWaitOutput,
-  a2aFlowMachine,
   type PostAnnouncementInput,
   type PostAnnouncementOutput,
-  pingPongMachine,
   type ReadReplyInput,
   type ReadReplyOutput,
-  replyWaitMachine,
   type SendMessageInput,
   type SendMessageOutput,
-} from "../../src/index.js";
+} from "../../src/machines/index.js";
 import { postRetryWaitMs } from "../../src/machines/flowRetry.js";
 import { pending } from "./fakeActors.js";
 import { edgeCoveringPaths, type ModelOptions } from "./modelBased.js";

@@ -9,7 +9,7 @@ import {
 } from "xstate";
 import { adjacencyMapToArray, getAdjacencyMap, getShortestPaths, serializeSnapshot } from "xstate/graph";
 import { expect } from "vitest";
-import { describeTransition, listTransitions } from "../../src/index.js";
+import { describeTransition, listTransitions } from "../../src/machines/index.js";
 
 // Model-based testing for our statecharts: enumerate the machine's reachable graph with xstate/graph,
 // build one path per explored edge (the shortest path to its source, then the edge), replay every path

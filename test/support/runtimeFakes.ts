@@ -1,11 +1,6 @@
 import { afterEach, beforeEach, vi } from "vitest";
-import {
-  type A2ARuntime,
-  createA2ARuntime,
-  type DiscordChannelInfo,
-  type DiscordPort,
-  type GatewayPort,
-} from "../../src/index.js";
+import { type A2ARuntime, createA2ARuntime, type DiscordPort, type GatewayPort } from "../../src/index.js";
+import { type DiscordChannelInfo } from "../../src/runtime/index.js";
 import { tempDir } from "./tempDir.js";
 
 /** A state directory for one test, removed after its file. */

@@ -1,5 +1,5 @@
 import { Client, Events, GatewayIntentBits, Routes } from "discord.js";
-import { type DiscordEmulator, emulatorToken, startDiscordEmulator } from "../../discord/index.js";
+import { type DiscordEmulator, emulatorToken, startDiscordEmulator } from "../../testing/index.js";
 import type { AcceleratedClock } from "./AcceleratedClock.js";
 
 /** The demo's three agents, each with its own bot. */

@@ -19,6 +19,7 @@ import { Gateway } from "./gateway.js";
 import { handleRest } from "./restRoutes.js";
 import { EmulatorState, type EmulatorUser } from "./state.js";
 
+/** The emulated guild: its channels, its users (bots and humans), and the clock that stamps messages. */
 export interface DiscordEmulatorOptions {
   /** 0 or omitted: any free port. */
   port?: number;
@@ -36,6 +37,7 @@ export interface DiscordEmulatorOptions {
   now?: () => number;
 }
 
+/** A message as the emulator stored it. */
 export interface EmulatedMessage {
   id: string;
   channelId: string;
@@ -46,6 +48,7 @@ export interface EmulatedMessage {
   threadId?: string;
 }
 
+/** A running emulator: point discord.js clients at `apiUrl`, post as people, read what was posted. */
 export interface DiscordEmulator {
   /** Pass as discord.js `rest: { api }`. */
   apiUrl: string;
@@ -77,6 +80,11 @@ export interface DiscordEmulator {
   deny(channelId: string, userId: string, denied?: boolean): void;
 }
 
+/**
+ * Starts a Discord emulator on 127.0.0.1: Discord's REST API (v10) and gateway, for the routes a bot
+ * that posts, opens threads and reads messages uses. A discord.js `Client` created with
+ * `rest: { api: emulator.apiUrl }` logs in with `emulatorToken(userId)` as that user.
+ */
 export async function startDiscordEmulator(o: DiscordEmulatorOptions): Promise<DiscordEmulator> {
   const state = new EmulatorState(o);
   const faults = new FaultQueue();

@@ -1,6 +1,7 @@
 // Fault injection for the Discord emulator's REST API. A fault matches requests by method and path (the
 // part after /api/v10) and fires for the next `times` matching requests (default 1).
 
+/** A failure the emulator gives the next matching requests instead of an answer. */
 export type EmulatorFault =
   /** 429 with Retry-After; `global: true` sends X-RateLimit-Global (a global limit), else a bucket limit. */
   | (FaultMatch & { kind: "rateLimit"; retryAfterMs?: number; global?: boolean })
@@ -11,6 +12,7 @@ export type EmulatorFault =
   /** The connection is reset without an answer (ECONNRESET / "other side closed"). */
   | (FaultMatch & { kind: "reset" });
 
+/** Which requests a fault applies to, and how many times. */
 export interface FaultMatch {
   /** HTTP method, case-insensitive; any when omitted. */
   method?: string;

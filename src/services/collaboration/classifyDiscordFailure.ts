@@ -2,6 +2,7 @@ import { requireWholeNumber } from "../InvalidInputError.js";
 
 export type DiscordFailureKind = "permission" | "not_found" | "rate_limit" | "transient" | "invalid";
 
+/** What a failed Discord call means for the collaboration: retry it, escalate it to a human, or reject it. */
 export interface DiscordFailure {
   kind: DiscordFailureKind;
   retryable: boolean;

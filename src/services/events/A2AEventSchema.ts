@@ -167,7 +167,9 @@ export const A2AEventSchema = z.discriminatedUnion("type", [
   A2AEventSchemas["a2a.exchange.ended"],
 ]);
 
+/** One event of the control plane, as `onEvent` delivers it and the event log stores it. */
 export type A2AEvent = z.output<typeof A2AEventSchema>;
+/** The `type` of an event: `a2a.send`, `a2a.retry`, `a2a.mention.reminded`, … */
 export type A2AEventType = A2AEvent["type"];
 export type A2AEventOf<T extends A2AEventType> = Extract<A2AEvent, { type: T }>;
 export const A2A_EVENT_TYPES = Object.keys(A2AEventSchemas) as A2AEventType[];

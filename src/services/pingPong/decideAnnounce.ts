@@ -30,6 +30,7 @@ export function decideAnnounce(p: AnnounceParams): AnnounceDecision {
   return { run: true };
 }
 
+/** `decideAnnounce(p).run`: whether the announce step runs. */
 export function shouldRunAnnounce(p: AnnounceParams): boolean {
   return decideAnnounce(p).run;
 }

@@ -1,0 +1,10 @@
+// The entry point `a2a-statecharts/testing`: a Discord emulator that the real discord.js client talks to
+// (REST and gateway on 127.0.0.1), with injectable faults, so a gateway's own tests run without Discord.
+export {
+  type DiscordEmulator,
+  type DiscordEmulatorOptions,
+  type EmulatedMessage,
+  startDiscordEmulator,
+} from "../discord/emulator/DiscordEmulator.js";
+export type { EmulatorFault, FaultMatch } from "../discord/emulator/faults.js";
+export { emulatorToken, userIdFromToken } from "../discord/emulator/tokens.js";
