@@ -6,17 +6,28 @@ import type { CliIO } from "./io.js";
 
 const USAGE = `Usage: a2a-statecharts diagram [--out DIR] [--check]
 
-Writes one Markdown page per statechart (Mermaid diagram with guard names, and its transitions
-table) from the machine objects themselves.
+Draws one Markdown page per statechart (Mermaid diagram with guard names, and its transitions
+table) from the machine objects themselves. Without --out they go to stdout, one after the other;
+in a checkout of a2a-statecharts itself, to docs/statecharts.
 
 Options:
-  --out DIR   where to write (default docs/statecharts)
-  --check     write nothing; exit 1 if a page is stale, missing, or no longer generated
+  --out DIR   write the pages into DIR
+  --check     write nothing; exit 1 if a page in DIR is stale, missing, or no longer generated
   -h, --help`;
 
-/** `a2a-statecharts diagram`: regenerates docs/statecharts (also `npm run diagrams`). */
+/** Where the pages go without --out: this project's own docs, or nowhere but stdout. */
+function defaultOut(): string | undefined {
+  try {
+    const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { name?: unknown };
+    return pkg.name === "a2a-statecharts" ? join("docs", "statecharts") : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `a2a-statecharts diagram`: prints the statechart pages, or writes them (`npm run diagrams` here). */
 export async function runDiagram(argv: string[], io: CliIO): Promise<number> {
-  let out: string;
+  let out: string | undefined;
   let check: boolean;
   try {
     const { values } = parseArgs({
@@ -32,22 +43,33 @@ export async function runDiagram(argv: string[], io: CliIO): Promise<number> {
       io.out(USAGE);
       return 0;
     }
-    out = resolve(values.out ?? join("docs", "statecharts"));
+    const dir = values.out ?? defaultOut();
+    out = dir === undefined ? undefined : resolve(dir);
     check = values.check === true;
+    if (check && out === undefined) throw new Error("--check needs --out DIR: the folder to compare with");
   } catch (error) {
     io.err(`a2a-statecharts diagram: ${(error as Error).message} (see --help)`);
     return 2;
   }
+  if (out === undefined) {
+    io.out(
+      statechartDocs()
+        .map((doc) => doc.content)
+        .join("\n"),
+    );
+    return 0;
+  }
+  const dir = out;
   const pages = statechartDocs().map((doc) => ({
-    path: join(out, basename(doc.file)),
+    path: join(dir, basename(doc.file)),
     content: doc.content,
   }));
   const current = (path: string) => (existsSync(path) ? readFileSync(path, "utf8") : undefined);
   // Pages in the folder that no machine generates any more (a machine was renamed or removed).
-  const orphans = existsSync(out)
-    ? readdirSync(out)
+  const orphans = existsSync(dir)
+    ? readdirSync(dir)
         .filter((name) => name.endsWith(".md"))
-        .map((name) => join(out, name))
+        .map((name) => join(dir, name))
         .filter((path) => !pages.some((page) => page.path === path))
     : [];
 

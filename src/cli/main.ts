@@ -13,7 +13,7 @@ Usage:
   a2a-statecharts inspect [--port N] [--exit]          the demo with a live statechart page on 127.0.0.1;
           [--stately-relay [N]]                        with the flag, also the @statelyai/inspect relay on
                                                        127.0.0.1 (both show conversation text to local processes)
-  a2a-statecharts diagram [--out DIR] [--check]        write the statechart pages (docs/statecharts)
+  a2a-statecharts diagram [--out DIR] [--check]        the statechart pages (Mermaid), to stdout or into DIR
   a2a-statecharts config [file.json]                   validate a config file and print it with every default
   a2a-statecharts --help | --version
 

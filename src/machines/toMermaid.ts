@@ -226,7 +226,7 @@ const MACHINES: MachineDoc[] = [
     machine: replyWaitMachine,
     tagline: "Sends one message to the target agent and waits for its reply, with retries.",
     purpose:
-      "Waits for the target agent's reply to one message (design 000). It sends the message, then waits " +
+      "Waits for the target agent's reply to one message. It sends the message, then waits " +
       "in chunks of `chunkMs` up to `maxWaitMs`. Each failure is classified; a retryable one backs off " +
       "and then either waits again on the same run or resends the message as a new run with the same " +
       "idempotency key. The machine ends `replied` or `blocked`.",
@@ -236,7 +236,7 @@ const MACHINES: MachineDoc[] = [
     machine: pingPongMachine,
     tagline: "Steers the follow-up conversation between requester and target, turn by turn.",
     purpose:
-      "Steers the follow-up conversation between requester and target (design 001 §4). The two agents " +
+      "Steers the follow-up conversation between requester and target. The two agents " +
       "take alternating steps; after each reply the first guard that holds ends the conversation: no " +
       "reply, an explicit skip, then (with `autoTerminate`) repetition, minimal content or a conclusion, " +
       "else the turn limit. With no turns to take, or no primary reply, it ends at once.",
@@ -246,7 +246,7 @@ const MACHINES: MachineDoc[] = [
     machine: a2aFlowMachine,
     tagline: "One `sessions_send` from start to end: reply, ping-pong, announce, complete.",
     purpose:
-      "Runs one `sessions_send` from start to end (designs 000 and 001). It waits for the reply (the " +
+      "Runs one `sessions_send` from start to end. It waits for the reply (the " +
       "replyWait machine, with its retries), steers the ping-pong (the pingPong machine), announces the " +
       "result only when that is worth an LLM call, and always finishes with `a2a.complete`, whether the " +
       "reply came, was blocked or timed out, in sync and async mode alike.",
@@ -268,11 +268,11 @@ const MACHINES: MachineDoc[] = [
     machine: collaborateMachine,
     tagline: "One `discord_send`: validate, resolve the thread, post the mention in it, track it.",
     purpose:
-      "Runs one `discord_send` (designs 002 and 004). It validates the request and resolves the thread " +
-      "(the explicit one, one reused within the TTL, or a new one). A new `[협업] from → to · topic` " +
-      "thread is opened from a starter message posted in the channel without pings (one thread per " +
+      "Runs one `discord_send`. It validates the request and resolves the thread " +
+      "(the explicit one, one reused within the TTL, or a new one). A new collaboration thread " +
+      "(`[협업] from → to · topic` in Korean) is opened from a starter message posted in the channel without pings (one thread per " +
       "message, so a re-run after a crash cannot open a second). The mention is posted inside the " +
-      "thread, where the target's bot handles it (design 004 §5.2). A failure Discord allows to retry is " +
+      "thread, where the target's bot handles it. A failure Discord allows to retry is " +
       "retried from the step that failed; then the mention is tracked (the mention machine) until the " +
       "target answers or a human is called.",
   },

@@ -1,5 +1,8 @@
+import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { basename, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { statechartDocs } from "../../src/machines/index.js";
 import { runCli } from "../support/cli.js";
@@ -34,6 +37,28 @@ describe("a2a-statecharts diagram", () => {
     expect(none.code).toBe(1);
     expect(none.err).toContain("missing:");
     expect(existsSync(missing)).toBe(false);
+  });
+
+  it("in another project, writes nothing there: the pages go to stdout, and --check asks for --out", async () => {
+    const project = tempDir("a2a-diagram-consumer-");
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "my-gateway", private: true }));
+    const root = resolve(import.meta.dirname, "../..");
+    // tsx by its path: the project has none of our packages.
+    const tsx = pathToFileURL(join(root, "node_modules/tsx/dist/loader.mjs")).href;
+    const bin = join(root, "src/cli/bin.ts");
+    const run = (...args: string[]) =>
+      promisify(execFile)(process.execPath, ["--import", tsx, bin, "diagram", ...args], {
+        cwd: project,
+        env: { ...process.env, TSX_TSCONFIG_PATH: join(root, "tsconfig.json") },
+      });
+
+    const printed = await run();
+    expect(printed.stdout).toContain(statechartDocs()[0]?.content);
+    expect(printed.stdout).toContain("stateDiagram-v2");
+    expect(readdirSync(project)).toEqual(["package.json"]);
+
+    const check = await run("--check").catch((error: { code: number; stderr: string }) => error);
+    expect(check).toMatchObject({ code: 2, stderr: expect.stringContaining("--check needs --out") });
   });
 
   it("rejects unknown flags with one line, exit 2", async () => {
