@@ -140,7 +140,7 @@ const RESTART = {
 /**
  * The main job: the whole control plane on embedded defaults. A Discord emulator (or real Discord),
  * three agent bots, scripted agents behind a GatewayPort, a human, and a runtime on a lowdb state
- * dir play the designs' scenarios in accelerated time, with a live timeline and a summary.
+ * dir play the demo's scenarios in accelerated time, with a live timeline and a summary.
  */
 export async function runDemo(o: DemoOptions): Promise<DemoReport> {
   const startedAt = Date.now();

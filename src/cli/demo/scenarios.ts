@@ -17,7 +17,7 @@ export interface DemoWorld {
   maxAttempts: number;
 }
 
-/** One of the designs' scenarios: it plays, then says where it ended, in words compared with `expected`. */
+/** One of the demo's scenarios: it plays, then says where it ended, in words compared with `expected`. */
 export interface Scenario {
   /**
    * A short name, unique among the scenarios: the timeline tags the scenario's lines with it, and the
@@ -67,7 +67,7 @@ async function sent(world: DemoWorld, p: Parameters<A2ARuntime["discordSend"]>[0
   return result;
 }
 
-/** The designs' scenarios that run side by side on the restarted runtime. */
+/** The scenarios that run side by side on the restarted runtime. */
 export const SCENARIOS: Scenario[] = [
   {
     key: "rate-limit",

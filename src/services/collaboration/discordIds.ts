@@ -1,6 +1,6 @@
 /**
  * A Discord id (snowflake) as the API writes it: an unsigned 64-bit number in decimal, so 1 to 20 digits
- * (real ones have 17 to 20; the designs' samples use short placeholders, which must load).
+ * (real ones have 17 to 20; sample configs use short placeholders, which must load).
  */
 export const DISCORD_ID_PATTERN = /^\d{1,20}$/;
 
