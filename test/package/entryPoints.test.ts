@@ -37,7 +37,7 @@ function runtimeImports(file: string): string[] {
   return specifiers;
 }
 
-/** Every file of ours and every package or builtin that importing `entry` loads. */
+/** Every file of ours and every package or builtin that importing `entry` (or a file of src/) loads. */
 function loadedBy(entry: string): { files: string[]; packages: string[] } {
   const files = new Set<string>();
   const packages = new Set<string>();
@@ -55,7 +55,7 @@ function loadedBy(entry: string): { files: string[]; packages: string[] } {
         );
     }
   };
-  visit(sourceOf(entry));
+  visit(entry.startsWith("src/") ? join(ROOT, entry) : sourceOf(entry));
   return {
     files: [...files].map((f) => relative(join(ROOT, "src"), f)).sort(),
     packages: [...packages].sort(),
@@ -77,6 +77,16 @@ describe("entry points", () => {
       .filter((entry) => loadedBy(entry).packages.includes("discord.js"));
     expect(needing).toEqual(["./discord"]);
     expect(pkg.peerDependencies["discord.js"]).toBeDefined();
+  });
+
+  it("the CLI's status, config and diagram commands run without the optional peers", () => {
+    const optional = ["discord.js", "@statelyai/inspect"];
+    for (const file of ["src/cli/bin.ts", "src/cli/status.ts", "src/cli/diagram.ts"]) {
+      expect({ file, loads: loadedBy(file).packages.filter((p) => optional.includes(p)) }).toEqual({
+        file,
+        loads: [],
+      });
+    }
   });
 
   it("every package an entry point loads is a dependency, a peer dependency, or built into Node", () => {
