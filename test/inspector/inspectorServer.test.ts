@@ -251,6 +251,12 @@ describe("startInspectorServer: local only", () => {
     expect(mermaid.status).toBe(200);
     expect(mermaid.headers["content-type"]).toMatch(/javascript/);
     expect(mermaid.body.length).toBeGreaterThan(1_000_000);
+    expect(mermaid.body).toContain("mermaid");
+    // A browser asks for gzip and gets the bundle as shipped: compressed, the same script once inflated.
+    const gzipped = await fetch(`${server.url}mermaid.js`, { headers: { "accept-encoding": "gzip" } });
+    expect(gzipped.headers.get("content-encoding")).toBe("gzip");
+    expect(Number(gzipped.headers.get("content-length"))).toBeLessThan(mermaid.body.length / 2);
+    expect(await gzipped.text()).toBe(mermaid.body);
     expect((await get(`${server.url}nothing-here`)).status).toBe(404);
     expect((await get(server.url, { method: "POST" })).status).toBe(405);
   });
