@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { checkConfigConsistency } from "./configConsistency.js";
 import { discordId } from "./discordId.js";
+import { LocaleSchema, MessagesSchema } from "./messagesSchema.js";
 
 // Every duration is a positive whole number of milliseconds and every count a positive whole number;
 // objects are strict so a misspelt key is an error rather than a silently ignored setting.
@@ -280,6 +281,8 @@ const ConfigObjectSchema = z.strictObject({
     .record(id, AgentSchema)
     .default({})
     .describe("The agents, keyed by agent id, each with its Discord bot."),
+  locale: LocaleSchema,
+  messages: MessagesSchema,
 });
 
 export const A2AConfigSchema = ConfigObjectSchema.superRefine(checkConfigConsistency);
