@@ -1,0 +1,125 @@
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../fixtures/manualClock.js";
+import { useClockedRuntimes } from "../support/clockedRuntime.js";
+import {
+  BOTS,
+  CHANNEL,
+  drain,
+  FakeDiscord,
+  HUMAN,
+  runtimeConfig,
+  tempStateDir,
+  waitUntil,
+} from "../support/runtimeFakes.js";
+
+// The texts a collaboration posts (its thread's name and starter, the reminders, the escalation) are
+// written in the configured locale, with the config's message overrides, by the runtime as it posts.
+
+const T0 = Date.UTC(2026, 10, 24, 9, 0, 0);
+const MINUTE = 60_000;
+const runtimeOn = useClockedRuntimes();
+const request = { fromAgentId: "ruda", targetAgentId: "eden", message: "코드 리뷰 해줘", threadName: "리뷰" };
+
+const expected = {
+  ko: {
+    threadName: "[협업] 루다 → 이든 · 리뷰",
+    starter: "🧵 [협업] 루다 → 이든 · 리뷰",
+    reminder: (n: number, minutes: number) =>
+      `[리마인더 ${n}/3] <@${BOTS.eden}> 위 요청에 대해 확인 부탁해요.\n원본: "코드 리뷰 해줘" (${minutes}분 전)`,
+    escalation: `⚠️ 응답 없음 (3회 시도, 15분 경과)\n대상: <@${BOTS.eden}>\n요청: "코드 리뷰 해줘"\n<@${HUMAN}> 확인 필요`,
+  },
+  en: {
+    threadName: "[Collab] 루다 → 이든 · 리뷰",
+    starter: "🧵 [Collab] 루다 → 이든 · 리뷰",
+    reminder: (n: number, minutes: number) =>
+      `[Reminder ${n}/3] <@${BOTS.eden}> could you take a look at the request above?\n` +
+      `Original: "코드 리뷰 해줘" (${minutes} min ago)`,
+    escalation:
+      `⚠️ No response (3 attempts, 15 min)\nTarget: <@${BOTS.eden}>\nRequest: "코드 리뷰 해줘"\n` +
+      `<@${HUMAN}> Please take a look.`,
+  },
+};
+
+async function sentIn(
+  config: object,
+  discord = new FakeDiscord(),
+  clock = new ManualClock(T0),
+  stateDir = tempStateDir(),
+) {
+  const { r } = runtimeOn(stateDir, clock, { discord, config: { ...runtimeConfig, ...config } });
+  await r.start();
+  const sent = await r.discordSend(request);
+  if (sent.status !== "sent") throw new Error(`discordSend was ${sent.status}`);
+  const followUps = () => discord.in(sent.threadId).slice(1);
+  /** Time passes to the next timeout: the follow-up it posts has landed. */
+  const nextFollowUp = async (ms: number) => {
+    const before = followUps().length;
+    await clock.advance(ms);
+    await waitUntil(() => followUps().length === before + 1, `follow-up ${before + 1}`);
+  };
+  return { r, sent, discord, clock, stateDir, followUps, nextFollowUp };
+}
+
+describe("config.locale", () => {
+  it.each(["ko", "en"] as const)(
+    "%s: the thread's name and starter, the reminders 1/3 and 2/3 and the escalation",
+    async (locale) => {
+      const { sent, discord, followUps, nextFollowUp } = await sentIn({ locale });
+      const texts = expected[locale];
+      expect(discord.threads.map((t) => t.name)).toEqual([texts.threadName]);
+      expect(discord.in(CHANNEL).map((m) => [m.content, m.mentionUserIds])).toEqual([[texts.starter, []]]);
+      expect(discord.in(sent.threadId)[0]?.content).toBe(`<@${BOTS.eden}> 코드 리뷰 해줘`);
+
+      await nextFollowUp(5 * MINUTE);
+      await nextFollowUp(5 * MINUTE);
+      await nextFollowUp(5 * MINUTE);
+      expect(followUps().map((m) => [m.content, m.mentionUserIds])).toEqual([
+        [texts.reminder(1, 5), [BOTS.eden]],
+        [texts.reminder(2, 10), [BOTS.eden]],
+        [texts.escalation, [HUMAN]],
+      ]);
+    },
+  );
+
+  it("is Korean when unset", async () => {
+    const { followUps, nextFollowUp, discord } = await sentIn({});
+    expect(discord.threads[0]?.name).toBe(expected.ko.threadName);
+    await nextFollowUp(5 * MINUTE);
+    expect(followUps()[0]?.content).toBe(expected.ko.reminder(1, 5));
+  });
+
+  it("applies to a live mention after a restart: started in Korean, reminded in English", async () => {
+    const first = await sentIn({ locale: "ko" });
+    await first.nextFollowUp(5 * MINUTE);
+    await first.r.stop();
+
+    const { r } = runtimeOn(first.stateDir, first.clock, {
+      discord: first.discord,
+      config: { ...runtimeConfig, locale: "en" },
+    });
+    await r.start();
+    await first.clock.advance(5 * MINUTE);
+    await waitUntil(() => first.followUps().length === 2, "the second reminder");
+    expect(first.followUps().map((m) => m.content)).toEqual([
+      expected.ko.reminder(1, 5),
+      expected.en.reminder(2, 10),
+    ]);
+  });
+});
+
+describe("config.messages", () => {
+  it("replaces single templates of the locale; the others stay the locale's", async () => {
+    const { followUps, nextFollowUp, discord } = await sentIn({
+      locale: "en",
+      messages: {
+        reminder: "{target} nudge {attempts}/{maxAttempts} after {minutes} min: {original}",
+        collaborationThreadName: "{from} asks {to}: {topic}",
+      },
+    });
+    expect(discord.threads[0]?.name).toBe("루다 asks 이든: 리뷰");
+    expect(discord.in(CHANNEL)[0]?.content).toBe("🧵 루다 asks 이든: 리뷰");
+    await nextFollowUp(5 * MINUTE);
+    expect(followUps()[0]?.content).toBe(`<@${BOTS.eden}> nudge 1/3 after 5 min: 코드 리뷰 해줘`);
+    await drain();
+  });
+});
