@@ -29,7 +29,7 @@ export const en: MessageCatalog = {
   errorUnknown: "the run failed for an unknown reason",
   errorWaitTimeout: "no reply within the wait",
   discordSendSent: "Message sent. Thread ID: {threadId}",
-  discordSendRejected: "discord_send: {code}: {reason}",
+  discordSendRejected: "discord_send was rejected ({code}): {reason}",
   replyContext: ko.replyContext,
   replyContextPrevious: ko.replyContextPrevious,
   replyRoleRequester: ko.replyRoleRequester,
