@@ -28,7 +28,7 @@ import { parseMachineInput } from "./MachineInputError.js";
 import type { PingPongOutput } from "./pingPongContext.js";
 import { pingPongMachine } from "./pingPongMachine.js";
 import { type ReplyWaitOutput, replyWaitMachine } from "./replyWaitMachine.js";
-import { envelopeOf } from "./schemas.js";
+import { catalogOf, envelopeOf } from "./schemas.js";
 
 type Emitted = A2AEventOf<"a2a.response"> | A2AEventOf<"a2a.retry"> | A2AEventOf<"a2a.complete">;
 
@@ -86,11 +86,10 @@ export const a2aFlowMachine = setup({
       ...(output.outcome === "blocked" ? { error: output.error, outcomeMessage: output.outcomeMessage } : {}),
     })),
     recordWaitCrash: assign(({ context }, error: unknown) => ({
-      error: classifyA2AError({
-        waitStatus: "error",
-        waitError: errorMessage(error),
-        attempt: context.retryAttempts,
-      }),
+      error: classifyA2AError(
+        { waitStatus: "error", waitError: errorMessage(error), attempt: context.retryAttempts },
+        catalogOf(context.language),
+      ),
     })),
     emitFirstResponse: emit(({ context }): Emitted => firstResponseEvent(context)),
     recordPingPong: assign(({ context }, output: PingPongOutput) => ({
@@ -123,6 +122,7 @@ export const a2aFlowMachine = setup({
         stepFailureFacts(context.announceFailure ?? { source: "gateway" }),
         context.announceRetries ?? 0,
         context.retry,
+        catalogOf(context.language),
       ),
     })),
     scheduleAnnounceRetry: assign(({ context }) => {
@@ -233,6 +233,7 @@ export const a2aFlowMachine = setup({
           startedAt: context.startedAt,
           seed: context.seed,
           trace: context.trace,
+          ...(context.language === undefined ? {} : { language: context.language }),
         }),
         onDone: [
           {
@@ -273,6 +274,7 @@ export const a2aFlowMachine = setup({
           retry: context.retry,
           // Its own jitter sequence: the reply wait drew from `seed`.
           seed: context.seed + 1,
+          ...(context.language === undefined ? {} : { language: context.language }),
         }),
         onDone: {
           target: "deciding",
@@ -299,11 +301,14 @@ export const a2aFlowMachine = setup({
         input: ({ context }) => ({
           sessionKey: context.targetSessionKey,
           message: ANNOUNCE_STEP_MESSAGE,
-          extraSystemPrompt: buildAgentToAgentAnnounceContext({
-            originalMessage: context.message,
-            ...(context.primaryReply === undefined ? {} : { roundOneReply: context.primaryReply }),
-            ...(context.reply === undefined ? {} : { latestReply: context.reply }),
-          }),
+          extraSystemPrompt: buildAgentToAgentAnnounceContext(
+            {
+              originalMessage: context.message,
+              ...(context.primaryReply === undefined ? {} : { roundOneReply: context.primaryReply }),
+              ...(context.reply === undefined ? {} : { latestReply: context.reply }),
+            },
+            catalogOf(context.language),
+          ),
           idempotencyKey: `${context.idempotencyKey}:announce`,
         }),
         onDone: [

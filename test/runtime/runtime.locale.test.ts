@@ -6,6 +6,7 @@ import {
   CHANNEL,
   drain,
   FakeDiscord,
+  FakeGateway,
   HUMAN,
   runtimeConfig,
   tempStateDir,
@@ -121,5 +122,34 @@ describe("config.messages", () => {
     await nextFollowUp(5 * MINUTE);
     expect(followUps()[0]?.content).toBe(`<@${BOTS.eden}> nudge 1/3 after 5 min: 코드 리뷰 해줘`);
     await drain();
+  });
+});
+
+describe("a flow's texts (sessionsSend)", () => {
+  const noRetry = { session: { agentToAgent: { retry: { enabled: false } } } };
+
+  it.each([
+    [
+      "ko",
+      "실행 상태를 찾을 수 없음",
+      "[outcome] blocked: 응답을 받지 못했습니다 (실행 상태를 찾을 수 없음)",
+    ],
+    ["en", "run not found", "[outcome] blocked: no reply received (run not found)"],
+  ] as const)("%s: a blocked flow's error and outcome message", async (locale, error, outcome) => {
+    const gateway = new FakeGateway({ waits: [{ status: "not_found" }] });
+    const { r, events } = runtimeOn(tempStateDir(), new ManualClock(T0), {
+      gateway,
+      config: { ...runtimeConfig, ...noRetry, locale },
+    });
+    await r.start();
+    const result = await r.sessionsSend({
+      requesterSessionKey: "agent:ruda:main",
+      targetSessionKey: "agent:eden:main",
+      message: "status?",
+      timeoutSeconds: 60,
+    });
+    expect(result).toMatchObject({ status: "blocked", error: { code: "session_not_found", message: error } });
+    const response = events.find((e) => e.type === "a2a.response");
+    expect(response?.data).toMatchObject({ outcome: "blocked", reply: outcome });
   });
 });
