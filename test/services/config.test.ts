@@ -802,7 +802,7 @@ describe("parseConfig: errors stay readable", () => {
     const { message, problems } = problemsOf({ ["k".repeat(1_000_000)]: 1 });
     expect(message.length).toBeLessThan(300);
     expect(problems[0]?.message).toBe(
-      "unknown key (allowed here: session, discord, agents, locale, messages)",
+      "unknown key (allowed here: locale, session, discord, agents, messages)",
     );
   });
 });

@@ -269,6 +269,7 @@ const AgentSchema = z.strictObject({
 });
 
 const ConfigObjectSchema = z.strictObject({
+  locale: LocaleSchema,
   session: z
     .strictObject({
       agentToAgent: AgentToAgentSchema.prefault({}).describe(
@@ -281,11 +282,12 @@ const ConfigObjectSchema = z.strictObject({
     .record(id, AgentSchema)
     .default({})
     .describe("The agents, keyed by agent id, each with its Discord bot."),
-  locale: LocaleSchema,
   messages: MessagesSchema,
 });
 
-export const A2AConfigSchema = ConfigObjectSchema.superRefine(checkConfigConsistency);
+export const A2AConfigSchema = ConfigObjectSchema.superRefine(checkConfigConsistency).describe(
+  "The language of everything the library writes for people and agents; `messages` replaces single texts.",
+);
 
 /** The config as the library uses it: every default filled in. */
 export type A2AConfig = z.output<typeof A2AConfigSchema>;

@@ -43,5 +43,5 @@ export const MessagesSchema = z
   .prefault({})
   .describe(
     "Templates replacing single texts of the chosen `locale`, by key. A placeholder is written `{name}`; " +
-      "each key accepts only its own placeholders.",
+      "each key accepts only its own placeholders. Every key with its texts: [Built-in texts](#built-in-texts).",
   );
