@@ -32,8 +32,6 @@ import { catalogOf, envelopeOf } from "./schemas.js";
 
 type Emitted = A2AEventOf<"a2a.response"> | A2AEventOf<"a2a.retry"> | A2AEventOf<"a2a.complete">;
 
-const ANNOUNCE_STEP_MESSAGE = "Agent-to-agent announce step.";
-
 /**
  * One `sessions_send` from start to end (designs 000 and 001): wait for the reply (with retries),
  * steer the ping-pong, announce only when it is worth an LLM call, and always finish with
@@ -300,7 +298,7 @@ export const a2aFlowMachine = setup({
         src: "announceStep",
         input: ({ context }) => ({
           sessionKey: context.targetSessionKey,
-          message: ANNOUNCE_STEP_MESSAGE,
+          message: catalogOf(context.language).announceStepMessage,
           extraSystemPrompt: buildAgentToAgentAnnounceContext(
             {
               originalMessage: context.message,

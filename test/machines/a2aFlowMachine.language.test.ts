@@ -64,6 +64,7 @@ describe("a2aFlowMachine's language", () => {
           replyRoleRequester: "asker",
           replyRoleTarget: "answerer",
           announceContext: "Announce? {latestReply} / {skipToken}",
+          announceStepMessage: "Your turn to announce.",
         },
       },
       talk,
@@ -72,6 +73,7 @@ describe("a2aFlowMachine's language", () => {
       "Turn 1 of 2 as asker. Skip: REPLY_SKIP",
       "Turn 2 of 2 as answerer. Skip: REPLY_SKIP",
     ]);
+    expect(calls.announceStep.map((c) => c.message)).toEqual(["Your turn to announce."]);
     expect(calls.announceStep.map((c) => c.extraSystemPrompt)).toEqual([
       `Announce? ${talk.steps?.[1] as string} / ANNOUNCE_SKIP`,
     ]);

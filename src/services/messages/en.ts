@@ -35,5 +35,6 @@ export const en: MessageCatalog = {
   replyRoleRequester: ko.replyRoleRequester,
   replyRoleTarget: ko.replyRoleTarget,
   announceContext: ko.announceContext,
+  announceStepMessage: ko.announceStepMessage,
   announceNone: ko.announceNone,
 };

@@ -64,5 +64,6 @@ export const ko: MessageCatalog = {
     'If you want to remain silent, reply exactly "{skipToken}".',
     "Any other reply will be posted to the target channel.",
   ].join("\n"),
+  announceStepMessage: "Agent-to-agent announce step.",
   announceNone: "(none)",
 };

@@ -136,6 +136,10 @@ export const MESSAGES = {
     description: "The extra system prompt of the announce step; keep `{skipToken}` in it.",
     placeholders: ["original", "roundOneReply", "latestReply", "skipToken"],
   },
+  announceStepMessage: {
+    description: "The message the target agent is sent for the announce step (the prompt says what to do).",
+    placeholders: [],
+  },
   announceNone: {
     description: "Stands in for a reply the announce context does not have.",
     placeholders: [],
