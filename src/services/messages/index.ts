@@ -17,6 +17,7 @@ export {
   type MessageKey,
   type MessageParams,
   type PlainMessageKey,
+  REQUIRED_PLACEHOLDERS,
   placeholdersFor,
 } from "./messageKeys.js";
 export { placeholdersOf, renderTemplate } from "./renderTemplate.js";

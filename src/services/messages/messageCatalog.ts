@@ -6,6 +6,7 @@ import {
   type MessageKey,
   type MessageParams,
   placeholdersFor,
+  REQUIRED_PLACEHOLDERS,
 } from "./messageKeys.js";
 import { placeholdersOf, renderTemplate } from "./renderTemplate.js";
 
@@ -40,12 +41,25 @@ export function renderMessage<K extends MessageKey>(
   return renderTemplate(catalog[key], params);
 }
 
-/** What is wrong with `template` as the text of `key` (a placeholder it does not have), or undefined. */
+/**
+ * What is wrong with `template` as the text of `key`, or undefined: a placeholder the key does not
+ * have, or one it must keep that is missing.
+ */
 export function templateProblem(key: MessageKey, template: string): string | undefined {
   const allowed = placeholdersFor(key);
-  const unknown = placeholdersOf(template).filter((name) => !allowed.includes(name));
-  if (unknown.length === 0) return undefined;
-  const list = allowed.length === 0 ? "none" : allowed.map((name) => `{${name}}`).join(", ");
-  const names = unknown.map((name) => `{${name}}`).join(", ");
-  return `unknown placeholder${unknown.length > 1 ? "s" : ""} ${names}; allowed: ${list}`;
+  const used = placeholdersOf(template);
+  const unknown = used.filter((name) => !allowed.includes(name));
+  if (unknown.length > 0) {
+    const list = allowed.length === 0 ? "none" : braced(allowed);
+    return `unknown placeholder${unknown.length > 1 ? "s" : ""} ${braced(unknown)}; allowed: ${list}`;
+  }
+  const missing = (REQUIRED_PLACEHOLDERS[key] ?? []).filter((name) => !used.includes(name));
+  if (missing.length > 0) {
+    return `must keep ${braced(missing)}: agents end or pace the conversation by them`;
+  }
+  return undefined;
+}
+
+function braced(names: readonly string[]): string {
+  return names.map((name) => `{${name}}`).join(", ");
 }

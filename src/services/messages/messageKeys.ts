@@ -168,6 +168,15 @@ export function isMessageKey(key: string): key is MessageKey {
   return Object.hasOwn(MESSAGES, key);
 }
 
+/**
+ * Placeholders a template must keep: an agent ends a ping-pong or stays silent only by answering the
+ * exact skip token, and the turn count is how it knows when the conversation ends.
+ */
+export const REQUIRED_PLACEHOLDERS: Readonly<Partial<Record<MessageKey, readonly string[]>>> = {
+  replyContext: ["turn", "maxTurns", "skipToken"],
+  announceContext: ["skipToken"],
+};
+
 /** The placeholders `key`'s template may use. */
 export function placeholdersFor(key: MessageKey): readonly string[] {
   return MESSAGES[key].placeholders;

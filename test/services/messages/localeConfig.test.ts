@@ -58,6 +58,15 @@ describe("config.locale and config.messages", () => {
     expect(message).toContain("messages.reminder: unknown placeholder {foo}");
   });
 
+  it("refuse an agent prompt without its skip token", () => {
+    expect(problems({ messages: { replyContext: "Turn {turn} of {maxTurns}" } }).problems).toEqual([
+      {
+        path: "messages.replyContext",
+        message: "must keep {skipToken}: agents end or pace the conversation by them",
+      },
+    ]);
+  });
+
   it("refuse an empty template and a non-string one", () => {
     expect(problems({ messages: { reminder: "", escalation: 3 } }).problems.map((p) => p.path)).toEqual([
       "messages.reminder",

@@ -79,4 +79,14 @@ describe("templateProblem", () => {
     );
     expect(templateProblem("errorWaitTimeout", "late {by}")).toBe("unknown placeholder {by}; allowed: none");
   });
+
+  it("names the placeholders an agent prompt must keep", () => {
+    expect(templateProblem("replyContext", "Turn {turn} of {maxTurns}, be brief")).toBe(
+      "must keep {skipToken}: agents end or pace the conversation by them",
+    );
+    expect(templateProblem("announceContext", "{latestReply}")).toBe(
+      "must keep {skipToken}: agents end or pace the conversation by them",
+    );
+    expect(templateProblem("announceContext", "Say it, or {skipToken}")).toBeUndefined();
+  });
 });
