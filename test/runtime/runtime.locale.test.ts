@@ -108,6 +108,36 @@ describe("config.locale", () => {
   });
 });
 
+describe("a failed collaboration's notice", () => {
+  it("is posted in the configured language", async () => {
+    const discord = new FakeDiscord();
+    // The starter's post is refused: the collaboration fails and a human is told in the default channel.
+    discord.failures.push(Object.assign(new Error("Missing Permissions"), { status: 403 }));
+    const { r } = runtimeOn(tempStateDir(), new ManualClock(T0), {
+      discord,
+      config: { ...runtimeConfig, locale: "en" },
+    });
+    await r.start();
+    expect(await r.discordSend(request)).toMatchObject({
+      status: "rejected",
+      error: { code: "discord_permission" },
+    });
+    await waitUntil(() => discord.in(CHANNEL).length === 1, "the failure notice");
+    expect(discord.in(CHANNEL).map((m) => [m.content, m.mentionUserIds])).toEqual([
+      [
+        [
+          "⚠️ Collaboration failed: 루다 → 이든 (discord_permission)",
+          `Where: <#${CHANNEL}>`,
+          "Reason: Missing Permissions",
+          'Request: "코드 리뷰 해줘"',
+          `<@${HUMAN}> Please check the bot's permissions in the channel.`,
+        ].join("\n"),
+        [HUMAN],
+      ],
+    ]);
+  });
+});
+
 describe("config.messages", () => {
   it("replaces single templates of the locale; the others stay the locale's", async () => {
     const { followUps, nextFollowUp, discord } = await sentIn({
