@@ -14,6 +14,7 @@ import { placeholdersOf, renderTemplate } from "./renderTemplate.js";
 // loads. i18next or ICU MessageFormat would add loaders, plural rules and a runtime dependency for
 // what a lookup and a replace do here.
 
+/** The built-in languages: `ko` (Korean, the default) and `en` (English). */
 export const LOCALES = ["ko", "en"] as const;
 export type Locale = (typeof LOCALES)[number];
 

@@ -146,6 +146,7 @@ export const MESSAGES = {
   },
 } as const satisfies Record<string, { description: string; placeholders: readonly string[] }>;
 
+/** The key of one text, as written under `messages` in the config. */
 export type MessageKey = keyof typeof MESSAGES;
 
 /** The placeholders of one message, as the values its template is rendered with. */
@@ -162,8 +163,10 @@ export type PlainMessageKey = {
 /** A complete set of templates: one per key. */
 export type MessageCatalog = Readonly<Record<MessageKey, string>>;
 
+/** Every key, in catalog order. */
 export const MESSAGE_KEYS = Object.keys(MESSAGES) as MessageKey[];
 
+/** Whether `key` names a text of the catalog (its own keys only, so "constructor" does not). */
 export function isMessageKey(key: string): key is MessageKey {
   return Object.hasOwn(MESSAGES, key);
 }
