@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { A2AConfigSchema, DISCORD_ID_PATTERN, LEGACY_CONFIG_KEYS } from "../services/index.js";
+import { LOCALES, MESSAGE_CATALOGS } from "../services/messages/messageCatalog.js";
+import { MESSAGE_KEYS, placeholdersFor } from "../services/messages/messageKeys.js";
 
 /** The part of JSON Schema that z.toJSONSchema produces for A2AConfigSchema and this page reads. */
 interface JsonSchemaNode {
@@ -112,7 +114,7 @@ export function renderConfigDocs(): string {
     `\`${RECORD_KEY}\` in a path stands for a key of your choosing (an agent id).`,
   ];
   for (const section of configSections()) {
-    lines.push("", `## \`${section.path}\``, "");
+    lines.push("", section.path === "" ? "## Top level" : `## \`${section.path}\``, "");
     if (section.description !== "") lines.push(section.description, "");
     lines.push("| Setting | Type | Default | Allowed | Description |", "| --- | --- | --- | --- | --- |");
     for (const s of section.settings) {
@@ -120,8 +122,32 @@ export function renderConfigDocs(): string {
       lines.push(`| ${cells.map(cell).join(" | ")} |`);
     }
   }
-  lines.push(...legacyKeysSection());
+  lines.push(...builtInTextsSection(), ...legacyKeysSection());
   return `${lines.join("\n")}\n`;
+}
+
+/** Every message key with its placeholders and its text in each built-in locale. */
+function builtInTextsSection(): string[] {
+  const code = (text: string) => `\`${text.replace(/`/g, "'")}\``;
+  return [
+    "",
+    "## Built-in texts",
+    "",
+    "The texts each `locale` writes, by key of `messages`, with the placeholders a template may use. A",
+    "line of a template made only of placeholders that come out empty is left out (`{location}`,",
+    "`{previous}`); ↵ marks a line break.",
+    ...MESSAGE_KEYS.flatMap((key) => {
+      const placeholders =
+        placeholdersFor(key)
+          .map((p) => `\`{${p}}\``)
+          .join(", ") || "none";
+      return [
+        "",
+        `- \`${key}\` (placeholders: ${placeholders})`,
+        ...LOCALES.map((l) => `  - ${l}: ${code(MESSAGE_CATALOGS[l][key].replace(/\n/g, " ↵ "))}`),
+      ];
+    }),
+  ];
 }
 
 /** The design documents' keys that load with a warning, and why. */

@@ -1,5 +1,8 @@
 import { z } from "zod";
 import type { A2ARuntime, DiscordSendResult } from "../runtime/index.js";
+import { ko } from "../services/messages/ko.js";
+import { renderMessage } from "../services/messages/messageCatalog.js";
+import type { MessageCatalog } from "../services/messages/messageKeys.js";
 
 /** The arguments an agent gives `discord_send`. */
 export const DiscordSendArgsSchema = z.strictObject({
@@ -26,15 +29,23 @@ export type DiscordSendToolResult =
   | { ok: true; text: string; threadId: string; messageId: string; mentionId: string }
   | { ok: false; code: string; text: string };
 
+export interface DiscordSendToolOptions {
+  /** The texts to answer in; default: the runtime's own (its configured `locale`), else Korean. */
+  messages?: MessageCatalog;
+}
+
 /**
  * Runs `discord_send` for the calling agent. It never waits for the reply: it answers once the
- * mention is posted ("메시지 전송 완료" with the thread), or with the reason nothing was sent.
+ * mention is posted ("메시지 전송 완료" with the thread, in the runtime's language), or with the
+ * reason nothing was sent.
  */
 export async function handleDiscordSend(
-  runtime: Pick<A2ARuntime, "discordSend">,
+  runtime: Pick<A2ARuntime, "discordSend"> & Partial<Pick<A2ARuntime, "messages">>,
   fromAgentId: string,
   args: unknown,
+  options: DiscordSendToolOptions = {},
 ): Promise<DiscordSendToolResult> {
+  const messages = options.messages ?? runtime.messages ?? ko;
   const parsed = DiscordSendArgsSchema.safeParse(args);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`);
@@ -55,12 +66,15 @@ export async function handleDiscordSend(
     return {
       ok: false,
       code: result.error.code,
-      text: `discord_send: ${result.error.code}: ${result.error.message}`,
+      text: renderMessage(messages, "discordSendRejected", {
+        code: result.error.code,
+        reason: result.error.message,
+      }),
     };
   }
   return {
     ok: true,
-    text: `메시지 전송 완료. 스레드 ID: ${result.threadId}`,
+    text: renderMessage(messages, "discordSendSent", { threadId: result.threadId }),
     threadId: result.threadId,
     messageId: result.messageId,
     mentionId: result.mentionId,

@@ -3,7 +3,14 @@ import type { A2AErrorInfo, AnnounceSkipReason, DiscordFailure } from "../servic
 import type { Due, TimerEvent } from "./Due.js";
 import type { AgentStepError } from "./gatewayActors.js";
 import type { PingPongTerminationReason } from "./pingPongContext.js";
-import { epochMs, type FlowTrace, nonEmpty, positiveMs, RetryPolicySchema } from "./schemas.js";
+import {
+  epochMs,
+  type FlowTrace,
+  LanguageSchema,
+  nonEmpty,
+  positiveMs,
+  RetryPolicySchema,
+} from "./schemas.js";
 
 // The input, context and output of a2aFlowMachine.
 
@@ -32,6 +39,7 @@ export const A2AFlowInputSchema = z.object({
    * the channel is listed here (absent: none is). Its text is reported either way.
    */
   allowedChannels: z.array(z.string()).optional(),
+  language: LanguageSchema.optional(),
 });
 /** What `a2aFlowMachine` starts from: one `sessionsSend`, with the config it runs under. */
 export type A2AFlowInput = z.input<typeof A2AFlowInputSchema>;

@@ -28,11 +28,9 @@ import { parseMachineInput } from "./MachineInputError.js";
 import type { PingPongOutput } from "./pingPongContext.js";
 import { pingPongMachine } from "./pingPongMachine.js";
 import { type ReplyWaitOutput, replyWaitMachine } from "./replyWaitMachine.js";
-import { envelopeOf } from "./schemas.js";
+import { catalogOf, envelopeOf } from "./schemas.js";
 
 type Emitted = A2AEventOf<"a2a.response"> | A2AEventOf<"a2a.retry"> | A2AEventOf<"a2a.complete">;
-
-const ANNOUNCE_STEP_MESSAGE = "Agent-to-agent announce step.";
 
 /**
  * One `sessions_send` from start to end (designs 000 and 001): wait for the reply (with retries),
@@ -86,11 +84,10 @@ export const a2aFlowMachine = setup({
       ...(output.outcome === "blocked" ? { error: output.error, outcomeMessage: output.outcomeMessage } : {}),
     })),
     recordWaitCrash: assign(({ context }, error: unknown) => ({
-      error: classifyA2AError({
-        waitStatus: "error",
-        waitError: errorMessage(error),
-        attempt: context.retryAttempts,
-      }),
+      error: classifyA2AError(
+        { waitStatus: "error", waitError: errorMessage(error), attempt: context.retryAttempts },
+        catalogOf(context.language),
+      ),
     })),
     emitFirstResponse: emit(({ context }): Emitted => firstResponseEvent(context)),
     recordPingPong: assign(({ context }, output: PingPongOutput) => ({
@@ -123,6 +120,7 @@ export const a2aFlowMachine = setup({
         stepFailureFacts(context.announceFailure ?? { source: "gateway" }),
         context.announceRetries ?? 0,
         context.retry,
+        catalogOf(context.language),
       ),
     })),
     scheduleAnnounceRetry: assign(({ context }) => {
@@ -233,6 +231,7 @@ export const a2aFlowMachine = setup({
           startedAt: context.startedAt,
           seed: context.seed,
           trace: context.trace,
+          ...(context.language === undefined ? {} : { language: context.language }),
         }),
         onDone: [
           {
@@ -273,6 +272,7 @@ export const a2aFlowMachine = setup({
           retry: context.retry,
           // Its own jitter sequence: the reply wait drew from `seed`.
           seed: context.seed + 1,
+          ...(context.language === undefined ? {} : { language: context.language }),
         }),
         onDone: {
           target: "deciding",
@@ -298,12 +298,15 @@ export const a2aFlowMachine = setup({
         src: "announceStep",
         input: ({ context }) => ({
           sessionKey: context.targetSessionKey,
-          message: ANNOUNCE_STEP_MESSAGE,
-          extraSystemPrompt: buildAgentToAgentAnnounceContext({
-            originalMessage: context.message,
-            ...(context.primaryReply === undefined ? {} : { roundOneReply: context.primaryReply }),
-            ...(context.reply === undefined ? {} : { latestReply: context.reply }),
-          }),
+          message: catalogOf(context.language).announceStepMessage,
+          extraSystemPrompt: buildAgentToAgentAnnounceContext(
+            {
+              originalMessage: context.message,
+              ...(context.primaryReply === undefined ? {} : { roundOneReply: context.primaryReply }),
+              ...(context.reply === undefined ? {} : { latestReply: context.reply }),
+            },
+            catalogOf(context.language),
+          ),
           idempotencyKey: `${context.idempotencyKey}:announce`,
         }),
         onDone: [

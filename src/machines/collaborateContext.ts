@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   buildCollaborationThreadName,
+  type CollaborationThreadNameParams,
   type DiscordErrorCode,
   type DiscordFailure,
   discordRetryWaitMs,
@@ -124,15 +125,20 @@ export function collaborationContent(targetBotId: string, message: string): stri
   return `<@${targetBotId}> ${message.trim()}`;
 }
 
-/** The new thread's name, `[협업] {from} → {to} · {topic}`; the topic: thread name, topic id or message. */
-export function threadNameOf(context: CollaborateContext): string {
+/** What the new thread's name says: the agents' names and the topic (thread name, topic id or message). */
+export function threadNameParams(context: CollaborateContext): CollaborationThreadNameParams {
   const topic = context.threadName ?? context.topicId;
-  return buildCollaborationThreadName({
+  return {
     fromName: context.fromName,
     toName: context.toName ?? context.targetAgentId,
     ...(topic ? { topic } : {}),
     message: context.message,
-  });
+  };
+}
+
+/** The new thread's name in the default language, `[협업] {from} → {to} · {topic}`. */
+export function threadNameOf(context: CollaborateContext): string {
+  return buildCollaborationThreadName(threadNameParams(context));
 }
 
 /** The channel the collaboration posts in: the explicit thread's parent, the given channel or the default. */

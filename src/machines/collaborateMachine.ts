@@ -1,10 +1,5 @@
 import { and, assign, emit, sendTo, setup } from "xstate";
-import {
-  buildThreadStarterMessage,
-  classifyDiscordFailure,
-  discordErrorCode,
-  discordRetryAllowed,
-} from "../services/index.js";
+import { classifyDiscordFailure, discordErrorCode, discordRetryAllowed } from "../services/index.js";
 import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
 import {
   type CollaborateContext,
@@ -20,6 +15,7 @@ import {
   retryWaitMs,
   targetChannel,
   threadNameOf,
+  threadNameParams,
 } from "./collaborateContext.js";
 import {
   type CollaborateEmitted,
@@ -34,6 +30,7 @@ import {
   createThreadActor,
   type PostMessageOutput,
   postMessageActor,
+  postText,
 } from "./discordActors.js";
 import { parseMachineInput } from "./MachineInputError.js";
 import { type MentionOutput, mentionMachine } from "./mentionMachine.js";
@@ -209,7 +206,7 @@ export const collaborateMachine = setup({
         input: ({ context }) => ({
           asAgentId: context.fromAgentId,
           channelId: context.parentChannelId as string,
-          content: buildThreadStarterMessage(threadNameOf(context)),
+          ...postText({ kind: "threadStarter", params: threadNameParams(context) }),
           mentionUserIds: [],
           nonceKey: `${context.collaborationId}:starter`,
         }),
@@ -229,6 +226,7 @@ export const collaborateMachine = setup({
           channelId: context.parentChannelId as string,
           fromMessageId: context.starterMessageId as string,
           name: threadNameOf(context),
+          text: { kind: "threadName", params: threadNameParams(context) },
         }),
         onDone: {
           target: "sending",

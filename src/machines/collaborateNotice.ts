@@ -1,6 +1,5 @@
-import { buildFailureNotice } from "../services/index.js";
 import { type CollaborateContext, noticeChannel } from "./collaborateContext.js";
-import type { PostMessageInput } from "./discordActors.js";
+import { type PostMessageInput, postText } from "./discordActors.js";
 
 /**
  * The post that tells a human about a 403/404: in the escalation channel, by the
@@ -12,14 +11,17 @@ export function failureNoticeInput(context: CollaborateContext): PostMessageInpu
   return {
     asAgentId: context.fromAgentId,
     channelId: noticeChannel(context) as string,
-    content: buildFailureNotice({
-      fromName: context.fromName,
-      toName: context.toName ?? context.targetAgentId,
-      errorCode: context.error?.code ?? "discord_unavailable",
-      errorMessage: context.error?.message ?? "",
-      ...(channelId === undefined ? {} : { channelId }),
-      originalText: context.message,
-      ...(human === undefined ? {} : { escalationMentionId: human }),
+    ...postText({
+      kind: "failureNotice",
+      params: {
+        fromName: context.fromName,
+        toName: context.toName ?? context.targetAgentId,
+        errorCode: context.error?.code ?? "discord_unavailable",
+        errorMessage: context.error?.message ?? "",
+        ...(channelId === undefined ? {} : { channelId }),
+        originalText: context.message,
+        ...(human === undefined ? {} : { escalationMentionId: human }),
+      },
     }),
     mentionUserIds: human === undefined ? [] : [human],
     nonceKey: `${context.collaborationId}:failure-notice`,

@@ -8,6 +8,7 @@ import {
   type DiscordFailure,
   discordTransientBackoffMs,
 } from "../services/index.js";
+import type { MessageCatalog } from "../services/messages/messageKeys.js";
 import type { AgentStepError } from "./gatewayActors.js";
 import { nextRandom } from "./jitter.js";
 import { envelopeOf, type FlowTrace, type RetryPolicySchema } from "./schemas.js";
@@ -30,13 +31,17 @@ export function classifyFailure(
   facts: FailureFacts,
   attempt: number,
   retry: RetryPolicy | undefined,
+  catalog?: MessageCatalog,
 ): A2AErrorInfo {
-  const classified = classifyA2AError({
-    ...(facts.waitStatus === undefined ? {} : { waitStatus: facts.waitStatus }),
-    ...(facts.waitError === undefined ? {} : { waitError: facts.waitError }),
-    ...(facts.gatewayError === undefined ? {} : { gatewayError: new Error(facts.gatewayError) }),
-    attempt,
-  });
+  const classified = classifyA2AError(
+    {
+      ...(facts.waitStatus === undefined ? {} : { waitStatus: facts.waitStatus }),
+      ...(facts.waitError === undefined ? {} : { waitError: facts.waitError }),
+      ...(facts.gatewayError === undefined ? {} : { gatewayError: new Error(facts.gatewayError) }),
+      attempt,
+    },
+    catalog,
+  );
   return capMaxAttempts(classified, retry?.maxAttempts);
 }
 

@@ -2,8 +2,6 @@ import { assign, emit, setup } from "xstate";
 import { z } from "zod";
 import {
   type A2AEventOf,
-  buildEscalationMessage,
-  buildReminderMessage,
   classifyDiscordFailure,
   cutText,
   type DiscordErrorCode,
@@ -15,7 +13,7 @@ import {
   MENTION_QUOTE_LENGTH,
 } from "../services/index.js";
 import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
-import { type PostMessageOutput, postMessageActor } from "./discordActors.js";
+import { type PostMessageOutput, postMessageActor, postText } from "./discordActors.js";
 import type { Due, TimerEvent } from "./Due.js";
 import { parseMachineInput } from "./MachineInputError.js";
 import { epochMs, nonEmpty, positiveMs } from "./schemas.js";
@@ -261,7 +259,7 @@ export const mentionMachine = setup({
         input: ({ context }) => ({
           asAgentId: context.fromAgentId,
           channelId: context.threadId,
-          content: buildReminderMessage(messageParams(context)),
+          ...postText({ kind: "reminder", params: messageParams(context) }),
           mentionUserIds: [context.targetBotId],
           nonceKey: `${context.mentionId}:reminder:${context.attempts}`,
         }),
@@ -300,11 +298,14 @@ export const mentionMachine = setup({
         input: ({ context }) => ({
           asAgentId: context.fromAgentId,
           channelId: context.threadId,
-          content: buildEscalationMessage({
-            ...messageParams(context),
-            ...(context.escalationMentionId === undefined
-              ? {}
-              : { escalationMentionId: context.escalationMentionId }),
+          ...postText({
+            kind: "escalation",
+            params: {
+              ...messageParams(context),
+              ...(context.escalationMentionId === undefined
+                ? {}
+                : { escalationMentionId: context.escalationMentionId }),
+            },
           }),
           // The human is pinged; the target is named without a ping.
           mentionUserIds: context.escalationMentionId === undefined ? [] : [context.escalationMentionId],

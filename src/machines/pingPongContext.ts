@@ -2,7 +2,14 @@ import { z } from "zod";
 import type { A2AErrorInfo, EarlyTerminationReason } from "../services/index.js";
 import type { Due, TimerEvent } from "./Due.js";
 import type { AgentStepError } from "./gatewayActors.js";
-import { epochMs, FlowTraceSchema, intentSchema, nonEmpty, RetryPolicySchema } from "./schemas.js";
+import {
+  epochMs,
+  FlowTraceSchema,
+  intentSchema,
+  LanguageSchema,
+  nonEmpty,
+  RetryPolicySchema,
+} from "./schemas.js";
 
 export const PingPongInputSchema = z.object({
   requesterSessionKey: z.string().optional(),
@@ -23,6 +30,7 @@ export const PingPongInputSchema = z.object({
   retry: RetryPolicySchema.optional(),
   /** Seeds the backoff jitter. */
   seed: z.int().default(0),
+  language: LanguageSchema.optional(),
 });
 /** What `pingPongMachine` starts from: the two sessions, the original message, the turns allowed. */
 export type PingPongInput = z.input<typeof PingPongInputSchema>;

@@ -19,7 +19,7 @@ import {
   type PingPongOutput,
   type PingPongTerminationReason,
 } from "./pingPongContext.js";
-import { envelopeOf } from "./schemas.js";
+import { catalogOf, envelopeOf } from "./schemas.js";
 
 const EARLY: ReadonlySet<PingPongTerminationReason> = new Set<PingPongTerminationReason>([
   "explicit_skip",
@@ -145,6 +145,7 @@ export const pingPongMachine = setup({
         stepFailureFacts(context.stepFailure ?? { source: "gateway" }),
         context.stepRetries ?? 0,
         context.retry,
+        catalogOf(context.language),
       ),
     })),
     scheduleBackoff: assign(({ context }) => {
@@ -226,16 +227,19 @@ export const pingPongMachine = setup({
           return {
             sessionKey: speaker.sessionKey,
             message: context.latestReply ?? "",
-            extraSystemPrompt: buildAgentToAgentReplyContext({
-              requesterSessionKey: context.requesterSessionKey ?? "",
-              targetSessionKey: context.targetSessionKey,
-              currentRole: speaker.role,
-              turn: context.turn,
-              maxTurns: context.effectiveTurns,
-              originalMessage: context.originalMessage,
-              messageIntent: context.messageIntent,
-              ...withSummary(previousTurnSummary(context)),
-            }),
+            extraSystemPrompt: buildAgentToAgentReplyContext(
+              {
+                requesterSessionKey: context.requesterSessionKey ?? "",
+                targetSessionKey: context.targetSessionKey,
+                currentRole: speaker.role,
+                turn: context.turn,
+                maxTurns: context.effectiveTurns,
+                originalMessage: context.originalMessage,
+                messageIntent: context.messageIntent,
+                ...withSummary(previousTurnSummary(context)),
+              },
+              catalogOf(context.language),
+            ),
             idempotencyKey: `${context.idempotencyKey}:turn:${context.turn}`,
           };
         },

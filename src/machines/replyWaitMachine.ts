@@ -19,7 +19,16 @@ import {
   sendMessageActor,
 } from "./gatewayActors.js";
 import { parseMachineInput } from "./MachineInputError.js";
-import { envelopeOf, epochMs, FlowTraceSchema, nonEmpty, positiveMs, RetryPolicySchema } from "./schemas.js";
+import {
+  catalogOf,
+  envelopeOf,
+  epochMs,
+  FlowTraceSchema,
+  LanguageSchema,
+  nonEmpty,
+  positiveMs,
+  RetryPolicySchema,
+} from "./schemas.js";
 
 export const ReplyWaitInputSchema = z.object({
   sessionKey: nonEmpty,
@@ -34,6 +43,7 @@ export const ReplyWaitInputSchema = z.object({
   /** Seeds the backoff jitter (the runtime draws it from its injected `random`). */
   seed: z.int().default(0),
   trace: FlowTraceSchema,
+  language: LanguageSchema.optional(),
 });
 /** What `replyWaitMachine` starts from: the run to wait for, the retry settings, the clock's time. */
 export type ReplyWaitInput = z.input<typeof ReplyWaitInputSchema>;
@@ -146,7 +156,12 @@ export const replyWaitMachine = setup({
     recordReply: assign((_, output: ReadReplyOutput) => ({ reply: output.reply, lastAt: output.at })),
     // The class's limit capped by retry.maxAttempts: retryAllowed, a2a.retry and the output all use it.
     classifyFailure: assign(({ context }) => ({
-      lastError: classifyFailure(context.failure ?? {}, context.retryAttempts, context.retry),
+      lastError: classifyFailure(
+        context.failure ?? {},
+        context.retryAttempts,
+        context.retry,
+        catalogOf(context.language),
+      ),
     })),
     scheduleBackoff: assign(({ context }) => {
       const { backoffMs, seed } = retryBackoff(
@@ -317,14 +332,17 @@ export const replyWaitMachine = setup({
       error: context.lastError,
       retryAttempts: context.retryAttempts,
       at: context.lastAt,
-      outcomeMessage: buildNoReplyOutcomeMessage({
-        ...(failure.waitStatus === undefined ? {} : { waitStatus: failure.waitStatus }),
-        ...((failure.waitError ?? failure.gatewayError) === undefined
-          ? {}
-          : { waitError: failure.waitError ?? failure.gatewayError }),
-        maxWaitExceeded: failure.maxWaitExceeded === true,
-        maxWaitMs: context.maxWaitMs,
-      }),
+      outcomeMessage: buildNoReplyOutcomeMessage(
+        {
+          ...(failure.waitStatus === undefined ? {} : { waitStatus: failure.waitStatus }),
+          ...((failure.waitError ?? failure.gatewayError) === undefined
+            ? {}
+            : { waitError: failure.waitError ?? failure.gatewayError }),
+          maxWaitExceeded: failure.maxWaitExceeded === true,
+          maxWaitMs: context.maxWaitMs,
+        },
+        catalogOf(context.language),
+      ),
     };
   },
 });

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import type { A2AMessageIntent } from "../services/index.js";
+import { LOCALES, messageCatalog } from "../services/messages/messageCatalog.js";
+import type { MessageCatalog } from "../services/messages/messageKeys.js";
 
 // Field schemas shared by the machines' input schemas.
 export const nonEmpty = z.string().trim().min(1);
@@ -38,6 +40,20 @@ export const RetryPolicySchema = z.object({
   baseBackoffMs: positiveMs,
   maxBackoffMs: positiveMs,
 });
+
+/**
+ * The language a flow writes its texts in (prompts, error and outcome messages): config `locale` and
+ * `messages`, fixed when the flow starts. Absent, as in flows stored before it existed: Korean.
+ */
+export const LanguageSchema = z.object({
+  locale: z.enum(LOCALES).optional(),
+  messages: z.record(z.string(), z.string()).optional(),
+});
+export type Language = z.output<typeof LanguageSchema>;
+
+export function catalogOf(language: Language | undefined): MessageCatalog {
+  return messageCatalog(language ?? {});
+}
 
 export function envelopeOf(trace: FlowTrace, at: number) {
   return {

@@ -12,6 +12,7 @@ import {
   displayText,
 } from "../services/index.js";
 import { GLOBAL_TIMERS } from "../durable/timers.js";
+import { messageCatalog } from "../services/messages/messageCatalog.js";
 import { AwaitingAnswers } from "./AwaitingAnswers.js";
 import { ChannelDirectory } from "./channelDirectory.js";
 import { createCollaborationService } from "./collaborationService.js";
@@ -49,6 +50,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   const random = options.random ?? Math.random;
   const stateDir = resolve(options.stateDir ?? ".a2a-state");
   const collaboration = config.discord.collaboration;
+  const messages = messageCatalog(config);
 
   const bus = new EventBus((error, event) =>
     warn(`an onEvent listener threw on ${event.type}: ${displayText(error)}`),
@@ -98,6 +100,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     gateway: options.gateway,
     discord,
     now,
+    messages,
     limiters,
     threadCreationBucket: (channelId: string) => guilds.threadCreationBucket(channelId),
     agentOfSession,
@@ -181,6 +184,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     directory,
     loopGuard,
     isSinkThread,
+    messages,
     now,
     warn,
     recordAnswer: async (threadId, message) => {
@@ -203,6 +207,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   }
 
   return {
+    messages,
+
     async start() {
       if (session !== undefined) throw new Error(`A2ARuntime.start: already started on ${stateDir}`);
       const opened = await openStateDir({ stateDir, now, warn, threads, bus });

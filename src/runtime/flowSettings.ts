@@ -7,7 +7,7 @@ export function flowSettings(
   toAgent: string,
 ): Pick<
   A2AFlowInput,
-  "configuredMaxTurns" | "autoTerminate" | "retry" | "maxWaitMs" | "chunkMs" | "allowedChannels"
+  "configuredMaxTurns" | "autoTerminate" | "retry" | "maxWaitMs" | "chunkMs" | "allowedChannels" | "language"
 > {
   const settings = resolveAgentA2ASettings(config, toAgent);
   const a2a = config.session.agentToAgent;
@@ -24,5 +24,9 @@ export function flowSettings(
     chunkMs: settings.chunkMs,
     // Announcements are posted only in these channels (API.md §4's allowlist).
     allowedChannels: [...config.discord.collaboration.allowedChannels],
+    // Kept in the flow's snapshot only when it is not the default (Korean, no overrides).
+    ...(config.locale === "ko" && Object.keys(config.messages).length === 0
+      ? {}
+      : { language: { locale: config.locale, messages: { ...config.messages } } }),
   };
 }

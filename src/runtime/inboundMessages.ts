@@ -6,6 +6,7 @@ import {
   type LoopGuard,
   toObserverRecord,
 } from "../services/index.js";
+import type { MessageCatalog } from "../services/messages/messageKeys.js";
 import {
   admitToExchange,
   type BotExchange,
@@ -26,6 +27,8 @@ export interface InboundDeps {
   directory: ChannelDirectory;
   loopGuard: LoopGuard;
   isSinkThread: (threadId: string) => boolean;
+  /** The configured texts: a report thread is also recognised by its name there. */
+  messages: MessageCatalog;
   now: () => number;
   warn: (message: string) => void;
   /** Ends the mentions an agent's bot message answers in its thread; resolves once that is on disk. */
@@ -98,6 +101,7 @@ export function createInboundHandler(
       participantsOf: (id) => threads.participantsOf(id),
       isSinkThread: deps.isSinkThread,
       parentOf: (id) => threads.parents.get(id),
+      messages: deps.messages,
     });
     const authorAgent = agentOfBot.get(message.authorId);
     // Reminders and escalations the runtime posted count for neither the exchange nor the loop guard.

@@ -1,6 +1,7 @@
 import type { InspectionEvent, Observer } from "xstate";
 import type { A2AConfigInput, A2AErrorInfo, A2AEvent, InboundDiscordMessage } from "../services/index.js";
 import type { RuntimeTimers } from "../durable/timers.js";
+import type { MessageCatalog } from "../services/messages/messageKeys.js";
 import type { SnapshotStore } from "../persistence/SnapshotStorePort.js";
 
 /** The gateway as the runtime sees it: run an agent, wait for the run, read the reply. */
@@ -154,6 +155,11 @@ export interface MentionSummary {
  * `stop()` or a crash loses nothing, and the next `start()` resumes each one with its timers.
  */
 export interface A2ARuntime {
+  /**
+   * The texts this runtime writes (reminders, thread names, outcomes, …) in the configured `locale`
+   * with the config's `messages` applied; `handleDiscordSend` answers the agent in them.
+   */
+  readonly messages: MessageCatalog;
   /** Locks the state dir, loads it, resumes every live actor and re-arms its timers. */
   start(): Promise<void>;
   /** Persists everything durably and releases the lock; live actors resume at the next start. */

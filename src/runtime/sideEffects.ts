@@ -18,7 +18,9 @@ import {
   type SendMessageInput,
   type SendMessageOutput,
 } from "../machines/index.js";
+import { renderCollaborationText } from "../services/collaboration/collaborationTexts.js";
 import { announceChannelId, type RateLimiter } from "../services/index.js";
+import type { MessageCatalog } from "../services/messages/messageKeys.js";
 import { agentStepActor } from "./agentStep.js";
 import type { EarlierPosts } from "./EarlierPosts.js";
 import { discordNonce } from "./nonce.js";
@@ -28,6 +30,8 @@ export interface SideEffectDeps {
   gateway?: GatewayPort;
   discord?: DiscordPort;
   now: () => number;
+  /** The texts of collaborations (reminders, escalations, notices, thread names); default Korean. */
+  messages?: MessageCatalog;
   limiters: { threadCreation: RateLimiter; messages: RateLimiter };
   /** The thread-creation limit's key for a parent channel: its guild's (Discord limits per guild). */
   threadCreationBucket: (parentChannelId: string) => Promise<string>;
@@ -153,8 +157,14 @@ export function provideFlow(deps: SideEffectDeps) {
 export function provideCollaborate(deps: SideEffectDeps) {
   const { now } = deps;
   const discord = () => required(deps.discord, "discord");
+  // Snapshots stored before texts carried `text` have only `content`, in the default language.
+  const localized = (input: PostMessageInput): PostMessageInput =>
+    input.text === undefined
+      ? input
+      : { ...input, content: renderCollaborationText(input.text, deps.messages) };
   const post = (kind: "starter" | "mention" | "system") =>
-    fromPromise<PostMessageOutput, PostMessageInput>(({ input }) => {
+    fromPromise<PostMessageOutput, PostMessageInput>(({ input: stored }) => {
+      const input = localized(stored);
       const send = postOnce(deps, input, (nonce) =>
         deps.limiters.messages.schedule(input.channelId, () =>
           discord().sendMessage({
@@ -184,8 +194,10 @@ export function provideCollaborate(deps: SideEffectDeps) {
       createThread: fromPromise<CreateThreadOutput, CreateThreadInput>(({ input }) =>
         stamped(now, async () => {
           const bucket = await deps.threadCreationBucket(input.channelId);
+          const { text, ...thread } = input;
+          const name = text === undefined ? input.name : renderCollaborationText(text, deps.messages);
           const threadId = await deps.limiters.threadCreation.schedule(bucket, () =>
-            createThreadOnce(discord(), input),
+            createThreadOnce(discord(), { ...thread, name }),
           );
           deps.onThreadCreated?.({ threadId, channelId: input.channelId });
           return { threadId, at: now() };

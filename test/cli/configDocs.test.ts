@@ -89,7 +89,7 @@ describe("docs/config.md", () => {
     const rows = docs.split("\n").filter((line) => line.startsWith("| `"));
     expect(rows).toHaveLength(leaves.length);
     for (const section of configSections()) {
-      expect(docs).toContain(`## \`${section.path}\``);
+      expect(docs).toContain(section.path === "" ? "## Top level" : `## \`${section.path}\``);
       expect(section.description, `section ${section.path} has no description`).not.toBe("");
     }
   });

@@ -258,6 +258,13 @@ describe("thread resolution (design 002 §4)", () => {
     expect(sent?.data).toMatchObject({ threadId: IDS.reusedThread, mode: "reuse_thread" });
   });
 
+  const THREAD_NAME_PARAMS = {
+    fromName: "루다",
+    toName: "이든",
+    topic: "인증 모듈 코드 리뷰",
+    message: MESSAGE,
+  };
+
   it("otherwise a starter pinging nobody is posted in the channel, a [협업] {from} → {to} · {topic} thread is opened from it, and the mention is posted inside", async () => {
     const c = startCollaboration();
     await settle();
@@ -266,6 +273,8 @@ describe("thread resolution (design 002 §4)", () => {
         asAgentId: "ruda",
         channelId: IDS.channel,
         content: "🧵 [협업] 루다 → 이든 · 인증 모듈 코드 리뷰",
+        // What the starter says, for the runtime to post it in the configured language.
+        text: { kind: "threadStarter", params: THREAD_NAME_PARAMS },
         mentionUserIds: [],
         nonceKey: "collab-1:starter",
       },
@@ -277,6 +286,7 @@ describe("thread resolution (design 002 §4)", () => {
         channelId: IDS.channel,
         fromMessageId: "starter-1",
         name: "[협업] 루다 → 이든 · 인증 모듈 코드 리뷰",
+        text: { kind: "threadName", params: THREAD_NAME_PARAMS },
       },
     ]);
     // In the thread, where a sibling bot's mention is handled (design 004 §5.2).

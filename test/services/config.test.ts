@@ -47,6 +47,8 @@ const DEFAULTS = {
     },
   },
   agents: {},
+  locale: "ko",
+  messages: {},
 };
 
 type Json = { [key: string]: unknown };
@@ -794,6 +796,8 @@ describe("parseConfig: errors stay readable", () => {
   it("cuts a megabyte-long unknown key in the message", () => {
     const { message, problems } = problemsOf({ ["k".repeat(1_000_000)]: 1 });
     expect(message.length).toBeLessThan(300);
-    expect(problems[0]?.message).toBe("unknown key (allowed here: session, discord, agents)");
+    expect(problems[0]?.message).toBe(
+      "unknown key (allowed here: locale, session, discord, agents, messages)",
+    );
   });
 });

@@ -5,7 +5,7 @@ import { type A2AEvent, type A2ARuntime, type A2ARuntimeOptions, createA2ARuntim
 import type { ManualClock } from "../fixtures/manualClock.js";
 import { runtimeConfig } from "./runtimeFakes.js";
 
-/** Call at the top of a test file: `runtimeOn(stateDir, clock, { gateway | discord, … })`. */
+/** Call at the top of a test file: `runtimeOn(stateDir, clock, { gateway | discord, … })`; `config` replaces runtimeConfig. */
 export function useClockedRuntimes() {
   const started: A2ARuntime[] = [];
   afterEach(async () => {
@@ -14,7 +14,7 @@ export function useClockedRuntimes() {
   return function runtimeOn(
     stateDir: string,
     clock: ManualClock,
-    ports: Pick<A2ARuntimeOptions, "gateway" | "discord" | "inspect">,
+    ports: Pick<A2ARuntimeOptions, "gateway" | "discord" | "inspect" | "config">,
   ): { r: A2ARuntime; events: A2AEvent[] } {
     const events: A2AEvent[] = [];
     const r = createA2ARuntime({

@@ -1,4 +1,7 @@
 import { cutText } from "../InvalidInputError.js";
+import { ko } from "../messages/ko.js";
+import type { MessageCatalog } from "../messages/messageKeys.js";
+import { renderMessage } from "../messages/messageCatalog.js";
 
 /** How many characters of the original request a reminder or escalation quotes. */
 export const MENTION_QUOTE_LENGTH = 500;
@@ -13,25 +16,35 @@ export interface MentionMessageParams {
   elapsedMinutes: number;
 }
 
-/** `[리마인더 1/3] <@이든> 위 요청에 대해 확인 부탁해요.` + the quoted original. */
-export function buildReminderMessage(p: MentionMessageParams): string {
-  return [
-    `[리마인더 ${p.attempts}/${p.maxAttempts}] <@${p.targetBotId}> 위 요청에 대해 확인 부탁해요.`,
-    `원본: "${quote(p.originalText)}" (${p.elapsedMinutes}분 전)`,
-  ].join("\n");
+/** `[리마인더 1/3] <@이든> 위 요청에 대해 확인 부탁해요.` + the quoted original (in Korean by default). */
+export function buildReminderMessage(p: MentionMessageParams, catalog: MessageCatalog = ko): string {
+  return renderMessage(catalog, "reminder", mentionTextParams(p));
 }
 
 /**
  * The escalation to a human. It names the target without pinging it (the sender
  * limits allowed mentions to the human) and, without an escalation id, pings nobody.
  */
-export function buildEscalationMessage(p: MentionMessageParams & { escalationMentionId?: string }): string {
-  return [
-    `⚠️ 응답 없음 (${p.attempts}회 시도, ${p.elapsedMinutes}분 경과)`,
-    `대상: <@${p.targetBotId}>`,
-    `요청: "${quote(p.originalText)}"`,
-    p.escalationMentionId ? `<@${p.escalationMentionId}> 확인 필요` : "확인 필요",
-  ].join("\n");
+export function buildEscalationMessage(
+  p: MentionMessageParams & { escalationMentionId?: string },
+  catalog: MessageCatalog = ko,
+): string {
+  return renderMessage(catalog, "escalation", { ...mentionTextParams(p), ping: ping(p.escalationMentionId) });
+}
+
+function mentionTextParams(p: MentionMessageParams) {
+  return {
+    attempts: p.attempts,
+    maxAttempts: p.maxAttempts,
+    target: `<@${p.targetBotId}>`,
+    original: quote(p.originalText),
+    minutes: p.elapsedMinutes,
+  };
+}
+
+/** The human's mention and a space, or nothing: what `{ping}` stands for. */
+function ping(userId: string | undefined): string {
+  return userId ? `<@${userId}> ` : "";
 }
 
 export interface FailureNoticeParams {
@@ -52,15 +65,21 @@ export interface FailureNoticeParams {
  * failed to reach whom and where, and what to check. It names the channel without a ping and pings
  * only the human, or nobody without an escalation id.
  */
-export function buildFailureNotice(p: FailureNoticeParams): string {
-  const check = p.errorCode === "discord_permission" ? "채널 권한 확인 필요" : "봇/채널 존재 확인 필요";
-  return [
-    `⚠️ 협업 전송 실패: ${p.fromName} → ${p.toName} (${p.errorCode})`,
-    ...(p.channelId === undefined ? [] : [`위치: <#${p.channelId}>`]),
-    `사유: ${quote(cutText(p.errorMessage, NOTICE_REASON_LENGTH))}`,
-    `요청: "${quote(p.originalText)}"`,
-    p.escalationMentionId ? `<@${p.escalationMentionId}> ${check}` : check,
-  ].join("\n");
+export function buildFailureNotice(p: FailureNoticeParams, catalog: MessageCatalog = ko): string {
+  const check = p.errorCode === "discord_permission" ? "failureCheckPermission" : "failureCheckNotFound";
+  return renderMessage(catalog, "failureNotice", {
+    from: p.fromName,
+    to: p.toName,
+    code: p.errorCode,
+    location:
+      p.channelId === undefined
+        ? ""
+        : renderMessage(catalog, "failureNoticeLocation", { channel: `<#${p.channelId}>` }),
+    reason: quote(cutText(p.errorMessage, NOTICE_REASON_LENGTH)),
+    original: quote(p.originalText),
+    ping: ping(p.escalationMentionId),
+    check: renderMessage(catalog, check, {}),
+  });
 }
 
 /** How much of Discord's error message a failure notice quotes. */

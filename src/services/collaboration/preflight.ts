@@ -1,6 +1,7 @@
 import type { InboundDiscordMessage } from "./InboundDiscordMessage.js";
 import { resolveThreadSessionKey } from "./sessionKeys.js";
 import { isReportThreadName } from "./threadNames.js";
+import type { MessageCatalog } from "../messages/messageKeys.js";
 
 export type PreflightDecision =
   | { action: "handle"; agentId: string; sessionKey: string; alsoAgentIds?: string[]; joinsThread: boolean }
@@ -23,6 +24,8 @@ export interface PreflightContext {
   isSinkThread: (threadId: string) => boolean;
   /** The parent channel of a thread the runtime knows of. */
   parentOf: (threadId: string) => string | undefined;
+  /** The configured texts: a thread named as their report threads are is a report thread too. */
+  messages?: MessageCatalog;
 }
 
 /**
@@ -36,7 +39,7 @@ export interface PreflightContext {
 export function decidePreflight(m: InboundDiscordMessage, ctx: PreflightContext): PreflightDecision {
   const threadId = m.threadId;
   // First of all rules: by id (the channel's, when the adapter did not say it is a thread) or by name.
-  if (ctx.isSinkThread(threadId ?? m.channelId) || isReportThreadName(m.threadName)) {
+  if (ctx.isSinkThread(threadId ?? m.channelId) || isReportThreadName(m.threadName, ctx.messages)) {
     return { action: "drop", reason: "sink_thread" };
   }
   // Allowlists fail closed: a DM belongs to no guild, and a thread whose parent is unknown cannot be checked.

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { checkConfigConsistency } from "./configConsistency.js";
 import { discordId } from "./discordId.js";
+import { LocaleSchema, MessagesSchema } from "./messagesSchema.js";
 
 // Every duration is a positive whole number of milliseconds and every count a positive whole number;
 // objects are strict so a misspelt key is an error rather than a silently ignored setting.
@@ -268,6 +269,7 @@ const AgentSchema = z.strictObject({
 });
 
 const ConfigObjectSchema = z.strictObject({
+  locale: LocaleSchema,
   session: z
     .strictObject({
       agentToAgent: AgentToAgentSchema.prefault({}).describe(
@@ -280,9 +282,12 @@ const ConfigObjectSchema = z.strictObject({
     .record(id, AgentSchema)
     .default({})
     .describe("The agents, keyed by agent id, each with its Discord bot."),
+  messages: MessagesSchema,
 });
 
-export const A2AConfigSchema = ConfigObjectSchema.superRefine(checkConfigConsistency);
+export const A2AConfigSchema = ConfigObjectSchema.superRefine(checkConfigConsistency).describe(
+  "The language of everything the library writes for people and agents; `messages` replaces single texts.",
+);
 
 /** The config as the library uses it: every default filled in. */
 export type A2AConfig = z.output<typeof A2AConfigSchema>;

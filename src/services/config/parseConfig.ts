@@ -128,6 +128,7 @@ function describeAllowed(node: z.ZodType | undefined): string | undefined {
       : `${kind} ≥ ${low}`;
   }
   if (node instanceof z.ZodBoolean) return "true or false";
+  if (node instanceof z.ZodEnum) return `one of ${node.options.map((o) => JSON.stringify(o)).join(", ")}`;
   // The config's only pattern-checked strings are Discord ids.
   if (node instanceof z.ZodString) return node.format === "regex" ? DISCORD_ID_TEXT : "a non-empty string";
   if (node instanceof z.ZodArray) {

@@ -1,4 +1,7 @@
 import { asText, displayText, requireObject, requireWholeNumber } from "../InvalidInputError.js";
+import { ko } from "../messages/ko.js";
+import { renderMessage } from "../messages/messageCatalog.js";
+import type { MessageCatalog } from "../messages/messageKeys.js";
 import { ANNOUNCE_SKIP_TOKEN, REPLY_SKIP_TOKEN } from "./skipTokens.js";
 
 export interface ReplyContextParams {
@@ -12,35 +15,24 @@ export interface ReplyContextParams {
   previousTurnSummary?: string;
 }
 
-/** The extra system prompt for one ping-pong step. */
-export function buildAgentToAgentReplyContext(p: ReplyContextParams): string {
+/** The extra system prompt for one ping-pong step (the default catalog's text, in English). */
+export function buildAgentToAgentReplyContext(p: ReplyContextParams, catalog: MessageCatalog = ko): string {
   requireObject("buildAgentToAgentReplyContext", "params", p);
   const turn = requireWholeNumber("buildAgentToAgentReplyContext", "turn", p.turn, 1);
   const maxTurns = requireWholeNumber("buildAgentToAgentReplyContext", "maxTurns", p.maxTurns, 1);
-  const role = p.currentRole === "target" ? "Agent 2 (target)" : "Agent 1 (requester)";
-  const remaining = Math.max(0, maxTurns - turn + 1);
   const summary = asText(p.previousTurnSummary)?.trim();
-  return [
-    "## Agent-to-agent reply step",
-    "",
-    `**Your role**: ${role}`,
-    `**Turn**: Turn ${turn} of ${maxTurns}`,
-    `**Conversation purpose**: ${displayText(p.messageIntent)}`,
-    `Agent 1 (requester) session: ${displayText(p.requesterSessionKey)}`,
-    `Agent 2 (target) session: ${displayText(p.targetSessionKey)}`,
-    "",
-    "### Original request",
-    asText(p.originalMessage) ?? "",
-    ...(summary ? ["", "### Previous discussion", summary] : []),
-    "",
-    "### Guidelines",
-    "- Be concise and focused on the topic",
-    `- If you have nothing substantive to add, reply exactly: ${REPLY_SKIP_TOKEN}`,
-    "- Do NOT repeat what has already been said",
-    `- This conversation will end after at most ${remaining} more turns`,
-    "",
-    `To end the conversation, reply exactly "${REPLY_SKIP_TOKEN}".`,
-  ].join("\n");
+  return renderMessage(catalog, "replyContext", {
+    role: renderMessage(catalog, p.currentRole === "target" ? "replyRoleTarget" : "replyRoleRequester", {}),
+    turn,
+    maxTurns,
+    intent: displayText(p.messageIntent),
+    requesterSessionKey: displayText(p.requesterSessionKey),
+    targetSessionKey: displayText(p.targetSessionKey),
+    original: asText(p.originalMessage) ?? "",
+    previous: summary ? renderMessage(catalog, "replyContextPrevious", { summary }) : "",
+    remaining: Math.max(0, maxTurns - turn + 1),
+    skipToken: REPLY_SKIP_TOKEN,
+  });
 }
 
 export interface AnnounceContextParams {
@@ -49,15 +41,17 @@ export interface AnnounceContextParams {
   latestReply?: string;
 }
 
-/** The extra system prompt for the announce step. */
-export function buildAgentToAgentAnnounceContext(p: AnnounceContextParams): string {
+/** The extra system prompt for the announce step (the default catalog's text, in English). */
+export function buildAgentToAgentAnnounceContext(
+  p: AnnounceContextParams,
+  catalog: MessageCatalog = ko,
+): string {
   requireObject("buildAgentToAgentAnnounceContext", "params", p);
-  return [
-    "Agent-to-agent announce step:",
-    `Original request: ${asText(p.originalMessage) ?? ""}`,
-    `Round 1 reply: ${asText(p.roundOneReply) ?? "(none)"}`,
-    `Latest reply: ${asText(p.latestReply) ?? "(none)"}`,
-    `If you want to remain silent, reply exactly "${ANNOUNCE_SKIP_TOKEN}".`,
-    "Any other reply will be posted to the target channel.",
-  ].join("\n");
+  const none = renderMessage(catalog, "announceNone", {});
+  return renderMessage(catalog, "announceContext", {
+    original: asText(p.originalMessage) ?? "",
+    roundOneReply: asText(p.roundOneReply) ?? none,
+    latestReply: asText(p.latestReply) ?? none,
+    skipToken: ANNOUNCE_SKIP_TOKEN,
+  });
 }

@@ -1,6 +1,9 @@
 import { asText, cutText, displayText, requireWholeNumber } from "../InvalidInputError.js";
 import { A2AErrorCategory, type A2AErrorInfo } from "./A2AErrorInfo.js";
 import { extractRetryAfterMs } from "./extractRetryAfterMs.js";
+import { ko } from "../messages/ko.js";
+import { renderMessage } from "../messages/messageCatalog.js";
+import type { MessageCatalog, PlainMessageKey } from "../messages/messageKeys.js";
 
 // Numeric codes count only when no digit touches them: "HTTP 503" and "HTTP_503" match,
 // "processed 1500 items" does not.
@@ -19,19 +22,20 @@ export interface ClassifyA2AErrorParams {
   attempt: number;
 }
 
-/** Classifies a failed wait for a reply; the first rule that matches wins. */
-export function classifyA2AError(p: ClassifyA2AErrorParams): A2AErrorInfo {
+/** Classifies a failed wait for a reply; the first rule that matches wins. Messages are in Korean by default. */
+export function classifyA2AError(p: ClassifyA2AErrorParams, catalog: MessageCatalog = ko): A2AErrorInfo {
   const attempt = requireWholeNumber("classifyA2AError", "attempt", p?.attempt);
   const waitStatus = asText(p.waitStatus);
   const waitError = asText(p.waitError)?.trim() || undefined;
   const info = (rest: Omit<A2AErrorInfo, "attempt">): A2AErrorInfo => ({ ...rest, attempt });
+  const text = (key: PlainMessageKey) => renderMessage(catalog, key, {});
 
   if (p.gatewayError != null) {
     const reason = displayText(p.gatewayError);
     return info({
       category: A2AErrorCategory.TRANSIENT,
       code: "gateway_connection",
-      message: cutText(`Gateway 연결 실패: ${reason}`, MAX_MESSAGE_LENGTH),
+      message: cutText(renderMessage(catalog, "errorGatewayConnection", { reason }), MAX_MESSAGE_LENGTH),
       retryable: true,
       maxAttempts: 3,
     });
@@ -41,7 +45,7 @@ export function classifyA2AError(p: ClassifyA2AErrorParams): A2AErrorInfo {
     return info({
       category: first ? A2AErrorCategory.CONDITIONAL : A2AErrorCategory.PERMANENT,
       code: first ? "session_not_found" : "session_gone",
-      message: "실행 상태를 찾을 수 없음",
+      message: text("errorSessionNotFound"),
       retryable: first,
       maxAttempts: 2,
     });
@@ -51,7 +55,7 @@ export function classifyA2AError(p: ClassifyA2AErrorParams): A2AErrorInfo {
       return info({
         category: A2AErrorCategory.TRANSIENT,
         code: "rate_limit",
-        message: "LLM API rate limit",
+        message: text("errorRateLimit"),
         retryable: true,
         retryAfterMs: extractRetryAfterMs(waitError) ?? DEFAULT_RATE_LIMIT_WAIT_MS,
         maxAttempts: 3,
@@ -61,7 +65,7 @@ export function classifyA2AError(p: ClassifyA2AErrorParams): A2AErrorInfo {
       return info({
         category: A2AErrorCategory.PERMANENT,
         code: "context_exceeded",
-        message: "LLM 컨텍스트 윈도우 초과",
+        message: text("errorContextExceeded"),
         retryable: false,
         maxAttempts: 1,
       });
@@ -70,7 +74,7 @@ export function classifyA2AError(p: ClassifyA2AErrorParams): A2AErrorInfo {
       return info({
         category: A2AErrorCategory.TRANSIENT,
         code: "server_overload",
-        message: "LLM 서버 과부하",
+        message: text("errorServerOverload"),
         retryable: true,
         maxAttempts: 3,
       });
@@ -80,7 +84,7 @@ export function classifyA2AError(p: ClassifyA2AErrorParams): A2AErrorInfo {
     return info({
       category: A2AErrorCategory.PERMANENT,
       code: "unknown_error",
-      message: cutText(waitError ?? "알 수 없는 실행 오류", MAX_MESSAGE_LENGTH),
+      message: cutText(waitError ?? text("errorUnknown"), MAX_MESSAGE_LENGTH),
       retryable: false,
       maxAttempts: 1,
     });
@@ -88,7 +92,7 @@ export function classifyA2AError(p: ClassifyA2AErrorParams): A2AErrorInfo {
   return info({
     category: A2AErrorCategory.TRANSIENT,
     code: "wait_timeout",
-    message: "응답 대기 시간 초과",
+    message: text("errorWaitTimeout"),
     retryable: true,
     maxAttempts: 2,
   });

@@ -1,0 +1,42 @@
+import { ko } from "../messages/ko.js";
+import type { MessageCatalog } from "../messages/messageKeys.js";
+import {
+  buildEscalationMessage,
+  buildFailureNotice,
+  buildReminderMessage,
+  type FailureNoticeParams,
+  type MentionMessageParams,
+} from "./mentionMessages.js";
+import {
+  buildCollaborationThreadName,
+  buildThreadStarterMessage,
+  type CollaborationThreadNameParams,
+} from "./threadNames.js";
+
+/**
+ * A text of a collaboration described by what it says rather than in a language: machines hand it to
+ * the runtime's Discord effects, which write it in the configured language when they post. Plain
+ * data, so it is kept in snapshots and a restart after a change of language posts in the new one.
+ */
+export type CollaborationText =
+  | { kind: "reminder"; params: MentionMessageParams }
+  | { kind: "escalation"; params: MentionMessageParams & { escalationMentionId?: string } }
+  | { kind: "failureNotice"; params: FailureNoticeParams }
+  | { kind: "threadName"; params: CollaborationThreadNameParams }
+  | { kind: "threadStarter"; params: CollaborationThreadNameParams };
+
+/** The text in `catalog`'s language (Korean by default). */
+export function renderCollaborationText(text: CollaborationText, catalog: MessageCatalog = ko): string {
+  switch (text.kind) {
+    case "reminder":
+      return buildReminderMessage(text.params, catalog);
+    case "escalation":
+      return buildEscalationMessage(text.params, catalog);
+    case "failureNotice":
+      return buildFailureNotice(text.params, catalog);
+    case "threadName":
+      return buildCollaborationThreadName(text.params, catalog);
+    case "threadStarter":
+      return buildThreadStarterMessage(buildCollaborationThreadName(text.params, catalog), catalog);
+  }
+}
