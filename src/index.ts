@@ -26,6 +26,9 @@ export type { RuntimeTimers } from "./durable/timers.js";
 // Config
 export { parseConfig, A2AConfigError, type ConfigProblem } from "./services/config/parseConfig.js";
 export { A2AConfigSchema, type A2AConfig, type A2AConfigInput } from "./services/config/A2AConfigSchema.js";
+// The texts for people and agents (`config.locale`, `config.messages`; a runtime's are `runtime.messages`)
+export type { Locale, MessageOverrides } from "./services/messages/messageCatalog.js";
+export type { MessageCatalog, MessageKey } from "./services/messages/messageKeys.js";
 
 // Events
 export { A2AEventSchema, type A2AEvent, type A2AEventType } from "./services/events/A2AEventSchema.js";

@@ -14,6 +14,7 @@ export const DiscordSendArgsSchema = z.strictObject({
   topicId: z.string().min(1).optional().describe("Keeps one thread per topic for the same pair of agents."),
   urgent: z.boolean().optional().describe("Remind sooner (urgentResponseTimeoutMs)."),
 });
+/** The arguments of `discord_send`, once checked. */
 export type DiscordSendArgs = z.infer<typeof DiscordSendArgsSchema>;
 
 /** The `discord_send` tool as a gateway registers it: name, description and JSON schema of its arguments. */
@@ -25,10 +26,12 @@ export const discordSendTool = {
   inputSchema: z.toJSONSchema(DiscordSendArgsSchema),
 } as const;
 
+/** What `discord_send` answers the agent: `text` for the model, and the ids for the gateway. */
 export type DiscordSendToolResult =
   | { ok: true; text: string; threadId: string; messageId: string; mentionId: string }
   | { ok: false; code: string; text: string };
 
+/** Options of `handleDiscordSend`. */
 export interface DiscordSendToolOptions {
   /** The texts to answer in; default: the runtime's own (its configured `locale`), else Korean. */
   messages?: MessageCatalog;

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type A2ARuntime, createA2ARuntime, handleDiscordSend } from "../../src/index.js";
+import { handleDiscordSend } from "../../src/discord/index.js";
+import { type A2ARuntime, createA2ARuntime } from "../../src/index.js";
 import { messageCatalog } from "../../src/services/messages/messageCatalog.js";
 import { FakeDiscord, runtimeConfig, tempStateDir } from "../support/runtimeFakes.js";
 

@@ -285,6 +285,7 @@ const ConfigObjectSchema = z.strictObject({
   messages: MessagesSchema,
 });
 
+/** The config's zod schema (strict: an unknown key is an error); `parseConfig` applies it. */
 export const A2AConfigSchema = ConfigObjectSchema.superRefine(checkConfigConsistency).describe(
   "The language of everything the library writes for people and agents; `messages` replaces single texts.",
 );

@@ -11,6 +11,7 @@ export interface ConfigProblem {
   message: string;
 }
 
+/** A config `parseConfig` refused; `problems` lists each one, and the message names each path. */
 export class A2AConfigError extends Error {
   override readonly name = "A2AConfigError";
 

@@ -16,6 +16,7 @@ import { placeholdersOf, renderTemplate } from "./renderTemplate.js";
 
 /** The built-in languages: `ko` (Korean, the default) and `en` (English). */
 export const LOCALES = ["ko", "en"] as const;
+/** A built-in language, as `config.locale` names it. */
 export type Locale = (typeof LOCALES)[number];
 
 /** The built-in catalogs. */

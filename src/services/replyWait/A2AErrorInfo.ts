@@ -18,6 +18,7 @@ export type A2AErrorCode =
   | "unknown_error"
   | "wait_timeout";
 
+/** Why a reply wait failed, how to treat it, and where its retries stand. */
 export interface A2AErrorInfo {
   category: A2AErrorCategory;
   code: A2AErrorCode;
