@@ -99,8 +99,8 @@ export function renderConfigDocs(): string {
     "`createA2ARuntime({ config })` and `parseConfig(config)` take one JSON object. Every setting is optional",
     "except an agent's `discordBotId`; a missing one takes its default. Objects are strict: an unknown key or a",
     "bad value is an error that names its full path and what is allowed, and so are settings that cannot work",
-    "together (a `defaultChannel` outside `allowedChannels`, two agents with one `discordBotId`). Keys of the",
-    "design documents' samples load with a warning ([below](#keys-from-the-design-documents)). Durations are",
+    "together (a `defaultChannel` outside `allowedChannels`, two agents with one `discordBotId`). Keys of",
+    "earlier configurations load with a warning ([below](#keys-of-earlier-configurations)). Durations are",
     "whole milliseconds; Discord ids are strings of digits (snowflakes).",
     "`npx a2a-statecharts config a2a.json` checks a file and prints it with every default filled in.",
     "",
@@ -150,20 +150,20 @@ function builtInTextsSection(): string[] {
   ];
 }
 
-/** The design documents' keys that load with a warning, and why. */
+/** Keys of earlier configurations that load with a warning, and why. */
 function legacyKeysSection(): string[] {
   return [
     "",
-    "## Keys from the design documents",
+    "## Keys of earlier configurations",
     "",
-    "The sample configurations of the design documents (000 §8, 001 §5–6, 002 appendix, 004 §10) load as",
-    "written. These keys of theirs are read elsewhere or ignored, each with a warning saying so: passed to",
+    "Configurations written for earlier a2a gateways load as written. These keys of theirs are read",
+    "elsewhere or ignored, each with a warning saying so: passed to",
     "`parseConfig(config, { onWarning })` and `createA2ARuntime({ onWarning })`, printed by",
     "`a2a-statecharts config`. Any other unknown key is an error.",
     "",
     ...LEGACY_CONFIG_KEYS.map(
       (key) =>
-        `- \`${key.path}\` (${key.design}): ${key.movedTo === undefined ? "ignored" : `read as \`${key.movedTo}\``}; ` +
+        `- \`${key.path}\`: ${key.movedTo === undefined ? "ignored" : `read as \`${key.movedTo}\``}; ` +
         key.reason,
     ),
   ];

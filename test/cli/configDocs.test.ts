@@ -141,11 +141,11 @@ describe("docs/config.md", () => {
     expect(() => parseConfig({ agents: { ruda: { name: "Ruda" } } })).toThrow(/agents\.ruda\.discordBotId/);
   });
 
-  it("lists each key of the design documents that loads with a warning, with its reason", () => {
+  it("lists each key of earlier configurations that loads with a warning, with its reason", () => {
     const docs = renderConfigDocs();
-    expect(docs).toContain("## Keys from the design documents");
+    expect(docs).toContain("## Keys of earlier configurations");
     for (const key of LEGACY_CONFIG_KEYS) {
-      expect(docs).toContain(`- \`${key.path}\` (${key.design}): `);
+      expect(docs).toContain(`- \`${key.path}\`: `);
       expect(docs).toContain(key.reason);
     }
   });

@@ -82,7 +82,7 @@ const AgentToAgentSchema = z.strictObject({
       maxBackoffMs: durationMs(60_000).describe("Upper bound of the computed backoff (before jitter)."),
     })
     .prefault({})
-    .describe("Retries of a failed wait for the target agent's reply (design 000)."),
+    .describe("Retries of a failed wait for the target agent's reply."),
   timeout: z
     .strictObject({
       maxWaitMs: durationMs(300_000).describe(
@@ -94,7 +94,7 @@ const AgentToAgentSchema = z.strictObject({
       ),
     })
     .prefault({})
-    .describe("How long the runtime waits for the target agent's reply (design 000)."),
+    .describe("How long the runtime waits for the target agent's reply."),
   agents: z
     .record(id, AgentA2AOverrideSchema)
     .optional()
@@ -131,7 +131,7 @@ const DiscordSchema = z.strictObject({
         ),
     })
     .prefault({})
-    .describe("Who handles messages inside Discord threads (design 004)."),
+    .describe("Who handles messages inside Discord threads."),
   a2aRetry: z
     .strictObject({
       enabled: z
@@ -170,7 +170,7 @@ const DiscordSchema = z.strictObject({
         .describe("Post the escalation message. With false, the mention ends `escalated` silently."),
     })
     .prefault({})
-    .describe("Reminders to a silent target of `discordSend` and escalation to a human (design 004)."),
+    .describe("Reminders to a silent target of `discordSend` and escalation to a human."),
   collaboration: z
     .strictObject({
       defaultChannel: discordId
@@ -208,7 +208,7 @@ const DiscordSchema = z.strictObject({
       ),
       requestTimeoutMs: durationMs(10_000).describe(
         "How long one Discord call (a post, a thread, a channel lookup) may take; one that has not " +
-          "answered by then fails as a timeout and is retried like a 5xx (design 002 §5).",
+          "answered by then fails as a timeout and is retried like a 5xx.",
       ),
       nonceWindowMs: durationMs(240_000).describe(
         "How long Discord is counted on to post a message once per nonce (it keeps nonces a few " +
@@ -220,7 +220,7 @@ const DiscordSchema = z.strictObject({
         .default([])
         .describe(
           "Report (sink) threads, by id: messages in them never reach an agent and `discordSend` " +
-            "refuses them (design 002 §2). More can be registered at run time (`registerSinkThread`).",
+            "refuses them. More can be registered at run time (`registerSinkThread`).",
         ),
       loopGuard: z
         .strictObject({
@@ -236,7 +236,7 @@ const DiscordSchema = z.strictObject({
           threadWindowMs: durationMs(60_000).describe("Sliding window of `maxMessagesPerThread`."),
         })
         .prefault({})
-        .describe("Limits that stop agents from talking in circles (design 002 §6)."),
+        .describe("Limits that stop agents from talking in circles."),
       rateLimit: z
         .strictObject({
           threadCreationPerMinute: count(5).describe(
@@ -248,12 +248,10 @@ const DiscordSchema = z.strictObject({
           ),
         })
         .prefault({})
-        .describe("Discord rate limits the runtime keeps to by queueing (design 002 §5)."),
+        .describe("Discord rate limits the runtime keeps to by queueing."),
     })
     .prefault({})
-    .describe(
-      "Collaboration threads opened by `discordSend`: where, how long they live, limits (design 002).",
-    ),
+    .describe("Collaboration threads opened by `discordSend`: where, how long they live, limits."),
 });
 
 const AgentSchema = z.strictObject({
@@ -273,7 +271,7 @@ const ConfigObjectSchema = z.strictObject({
   session: z
     .strictObject({
       agentToAgent: AgentToAgentSchema.prefault({}).describe(
-        "Agent-to-agent messages (`sessionsSend`): the ping-pong that follows a reply (design 001).",
+        "Agent-to-agent messages (`sessionsSend`): the ping-pong that follows a reply.",
       ),
     })
     .prefault({}),

@@ -2,14 +2,11 @@ import type { ConfigProblem } from "./parseConfig.js";
 import { isPlainObject } from "./plainObject.js";
 
 /**
- * A key that the design documents' sample configurations use but this runtime does not read where
- * they put it: either read under another path with the same meaning (`movedTo`), or ignored.
+ * A key of earlier a2a gateway configurations that this runtime does not read where they put it: either read under another path with the same meaning (`movedTo`), or ignored.
  * `path` writes a key of your choosing as `<id>`.
  */
 export interface LegacyConfigKey {
   path: string;
-  /** Where the designs use it. */
-  design: string;
   /** The path it is read as instead; absent when it is ignored. */
   movedTo?: string;
   /** Why it is moved or ignored. */
@@ -18,7 +15,6 @@ export interface LegacyConfigKey {
 
 const AGENT_OVERRIDE: LegacyConfigKey = {
   path: "agents.<id>.agentToAgent",
-  design: "design 000 §8.2, design 001 §6.2",
   movedTo: "session.agentToAgent.agents.<id>",
   reason:
     "per-agent overrides of session.agentToAgent sit beside the settings they replace; agents.<id> " +
@@ -29,27 +25,25 @@ const AGENT_OVERRIDE: LegacyConfigKey = {
 const IGNORED: readonly LegacyConfigKey[] = [
   {
     path: "discord.a2aRetry.checkIntervalMs",
-    design: "design 004 §10",
     reason:
       "nothing polls: each mention's reminder and escalation is a durable timer that fires when it is " +
       "due (responseTimeoutMs after the latest delivery), also after a restart.",
   },
   {
     path: "session.agentToAgent.suggestedTurnsOverride",
-    design: "design 001 §5.1",
     reason:
-      "the design lists it without defining it; a message's intent sets its follow-up turns " +
+      "earlier configurations list it without defining it; a message's intent sets its follow-up turns " +
       "(notification and escalation 0, question and result report 1, the rest maxPingPongTurns), " +
       "capped by maxPingPongTurns and its per-agent override.",
   },
 ];
 
-/** Every key of the designs that loads with a warning: the moved one first, then the ignored ones. */
+/** Every key of earlier configurations that loads with a warning: the moved one first, then the ignored ones. */
 export const LEGACY_CONFIG_KEYS: readonly LegacyConfigKey[] = [AGENT_OVERRIDE, ...IGNORED];
 
 type ConfigObject = Record<string, unknown>;
 
-/** The config with the designs' keys moved or removed, and what was done, for errors and warnings. */
+/** The config with earlier configurations' keys moved or removed, and what was done, for errors and warnings. */
 export interface LegacyKeysApplied {
   config: ConfigObject;
   /** A moved value's new path and the path the user wrote, to name the user's path in errors. */
@@ -58,7 +52,7 @@ export interface LegacyKeysApplied {
 }
 
 /**
- * Rewrites the designs' keys (LEGACY_CONFIG_KEYS) of a user config into this runtime's, calling
+ * Rewrites earlier configurations' keys (LEGACY_CONFIG_KEYS) of a user config into this runtime's, calling
  * `warn` once per key found. The input is not modified: changed objects are copies.
  */
 export function applyLegacyKeys(input: ConfigObject, warn: (message: string) => void): LegacyKeysApplied {
@@ -69,7 +63,7 @@ export function applyLegacyKeys(input: ConfigObject, warn: (message: string) => 
     const parent = objectAt(config, parts);
     if (parent === undefined || !Object.hasOwn(parent, name)) continue;
     config = updateAt(config, parts, (object) => without(object, name));
-    warn(`config key ${key.path} (${key.design}) is ignored: ${key.reason}`);
+    warn(`config key ${key.path} is ignored: ${key.reason}`);
   }
   const moves: LegacyKeysApplied["moves"] = [];
   const problems: ConfigProblem[] = [];
@@ -96,7 +90,7 @@ export function applyLegacyKeys(input: ConfigObject, warn: (message: string) => 
     }));
     moves.push({ from, to });
     const dropped = keepsAgent ? "" : ` (agents.${agentId} had nothing else, so it adds no agent)`;
-    warn(`config key ${from} (${AGENT_OVERRIDE.design}) is read as ${to}${dropped}`);
+    warn(`config key ${from} is read as ${to}${dropped}`);
   }
   return { config, moves, problems };
 }
