@@ -24,7 +24,7 @@ export class A2AConfigError extends Error {
 
 export interface ParseConfigOptions {
   /**
-   * Called once for each key of the design documents' sample configurations that is read under
+   * Called once for each key of an earlier configuration that is read under
    * another path or ignored, with a sentence saying which and why. Unset, they load silently.
    */
   onWarning?: (message: string) => void;
