@@ -16,9 +16,18 @@
 // --outside-ranges installs with --legacy-peer-deps, so versions outside the package's peerDependencies
 // ranges can be tried (to find how far the ranges can be widened).
 import { execFile } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
@@ -28,7 +37,7 @@ const PEER_SETS = {
   oldest: { xstate: "5.33.0", "discord.js": "14.19.0" },
   newest: { xstate: "5", "discord.js": "14" },
 };
-const LIMITS = { megabytes: 50, packages: 60 };
+const LIMITS = { megabytes: 50, packages: 60, rootNames: 40 };
 const ENTRY_POINTS = ["", "/discord", "/testing", "/inspector", "/durable"];
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -129,6 +138,34 @@ function packageCount(project) {
 const versionIn = (project, name) =>
   JSON.parse(readFileSync(join(project, "node_modules", name, "package.json"), "utf8")).version;
 
+/** What a user opens from the installed package: source maps that resolve, doc comments that cite no internal document. */
+function checkShipped(project) {
+  const pkg = join(project, "node_modules", "a2a-statecharts");
+  let maps = 0;
+  const unresolved = [];
+  const citing = [];
+  for (const file of readdirSync(join(pkg, "dist"), { recursive: true })) {
+    const path = join(pkg, "dist", file);
+    if (file.endsWith(".map")) {
+      maps += 1;
+      const { sources, sourceRoot = "" } = JSON.parse(readFileSync(path, "utf8"));
+      for (const source of sources)
+        if (!existsSync(join(dirname(path), sourceRoot, source))) unresolved.push(`${file}: ${source}`);
+    } else if (file.endsWith(".d.ts") && /\bAPI\.md\b|\bdesign 00\d/.test(readFileSync(path, "utf8"))) {
+      citing.push(file);
+    }
+  }
+  if (unresolved.length > 0)
+    fail(
+      `${unresolved.length} source map entries point at missing files: ${unresolved.slice(0, 3).join(", ")}`,
+    );
+  if (citing.length > 0)
+    fail(
+      `${citing.length} .d.ts files cite internal documents (API.md, design 00x): ${citing.slice(0, 3).join(", ")}`,
+    );
+  console.log(`shipped: ${maps} source maps, each source found in the package`);
+}
+
 /** One project per module system, sharing the install above them (Node and TypeScript walk up). */
 function writeProject(project, system) {
   const dir = join(project, system);
@@ -172,15 +209,16 @@ async function smoke(dir, label) {
   return smoked.ok && smoked.stderr.trim() === "";
 }
 
-// Loads every entry point with require() (an async module or a top-level await fails it), then times
-// a cold load of the root alone and lists the network modules it pulled in: the root starts no server.
+// A cold load of the root alone in a fresh process: how long it takes, how many values it exports,
+// and which network modules it pulled in (none: the root starts no server).
 const LOAD_CHECK = (load) => `
 const t = performance.now();
-${load}("a2a-statecharts")
+const root = ${load}("a2a-statecharts");
 const ms = performance.now() - t;
 const network = process.moduleLoadList.filter((m) => /^NativeModule (net|http|https|tls)$/.test(m));
-console.log(JSON.stringify({ ms, network }));`;
+console.log(JSON.stringify({ ms, names: Object.keys(root).length, network }));`;
 
+// Then, for CommonJS, require() of every entry point: an async module (top-level await) fails it.
 async function loadChecks(dir, system, label) {
   const code =
     system === "esm"
@@ -193,6 +231,8 @@ async function loadChecks(dir, system, label) {
     const result = JSON.parse(cold.stdout);
     ms = result.ms;
     if (result.network.length > 0) fail(`${label}: loading the root loads ${result.network.join(", ")}`);
+    if (result.names > LIMITS.rootNames)
+      fail(`${label}: the root exports ${result.names} values (> ${LIMITS.rootNames})`);
   }
   if (cold.stderr.trim() !== "") fail(`${label}: loading the root printed:\n${indent(cold.stderr)}`);
   if (system === "cjs") {
@@ -217,7 +257,14 @@ async function checkPeerSet(name, peers, tarball, dir, outsideRanges) {
   const installed = await run("npm", [...npmI, tarball, ...specs], { cwd: project, timeoutMs: 300_000 });
   if (!installed.ok) {
     fail(`${name}: npm i ${specs.join(" ")} (${installed.why}):\n${indent(installed.stderr)}`);
-    return [];
+    const failed = {
+      megabytes: Number.NaN,
+      packages: Number.NaN,
+      tsc: false,
+      smoke: false,
+      loadMs: Number.NaN,
+    };
+    return [{ peers: `${specs.join(" ")} (install failed)`, system: "-", ...failed }];
   }
   const versions = Object.keys(peers).map((pkg) => `${pkg}@${versionIn(project, pkg)}`);
   const megabytes = await diskMegabytes(join(project, "node_modules"));
@@ -230,6 +277,7 @@ async function checkPeerSet(name, peers, tarball, dir, outsideRanges) {
     fail(`${name}: the install takes ${megabytes.toFixed(1)} MB (> ${LIMITS.megabytes})`);
   if (packages > LIMITS.packages)
     fail(`${name}: the install has ${packages} packages (> ${LIMITS.packages})`);
+  checkShipped(project);
   if (existsSync(join(project, "node_modules", "mermaid")))
     fail(`${name}: mermaid got installed (the inspector must serve the bundle the package ships)`);
 
@@ -264,8 +312,8 @@ function printTable(rows) {
   const cells = rows.map((row) => [
     row.peers,
     row.system,
-    row.megabytes.toFixed(1),
-    String(row.packages),
+    Number.isNaN(row.megabytes) ? "-" : row.megabytes.toFixed(1),
+    Number.isNaN(row.packages) ? "-" : String(row.packages),
     row.tsc ? "ok" : "FAIL",
     row.smoke ? "ok" : "FAIL",
     Number.isNaN(row.loadMs) ? "FAIL" : `${row.loadMs.toFixed(0)} ms`,

@@ -11,4 +11,4 @@ const port: a2a.DiscordPort = discord.createDiscordJsPort({ alpha: new djs.Clien
 const runtime: a2a.A2ARuntime = a2a.createA2ARuntime({ stateDir: "state", config, discord: port });
 const token: string = testing.emulatorToken("1500000000000000101");
 
-export = { runtime, token };
+export { runtime, token };
