@@ -13,8 +13,9 @@
 //
 //   node scripts/consumer-test.mjs [--peers xstate@5.33.0,discord.js@14.19.0]… [--keep] [--outside-ranges]
 //
-// --outside-ranges installs with --legacy-peer-deps, so versions outside the package's peerDependencies
-// ranges can be tried (to find how far the ranges can be widened).
+// --keep leaves the temp projects in place (the path is printed). --outside-ranges installs with
+// --legacy-peer-deps, so versions outside the package's peerDependencies ranges can be tried (to find
+// how far the ranges can be widened).
 import { execFile } from "node:child_process";
 import {
   cpSync,
