@@ -11,7 +11,7 @@
 //  5. times a cold import/require of the root and checks it loads no server code and warns nothing.
 // It prints a table and exits non-zero naming every failure.
 //
-//   node scripts/consumer-test.mjs [--peers xstate@5.33.0,discord.js@14.19.0]… [--keep] [--outside-ranges]
+//   node scripts/consumer-test.mjs [--peers xstate@5.20.0,discord.js@14.19.0]… [--keep] [--outside-ranges]
 //
 // --keep leaves the temp projects in place (the path is printed). --outside-ranges installs with
 // --legacy-peer-deps, so versions outside the package's peerDependencies ranges can be tried (to find
@@ -35,7 +35,7 @@ import { parseArgs } from "node:util";
 
 /** The oldest versions the package claims (its peerDependencies ranges start here), and the newest. */
 const PEER_SETS = {
-  oldest: { xstate: "5.33.0", "discord.js": "14.19.0" },
+  oldest: { xstate: "5.20.0", "discord.js": "14.19.0" },
   newest: { xstate: "5", "discord.js": "14" },
 };
 const LIMITS = { megabytes: 50, packages: 60, rootNames: 40 };
