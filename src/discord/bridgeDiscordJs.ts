@@ -1,4 +1,4 @@
-import { type Client, Events, type Message } from "discord.js";
+import { Events } from "discord.js";
 import type { A2ARuntime, PreflightResult } from "../runtime/ports.js";
 import type { InboundDiscordMessage } from "../services/index.js";
 
@@ -30,8 +30,27 @@ export interface BridgeDiscordJsOptions {
   maxRecentIds?: number;
 }
 
+/** What the bridge reads of a discord.js `Message`; typed by shape, so the `import` and `require` typings both fit. */
+export interface DiscordJsMessage {
+  id: string;
+  channelId: string;
+  guildId: string | null;
+  content: string;
+  createdTimestamp: number;
+  system: boolean;
+  author: { id: string; bot: boolean };
+  mentions: { users: { keys(): Iterable<string> } };
+  channel: { id: string; isThread(): this is { name: string; parentId: string | null } };
+}
+
+/** What the bridge uses of a discord.js `Client`: its messageCreate events. */
+export interface DiscordJsEventClient {
+  on(event: "messageCreate", listener: (message: DiscordJsMessage) => void): unknown;
+  off(event: "messageCreate", listener: (message: DiscordJsMessage) => void): unknown;
+}
+
 /** A discord.js Message as the control plane sees it. */
-export function toInboundDiscordMessage(message: Message): InboundDiscordMessage {
+export function toInboundDiscordMessage(message: DiscordJsMessage): InboundDiscordMessage {
   const inbound: InboundDiscordMessage = {
     messageId: message.id,
     channelId: message.channelId,
@@ -59,7 +78,7 @@ export function toInboundDiscordMessage(message: Message): InboundDiscordMessage
  */
 export function bridgeDiscordJs(
   runtime: Pick<A2ARuntime, "handleDiscordMessage">,
-  clients: Record<string, Client>,
+  clients: Record<string, DiscordJsEventClient>,
   options: BridgeDiscordJsOptions = {},
 ): () => void {
   const maxRecentIds = Math.max(1, options.maxRecentIds ?? 10_000);
@@ -91,7 +110,7 @@ export function bridgeDiscordJs(
     });
   };
 
-  const listener = (message: Message): void => {
+  const listener = (message: DiscordJsMessage): void => {
     if (message.system || !firstSighting(message.id)) return;
     let inbound: InboundDiscordMessage;
     try {

@@ -1,7 +1,18 @@
-import { ChannelType, type Client, Routes } from "discord.js";
+import { ChannelType, Routes } from "discord.js";
 import type { DiscordPort } from "../runtime/ports.js";
 
-function clientOf(clients: Record<string, Client>, agentId: string): Client {
+/**
+ * What the port uses of a discord.js `Client`: its REST manager. Typed by shape, so any discord.js 14
+ * `Client` fits, from `import` or `require` (discord.js ships separate typings for each).
+ */
+export interface DiscordJsRestClient {
+  rest: {
+    get(route: `/${string}`, options?: { query?: URLSearchParams }): Promise<unknown>;
+    post(route: `/${string}`, options?: { body?: unknown }): Promise<unknown>;
+  };
+}
+
+function clientOf(clients: Record<string, DiscordJsRestClient>, agentId: string): DiscordJsRestClient {
   const client = Object.hasOwn(clients, agentId) ? clients[agentId] : undefined;
   if (client === undefined) {
     throw new Error(
@@ -16,7 +27,7 @@ function clientOf(clients: Record<string, Client>, agentId: string): Client {
  * manager, so channels missing from the cache work too, and lets discord.js errors (DiscordAPIError,
  * HTTPError, RateLimitError) propagate unchanged: the runtime classifies them and owns every retry.
  */
-export function createDiscordJsPort(clients: Record<string, Client>): DiscordPort {
+export function createDiscordJsPort(clients: Record<string, DiscordJsRestClient>): DiscordPort {
   return {
     async sendMessage({ asAgentId, channelId, content, mentionUserIds, nonce }) {
       const client = clientOf(clients, asAgentId);

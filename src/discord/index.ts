@@ -3,8 +3,10 @@
 export {
   type BridgeDiscordJsOptions,
   bridgeDiscordJs,
+  type DiscordJsEventClient,
+  type DiscordJsMessage,
   type HandleDecision,
   toInboundDiscordMessage,
 } from "./bridgeDiscordJs.js";
-export { createDiscordJsPort } from "./createDiscordJsPort.js";
+export { createDiscordJsPort, type DiscordJsRestClient } from "./createDiscordJsPort.js";
 export * from "./discordSendTool.js";
