@@ -8,7 +8,9 @@
 //     and a CommonJS one, both `module: nodenext`, against the consumer's own xstate and discord.js;
 //  4. runs the same code with plain node in both module systems: one mention answered against the
 //     emulator, the inspector serving its shipped Mermaid bundle, the mention machine alone;
-//  5. times a cold import/require of the root and checks it loads no server code and warns nothing.
+//  5. times a cold import/require of the root and checks it loads no server code and warns nothing;
+//  6. installs it with xstate alone (discord.js is optional): the root answers a mention through the
+//     gateway's own DiscordPort, and ./discord and the CLI's demo name discord.js as missing.
 // It prints a table and exits non-zero naming every failure.
 //
 //   node scripts/consumer-test.mjs [--peers xstate@5.20.0,discord.js@14.19.0]… [--keep] [--outside-ranges]
@@ -167,6 +169,17 @@ function checkShipped(project) {
   console.log(`shipped: ${maps} source maps, each source found in the package`);
 }
 
+const COMPILER_OPTIONS = {
+  strict: true,
+  module: "nodenext",
+  moduleResolution: "nodenext",
+  target: "es2022",
+  types: ["node"],
+  // Our .d.ts files are checked too: against an older xstate, a type they name might not exist.
+  skipLibCheck: false,
+  outDir: "out",
+};
+
 /** One project per module system, sharing the install above them (Node and TypeScript walk up). */
 function writeProject(project, system) {
   const dir = join(project, system);
@@ -177,17 +190,10 @@ function writeProject(project, system) {
     join(dir, "package.json"),
     JSON.stringify({ type: system === "esm" ? "module" : "commonjs" }),
   );
-  const compilerOptions = {
-    strict: true,
-    module: "nodenext",
-    moduleResolution: "nodenext",
-    target: "es2022",
-    types: ["node"],
-    // Our .d.ts files are checked too: against an older xstate, a type they name might not exist.
-    skipLibCheck: false,
-    outDir: "out",
-  };
-  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, include: ["*.ts"] }, null, 2));
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({ compilerOptions: COMPILER_OPTIONS, include: ["*.ts"] }, null, 2),
+  );
   return dir;
 }
 
@@ -308,6 +314,65 @@ async function checkPeerSet(name, peers, tarball, dir, outsideRanges) {
   return rows;
 }
 
+/**
+ * A gateway with its own Discord code installs `a2a-statecharts xstate` only: the root and ./durable
+ * type-check and answer a mention without discord.js, and what needs discord.js names it as missing.
+ */
+async function checkWithoutDiscord(tarball, dir, outsideRanges) {
+  const name = "without discord.js";
+  const project = join(dir, "without-discord");
+  mkdirSync(project);
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({ name: "consumer-without-discord", version: "1.0.0", private: true, type: "module" }),
+  );
+  console.log(`\n--- ${name}: npm i a2a-statecharts xstate`);
+  const npmI = ["i", ...NPM_QUIET, ...(outsideRanges ? ["--legacy-peer-deps"] : [])];
+  const installed = await run("npm", [...npmI, tarball, "xstate"], { cwd: project, timeoutMs: 300_000 });
+  const row = { peers: "xstate only", system: "esm", megabytes: Number.NaN, packages: Number.NaN };
+  if (!installed.ok) {
+    fail(`${name}: npm i xstate (${installed.why}):\n${indent(installed.stderr)}`);
+    return [{ ...row, tsc: false, smoke: false, loadMs: Number.NaN }];
+  }
+  row.peers = `xstate@${versionIn(project, "xstate")}, no discord.js`;
+  row.megabytes = await diskMegabytes(join(project, "node_modules"));
+  row.packages = packageCount(project);
+  console.log(
+    `installed in ${installed.seconds.toFixed(0)} s: ${row.megabytes.toFixed(1)} MB on disk, ${row.packages} packages`,
+  );
+  if (existsSync(join(project, "node_modules", "discord.js")))
+    fail(`${name}: discord.js got installed, although it is an optional peer dependency`);
+  const types = await run("npm", [...npmI, "-D", "@types/node@20"], { cwd: project, timeoutMs: 120_000 });
+  if (!types.ok) fail(`${name}: npm i -D @types/node@20 (${types.why}):\n${indent(types.stderr)}`);
+
+  cpSync(join(FIXTURES, "withoutDiscord.ts"), join(project, "withoutDiscord.ts"));
+  writeFileSync(
+    join(project, "tsconfig.json"),
+    JSON.stringify({ compilerOptions: COMPILER_OPTIONS, include: ["*.ts"] }),
+  );
+  const compiled = await typecheck(project, name);
+  const stateDir = mkdtempSync(join(dir, "state-"));
+  const smoked = await run(process.execPath, [join(project, "out", "withoutDiscord.js"), stateDir], {
+    cwd: project,
+  });
+  const smokeOk = smoked.ok && smoked.stderr.trim() === "";
+  if (!smokeOk) fail(`${name}: the run (${smoked.why}):\n${indent(smoked.stderr || smoked.stdout)}`);
+  else console.log(indent(smoked.stdout));
+
+  // The CLI: what needs no discord.js runs, what needs it says so.
+  const bin = join(project, "node_modules", "a2a-statecharts", "dist", "cli", "bin.js");
+  const config = await run(process.execPath, [bin, "config"], { cwd: project });
+  if (!config.ok) fail(`${name}: a2a-statecharts config (${config.why}):\n${indent(config.stderr)}`);
+  const demo = await run(process.execPath, [bin, "demo"], { cwd: project });
+  if (demo.ok || !demo.stderr.includes("needs discord.js, which is not installed"))
+    fail(
+      `${name}: a2a-statecharts demo should name discord.js as missing, got (${demo.why}):\n${indent(demo.stderr)}`,
+    );
+  else console.log("    a2a-statecharts config runs; demo names discord.js as missing");
+  const loadMs = await loadChecks(project, "esm", name);
+  return [{ ...row, tsc: compiled.ok, smoke: smokeOk && config.ok, loadMs }];
+}
+
 function printTable(rows) {
   const header = ["peer set", "module", "install MB", "packages", "tsc", "smoke", "cold load"];
   const cells = rows.map((row) => [
@@ -344,6 +409,8 @@ async function main() {
     const tarball = await pack(dir);
     for (const [name, peers] of sets)
       rows.push(...(await checkPeerSet(name, peers, tarball, dir, values["outside-ranges"])));
+    if (values.peers === undefined)
+      rows.push(...(await checkWithoutDiscord(tarball, dir, values["outside-ranges"])));
   } finally {
     if (values.keep) console.log(`kept ${dir}`);
     else rmSync(dir, { recursive: true, force: true });
