@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { A2ARuntime, DiscordSendResult } from "../runtime/index.js";
 import { ko } from "../services/messages/ko.js";
 import { renderMessage } from "../services/messages/messageCatalog.js";
-import type { MessageCatalog } from "../services/messages/messageKeys.js";
+import type { MessageCatalog, PlainMessageKey } from "../services/messages/messageKeys.js";
 
 /** The arguments an agent gives `discord_send`. */
 export const DiscordSendArgsSchema = z.strictObject({
@@ -71,7 +71,7 @@ export async function handleDiscordSend(
       code: result.error.code,
       text: renderMessage(messages, "discordSendRejected", {
         code: result.error.code,
-        reason: result.error.message,
+        reason: rejectionReason(messages, result.error),
       }),
     };
   }
@@ -82,4 +82,20 @@ export async function handleDiscordSend(
     messageId: result.messageId,
     mentionId: result.mentionId,
   };
+}
+
+// The reasons the runtime gives in its own words, in the catalog's language. The others (Discord's
+// words, a field named in an invalid input, an unknown sender or target) are passed on as they are.
+const REJECTION_REASONS: Readonly<Record<string, PlainMessageKey>> = {
+  empty_message: "rejectedEmptyMessage",
+  message_too_long: "rejectedMessageTooLong",
+  channel_not_allowed: "rejectedChannelNotAllowed",
+  loop_guard: "rejectedLoopGuard",
+  reply_in_thread: "rejectedReplyInThread",
+  sink_thread: "rejectedSinkThread",
+};
+
+function rejectionReason(messages: MessageCatalog, error: { code: string; message: string }): string {
+  const key = Object.hasOwn(REJECTION_REASONS, error.code) ? REJECTION_REASONS[error.code] : undefined;
+  return key === undefined ? error.message : renderMessage(messages, key, {});
 }

@@ -45,6 +45,17 @@ describe("discord_send's answer", () => {
     expect(result).toEqual({ ok: false, code: "unknown_agent", text });
   });
 
+  it.each([
+    ["ko", "discord_send: empty_message: 메시지가 비어 있습니다"],
+    ["en", "discord_send was rejected (empty_message): the message is empty"],
+  ] as const)("gives the runtime's own reason in %s", async (locale, text) => {
+    const result = await handleDiscordSend(await started({ locale }), "ruda", {
+      targetAgentId: "eden",
+      message: " ",
+    });
+    expect(result).toEqual({ ok: false, code: "empty_message", text });
+  });
+
   it("follows the config's overrides", async () => {
     const runtime = await started({ locale: "en", messages: { discordSendSent: "OK, thread {threadId}" } });
     const result = await handleDiscordSend(runtime, "ruda", send);

@@ -57,7 +57,7 @@ describe("discord_send tool (design 004 §5.1)", () => {
       "an over-long message",
       { targetAgentId: "eden", message: "가".repeat(2_001) },
       "message_too_long",
-      /length/,
+      /멘션을 포함한 메시지가 길이 제한을 넘습니다/,
     ],
     [
       "a channel outside the allowlist",

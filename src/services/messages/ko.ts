@@ -32,6 +32,12 @@ export const ko: MessageCatalog = {
   errorWaitTimeout: "응답 대기 시간 초과",
   discordSendSent: "메시지 전송 완료. 스레드 ID: {threadId}",
   discordSendRejected: "discord_send: {code}: {reason}",
+  rejectedEmptyMessage: "메시지가 비어 있습니다",
+  rejectedMessageTooLong: "멘션을 포함한 메시지가 길이 제한을 넘습니다",
+  rejectedChannelNotAllowed: "허용된 채널(discord.collaboration.allowedChannels)이 아닙니다",
+  rejectedLoopGuard: "이 에이전트들 사이의 협업 요청이 너무 많습니다. 잠시 후 다시 시도하세요",
+  rejectedReplyInThread: "새 협업을 시작하지 말고 스레드에서 답하세요",
+  rejectedSinkThread: "리포트 스레드에는 에이전트가 글을 쓰지 않습니다",
   replyContext: [
     "## Agent-to-agent reply step",
     "",

@@ -104,6 +104,30 @@ export const MESSAGES = {
     description: "The `discord_send` tool's answer when nothing was sent.",
     placeholders: ["code", "reason"],
   },
+  rejectedEmptyMessage: {
+    description: "The `{reason}` of `discordSendRejected` for `empty_message`.",
+    placeholders: [],
+  },
+  rejectedMessageTooLong: {
+    description: "The `{reason}` of `discordSendRejected` for `message_too_long`.",
+    placeholders: [],
+  },
+  rejectedChannelNotAllowed: {
+    description: "The `{reason}` of `discordSendRejected` for `channel_not_allowed`.",
+    placeholders: [],
+  },
+  rejectedLoopGuard: {
+    description: "The `{reason}` of `discordSendRejected` for `loop_guard`.",
+    placeholders: [],
+  },
+  rejectedReplyInThread: {
+    description: "The `{reason}` of `discordSendRejected` for `reply_in_thread`.",
+    placeholders: [],
+  },
+  rejectedSinkThread: {
+    description: "The `{reason}` of `discordSendRejected` for `sink_thread`.",
+    placeholders: [],
+  },
   replyContext: {
     description:
       "The extra system prompt of one ping-pong step; keep `Turn {turn} of {maxTurns}` and `{skipToken}` in it.",
