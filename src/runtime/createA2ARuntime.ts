@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { resolve } from "node:path";
 import {
   type A2AConfig,
@@ -17,6 +18,7 @@ import { AwaitingAnswers } from "./AwaitingAnswers.js";
 import { ChannelDirectory } from "./channelDirectory.js";
 import { createCollaborationService } from "./collaborationService.js";
 import { deliveryWarning } from "./deliveryWarnings.js";
+import { createRuntimeMetrics } from "./metrics.js";
 import { withDiscordCallTimeout } from "./discordCallTimeout.js";
 import { EarlierPosts } from "./EarlierPosts.js";
 import { createFlowService } from "./flowService.js";
@@ -62,8 +64,10 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     options.timers && { now, setTimeout: scheduler.setTimeout, clearTimeout: scheduler.clearTimeout },
   );
   // Every Discord call the runtime makes is bounded by requestTimeoutMs (design 002 §5).
+  const metrics = createRuntimeMetrics();
   const discord =
-    options.discord && withDiscordCallTimeout(options.discord, collaboration.requestTimeoutMs, scheduler);
+    options.discord &&
+    withDiscordCallTimeout(options.discord, collaboration.requestTimeoutMs, scheduler, metrics.discordCall);
   const loopGuard = new LoopGuard({ ...collaboration.loopGuard, now });
   // A thread a live collaboration awaits an answer in keeps its parent (ThreadState.expire).
   const threads = new ThreadState(
@@ -97,7 +101,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   /** Once started: a message after that (while stopping, or stopped) is dropped, not a wiring mistake. */
   let everStarted = false;
   const sideEffects = {
-    gateway: options.gateway,
+    gateway: options.gateway && metrics.gateway(options.gateway),
     discord,
     now,
     messages,
@@ -127,7 +131,13 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     timers: scheduler,
     inspect: options.inspect,
     warn,
+    queued: (write) => {
+      const queuedAt = performance.now();
+      write.then(() => metrics.persisted(performance.now() - queuedAt)).catch(() => {});
+    },
   });
+  bus.subscribe("*", (event) => metrics.event(event));
+  let stopObserving = (): void => {};
 
   function requireStarted(method: string): void {
     if (!running) throw new Error(`A2ARuntime.${method}: the runtime is not running; call start() first`);
@@ -227,11 +237,13 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       }
       running = true;
       everStarted = true;
+      stopObserving = metrics.observe(() => actors.counts());
     },
 
     async stop() {
       if (!running) return;
       running = false;
+      stopObserving();
       limiters.threadCreation.close();
       limiters.messages.close();
       discord?.close();

@@ -30,6 +30,8 @@ export function withDiscordCallTimeout(
   port: DiscordPort,
   timeoutMs: number,
   timers: RuntimeTimers,
+  /** Told as each call ends: its method, and its error (undefined when it succeeded). */
+  ended: (method: string, error: unknown) => void = () => {},
 ): TimedDiscordPort {
   const pending = new Set<unknown>();
   function timed<T>(method: string, call: () => Promise<T>): Promise<T> {
@@ -47,8 +49,8 @@ export function withDiscordCallTimeout(
       Promise.resolve()
         .then(call)
         .then(
-          (value) => (settle(), resolve(value)),
-          (error: unknown) => (settle(), reject(error)),
+          (value) => (settle(), ended(method, undefined), resolve(value)),
+          (error: unknown) => (settle(), ended(method, error), reject(error)),
         );
     });
   }

@@ -41,6 +41,8 @@ export interface RuntimeActorsDeps {
   timers: RuntimeTimers;
   inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | object | undefined;
   warn: (message: string) => void;
+  /** Told of each record queued for the store, with the write that makes it durable (for metrics). */
+  queued?: (write: Promise<void>) => void;
 }
 
 /**
@@ -68,6 +70,7 @@ export function createRuntimeActors(d: RuntimeActorsDeps): Host {
       onEmitted: d.emit,
       metaOf: (entry) => (entry.kind === "collaborate" ? { ...collaborationMeta(entry.actor) } : undefined),
       onQueued: (entry, record) => {
+        d.queued?.(entry.lastWrite);
         const meta = record.meta as CollaborationMeta | undefined;
         if (meta?.threadId === undefined) return;
         if (meta.parentChannelId !== undefined) {
