@@ -19,6 +19,7 @@ export type {
   PreflightResult,
   SessionsSendParams,
 } from "./runtime/ports.js";
+export type { A2ALogger, LogFields, LogLevel } from "./runtime/logger.js";
 export type { InboundDiscordMessage } from "./services/collaboration/InboundDiscordMessage.js";
 export type { SnapshotStore } from "./persistence/SnapshotStorePort.js";
 export type { RuntimeTimers } from "./durable/timers.js";

@@ -18,6 +18,7 @@ import { AwaitingAnswers } from "./AwaitingAnswers.js";
 import { ChannelDirectory } from "./channelDirectory.js";
 import { createCollaborationService } from "./collaborationService.js";
 import { deliveryWarning } from "./deliveryWarnings.js";
+import { runtimeLogger } from "./logger.js";
 import { createRuntimeMetrics } from "./metrics.js";
 import { withDiscordCallTimeout } from "./discordCallTimeout.js";
 import { EarlierPosts } from "./EarlierPosts.js";
@@ -46,7 +47,8 @@ export { MACHINE_MIGRATIONS, MACHINE_VERSIONS } from "./runtimeActors.js";
  * inspector therefore sees a dormant collaboration only once it is hosted.
  */
 export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
-  const warn = options.onWarning ?? ((message: string) => console.warn(`a2a-statecharts: ${message}`));
+  const log = runtimeLogger(options);
+  const warn = (message: string): void => log.warn({}, message);
   const config: A2AConfig = parseConfig(options.config, { onWarning: warn });
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
@@ -238,6 +240,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       running = true;
       everStarted = true;
       stopObserving = metrics.observe(() => actors.counts());
+      log.info({ stateDir, ...actors.counts() }, "started");
     },
 
     async stop() {
@@ -251,6 +254,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       session = undefined;
       const failures = await closeEach([() => actors.stop(), () => closing?.close()]);
       if (failures.length > 0) throw failures[0];
+      log.info({ stateDir }, "stopped");
     },
 
     sessionsSend,

@@ -1,3 +1,4 @@
+import type { A2ALogger, LogLevel } from "./logger.js";
 import type { InspectionEvent, Observer } from "xstate";
 import type { A2AConfigInput, A2AErrorInfo, A2AEvent, InboundDiscordMessage } from "../services/index.js";
 import type { RuntimeTimers } from "../durable/timers.js";
@@ -228,6 +229,15 @@ export interface A2ARuntimeOptions {
    * accelerated time, as the demo's `--speed` does.
    */
   timers?: RuntimeTimers;
-  /** Where warnings go (stale lock taken over, corrupt file quarantined, …). Default: console.warn. */
+  /**
+   * Where the runtime logs, by level, with structured fields (a pino logger fits as it is), or a level
+   * (`"debug"`, `"info"`, `"warn"`, `"error"`): the console from that level up. Default `"warn"`: a stale
+   * lock taken over, a corrupt file set aside, a post that failed for good.
+   */
+  logger?: A2ALogger | LogLevel;
+  /**
+   * Where warnings go, as text.
+   * @deprecated Use `logger`; when both are given, `logger` is used.
+   */
   onWarning?: (message: string) => void;
 }

@@ -1,0 +1,74 @@
+/** A log line's structured fields, beside its message. */
+export type LogFields = Record<string, unknown>;
+
+/**
+ * Where the runtime logs, by level, with structured fields first and the message second: the shape of
+ * pino's methods (`logger.warn({ stateDir }, "…")`), so a pino logger, or a child of one, can be
+ * passed as it is. A level you do not want can be a no-op.
+ */
+export interface A2ALogger {
+  debug(fields: LogFields, message: string): void;
+  info(fields: LogFields, message: string): void;
+  warn(fields: LogFields, message: string): void;
+  error(fields: LogFields, message: string): void;
+}
+
+/** A log level, lowest first. */
+export type LogLevel = "debug" | "info" | "warn" | "error";
+const LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
+
+/**
+ * Logs to the console from `level` up (default `warn`), one line each: `a2a-statecharts: message`
+ * and the fields as JSON when there are any.
+ */
+export function consoleLogger(level: LogLevel = "warn"): A2ALogger {
+  const from = LEVELS.indexOf(level);
+  const line = (at: LogLevel, write: (text: string) => void) => (fields: LogFields, message: string) => {
+    if (LEVELS.indexOf(at) < from) return;
+    const shown = Object.keys(fields).length === 0 ? "" : ` ${safeJson(fields)}`;
+    write(`a2a-statecharts: ${message}${shown}`);
+  };
+  return {
+    debug: line("debug", (t) => console.debug(t)),
+    info: line("info", (t) => console.info(t)),
+    warn: line("warn", (t) => console.warn(t)),
+    error: line("error", (t) => console.error(t)),
+  };
+}
+
+/**
+ * The runtime's logger: `logger` (a level is the console from that level up), else the deprecated
+ * `onWarning` (warnings and errors, as text), else the console at warn.
+ */
+export function runtimeLogger(o: {
+  logger?: A2ALogger | LogLevel;
+  onWarning?: (message: string) => void;
+}): A2ALogger {
+  if (typeof o.logger === "string") {
+    if (!LEVELS.includes(o.logger)) {
+      throw new TypeError(
+        `createA2ARuntime: logger must be a logger or one of ${LEVELS.join(", ")}, got ${JSON.stringify(o.logger)}`,
+      );
+    }
+    return consoleLogger(o.logger);
+  }
+  if (o.logger !== undefined) {
+    for (const level of LEVELS) {
+      if (typeof o.logger[level] !== "function") {
+        throw new TypeError(`createA2ARuntime: logger.${level} must be a function (a pino logger fits)`);
+      }
+    }
+    return o.logger;
+  }
+  const onWarning = o.onWarning;
+  if (onWarning === undefined) return consoleLogger("warn");
+  return { debug: () => {}, info: () => {}, warn: (_f, m) => onWarning(m), error: (_f, m) => onWarning(m) };
+}
+
+function safeJson(fields: LogFields): string {
+  try {
+    return JSON.stringify(fields);
+  } catch {
+    return "{…}";
+  }
+}
