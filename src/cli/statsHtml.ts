@@ -1,7 +1,7 @@
 import { barChart, columnChart, escapeHtml, type Series } from "./statsCharts.js";
 import type { StatsFigures } from "./statsFigures.js";
 import type { StatsReport } from "./statsReport.js";
-import { ms, pct } from "./statsText.js";
+import { GROUP_COLUMNS, groupCells, ms, pct } from "./statsText.js";
 
 // The `stats --html` page: one self-contained file, no script, no network (its CSP allows inline
 // styles only), so it opens anywhere, also from an attachment or a CI artifact.
@@ -164,42 +164,8 @@ ${table(["Announce skipped because", "Flows"], skips, "No announcement skipped."
 }
 
 function groupSection(title: string, id: string, groups: Record<string, StatsFigures>): string {
-  const rows = Object.entries(groups).map(([key, g]) => [
-    key,
-    String(g.flows.flows),
-    String(g.flows.outcomes.ok),
-    String(g.flows.outcomes.blocked),
-    String(g.flows.outcomes.timeout),
-    String(g.retries.total),
-    String(g.flows.saved),
-    String(g.mentions.sent),
-    String(g.mentions.responded),
-    String(g.mentions.reminders),
-    String(g.mentions.escalated),
-    String(g.mentions.failed.total),
-    ms(g.mentions.latencyMs.p50),
-    ms(g.mentions.latencyMs.p90),
-    ms(g.mentions.latencyMs.max),
-    pct(g.channels.discordShare),
-  ]);
-  const head = [
-    "",
-    "Flows",
-    "Ok",
-    "Blocked",
-    "Timeout",
-    "Retries",
-    "Turns saved",
-    "Mentions",
-    "Answered",
-    "Reminders",
-    "Escalated",
-    "Failed",
-    "p50",
-    "p90",
-    "Max",
-    "discord_send",
-  ];
+  const rows = Object.entries(groups).map(([key, g]) => [key, ...groupCells(g)]);
+  const head = ["", ...GROUP_COLUMNS.map((c) => c.charAt(0) + c.slice(1).toLowerCase())];
   return `<section id="${id}"><h2>${escapeHtml(title)}</h2>${table(head, rows, "No events.")}</section>`;
 }
 

@@ -99,43 +99,41 @@ function mentionLines(t: StatsFigures): string[] {
   ];
 }
 
-function groupTable(title: string, groups: Record<string, StatsFigures>): string[][] {
+/** The columns of the per-agent and per-pair tables, after the group's name. */
+export const GROUP_COLUMNS = [
+  "FLOWS",
+  "OK",
+  "BLOCKED",
+  "TIMEOUT",
+  "RETRIES",
+  "TURNS SAVED",
+  "MENTIONS",
+  "ANSWERED",
+  "REMINDERS",
+  "ESCALATED",
+  "FAILED",
+  "P50",
+  "P90",
+  "MAX",
+  "DISCORD SHARE",
+];
+
+/** One group's cells under GROUP_COLUMNS. */
+export function groupCells(g: StatsFigures): string[] {
+  const latency = g.mentions.latencyMs;
   return [
-    [
-      title,
-      "FLOWS",
-      "OK",
-      "BLOCKED",
-      "TIMEOUT",
-      "RETRIES",
-      "TURNS SAVED",
-      "MENTIONS",
-      "RESPONDED",
-      "REMINDERS",
-      "ESCALATED",
-      "FAILED",
-      "P50",
-      "P90",
-      "DISCORD_SEND",
-    ],
-    ...Object.entries(groups).map(([key, g]) => [
-      key,
-      String(g.flows.flows),
-      String(g.flows.outcomes.ok),
-      String(g.flows.outcomes.blocked),
-      String(g.flows.outcomes.timeout),
-      String(g.retries.total),
-      String(g.flows.saved),
-      String(g.mentions.sent),
-      String(g.mentions.responded),
-      String(g.mentions.reminders),
-      String(g.mentions.escalated),
-      String(g.mentions.failed.total),
-      g.mentions.latencyMs.p50 === null ? "-" : ms(g.mentions.latencyMs.p50),
-      g.mentions.latencyMs.p90 === null ? "-" : ms(g.mentions.latencyMs.p90),
-      pct(g.channels.discordShare),
-    ]),
+    ...[g.flows.flows, g.flows.outcomes.ok, g.flows.outcomes.blocked, g.flows.outcomes.timeout].map(String),
+    ...[g.retries.total, g.flows.saved, g.mentions.sent, g.mentions.responded].map(String),
+    ...[g.mentions.reminders, g.mentions.escalated, g.mentions.failed.total].map(String),
+    ms(latency.p50),
+    ms(latency.p90),
+    ms(latency.max),
+    pct(g.channels.discordShare),
   ];
+}
+
+function groupTable(title: string, groups: Record<string, StatsFigures>): string[][] {
+  return [[title, ...GROUP_COLUMNS], ...Object.entries(groups).map(([key, g]) => [key, ...groupCells(g)])];
 }
 
 /** ` (a 2, b 1)`, or "" for no counts. */
