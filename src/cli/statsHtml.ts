@@ -34,7 +34,7 @@ main{padding:16px 24px;max-width:1400px}
 .legend i{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:5px}
 section{background:#fff;border-radius:8px;padding:12px 14px;margin-top:16px;box-shadow:0 1px 2px #0002;overflow-x:auto}
 h2{font-size:16px;margin:0 0 8px}table{border-collapse:collapse;font-size:13px}
-th,td{padding:4px 8px;text-align:right;border-bottom:1px solid #eceef1;white-space:nowrap}
+th,td{padding:4px 7px;text-align:right;border-bottom:1px solid #eceef1;white-space:nowrap}
 th:first-child,td:first-child{text-align:left}th{color:#5b6472;font-weight:600}
 .warn{background:#fff4e5;border:1px solid #f9a825;border-radius:8px;padding:8px 12px;margin-bottom:16px}`;
 
