@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runStats, type StatsReport } from "../../src/cli/stats.js";
+import { acquireStateDirLock, EventLog } from "../../src/persistence/index.js";
 import type { A2AEvent } from "../../src/services/index.js";
 import { runCli } from "../support/cli.js";
 import { tempDir } from "../support/tempDir.js";
@@ -391,6 +392,24 @@ describe("a2a-statecharts stats", () => {
     for (const chart of ["latency", "timeline", "turns", "outcomes"])
       expect(html).toContain(`data-chart="${chart}"`);
     expect(html).toContain('<b data-stat="turnsSaved">6</b>');
+  });
+
+  it("reads beside a runtime: no lock taken, and a log the runtime's EventLog is appending to", async () => {
+    const dir = join(tempDir("a2a-stats-"), "state");
+    const lock = await acquireStateDirLock(dir);
+    const log = await EventLog.open({ dir, onWarning: () => {} });
+    try {
+      for (const event of liveEvents().slice(0, 3)) await log.append(event);
+      const first = await report("--state-dir", dir);
+      expect(first.report.totals.flows.outcomes).toEqual({ ok: 0, blocked: 1, timeout: 0 });
+      await log.append(liveEvents()[3] as A2AEvent);
+      const second = await report("--state-dir", dir);
+      expect(second.report.log).toMatchObject({ events: 4, corrupt: 0, partial: 0 });
+      expect(second.report.totals.channels.sessionsSend).toBe(2);
+    } finally {
+      await log.close();
+      await lock.release();
+    }
   });
 
   it("reports an empty state dir and an empty window without failing", async () => {
