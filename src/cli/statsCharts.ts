@@ -26,8 +26,8 @@ export function escapeHtml(text: string): string {
 
 /** Columns over the labels, the series stacked in each; the total above every non-empty column. */
 export function columnChart(input: ChartInput, options: { labelEvery?: number } = {}): string {
-  const totals = input.labels.map((_, i) => input.series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0));
-  if (totals.every((t) => t === 0)) return emptyChart(input);
+  const totals = stackTotals(input);
+  if (totals === undefined) return emptyChart(input);
   const width = 640;
   const height = 240;
   const left = 36;
@@ -47,10 +47,7 @@ export function columnChart(input: ChartInput, options: { labelEvery?: number } 
       const v = s.values[i] ?? 0;
       if (v > 0) {
         const h = y(base) - y(base + v);
-        parts.push(
-          `<rect class="bar" data-series="${escapeHtml(s.name)}" data-value="${v}" x="${r(x)}" y="${r(y(base + v))}" ` +
-            `width="${r(barW)}" height="${r(h)}" fill="${s.color}"><title>${escapeHtml(`${label}: ${s.name} ${v}`)}</title></rect>`,
-        );
+        parts.push(bar(s, label, v, x, y(base + v), barW, h));
       }
       base += v;
     }
@@ -63,8 +60,8 @@ export function columnChart(input: ChartInput, options: { labelEvery?: number } 
 
 /** One horizontal bar per label, the series stacked left to right, each segment's value inside it. */
 export function barChart(input: ChartInput): string {
-  const totals = input.labels.map((_, i) => input.series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0));
-  if (totals.every((t) => t === 0)) return emptyChart(input);
+  const totals = stackTotals(input);
+  if (totals === undefined) return emptyChart(input);
   const width = 640;
   const left = 130;
   const rowH = 30;
@@ -81,15 +78,34 @@ export function barChart(input: ChartInput): string {
       const v = s.values[i] ?? 0;
       if (v <= 0) continue;
       const w = v * scale;
-      parts.push(
-        `<rect class="bar" data-series="${escapeHtml(s.name)}" data-value="${v}" x="${r(x)}" y="${y + 4}" ` +
-          `width="${r(w)}" height="${rowH - 8}" fill="${s.color}"><title>${escapeHtml(`${label}: ${s.name} ${v}`)}</title></rect>`,
-      );
+      parts.push(bar(s, label, v, x, y + 4, w, rowH - 8));
       if (w >= 18) parts.push(text(x + w / 2, y + rowH / 2 + FONT / 3, String(v), "middle", "inside"));
       x += w;
     }
   });
   return figure(input, width, height, parts);
+}
+
+/** Each label's stacked total; undefined when every one is 0 (nothing to draw). */
+function stackTotals(input: ChartInput): number[] | undefined {
+  const totals = input.labels.map((_, i) => input.series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0));
+  return totals.every((t) => t === 0) ? undefined : totals;
+}
+
+/** One segment of a bar, its value in `data-value` (for tests) and in a tooltip. */
+function bar(
+  s: Series,
+  label: string,
+  value: number,
+  x: number,
+  y: number,
+  width: number,
+  height: number,
+): string {
+  return (
+    `<rect class="bar" data-series="${escapeHtml(s.name)}" data-value="${value}" x="${r(x)}" y="${r(y)}" ` +
+    `width="${r(width)}" height="${r(height)}" fill="${s.color}"><title>${escapeHtml(`${label}: ${s.name} ${value}`)}</title></rect>`
+  );
 }
 
 function figure(input: ChartInput, width: number, height: number, parts: string[]): string {
