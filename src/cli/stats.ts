@@ -18,8 +18,9 @@ Usage:
 
 Options:
   -d, --state-dir DIR   the runtime's state directory (default ${DEFAULT_STATE_DIR})
-      --since TIME      only events from TIME on: an ISO time (2026-05-01T09:00:00Z) or a
-                        duration back from now (30m, 24h, 7d, 2w)
+      --since TIME      only events from TIME on: an ISO time (2026-05-01T09:00:00Z; without Z
+                        or an offset, a time of day is local) or a duration back from now
+                        (30m, 24h, 7d, 2w)
       --json            print one JSON document (its keys are described in docs/stats.md)
       --html FILE       also write a self-contained page with charts to FILE (works offline)
   -h, --help            show this help

@@ -423,6 +423,25 @@ describe("a2a-statecharts stats", () => {
     expect(later.out).toMatch(/^no events since 2030-01-01T00:00:00.000Z \(33 in the whole log\)/);
   });
 
+  it("--html shows what it has no data for, and escapes the names it got from the log", async () => {
+    const dir = join(tempDir("a2a-stats-"), "state");
+    mkdirSync(dir);
+    const odd = "<img src=x onerror=alert(1)>";
+    writeFileSync(
+      join(dir, "coordination-events.ndjson"),
+      lines([collab("a2a.collaborate.requested", T0, ["ruda", odd], "m1")]),
+    );
+    const file = join(tempDir("a2a-stats-html-"), "stats.html");
+    const { code } = await runCli("stats", "--state-dir", dir, "--html", file);
+    expect(code).toBe(0);
+    const html = readFileSync(file, "utf8");
+    expect(html).not.toContain(odd);
+    expect(html).toContain("&#60;img src=x onerror=alert(1)&#62;");
+    expect(html).toContain("No mention was answered in this window.");
+    expect(html).toContain("No sessions_send flow completed in this window.");
+    expect(html).not.toContain("<rect");
+  });
+
   it("rejects bad input with one line: exit 2 for usage, 1 for a missing state dir", async () => {
     const dir = stateDir();
     const cases: Array<[string[], number, RegExp]> = [
