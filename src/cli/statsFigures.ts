@@ -34,8 +34,9 @@ export interface FlowFigures extends TurnFigures {
   meanActualTurns: number | null;
   earlyTerminations: { total: number; rate: number | null; byReason: Record<string, number> };
   /**
-   * LLM calls after the first reply, over the flows that ended ok: ping-pong turns plus announce
-   * steps actually run, against a fixed maxPingPongTurns that always announces (configured + 1 each).
+   * LLM calls (one per agent run) over the flows that ended ok: the target's reply, the ping-pong
+   * turns and the announce step when it ran, against a fixed maxPingPongTurns that always announces
+   * (configured + 2 each).
    */
   llmCalls: { actual: number; baseline: number; saved: number };
   announce: {
@@ -165,8 +166,8 @@ function flowFigures(
       );
     }
     if (outcome === "ok") {
-      figures.llmCalls.actual += d.actualTurns + (stepRan ? 1 : 0);
-      figures.llmCalls.baseline += d.configuredMaxTurns + 1;
+      figures.llmCalls.actual += 1 + d.actualTurns + (stepRan ? 1 : 0);
+      figures.llmCalls.baseline += 1 + d.configuredMaxTurns + 1;
     }
     const start = e.conversationId === undefined ? undefined : sentAt.get(e.conversationId);
     if (start !== undefined && d.actualTurns > 0) perTurn.push((e.ts - start) / d.actualTurns);

@@ -56,7 +56,7 @@ function flowLines(t: StatsFigures): string[] {
   if (f.flows === 0) return lines;
   lines.push(
     `  turns: configured ${f.configured}, effective ${f.effective}, actual ${f.actual} (mean ${num(f.meanActualTurns)}); saved ${f.saved}`,
-    `  LLM calls after the first reply: ${f.llmCalls.actual} of ${f.llmCalls.baseline} at a fixed maxPingPongTurns (saved ${f.llmCalls.saved})`,
+    `  LLM calls: ${f.llmCalls.actual} of ${f.llmCalls.baseline} at a fixed maxPingPongTurns (saved ${f.llmCalls.saved})`,
     `  early terminations: ${f.earlyTerminations.total} (${pct(f.earlyTerminations.rate)})${counts(f.earlyTerminations.byReason)}`,
     `  announce: run ${f.announce.run}, skipped ${f.announce.skipped} (${pct(f.announce.skipRate)})${counts(f.announce.skippedByReason)}`,
     `  time per turn: ${f.meanMsPerTurn === null ? "-" : ms(f.meanMsPerTurn)}`,

@@ -274,7 +274,7 @@ describe("a2a-statecharts stats", () => {
       outcomes: { ok: 2, blocked: 1, timeout: 1 },
       meanActualTurns: 1,
       earlyTerminations: { total: 1, rate: 0.25, byReason: { conclusion_detected: 1 } },
-      llmCalls: { actual: 6, baseline: 12, saved: 6 },
+      llmCalls: { actual: 8, baseline: 14, saved: 6 },
       announce: { run: 2, skipped: 3, skipRate: 0.75, skippedByReason: { blocked: 2, announce_skip: 1 } },
       meanMsPerTurn: 30_000,
       byIntent: {
@@ -354,7 +354,7 @@ describe("a2a-statecharts stats", () => {
     expect(code).toBe(0);
     expect(out).toMatch(/^33 events, 2026-05-01T09:00:00Z to 2026-05-01T09:22:00Z \(22m\)/);
     expect(out).toContain("sessions_send flows: 4 (ok 2, blocked 1, timeout 1)");
-    expect(out).toContain("LLM calls after the first reply: 6 of 12 at a fixed maxPingPongTurns (saved 6)");
+    expect(out).toContain("LLM calls: 8 of 14 at a fixed maxPingPongTurns (saved 6)");
     expect(out).toMatch(/retries: 3 \(transient 3\); flows retried 2, ended ok 1 \(success rate 50%\)/);
     expect(out).toContain("p50 1m 30s, p90 12m, max 12m");
     expect(out).toContain("discord_send share 56%");
