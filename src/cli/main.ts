@@ -10,6 +10,8 @@ Usage:
   a2a-statecharts demo [--speed N] [--state-dir DIR]   the whole control plane on the bundled Discord
                                                        emulator, the designs' scenarios in accelerated time
   a2a-statecharts status [--state-dir DIR] [--json]    the persisted actors: machine, state, attempts, next due
+  a2a-statecharts stats [--state-dir DIR] [--since T]  figures from the event log: flows, retries, mentions,
+          [--json] [--html FILE]                       latency, turns saved; by agent and pair; an HTML page
   a2a-statecharts inspect [--port N] [--exit]          the demo with a live statechart page on 127.0.0.1;
           [--stately-relay [N]]                        with the flag, also the @statelyai/inspect relay on
                                                        127.0.0.1 (both show conversation text to local processes)
@@ -25,6 +27,7 @@ type Command = (argv: string[], io: CliIO) => Promise<number>;
 const COMMANDS: Record<string, () => Promise<Command>> = {
   demo: () => loadPeer(async () => (await import("./demoCommand.js")).runDemoCommand),
   status: () => loadPeer(async () => (await import("./status.js")).runStatus),
+  stats: () => loadPeer(async () => (await import("./stats.js")).runStats),
   inspect: () => loadPeer(async () => (await import("./inspectCommand.js")).runInspect),
   diagram: () => loadPeer(async () => (await import("./diagram.js")).runDiagram),
   config: async () => runConfig,

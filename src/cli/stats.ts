@@ -1,0 +1,115 @@
+import { writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import type { CliIO } from "./io.js";
+import { renderStatsHtml } from "./statsHtml.js";
+import { readEventLog, StatsStateDirError } from "./statsRead.js";
+import { buildReport, parseSince, type StatsReport } from "./statsReport.js";
+import { logWarnings, printStats } from "./statsText.js";
+
+export type { StatsReport } from "./statsReport.js";
+
+const DEFAULT_STATE_DIR = ".a2a-state";
+
+export const STATS_HELP = `a2a-statecharts stats — figures from a state directory's event log (read-only)
+
+Usage:
+  a2a-statecharts stats [--state-dir DIR] [--since TIME] [--json] [--html FILE]
+
+Options:
+  -d, --state-dir DIR   the runtime's state directory (default ${DEFAULT_STATE_DIR})
+      --since TIME      only events from TIME on: an ISO time (2026-05-01T09:00:00Z; without Z
+                        or an offset, a time of day is local) or a duration back from now
+                        (30m, 24h, 7d, 2w)
+      --json            print one JSON document (its keys are described in docs/stats.md)
+      --html FILE       also write a self-contained page with charts to FILE (works offline)
+  -h, --help            show this help
+
+Reads coordination-events.ndjson and its rotated files: sessions_send flows (outcomes, turns,
+early terminations, LLM calls saved, announcements, by intent), reply-wait retries by error
+code, discord_send mentions (responded, reminded, escalated, failed, response latency) and the
+discord_send / sessions_send ratio; in total, by agent asked and by pair.
+It takes no lock, so it works beside a running gateway. Corrupt or partial lines are reported
+and left out. Exit status: 0 done, 1 the directory is missing or unreadable, 2 bad usage.`;
+
+/**
+ * `a2a-statecharts stats [--state-dir DIR] [--since TIME] [--json] [--html FILE]`: the dashboards'
+ * figures from the event log, as text, one JSON document, and/or an HTML page. `now` is injected for tests.
+ */
+export async function runStats(argv: string[], io: CliIO, now: () => number = Date.now): Promise<number> {
+  let values: { "state-dir"?: string; since?: string; json?: boolean; html?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        "state-dir": { type: "string", short: "d" },
+        since: { type: "string" },
+        json: { type: "boolean" },
+        html: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (error) {
+    // node:util names the flag in its first sentence; the rest is advice about `--`.
+    io.err(`a2a-statecharts stats: ${firstLine(error).split(". ")[0] ?? ""} (see --help)`);
+    return 2;
+  }
+  if (values.help) {
+    io.out(STATS_HELP);
+    return 0;
+  }
+  const dir = values["state-dir"] ?? DEFAULT_STATE_DIR;
+  const usage = (problem: string) => {
+    io.err(`a2a-statecharts stats: ${problem} (see --help)`);
+    return 2;
+  };
+  if (dir.trim() === "") return usage("--state-dir needs a directory, got an empty string");
+  if (values.html !== undefined && values.html.trim() === "")
+    return usage("--html needs a file, got an empty string");
+  const at = now();
+  let since: number | null = null;
+  if (values.since !== undefined) {
+    try {
+      since = parseSince(values.since, at);
+    } catch (error) {
+      return usage(firstLine(error));
+    }
+  }
+
+  let report: StatsReport;
+  try {
+    report = buildReport(await readEventLog(dir), at, since);
+  } catch (error) {
+    io.err(
+      error instanceof StatsStateDirError
+        ? `a2a-statecharts stats: ${error.message}`
+        : `a2a-statecharts stats: cannot read the event log in ${dir}: ${firstLine(error)}`,
+    );
+    return 1;
+  }
+  if (values.html !== undefined) {
+    const file = resolve(values.html);
+    try {
+      await writeFile(file, renderStatsHtml(report));
+    } catch (error) {
+      io.err(`a2a-statecharts stats: cannot write ${file}: ${firstLine(error)}`);
+      return 1;
+    }
+    if (values.json) io.err(`wrote ${file}`);
+  }
+  if (values.json) {
+    for (const line of logWarnings(report)) io.err(line);
+    io.out(JSON.stringify(report, null, 2));
+  } else {
+    printStats(report, io);
+    if (values.html !== undefined) io.out(`wrote ${resolve(values.html)}`);
+  }
+  return 0;
+}
+
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split("\n")[0] ?? text;
+}

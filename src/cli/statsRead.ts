@@ -1,0 +1,125 @@
+import { readdir, readFile, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { EVENT_LOG_FILE } from "../persistence/index.js";
+import { type A2AEvent, A2AEventSchema } from "../services/index.js";
+
+/** A line of the event log that could not be used. */
+export interface EventLogProblem {
+  file: string;
+  /** 1-based line number in that file. */
+  line: number;
+  problem: string;
+}
+
+/** The event log as `stats` read it: events oldest first, and what it had to skip. */
+export interface EventLogReading {
+  stateDir: string;
+  /** The files read, oldest first: rotated ones (`.N` … `.1`), then the live file. */
+  files: string[];
+  events: A2AEvent[];
+  /** Lines that are not JSON or not a known event. */
+  corrupt: number;
+  /** A last line without its newline: an append still being written, or cut short. */
+  partial: number;
+  /** The first problems found (at most PROBLEMS_SHOWN), for the person reading the report. */
+  problems: EventLogProblem[];
+}
+
+export const PROBLEMS_SHOWN = 20;
+
+/** Raised when the state directory itself is missing or not a directory. */
+export class StatsStateDirError extends Error {
+  override name = "StatsStateDirError";
+}
+
+/**
+ * Reads `coordination-events.ndjson` and its rotated files, read-only and without the runtime's lock,
+ * so it can run beside a gateway that is appending. Bad lines are counted, never fatal.
+ */
+export async function readEventLog(stateDir: string): Promise<EventLogReading> {
+  const dir = resolve(stateDir);
+  let isDir: boolean;
+  try {
+    isDir = (await stat(dir)).isDirectory();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new StatsStateDirError(
+      code === "ENOENT"
+        ? `state directory ${dir} does not exist (pass --state-dir, the runtime's stateDir)`
+        : `cannot read state directory ${dir}: ${(error as Error).message}`,
+    );
+  }
+  if (!isDir) throw new StatsStateDirError(`${dir} is not a directory`);
+
+  const files = await logFiles(dir);
+  const reading: EventLogReading = { stateDir: dir, files, events: [], corrupt: 0, partial: 0, problems: [] };
+  const note = (problem: EventLogProblem) => {
+    if (reading.problems.length < PROBLEMS_SHOWN) reading.problems.push(problem);
+  };
+  for (const file of files) {
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (error) {
+      // Rotated away between the listing and the read: its events are in the next file.
+      if ((error as { code?: unknown }).code === "ENOENT") continue;
+      throw error;
+    }
+    const lines = text.split("\n");
+    const last = lines.pop() ?? "";
+    if (last.trim() !== "") {
+      reading.partial += 1;
+      note({
+        file,
+        line: lines.length + 1,
+        problem: "no newline at the end: a write in progress or cut short",
+      });
+    }
+    lines.forEach((line, i) => {
+      if (line.trim() === "") return;
+      const problem = parseLine(line, reading.events);
+      if (problem === undefined) return;
+      reading.corrupt += 1;
+      note({ file, line: i + 1, problem });
+    });
+  }
+  // Rotation keeps order across files; within a file, appends are in order too. Sorting by ts makes
+  // the order independent of both (a stable sort keeps equal timestamps as written).
+  reading.events.sort((a, b) => a.ts - b.ts);
+  return reading;
+}
+
+function parseLine(line: string, into: A2AEvent[]): string | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch {
+    return "not JSON";
+  }
+  const parsed = A2AEventSchema.safeParse(json);
+  if (!parsed.success) {
+    const type = (json as { type?: unknown } | null)?.type;
+    const issue = parsed.error.issues[0];
+    const where = issue === undefined || issue.path.length === 0 ? "" : ` at ${issue.path.join(".")}`;
+    return `not an A2A event${typeof type === "string" ? ` (type ${type})` : ""}${where}: ${issue?.message ?? "invalid"}`;
+  }
+  into.push(parsed.data);
+  return undefined;
+}
+
+/** The rotated files (highest number = oldest first), then the live file, as present. */
+async function logFiles(dir: string): Promise<string[]> {
+  const names = await readdir(dir);
+  const rotated = names
+    .map((name) => ({ name, n: rotationNumber(name) }))
+    .filter((entry): entry is { name: string; n: number } => entry.n !== undefined)
+    .sort((a, b) => b.n - a.n)
+    .map((entry) => join(dir, entry.name));
+  return names.includes(EVENT_LOG_FILE) ? [...rotated, join(dir, EVENT_LOG_FILE)] : rotated;
+}
+
+function rotationNumber(name: string): number | undefined {
+  if (!name.startsWith(`${EVENT_LOG_FILE}.`)) return undefined;
+  const suffix = name.slice(EVENT_LOG_FILE.length + 1);
+  return /^[1-9]\d*$/.test(suffix) ? Number(suffix) : undefined;
+}

@@ -1,0 +1,155 @@
+import type { A2AEvent } from "../services/index.js";
+import { computeFigures, type StatsFigures } from "./statsFigures.js";
+import type { EventLogProblem, EventLogReading } from "./statsRead.js";
+
+export type { StatsFigures } from "./statsFigures.js";
+
+/** Mention outcomes in one slice of time. */
+export interface TimelineBucket {
+  start: number;
+  startIso: string;
+  sent: number;
+  responded: number;
+  reminded: number;
+  escalated: number;
+  failed: number;
+}
+
+/** What `stats --json` prints: one object, keys in this order. */
+export interface StatsReport {
+  stateDir: string;
+  /** When the report was made, and the start of its window (null: the whole log). */
+  generatedAt: number;
+  generatedAtIso: string;
+  since: number | null;
+  sinceIso: string | null;
+  log: {
+    files: string[];
+    /** Events in the window, and in the whole log. */
+    events: number;
+    eventsTotal: number;
+    corrupt: number;
+    partial: number;
+    problems: EventLogProblem[];
+    /** The window's first and last event (ms since the epoch); null without events. */
+    firstTs: number | null;
+    lastTs: number | null;
+  };
+  totals: StatsFigures;
+  /** By the agent asked (the target of a sessions_send or discord_send), sorted by name. */
+  byAgent: Record<string, StatsFigures>;
+  /** By requester and target, keyed `from→to`, sorted. */
+  byPair: Record<string, StatsFigures>;
+  timeline: { bucketMs: number; buckets: TimelineBucket[] };
+}
+
+/** Bucket sizes for the timeline, smallest first: the first that gives at most MAX_BUCKETS is used. */
+const BUCKET_SIZES_MS = [60_000, 300_000, 900_000, 3_600_000, 21_600_000, 86_400_000, 604_800_000];
+const MAX_BUCKETS = 40;
+
+export function buildReport(reading: EventLogReading, now: number, since: number | null): StatsReport {
+  const events = since === null ? reading.events : reading.events.filter((e) => e.ts >= since);
+  return {
+    stateDir: reading.stateDir,
+    generatedAt: now,
+    generatedAtIso: new Date(now).toISOString(),
+    since,
+    sinceIso: since === null ? null : new Date(since).toISOString(),
+    log: {
+      files: reading.files,
+      events: events.length,
+      eventsTotal: reading.events.length,
+      corrupt: reading.corrupt,
+      partial: reading.partial,
+      problems: reading.problems,
+      firstTs: events[0]?.ts ?? null,
+      lastTs: events.at(-1)?.ts ?? null,
+    },
+    totals: computeFigures(events),
+    byAgent: groupFigures(events, (e) => parties(e).to),
+    byPair: groupFigures(events, (e) => {
+      const { from, to } = parties(e);
+      return from === undefined || to === undefined ? undefined : `${from}→${to}`;
+    }),
+    timeline: timeline(events),
+  };
+}
+
+/** The requester and the agent asked, from the envelope or, for older writers, the event's data. */
+export function parties(e: A2AEvent): { from?: string; to?: string } {
+  const data = e.data as { fromAgentId?: string; toAgentId?: string; targetAgentId?: string };
+  const from = e.fromAgent ?? data.fromAgentId;
+  const to = e.toAgent ?? data.toAgentId ?? data.targetAgentId;
+  return { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
+}
+
+function groupFigures(
+  events: readonly A2AEvent[],
+  keyOf: (e: A2AEvent) => string | undefined,
+): Record<string, StatsFigures> {
+  const groups = new Map<string, A2AEvent[]>();
+  for (const e of events) {
+    const key = keyOf(e);
+    if (key === undefined) continue;
+    const list = groups.get(key) ?? [];
+    list.push(e);
+    groups.set(key, list);
+  }
+  const out: Record<string, StatsFigures> = {};
+  for (const key of [...groups.keys()].sort()) out[key] = computeFigures(groups.get(key) ?? []);
+  return out;
+}
+
+function timeline(events: readonly A2AEvent[]): StatsReport["timeline"] {
+  const first = events[0]?.ts;
+  const last = events.at(-1)?.ts;
+  if (first === undefined || last === undefined)
+    return { bucketMs: BUCKET_SIZES_MS[0] ?? 60_000, buckets: [] };
+  const bucketMs =
+    BUCKET_SIZES_MS.find((size) => Math.floor(last / size) - Math.floor(first / size) < MAX_BUCKETS) ??
+    (BUCKET_SIZES_MS.at(-1) as number);
+  const start = Math.floor(first / bucketMs) * bucketMs;
+  const count = Math.floor((last - start) / bucketMs) + 1;
+  const buckets: TimelineBucket[] = Array.from({ length: count }, (_, i) => {
+    const at = start + i * bucketMs;
+    return {
+      start: at,
+      startIso: new Date(at).toISOString(),
+      sent: 0,
+      responded: 0,
+      reminded: 0,
+      escalated: 0,
+      failed: 0,
+    };
+  });
+  const field: Partial<Record<A2AEvent["type"], keyof TimelineBucket>> = {
+    "a2a.collaborate.sent": "sent",
+    "a2a.collaborate.responded": "responded",
+    "a2a.mention.reminded": "reminded",
+    "a2a.mention.escalated": "escalated",
+    "a2a.collaborate.failed": "failed",
+  };
+  for (const e of events) {
+    const key = field[e.type];
+    const bucket = buckets[Math.floor((e.ts - start) / bucketMs)];
+    if (key !== undefined && bucket !== undefined) (bucket[key] as number) += 1;
+  }
+  return { bucketMs, buckets };
+}
+
+const DURATION = /^(\d+)(s|m|h|d|w)$/;
+const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** `--since`: an ISO date/time, or a duration back from now (`30m`, `24h`, `7d`, `2w`). */
+export function parseSince(text: string, now: number): number {
+  const duration = DURATION.exec(text.trim());
+  if (duration !== null) return now - Number(duration[1]) * (UNIT_MS[duration[2] ?? ""] ?? 0);
+  // Date.parse accepts odd forms ("1", "May"); insist on an ISO date first.
+  const at = /^\d{4}-\d{2}-\d{2}/.test(text.trim()) ? Date.parse(text.trim()) : Number.NaN;
+  if (Number.isNaN(at)) {
+    throw new Error(
+      `--since needs an ISO time (2026-05-01, 2026-05-01T09:00:00Z) or a duration (30m, 24h, 7d, 2w), got ${JSON.stringify(text)}`,
+    );
+  }
+  return at;
+}
