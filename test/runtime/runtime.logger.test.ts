@@ -16,11 +16,11 @@ afterEach(async () => {
   vi.restoreAllMocks();
 });
 
-// A key of earlier configurations: it loads with a warning.
+// A key of earlier configurations: it loads with a warning (its type does not know it).
 const warningConfig = {
   ...runtimeConfig,
   discord: { ...runtimeConfig.discord, a2aRetry: { checkIntervalMs: 60_000 } },
-};
+} as A2ARuntimeOptions["config"];
 
 async function start(o: Partial<A2ARuntimeOptions>): Promise<A2ARuntime> {
   const r = createA2ARuntime({ stateDir: tempStateDir(), config: warningConfig, ...o });
