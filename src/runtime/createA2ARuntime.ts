@@ -133,7 +133,11 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     if (!running) throw new Error(`A2ARuntime.${method}: the runtime is not running; call start() first`);
   }
 
+  /** Events emitted so far: idle() looks again when one came while it waited (it started more writes). */
+  let emitted = 0;
+
   function emitEvent(event: { type: string }): void {
+    emitted += 1;
     try {
       const warning = deliveryWarning(bus.emit(event as A2AEvent));
       if (warning !== undefined) warn(warning);
@@ -252,6 +256,16 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     },
 
     mentions,
+
+    async idle() {
+      // A landed write starts side effects, whose outcomes emit events and start writes: until a pass finds none.
+      for (;;) {
+        const before = emitted;
+        await actors.idle();
+        await session?.idle();
+        if (emitted === before) return;
+      }
+    },
 
     onEvent(listener) {
       if (typeof listener !== "function")

@@ -8,3 +8,13 @@ export {
 } from "../discord/emulator/DiscordEmulator.js";
 export type { EmulatorFault, FaultMatch } from "../discord/emulator/faults.js";
 export { emulatorToken, userIdFromToken } from "../discord/emulator/tokens.js";
+// A runtime on a virtual clock for a gateway's own tests, and ready fakes of its ports.
+export { createTestRuntime, type TestRuntime, type TestRuntimeOptions } from "./createTestRuntime.js";
+export {
+  discordRateLimit,
+  type RecordedPost,
+  type RecordedThread,
+  RecordingDiscord,
+} from "./RecordingDiscord.js";
+export { type GatewayCall, ScriptedGateway, type ScriptedTurn, type WaitOutcome } from "./ScriptedGateway.js";
+export { VirtualClock } from "./VirtualClock.js";
