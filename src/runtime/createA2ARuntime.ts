@@ -14,6 +14,7 @@ import {
 import { GLOBAL_TIMERS } from "../durable/timers.js";
 import { messageCatalog } from "../services/messages/messageCatalog.js";
 import { AwaitingAnswers } from "./AwaitingAnswers.js";
+import { CallsInFlight } from "./callsInFlight.js";
 import { ChannelDirectory } from "./channelDirectory.js";
 import { createCollaborationService } from "./collaborationService.js";
 import { deliveryWarning } from "./deliveryWarnings.js";
@@ -91,13 +92,14 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     warn,
   });
   const awaiting = new AwaitingAnswers();
+  const calls = new CallsInFlight();
   let running = false;
   /** The lock and the files held while running (and while starting or stopping). */
   let session: StateDirSession | undefined;
   /** Once started: a message after that (while stopping, or stopped) is dropped, not a wiring mistake. */
   let everStarted = false;
   const sideEffects = {
-    gateway: options.gateway,
+    gateway: options.gateway && calls.gateway(options.gateway),
     discord,
     now,
     messages,
@@ -262,8 +264,9 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       for (;;) {
         const before = emitted;
         await actors.idle();
+        const called = await calls.settled();
         await session?.idle();
-        if (emitted === before) return;
+        if (!called && emitted === before) return;
       }
     },
 

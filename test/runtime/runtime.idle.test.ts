@@ -111,4 +111,35 @@ describe("runtime.idle() with vitest fake timers on the lowdb store", () => {
       [7 * MINUTE, `[리마인더 1/3] <@${BOTS.eden}> 위 요청에 대해 확인 부탁해요.`],
     ]);
   });
+
+  it("waits for a gateway run's wait and reply read, which do not wait for the disk, when the gateway takes its time", async () => {
+    /** Rounds of real I/O callbacks: a gateway over a socket answers after some. */
+    const ioRounds = async (n: number) => {
+      for (let i = 0; i < n; i += 1) await new Promise<void>((resolve) => setImmediate(resolve));
+    };
+    class SlowGateway extends ScriptedGateway {
+      override async agentWait(p: { runId: string; timeoutMs: number }) {
+        await ioRounds(1_000);
+        return super.agentWait(p);
+      }
+      override async readLatestAssistantReply(p: { sessionKey: string }) {
+        await ioRounds(1_000);
+        return super.readLatestAssistantReply(p);
+      }
+    }
+    const gateway = new SlowGateway({ "agent:eden:main": ["여기 있어요"] });
+    const r = runtime({ stateDir: tempStateDir(), gateway });
+    await r.start();
+    const events: string[] = [];
+    r.onEvent((e) => events.push(e.type));
+    expect(
+      await r.sessionsSend({ targetSessionKey: "agent:eden:main", message: "어디 있어?" }),
+    ).toMatchObject({
+      status: "accepted",
+    });
+
+    await r.idle();
+
+    expect(events).toEqual(["a2a.send", "a2a.response", "a2a.complete"]);
+  });
 });
