@@ -5,7 +5,8 @@ export type WaitOutcome = Awaited<ReturnType<GatewayPort["agentWait"]>>;
 
 /**
  * One run (turn) of a scripted agent: the reply it leaves, the `agentWait` outcomes it answers before
- * `ok` (a rate limit, a timeout), or an error `agent()` throws when the run is started.
+ * `ok` (a rate limit, a timeout), or an error `agent()` throws when the run is started (that turn is
+ * then used up: the runtime's resend takes the next one).
  */
 export interface ScriptedTurn {
   reply?: string;
@@ -13,7 +14,7 @@ export interface ScriptedTurn {
   throws?: unknown;
 }
 
-/** A call of `agent()` as the scripted gateway saw it, at the time of its clock. */
+/** A call of `agent()` as the scripted gateway saw it, at the time of its clock, with the run it got. */
 export interface GatewayCall {
   sessionKey: string;
   message: string;
@@ -26,8 +27,8 @@ export interface GatewayCall {
 /**
  * A {@link GatewayPort} whose agents answer from a script instead of an LLM. Each run started in a
  * session takes that session's next turn (a string is a turn that replies with it); a session without
- * turns left replies nothing. A run started again with an idempotency key it has seen is the same run,
- * as a real gateway deduplicates it. Every call is recorded with the time of the clock it was given
+ * turns left replies nothing. A run started again with an idempotency key it has seen is the same run
+ * (a real gateway deduplicates it), so a resend takes no new turn. Every call is recorded with the time of the clock it was given
  * (`createTestRuntime` gives it the virtual clock).
  */
 export class ScriptedGateway implements GatewayPort {
@@ -69,13 +70,14 @@ export class ScriptedGateway implements GatewayPort {
     extraSystemPrompt?: string;
     idempotencyKey: string;
   }): Promise<{ runId: string }> {
-    const known = this.byKey.get(p.idempotencyKey);
-    if (known !== undefined) return { runId: known };
-    const turn = this.turns.get(p.sessionKey)?.shift() ?? {};
-    if (turn.throws !== undefined) throw turn.throws;
-    const runId = `run-${this.runs.size + 1}`;
-    this.runs.set(runId, { sessionKey: p.sessionKey, turn, waits: [...(turn.waits ?? [])] });
-    this.byKey.set(p.idempotencyKey, runId);
+    let runId = this.byKey.get(p.idempotencyKey);
+    if (runId === undefined) {
+      const turn = this.turns.get(p.sessionKey)?.shift() ?? {};
+      if (turn.throws !== undefined) throw turn.throws;
+      runId = `run-${this.runs.size + 1}`;
+      this.runs.set(runId, { sessionKey: p.sessionKey, turn, waits: [...(turn.waits ?? [])] });
+      this.byKey.set(p.idempotencyKey, runId);
+    }
     this.calls.push({
       sessionKey: p.sessionKey,
       message: p.message,
