@@ -2,6 +2,7 @@ import { readdirSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   createTestRuntime,
+  discordRateLimit,
   RecordingDiscord,
   ScriptedGateway,
   type TestRuntime,
@@ -185,5 +186,47 @@ describe("createTestRuntime: a runtime on a virtual clock", () => {
     });
     expect(sent.status).toBe("sent");
     expect(t.discord.threads.map((th) => [th.channelId, th.at])).toEqual([[CHANNEL, T0]]);
+  });
+
+  it("a reminder whose post Discord answers 429 is posted once the server's Retry-After has passed", async () => {
+    const t = await kit();
+    const sent = await t.runtime.discordSend({ fromAgentId: "ruda", targetAgentId: "eden", message: "봐줘" });
+    if (sent.status !== "sent") throw new Error("not sent");
+    t.discord.failNext(discordRateLimit(30_000));
+    await t.advance(6 * MINUTE);
+    expect(t.discord.in(sent.threadId).map((p) => [p.at - T0, p.content.split("\n")[0]])).toEqual([
+      [0, `<@${BOTS.eden}> 봐줘`],
+      [5 * MINUTE + 30_000, `[리마인더 1/3] <@${BOTS.eden}> 위 요청에 대해 확인 부탁해요.`],
+    ]);
+  });
+
+  // Known defect, outside the kit: when the first agent() call fails (gateway_connection), the retry
+  // waits on a run that was never started (agentWait with runId undefined) instead of resending; the flow
+  // ends blocked/session_not_found. Fix: replyWaitMachine's `resendsMessage` guard also holds while
+  // `context.runId === undefined`. Then this test passes: turn `it.fails` into `it`.
+  it.fails("a scripted turn may throw from agent(): the runtime's resend takes the next turn", async () => {
+    const gateway = new ScriptedGateway({
+      "agent:eden:main": [
+        { throws: new Error("connect ECONNREFUSED 127.0.0.1:18789") },
+        "두 번째에 받았어요",
+      ],
+    });
+    const t = await kit({ gateway });
+    const pending = t.runtime.sessionsSend({
+      targetSessionKey: "agent:eden:main",
+      message: "받았어?",
+      timeoutSeconds: 120,
+    });
+    await t.advance(60_000);
+    expect(await pending).toMatchObject({ status: "ok", reply: "두 번째에 받았어요", retryAttempts: 1 });
+    expect(t.events.find((e) => e.type === "a2a.retry")?.data).toMatchObject({
+      errorCode: "gateway_connection",
+    });
+  });
+
+  it("refuses a bad config before it makes anything, naming the problem", async () => {
+    await expect(createTestRuntime({ config: { agents: { ruda: { discordBotId: 7 } } } })).rejects.toThrow(
+      /discordBotId/,
+    );
   });
 });
