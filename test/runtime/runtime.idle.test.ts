@@ -142,4 +142,12 @@ describe("runtime.idle() with vitest fake timers on the lowdb store", () => {
 
     expect(events).toEqual(["a2a.send", "a2a.response", "a2a.complete"]);
   });
+
+  it("resolves at once before start() and after stop()", async () => {
+    const r = runtime({ stateDir: tempStateDir(), discord: new RecordingDiscord() });
+    await r.idle();
+    await r.start();
+    await r.stop();
+    await r.idle();
+  });
 });
