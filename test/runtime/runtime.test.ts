@@ -48,29 +48,6 @@ describe("createA2ARuntime: sessionsSend", () => {
     expect(logged.map((line) => (JSON.parse(line) as A2AEvent).type)).toEqual(events.map((e) => e.type));
   });
 
-  it("sync: resolves with the flow's end, a rate limit retried on the way (design 000 §7.1)", async () => {
-    const gateway = new FakeGateway({
-      waits: [{ status: "error", error: "429 rate limit: retry after 2s" }],
-      replies: { "agent:eden:main": ["리뷰 완료"] },
-    });
-    const r = runtime({ stateDir: tempStateDir(), gateway });
-    await r.start();
-    const events: string[] = [];
-    r.onEvent((e) => events.push(e.type));
-    const pending = r.sessionsSend({
-      requesterSessionKey: "agent:ruda:main",
-      targetSessionKey: "agent:eden:main",
-      message: "[NO_REPLY_NEEDED] 리뷰 부탁",
-      timeoutSeconds: 60,
-    });
-    await r.idle();
-    expect(events).toEqual(["a2a.send", "a2a.retry"]);
-    await vi.advanceTimersByTimeAsync(2_000);
-    const result = await pending;
-    expect(result).toMatchObject({ status: "ok", reply: "리뷰 완료", retryAttempts: 1, actualTurns: 0 });
-    expect(gateway.waitCalls.map((c) => c.runId)).toEqual(["run-1", "run-1"]);
-  });
-
   it("sync: answers timeout when the caller's wait runs out, and the flow still completes later", async () => {
     const gateway = new FakeGateway({ hangWaits: true });
     const r = runtime({ stateDir: tempStateDir(), gateway });
