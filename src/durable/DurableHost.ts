@@ -160,6 +160,8 @@ export class Host implements DurableHost {
 
   async idle(): Promise<void> {
     for (;;) {
+      // A timer already due is work in flight too: under fake timers its setTimeout waits for an advance.
+      if (this.state === "running") this.due.fireDue();
       this.writer.flush();
       if (!this.writer.busy && this.effects.size === 0) {
         // A settled write may have started an effect or a transition a microtask later: look once more.

@@ -98,7 +98,13 @@ export class TimerQueue {
     this.handle = this.timers.setTimeout(() => this.fireDue(), delay);
   }
 
-  private fireDue(): void {
+  /**
+   * Delivers every timer due by now at once, rather than on its armed `setTimeout` (which fake timers
+   * hold until advanced); then arms for the next. Nothing while stopped.
+   */
+  fireDue(): void {
+    if (!this.running) return;
+    if (this.handle !== undefined) this.timers.clearTimeout(this.handle);
     this.handle = undefined;
     this.armedFor = undefined;
     const now = this.now();

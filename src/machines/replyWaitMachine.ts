@@ -108,7 +108,9 @@ export const replyWaitMachine = setup({
       output.status === "timeout" && context.waitedMs + waitedIn(context, output) < context.maxWaitMs,
     retryAllowed: ({ context }) =>
       context.lastError !== undefined && canRetry(context.lastError, context.retry.enabled),
-    resendsMessage: ({ context }) => context.lastError !== undefined && retryResends(context.lastError),
+    // A failure before any run started (agent() itself failed) has no run to wait on again: it resends.
+    resendsMessage: ({ context }) =>
+      context.lastError !== undefined && (context.runId === undefined || retryResends(context.lastError)),
     storedBackoffDue: ({ context, event }) => context.due !== undefined && event.at >= context.due.at,
   },
   actions: {

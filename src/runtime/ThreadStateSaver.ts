@@ -32,9 +32,12 @@ export class ThreadStateSaver {
     });
   }
 
-  /** Resolves once no write is in flight or queued. */
+  /** Resolves once no write is in flight or queued (a change noted this tick included). */
   async idle(): Promise<void> {
-    while (this.writing !== undefined) await this.writing;
+    while (this.scheduled || this.writing !== undefined) {
+      if (this.writing !== undefined) await this.writing;
+      else await Promise.resolve();
+    }
   }
 
   /** Saves the changes made so far; resolves once a write started after the call lands, rejects if it failed. */

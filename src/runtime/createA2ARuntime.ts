@@ -15,6 +15,7 @@ import {
 import { GLOBAL_TIMERS } from "../durable/timers.js";
 import { messageCatalog } from "../services/messages/messageCatalog.js";
 import { AwaitingAnswers } from "./AwaitingAnswers.js";
+import { CallsInFlight } from "./callsInFlight.js";
 import { ChannelDirectory } from "./channelDirectory.js";
 import { createCollaborationService } from "./collaborationService.js";
 import { deliveryWarning } from "./deliveryWarnings.js";
@@ -97,13 +98,14 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     warn,
   });
   const awaiting = new AwaitingAnswers();
+  const calls = new CallsInFlight();
   let running = false;
   /** The lock and the files held while running (and while starting or stopping). */
   let session: StateDirSession | undefined;
   /** Once started: a message after that (while stopping, or stopped) is dropped, not a wiring mistake. */
   let everStarted = false;
   const sideEffects = {
-    gateway: options.gateway && metrics.gateway(options.gateway),
+    gateway: options.gateway && calls.gateway(metrics.gateway(options.gateway)),
     discord,
     now,
     messages,
@@ -145,7 +147,11 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     if (!running) throw new Error(`A2ARuntime.${method}: the runtime is not running; call start() first`);
   }
 
+  /** Events emitted so far: idle() looks again when one came while it waited (it started more writes). */
+  let emitted = 0;
+
   function emitEvent(event: { type: string }): void {
+    emitted += 1;
     try {
       const warning = deliveryWarning(bus.emit(event as A2AEvent));
       if (warning !== undefined) warn(warning);
@@ -268,6 +274,17 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     },
 
     mentions,
+
+    async idle() {
+      // A landed write starts side effects, whose outcomes emit events and start writes: until a pass finds none.
+      for (;;) {
+        const before = emitted;
+        await actors.idle();
+        const called = await calls.settled();
+        await session?.idle();
+        if (!called && emitted === before) return;
+      }
+    },
 
     onEvent(listener) {
       if (typeof listener !== "function")

@@ -192,6 +192,14 @@ export interface A2ARuntime {
   mentions(): Promise<MentionSummary[]>;
   /** Calls `listener` with every event as it is emitted; returns a function that unsubscribes. */
   onEvent(listener: (e: A2AEvent) => void): () => void;
+  /**
+   * Resolves once nothing is in flight: every write has landed (actors, event log, conversation index,
+   * thread state), every side effect has settled, and whatever they started in turn has too. Under
+   * vitest fake timers, `await vi.advanceTimersByTimeAsync(ms); await runtime.idle()` sees everything
+   * that fell due in those `ms`, even on the disk store. A side effect that never settles (a gateway
+   * run that hangs) keeps it waiting.
+   */
+  idle(): Promise<void>;
 }
 
 export type { RuntimeTimers };

@@ -55,6 +55,8 @@ export async function closeEach(closers: ReadonlyArray<() => unknown>): Promise<
 
 /** What a running runtime holds in its state directory beside its actor store: the lock and its files. */
 export interface StateDirSession extends StateFiles {
+  /** Resolves once no event-log append, index write or thread-state save is in flight. */
+  idle(): Promise<void>;
   /** Stops logging, closes every file, then releases the lock; rejects with the first failure. */
   close(): Promise<void>;
 }
@@ -79,14 +81,24 @@ export async function openStateDir(o: {
     throw error;
   }
   const { log, index, threadStore } = files;
+  /** Appends not yet written, for idle(). */
+  const appending = new Set<Promise<void>>();
   const unsubscribeLog = o.bus.subscribe("*", (event) => {
-    log
+    const append = log
       .append(event)
       .catch((error: unknown) => o.warn(`could not append to the event log: ${displayText(error)}`));
+    appending.add(append);
+    void append.then(() => appending.delete(append));
   });
   const detachIndex = index.attach(o.bus);
   return {
     ...files,
+    async idle() {
+      // A failed index write was reported when it failed (and is retried by the next one).
+      const indexWrite = () => index.flush().catch(() => undefined);
+      while (appending.size > 0) await Promise.all([...appending]);
+      await Promise.all([indexWrite(), threadStore.idle()]);
+    },
     async close() {
       unsubscribeLog();
       detachIndex();

@@ -24,6 +24,8 @@ export const COMPACT_AT_BYTES = 256 * 1024;
 export interface ThreadStateStore {
   /** Resolves once every change made before the call is on disk; rejects if that write failed. */
   flush(): Promise<void>;
+  /** Resolves once no save is queued or in flight (a failed one has been reported); writes nothing itself. */
+  idle(): Promise<void>;
   /** Saves what waits, folds the log into the snapshot and closes the files. */
   close(): Promise<void>;
 }
@@ -93,6 +95,7 @@ export async function openThreadStateStore(o: {
   threads.onChange = () => saver.change();
   return {
     flush: () => saver.flush(),
+    idle: () => saver.idle(),
     async close() {
       threads.onChange = () => {};
       try {

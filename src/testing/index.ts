@@ -1,5 +1,6 @@
-// The entry point `a2a-statecharts/testing`: a Discord emulator that the real discord.js client talks to
-// (REST and gateway on 127.0.0.1), with injectable faults, so a gateway's own tests run without Discord.
+// The entry point `a2a-statecharts/testing`, so a gateway's own tests run without Discord or waiting: a
+// Discord emulator that the real discord.js client talks to (REST and gateway on 127.0.0.1, with
+// injectable faults), and a runtime on a virtual clock with ready fakes of its ports.
 export {
   type DiscordEmulator,
   type DiscordEmulatorOptions,
@@ -8,3 +9,12 @@ export {
 } from "../discord/emulator/DiscordEmulator.js";
 export type { EmulatorFault, FaultMatch } from "../discord/emulator/faults.js";
 export { emulatorToken, userIdFromToken } from "../discord/emulator/tokens.js";
+export { createTestRuntime, type TestRuntime, type TestRuntimeOptions } from "./createTestRuntime.js";
+export {
+  discordRateLimit,
+  type RecordedPost,
+  type RecordedThread,
+  RecordingDiscord,
+} from "./RecordingDiscord.js";
+export { type GatewayCall, ScriptedGateway, type ScriptedTurn, type WaitOutcome } from "./ScriptedGateway.js";
+export { VirtualClock } from "./VirtualClock.js";

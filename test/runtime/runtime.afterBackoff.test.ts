@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../fixtures/manualClock.js";
 import { useClockedRuntimes } from "../support/clockedRuntime.js";
-import { drain, FakeGateway, tempStateDir, waitUntil } from "../support/runtimeFakes.js";
+import { FakeGateway, tempStateDir } from "../support/runtimeFakes.js";
 
 // A sessions_send flow backing off after a rate limit waits with XState's `after: { backoffDelay }`:
 // stopped during the backoff and started again, it retries at the backoff's original end, once.
@@ -20,10 +20,9 @@ async function stoppedInBackoff(stateDir: string): Promise<number> {
   r.sessionsSend({ targetSessionKey: "agent:eden:main", message: "리뷰 부탁", timeoutSeconds: 60 }).catch(
     () => undefined,
   );
-  await waitUntil(() => events.some((e) => e.type === "a2a.retry"), "a2a.retry");
+  await r.idle();
   const retry = events.find((e) => e.type === "a2a.retry");
   if (retry?.type !== "a2a.retry") throw new Error("no retry");
-  await drain();
   await r.stop();
   return retry.ts + retry.data.backoffMs;
 }
@@ -36,11 +35,10 @@ describe("a flow stopped during its retry backoff (an after delay)", () => {
     const gateway = new FakeGateway({ replies: { "agent:eden:main": ["검토했어요"] } });
     const { r, events } = runtimeOn(dir, clock, gateway);
     await r.start();
-    await clock.advance(499);
-    await drain();
+    await clock.advance(499, () => r.idle());
     expect(gateway.waitCalls).toEqual([]);
-    await clock.advance(1);
-    await waitUntil(() => events.some((e) => e.type === "a2a.complete"), "a2a.complete");
+    await clock.advance(1, () => r.idle());
+    expect(events.map((e) => e.type)).toEqual(["a2a.response", "a2a.complete"]);
     expect(gateway.waitCalls.map((c) => c.runId)).toEqual(["run-1"]);
     expect(gateway.agentCalls).toEqual([]);
   });
@@ -52,10 +50,9 @@ describe("a flow stopped during its retry backoff (an after delay)", () => {
     const gateway = new FakeGateway({ replies: { "agent:eden:main": ["검토했어요"] } });
     const { r, events } = runtimeOn(dir, clock, gateway);
     await r.start();
-    await clock.advance(0);
-    await waitUntil(() => events.some((e) => e.type === "a2a.complete"), "a2a.complete");
-    await clock.advance(60_000);
-    await drain();
+    await r.idle();
+    expect(events.map((e) => e.type)).toEqual(["a2a.response", "a2a.complete"]);
+    await clock.advance(60_000, () => r.idle());
     expect(gateway.waitCalls.map((c) => c.runId)).toEqual(["run-1"]);
   });
 });

@@ -11,8 +11,6 @@ import {
   FakeGateway,
   runtimeConfig,
   tempStateDir,
-  waitUntil,
-  drain,
 } from "../support/runtimeFakes.js";
 
 // A state directory written by the release before XState's own delays were made durable (every wait a
@@ -77,23 +75,21 @@ describe("a state directory written by the previous release", () => {
     );
 
     // B's second reminder is due at T0 + 10 min, A's first at T0 + 12 min.
-    await clock.advance(T0 + 10 * MINUTE - 1 - clock.now());
-    await drain();
+    const idle = () => r.idle();
+    await clock.advance(T0 + 10 * MINUTE - 1 - clock.now(), idle);
     expect(reminders(fixture.threadB)).toHaveLength(0);
-    await clock.advance(1);
-    await waitUntil(() => reminders(fixture.threadB).length === 1, "B's second reminder");
+    await clock.advance(1, idle);
+    expect(reminders(fixture.threadB)).toHaveLength(1);
     expect(reminders(fixture.threadB)[0]?.mentionUserIds).toEqual([BOTS.ruda]);
 
-    await clock.advance(T0 + 12 * MINUTE - 1 - clock.now());
-    await drain();
+    await clock.advance(T0 + 12 * MINUTE - 1 - clock.now(), idle);
     expect(reminders(fixture.threadA)).toHaveLength(0);
-    await clock.advance(1);
-    await waitUntil(() => reminders(fixture.threadA).length === 1, "A's first reminder");
+    await clock.advance(1, idle);
+    expect(reminders(fixture.threadA)).toHaveLength(1);
     expect(reminders(fixture.threadA)[0]?.mentionUserIds).toEqual([BOTS.eden]);
 
     // Nothing fires twice: one minute on, each thread still has its one reminder.
-    await clock.advance(MINUTE);
-    await drain();
+    await clock.advance(MINUTE, idle);
     expect([reminders(fixture.threadA).length, reminders(fixture.threadB).length]).toEqual([1, 1]);
     expect(warnings).toEqual([]);
   });
@@ -101,13 +97,12 @@ describe("a state directory written by the previous release", () => {
   it("retries the rate-limited flow at the end of its backoff, once, and the flow completes", async () => {
     const { r, clock, gateway, events, warnings } = resumeFixture();
     await r.start();
-    await drain();
+    await r.idle();
     // The backoff (1 s after the rate limit) is not over yet: nothing is asked of the gateway.
-    await clock.advance(999);
-    await drain();
+    await clock.advance(999, () => r.idle());
     expect(gateway.waitCalls).toEqual([]);
-    await clock.advance(1);
-    await waitUntil(() => events.some((e) => e.type === "a2a.complete"), "a2a.complete");
+    await clock.advance(1, () => r.idle());
+    expect(events.map((e) => e.type)).toContain("a2a.complete");
     // The same run is waited on again (a rate limit does not resend the message), exactly once.
     expect(gateway.waitCalls.map((c) => c.runId)).toEqual(["run-1"]);
     expect(gateway.agentCalls).toEqual([]);

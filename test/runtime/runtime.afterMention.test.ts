@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
+import type { A2ARuntime } from "../../src/index.js";
 import { readStateDir } from "../../src/persistence/index.js";
 import { ManualClock } from "../fixtures/manualClock.js";
 import { useClockedRuntimes } from "../support/clockedRuntime.js";
-import { BOTS, drain, FakeDiscord, HUMAN, tempStateDir, waitUntil } from "../support/runtimeFakes.js";
+import { BOTS, FakeDiscord, HUMAN, tempStateDir } from "../support/runtimeFakes.js";
 
 // A mention waits for each timeout with XState's `after: { responseTimeout }`: stopped while it waits
 // for its second reminder and started again, it stays a record until that delay is due (no context.due
@@ -39,12 +40,17 @@ const followUps = (discord: FakeDiscord, threadId: string) =>
   discord.in(threadId).filter((m) => m.content.startsWith("[리마인더") || m.content.startsWith("⚠️"));
 
 /** Time passes `ms`: the thread's `count`th follow-up is posted at the end of it, not 1 ms before. */
-async function postedAfter(ms: number, clock: ManualClock, posts: () => number, count: number) {
-  await clock.advance(ms - 1);
-  await drain();
+async function postedAfter(
+  ms: number,
+  clock: ManualClock,
+  r: A2ARuntime,
+  posts: () => number,
+  count: number,
+) {
+  await clock.advance(ms - 1, () => r.idle());
   expect(posts()).toBe(count - 1);
-  await clock.advance(1);
-  await waitUntil(() => posts() === count, `follow-up ${count}`);
+  await clock.advance(1, () => r.idle());
+  expect(posts()).toBe(count);
 }
 
 /** A mention sent at T0 and reminded once at T0 + 5 min; stopped at T0 + 7 min. */
@@ -55,10 +61,9 @@ async function stoppedAfterFirstReminder(stateDir: string) {
   await r.start();
   const sent = await r.discordSend({ fromAgentId: "ruda", targetAgentId: "eden", message: "코드 리뷰 해줘" });
   if (sent.status !== "sent") throw new Error(`discordSend was ${sent.status}`);
-  await clock.advance(5 * MINUTE);
-  await waitUntil(() => followUps(discord, sent.threadId).length === 1, "the first reminder");
-  await clock.advance(2 * MINUTE);
-  await drain();
+  await clock.advance(5 * MINUTE, () => r.idle());
+  expect(followUps(discord, sent.threadId)).toHaveLength(1);
+  await clock.advance(2 * MINUTE, () => r.idle());
   await r.stop();
   return { sent, discord };
 }
@@ -95,14 +100,13 @@ describe("a mention stopped while it waits for its second reminder (an after del
     expect((await r.mentions()).map((m) => [m.status, m.attempts])).toEqual([["reminded", 2]]);
 
     const posts = () => followUps(discord, thread).length;
-    await postedAfter(2 * MINUTE, clock, posts, 2);
+    await postedAfter(2 * MINUTE, clock, r, posts, 2);
     // Dormant until then: only its stored delay could wake it.
     expect(hostedAt).toEqual([T0 + 10 * MINUTE]);
-    await postedAfter(5 * MINUTE, clock, posts, 3);
+    await postedAfter(5 * MINUTE, clock, r, posts, 3);
 
     // Nothing fires twice: an hour on, still two reminders and one escalation.
-    await clock.advance(60 * MINUTE);
-    await drain();
+    await clock.advance(60 * MINUTE, () => r.idle());
     expect(followUps(discord, thread).map((m) => [m.content, m.mentionUserIds])).toEqual([
       [reminderText(1, 5), [BOTS.eden]],
       [reminderText(2, 10), [BOTS.eden]],
@@ -127,12 +131,11 @@ describe("a mention stopped while it waits for its second reminder (an after del
     const { r } = runtimeOn(dir, clock, discord);
     await r.start();
     const posts = () => followUps(discord, thread).length;
-    await clock.advance(0);
-    await waitUntil(() => posts() === 2, "the overdue second reminder");
+    await r.idle();
+    expect(posts()).toBe(2);
     // The escalation is a full timeout after the reminder's actual delivery (T0 + 12 min).
-    await postedAfter(5 * MINUTE, clock, posts, 3);
-    await clock.advance(60 * MINUTE);
-    await drain();
+    await postedAfter(5 * MINUTE, clock, r, posts, 3);
+    await clock.advance(60 * MINUTE, () => r.idle());
     expect(followUps(discord, thread).map((m) => m.content)).toEqual([
       reminderText(1, 5),
       reminderText(2, 10),
@@ -156,10 +159,9 @@ describe("a mention stopped while its failed reminder waits for the retry (an af
     if (sent.status !== "sent") throw new Error(`discordSend was ${sent.status}`);
     // Discord answers the first reminder 503: it is tried again 1 s later.
     discord.failures.push(Object.assign(new Error("Service Unavailable"), { status: 503 }));
-    await clock.advance(5 * MINUTE);
-    // The reminder's post starts once the snapshot that started it is on disk: real I/O, so wait for it.
-    await waitUntil(() => discord.failures.length === 0, "the first reminder's try");
-    await drain();
+    // The reminder's post starts once the snapshot that started it is on disk: idle() waits for both.
+    await clock.advance(5 * MINUTE, () => r.idle());
+    expect(discord.failures).toHaveLength(0);
     await r.stop();
     const { actors } = await readStateDir(dir);
     const record = actors.find((a) => a.record.machineId === "collaborate")?.record;
@@ -173,11 +175,10 @@ describe("a mention stopped while its failed reminder waits for the retry (an af
     const { r: restarted } = runtimeOn(dir, again, next);
     await restarted.start();
     const posts = () => followUps(next, sent.threadId).length;
-    await postedAfter(500, again, posts, 1);
+    await postedAfter(500, again, restarted, posts, 1);
     // The next timeout counts from the reminder's delivery.
-    await postedAfter(5 * MINUTE, again, posts, 2);
-    await again.advance(MINUTE);
-    await drain();
+    await postedAfter(5 * MINUTE, again, restarted, posts, 2);
+    await again.advance(MINUTE, () => restarted.idle());
     expect(followUps(next, sent.threadId).map((m) => m.content)).toEqual([
       reminderText(1, 5),
       reminderText(2, 10),

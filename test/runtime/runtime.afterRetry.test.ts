@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { readStateDir } from "../../src/persistence/index.js";
 import { ManualClock } from "../fixtures/manualClock.js";
 import { useClockedRuntimes } from "../support/clockedRuntime.js";
-import { CHANNEL, drain, FakeDiscord, tempStateDir, waitUntil } from "../support/runtimeFakes.js";
+import { CHANNEL, FakeDiscord, tempStateDir } from "../support/runtimeFakes.js";
 
 // A collaboration whose Discord call is rate limited waits out Retry-After with XState's
 // `after: { retryDelay }`: stopped during that wait and started again, it posts at the original time,
@@ -27,10 +27,9 @@ async function stoppedWhileRateLimited(stateDir: string) {
   const answer = r
     .discordSend({ fromAgentId: "ruda", targetAgentId: "eden", message: "코드 리뷰 해줘" })
     .catch(() => undefined);
-  await waitUntil(() => discord.failures.length === 0, "the rate-limited starter post");
-  await drain();
-  await clock.advance(10_000);
-  await drain();
+  await r.idle();
+  expect(discord.failures).toEqual([]);
+  await clock.advance(10_000, () => r.idle());
   expect(discord.messages).toEqual([]);
   await r.stop();
   await answer;
@@ -56,13 +55,11 @@ describe("a collaboration stopped while a rate-limited post waits for its retry 
     const discord = new FakeDiscord();
     const r = runtimeOn(dir, clock, discord);
     await r.start();
-    await clock.advance(RETRY_AFTER_MS - 20_000 - 1);
-    await drain();
+    await clock.advance(RETRY_AFTER_MS - 20_000 - 1, () => r.idle());
     expect(discord.messages).toEqual([]);
-    await clock.advance(1);
-    await waitUntil(() => discord.messages.length === 2, "the starter and the mention");
-    await clock.advance(60_000);
-    await drain();
+    await clock.advance(1, () => r.idle());
+    expect(discord.messages).toHaveLength(2);
+    await clock.advance(60_000, () => r.idle());
     const starters = discord.in(CHANNEL);
     expect(starters).toHaveLength(1);
     expect(discord.threads.map((t) => t.threadId)).toEqual([starters[0]?.messageId]);

@@ -4,13 +4,11 @@ import { useClockedRuntimes } from "../support/clockedRuntime.js";
 import {
   BOTS,
   CHANNEL,
-  drain,
   FakeDiscord,
   FakeGateway,
   HUMAN,
   runtimeConfig,
   tempStateDir,
-  waitUntil,
 } from "../support/runtimeFakes.js";
 
 // The texts a collaboration posts (its thread's name and starter, the reminders, the escalation) are
@@ -55,8 +53,8 @@ async function sentIn(
   /** Time passes to the next timeout: the follow-up it posts has landed. */
   const nextFollowUp = async (ms: number) => {
     const before = followUps().length;
-    await clock.advance(ms);
-    await waitUntil(() => followUps().length === before + 1, `follow-up ${before + 1}`);
+    await clock.advance(ms, () => r.idle());
+    expect(followUps()).toHaveLength(before + 1);
   };
   return { r, sent, discord, clock, stateDir, followUps, nextFollowUp };
 }
@@ -99,8 +97,7 @@ describe("config.locale", () => {
       config: { ...runtimeConfig, locale: "en" },
     });
     await r.start();
-    await first.clock.advance(5 * MINUTE);
-    await waitUntil(() => first.followUps().length === 2, "the second reminder");
+    await first.clock.advance(5 * MINUTE, () => r.idle());
     expect(first.followUps().map((m) => m.content)).toEqual([
       expected.ko.reminder(1, 5),
       expected.en.reminder(2, 10),
@@ -122,7 +119,7 @@ describe("a failed collaboration's notice", () => {
       status: "rejected",
       error: { code: "discord_permission" },
     });
-    await waitUntil(() => discord.in(CHANNEL).length === 1, "the failure notice");
+    await r.idle();
     expect(discord.in(CHANNEL).map((m) => [m.content, m.mentionUserIds])).toEqual([
       [
         [
@@ -140,7 +137,7 @@ describe("a failed collaboration's notice", () => {
 
 describe("config.messages", () => {
   it("replaces single templates of the locale; the others stay the locale's", async () => {
-    const { followUps, nextFollowUp, discord } = await sentIn({
+    const { r, followUps, nextFollowUp, discord } = await sentIn({
       locale: "en",
       messages: {
         reminder: "{target} nudge {attempts}/{maxAttempts} after {minutes} min: {original}",
@@ -151,7 +148,7 @@ describe("config.messages", () => {
     expect(discord.in(CHANNEL)[0]?.content).toBe("🧵 루다 asks 이든: 리뷰");
     await nextFollowUp(5 * MINUTE);
     expect(followUps()[0]?.content).toBe(`<@${BOTS.eden}> nudge 1/3 after 5 min: 코드 리뷰 해줘`);
-    await drain();
+    await r.idle();
   });
 });
 

@@ -15,13 +15,11 @@ import {
   runtimeConfig,
   tempStateDir,
   useRuntimeHarness,
-  waitUntil,
 } from "../support/runtimeFakes.js";
 import { savedThreadEntries } from "../support/threadStateFiles.js";
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 const runtime = useRuntimeHarness(T0);
-const settle = () => vi.advanceTimersByTimeAsync(0);
 
 describe("createA2ARuntime: more", () => {
   it("a flow stopped in its backoff resumes after a restart: the overdue retry fires at once and completes", async () => {
@@ -36,7 +34,7 @@ describe("createA2ARuntime: more", () => {
       targetSessionKey: "agent:eden:main",
       message: "[NO_REPLY_NEEDED] 어디 있어?",
     });
-    await settle();
+    await first.idle();
     expect(events).toEqual(["a2a.send", "a2a.retry"]);
     await first.stop();
 
@@ -45,7 +43,7 @@ describe("createA2ARuntime: more", () => {
     const later: string[] = [];
     second.onEvent((e) => later.push(e.type));
     await second.start();
-    await settle();
+    await second.idle();
     expect(later).toEqual(["a2a.response", "a2a.complete"]);
     // The retry waited again on the same run; nothing was sent twice.
     expect(gateway.agentCalls).toHaveLength(1);
@@ -113,7 +111,7 @@ describe("createA2ARuntime: more", () => {
     const discord = new FakeDiscord();
     const r = runtime({ stateDir: dir, discord, onWarning: (m) => warnings.push(m) });
     await r.start();
-    await waitUntil(async () => (await r.mentions()).length === 1, "the migrated mention");
+    await r.idle();
     const [mention] = await r.mentions();
     expect(mention).toMatchObject({ id: "collab-v1", status: "pending", attempts: 1 });
     const [starter, ...inChannel] = discord.in(CHANNEL);

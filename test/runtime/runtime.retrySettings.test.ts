@@ -1,23 +1,26 @@
-import { describe, expect, it, vi } from "vitest";
-import type { A2AEvent } from "../../src/index.js";
-import {
-  BOTS,
-  drain,
-  FakeDiscord,
-  FakeGateway,
-  runtimeConfig,
-  tempStateDir,
-  useRuntimeHarness,
-  waitUntil,
-} from "../support/runtimeFakes.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { createTestRuntime, ScriptedGateway, type TestRuntime } from "../../src/testing/index.js";
+import type { RecordingDiscord } from "../../src/testing/index.js";
+import { BOTS, runtimeConfig } from "../support/runtimeFakes.js";
 
 // The two retry switches of the config, through the runtime: session.agentToAgent.retry.maxAttempts
 // (design 000 §8.1) caps each error class's attempts, discord.a2aRetry.enabled (design 004 §10) turns
-// the mention's reminders and escalation off.
+// the mention's reminders and escalation off. On the testing kit: only logical time is involved.
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 const MINUTE = 60_000;
-const runtime = useRuntimeHarness(T0);
+const EDEN = "agent:eden:main";
+
+const started: Array<TestRuntime<RecordingDiscord, ScriptedGateway>> = [];
+afterEach(async () => {
+  for (const t of started.splice(0)) await t.stop();
+});
+
+async function kit(o: { config?: unknown; gateway?: ScriptedGateway } = {}) {
+  const t = await createTestRuntime({ config: runtimeConfig, now: T0, ...o });
+  started.push(t);
+  return t;
+}
 
 function withRetry(retry: { maxAttempts?: number }) {
   return { ...runtimeConfig, session: { agentToAgent: { retry } } };
@@ -25,13 +28,10 @@ function withRetry(retry: { maxAttempts?: number }) {
 
 describe("session.agentToAgent.retry.maxAttempts", () => {
   it("1: a run not found (2 attempts by class) is not resent; the flow is blocked and says 1", async () => {
-    const gateway = new FakeGateway({ waits: [{ status: "not_found" }] });
-    const r = runtime({ stateDir: tempStateDir(), gateway, config: withRetry({ maxAttempts: 1 }) });
-    await r.start();
-    const events: A2AEvent[] = [];
-    r.onEvent((e) => events.push(e));
-    const result = await r.sessionsSend({
-      targetSessionKey: "agent:eden:main",
+    const gateway = new ScriptedGateway({ [EDEN]: [{ waits: [{ status: "not_found" }] }] });
+    const t = await kit({ gateway, config: withRetry({ maxAttempts: 1 }) });
+    const result = await t.runtime.sessionsSend({
+      targetSessionKey: EDEN,
       message: "이 파일 어디 있어?",
       timeoutSeconds: 30,
     });
@@ -40,61 +40,56 @@ describe("session.agentToAgent.retry.maxAttempts", () => {
       retryAttempts: 0,
       error: { code: "session_not_found", retryable: true, maxAttempts: 1 },
     });
-    expect(gateway.agentCalls).toHaveLength(1);
-    expect(events.map((e) => e.type)).not.toContain("a2a.retry");
+    expect(gateway.calls).toHaveLength(1);
+    expect(t.events.map((e) => e.type)).not.toContain("a2a.retry");
   });
 
-  it("the default (3) leaves the class's 2 attempts: the same run not found is resent once", async () => {
-    const gateway = new FakeGateway({
-      waits: [{ status: "not_found" }],
-      replies: { "agent:eden:main": ["src/auth/index.ts 에 있어요"] },
+  it("the default (3) leaves the class's 2 attempts: the same run not found is resent once, about 2 s later", async () => {
+    const gateway = new ScriptedGateway({
+      [EDEN]: [{ reply: "src/auth/index.ts 에 있어요", waits: [{ status: "not_found" }] }],
     });
-    const r = runtime({ stateDir: tempStateDir(), gateway });
-    await r.start();
-    const events: A2AEvent[] = [];
-    r.onEvent((e) => events.push(e));
-    const pending = r.sessionsSend({
-      targetSessionKey: "agent:eden:main",
+    const t = await kit({ gateway });
+    const pending = t.runtime.sessionsSend({
+      targetSessionKey: EDEN,
       message: "이 파일 어디 있어?",
       timeoutSeconds: 60,
     });
-    await waitUntil(() => events.some((e) => e.type === "a2a.retry"), "a2a.retry");
-    const retry = events.find((e) => e.type === "a2a.retry");
+    await t.runtime.idle();
+    const retry = t.events.find((e) => e.type === "a2a.retry");
     expect(retry?.type === "a2a.retry" && retry.data).toMatchObject({ attempt: 1, maxAttempts: 2 });
-    await drain();
-    await vi.advanceTimersByTimeAsync(5_000);
+    await t.advance(5_000);
     expect(await pending).toMatchObject({ status: "ok", retryAttempts: 1 });
-    // Resent as a new run with the same idempotency key.
-    const [first, second] = gateway.agentCalls.map((c) => c.idempotencyKey);
-    expect(gateway.agentCalls).toHaveLength(2);
-    expect(second).toBe(first);
+    // Resent with the same idempotency key after the 2 s backoff with its jitter (±25%), drawn from a
+    // seed the kit's fixed `random` (0.5) decides: the same 2119 ms on every run.
+    expect(gateway.calls.map((c) => [c.idempotencyKey, c.at - T0])).toEqual([
+      [gateway.calls[0]?.idempotencyKey, 0],
+      [gateway.calls[0]?.idempotencyKey, 2_119],
+    ]);
   });
 
   it("2: a rate limit (3 attempts by class) is retried once; a2a.retry and the result both say 2", async () => {
     const limited = { status: "error" as const, error: "429 rate limit: retry after 1s" };
-    const gateway = new FakeGateway({ waits: [limited, limited, limited] });
-    const r = runtime({ stateDir: tempStateDir(), gateway, config: withRetry({ maxAttempts: 2 }) });
-    await r.start();
-    const events: A2AEvent[] = [];
-    r.onEvent((e) => events.push(e));
-    const pending = r.sessionsSend({
-      targetSessionKey: "agent:eden:main",
+    const gateway = new ScriptedGateway({ [EDEN]: [{ waits: [limited, limited, limited] }] });
+    const t = await kit({ gateway, config: withRetry({ maxAttempts: 2 }) });
+    const pending = t.runtime.sessionsSend({
+      targetSessionKey: EDEN,
       message: "리뷰 부탁",
       timeoutSeconds: 60,
     });
-    await waitUntil(() => events.some((e) => e.type === "a2a.retry"), "a2a.retry");
-    await drain();
-    await vi.advanceTimersByTimeAsync(1_000);
+    await t.advance(1_000);
     expect(await pending).toMatchObject({
       status: "blocked",
       retryAttempts: 1,
       error: { code: "rate_limit", attempt: 1, maxAttempts: 2 },
     });
-    const retries = events.filter((e) => e.type === "a2a.retry");
+    const retries = t.events.filter((e) => e.type === "a2a.retry");
     expect(retries.map((e) => e.type === "a2a.retry" && [e.data.attempt, e.data.maxAttempts])).toEqual([
       [1, 2],
     ]);
-    expect(gateway.waitCalls.map((c) => c.runId)).toEqual(["run-1", "run-1"]);
+    expect(gateway.waits.map((w) => [w.runId, w.at - T0])).toEqual([
+      ["run-1", 0],
+      ["run-1", 1_000],
+    ]);
   });
 });
 
@@ -105,42 +100,27 @@ describe("discord.a2aRetry.enabled false", () => {
   };
 
   it("posts the mention and tracks it, but no reminder or escalation in 20 minutes; the reply still ends it responded", async () => {
-    const discord = new FakeDiscord();
-    const r = runtime({ stateDir: tempStateDir(), discord, config });
-    await r.start();
-    const events: string[] = [];
-    r.onEvent((e) => events.push(e.type));
-    const sent = await r.discordSend({
+    const t = await kit({ config });
+    const sent = await t.runtime.discordSend({
       fromAgentId: "ruda",
       targetAgentId: "eden",
       message: "코드 리뷰 해줘",
     });
     if (sent.status !== "sent") throw new Error("not sent");
-    expect(discord.in(sent.threadId).map((m) => m.content)).toEqual([`<@${BOTS.eden}> 코드 리뷰 해줘`]);
+    expect(t.discord.in(sent.threadId).map((m) => m.content)).toEqual([`<@${BOTS.eden}> 코드 리뷰 해줘`]);
 
-    for (let minute = 1; minute <= 20; minute += 1) {
-      await drain(20);
-      await vi.advanceTimersByTimeAsync(MINUTE);
-    }
-    await drain();
-    expect(discord.in(sent.threadId)).toHaveLength(1);
-    expect(events.filter((type) => type.startsWith("a2a.mention."))).toEqual([]);
-    expect(await r.mentions()).toEqual([
+    await t.advance(20 * MINUTE);
+    expect(t.discord.in(sent.threadId)).toHaveLength(1);
+    expect(t.events.filter((e) => e.type.startsWith("a2a.mention."))).toEqual([]);
+    expect(await t.runtime.mentions()).toEqual([
       { id: sent.mentionId, threadId: sent.threadId, targetAgentId: "eden", status: "pending", attempts: 1 },
     ]);
 
-    await r.handleDiscordMessage({
-      messageId: "1400000000000000777",
-      channelId: sent.threadId,
-      threadId: sent.threadId,
-      authorId: BOTS.eden,
-      authorIsBot: true,
-      content: "확인했습니다",
-      mentionUserIds: [],
-      ts: Date.now(),
-    });
-    await waitUntil(async () => (await r.mentions())[0]?.status === "responded", "responded");
-    expect(await r.mentions()).toEqual([expect.objectContaining({ status: "responded", attempts: 1 })]);
-    expect(discord.in(sent.threadId)).toHaveLength(1);
+    await t.discord.answer(sent.mentionId, "eden", "확인했습니다");
+    await t.runtime.idle();
+    expect(await t.runtime.mentions()).toEqual([
+      expect.objectContaining({ status: "responded", attempts: 1 }),
+    ]);
+    expect(t.discord.in(sent.threadId).filter((m) => m.asAgentId === "ruda")).toHaveLength(1);
   });
 });

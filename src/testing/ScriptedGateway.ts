@@ -1,0 +1,105 @@
+import type { GatewayPort } from "../runtime/index.js";
+
+/** What `agentWait` answers: `ok`, or how the run failed (`error` is the gateway's text, e.g. "429 rate limit, retry after 30s"). */
+export type WaitOutcome = Awaited<ReturnType<GatewayPort["agentWait"]>>;
+
+/**
+ * One run (turn) of a scripted agent: the reply it leaves, the `agentWait` outcomes it answers before
+ * `ok` (a rate limit, a timeout), or an error `agent()` throws when the run is started (that turn is
+ * then used up: the runtime's resend takes the next one).
+ */
+export interface ScriptedTurn {
+  reply?: string;
+  waits?: WaitOutcome[];
+  throws?: unknown;
+}
+
+/** A call of `agent()` as the scripted gateway saw it, at the time of its clock, with the run it got. */
+export interface GatewayCall {
+  sessionKey: string;
+  message: string;
+  extraSystemPrompt?: string;
+  idempotencyKey: string;
+  runId: string;
+  at: number;
+}
+
+/**
+ * A {@link GatewayPort} whose agents answer from a script instead of an LLM. Each run started in a
+ * session takes that session's next turn (a string is a turn that replies with it); a session without
+ * turns left replies nothing. A run started again with an idempotency key it has seen is the same run
+ * (a real gateway deduplicates it), so a resend takes no new turn. Every call is recorded with the time of the clock it was given
+ * (`createTestRuntime` gives it the virtual clock).
+ */
+export class ScriptedGateway implements GatewayPort {
+  readonly calls: GatewayCall[] = [];
+  /** `agentWait` calls, in order, with the time each was made. */
+  readonly waits: Array<{ runId: string; timeoutMs: number; at: number }> = [];
+  private readonly turns = new Map<string, ScriptedTurn[]>();
+  private readonly runs = new Map<string, { sessionKey: string; turn: ScriptedTurn; waits: WaitOutcome[] }>();
+  private readonly byKey = new Map<string, string>();
+  private readonly latest = new Map<string, string>();
+  private now: () => number;
+
+  constructor(scripts: Record<string, Array<string | ScriptedTurn>> = {}, o: { now?: () => number } = {}) {
+    this.now = o.now ?? Date.now;
+    for (const [sessionKey, turns] of Object.entries(scripts)) this.script(sessionKey, ...turns);
+  }
+
+  /** Appends turns to a session's script. */
+  script(sessionKey: string, ...turns: Array<string | ScriptedTurn>): this {
+    const list = this.turns.get(sessionKey) ?? [];
+    for (const turn of turns) list.push(typeof turn === "string" ? { reply: turn } : { ...turn });
+    this.turns.set(sessionKey, list);
+    return this;
+  }
+
+  /** Records calls with this clock from now on. */
+  useClock(now: () => number): void {
+    this.now = now;
+  }
+
+  /** The runs started in a session, in order. */
+  callsOf(sessionKey: string): GatewayCall[] {
+    return this.calls.filter((c) => c.sessionKey === sessionKey);
+  }
+
+  async agent(p: {
+    sessionKey: string;
+    message: string;
+    extraSystemPrompt?: string;
+    idempotencyKey: string;
+  }): Promise<{ runId: string }> {
+    let runId = this.byKey.get(p.idempotencyKey);
+    if (runId === undefined) {
+      const turn = this.turns.get(p.sessionKey)?.shift() ?? {};
+      if (turn.throws !== undefined) throw turn.throws;
+      runId = `run-${this.runs.size + 1}`;
+      this.runs.set(runId, { sessionKey: p.sessionKey, turn, waits: [...(turn.waits ?? [])] });
+      this.byKey.set(p.idempotencyKey, runId);
+    }
+    this.calls.push({
+      sessionKey: p.sessionKey,
+      message: p.message,
+      ...(p.extraSystemPrompt === undefined ? {} : { extraSystemPrompt: p.extraSystemPrompt }),
+      idempotencyKey: p.idempotencyKey,
+      runId,
+      at: this.now(),
+    });
+    return { runId };
+  }
+
+  async agentWait(p: { runId: string; timeoutMs: number }): Promise<WaitOutcome> {
+    this.waits.push({ runId: p.runId, timeoutMs: p.timeoutMs, at: this.now() });
+    const run = this.runs.get(p.runId);
+    if (run === undefined) return { status: "not_found", error: `no run ${p.runId}` };
+    const outcome = run.waits.shift();
+    if (outcome !== undefined) return outcome;
+    if (run.turn.reply !== undefined) this.latest.set(run.sessionKey, run.turn.reply);
+    return { status: "ok" };
+  }
+
+  async readLatestAssistantReply(p: { sessionKey: string }): Promise<string | undefined> {
+    return this.latest.get(p.sessionKey);
+  }
+}

@@ -1,0 +1,117 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createMemoryStore } from "../persistence/createMemoryStore.js";
+import { type A2AConfigInput, type A2AEvent, parseConfig } from "../services/index.js";
+import { type A2ARuntime, createA2ARuntime, type DiscordPort, type GatewayPort } from "../runtime/index.js";
+import { RecordingDiscord } from "./RecordingDiscord.js";
+import { ScriptedGateway } from "./ScriptedGateway.js";
+import { VirtualClock } from "./VirtualClock.js";
+
+/** What {@link createTestRuntime} takes; every field is optional. */
+export interface TestRuntimeOptions<D extends DiscordPort, G extends GatewayPort> {
+  /** The runtime's configuration, as `createA2ARuntime` takes it. */
+  config?: unknown;
+  /** Default: a {@link ScriptedGateway} with no script (its agents reply nothing). */
+  gateway?: G;
+  /** Default: a {@link RecordingDiscord}. */
+  discord?: D;
+  /** The virtual clock's start, in epoch milliseconds. Default: the real time at the call. */
+  now?: number;
+  /** The retry jitter's randomness, in [0, 1). Default: always 0.5, so retry times are exact. */
+  random?: () => number;
+}
+
+/** A started runtime on a virtual clock, with its fakes: see {@link createTestRuntime}. */
+export interface TestRuntime<D extends DiscordPort, G extends GatewayPort> {
+  runtime: A2ARuntime;
+  discord: D;
+  gateway: G;
+  /** Every event the runtime emitted, in order. */
+  events: A2AEvent[];
+  /** Every warning the runtime gave (instead of the console). */
+  warnings: string[];
+  /** The virtual time, in epoch milliseconds. */
+  now(): number;
+  /**
+   * Moves virtual time `ms` forward: every timer due in the span fires at its due time, in order, and
+   * the writes and side effects it starts (and the timers they set, if due in the span) settle before
+   * the next one. Resolves with the runtime idle at the span's end. A port that never settles (a
+   * gateway run that hangs) keeps it waiting.
+   */
+  advance(ms: number): Promise<void>;
+  /** Stops the runtime and removes everything it kept on disk. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The runtime for a gateway's own tests, as a time-skipping test environment: in memory (its actors in
+ * `createMemoryStore()`, its event log and thread state in a temporary directory that `stop()`
+ * removes) and on a virtual clock, so "15 minutes later" takes `await t.advance(15 * 60_000)` and a
+ * few milliseconds. Resolves with the runtime started; call `stop()` after the test.
+ *
+ * `RecordingDiscord` and `ScriptedGateway` passed in (or the defaults) are connected to the virtual
+ * clock, so what they record carries virtual times, and `discord.answer(...)` reaches this runtime.
+ */
+export async function createTestRuntime<
+  D extends DiscordPort = RecordingDiscord,
+  G extends GatewayPort = ScriptedGateway,
+>(o: TestRuntimeOptions<D, G> = {}): Promise<TestRuntime<D, G>> {
+  const start = o.now ?? Date.now();
+  if (typeof start !== "number" || !Number.isFinite(start)) {
+    throw new TypeError(`createTestRuntime: now must be a time in epoch milliseconds, got ${String(start)}`);
+  }
+  const clock = new VirtualClock(start);
+  const discord = o.discord ?? (new RecordingDiscord() as DiscordPort as D);
+  const gateway = o.gateway ?? (new ScriptedGateway() as GatewayPort as G);
+  const warnings: string[] = [];
+  const events: A2AEvent[] = [];
+  const agents = parseConfig(o.config, { onWarning: () => {} }).agents;
+  const stateDir = await mkdtemp(join(tmpdir(), "a2a-test-runtime-"));
+  const runtime = createA2ARuntime({
+    stateDir,
+    store: createMemoryStore(),
+    // createA2ARuntime checks it, naming each problem.
+    config: o.config as A2AConfigInput | undefined,
+    gateway,
+    discord,
+    now: clock.now,
+    timers: clock,
+    random: o.random ?? (() => 0.5),
+    onWarning: (message) => warnings.push(message),
+  });
+  if (discord instanceof RecordingDiscord) {
+    discord.connect({
+      runtime,
+      now: clock.now,
+      botIdOf: (agentId) => (Object.hasOwn(agents, agentId) ? agents[agentId]?.discordBotId : undefined),
+    });
+  }
+  if (gateway instanceof ScriptedGateway) gateway.useClock(clock.now);
+  runtime.onEvent((e) => events.push(e));
+  try {
+    await runtime.start();
+  } catch (error) {
+    await rm(stateDir, { recursive: true, force: true });
+    throw error;
+  }
+  let stopped = false;
+  return {
+    runtime,
+    discord,
+    gateway,
+    events,
+    warnings,
+    now: clock.now,
+    advance: (ms) => clock.advance(ms, () => runtime.idle()),
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      try {
+        await runtime.stop();
+      } finally {
+        await rm(stateDir, { recursive: true, force: true, maxRetries: 3 });
+      }
+    },
+  };
+}
