@@ -89,7 +89,7 @@ describe("the inspector page in chromium", () => {
     });
     await runtime.start();
 
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     const origin = new URL(server.url).origin;
     const outside: string[] = [];
     const problems: string[] = [];
@@ -130,14 +130,15 @@ describe("the inspector page in chromium", () => {
       `[data-testid="diagram"][data-session-id="${sessionId}"][data-current-state="awaitingResponse"]`,
       WAIT,
     );
-    const highlighted = () =>
+    const highlighted = (cls = "current") =>
       diagram
-        .locator("svg g.current")
-        .evaluateAll((nodes) => nodes.map((n) => n.getAttribute("data-state-id")));
-    await expect(highlighted()).resolves.toEqual(["awaitingResponse"]);
-    // The highlighted node is the state the diagram labels awaitingResponse, and it is drawn highlighted.
-    const current = diagram.locator('svg g.current[data-state-id="awaitingResponse"]');
-    await expect(current.textContent()).resolves.toContain("awaitingResponse");
+        .locator(`svg g.${cls}`)
+        .evaluateAll((nodes) => nodes.map((n) => n.getAttribute("data-state-id")).sort());
+    // The mention runs inside awaitingResponse: its state is the current one, awaitingResponse is active.
+    await expect(highlighted()).resolves.toEqual(["awaitingResponse__pending"]);
+    await expect(highlighted("active")).resolves.toEqual(["awaitingResponse"]);
+    const current = diagram.locator('svg g.current[data-state-id="awaitingResponse__pending"]');
+    await expect(current.textContent()).resolves.toContain("pending");
     const fill = await current
       .locator("rect, path, polygon")
       .first()
@@ -147,12 +148,66 @@ describe("the inspector page in chromium", () => {
         return view.getComputedStyle(shape).fill;
       });
     expect(fill).toBe("rgb(253, 230, 138)");
+
+    // At the default size the labels are as large as the page's text and none covers another.
+    const labels = await page.evaluate<ChartLabels>(MEASURE_LABELS);
+    expect(labels.count).toBeGreaterThan(40);
+    expect(labels.smallestPx).toBeGreaterThanOrEqual(labels.pagePx);
+    expect(labels.overlaps).toEqual([]);
+    // The mention's states are drawn inside awaitingResponse's box.
+    const nesting = await page.evaluate<{ outer: Box; inner: Array<Box & { id: string }> }>(NESTED_BOXES);
+    expect(nesting.inner.map((b) => b.id)).toEqual(
+      expect.arrayContaining([
+        "awaitingResponse__pending",
+        "awaitingResponse__reminded",
+        "awaitingResponse__escalated",
+      ]),
+    );
+    for (const box of nesting.inner) expect(inside(box, nesting.outer), box.id).toBe(true);
+
+    // The sequence view: xstate.init goes from the collaboration's lifeline to the mention's, latest at the bottom.
+    const init = page.locator(
+      `[data-testid="event"][data-type="xstate.init"][data-source-session-id="${sessionId}"][data-target="mention"]`,
+    );
+    await init.waitFor(WAIT);
+    const lanes = await page.evaluate<Record<string, number>>(LIFELINE_CENTRES);
+    const arrow = await init.evaluate(ARROW_ENDS);
+    const mentionSession = await page
+      .locator('[data-testid="actor"][data-machine="mention"]')
+      .getAttribute("data-session-id");
+    expect(Math.abs(arrow.from - (lanes[sessionId ?? ""] ?? NaN))).toBeLessThan(4);
+    expect(Math.abs(arrow.to - (lanes[mentionSession ?? ""] ?? NaN))).toBeLessThan(4);
+    await expect(page.evaluate<boolean>(LATEST_IN_VIEW)).resolves.toBe(true);
+    await init.click();
+    await expect(page.locator('[data-testid="event-data"]').textContent()).resolves.toContain('"mentionId"');
+
     await page.locator('[data-testid="event"][data-type="xstate.init"]').first().waitFor(WAIT);
     const screenshot = UPDATE_SCREENSHOTS
       ? DOCS_SCREENSHOT
       : join(tempDir("a2a-screenshot-"), "inspector.png");
     await page.screenshot({ path: prepare(screenshot) });
     expect(statSync(screenshot).size).toBeGreaterThan(0);
+
+    // Zoom: the buttons, the wheel (around the pointer) and the keys change the viewBox.
+    const viewBox = () => diagram.locator("svg").getAttribute("viewBox");
+    const width = async () => Number((await viewBox())?.split(" ")[2]);
+    const before = await width();
+    await page.locator('[data-testid="zoom-in"]').click();
+    expect(await width()).toBeCloseTo(before / 1.25, 3);
+    await page.locator('[data-testid="zoom-fit"]').click();
+    expect(Number(await diagram.getAttribute("data-zoom"))).toBeLessThan(1);
+    const box = await diagram.boundingBox();
+    if (box === null) throw new Error("the diagram is not laid out");
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    const fitted = await width();
+    await page.mouse.wheel(0, -300);
+    await expect.poll(width).toBeLessThan(fitted);
+    await diagram.focus();
+    await page.keyboard.press("0");
+    await expect(diagram.getAttribute("data-zoom")).resolves.toBe("1");
+    const panned = await viewBox();
+    await page.keyboard.press("ArrowRight");
+    expect(await viewBox()).not.toBe(panned);
 
     // eden answers in the thread: the mention ends responded, and so does the collaboration.
     await runtime.handleDiscordMessage({
@@ -237,6 +292,83 @@ const NESTED = createMachine({
     },
   },
 });
+
+interface Box {
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+}
+
+interface ChartLabels {
+  count: number;
+  /** The smallest label's font size as drawn, in CSS pixels, and the page's own text size. */
+  smallestPx: number;
+  pagePx: number;
+  overlaps: string[];
+}
+
+function inside(inner: Box, outer: Box): boolean {
+  return (
+    inner.left >= outer.left &&
+    inner.right <= outer.right &&
+    inner.top >= outer.top &&
+    inner.bottom <= outer.bottom
+  );
+}
+
+// Measured in the page, as source text: the project's tsconfig has no DOM types.
+const MEASURE_LABELS = `(() => {
+  const svg = document.querySelector('[data-testid="diagram"] svg');
+  const drawn = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  const labels = [...svg.querySelectorAll(".nodeLabel, .edgeLabel")]
+    .filter((e) => e.textContent.trim() !== "" && !e.parentElement.closest(".nodeLabel, .edgeLabel"))
+    .map((e) => ({ text: e.textContent.trim(), box: e.getBoundingClientRect(), px: parseFloat(getComputedStyle(e).fontSize) * drawn }));
+  const overlaps = [];
+  labels.forEach((a, i) => labels.slice(i + 1).forEach((b) => {
+    const x = Math.min(a.box.right, b.box.right) - Math.max(a.box.left, b.box.left);
+    const y = Math.min(a.box.bottom, b.box.bottom) - Math.max(a.box.top, b.box.top);
+    if (x > 1 && y > 1) overlaps.push(a.text + " | " + b.text);
+  }));
+  return {
+    count: labels.length,
+    smallestPx: Math.min(...labels.map((l) => l.px)),
+    pagePx: parseFloat(getComputedStyle(document.body).fontSize),
+    overlaps,
+  };
+})()`;
+
+const NESTED_BOXES = `(() => {
+  const box = (e) => { const r = e.getBoundingClientRect(); return { left: r.left, top: r.top, right: r.right, bottom: r.bottom }; };
+  const diagram = document.querySelector('[data-testid="diagram"]');
+  return {
+    outer: box(diagram.querySelector('[data-state-id="awaitingResponse"]')),
+    inner: [...diagram.querySelectorAll('[data-state-id^="awaitingResponse__"]')]
+      .map((e) => ({ id: e.getAttribute("data-state-id"), ...box(e) })),
+  };
+})()`;
+
+const LIFELINE_CENTRES = `(() => Object.fromEntries([...document.querySelectorAll('[data-testid="lifeline"]')]
+  .map((e) => { const r = e.getBoundingClientRect(); return [e.getAttribute("data-session-id"), r.left + r.width / 2]; })))()`;
+
+/** Where an event's arrow starts and ends on the screen (x), from its drawn line. */
+function ARROW_ENDS(row: unknown): { from: number; to: number } {
+  const g = row as {
+    querySelector(s: string): { getBoundingClientRect(): Box } | null;
+    dataset: { x1?: string; x2?: string };
+  };
+  const line = g.querySelector("line.arrow")?.getBoundingClientRect();
+  if (line === undefined) throw new Error("the event has no arrow");
+  const rightward = Number(g.dataset.x2) > Number(g.dataset.x1);
+  return rightward ? { from: line.left, to: line.right + 3 } : { from: line.right, to: line.left - 3 };
+}
+
+const LATEST_IN_VIEW = `(() => {
+  const rows = document.querySelectorAll('[data-testid="event"]');
+  const last = rows[rows.length - 1].getBoundingClientRect();
+  const view = document.querySelector('[data-testid="event-log"]').getBoundingClientRect();
+  return last.top >= view.top && last.bottom <= view.bottom + 1;
+})()`;
 
 function prepare(path: string): string {
   mkdirSync(dirname(path), { recursive: true });
