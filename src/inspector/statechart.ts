@@ -124,19 +124,17 @@ function nestInvoked(machine: AnyStateMachine, chart: MachineChart): MachineChar
     let count = 0;
     while (lines[at + 1 + count]?.startsWith(noteAt)) count += 1;
     const notes = lines.slice(at + 1, at + 1 + count).map((line) => `(${line.slice(noteAt.length)})`);
-    // Mermaid cannot loop an edge on a box: the events the state forwards to its child go in the title.
+    // Mermaid cannot loop an edge on a box: the state's self-loops (events it forwards to its child,
+    // events it handles with actions only) go in the box's title.
     const loopAt = lines.findIndex((line) => line.startsWith(`${indent}${stateId} --> ${stateId} : `));
-    const loop =
-      loopAt < 0 ? undefined : (lines[loopAt] ?? "").slice(`${indent}${stateId} --> ${stateId} : `.length);
-    const forwards =
-      loop === undefined
-        ? []
-        : [
-            `(forwards ${loop
-              .split("<br/>")
-              .map((l) => l.replace(/ \(forward\)$/, ""))
-              .join(", ")})`,
-          ];
+    const loop = loopAt < 0 ? [] : (lines[loopAt] ?? "").split(" : ").slice(1).join(" : ").split("<br/>");
+    const forwarded = loop
+      .filter((l) => l.endsWith(" (forward)"))
+      .map((l) => l.slice(0, -" (forward)".length));
+    const forwards = [
+      ...(forwarded.length === 0 ? [] : [`(forwards ${forwarded.join(", ")})`]),
+      ...loop.filter((l) => !l.endsWith(" (forward)")).map((l) => `(${l})`),
+    ];
     const title = [label, ...notes, ...forwards].join(" ");
     const body = inner.mermaid
       .split("\n")
@@ -149,7 +147,7 @@ function nestInvoked(machine: AnyStateMachine, chart: MachineChart): MachineChar
       ...body,
       `${indent}}`,
       ...lines.slice(at + 1 + count),
-    ].filter((line) => loop === undefined || line !== lines[loopAt]);
+    ].filter((line) => loopAt < 0 || line !== lines[loopAt]);
     for (const id of ids) taken.add(id);
     nested.push({
       stateId,

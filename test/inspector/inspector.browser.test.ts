@@ -2,10 +2,17 @@ import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
-import { createActor, createMachine } from "xstate";
+import { type AnyStateMachine, createActor, createMachine } from "xstate";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startInspectorServer, type InspectorServer } from "../../src/inspector/InspectorServer.js";
 import { type A2ARuntime, createA2ARuntime } from "../../src/index.js";
+import {
+  a2aFlowMachine,
+  collaborateMachine,
+  mentionMachine,
+  pingPongMachine,
+  replyWaitMachine,
+} from "../../src/machines/index.js";
 import {
   BOTS,
   FakeDiscord,
@@ -234,6 +241,33 @@ describe("the inspector page in chromium", () => {
     expect(outside).toEqual([]);
     expect(problems).toEqual([]);
   }, 15_000);
+
+  it("draws every machine of the library with labels as large as the page's text, none over another", async () => {
+    if (browser === undefined) throw new Error("chromium did not start");
+    server = await startInspectorServer();
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const problems: string[] = [];
+    page.on("pageerror", (error) => problems.push(error.message));
+    await page.goto(server.url);
+    await page.waitForSelector('[data-testid="connection"][data-state="open"]', WAIT);
+    // Never started: the inspector hears of each actor when it is created, which is all a chart needs.
+    for (const machine of [
+      collaborateMachine,
+      a2aFlowMachine,
+      mentionMachine,
+      replyWaitMachine,
+      pingPongMachine,
+    ]) {
+      createActor(machine as AnyStateMachine, { id: `chart-${machine.id}`, inspect: server.inspect });
+      await page.locator(`[data-testid="actor"][data-actor-id="chart-${machine.id}"]`).click(WAIT);
+      await page.waitForSelector(`[data-testid="diagram"][data-machine="${machine.id}"] svg`, WAIT);
+      const labels = await page.evaluate<ChartLabels>(MEASURE_LABELS);
+      expect(labels.count, machine.id).toBeGreaterThan(5);
+      expect(labels.smallestPx, machine.id).toBeGreaterThanOrEqual(labels.pagePx);
+      expect(labels.overlaps, machine.id).toEqual([]);
+    }
+    expect(problems).toEqual([]);
+  }, 30_000);
 
   it("maps nested, parallel and keyword-named states to their drawn nodes", async () => {
     if (browser === undefined) throw new Error("chromium did not start");
