@@ -35,7 +35,7 @@ export const PAGE_HTML = String.raw`<!doctype html>
   .pill { font-size: 11px; padding: 2px 8px; border-radius: 999px; background: #52606d; color: #fff; }
   .pill[data-state="open"] { background: #2f8132; }
   .pill[data-state="closed"] { background: #ba2525; }
-  main { display: grid; grid-template-columns: 360px minmax(0, 1fr); gap: 12px; padding: 12px 18px 0; min-height: 0; }
+  main { display: grid; grid-template-columns: 400px minmax(0, 1fr); gap: 12px; padding: 12px 18px 0; min-height: 0; }
   .panel {
     background: var(--panel); border: 1px solid #d9e2ec; border-radius: 8px;
     display: flex; flex-direction: column; min-height: 0; overflow: hidden;
@@ -127,7 +127,7 @@ export const PAGE_HTML = String.raw`<!doctype html>
     <h2>Actors</h2>
     <div class="scroll">
       <table>
-        <colgroup><col><col style="width: 100px"><col style="width: 150px"><col style="width: 66px"></colgroup>
+        <colgroup><col><col style="width: 92px"><col style="width: 140px"><col style="width: 60px"></colgroup>
         <thead><tr><th>actor</th><th>machine</th><th>state</th><th>status</th></tr></thead>
         <tbody id="actors" data-testid="actors"></tbody>
       </table>
