@@ -91,6 +91,9 @@ export const PAGE_HTML = String.raw`<!doctype html>
   }
   #diagram .error { color: #ba2525; font-family: var(--mono); white-space: pre-wrap; }
   .log { margin: 12px 18px 14px; }
+  .log h2 .scope { color: var(--muted); }
+  .log h2 label.all { margin-left: auto; text-transform: none; letter-spacing: 0; font-weight: 400; color: var(--ink);
+    display: flex; align-items: center; gap: 6px; cursor: pointer; }
   .log .body { display: grid; grid-template-columns: minmax(0, 1fr) 300px; flex: 1; min-height: 0; }
   #sequence-scroll { overflow: auto; min-height: 0; position: relative; }
   .lane-heads { position: sticky; top: 0; height: 40px; background: #f8fafc; border-bottom: 1px solid var(--line); z-index: 1; }
@@ -150,7 +153,8 @@ export const PAGE_HTML = String.raw`<!doctype html>
   </section>
 </main>
 <section class="panel log">
-  <h2>Events <span class="detail" id="event-count"></span></h2>
+  <h2>Events <span class="detail"><span id="event-count"></span> <span class="scope" id="event-scope" data-testid="event-scope"></span></span>
+    <label class="all"><input type="checkbox" id="all-events" data-testid="all-events"> all actors</label></h2>
   <div class="body">
     <div id="sequence-scroll" data-testid="event-log">
       <div id="sequence"></div>
@@ -168,7 +172,7 @@ export const PAGE_HTML = String.raw`<!doctype html>
 const APP_CORE = String.raw`
   var MAX_EVENTS = 200;
   var model = { actors: new Map(), machines: new Map(), events: [] };
-  var ui = { selected: null, pinned: false, showAll: false, drawn: null, drawing: null, token: 0, scheduled: false, eventsDirty: true, event: null };
+  var ui = { selected: null, pinned: false, showAll: false, drawn: null, drawing: null, token: 0, scheduled: false, eventsDirty: true, event: null, allEvents: false, sequenceScope: null };
   var byId = function (id) { return document.getElementById(id); };
 
   window.mermaid.initialize({
@@ -317,7 +321,7 @@ const APP_CORE = String.raw`
     renderActors(actor);
     renderSelection(actor);
     renderDiagram(actor);
-    renderSequence();
+    renderSequence(actor);
   }
 `;
 
@@ -330,6 +334,7 @@ const APP_START = String.raw`
 
   byId("show-all").addEventListener("change", function (e) { ui.showAll = e.target.checked; render(); });
   byId("follow").addEventListener("click", function () { ui.pinned = false; render(); });
+  byId("all-events").addEventListener("change", function (e) { ui.allEvents = e.target.checked; render(); });
 
   var source = new EventSource("events");
   source.onopen = function () { setConnection("open"); };

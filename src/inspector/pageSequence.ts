@@ -1,7 +1,8 @@
 // The inspector page's sequence view (part of app.js, see page.ts): a lifeline per actor (and one for events
 // from outside any actor), an arrow per event from its sender to its receiver (a loop when an actor sends to
 // itself), time going down, the latest at the bottom and kept in view while the view is scrolled to the end.
-// Clicking an event (or Enter on it) shows its data beside the view.
+// Clicking an event (or Enter on it) shows its data beside the view. It shows the events of the selected
+// actor's family (its root actor and every descendant), or of all actors when asked.
 
 export const SEQUENCE_SCRIPT = String.raw`
   var SVG_NS = "http://www.w3.org/2000/svg";
@@ -46,12 +47,33 @@ export const SEQUENCE_SCRIPT = String.raw`
 
   function short(text, max) { return text.length > max ? text.slice(0, max - 1) + "…" : text; }
 
-  function renderSequence() {
-    if (!ui.eventsDirty) return;
+  /** The session ids of actor's root ancestor and all its descendants. */
+  function family(actor) {
+    var root = actor;
+    while (root.parentSessionId && model.actors.has(root.parentSessionId)) root = model.actors.get(root.parentSessionId);
+    var members = new Set([root.sessionId]);
+    var grew = true;
+    while (grew) {
+      grew = false;
+      model.actors.forEach(function (a) {
+        if (a.parentSessionId && members.has(a.parentSessionId) && !members.has(a.sessionId)) { members.add(a.sessionId); grew = true; }
+      });
+    }
+    return { root: root, members: members };
+  }
+
+  function renderSequence(selected) {
+    var scope = ui.allEvents || !selected ? null : family(selected);
+    var scopeKey = scope ? scope.root.sessionId + ":" + scope.members.size : "all";
+    if (!ui.eventsDirty && scopeKey === ui.sequenceScope) return;
     ui.eventsDirty = false;
+    ui.sequenceScope = scopeKey;
     var scroller = byId("sequence-scroll");
     var atEnd = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 40;
-    var events = model.events;
+    var events = scope === null ? model.events : model.events.filter(function (e) {
+      return scope.members.has(e.targetSessionId) || (e.sourceSessionId !== undefined && scope.members.has(e.sourceSessionId));
+    });
+    byId("event-scope").textContent = scope === null ? "all actors" : "of " + scope.root.id + " and its children";
     var lanes = lifelines(events);
     var byLane = new Map(lanes.map(function (l) { return [l.sessionId, l]; }));
     var width = GUTTER + LANE * lanes.length + 40;
@@ -85,7 +107,7 @@ export const SEQUENCE_SCRIPT = String.raw`
         svgEl("rect", { class: "hit", x: 0, y: top, width: width, height: ROW }),
         svgEl("text", { class: "time", x: 8, y: y + 4, text: time(e.at) }),
         shape,
-        svgEl("text", { class: "label", x: labelX, y: self ? top + 19 : y - 5, "text-anchor": self ? "start" : "middle", text: short(e.type, self ? 40 : Math.max(12, Math.floor(Math.abs(to.x - from.x) / 7))) }),
+        svgEl("text", { class: "label", x: labelX, y: self ? top + 19 : y - 5, "text-anchor": self ? "start" : "middle", text: short(e.type, self ? 40 : Math.max(28, Math.floor(Math.abs(to.x - from.x) / 7))) }),
         svgEl("title", { text: e.type + " · " + from.id + " → " + to.id }),
       ]);
       function choose() { ui.event = e.seq; ui.eventsDirty = true; render(); }
@@ -95,7 +117,7 @@ export const SEQUENCE_SCRIPT = String.raw`
     });
     svg.insertBefore(svgEl("defs", {}, [svgEl("marker", { id: "head", viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "7", markerHeight: "7", orient: "auto-start-reverse" }, [svgEl("path", { d: "M0 0 L10 5 L0 10 z", class: "head" })])]), svg.firstChild);
     byId("sequence").replaceChildren(headRow, svg);
-    byId("event-count").textContent = events.length + (events.length === MAX_EVENTS ? " (latest)" : "");
+    byId("event-count").textContent = events.length + (model.events.length === MAX_EVENTS ? " (latest)" : "");
     byId("no-events").hidden = events.length > 0;
     if (atEnd) scroller.scrollTop = scroller.scrollHeight;
     renderEventDetail();

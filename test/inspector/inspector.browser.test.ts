@@ -197,6 +197,22 @@ describe("the inspector page in chromium", () => {
     await page.screenshot({ path: prepare(screenshot) });
     expect(statSync(screenshot).size).toBeGreaterThan(0);
 
+    // The sequence shows the selected collaboration's family; "all actors" adds the others' events.
+    const other = createActor(NESTED, { id: "other-1", inspect: server.inspect }).start();
+    try {
+      other.send({ type: "NEXT" });
+      const others = page.locator('[data-testid="event"][data-target="other-1"]');
+      await page.locator('[data-testid="all-events"]').check();
+      await others.first().waitFor(WAIT);
+      await page.locator('[data-testid="all-events"]').uncheck();
+      await expect(others.count()).resolves.toBe(0);
+      await expect(page.locator('[data-testid="event-scope"]').textContent()).resolves.toBe(
+        `of ${actorId} and its children`,
+      );
+    } finally {
+      other.stop();
+    }
+
     // Zoom: the buttons, the wheel (around the pointer) and the keys change the viewBox.
     const viewBox = () => diagram.locator("svg").getAttribute("viewBox");
     const width = async () => Number((await viewBox())?.split(" ")[2]);
