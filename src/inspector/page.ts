@@ -180,7 +180,7 @@ const APP_CORE = String.raw`
     securityLevel: "strict",
     theme: "base",
     fontFamily: "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif",
-    // Wider than Mermaid's default spacing, so edge labels do not overlap.
+    // Room between states for the edge labels (pageChart.ts moves apart any that still touch).
     state: { nodeSpacing: 50, rankSpacing: 60, useMaxWidth: false },
     themeVariables: {
       fontSize: "13px",

@@ -22,6 +22,16 @@ import {
   waitUntil,
 } from "../support/runtimeFakes.js";
 import { tempDir } from "../support/tempDir.js";
+import {
+  ARROW_ENDS,
+  type Box,
+  type ChartLabels,
+  inside,
+  LATEST_IN_VIEW,
+  LIFELINE_CENTRES,
+  MEASURE_LABELS,
+  NESTED_BOXES,
+} from "./pageProbes.js";
 
 // The offline inspector page in a real browser (Debian's chromium, driven by playwright-core): a live
 // runtime's actors appear in the list, the selected one's statechart is drawn by Mermaid with its current
@@ -366,83 +376,6 @@ const NESTED = createMachine({
     },
   },
 });
-
-interface Box {
-  left: number;
-  top: number;
-  right: number;
-  bottom: number;
-}
-
-interface ChartLabels {
-  count: number;
-  /** The smallest label's font size as drawn, in CSS pixels, and the page's own text size. */
-  smallestPx: number;
-  pagePx: number;
-  overlaps: string[];
-}
-
-function inside(inner: Box, outer: Box): boolean {
-  return (
-    inner.left >= outer.left &&
-    inner.right <= outer.right &&
-    inner.top >= outer.top &&
-    inner.bottom <= outer.bottom
-  );
-}
-
-// Measured in the page, as source text: the project's tsconfig has no DOM types.
-const MEASURE_LABELS = `(() => {
-  const svg = document.querySelector('[data-testid="diagram"] svg');
-  const drawn = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-  const labels = [...svg.querySelectorAll(".nodeLabel, .edgeLabel")]
-    .filter((e) => e.textContent.trim() !== "" && !e.parentElement.closest(".nodeLabel, .edgeLabel"))
-    .map((e) => ({ text: e.textContent.trim(), box: e.getBoundingClientRect(), px: parseFloat(getComputedStyle(e).fontSize) * drawn }));
-  const overlaps = [];
-  labels.forEach((a, i) => labels.slice(i + 1).forEach((b) => {
-    const x = Math.min(a.box.right, b.box.right) - Math.max(a.box.left, b.box.left);
-    const y = Math.min(a.box.bottom, b.box.bottom) - Math.max(a.box.top, b.box.top);
-    if (x > 1 && y > 1) overlaps.push(a.text + " | " + b.text);
-  }));
-  return {
-    count: labels.length,
-    smallestPx: Math.min(...labels.map((l) => l.px)),
-    pagePx: parseFloat(getComputedStyle(document.body).fontSize),
-    overlaps,
-  };
-})()`;
-
-const NESTED_BOXES = `(() => {
-  const box = (e) => { const r = e.getBoundingClientRect(); return { left: r.left, top: r.top, right: r.right, bottom: r.bottom }; };
-  const diagram = document.querySelector('[data-testid="diagram"]');
-  return {
-    outer: box(diagram.querySelector('[data-state-id="awaitingResponse"]')),
-    inner: [...diagram.querySelectorAll('[data-state-id^="awaitingResponse__"]')]
-      .map((e) => ({ id: e.getAttribute("data-state-id"), ...box(e) })),
-  };
-})()`;
-
-const LIFELINE_CENTRES = `(() => Object.fromEntries([...document.querySelectorAll('[data-testid="lifeline"]')]
-  .map((e) => { const r = e.getBoundingClientRect(); return [e.getAttribute("data-session-id"), r.left + r.width / 2]; })))()`;
-
-/** Where an event's arrow starts and ends on the screen (x), from its drawn line. */
-function ARROW_ENDS(row: unknown): { from: number; to: number } {
-  const g = row as {
-    querySelector(s: string): { getBoundingClientRect(): Box } | null;
-    dataset: { x1?: string; x2?: string };
-  };
-  const line = g.querySelector("line.arrow")?.getBoundingClientRect();
-  if (line === undefined) throw new Error("the event has no arrow");
-  const rightward = Number(g.dataset.x2) > Number(g.dataset.x1);
-  return rightward ? { from: line.left, to: line.right + 3 } : { from: line.right, to: line.left - 3 };
-}
-
-const LATEST_IN_VIEW = `(() => {
-  const rows = document.querySelectorAll('[data-testid="event"]');
-  const last = rows[rows.length - 1].getBoundingClientRect();
-  const view = document.querySelector('[data-testid="event-log"]').getBoundingClientRect();
-  return last.top >= view.top && last.bottom <= view.bottom + 1;
-})()`;
 
 function prepare(path: string): string {
   mkdirSync(dirname(path), { recursive: true });
