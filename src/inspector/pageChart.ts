@@ -59,7 +59,11 @@ export const CHART_SCRIPT = String.raw`
     applyView();
   }
 
-  /** Brings a drawn node into view (centred when it is outside, or always with force). */
+  /**
+   * Brings a drawn node into view when it is outside (or always with force): centred, but with the box
+   * of its innermost active state shown from its top (title included) and its left edge, each when the
+   * node still fits in view that way.
+   */
   function reveal(node, force) {
     var svg = diagramSvg();
     if (!svg) return;
@@ -67,11 +71,33 @@ export const CHART_SCRIPT = String.raw`
     var r = node.getBoundingClientRect();
     var inside = r.left >= box.left && r.right <= box.right && r.top >= box.top && r.bottom <= box.bottom;
     if (inside && !force) return;
-    var cx = view.x + (r.left + r.width / 2 - box.left) / view.scale;
-    var cy = view.y + (r.top + r.height / 2 - box.top) / view.scale;
-    view.x = cx - box.width / 2 / view.scale;
-    view.y = cy - box.height / 2 / view.scale;
+    var margin = 24;
+    var dx = r.left + r.width / 2 - (box.left + box.width / 2);
+    var dy = r.top + r.height / 2 - (box.top + box.height / 2);
+    // A box larger than the view (a state holding others) is shown from its top-left corner.
+    if (r.width > box.width - 2 * margin) dx = r.left - box.left - margin;
+    if (r.height > box.height - 2 * margin) dy = r.top - box.top - margin;
+    var parent = enclosingActive(node, r);
+    if (parent) {
+      var cdx = parent.left - box.left - margin, cdy = parent.top - box.top - margin;
+      if (r.right - cdx <= box.right - margin) dx = cdx;
+      if (r.bottom - cdy <= box.bottom - margin) dy = cdy;
+    }
+    view.x += dx / view.scale;
+    view.y += dy / view.scale;
     applyView();
+  }
+
+  /** The smallest active state box drawn around a node's rectangle r, as a screen rectangle. */
+  function enclosingActive(node, r) {
+    var best = null;
+    byId("diagram").querySelectorAll("g.active").forEach(function (g) {
+      if (g === node) return;
+      var c = g.getBoundingClientRect();
+      var around = c.left <= r.left && c.right >= r.right && c.top <= r.top && c.bottom >= r.bottom;
+      if (around && (best === null || c.width * c.height < best.width * best.height)) best = c;
+    });
+    return best;
   }
 
   function setupPanZoom() {
