@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
-import { type AnyStateMachine, createActor, createMachine } from "xstate";
+import { type AnyStateMachine, createActor, createMachine, setup } from "xstate";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startInspectorServer, type InspectorServer } from "../../src/inspector/InspectorServer.js";
 import { type A2ARuntime, createA2ARuntime } from "../../src/index.js";
@@ -141,6 +141,11 @@ describe("the inspector page in chromium", () => {
       .locator(`[data-testid="actor"][data-machine="mention"][data-actor-id="mention"][data-state="pending"]`)
       .waitFor(WAIT);
 
+    // Following the latest change, the page shows the mention inside its collaboration's chart.
+    await page.waitForSelector(
+      `[data-testid="diagram"][data-session-id="${sessionId}"][data-current-ids="awaitingResponse__pending"]`,
+      WAIT,
+    );
     await collaboration.click();
     const diagram = page.locator('[data-testid="diagram"]');
     await page.waitForSelector(
@@ -290,7 +295,7 @@ describe("the inspector page in chromium", () => {
 
     expect(outside).toEqual([]);
     expect(problems).toEqual([]);
-  }, 15_000);
+  }, 30_000);
 
   it("draws every machine of the library with labels as large as the page's text, none over another", async () => {
     if (browser === undefined) throw new Error("chromium did not start");
@@ -318,6 +323,34 @@ describe("the inspector page in chromium", () => {
     }
     expect(problems).toEqual([]);
   }, 30_000);
+
+  it("follows an invoked machine's change in its parent's chart, where the machine is drawn", async () => {
+    if (browser === undefined) throw new Error("chromium did not start");
+    server = await startInspectorServer();
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(server.url);
+    await page.waitForSelector('[data-testid="connection"][data-state="open"]', WAIT);
+    const actor = createActor(HOLDER, { id: "holder-1", inspect: server.inspect }).start();
+    try {
+      const shown = (ids: string) =>
+        page?.waitForSelector(
+          `[data-testid="diagram"][data-actor-id="holder-1"][data-current-ids="${ids}"]`,
+          WAIT,
+        );
+      await shown("running__a");
+      // Only the child changes: the page still shows the parent's chart, the child's state marked in it.
+      actor.getSnapshot().children.kid?.send({ type: "STEP" });
+      await page.locator('[data-testid="actor"][data-actor-id="kid"][data-state="b"]').waitFor(WAIT);
+      await shown("running__b");
+      await expect(
+        page
+          .locator('[data-testid="diagram"] svg g.active')
+          .evaluateAll((nodes) => nodes.map((n) => n.getAttribute("data-state-id"))),
+      ).resolves.toEqual(["running"]);
+    } finally {
+      actor.stop();
+    }
+  }, 15_000);
 
   it("maps nested, parallel and keyword-named states to their drawn nodes", async () => {
     if (browser === undefined) throw new Error("chromium did not start");
@@ -356,6 +389,17 @@ describe("the inspector page in chromium", () => {
       actor.stop();
     }
   }, 15_000);
+});
+
+/** A machine whose state invokes another, which moves on STEP by itself (as a mention's timers do). */
+const HOLDER = setup({
+  actors: {
+    kid: createMachine({ id: "kid", initial: "a", states: { a: { on: { STEP: "b" } }, b: {} } }),
+  },
+}).createMachine({
+  id: "holder",
+  initial: "running",
+  states: { running: { invoke: { id: "kid", src: "kid" } } },
 });
 
 /** Nested, parallel, and states whose Mermaid ids toMermaid suffixes (`state`, `…_start`, `…_end`). */
