@@ -299,12 +299,10 @@ describe("the inspector page in chromium", () => {
 
   it("draws every machine of the library with labels as large as the page's text, none over another", async () => {
     if (browser === undefined) throw new Error("chromium did not start");
-    server = await startInspectorServer();
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const problems: string[] = [];
-    page.on("pageerror", (error) => problems.push(error.message));
-    await page.goto(server.url);
-    await page.waitForSelector('[data-testid="connection"][data-state="open"]', WAIT);
+    ({ server, page } = await openInspector(browser, (p) =>
+      p.on("pageerror", (error) => problems.push(error.message)),
+    ));
     // Never started: the inspector hears of each actor when it is created, which is all a chart needs.
     for (const machine of [
       collaborateMachine,
@@ -326,10 +324,7 @@ describe("the inspector page in chromium", () => {
 
   it("follows an invoked machine's change in its parent's chart, where the machine is drawn", async () => {
     if (browser === undefined) throw new Error("chromium did not start");
-    server = await startInspectorServer();
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await page.goto(server.url);
-    await page.waitForSelector('[data-testid="connection"][data-state="open"]', WAIT);
+    ({ server, page } = await openInspector(browser));
     const actor = createActor(HOLDER, { id: "holder-1", inspect: server.inspect }).start();
     try {
       const shown = (ids: string) =>
@@ -354,10 +349,7 @@ describe("the inspector page in chromium", () => {
 
   it("maps nested, parallel and keyword-named states to their drawn nodes", async () => {
     if (browser === undefined) throw new Error("chromium did not start");
-    server = await startInspectorServer();
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await page.goto(server.url);
-    await page.waitForSelector('[data-testid="connection"][data-state="open"]', WAIT);
+    ({ server, page } = await openInspector(browser));
     const actor = createActor(NESTED, { id: "nested-1", inspect: server.inspect }).start();
     try {
       await page.locator('[data-testid="actor"][data-actor-id="nested-1"]').click(WAIT);
@@ -420,6 +412,25 @@ const NESTED = createMachine({
     },
   },
 });
+
+/** A new inspector server and a page connected to it; `watch` sees the page before it loads. */
+async function openInspector(
+  browser: Browser,
+  watch: (page: Page) => void = () => {},
+): Promise<{ server: InspectorServer; page: Page }> {
+  const server = await startInspectorServer();
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  try {
+    watch(page);
+    await page.goto(server.url);
+    await page.waitForSelector('[data-testid="connection"][data-state="open"]', WAIT);
+    return { server, page };
+  } catch (error) {
+    await page.close();
+    await server.close();
+    throw error;
+  }
+}
 
 function prepare(path: string): string {
   mkdirSync(dirname(path), { recursive: true });
