@@ -5,7 +5,11 @@ import { ANY_STATE_ID, collapseShared, mergeParallelEdges, prefixLine } from "./
 /** A machine as the inspector page draws it: its Mermaid source and the Mermaid id of each state. */
 export interface MachineChart {
   machineId: string;
-  /** The `stateDiagram-v2` source from toMermaid, or null when it could not be drawn (see `error`). */
+  /**
+   * The `stateDiagram-v2` source: toMermaid's, with invoked machines drawn inside their states, a
+   * machine-wide transition drawn once from an "any state" node and parallel edges merged; null when it
+   * could not be drawn (see `error`).
+   */
   mermaid: string | null;
   error?: string;
   /** State key path (`a.b`) → the id toMermaid gives that state in `mermaid`. */
