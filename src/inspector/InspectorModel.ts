@@ -70,7 +70,8 @@ interface ActorLike {
 }
 
 const TEXT_LIMIT = 80;
-const DATA_LIMIT = 200;
+/** Room for an event's data as the page shows it when the event is clicked; deeper values are cut anyway. */
+export const DATA_LIMIT = 1000;
 
 function text(value: unknown, limit = TEXT_LIMIT): string {
   const s = String(value);

@@ -1,6 +1,9 @@
 // The inspector page, served by InspectorServer: HTML and CSS, and the script (app.js) as strings, because
 // tsc copies no other files to dist. No framework and nothing from outside the server: Mermaid is served
-// from node_modules as mermaid.js, the data arrives as Server-Sent Events on /events.
+// from node_modules as mermaid.js, the data arrives as Server-Sent Events on /events. The script is built
+// from its parts: the statechart view (pageChart.ts), the sequence view (pageSequence.ts) and the rest here.
+import { CHART_SCRIPT } from "./pageChart.js";
+import { SEQUENCE_SCRIPT } from "./pageSequence.js";
 
 export const PAGE_HTML = String.raw`<!doctype html>
 <html lang="en">
@@ -20,7 +23,7 @@ export const PAGE_HTML = String.raw`<!doctype html>
   body {
     margin: 0; color: var(--ink); background: var(--bg);
     font: 13px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Noto Sans CJK KR", sans-serif;
-    display: grid; grid-template-rows: auto minmax(0, 1fr) 220px;
+    display: grid; grid-template-rows: auto minmax(0, 1fr) 280px;
   }
   header {
     display: flex; align-items: center; gap: 14px; padding: 10px 18px;
@@ -32,7 +35,7 @@ export const PAGE_HTML = String.raw`<!doctype html>
   .pill { font-size: 11px; padding: 2px 8px; border-radius: 999px; background: #52606d; color: #fff; }
   .pill[data-state="open"] { background: #2f8132; }
   .pill[data-state="closed"] { background: #ba2525; }
-  main { display: grid; grid-template-columns: 470px minmax(0, 1fr); gap: 12px; padding: 12px 18px 0; min-height: 0; }
+  main { display: grid; grid-template-columns: 400px minmax(0, 1fr); gap: 12px; padding: 12px 18px 0; min-height: 0; }
   .panel {
     background: var(--panel); border: 1px solid #d9e2ec; border-radius: 8px;
     display: flex; flex-direction: column; min-height: 0; overflow: hidden;
@@ -68,9 +71,17 @@ export const PAGE_HTML = String.raw`<!doctype html>
     border: 1px solid #cbd2d9; background: #fff; border-radius: 4px; padding: 2px 8px; cursor: pointer;
   }
   button[hidden] { display: none; }
-  #diagram { flex: 1; min-height: 0; overflow: auto; padding: 12px; display: flex; justify-content: center; align-items: flex-start; }
-  #diagram svg { max-width: 100%; height: auto; }
-  #diagram .empty, .empty { color: var(--faint); padding: 24px; text-align: center; }
+  .chart { position: relative; flex: 1; min-height: 0; display: flex; }
+  #diagram { flex: 1; min-height: 0; overflow: hidden; cursor: grab; touch-action: none; outline: none; }
+  #diagram:focus-visible { box-shadow: inset 0 0 0 2px var(--accent); }
+  #diagram.dragging { cursor: grabbing; }
+  #diagram svg { display: block; width: 100%; height: 100%; user-select: none; }
+  .zoom-tools { position: absolute; right: 10px; bottom: 10px; display: flex; gap: 4px; align-items: center;
+    background: rgba(255,255,255,0.92); border: 1px solid #d9e2ec; border-radius: 6px; padding: 4px; }
+  .zoom-tools[hidden] { display: none; }
+  .zoom-tools button { margin: 0; font-size: 12px; min-width: 28px; }
+  .zoom-tools span { font-size: 11px; color: var(--muted); min-width: 40px; text-align: center; }
+  .empty { color: var(--faint); padding: 24px; text-align: center; }
   #diagram g.current rect, #diagram g.current path, #diagram g.current polygon {
     fill: var(--current) !important; stroke: var(--current-edge) !important; stroke-width: 2.5px !important;
   }
@@ -80,10 +91,31 @@ export const PAGE_HTML = String.raw`<!doctype html>
   }
   #diagram .error { color: #ba2525; font-family: var(--mono); white-space: pre-wrap; }
   .log { margin: 12px 18px 14px; }
-  .log td { font-family: var(--mono); font-size: 12px; padding: 3px 10px; }
-  .log td.time { color: var(--faint); }
-  .log td.type { font-weight: 600; }
-  .log td.data { color: var(--muted); }
+  .log h2 .scope { color: var(--muted); }
+  .log h2 label.all { margin-left: auto; text-transform: none; letter-spacing: 0; font-weight: 400; color: var(--ink);
+    display: flex; align-items: center; gap: 6px; cursor: pointer; }
+  .log .body { display: grid; grid-template-columns: minmax(0, 1fr) 300px; flex: 1; min-height: 0; }
+  #sequence-scroll { overflow: auto; min-height: 0; position: relative; }
+  .lane-heads { position: sticky; top: 0; height: 40px; background: #f8fafc; border-bottom: 1px solid var(--line); z-index: 1; }
+  .lane-head { position: absolute; top: 4px; height: 32px; display: flex; flex-direction: column; align-items: center;
+    justify-content: center; border: 1px solid #cbd2d9; border-radius: 5px; background: #fff; line-height: 1.2; overflow: hidden; }
+  .lane-id { font-family: var(--mono); font-size: 12px; white-space: nowrap; }
+  .lane-machine { font-size: 11px; color: var(--muted); white-space: nowrap; }
+  svg.sequence { display: block; font: 12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+  svg.sequence .lifeline { stroke: #cbd2d9; stroke-dasharray: 4 4; }
+  svg.sequence .arrow { stroke: #52606d; stroke-width: 1.4; fill: none; }
+  svg.sequence .head { fill: #52606d; }
+  svg.sequence .hit { fill: transparent; }
+  svg.sequence .message { cursor: pointer; outline: none; }
+  svg.sequence .message:hover .hit, svg.sequence .message:focus-visible .hit { fill: #f5f9ff; }
+  svg.sequence .message.selected .hit { fill: #e3f0ff; }
+  svg.sequence .message.selected .arrow { stroke: var(--accent); }
+  svg.sequence .time { fill: var(--faint); font-family: var(--mono); font-size: 11px; }
+  svg.sequence .label { fill: var(--ink); font-weight: 600; }
+  #event-detail { border-left: 1px solid var(--line); padding: 10px 12px; overflow: auto; min-height: 0; }
+  #event-detail .detail-type { font-family: var(--mono); font-weight: 600; overflow-wrap: anywhere; }
+  #event-detail .detail-meta { color: var(--muted); margin: 2px 0 8px; overflow-wrap: anywhere; }
+  #event-detail pre { margin: 0; font-family: var(--mono); font-size: 12px; white-space: pre-wrap; overflow-wrap: anywhere; }
 </style>
 </head>
 <body>
@@ -98,7 +130,7 @@ export const PAGE_HTML = String.raw`<!doctype html>
     <h2>Actors</h2>
     <div class="scroll">
       <table>
-        <colgroup><col><col style="width: 100px"><col style="width: 150px"><col style="width: 66px"></colgroup>
+        <colgroup><col><col style="width: 92px"><col style="width: 140px"><col style="width: 60px"></colgroup>
         <thead><tr><th>actor</th><th>machine</th><th>state</th><th>status</th></tr></thead>
         <tbody id="actors" data-testid="actors"></tbody>
       </table>
@@ -108,17 +140,27 @@ export const PAGE_HTML = String.raw`<!doctype html>
   <section class="panel">
     <h2>Statechart <span class="detail" id="selection" data-testid="selection"></span>
       <button id="follow" data-testid="follow" hidden>follow latest</button></h2>
-    <div id="diagram" data-testid="diagram"><div class="empty">The selected actor's statechart appears here.</div></div>
+    <div class="chart">
+      <div id="diagram" data-testid="diagram" tabindex="0" aria-label="statechart: drag to pan, wheel to zoom, + and - zoom, 0 shows 100%, f fits"><div class="empty">The selected actor's statechart appears here.</div></div>
+      <div class="zoom-tools" id="zoom-tools" hidden>
+        <button id="zoom-out" data-testid="zoom-out" title="zoom out (-)" aria-label="zoom out">−</button>
+        <span id="zoom-level" data-testid="zoom-level">100%</span>
+        <button id="zoom-in" data-testid="zoom-in" title="zoom in (+)" aria-label="zoom in">+</button>
+        <button id="zoom-actual" data-testid="zoom-actual" title="actual size (0)">1:1</button>
+        <button id="zoom-fit" data-testid="zoom-fit" title="fit the chart (f)">fit</button>
+      </div>
+    </div>
   </section>
 </main>
 <section class="panel log">
-  <h2>Events <span class="detail" id="event-count"></span></h2>
-  <div class="scroll">
-    <table>
-      <colgroup><col style="width: 110px"><col style="width: 200px"><col style="width: 230px"><col style="width: 200px"><col></colgroup>
-      <thead><tr><th>time</th><th>to</th><th>event</th><th>from</th><th>data</th></tr></thead>
-      <tbody id="events" data-testid="event-log"></tbody>
-    </table>
+  <h2>Events <span class="detail"><span id="event-count"></span> <span class="scope" id="event-scope" data-testid="event-scope"></span></span>
+    <label class="all"><input type="checkbox" id="all-events" data-testid="all-events"> all actors</label></h2>
+  <div class="body">
+    <div id="sequence-scroll" data-testid="event-log">
+      <div id="sequence"></div>
+      <div class="empty" id="no-events">No events yet.</div>
+    </div>
+    <div id="event-detail" data-testid="event-detail"></div>
   </div>
 </section>
 <script src="mermaid.js"></script>
@@ -127,11 +169,10 @@ export const PAGE_HTML = String.raw`<!doctype html>
 </html>
 `;
 
-export const PAGE_SCRIPT = String.raw`"use strict";
-(function () {
+const APP_CORE = String.raw`
   var MAX_EVENTS = 200;
   var model = { actors: new Map(), machines: new Map(), events: [] };
-  var ui = { selected: null, pinned: false, showAll: false, drawn: null, drawing: null, token: 0, scheduled: false, eventsDirty: true };
+  var ui = { selected: null, pinned: false, showAll: false, drawn: null, drawing: null, token: 0, scheduled: false, eventsDirty: true, event: null, allEvents: false, sequenceScope: null };
   var byId = function (id) { return document.getElementById(id); };
 
   window.mermaid.initialize({
@@ -139,6 +180,8 @@ export const PAGE_SCRIPT = String.raw`"use strict";
     securityLevel: "strict",
     theme: "base",
     fontFamily: "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif",
+    // Room between states for the edge labels (pageChart.ts moves apart any that still touch).
+    state: { nodeSpacing: 50, rankSpacing: 60, useMaxWidth: false },
     themeVariables: {
       fontSize: "13px",
       primaryColor: "#f0f4f8",
@@ -220,6 +263,10 @@ export const PAGE_SCRIPT = String.raw`"use strict";
     model.actors.forEach(function (a) {
       if (a.machineId !== undefined && (best === null || a.updatedSeq > best.updatedSeq)) best = a;
     });
+    // An actor drawn inside its parent's chart is followed there.
+    var parent = best && best.parentSessionId ? model.actors.get(best.parentSessionId) : undefined;
+    var chart = parent ? model.machines.get(parent.machineId) : undefined;
+    if (chart && (chart.nested || []).some(function (n) { return n.machineId === best.machineId; })) best = parent;
     ui.selected = best ? best.sessionId : null;
     return best;
   }
@@ -269,101 +316,16 @@ export const PAGE_SCRIPT = String.raw`"use strict";
     byId("follow").hidden = !ui.pinned;
   }
 
-  function showMessage(cls, text) {
-    var diagram = byId("diagram");
-    diagram.replaceChildren(el("div", { class: cls, text: text }));
-    ["actorId", "sessionId", "machine", "currentState", "currentIds"].forEach(function (k) { delete diagram.dataset[k]; });
-    ui.drawn = null;
-  }
-
-  /** Draws a machine's chart once; the states are then marked on the drawn SVG. */
-  function draw(chart) {
-    if (ui.drawing === chart.machineId) return;
-    ui.drawing = chart.machineId;
-    var token = ++ui.token;
-    var renderId = "chart-" + token;
-    window.mermaid.render(renderId, chart.mermaid).then(function (result) {
-      if (token !== ui.token) return;
-      var diagram = byId("diagram");
-      diagram.innerHTML = result.svg;
-      var known = new Set(Object.keys(chart.stateIds).map(function (k) { return chart.stateIds[k]; }));
-      var prefix = renderId + "-state-";
-      diagram.querySelectorAll("g[id]").forEach(function (g) {
-        if (g.id.indexOf(prefix) !== 0) return;
-        var match = /^(.+)-\d+$/.exec(g.id.slice(prefix.length));
-        if (match && known.has(match[1])) g.setAttribute("data-state-id", match[1]);
-      });
-      diagram.dataset.machine = chart.machineId;
-      ui.drawn = chart.machineId;
-      ui.drawing = null;
-      render();
-    }, function (error) {
-      if (token !== ui.token) return;
-      ui.drawing = null;
-      showMessage("error", "Mermaid could not draw " + chart.machineId + ": " + (error && error.message ? error.message : error));
-      ui.drawn = "error:" + chart.machineId;
-    });
-  }
-
-  function highlight(actor) {
-    var diagram = byId("diagram");
-    var ids = actor.current.join(" ");
-    var moved = diagram.dataset.currentIds !== ids || diagram.dataset.sessionId !== actor.sessionId;
-    var first = null;
-    diagram.querySelectorAll("[data-state-id]").forEach(function (g) {
-      var id = g.getAttribute("data-state-id");
-      var current = actor.current.indexOf(id) >= 0;
-      g.classList.toggle("current", current);
-      g.classList.toggle("active", actor.active.indexOf(id) >= 0);
-      if (current && first === null) first = g;
-    });
-    diagram.dataset.actorId = actor.id;
-    diagram.dataset.sessionId = actor.sessionId;
-    diagram.dataset.currentState = actor.state;
-    diagram.dataset.currentIds = ids;
-    if (moved && first !== null) first.scrollIntoView({ block: "nearest", inline: "nearest" });
-  }
-
-  function renderDiagram(actor) {
-    if (!actor) return showMessage("empty", "No state machine actors yet.");
-    var chart = model.machines.get(actor.machineId);
-    if (!chart) return showMessage("empty", "No chart for machine " + actor.machineId + ".");
-    if (chart.mermaid === null) return showMessage("error", "No chart for " + chart.machineId + ": " + chart.error);
-    if (ui.drawn === "error:" + chart.machineId) return;
-    if (ui.drawn !== chart.machineId) return draw(chart);
-    highlight(actor);
-  }
-
-  function pad(n, width) { return String(n).padStart(width, "0"); }
-  function time(at) {
-    var d = new Date(at);
-    return pad(d.getHours(), 2) + ":" + pad(d.getMinutes(), 2) + ":" + pad(d.getSeconds(), 2) + "." + pad(d.getMilliseconds(), 3);
-  }
-
-  function renderEvents() {
-    if (!ui.eventsDirty) return;
-    ui.eventsDirty = false;
-    var rows = model.events.slice().reverse().map(function (e) {
-      return el("tr", { "data-testid": "event", "data-type": e.type, "data-target": e.targetId }, [
-        el("td", { class: "time", text: time(e.at) }),
-        el("td", { text: e.targetId, title: e.targetId }),
-        el("td", { class: "type", text: e.type, title: e.type }),
-        el("td", { text: e.sourceId || "", title: e.sourceId || "" }),
-        el("td", { class: "data", text: e.data || "", title: e.data || "" }),
-      ]);
-    });
-    byId("events").replaceChildren.apply(byId("events"), rows);
-    byId("event-count").textContent = model.events.length + (model.events.length === MAX_EVENTS ? " (latest)" : "");
-  }
-
   function render() {
     var actor = selectedActor();
     renderActors(actor);
     renderSelection(actor);
     renderDiagram(actor);
-    renderEvents();
+    renderSequence(actor);
   }
+`;
 
+const APP_START = String.raw`
   function setConnection(state) {
     var pill = byId("connection");
     pill.dataset.state = state;
@@ -372,11 +334,15 @@ export const PAGE_SCRIPT = String.raw`"use strict";
 
   byId("show-all").addEventListener("change", function (e) { ui.showAll = e.target.checked; render(); });
   byId("follow").addEventListener("click", function () { ui.pinned = false; render(); });
+  byId("all-events").addEventListener("change", function (e) { ui.allEvents = e.target.checked; render(); });
 
   var source = new EventSource("events");
   source.onopen = function () { setConnection("open"); };
   source.onerror = function () { setConnection(source.readyState === EventSource.CLOSED ? "closed" : "connecting"); };
   source.onmessage = function (e) { apply(JSON.parse(e.data)); schedule(); };
+  setupPanZoom();
   render();
-})();
 `;
+
+/** The page's script (app.js): one closure, its parts sharing the model and the helpers. */
+export const PAGE_SCRIPT = `"use strict";\n(function () {${APP_CORE}${CHART_SCRIPT}${SEQUENCE_SCRIPT}${APP_START}})();\n`;

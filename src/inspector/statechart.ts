@@ -1,13 +1,34 @@
-import type { AnyStateMachine, AnyStateNode } from "xstate";
-import { mermaidStateId, toMermaid } from "../machines/index.js";
+import { type AnyStateMachine, type AnyStateNode, StateMachine } from "xstate";
+import { eventLabel, listTransitions, mermaidStateId, toMermaid } from "../machines/index.js";
+import { ANY_STATE_ID, collapseShared, mergeParallelEdges, prefixLine } from "./chartSource.js";
 
 /** A machine as the inspector page draws it: its Mermaid source and the Mermaid id of each state. */
 export interface MachineChart {
   machineId: string;
-  /** The `stateDiagram-v2` source from toMermaid, or null when it could not be drawn (see `error`). */
+  /**
+   * The `stateDiagram-v2` source: toMermaid's, with invoked machines drawn inside their states, a
+   * machine-wide transition drawn once from an "any state" node and parallel edges merged; null when it
+   * could not be drawn (see `error`).
+   */
   mermaid: string | null;
   error?: string;
   /** State key path (`a.b`) → the id toMermaid gives that state in `mermaid`. */
+  stateIds: Record<string, string>;
+  /** Machines invoked by a state, drawn inside that state's box (the page marks their actors' states there). */
+  nested?: NestedChart[];
+}
+
+/** A machine a state invokes, drawn inside that state: its states' ids are the child chart's with `prefix`. */
+export interface NestedChart {
+  /** The Mermaid id of the invoking state in the parent chart. */
+  stateId: string;
+  /** The invocation's id: the child actor's id. */
+  invokeId: string;
+  /** The invoked machine's id (its actors' `machineId`). */
+  machineId: string;
+  /** Prepended to the child chart's Mermaid ids inside the parent chart. */
+  prefix: string;
+  /** State key path in the child machine → its Mermaid id in the parent chart (prefix included). */
   stateIds: Record<string, string>;
 }
 
@@ -35,8 +56,11 @@ function declares(source: string, id: string): boolean {
   });
 }
 
-/** The chart of one machine: toMermaid's source and the verified Mermaid id of every state. Never throws. */
-export function machineChart(machine: AnyStateMachine): MachineChart {
+/**
+ * The chart of one machine: toMermaid's source and the verified Mermaid id of every state. A state that
+ * invokes a state machine holds that machine's chart (one level deep). Never throws.
+ */
+export function machineChart(machine: AnyStateMachine, nest = true): MachineChart {
   let mermaid: string;
   try {
     mermaid = toMermaid(machine);
@@ -53,7 +77,91 @@ export function machineChart(machine: AnyStateMachine): MachineChart {
     const id = mermaidStateId(node.path);
     if (declares(mermaid, id)) stateIds[node.path.join(".")] = id;
   }
-  return { machineId: machine.id, mermaid, stateIds };
+  if (!Object.values(stateIds).includes(ANY_STATE_ID)) mermaid = collapseShared(mermaid, rootLabels(machine));
+  const chart: MachineChart = { machineId: machine.id, mermaid, stateIds };
+  if (!nest) return chart;
+  const nested = nestInvoked(machine, chart);
+  return { ...nested, mermaid: mergeParallelEdges(nested.mermaid ?? mermaid) };
+}
+
+/** The edge labels of the transitions a machine defines on itself (not on one of its states). */
+function rootLabels(machine: AnyStateMachine): Set<string> {
+  return new Set(
+    listTransitions(machine)
+      .filter((t) => t.source === machine.root.id && t.targets.length > 0)
+      .map((t) => `${eventLabel(t.event)}${t.guard === undefined ? "" : ` [${t.guard}]`}`),
+  );
+}
+
+/** The state machine an invocation runs: its `src` names one of the machine's actors, or is the logic itself. */
+function invokedMachine(machine: AnyStateMachine, src: unknown): AnyStateMachine | undefined {
+  const actors = (machine.implementations as { actors?: Record<string, unknown> }).actors ?? {};
+  const logic = typeof src === "string" ? actors[src] : src;
+  return logic instanceof StateMachine ? (logic as AnyStateMachine) : undefined;
+}
+
+/**
+ * Draws each machine an atomic state invokes inside that state: the state becomes a box titled
+ * `key (invoke: id)` holding the child's chart, its ids prefixed `<state id>__` so they stay unique.
+ */
+function nestInvoked(machine: AnyStateMachine, chart: MachineChart): MachineChart {
+  if (chart.mermaid === null) return chart;
+  let lines = chart.mermaid.split("\n");
+  const nested: NestedChart[] = [];
+  const taken = new Set(Object.values(chart.stateIds));
+  for (const node of descendants(machine.root)) {
+    const stateId = chart.stateIds[node.path.join(".")];
+    if (node.type !== "atomic" || stateId === undefined) continue;
+    const found = node.invoke
+      .map((i) => ({ invokeId: i.id, child: invokedMachine(machine, i.src) }))
+      .find((i) => i.child !== undefined);
+    if (found?.child === undefined) continue;
+    const inner = machineChart(found.child, false);
+    const prefix = `${stateId}__`;
+    const ids = Object.values(inner.stateIds).map((id) => prefix + id);
+    if (inner.mermaid === null || ids.some((id) => taken.has(id))) continue;
+    const at = lines.findIndex((line) => line.endsWith(` as ${stateId}`) && /^\s*state "/.test(line));
+    if (at < 0) continue;
+    const indent = /^\s*/.exec(lines[at] ?? "")?.[0] ?? "";
+    const label = /state "(.*)" as/.exec(lines[at] ?? "")?.[1] ?? node.key;
+    const noteAt = `${indent}${stateId} : `;
+    let count = 0;
+    while (lines[at + 1 + count]?.startsWith(noteAt)) count += 1;
+    const notes = lines.slice(at + 1, at + 1 + count).map((line) => `(${line.slice(noteAt.length)})`);
+    // Mermaid cannot loop an edge on a box: the state's self-loops (events it forwards to its child,
+    // events it handles with actions only) go in the box's title.
+    const loopAt = lines.findIndex((line) => line.startsWith(`${indent}${stateId} --> ${stateId} : `));
+    const loop = loopAt < 0 ? [] : (lines[loopAt] ?? "").split(" : ").slice(1).join(" : ").split("<br/>");
+    const forwarded = loop
+      .filter((l) => l.endsWith(" (forward)"))
+      .map((l) => l.slice(0, -" (forward)".length));
+    const forwards = [
+      ...(forwarded.length === 0 ? [] : [`(forwards ${forwarded.join(", ")})`]),
+      ...loop.filter((l) => !l.endsWith(" (forward)")).map((l) => `(${l})`),
+    ];
+    const title = [label, ...notes, ...forwards].join(" ");
+    const body = inner.mermaid
+      .split("\n")
+      .slice(1)
+      .filter((line) => line !== "")
+      .map((line) => `${indent}${prefixLine(line, prefix)}`);
+    lines = [
+      ...lines.slice(0, at),
+      `${indent}state "${title}" as ${stateId} {`,
+      ...body,
+      `${indent}}`,
+      ...lines.slice(at + 1 + count),
+    ].filter((line) => loopAt < 0 || line !== lines[loopAt]);
+    for (const id of ids) taken.add(id);
+    nested.push({
+      stateId,
+      invokeId: found.invokeId,
+      machineId: found.child.id,
+      prefix,
+      stateIds: Object.fromEntries(Object.entries(inner.stateIds).map(([path, id]) => [path, prefix + id])),
+    });
+  }
+  return nested.length === 0 ? chart : { ...chart, mermaid: lines.join("\n"), nested };
 }
 
 /** Every active state path of a state value, ancestors included: `{ a: "b" }` → `a`, `a.b`. */

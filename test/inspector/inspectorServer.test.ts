@@ -16,6 +16,7 @@ import {
   MAX_EVENTS,
   startInspectorServer,
 } from "../../src/inspector/InspectorServer.js";
+import { DATA_LIMIT } from "../../src/inspector/InspectorModel.js";
 import { activeStates, machineChart } from "../../src/inspector/statechart.js";
 import { type A2ARuntime, createA2ARuntime } from "../../src/index.js";
 import {
@@ -152,7 +153,7 @@ describe("startInspectorServer: what a page receives", () => {
     // JSON-safe and small: no actor refs, snapshots, machines or functions went out.
     const text = JSON.stringify(hello);
     expect(text).not.toMatch(/"(actorRef|sourceRef|snapshot|logic|machine|_parent|context)"/);
-    expect(hello.events.every((e) => (e.data ?? "").length <= 200)).toBe(true);
+    expect(hello.events.every((e) => (e.data ?? "").length <= DATA_LIMIT)).toBe(true);
     expect(JSON.parse((await get(`${server.url}state.json`)).body)).toEqual(hello);
 
     await r.handleDiscordMessage({
