@@ -1,55 +1,22 @@
-import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { type Browser, chromium } from "playwright-core";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { StatsReport } from "../../src/cli/stats.js";
+import { useChromium } from "../support/chromium.js";
 import { runCli } from "../support/cli.js";
 import { tempDir } from "../support/tempDir.js";
 
 // `stats --html` over a demo run's state dir, opened in a real browser (Debian's chromium, driven by
 // playwright-core): the charts are drawn with the run's data and the page's numbers are the JSON's.
 
-const CHROMIUM = "/usr/bin/chromium";
-const HAS_CHROMIUM = existsSync(CHROMIUM);
 // docs/stats.md shows the page; refresh it with A2A_UPDATE_SCREENSHOTS=1 npx vitest run test/cli/stats.browser.test.ts
 const DOCS_SCREENSHOT = join(dirname(fileURLToPath(import.meta.url)), "../../docs/stats.png");
 const UPDATE_SCREENSHOTS = process.env.A2A_UPDATE_SCREENSHOTS === "1";
 
 describe("the stats page in chromium", () => {
-  let browser: Browser | undefined;
-
-  // Without chromium: skipped with the reason on a developer's machine, failed in CI (which installs it).
-  beforeEach((ctx) => {
-    if (HAS_CHROMIUM) return;
-    if (process.env.CI) {
-      throw new Error(
-        `${CHROMIUM} is missing: CI must install Debian's chromium (.ci/run does) before the tests`,
-      );
-    }
-    ctx.skip(`${CHROMIUM} is missing (apt-get install chromium to run it)`);
-  });
-
-  beforeAll(async () => {
-    if (!HAS_CHROMIUM) return;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--no-first-run",
-      ],
-    });
-  }, 15_000);
-
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = useChromium();
 
   it("draws the demo run's figures: latency histogram, mention outcomes over time, turns saved by intent", async () => {
-    if (browser === undefined) throw new Error("chromium did not start");
     const dir = join(tempDir("a2a-stats-demo-"), "state");
     const demo = await runCli("demo", "--speed", "200", "--state-dir", dir);
     expect(demo.code, demo.err).toBe(0);
@@ -71,7 +38,7 @@ describe("the stats page in chromium", () => {
     const html = await runCli("stats", "--state-dir", dir, "--html", file);
     expect(html.code, html.err).toBe(0);
 
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
     try {
       const outside: string[] = [];
       const problems: string[] = [];

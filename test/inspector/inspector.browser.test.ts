@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, statSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { type AnyStateMachine, createActor, createMachine, setup } from "xstate";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { startInspectorServer, type InspectorServer } from "../../src/inspector/InspectorServer.js";
 import { type A2ARuntime, createA2ARuntime } from "../../src/index.js";
 import {
@@ -21,6 +21,7 @@ import {
   tempStateDir,
   waitUntil,
 } from "../support/runtimeFakes.js";
+import { useChromium } from "../support/chromium.js";
 import { tempDir } from "../support/tempDir.js";
 import {
   ARROW_ENDS,
@@ -41,45 +42,15 @@ import {
 // README's docs/inspector.png from it:
 //   A2A_UPDATE_SCREENSHOTS=1 npx vitest run test/inspector/inspector.browser.test.ts
 
-const CHROMIUM = "/usr/bin/chromium";
-const HAS_CHROMIUM = existsSync(CHROMIUM);
 const DOCS_SCREENSHOT = join(dirname(fileURLToPath(import.meta.url)), "../../docs/inspector.png");
 const UPDATE_SCREENSHOTS = process.env.A2A_UPDATE_SCREENSHOTS === "1";
 const WAIT = { timeout: 8_000 };
 
 describe("the inspector page in chromium", () => {
-  let browser: Browser | undefined;
+  const browser = useChromium();
   let page: Page | undefined;
   let server: InspectorServer | undefined;
   let runtime: A2ARuntime | undefined;
-
-  // Without chromium: skipped with the reason on a developer's machine, failed in CI (which installs it).
-  beforeEach((ctx) => {
-    if (HAS_CHROMIUM) return;
-    if (process.env.CI) {
-      throw new Error(
-        `${CHROMIUM} is missing: CI must install Debian's chromium (.ci/run does) before the tests`,
-      );
-    }
-    ctx.skip(`${CHROMIUM} is missing (apt-get install chromium to run it)`);
-  });
-
-  beforeAll(async () => {
-    if (!HAS_CHROMIUM) return;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--disable-quic",
-      ],
-    });
-  }, 15_000);
 
   afterEach(async () => {
     await page?.close();
@@ -88,12 +59,7 @@ describe("the inspector page in chromium", () => {
     page = runtime = server = undefined;
   });
 
-  afterAll(async () => {
-    await browser?.close();
-  });
-
   it("lists a collaboration's actors, highlights its current state, and follows it to responded", async () => {
-    if (browser === undefined) throw new Error("chromium did not start");
     server = await startInspectorServer();
     const discord = new FakeDiscord();
     runtime = createA2ARuntime({
@@ -106,7 +72,7 @@ describe("the inspector page in chromium", () => {
     });
     await runtime.start();
 
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    page = await browser().newPage({ viewport: { width: 1440, height: 900 } });
     const origin = new URL(server.url).origin;
     const outside: string[] = [];
     const problems: string[] = [];
@@ -298,9 +264,8 @@ describe("the inspector page in chromium", () => {
   }, 30_000);
 
   it("draws every machine of the library with labels as large as the page's text, none over another", async () => {
-    if (browser === undefined) throw new Error("chromium did not start");
     const problems: string[] = [];
-    ({ server, page } = await openInspector(browser, (p) =>
+    ({ server, page } = await openInspector(browser(), (p) =>
       p.on("pageerror", (error) => problems.push(error.message)),
     ));
     // Never started: the inspector hears of each actor when it is created, which is all a chart needs.
@@ -323,8 +288,7 @@ describe("the inspector page in chromium", () => {
   }, 30_000);
 
   it("follows an invoked machine's change in its parent's chart, where the machine is drawn", async () => {
-    if (browser === undefined) throw new Error("chromium did not start");
-    ({ server, page } = await openInspector(browser));
+    ({ server, page } = await openInspector(browser()));
     const actor = createActor(HOLDER, { id: "holder-1", inspect: server.inspect }).start();
     try {
       const shown = (ids: string) =>
@@ -348,8 +312,7 @@ describe("the inspector page in chromium", () => {
   }, 15_000);
 
   it("maps nested, parallel and keyword-named states to their drawn nodes", async () => {
-    if (browser === undefined) throw new Error("chromium did not start");
-    ({ server, page } = await openInspector(browser));
+    ({ server, page } = await openInspector(browser()));
     const actor = createActor(NESTED, { id: "nested-1", inspect: server.inspect }).start();
     try {
       await page.locator('[data-testid="actor"][data-actor-id="nested-1"]').click(WAIT);
