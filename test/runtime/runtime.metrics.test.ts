@@ -10,15 +10,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../fixtures/manualClock.js";
 import { useClockedRuntimes } from "../support/clockedRuntime.js";
-import {
-  BOTS,
-  CHANNEL,
-  drain,
-  FakeDiscord,
-  FakeGateway,
-  tempStateDir,
-  waitUntil,
-} from "../support/runtimeFakes.js";
+import { BOTS, CHANNEL, FakeDiscord, FakeGateway, tempStateDir } from "../support/runtimeFakes.js";
 
 // The runtime's metrics as an application's OpenTelemetry SDK sees them: a MeterProvider with the
 // SDK's in-memory exporter, registered globally before the runtime is created.
@@ -82,14 +74,14 @@ describe("metrics through @opentelemetry/api", () => {
       message: "[NO_REPLY_NEEDED] 리뷰 부탁",
       timeoutSeconds: 60,
     });
-    await waitUntil(() => events.some((e) => e.type === "a2a.retry"), "the retry");
-    await drain();
+    await r.idle();
+    expect(events.filter((e) => e.type === "a2a.retry")).toHaveLength(1);
     await clock.advance(2_000);
     expect(await flow).toMatchObject({ status: "ok", retryAttempts: 1 });
 
     const answered = r.discordSend({ fromAgentId: "ruda", targetAgentId: "eden", message: "코드 리뷰 해줘" });
-    await waitUntil(() => discord.failures.length === 0, "the rate-limited post");
-    await drain();
+    await r.idle();
+    expect(discord.failures).toEqual([]);
     await clock.advance(1_000);
     const sent = await answered;
     if (sent.status !== "sent") throw new Error(`discordSend was ${sent.status}`);
@@ -103,10 +95,8 @@ describe("metrics through @opentelemetry/api", () => {
     expect(value(waiting, "a2a.timers.pending")).toBeGreaterThanOrEqual(2);
 
     await clock.advance(5 * MINUTE);
-    await waitUntil(
-      () => events.filter((e) => e.type === "a2a.mention.reminded").length === 2,
-      "two reminders",
-    );
+    await r.idle();
+    expect(events.filter((e) => e.type === "a2a.mention.reminded")).toHaveLength(2);
     await r.handleDiscordMessage({
       messageId: "1400000000000009001",
       channelId: sent.threadId,
@@ -118,16 +108,13 @@ describe("metrics through @opentelemetry/api", () => {
       mentionUserIds: [],
       ts: clock.now(),
     });
-    await drain();
-    // Each wait lets a post land before the clock moves on: the next timeout counts from that post.
+    // Each idle() lets a post land before the clock moves on: the next timeout counts from that post.
     await clock.advance(5 * MINUTE);
-    await waitUntil(
-      () => events.filter((e) => e.type === "a2a.mention.reminded").length === 3,
-      "seum's second reminder",
-    );
+    await r.idle();
+    expect(events.filter((e) => e.type === "a2a.mention.reminded")).toHaveLength(3);
     await clock.advance(5 * MINUTE);
-    await waitUntil(() => events.some((e) => e.type === "a2a.mention.escalated"), "the escalation");
-    await drain();
+    await r.idle();
+    expect(events.filter((e) => e.type === "a2a.mention.escalated")).toHaveLength(1);
 
     const end = await collected();
     expect(value(end, "a2a.flows", { outcome: "ok" })).toBe(1);
