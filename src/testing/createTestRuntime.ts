@@ -1,4 +1,5 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtempSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createMemoryStore } from "../persistence/createMemoryStore.js";
@@ -48,15 +49,17 @@ export interface TestRuntime<D extends DiscordPort, G extends GatewayPort> {
  * The runtime for a gateway's own tests, as a time-skipping test environment: in memory (its actors in
  * `createMemoryStore()`, its event log and thread state in a temporary directory that `stop()`
  * removes) and on a virtual clock, so "15 minutes later" takes `await t.advance(15 * 60_000)` and a
- * few milliseconds. Resolves with the runtime started; call `stop()` after the test.
+ * few milliseconds. It returns at once with the runtime starting (every call of `runtime`, `advance` and
+ * `stop` waits for the start; `await createTestRuntime(…)` works too); call `stop()` after the test. A
+ * bad config throws here, naming each problem.
  *
  * `RecordingDiscord` and `ScriptedGateway` passed in (or the defaults) are connected to the virtual
  * clock, so what they record carries virtual times, and `discord.answer(...)` reaches this runtime.
  */
-export async function createTestRuntime<
+export function createTestRuntime<
   D extends DiscordPort = RecordingDiscord,
   G extends GatewayPort = ScriptedGateway,
->(o: TestRuntimeOptions<D, G> = {}): Promise<TestRuntime<D, G>> {
+>(o: TestRuntimeOptions<D, G> = {}): TestRuntime<D, G> {
   const start = o.now ?? Date.now();
   if (typeof start !== "number" || !Number.isFinite(start)) {
     throw new TypeError(`createTestRuntime: now must be a time in epoch milliseconds, got ${String(start)}`);
@@ -67,19 +70,27 @@ export async function createTestRuntime<
   const warnings: string[] = [];
   const events: A2AEvent[] = [];
   const agents = parseConfig(o.config, { onWarning: () => {} }).agents;
-  const stateDir = await mkdtemp(join(tmpdir(), "a2a-test-runtime-"));
-  const runtime = createA2ARuntime({
-    stateDir,
-    store: createMemoryStore(),
-    // createA2ARuntime checks it, naming each problem.
-    config: o.config as A2AConfigInput | undefined,
-    gateway,
-    discord,
-    now: clock.now,
-    timers: clock,
-    random: o.random ?? (() => 0.5),
-    onWarning: (message) => warnings.push(message),
-  });
+  const stateDir = mkdtempSync(join(tmpdir(), "a2a-test-runtime-"));
+  const created = () =>
+    createA2ARuntime({
+      stateDir,
+      store: createMemoryStore(),
+      // createA2ARuntime checks it, naming each problem.
+      config: o.config as A2AConfigInput | undefined,
+      gateway,
+      discord,
+      now: clock.now,
+      timers: clock,
+      random: o.random ?? (() => 0.5),
+      onWarning: (message) => warnings.push(message),
+    });
+  let runtime: A2ARuntime;
+  try {
+    runtime = created();
+  } catch (error) {
+    void rm(stateDir, { recursive: true, force: true });
+    throw error;
+  }
   if (discord instanceof RecordingDiscord) {
     discord.connect({
       runtime,
@@ -89,29 +100,54 @@ export async function createTestRuntime<
   }
   if (gateway instanceof ScriptedGateway) gateway.useClock(clock.now);
   runtime.onEvent((e) => events.push(e));
-  try {
-    await runtime.start();
-  } catch (error) {
-    await rm(stateDir, { recursive: true, force: true });
-    throw error;
-  }
+  const started = runtime.start();
+  started.catch(() => {}); // each call below rethrows it
   let stopped = false;
   return {
-    runtime,
+    runtime: startedFirst(runtime, started),
     discord,
     gateway,
     events,
     warnings,
     now: clock.now,
-    advance: (ms) => clock.advance(ms, () => runtime.idle()),
+    advance: async (ms) => {
+      await started;
+      await clock.advance(ms, () => runtime.idle());
+    },
     async stop() {
       if (stopped) return;
       stopped = true;
       try {
-        await runtime.stop();
+        await started.then(
+          () => runtime.stop(),
+          () => undefined,
+        );
       } finally {
         await rm(stateDir, { recursive: true, force: true, maxRetries: 3 });
       }
     },
+  };
+}
+
+/** The runtime, each of whose calls waits for its start first (and fails as the start did). */
+function startedFirst(runtime: A2ARuntime, started: Promise<void>): A2ARuntime {
+  const after =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      await started;
+      return call(...args);
+    };
+  return {
+    messages: runtime.messages,
+    start: () => started,
+    stop: after(runtime.stop),
+    sessionsSend: after(runtime.sessionsSend),
+    discordSend: after(runtime.discordSend),
+    handleDiscordMessage: after(runtime.handleDiscordMessage),
+    registerSinkThread: after(runtime.registerSinkThread),
+    getConversationId: after(runtime.getConversationId),
+    mentions: after(runtime.mentions),
+    onEvent: runtime.onEvent,
+    idle: after(runtime.idle),
   };
 }

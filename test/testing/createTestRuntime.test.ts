@@ -222,9 +222,25 @@ describe("createTestRuntime: a runtime on a virtual clock", () => {
     });
   });
 
-  it("refuses a bad config before it makes anything, naming the problem", async () => {
-    await expect(createTestRuntime({ config: { agents: { ruda: { discordBotId: 7 } } } })).rejects.toThrow(
+  it("refuses a bad config at the call, naming the problem", () => {
+    expect(() => createTestRuntime({ config: { agents: { ruda: { discordBotId: 7 } } } })).toThrow(
       /discordBotId/,
     );
+  });
+
+  it("returns at once, as API.md's shape has it: the runtime's calls wait for its start", async () => {
+    const t = createTestRuntime({ config: runtimeConfig, now: T0 });
+    try {
+      const sent = await t.runtime.discordSend({
+        fromAgentId: "ruda",
+        targetAgentId: "eden",
+        message: "봐줘",
+      });
+      expect(sent.status).toBe("sent");
+      await t.advance(5 * MINUTE);
+      expect(t.events.filter((e) => e.type === "a2a.mention.reminded")).toHaveLength(1);
+    } finally {
+      await t.stop();
+    }
   });
 });
