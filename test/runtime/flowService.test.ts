@@ -23,6 +23,9 @@ const T0 = Date.UTC(2026, 10, 24, 9, 0, 0);
 const EDEN = "agent:eden:main";
 const keep = usePartsHarness(T0);
 
+// These tests poll rather than await actors.idle(): each holds a gateway call open (a held `agent`, or
+// `hangWaits`), a side effect in flight that idle() would wait for until the test lets it go.
+
 /** A gateway whose `agent` call (the message leaving) waits until the test lets it go. */
 class HeldGateway extends FakeGateway {
   readonly sent = deferred();

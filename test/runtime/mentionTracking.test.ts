@@ -84,8 +84,7 @@ describe("createMentionTracking: trackResponse", () => {
     expect(trackResponse(toEden.threadId, botMessage(toEden.threadId, "ruda"))).toBe(0);
     expect(trackResponse(toEden.threadId, botMessage(toEden.threadId, "seum"))).toBe(0);
     expect(trackResponse(toSeum.threadId, botMessage(toSeum.threadId, "eden"))).toBe(0);
-    await drain();
-    await parts.actors.persisted();
+    await parts.actors.idle();
     expect(store.puts).toBe(puts);
     expect(await store.get(toEden.mentionId)).toEqual(stored);
 
@@ -112,8 +111,7 @@ describe("createMentionTracking: trackResponse", () => {
     expect([...second.parts.actors.hostedEntries()]).toEqual([]);
     const puts = store.puts;
     expect(second.trackResponse(sent.threadId, botMessage(sent.threadId, "ruda"))).toBe(0);
-    await drain();
-    await second.parts.actors.persisted();
+    await second.parts.actors.idle();
     expect(store.puts).toBe(puts);
 
     expect(second.trackResponse(sent.threadId, botMessage(sent.threadId, "eden"))).toBe(1);
@@ -157,8 +155,7 @@ describe("createMentionTracking: what a late message or a write in flight does n
     const puts = store.puts;
     const late = { ...botMessage(sent.threadId, "eden"), ts: T0 - 1 };
     trackResponse(sent.threadId, late);
-    await drain();
-    await parts.actors.persisted();
+    await parts.actors.idle();
     expect(store.puts).toBe(puts);
     expect(await store.get(sent.mentionId)).toEqual(stored);
   });
@@ -174,6 +171,7 @@ describe("createMentionTracking: what a late message or a write in flight does n
     store.hold();
     try {
       trackResponse(sent.threadId, botMessage(sent.threadId, "eden"));
+      // Not idle(): the held write is in flight until release(), and idle() would wait for it.
       await drain();
       expect((await mentions()).map((m) => m.id)).toEqual([sent.mentionId]);
     } finally {

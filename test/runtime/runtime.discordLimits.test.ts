@@ -69,6 +69,8 @@ function tenNewThreads(r: ReturnType<typeof runtime>): Array<Promise<DiscordSend
 
 /** Five threads open at once; the rest wait for the minute to pass (API.md §4: ≤ 5/min per guild). */
 async function expectFivePerMinute(discord: FakeDiscord, sends: Array<Promise<DiscordSendResult>>) {
+  // Polled, not idle(): the five held by the limiter are side effects in flight until the minute passes,
+  // so runtime.idle() would wait for a clock that only this test moves.
   await waitUntil(() => discord.threads.length >= 5, "the first five threads");
   await drain();
   expect(discord.threads).toHaveLength(5);
@@ -144,18 +146,20 @@ describe("createA2ARuntime: every Discord call has a timeout (design 002 §5)", 
         () => (settled = true),
         () => (settled = true),
       );
+      // Polled, not idle(): the starter post never answers, so it stays in flight until its timeout fires.
       await waitUntil(() => calls === 1, "the starter post");
       await vi.advanceTimersByTimeAsync(timeoutMs - 1);
-      await drain();
+      await drain(); // not idle(): the post is still in flight
       expect(calls).toBe(1);
       // The timeout: a transient failure, retried after 1 s (design 002 §5), not before.
       await vi.advanceTimersByTimeAsync(1);
       await vi.advanceTimersByTimeAsync(999);
-      await drain();
+      await r.idle();
       expect(calls).toBe(1);
       expect(settled).toBe(false);
       await vi.advanceTimersByTimeAsync(1);
-      await waitUntil(() => settled, "the collaboration sent");
+      await r.idle();
+      expect(settled).toBe(true);
       expect(await sending).toMatchObject({ status: "sent" });
       expect(discord.messages.map((m) => m.mentionUserIds)).toEqual([[], [BOTS.eden]]);
     },

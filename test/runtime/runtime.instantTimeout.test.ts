@@ -2,12 +2,10 @@ import { describe, expect, it, vi } from "vitest";
 import type { A2AEvent, GatewayPort } from "../../src/index.js";
 import {
   BOTS,
-  drain,
   FakeDiscord,
   runtimeConfig,
   tempStateDir,
   useRuntimeHarness,
-  waitUntil,
 } from "../support/runtimeFakes.js";
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
@@ -71,17 +69,17 @@ describe("createA2ARuntime: a gateway that answers timeout at once (design 000 �
         message: "[NOTIFICATION] 배포 끝났어요",
         timeoutSeconds,
       });
-      await drain();
+      await r.idle();
 
       await vi.advanceTimersByTimeAsync(REMINDER_MS);
       const reminder = () =>
         discord.postedAt.find((p) => p.content.startsWith(`[리마인더 1/3] <@${BOTS.eden}>`));
-      await waitUntil(() => reminder() !== undefined, "the reminder");
+      await r.idle();
       expect(reminder()?.at).toBe(T0 + REMINDER_MS);
 
       // Past the backoff (2 s ± 25%): the resent message's chunks run out too.
       await vi.advanceTimersByTimeAsync(3_000);
-      await waitUntil(() => events.some((e) => e.type === "a2a.complete"), "a2a.complete");
+      await r.idle();
       const complete = events.find((e) => e.type === "a2a.complete");
       expect(complete?.type === "a2a.complete" && complete.data).toMatchObject({
         retryAttempts: 1,

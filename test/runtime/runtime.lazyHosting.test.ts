@@ -3,12 +3,10 @@ import type { AnyActorRef, InspectionEvent } from "xstate";
 import { type A2AConfigInput, createA2ARuntime, type MentionSummary } from "../../src/index.js";
 import {
   BOTS,
-  drain,
   FakeDiscord,
   runtimeConfig,
   tempStateDir,
   useRuntimeHarness,
-  waitUntil,
 } from "../support/runtimeFakes.js";
 
 // Lazy hosting: after a restart, a collaboration whose mention only waits (for a timeout or an answer)
@@ -80,7 +78,7 @@ describe("createA2ARuntime: lazy hosting of waiting collaborations", () => {
     const seen = collaborateActors();
     const again = runtime({ stateDir: dir, discord, inspect: seen.inspect });
     await again.start();
-    await drain();
+    await again.idle();
     expect(seen.ids).toEqual([]);
     expect((await again.mentions()).map((m) => m.status)).toEqual([
       "pending",
@@ -99,7 +97,7 @@ describe("createA2ARuntime: lazy hosting of waiting collaborations", () => {
     const after = await again.mentions();
     expect(after.find((m) => m.id === target.mentionId)?.status).toBe("responded");
     expect(after.filter((m) => m.status === "pending")).toHaveLength(3);
-    await drain();
+    await again.idle();
     expect(seen.ids).toEqual([target.mentionId]);
 
     // The answer is durable: a third runtime reads it responded, and hosts nothing at start either.
@@ -123,7 +121,7 @@ describe("createA2ARuntime: lazy hosting of waiting collaborations", () => {
     const again = runtime({ config, stateDir: dir, discord, inspect: seen.inspect });
     await again.start();
     await vi.advanceTimersByTimeAsync(60 * MINUTE);
-    await drain();
+    await again.idle();
     expect(seen.ids).toEqual([]);
     expect(await again.mentions()).toEqual(before);
     const target = sent[0];
@@ -141,16 +139,16 @@ describe("createA2ARuntime: lazy hosting of waiting collaborations", () => {
     const seen = collaborateActors();
     const again = runtime({ stateDir: dir, discord, inspect: seen.inspect });
     await again.start();
-    await drain();
+    await again.idle();
     expect(seen.ids).toEqual([]);
     const reminders = () => discord.messages.filter((m) => m.content.startsWith("[리마인더"));
     await vi.advanceTimersByTimeAsync(MINUTE - 1);
-    await drain();
+    await again.idle();
     expect(reminders()).toHaveLength(0);
     expect(seen.ids).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
-    await waitUntil(() => reminders().length === 2, "both reminders");
-    await drain();
+    await again.idle();
+    expect(reminders()).toHaveLength(2);
     expect(
       reminders()
         .map((m) => m.channelId)
@@ -175,21 +173,22 @@ describe("createA2ARuntime: lazy hosting of waiting collaborations", () => {
     await again.start();
     const reminders = () => discord.messages.filter((m) => m.content.startsWith("[리마인더"));
     await vi.advanceTimersByTimeAsync(0);
-    await waitUntil(() => reminders().length === 1, "the overdue reminder");
-    await drain();
+    await again.idle();
+    expect(reminders()).toHaveLength(1);
     await again.stop();
     const third = runtime({ stateDir: dir, discord });
     await third.start();
     await vi.advanceTimersByTimeAsync(0);
-    await drain();
+    await third.idle();
     expect(reminders()).toHaveLength(1);
     expect(reminders()[0]?.channelId).toBe(sent[0]?.threadId);
     // Due a full timeout after the reminder was sent (T+7): T+12.
     await vi.advanceTimersByTimeAsync(5 * MINUTE - 1);
-    await drain();
+    await third.idle();
     expect(reminders()).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
-    await waitUntil(() => reminders().length === 2, "the second reminder");
+    await third.idle();
+    expect(reminders()).toHaveLength(2);
   });
 
   it("mentions() reads the same for a collaboration dormant and hosted (pending, reminded, finished)", async () => {
@@ -215,9 +214,10 @@ describe("createA2ARuntime: lazy hosting of waiting collaborations", () => {
     await vi.advanceTimersByTimeAsync(3 * MINUTE);
     const t2 = await send("t2", "seum");
     await vi.advanceTimersByTimeAsync(2 * MINUTE);
-    await waitUntil(() => discord.messages.some((m) => m.content.startsWith("[리마인더")), "t1's reminder");
+    await first.idle();
+    expect(discord.messages.filter((m) => m.content.startsWith("[리마인더"))).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(MINUTE);
-    await drain();
+    await first.idle();
     const hostedBefore = await first.mentions();
     await first.stop();
     const statusOf = (list: MentionSummary[], id: string) => list.find((m) => m.id === id)?.status;

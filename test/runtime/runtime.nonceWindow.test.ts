@@ -94,9 +94,11 @@ async function crashThenRestart(
   });
   sending.catch(() => undefined);
   for (let i = 0; i < scenario.timeoutsBefore; i += 1) {
-    await waitUntil(() => discord.messages.length === 2 + i, `post ${2 + i}`);
+    await first.idle();
+    expect(discord.messages).toHaveLength(2 + i);
     await vi.advanceTimersByTimeAsync(5 * MINUTE);
   }
+  // Polled, not idle(): the "crashed" post is never answered, so it stays in flight for good.
   await waitUntil(() => discord.messages.some(scenario.crashOn), "the post Discord accepts");
   await first.stop();
   vi.setSystemTime(Date.now() + restartAfterMs);
@@ -104,7 +106,8 @@ async function crashThenRestart(
   await second.start();
   const settled = async () =>
     (await second.mentions()).some((m) => matches(m, scenario.after.status, scenario.after.attempts));
-  await waitUntil(settled, `the mention ${scenario.after.status} after the restart`);
+  await second.idle();
+  expect(await settled(), `the mention ${scenario.after.status} after the restart`).toBe(true);
   return { posts: discord.messages.filter(scenario.crashOn), mentions: await second.mentions() };
 }
 
@@ -161,15 +164,18 @@ describe("a post accepted by Discord just before a crash", () => {
     first
       .discordSend({ fromAgentId: "ruda", targetAgentId: "eden", message: "코드 리뷰 해줘" })
       .catch(() => undefined);
+    // Polled, not idle(): the "crashed" post is never answered.
     await waitUntil(() => discord.messages.some(isMention), "the mention Discord accepts");
     await first.stop();
     vi.setSystemTime(Date.now() + 2 * WINDOW);
     const second = runtime({ stateDir: dir, discord });
     await second.start();
-    await waitUntil(() => discord.recentCalls.length === 1, "the first read");
+    await second.idle();
+    expect(discord.recentCalls).toHaveLength(1);
     // Discord's 5xx: retried after 1 s (design 002 §5).
     await vi.advanceTimersByTimeAsync(1_000);
-    await waitUntil(async () => (await second.mentions()).length === 1, "the mention recorded");
+    await second.idle();
+    expect(await second.mentions()).toHaveLength(1);
     expect(discord.messages.filter(isMention)).toHaveLength(1);
     expect(discord.recentCalls).toHaveLength(2);
   });
@@ -200,6 +206,7 @@ describe("a post accepted by Discord just before a crash", () => {
     });
     if (sent.status !== "sent") throw new Error("not sent");
     await vi.advanceTimersByTimeAsync(5 * MINUTE);
+    // Polled, not idle(): the "crashed" reminder is never answered.
     await waitUntil(() => discord.messages.some(isFirstReminder), "the reminder Discord accepts");
     const firstTry = Date.now();
     // A minute later, while the reminder's answer is still awaited, seum speaks in the thread.
@@ -219,7 +226,8 @@ describe("a post accepted by Discord just before a crash", () => {
     vi.setSystemTime(firstTry + WINDOW + MINUTE / 2);
     const second = runtime({ stateDir: dir, discord });
     await second.start();
-    await waitUntil(async () => (await second.mentions())[0]?.status === "reminded", "the reminder recorded");
+    await second.idle();
+    expect((await second.mentions())[0]?.status).toBe("reminded");
     expect(discord.messages.filter(isFirstReminder)).toHaveLength(1);
   });
 
@@ -241,6 +249,7 @@ describe("a post accepted by Discord just before a crash", () => {
     first
       .discordSend({ fromAgentId: "ruda", targetAgentId: "eden", message: "코드 리뷰 해줘" })
       .catch(() => undefined);
+    // Polled, not idle(): the "crashed" starter is never answered.
     await waitUntil(() => discord.in(CHANNEL).length === 2, "the starter");
     const starter = discord.in(CHANNEL)[1];
     // The earlier message now reads the same as the starter: only its time tells them apart.
@@ -252,7 +261,8 @@ describe("a post accepted by Discord just before a crash", () => {
     vi.setSystemTime(Date.now() + 2 * WINDOW);
     const second = runtime({ stateDir: dir, discord });
     await second.start();
-    await waitUntil(async () => (await second.mentions()).length === 1, "the mention");
+    await second.idle();
+    expect(await second.mentions()).toHaveLength(1);
     // The older look-alike was not taken: the starter was posted (again) and its thread opened from it.
     expect(discord.in(CHANNEL)).toHaveLength(2);
     expect(discord.threads[0]?.threadId).toBe(discord.in(CHANNEL)[1]?.messageId);
@@ -278,6 +288,7 @@ describe("a post accepted by Discord just before a crash", () => {
         timeoutSeconds: 60,
       })
       .catch(() => undefined);
+    // Polled, not idle(): the "crashed" announcement is never answered.
     await waitUntil(() => discord.in(CHANNEL).length === 1, "the announcement Discord accepts");
     await first.stop();
     vi.setSystemTime(Date.now() + 2 * WINDOW);
@@ -285,7 +296,8 @@ describe("a post accepted by Discord just before a crash", () => {
     const events: A2AEvent[] = [];
     second.onEvent((e) => events.push(e));
     await second.start();
-    await waitUntil(() => events.some((e) => e.type === "a2a.complete"), "the flow's end");
+    await second.idle();
+    expect(events.filter((e) => e.type === "a2a.complete")).toHaveLength(1);
     expect(discord.in(CHANNEL).map((m) => m.content)).toEqual([announcement]);
     expect(discord.recentCalls).toEqual([CHANNEL]);
     expect(events.find((e) => e.type === "a2a.complete")?.data).toMatchObject({ announced: true });

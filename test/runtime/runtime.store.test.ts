@@ -2,14 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { createLowdbStore, createMemoryStore } from "../../src/durable/index.js";
-import {
-  BOTS,
-  FakeDiscord,
-  drain,
-  tempStateDir,
-  useRuntimeHarness,
-  waitUntil,
-} from "../support/runtimeFakes.js";
+import { BOTS, FakeDiscord, tempStateDir, useRuntimeHarness } from "../support/runtimeFakes.js";
 
 // createA2ARuntime({ store }): the actors live in the store given, the rest of the state (event log,
 // thread state, the conversation index) in stateDir.
@@ -31,7 +24,7 @@ describe("createA2ARuntime({ store })", () => {
       message: "코드 리뷰 해줘",
     });
     if (sent.status !== "sent") throw new Error(`not sent: ${JSON.stringify(sent)}`);
-    await drain();
+    await first.idle();
     expect(existsSync(join(dir, "actors"))).toBe(false);
     expect(await first.mentions()).toEqual([
       expect.objectContaining({ id: sent.mentionId, status: "pending" }),
@@ -44,10 +37,11 @@ describe("createA2ARuntime({ store })", () => {
     await second.start();
     const reminders = () => discord.in(sent.threadId).filter((m) => m.content.startsWith("[리마인더"));
     await vi.advanceTimersByTimeAsync(3 * MINUTE - 1);
-    await drain();
+    await second.idle();
     expect(reminders()).toHaveLength(0);
     await vi.advanceTimersByTimeAsync(1);
-    await waitUntil(() => reminders().length === 1, "the reminder");
+    await second.idle();
+    expect(reminders()).toHaveLength(1);
     expect(reminders()[0]?.content).toContain(`<@${BOTS.eden}>`);
     expect(await second.mentions()).toEqual([
       expect.objectContaining({ id: sent.mentionId, status: "reminded", attempts: 2 }),

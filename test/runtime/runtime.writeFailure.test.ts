@@ -25,6 +25,8 @@ function breakSnapshotWrites(dir: string): () => void {
   };
 }
 
+// Polled, not runtime.idle(): idle() waits for every write to land, and here a write is kept failing
+// (retried on the clock this test moves by hand), so idle() would wait for good.
 describe("createA2ARuntime: snapshot writes that fail", () => {
   it("answers and posts nothing until the snapshot is on disk, retrying the write until it lands", async () => {
     const dir = tempStateDir();
