@@ -265,6 +265,11 @@ export class Host implements DurableHost {
     return this.dormant.values();
   }
 
+  /** Whether a snapshot write is queued or not yet durable. */
+  get writing(): boolean {
+    return this.writer.busy;
+  }
+
   /** How many actors are hosted, how many dormant, and how many durable timers wait: for metrics. */
   counts(): { live: number; dormant: number; timersPending: number } {
     // The hosted actors' XState delays, and the host's own timers (stored due times, dormant wake-ups).

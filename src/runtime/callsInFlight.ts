@@ -16,6 +16,11 @@ export class CallsInFlight {
     };
   }
 
+  /** Calls under way now. */
+  get size(): number {
+    return this.calls.size;
+  }
+
   /** Waits until no call is under way; resolves with whether there was one to wait for. */
   async settled(): Promise<boolean> {
     if (this.calls.size === 0) return false;

@@ -21,6 +21,7 @@ import { createCollaborationService } from "./collaborationService.js";
 import { deliveryWarning } from "./deliveryWarnings.js";
 import { runtimeLogger } from "./logger.js";
 import { createRuntimeMetrics } from "./metrics.js";
+import { untilStalled } from "./stalled.js";
 import { withDiscordCallTimeout } from "./discordCallTimeout.js";
 import { EarlierPosts } from "./EarlierPosts.js";
 import { createFlowService } from "./flowService.js";
@@ -64,7 +65,12 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   const scheduler = options.timers ?? GLOBAL_TIMERS;
   const limiters = createDiscordRateLimiters(
     collaboration.rateLimit,
-    options.timers && { now, setTimeout: scheduler.setTimeout, clearTimeout: scheduler.clearTimeout },
+    // Called as methods: `timers` may be a class instance (a VirtualClock) whose methods use `this`.
+    options.timers && {
+      now,
+      setTimeout: (fn: () => void, ms: number) => scheduler.setTimeout(fn, ms),
+      clearTimeout: (handle: unknown) => scheduler.clearTimeout(handle),
+    },
   );
   // Every Discord call the runtime makes is bounded by requestTimeoutMs (design 002 §5).
   const metrics = createRuntimeMetrics();
@@ -277,12 +283,22 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
 
     async idle() {
       // A landed write starts side effects, whose outcomes emit events and start writes: until a pass finds none.
+      // Side effects that only wait for a timer (a post queued behind a rate limit, a retry's backoff) end the
+      // wait too: they go on once the timer fires, which is the caller's to make happen.
       for (;;) {
         const before = emitted;
-        await actors.idle();
+        const watch = { stopped: false };
+        const stalled = await Promise.race([
+          actors.idle().then(() => false),
+          untilStalled({
+            busy: () => actors.writing || calls.size > 0 || (discord?.inFlight ?? 0) > 0,
+            progress: () => emitted,
+            watch,
+          }),
+        ]).finally(() => (watch.stopped = true));
         const called = await calls.settled();
         await session?.idle();
-        if (!called && emitted === before) return;
+        if (stalled || (!called && emitted === before)) return;
       }
     },
 

@@ -20,6 +20,8 @@ export class DiscordCallTimeoutError extends Error {
 export interface TimedDiscordPort extends DiscordPort {
   /** Clears the timers of calls still in flight (at stop): they no longer fail, nor hold the process. */
   close(): void;
+  /** Calls under way that have neither answered nor timed out. */
+  readonly inFlight: number;
 }
 
 /**
@@ -68,6 +70,9 @@ export function withDiscordCallTimeout(
     close() {
       for (const handle of pending) timers.clearTimeout(handle);
       pending.clear();
+    },
+    get inFlight() {
+      return pending.size;
     },
   };
 }

@@ -222,6 +222,35 @@ describe("createTestRuntime: a runtime on a virtual clock", () => {
     });
   });
 
+  it("a burst past the thread-creation limit: the queued threads open when the limit allows, within advance", async () => {
+    // Seven targets, one thread each; Discord allows 5 new threads a minute per guild.
+    const agents: Record<string, { discordBotId: string }> = { ruda: { discordBotId: BOTS.ruda } };
+    for (let i = 0; i < 7; i += 1)
+      agents[`a${i}`] = { discordBotId: String(1400000000000000200n + BigInt(i)) };
+    const t = createTestRuntime({ config: { ...runtimeConfig, agents }, now: T0 });
+    started.push(t);
+    const sends = Object.keys(agents)
+      .filter((id) => id !== "ruda")
+      .map((id) => t.runtime.discordSend({ fromAgentId: "ruda", targetAgentId: id, message: "봐줘" }));
+    await t.advance(2 * MINUTE);
+    expect((await Promise.all(sends)).map((s) => s.status)).toEqual(Array(7).fill("sent"));
+    expect(t.discord.threads.map((th) => th.at - T0)).toEqual([0, 0, 0, 0, 0, MINUTE, MINUTE]);
+    // idle() with the queue waiting: it does not wait for the limit's timer, which only advance moves.
+    const more = [0, 1, 2, 3, 4, 5].map((i) =>
+      t.runtime.discordSend({
+        fromAgentId: "ruda",
+        targetAgentId: `a${i}`,
+        message: "또",
+        topicId: "second",
+      }),
+    );
+    await t.runtime.idle();
+    expect(t.discord.threads).toHaveLength(7 + 5);
+    await t.advance(MINUTE);
+    expect((await Promise.all(more)).map((s) => s.status)).toEqual(Array(6).fill("sent"));
+    expect(t.discord.threads.at(-1)?.at).toBe(T0 + 3 * MINUTE);
+  });
+
   it("refuses a bad config at the call, naming the problem", () => {
     expect(() => createTestRuntime({ config: { agents: { ruda: { discordBotId: 7 } } } })).toThrow(
       /discordBotId/,
