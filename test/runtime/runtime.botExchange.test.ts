@@ -12,7 +12,6 @@ import {
   type SentMessage,
   tempStateDir,
   useRuntimeHarness,
-  waitUntil,
 } from "../support/runtimeFakes.js";
 
 const T0 = Date.UTC(2026, 10, 24, 9, 0, 0);
@@ -253,7 +252,7 @@ describe("createA2ARuntime: bot↔bot exchanges in a thread end", () => {
 
     delivery.to = (m) => r.handleDiscordMessage(m);
     await vi.advanceTimersByTimeAsync(5 * 60_000);
-    await waitUntil(() => delivered.length > 0, "the reminder's delivery");
+    await r.idle();
     expect(delivered).toEqual([expect.objectContaining({ action: "handle", agentId: "eden" })]);
     expect(await r.mentions()).toEqual([expect.objectContaining({ status: "reminded" })]);
   });

@@ -1,7 +1,7 @@
 import { chmodSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { FakeDiscord, drain, tempStateDir, useRuntimeHarness } from "../support/runtimeFakes.js";
+import { FakeDiscord, tempStateDir, useRuntimeHarness } from "../support/runtimeFakes.js";
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 const runtime = useRuntimeHarness(T0);
@@ -31,7 +31,7 @@ describe("createA2ARuntime: the state dir is its owner's alone (design 004 §5.4
       message: "코드 리뷰 해줘",
     });
     expect(sent.status).toBe("sent");
-    await drain();
+    await r.idle();
     await r.stop();
 
     expect(statSync(dir).mode & 0o777).toBe(0o700);
