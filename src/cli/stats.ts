@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import type { CliIO } from "./io.js";
+import { type CliIO, firstLine, flagProblem } from "./io.js";
 import { renderStatsHtml } from "./statsHtml.js";
 import { readEventLog, StatsStateDirError } from "./statsRead.js";
 import { buildReport, parseSince, type StatsReport } from "./statsReport.js";
@@ -52,8 +52,7 @@ export async function runStats(argv: string[], io: CliIO, now: () => number = Da
       },
     }));
   } catch (error) {
-    // node:util names the flag in its first sentence; the rest is advice about `--`.
-    io.err(`a2a-statecharts stats: ${firstLine(error).split(". ")[0] ?? ""} (see --help)`);
+    io.err(`a2a-statecharts stats: ${flagProblem(error)} (see --help)`);
     return 2;
   }
   if (values.help) {
@@ -107,9 +106,4 @@ export async function runStats(argv: string[], io: CliIO, now: () => number = Da
     if (values.html !== undefined) io.out(`wrote ${resolve(values.html)}`);
   }
   return 0;
-}
-
-function firstLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split("\n")[0] ?? text;
 }

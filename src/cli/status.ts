@@ -9,7 +9,7 @@ import {
 import { eventLabel } from "../machines/index.js";
 import { MACHINE_VERSIONS } from "../runtime/index.js";
 import { DISCORD_TRANSIENT_MAX_RETRIES } from "../services/index.js";
-import type { CliIO } from "./io.js";
+import { type CliIO, firstLine, flagProblem } from "./io.js";
 import { type QuarantinedRow, quarantineWarning, toQuarantinedRow } from "./quarantineWarnings.js";
 import { collectExchanges, type ExchangeStatusRow, exchangeTable } from "./statusExchanges.js";
 import { alignColumns, formatDuration } from "./textTable.js";
@@ -110,8 +110,7 @@ export async function runStatus(argv: string[], io: CliIO): Promise<number> {
       },
     }));
   } catch (error) {
-    // node:util names the flag in its first sentence; the rest is advice about `--`.
-    io.err(`a2a-statecharts status: ${firstLine(error).split(". ")[0] ?? ""} (see --help)`);
+    io.err(`a2a-statecharts status: ${flagProblem(error)} (see --help)`);
     return 2;
   }
   if (values.help) {
@@ -391,9 +390,4 @@ function footer(report: StatusReport): string {
     (warnings > 0 ? `; ${warnings} warning${warnings === 1 ? "" : "s"}` : "") +
     ` · state dir ${report.stateDir}`
   );
-}
-
-function firstLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split("\n")[0] ?? text;
 }
