@@ -116,6 +116,8 @@ interface Sample {
   ops: number;
   seconds: number;
   latencies: number[];
+  /** ops/s of each round on its own: how far the shared machine moved the figures. */
+  rates: number[];
 }
 
 /** `workers` loops calling `op` until the time is up; every call's latency. */
@@ -132,7 +134,8 @@ async function measure(workers: number, op: (worker: number, n: number) => Promi
       }
     }),
   );
-  return { ops: latencies.length, seconds: (performance.now() - start) / 1000, latencies };
+  const seconds = (performance.now() - start) / 1000;
+  return { ops: latencies.length, seconds, latencies, rates: [latencies.length / seconds] };
 }
 
 function batch(size: number, n: number, offset = 0): [string[], string[], string[]] {
@@ -220,17 +223,19 @@ try {
             ops: s.ops + (prior?.ops ?? 0),
             seconds: s.seconds + (prior?.seconds ?? 0),
             latencies: [...(prior?.latencies ?? []), ...s.latencies],
+            rates: [...(prior?.rates ?? []), ...s.rates],
           });
         }
       }
     }
     const cell = (label: string, name: string) => {
       const s = samples.get(`${label}|${name}`);
-      if (s === undefined) return { rate: Number.NaN, text: "?" };
+      if (s === undefined) return { rate: Number.NaN, rates: [], text: "?" };
       const sorted = [...s.latencies].sort((a, b) => a - b);
       const rate = s.ops / s.seconds;
       return {
         rate,
+        rates: s.rates,
         text: `${Math.round(rate).toLocaleString("en-US")}/s, p50 ${quantile(sorted, 0.5).toFixed(2)} ms, p99 ${quantile(sorted, 0.99).toFixed(2)} ms`,
       };
     };
@@ -239,13 +244,14 @@ try {
         `${ROUNDS} rounds × ${SECONDS} s per workload and driver, alternating; transactions/s (gets/s for (b)), latency per call\n`,
     );
     console.log(
-      "| workload | pg | pg (prepared) | postgres.js | postgres.js ÷ pg | postgres.js ÷ pg (prepared) |",
+      "| workload | pg | pg (prepared) | postgres.js | postgres.js ÷ pg | postgres.js ÷ pg (prepared) | postgres.js ÷ pg (prepared), per round |",
     );
-    console.log("|---|---|---|---|---|---|");
+    console.log("|---|---|---|---|---|---|---|");
     for (const w of WORKLOADS) {
       const [a, b, c] = [cell(w.label, "pg"), cell(w.label, "pg (prepared)"), cell(w.label, "postgres.js")];
       console.log(
-        `| ${w.label} | ${a.text} | ${b.text} | ${c.text} | ${(c.rate / a.rate).toFixed(2)} | ${(c.rate / b.rate).toFixed(2)} |`,
+        `| ${w.label} | ${a.text} | ${b.text} | ${c.text} | ${(c.rate / a.rate).toFixed(2)} | ${(c.rate / b.rate).toFixed(2)} | ` +
+          `${c.rates.map((r, i) => (r / (b.rates[i] ?? Number.NaN)).toFixed(2)).join(" ")} |`,
       );
     }
   } finally {
