@@ -3,11 +3,13 @@
  * `postgresql` package (the newest /usr/lib/postgresql/<major>/bin), a fresh cluster per call, removed
  * after. No mock of the database.
  *
- *   const pg = await startPostgres();            // ~1 s: initdb --no-sync, then pg_ctl start
- *   const url = await pg.createDatabase();        // a database of its own for one test
- *   await pg.restart();                           // a database restart (pg_ctl restart -m fast)
- *   await pg.stopServer("immediate"); await pg.startServer(); // a crash, then recovery
- *   await pg.close();                             // stops the server, removes the cluster
+ *   const server = await startPostgres();      // ~1 s: initdb --no-sync, then pg_ctl start
+ *   const url = await server.createDatabase(); // a database of its own for one test
+ *   await server.restart();                    // a database restart (pg_ctl restart -m fast)
+ *   await server.stopServer("immediate");      // a crash (connections refused) ...
+ *   await server.startServer();                // ... then recovery
+ *   await server.terminateConnections();       // a connection loss, the server staying up
+ *   await server.close();                      // stops the server, removes the cluster
  *
  * or, in a test file: `const postgres = usePostgres();` then `postgres().connectionString()`.
  *
