@@ -24,7 +24,7 @@ import { migrate, quoteIdentifier } from "./migrations.js";
 import { Ownership } from "./ownership.js";
 import { codeOf, describeTarget, openFailure } from "./postgresErrors.js";
 import type { ResolvedPostgresStoreOptions } from "./postgresStoreOptions.js";
-import { putRecords, quarantineRecords, registerOwner, releaseOwner } from "./statements.js";
+import { named, putRecords, quarantineRecords, registerOwner, releaseOwner } from "./statements.js";
 
 /** What the store holds while open. */
 interface Opened {
@@ -121,8 +121,7 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
   async get(id: string): Promise<ActorRecord | undefined> {
     const { pool } = this.held("get");
     const found = await pool.query<{ record: ActorRecord }>(
-      `SELECT record FROM ${this.s}.actors WHERE id = $1`,
-      [id],
+      named(this.s, "get", `SELECT record FROM ${this.s}.actors WHERE id = $1`, [id]),
     );
     return found.rows[0]?.record;
   }
@@ -135,16 +134,18 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
     if (byId.size === 0) return;
     const rows = [...byId.values()];
     try {
-      await pool.query(putRecords(this.s), [
-        owner,
-        rows.map((r) => r.id),
-        rows.map((r) => r.machineId),
-        rows.map((r) => r.machineVersion),
-        rows.map((r) => r.status),
-        rows.map((r) => r.updatedAt),
-        rows.map((r) => JSON.stringify(r)),
-        rows.map((r) => nextDue(r) ?? null),
-      ]);
+      await pool.query(
+        named(this.s, "put", putRecords(this.s), [
+          owner,
+          rows.map((r) => r.id),
+          rows.map((r) => r.machineId),
+          rows.map((r) => r.machineVersion),
+          rows.map((r) => r.status),
+          rows.map((r) => r.updatedAt),
+          rows.map((r) => JSON.stringify(r)),
+          rows.map((r) => nextDue(r) ?? null),
+        ]),
+      );
     } catch (error) {
       if (codeOf(error) === "A2A01") {
         const detail = (error as { detail?: unknown }).detail;

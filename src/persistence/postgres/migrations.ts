@@ -71,14 +71,15 @@ export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
  */
 export async function migrate(client: PoolClient, schema: string): Promise<number[]> {
   const s = quoteIdentifier(schema);
-  const exists = await client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]);
-  // Only when missing: a user without CREATE on the database may still use a schema made for it.
-  if (exists.rowCount === 0) await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
   await client.query("BEGIN");
   try {
+    // The lock first: processes creating the schema at once collide otherwise (IF NOT EXISTS is no lock).
     await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [
       `a2a-statecharts migrations ${schema}`,
     ]);
+    const exists = await client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]);
+    // Only when missing: a user without CREATE on the database may still use a schema made for it.
+    if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${s}`);
     await client.query(
       `CREATE TABLE IF NOT EXISTS ${s}.migrations (
          version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,

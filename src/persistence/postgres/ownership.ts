@@ -2,7 +2,7 @@ import type { Pool } from "pg";
 import type { ActorRecord } from "../actorRecord.js";
 import { errorText } from "../DurableJsonFile.js";
 import type { SharedStoreEvents, StoredDelivery } from "../SnapshotStorePort.js";
-import { claimOrphans, forgetDeadOwners, orphanCheck, renewLease, takeInbox } from "./statements.js";
+import { claimOrphans, forgetDeadOwners, named, orphanCheck, renewLease, takeInbox } from "./statements.js";
 
 /** Actors claimed per statement: a takeover of many goes on in several rounds, soonest due first. */
 const CLAIM_BATCH = 1_000;
@@ -81,7 +81,7 @@ export class Ownership {
     if (!this.running) return;
     try {
       const { pool, s } = this.o;
-      const renewed = await pool.query(renewLease(s), [this.o.owner(), this.o.leaseMs]);
+      const renewed = await pool.query(named(s, "renew", renewLease(s), [this.o.owner(), this.o.leaseMs]));
       if (renewed.rowCount === 0) {
         // Lapsed (the server was out of reach longer than the lease): another process may own our actors now.
         this.o.warn(
@@ -114,7 +114,9 @@ export class Ownership {
 
   private async claim(): Promise<{ count: number; usable: ActorRecord[] }> {
     const { pool, s } = this.o;
-    const check = await pool.query<{ dead: string[]; unowned: boolean }>(orphanCheck(s));
+    const check = await pool.query<{ dead: string[]; unowned: boolean }>(
+      named(s, "orphans", orphanCheck(s), []),
+    );
     const { dead, unowned } = check.rows[0] ?? { dead: [], unowned: false };
     if (dead.length === 0 && !unowned) return { count: 0, usable: [] };
     const claimed = await pool.query<{ record: ActorRecord }>(claimOrphans(s), [
@@ -131,8 +133,7 @@ export class Ownership {
     if (events === undefined) return;
     const { pool, s } = this.o;
     const taken = await pool.query<{ seq: string; actor_id: string; event: StoredDelivery["event"] }>(
-      takeInbox(s),
-      [this.o.owner(), INBOX_BATCH],
+      named(s, "inbox", takeInbox(s), [this.o.owner(), INBOX_BATCH]),
     );
     if (taken.rows.length === 0) return;
     // Deleted only once delivered and durable: a crash in between delivers them again (an answer twice is one answer).

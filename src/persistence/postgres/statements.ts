@@ -1,4 +1,13 @@
 // The store's SQL, one function per statement, over the quoted schema name `s`.
+import type { QueryConfig } from "pg";
+
+/**
+ * A named statement: each connection plans it once and then only binds values (measured: a third
+ * faster for one-record puts and gets than an unnamed one). Named per schema, as its text is.
+ */
+export function named(s: string, name: string, text: string, values: unknown[]): QueryConfig {
+  return { name: `a2a ${s} ${name}`, text, values };
+}
 
 /**
  * A batch put as one statement (so it is atomic without a transaction's extra round trips): each
