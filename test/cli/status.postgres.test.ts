@@ -1,12 +1,21 @@
 // `status --postgres URL` on a real server: what two gateway processes (two stores) wrote, read without
 // changing anything, and each way the read can fail said in one line.
+import { execFile } from "node:child_process";
 import { createServer } from "node:net";
 import { hostname } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import pg from "pg";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { runStatus } from "../../src/cli/status.js";
 import type { PostgresStatusReport } from "../../src/cli/statusPostgres.js";
 import type { ActorRecord, ActorRecordRules } from "../../src/persistence/index.js";
-import { createPostgresStore, type SharedSnapshotStore } from "../../src/persistence/postgres/index.js";
+import {
+  createPostgresStore,
+  PostgresStoreError,
+  type SharedSnapshotStore,
+} from "../../src/persistence/postgres/index.js";
+import { readPostgresStatus } from "../../src/persistence/postgres/readStatus.js";
 import { usePostgres } from "../support/postgres.js";
 import { STORE_T0 } from "../support/storeRecords.js";
 
@@ -336,6 +345,56 @@ describe("status --postgres: each failure in one line, exit 1, no password", { t
       /permission denied \(permission denied for schema a2a\): reading the store needs USAGE on schema "a2a" and SELECT on its tables$/,
     );
     expect(said).not.toContain(login.password);
+  });
+});
+
+describe("status --postgres: bounded and optional", { timeout: 30_000 }, () => {
+  it("gives up on a query the server cannot answer within statementTimeoutMs (a lock held on the tables)", async () => {
+    const url = await postgres().createDatabase();
+    await gatewayProcess(url);
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("LOCK TABLE a2a.actors IN ACCESS EXCLUSIVE MODE");
+      const read = readPostgresStatus({ connectionString: url, statementTimeoutMs: 300 });
+      await expect(read).rejects.toBeInstanceOf(PostgresStoreError);
+      await expect(read).rejects.toThrow(
+        "a query ran longer than 300 ms and was cancelled: the server is overloaded, or a transaction holds a lock on the store's tables",
+      );
+    } finally {
+      await holder.query("ROLLBACK");
+      await holder.end();
+    }
+  });
+
+  // Run by Node itself with pg made unresolvable, as on an install without it: status still loads, and
+  // --postgres says what to install.
+  it("without the pg package, --postgres says to install it", async () => {
+    const root = resolve(import.meta.dirname, "../..");
+    const hook = `export async function resolve(specifier, context, next) {
+      if (specifier !== "pg") return next(specifier, context);
+      throw Object.assign(new Error("Cannot find package 'pg' imported from here"), { code: "ERR_MODULE_NOT_FOUND" });
+    }`;
+    const script = `
+      import { register } from "node:module";
+      register("data:text/javascript," + encodeURIComponent(${JSON.stringify(hook)}));
+      const { main } = await import(${JSON.stringify(join(root, "src/cli/main.ts"))});
+      for (const store of [["--state-dir", "/no-such-a2a-state"], ["--postgres", "postgresql://a2a@127.0.0.1:1/gateway"]]) {
+        console.log("exit " + (await main(["status", ...store], console.log, console.log)));
+      }
+    `;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ["--import", "tsx", "--input-type=module", "-e", script],
+      { cwd: root },
+    );
+    expect(stdout.trim().split("\n")).toEqual([
+      "a2a-statecharts status: state directory /no-such-a2a-state does not exist",
+      "exit 1",
+      "a2a-statecharts status: this command needs pg, which is not installed: npm install pg",
+      "exit 1",
+    ]);
   });
 });
 
