@@ -1,6 +1,6 @@
 // `status --postgres URL`: the PostgreSQL store's processes, actors and backlog. Loaded only for that
 // flag (it needs the pg package, an optional peer dependency).
-import { SCHEMA_NAME } from "../persistence/postgres/migrations.js";
+import { SCHEMA_NAME, SCHEMA_VERSION } from "../persistence/postgres/migrations.js";
 import {
   type PostgresProcess,
   type PostgresStatusReading,
@@ -118,7 +118,17 @@ function warningsOf(
   quarantined: PostgresStatusReport["quarantined"],
 ): PostgresStatusReport["warnings"] {
   const actors = `${reading.schema}.actors`;
+  const newer =
+    reading.schemaVersion > SCHEMA_VERSION
+      ? [
+          {
+            file: `${reading.schema}.migrations`,
+            problem: `the schema is at version ${reading.schemaVersion}, newer than this a2a-statecharts knows (${SCHEMA_VERSION}): upgrade it, or some of what the store holds may not show`,
+          },
+        ]
+      : [];
   return [
+    ...newer,
     ...reading.problems.map((p) => ({
       file: actors,
       id: p.id,

@@ -273,6 +273,22 @@ describe("status --postgres", { timeout: 30_000 }, () => {
     expect(table.out.at(-1)).toMatch(/; 3 warnings · 1 process · /);
   });
 
+  it("warns when the schema is newer than this package", async () => {
+    const url = await postgres().createDatabase();
+    await gatewayProcess(url);
+    await postgres().query(
+      "INSERT INTO a2a.migrations (version, name) VALUES (99, 'future')",
+      [],
+      databaseOf(url),
+    );
+    const run = await status("--postgres", url);
+    expect(run.code).toBe(0);
+    expect(run.err).toEqual([
+      "warning: a2a.migrations: the schema is at version 99, newer than this a2a-statecharts knows (1): upgrade it, or some of what the store holds may not show",
+    ]);
+    expect(run.out[0]).toMatch(/, schema a2a \(version 99\)$/);
+  });
+
   it("reads a store in another schema with --schema", async () => {
     const url = await postgres().createDatabase();
     const store = createPostgresStore({
@@ -349,6 +365,14 @@ describe("status --postgres: each failure in one line, exit 1, no password", { t
 });
 
 describe("status --postgres: bounded and optional", { timeout: 30_000 }, () => {
+  it("refuses a statement timeout that is not a whole number of milliseconds", async () => {
+    await expect(
+      readPostgresStatus({ connectionString: "postgresql://a2a@127.0.0.1:1/db", statementTimeoutMs: 0.5 }),
+    ).rejects.toThrow(
+      "readPostgresStatus: statementTimeoutMs must be a whole number of milliseconds ≥ 1, got 0.5",
+    );
+  });
+
   it("gives up on a query the server cannot answer within statementTimeoutMs (a lock held on the tables)", async () => {
     const url = await postgres().createDatabase();
     await gatewayProcess(url);

@@ -91,6 +91,11 @@ export async function readPostgresStatus(options: ReadPostgresStatusOptions): Pr
       `readPostgresStatus: schema must be a lower-case SQL name (letters, digits, _; at most 63), got ${JSON.stringify(schema)}`,
     );
   }
+  if (!Number.isInteger(statementTimeoutMs) || statementTimeoutMs < 1) {
+    throw new TypeError(
+      `readPostgresStatus: statementTimeoutMs must be a whole number of milliseconds ≥ 1, got ${String(statementTimeoutMs)}`,
+    );
+  }
   const target = describeTarget(connectionString);
   const client = new pg.Client({
     connectionString,
