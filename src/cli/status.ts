@@ -78,8 +78,9 @@ export interface StatusReport {
 }
 
 /**
- * `a2a-statecharts status [--state-dir DIR] [--json]`: the persisted actors of a state directory —
- * machine, state, status, attempts, next due timer, age — as a table or one JSON document. Read-only.
+ * `a2a-statecharts status [--state-dir DIR | --postgres URL [--schema NAME]] [--json]`: the persisted
+ * actors of a state directory or a PostgreSQL store — machine, state, status, attempts, next due
+ * timer, age; for PostgreSQL also the processes and their leases — as a table or one JSON document. Read-only.
  */
 export async function runStatus(argv: string[], io: CliIO): Promise<number> {
   let values: { "state-dir"?: string; postgres?: string; schema?: string; json?: boolean; help?: boolean };

@@ -361,6 +361,13 @@ describe("status --postgres: each failure in one line, exit 1, no password", { t
       /permission denied \(permission denied for schema a2a\): reading the store needs USAGE on schema "a2a" and SELECT on its tables$/,
     );
     expect(said).not.toContain(login.password);
+    // The password from PGPASSWORD instead of the URL: the login succeeds, the same permission is missing.
+    vi.stubEnv("PGPASSWORD", login.password);
+    try {
+      expect(await fails(postgres().connectionString(databaseOf(url), { user: login.user }))).toBe(said);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });
 
