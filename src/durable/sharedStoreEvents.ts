@@ -27,8 +27,8 @@ export function sharedStoreEvents(host: Host, hooks: HostHooks): HostSharedStore
       else adopt(records);
     },
     async delivered(deliveries: readonly StoredDelivery[]) {
-      // Refused until running: the events stay in the store, delivered at its next round.
-      if (!host.running) throw new Error("the host is still starting");
+      // Not before running: the events stay in the store, delivered at its next round.
+      if (!host.running) return false;
       for (const { id, event } of deliveries) {
         const entry = host.hostedOrWoken(id);
         if (entry === undefined) continue;
@@ -36,6 +36,7 @@ export function sharedStoreEvents(host: Host, hooks: HostHooks): HostSharedStore
         else hooks.deliver(entry, event);
       }
       await host.persisted();
+      return true;
     },
     lost(ids) {
       for (const id of ids === "all" ? host.ids() : ids) host.drop(id);

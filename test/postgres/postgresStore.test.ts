@@ -31,7 +31,7 @@ interface Heard {
   warnings: string[];
 }
 
-function options(heard?: Heard, deliver?: () => Promise<void>): SnapshotStoreOpenOptions {
+function options(heard?: Heard, deliver?: () => Promise<boolean | void>): SnapshotStoreOpenOptions {
   return {
     now: () => STORE_T0,
     rules: RULES,
@@ -39,8 +39,9 @@ function options(heard?: Heard, deliver?: () => Promise<void>): SnapshotStoreOpe
     shared: {
       claimed: (records) => heard?.claimed.push(...records.map((r) => r.id)),
       delivered: async (deliveries) => {
-        await deliver?.();
+        if ((await deliver?.()) === false) return false;
         heard?.delivered.push(...deliveries);
+        return true;
       },
       lost: (ids) => heard?.lost.push(ids),
     },
@@ -51,7 +52,7 @@ const heard = (): Heard => ({ claimed: [], delivered: [], lost: [], warnings: []
 
 async function store(
   url: string,
-  o: { leaseMs?: number; heard?: Heard; schema?: string; deliver?: () => Promise<void> } = {},
+  o: { leaseMs?: number; heard?: Heard; schema?: string; deliver?: () => Promise<boolean | void> } = {},
 ): Promise<SharedSnapshotStore> {
   const s = createPostgresStore({
     connectionString: url,
@@ -277,6 +278,27 @@ describe("PostgreSQL store: several processes on one schema", { timeout: 30_000 
     await a.put([storeRecord("y")]);
     expect(ids(await a.list("live"))).toEqual(["y"]);
     expect(ids(await b.list("live"))).toEqual(["x"]);
+  });
+
+  it("keeps an event quietly while the owner cannot take it yet, and delivers it once it can", async () => {
+    const url = await postgres().createDatabase();
+    let ready = false;
+    let tries = 0;
+    const ha = heard();
+    const a = await store(url, {
+      heard: ha,
+      deliver: async () => {
+        tries += 1;
+        return ready;
+      },
+    });
+    await a.put([storeRecord("x")]);
+    await a.sendTo({ id: "x", event: { type: "PING" } });
+    await until("a to be offered the event twice", () => tries >= 2);
+    expect(ha.delivered).toEqual([]);
+    expect(ha.warnings).toEqual([]);
+    ready = true;
+    await until("a to get the event", () => ha.delivered.length === 1);
   });
 
   it("delivers an event sent through the inbox to the actor's owner, and deletes it only once delivered", async () => {

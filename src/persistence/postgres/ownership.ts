@@ -137,7 +137,7 @@ export class Ownership {
     );
     if (taken.rows.length === 0) return;
     // Deleted only once delivered and durable: a crash in between delivers them again (an answer twice is one answer).
-    await events.delivered(taken.rows.map((row) => ({ id: row.actor_id, event: row.event })));
+    if (!(await events.delivered(taken.rows.map((row) => ({ id: row.actor_id, event: row.event }))))) return;
     await pool.query(`DELETE FROM ${s}.inbox WHERE seq = ANY($1::int8[])`, [
       taken.rows.map((row) => row.seq),
     ]);
