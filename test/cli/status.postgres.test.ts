@@ -31,9 +31,9 @@ afterEach(async () => {
   for (const store of toClose.splice(0)) await store.close();
 });
 
-/** A store as one gateway process opens it; it renews and polls hourly, so nothing moves unless the test moves it. */
+/** A store as one gateway process opens it; it renews and polls rarely (quarter-hourly), so nothing moves unless the test moves it. */
 async function gatewayProcess(url: string): Promise<SharedSnapshotStore> {
-  const store = createPostgresStore({ connectionString: url, leaseMs: HOUR, pollMs: HOUR });
+  const store = createPostgresStore({ connectionString: url, leaseMs: HOUR, pollMs: HOUR / 4 });
   await store.open({ now: () => STORE_T0, rules: RULES, onWarning: () => undefined });
   toClose.push(store);
   return store;
@@ -295,7 +295,7 @@ describe("status --postgres", { timeout: 30_000 }, () => {
       connectionString: url,
       schema: "gateway_b",
       leaseMs: HOUR,
-      pollMs: HOUR,
+      pollMs: HOUR / 4,
     });
     await store.open({ now: () => STORE_T0, rules: RULES, onWarning: () => undefined });
     toClose.push(store);

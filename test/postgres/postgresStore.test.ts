@@ -31,7 +31,7 @@ interface Heard {
   warnings: string[];
 }
 
-function options(heard?: Heard, deliver?: () => Promise<boolean | void>): SnapshotStoreOpenOptions {
+function options(heard?: Heard, deliver?: () => Promise<boolean | undefined>): SnapshotStoreOpenOptions {
   return {
     now: () => STORE_T0,
     rules: RULES,
@@ -52,7 +52,7 @@ const heard = (): Heard => ({ claimed: [], delivered: [], lost: [], warnings: []
 
 async function store(
   url: string,
-  o: { leaseMs?: number; heard?: Heard; schema?: string; deliver?: () => Promise<boolean | void> } = {},
+  o: { leaseMs?: number; heard?: Heard; schema?: string; deliver?: () => Promise<boolean | undefined> } = {},
 ): Promise<SharedSnapshotStore> {
   const s = createPostgresStore({
     connectionString: url,
@@ -151,6 +151,10 @@ describe("PostgreSQL store: one process", { timeout: 30_000 }, () => {
       /leaseMs must be a whole number/,
     );
     expect(() => createPostgresStore(undefined as never)).toThrow(/takes an options object/);
+    // A poll as long as the lease would leave no lease at all.
+    expect(() =>
+      createPostgresStore({ connectionString: "postgresql://x", leaseMs: 1_000, pollMs: 500 }),
+    ).toThrow(/pollMs must be a whole number from 10 to 250, got 500/);
   });
 });
 
@@ -309,6 +313,7 @@ describe("PostgreSQL store: several processes on one schema", { timeout: 30_000 
       heard: ha,
       deliver: async () => {
         if (failing) throw new Error("not yet");
+        return true;
       },
     });
     const b = await store(url);

@@ -23,7 +23,7 @@ import {
 import { migrate, quoteIdentifier } from "./migrations.js";
 import { Ownership } from "./ownership.js";
 import { codeOf, describeTarget, openFailure } from "./postgresErrors.js";
-import type { ResolvedPostgresStoreOptions } from "./postgresStoreOptions.js";
+import { leaseLength, type ResolvedPostgresStoreOptions } from "./postgresStoreOptions.js";
 import { named, putRecords, quarantineRecords, registerOwner, releaseOwner } from "./statements.js";
 
 /** What the store holds while open. */
@@ -87,7 +87,7 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
         warn: options.onWarning,
         ownership: undefined as unknown as Ownership,
       };
-      await pool.query(registerOwner(this.s), [opened.owner, process.pid, hostname(), this.o.leaseMs]);
+      await pool.query(registerOwner(this.s), [opened.owner, process.pid, hostname(), leaseLength(this.o)]);
       this.report = { quarantinedFiles: [], quarantinedRecords: [], migrated: [], damagedJournals: [] };
       opened.ownership = new Ownership({
         pool,
@@ -97,7 +97,12 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
         owner: () => opened.owner,
         registerAgain: async () => {
           opened.owner = randomUUID();
-          await pool.query(registerOwner(this.s), [opened.owner, process.pid, hostname(), this.o.leaseMs]);
+          await pool.query(registerOwner(this.s), [
+            opened.owner,
+            process.pid,
+            hostname(),
+            leaseLength(this.o),
+          ]);
         },
         usable: (records) => this.usable(opened, records),
         events: options.shared,

@@ -2,6 +2,7 @@ import type { Pool } from "pg";
 import type { ActorRecord } from "../actorRecord.js";
 import { errorText } from "../DurableJsonFile.js";
 import type { SharedStoreEvents, StoredDelivery } from "../SnapshotStorePort.js";
+import { leaseLength } from "./postgresStoreOptions.js";
 import { claimOrphans, forgetDeadOwners, named, orphanCheck, renewLease, takeInbox } from "./statements.js";
 
 /** Actors claimed per statement: a takeover of many goes on in several rounds, soonest due first. */
@@ -81,7 +82,9 @@ export class Ownership {
     if (!this.running) return;
     try {
       const { pool, s } = this.o;
-      const renewed = await pool.query(named(s, "renew", renewLease(s), [this.o.owner(), this.o.leaseMs]));
+      const renewed = await pool.query(
+        named(s, "renew", renewLease(s), [this.o.owner(), leaseLength(this.o)]),
+      );
       if (renewed.rowCount === 0) {
         // Lapsed (the server was out of reach longer than the lease): another process may own our actors now.
         this.o.warn(
