@@ -2,14 +2,14 @@ import type { AnyStateMachine, EventObject } from "xstate";
 import { createLowdbStore } from "../persistence/index.js";
 import { displayText } from "../services/index.js";
 import { type ActorRecord, ActorTakenOverError } from "../persistence/actorRecord.js";
-import type { SnapshotStore } from "../persistence/SnapshotStorePort.js";
+import { isSharedStore, type SnapshotStore, type StoredDelivery } from "../persistence/SnapshotStorePort.js";
 import { onlyWaits, WAKE_EVENT, wakeTimers } from "./dormancy.js";
 import { EffectRuns, withDurableEffects } from "./durableEffects.js";
 import type { DurableActorInfo, DurableHost, DurableHostOptions } from "./durableHostTypes.js";
 import type { HostHooks } from "./hostHooks.js";
 import { toInspectFn } from "./inspection.js";
 import { Maintenance, maintenancePeriodMs } from "./maintenance.js";
-import { type HostSharedStoreEvents, sharedStoreEvents } from "./sharedStoreEvents.js";
+import { type HostSharedStoreEvents, listedElsewhere, sharedStoreEvents } from "./sharedStoreEvents.js";
 import { SnapshotWriter } from "./SnapshotWriter.js";
 import {
   type Entry,
@@ -188,6 +188,11 @@ export class Host implements DurableHost {
     const entry = this.hostedOrWoken(id);
     if (entry === undefined) {
       const record = await store.get(id);
+      // Another process runs it (a shared store): the event goes to it through the store.
+      if (record?.status === "active" && isSharedStore(store)) {
+        await store.sendTo({ id, event: event as StoredDelivery["event"] });
+        return;
+      }
       throw new Error(
         record === undefined
           ? `${this.name}.send: no actor ${JSON.stringify(id)}`
@@ -209,8 +214,9 @@ export class Host implements DurableHost {
   }
 
   async list(): Promise<Array<Omit<DurableActorInfo, "context">>> {
-    this.openStore("list");
-    return this.actors.list();
+    const store = this.openStore("list");
+    const here = this.actors.list();
+    return [...here, ...(await listedElsewhere(store, here))];
   }
 
   /** Creates and starts an actor of a registered kind; its first snapshot is written with the next batch. */

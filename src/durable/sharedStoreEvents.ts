@@ -1,5 +1,12 @@
 import type { ActorRecord } from "../persistence/actorRecord.js";
-import type { SharedStoreEvents, StoredDelivery } from "../persistence/SnapshotStorePort.js";
+import {
+  isSharedStore,
+  type SharedStoreEvents,
+  type SnapshotStore,
+  type StoredDelivery,
+} from "../persistence/SnapshotStorePort.js";
+import type { DurableActorInfo } from "./durableHostTypes.js";
+import { info } from "./hostedActors.js";
 import type { Host } from "./DurableHost.js";
 import type { HostHooks } from "./hostHooks.js";
 
@@ -47,4 +54,19 @@ export function sharedStoreEvents(host: Host, hooks: HostHooks): HostSharedStore
       adopt(claimed);
     },
   };
+}
+
+/** With a shared store, the other processes' live actors (as last stored) that `here` does not list. */
+export async function listedElsewhere(
+  store: SnapshotStore,
+  here: ReadonlyArray<{ id: string }>,
+): Promise<Array<Omit<DurableActorInfo, "context">>> {
+  if (!isSharedStore(store)) return [];
+  const known = new Set(here.map((actor) => actor.id));
+  return (await store.listEveryLive())
+    .filter((record) => !known.has(record.id))
+    .map(({ id, machineId, snapshot }) => {
+      const { context: _context, ...rest } = info(id, machineId, snapshot);
+      return rest;
+    });
 }
