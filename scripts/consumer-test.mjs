@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // The package as a production gateway installs it. On a built checkout (`npm run build`):
 //  1. `npm pack`s it and checks what the tarball holds;
-//  2. for each peer set (default: the oldest xstate and discord.js we claim, and the newest npm
+//  2. for each peer set (default: the oldest xstate, discord.js and pg we claim, and the newest npm
 //     resolves today), installs the tarball into a fresh project exactly as a user would
-//     (`npm i <tarball> xstate@X discord.js@Y`), and fails if that install is over 50 MB or 60 packages;
+//     (`npm i <tarball> xstate@X discord.js@Y pg@Z`), and fails if that install is over 50 MB or 60 packages;
 //  3. type-checks a gateway's code (scripts/consumer/*.ts) with `tsc --strict` in an ES module project
 //     and a CommonJS one, both `module: nodenext`, against the consumer's own xstate and discord.js;
 //  4. runs the same code with plain node in both module systems: one mention answered against the
@@ -13,7 +13,7 @@
 //     gateway's own DiscordPort, and ./discord and the CLI's demo name discord.js as missing.
 // It prints a table and exits non-zero naming every failure.
 //
-//   node scripts/consumer-test.mjs [--peers xstate@5.20.0,discord.js@14.19.0]… [--keep] [--outside-ranges]
+//   node scripts/consumer-test.mjs [--peers xstate@5.20.0,discord.js@14.19.0,pg@8.11.0]… [--keep] [--outside-ranges]
 //
 // --keep leaves the temp projects in place (the path is printed). --outside-ranges installs with
 // --legacy-peer-deps, so versions outside the package's peerDependencies ranges can be tried (to find
@@ -37,11 +37,11 @@ import { parseArgs } from "node:util";
 
 /** The oldest versions the package claims (its peerDependencies ranges start here), and the newest. */
 const PEER_SETS = {
-  oldest: { xstate: "5.20.0", "discord.js": "14.19.0" },
-  newest: { xstate: "5", "discord.js": "14" },
+  oldest: { xstate: "5.20.0", "discord.js": "14.19.0", pg: "8.11.0" },
+  newest: { xstate: "5", "discord.js": "14", pg: "8" },
 };
 const LIMITS = { megabytes: 50, packages: 60, rootNames: 40 };
-const ENTRY_POINTS = ["", "/discord", "/testing", "/inspector", "/durable"];
+const ENTRY_POINTS = ["", "/discord", "/testing", "/inspector", "/durable", "/postgres"];
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const FIXTURES = join(ROOT, "scripts", "consumer");
@@ -90,7 +90,7 @@ function parsePeerSet(spec) {
     const at = part.lastIndexOf("@");
     const name = part.slice(0, at);
     if (at <= 0 || !(name in PEER_SETS.oldest))
-      throw new Error(`--peers: "${part}" is not xstate@<version> or discord.js@<version>`);
+      throw new Error(`--peers: "${part}" is not xstate@<version>, discord.js@<version> or pg@<version>`);
     set[name] = part.slice(at + 1);
   }
   for (const name of Object.keys(PEER_SETS.oldest))

@@ -28,6 +28,7 @@ import {
 } from "a2a-statecharts/discord";
 import { type DiscordEmulator, emulatorToken, startDiscordEmulator } from "a2a-statecharts/testing";
 import { type InspectorServer, startInspectorServer } from "a2a-statecharts/inspector";
+import { createPostgresStore, PostgresStoreError } from "a2a-statecharts/postgres";
 import { createDurableHost, createMemoryStore } from "a2a-statecharts/durable";
 
 const client: Client = new Client({ intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages] });
@@ -86,4 +87,17 @@ async function servers(): Promise<void> {
   await Promise.all([emulator.close(), inspector.close(), token, host]);
 }
 
-export { output, parsed, servers, tool, toolName };
+// Several gateway processes on one PostgreSQL: the store goes where the lowdb one would.
+const shared = createA2ARuntime({
+  stateDir: "state-2",
+  config,
+  discord: port,
+  store: createPostgresStore({
+    connectionString: "postgresql://a2a@db/gateway",
+    schema: "a2a",
+    leaseMs: 10_000,
+  }),
+});
+const badConfig: boolean = new Error() instanceof PostgresStoreError;
+
+export { badConfig, output, parsed, servers, shared, tool, toolName };

@@ -1,7 +1,7 @@
 import type { AnyStateMachine, EventObject } from "xstate";
 import { createLowdbStore } from "../persistence/index.js";
 import { displayText } from "../services/index.js";
-import type { ActorRecord } from "../persistence/actorRecord.js";
+import { type ActorRecord, ActorTakenOverError } from "../persistence/actorRecord.js";
 import type { SnapshotStore } from "../persistence/SnapshotStorePort.js";
 import { onlyWaits, WAKE_EVENT, wakeTimers } from "./dormancy.js";
 import { trackDelays } from "./durableDelays.js";
@@ -10,6 +10,7 @@ import type { DurableActorInfo, DurableHost, DurableHostOptions } from "./durabl
 import type { HostHooks } from "./hostHooks.js";
 import { toInspectFn, treeInspector } from "./inspection.js";
 import { Maintenance, maintenancePeriodMs } from "./maintenance.js";
+import { type HostSharedStoreEvents, sharedStoreEvents } from "./sharedStoreEvents.js";
 import { SnapshotWriter } from "./SnapshotWriter.js";
 import {
   createHostedActor,
@@ -53,6 +54,7 @@ export class Host implements DurableHost {
   private readonly writer: SnapshotWriter;
   private readonly userInspect: ReturnType<typeof toInspectFn>;
   private readonly maxAgeMs: number;
+  private shared: HostSharedStoreEvents;
   private store: SnapshotStore | undefined;
   private state: "stopped" | "starting" | "running" | "stopping" = "stopped";
 
@@ -64,6 +66,7 @@ export class Host implements DurableHost {
     this.timers = o.timers ?? GLOBAL_TIMERS;
     this.name = hooks.name ?? "DurableHost";
     this.userInspect = toInspectFn(o.inspect);
+    this.shared = sharedStoreEvents(this, hooks);
     for (const [kind, registration] of Object.entries(o.machines)) {
       this.machines[kind] = withDurableEffects(registration.machine, this.gate, hooks.ungatedEffects);
     }
@@ -100,6 +103,7 @@ export class Host implements DurableHost {
   async start(): Promise<void> {
     if (this.state !== "stopped") throw new Error(`${this.name}.start: the host is already ${this.state}`);
     this.state = "starting";
+    this.shared = sharedStoreEvents(this, this.hooks);
     const store = this.o.store ?? createLowdbStore({ stateDir: this.o.stateDir ?? ".a2a-state" });
     let live: ReadonlyArray<Readonly<ActorRecord>>;
     try {
@@ -107,6 +111,7 @@ export class Host implements DurableHost {
         now: this.now,
         rules: recordRules(this.o.machines, this.machines),
         onWarning: (message) => this.warn(message),
+        shared: this.shared,
       });
       await store.prune(this.now() - this.maxAgeMs);
       await this.hooks.opened?.(store);
@@ -118,17 +123,11 @@ export class Host implements DurableHost {
       throw error;
     }
     this.store = store;
-    for (const record of live) {
-      if (!onlyWaits(record) || this.hooks.mayStayDormant?.(record) === false) {
-        this.resume(record);
-        continue;
-      }
-      this.dormant.set(record.id, record);
-      this.due.set(record.id, wakeTimers(record));
-    }
+    for (const record of live) this.adopt(record);
     this.due.start();
     this.maintenance.start();
     this.state = "running";
+    this.shared.started();
   }
 
   async stop(): Promise<void> {
@@ -235,6 +234,41 @@ export class Host implements DurableHost {
     entry.actor.start();
     this.markDirty(id);
     return entry;
+  }
+
+  /** A stored live actor: restored now, or kept dormant (as its record) when it only waits. */
+  adopt(record: Readonly<ActorRecord>): void {
+    if (this.hosted.has(record.id) || this.dormant.has(record.id)) return;
+    if (!onlyWaits(record) || this.hooks.mayStayDormant?.(record) === false) {
+      this.resume(record);
+      return;
+    }
+    this.dormant.set(record.id, record);
+    this.due.set(record.id, wakeTimers(record));
+  }
+
+  /** Lets go of an actor without writing it (another process owns it now). */
+  drop(id: string): void {
+    const entry = this.hosted.get(id);
+    this.hosted.delete(id);
+    this.dormant.delete(id);
+    this.due.forget(id);
+    if (entry === undefined) return;
+    entry.actor.stop();
+    const error = new Error(
+      `actor ${id} was taken over by another process before it reached what its caller waits for`,
+    );
+    for (const abandon of entry.abandoned) abandon(error);
+  }
+
+  /** The ids of every actor this host runs, hosted or dormant. */
+  ids(): string[] {
+    return [...this.hosted.keys(), ...this.dormant.keys()];
+  }
+
+  /** Whether the host is running (a shared store's events before that wait for it). */
+  get running(): boolean {
+    return this.state === "running";
   }
 
   /** The hosted actor with this id; a dormant one is restored first. */
@@ -405,6 +439,11 @@ export class Host implements DurableHost {
   /** An actor whose state the store refuses: stopped, its last stored state (if any) kept for a restart. */
   private refuse(entry: Entry, error: unknown): void {
     if (this.hosted.get(entry.id) !== entry) return;
+    if (error instanceof ActorTakenOverError) {
+      this.warn(`actor ${entry.id} (${entry.kind}) was taken over by another process; dropped here`);
+      this.drop(entry.id);
+      return;
+    }
     this.hosted.delete(entry.id);
     this.due.forget(entry.id);
     this.warn(

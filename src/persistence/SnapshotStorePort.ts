@@ -7,6 +7,42 @@ export interface SnapshotStoreOpenOptions {
   /** Each machine's current version, its migrations, and a check that a snapshot can be restored. */
   rules: ActorRecordRules;
   onWarning: (message: string) => void;
+  /** What a store shared by several processes tells its host while open; other stores ignore it. */
+  shared?: SharedStoreEvents;
+}
+
+/** An event for an actor, sent through a store shared by several processes. */
+export interface StoredDelivery {
+  id: string;
+  event: { type: string; [key: string]: unknown };
+}
+
+/** What a store shared by several processes tells the host that opened it. */
+export interface SharedStoreEvents {
+  /** Live records this process now owns (their process stopped, or its lease lapsed): host them. */
+  claimed(records: ReadonlyArray<Readonly<ActorRecord>>): void;
+  /** Events other processes sent to actors this process owns; resolves once their changes are durable. */
+  delivered(deliveries: readonly StoredDelivery[]): Promise<void>;
+  /** Actors another process has taken over (this one's lease lapsed): dropped here, unwritten. */
+  lost(ids: readonly string[] | "all"): void;
+}
+
+/**
+ * A store that several processes open at once (PostgreSQL): each live actor is owned by one of them,
+ * `list("live")` lists this process's own, and a put of an actor another process owns is refused with
+ * ActorTakenOverError.
+ */
+export interface SharedSnapshotStore extends SnapshotStore {
+  readonly shared: true;
+  /** Every process's live records, optionally of one machine, or of one thread (`meta.threadId`). */
+  listEveryLive(filter?: { machineId?: string; threadId?: string }): Promise<Array<Readonly<ActorRecord>>>;
+  /** Sends an event to a live actor whichever process owns it; resolves once the event is durable. */
+  sendTo(delivery: StoredDelivery): Promise<void>;
+}
+
+/** Whether a store is shared by several processes. */
+export function isSharedStore(store: SnapshotStore): store is SharedSnapshotStore {
+  return (store as Partial<SharedSnapshotStore>).shared === true;
 }
 
 /**

@@ -63,7 +63,7 @@ export const ActorRecordSchema = z.strictObject({
 
 /** A record the store will not take (put) — the message names the id and each problem. */
 export class InvalidActorRecordError extends Error {
-  override readonly name = "InvalidActorRecordError";
+  override readonly name: string = "InvalidActorRecordError";
 
   constructor(
     readonly id: string | undefined,
@@ -71,6 +71,21 @@ export class InvalidActorRecordError extends Error {
   ) {
     super(
       `snapshot store: record ${id === undefined ? "(without an id)" : JSON.stringify(id)} is invalid: ${problem}`,
+    );
+  }
+}
+
+/**
+ * A put of actors that another process owns now (it took them over when this one's lease lapsed): the
+ * batch changed nothing, and those actors are that process's to run.
+ */
+export class ActorTakenOverError extends InvalidActorRecordError {
+  override readonly name = "ActorTakenOverError";
+
+  constructor(readonly ids: readonly string[]) {
+    super(
+      ids.length === 1 ? ids[0] : undefined,
+      `another process owns ${ids.length === 1 ? "it" : ids.join(", ")} now`,
     );
   }
 }

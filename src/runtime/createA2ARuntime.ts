@@ -136,6 +136,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     threads,
     awaiting,
     indexRecord: (record) => indexRecord(record),
+    deliver: (entry, event) => tellResponse(entry, event),
     emit: emitEvent,
     now,
     timers: scheduler,
@@ -190,7 +191,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     now,
     warn,
   });
-  const { trackResponse, mentions, indexRecord } = createMentionTracking({
+  const { trackResponse, tellResponse, relayResponse, mentions, indexRecord } = createMentionTracking({
     actors,
     threads,
     awaiting,
@@ -212,9 +213,13 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     now,
     warn,
     recordAnswer: async (threadId, message) => {
-      if (trackResponse(threadId, message) === 0) return;
-      // The caller may treat the answer as recorded once handleDiscordMessage returns: make it so.
-      await actors.persisted();
+      // Collaborations another process runs hear of it through the shared store, once it is stored there.
+      const relayed = relayResponse(threadId, message);
+      if (trackResponse(threadId, message) > 0) {
+        // The caller may treat the answer as recorded once handleDiscordMessage returns: make it so.
+        await actors.persisted();
+      }
+      await relayed;
     },
     exchangeRules: (agentId) => ({
       maxPingPongTurns: resolveAgentA2ASettings(config, agentId).maxPingPongTurns,

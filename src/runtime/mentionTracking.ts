@@ -1,10 +1,28 @@
-import type { ActorRecord } from "../persistence/index.js";
+import { type ActorRecord, isSharedStore } from "../persistence/index.js";
+import type { Entry } from "../durable/hostedActors.js";
 import type { InboundDiscordMessage } from "../services/index.js";
 import type { Host } from "../durable/DurableHost.js";
 import type { AwaitingAnswers } from "./AwaitingAnswers.js";
 import { type CollaborationMeta, collaborationMeta, dormantMeta } from "./collaborationMeta.js";
 import type { MentionSummary } from "./ports.js";
 import type { ThreadState } from "./ThreadState.js";
+
+/** The event that tells a collaboration its target answered. */
+export type ResponseEvent = { type: "RESPONSE_RECEIVED"; authorId: string; at: number; messageId: string };
+
+/** An event relayed through a shared store is checked before it reaches an actor. */
+function isResponseEvent(event: { type: string; [key: string]: unknown }): event is ResponseEvent {
+  return (
+    event.type === "RESPONSE_RECEIVED" &&
+    typeof event.authorId === "string" &&
+    typeof event.at === "number" &&
+    typeof event.messageId === "string"
+  );
+}
+
+function responseEvent(m: InboundDiscordMessage): ResponseEvent {
+  return { type: "RESPONSE_RECEIVED", authorId: m.authorId, at: m.ts, messageId: m.messageId };
+}
 
 export interface MentionTrackingDeps {
   actors: Host;
@@ -32,19 +50,50 @@ export function createMentionTracking(deps: MentionTrackingDeps) {
     let told = 0;
     for (const id of awaiting.in(threadId)) {
       const entry = actors.hostedOrWoken(id);
-      if (entry === undefined) continue;
-      const snapshot = entry.actor.getSnapshot() as { value: string };
-      if (snapshot.value !== "awaitingResponse") continue;
-      // Only the target's answer can end a mention. Another bot's message (the requester's own post
-      // echoed back, say) would rewrite an unchanged snapshot and move its save time past the first
-      // try of a post in flight, which EarlierPosts reads as the post's age.
-      // A message of the target's from before the mention (delivered late) cannot answer it either.
-      const meta = collaborationMeta(entry.actor);
-      if (agentOfBot.get(m.authorId) !== meta.targetAgentId || m.ts < (meta.sentAt ?? 0)) continue;
-      entry.actor.send({ type: "RESPONSE_RECEIVED", authorId: m.authorId, at: m.ts, messageId: m.messageId });
-      told += 1;
+      if (entry !== undefined && tellResponse(entry, responseEvent(m))) told += 1;
     }
     return told;
+  }
+
+  /**
+   * Tells a hosted collaboration of a message in its thread, if it is its target's answer; returns
+   * whether it was. Also how an answer relayed by another process (through a shared store) arrives.
+   */
+  function tellResponse(entry: Entry, event: { type: string; [key: string]: unknown }): boolean {
+    if (entry.kind !== "collaborate" || !isResponseEvent(event)) return false;
+    const snapshot = entry.actor.getSnapshot() as { value: string };
+    if (snapshot.value !== "awaitingResponse") return false;
+    // Only the target's answer can end a mention. Another bot's message (the requester's own post
+    // echoed back, say) would rewrite an unchanged snapshot and move its save time past the first
+    // try of a post in flight, which EarlierPosts reads as the post's age.
+    // A message of the target's from before the mention (delivered late) cannot answer it either.
+    const meta = collaborationMeta(entry.actor);
+    if (agentOfBot.get(event.authorId) !== meta.targetAgentId || event.at < (meta.sentAt ?? 0)) return false;
+    entry.actor.send(event);
+    return true;
+  }
+
+  /**
+   * With a store shared by several processes: sends the answer to the collaborations in the thread that
+   * other processes run (their owner checks it as tellResponse does); resolves once it is stored.
+   * Returns how many were sent.
+   */
+  async function relayResponse(threadId: string, m: InboundDiscordMessage): Promise<number> {
+    const store = actors.openStore("handleDiscordMessage");
+    if (!isSharedStore(store)) return 0;
+    const local = new Set(actors.ids());
+    const author = agentOfBot.get(m.authorId);
+    const others = (await store.listEveryLive({ machineId: "collaborate", threadId })).filter((record) => {
+      const meta = record.meta as CollaborationMeta | undefined;
+      return (
+        !local.has(record.id) &&
+        meta !== undefined &&
+        meta.targetAgentId === author &&
+        m.ts >= (meta.sentAt ?? 0)
+      );
+    });
+    await Promise.all(others.map((record) => store.sendTo({ id: record.id, event: responseEvent(m) })));
+    return others.length;
   }
 
   async function mentions(): Promise<MentionSummary[]> {
@@ -58,6 +107,11 @@ export function createMentionTracking(deps: MentionTrackingDeps) {
     };
     for (const record of await store.list("archive")) {
       if (record.machineId === "collaborate") add(record.id, record.meta as CollaborationMeta | undefined);
+    }
+    // Another process's live collaborations, as last stored (its own entries below are newer).
+    if (isSharedStore(store)) {
+      for (const record of await store.listEveryLive({ machineId: "collaborate" }))
+        add(record.id, (record.meta as CollaborationMeta | undefined) ?? dormantMeta(record));
     }
     // One that has just finished is archived once its last write lands: until then it is listed from that record.
     for (const record of actors.finishingRecords())
@@ -90,5 +144,5 @@ export function createMentionTracking(deps: MentionTrackingDeps) {
     }
   }
 
-  return { trackResponse, mentions, indexRecord };
+  return { trackResponse, tellResponse, relayResponse, mentions, indexRecord };
 }

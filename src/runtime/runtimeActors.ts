@@ -1,6 +1,7 @@
 import type { AnyStateMachine, InspectionEvent, Observer } from "xstate";
 import { Host } from "../durable/DurableHost.js";
 import type { MachineRegistration } from "../durable/durableHostTypes.js";
+import type { Entry } from "../durable/hostedActors.js";
 import type { RuntimeTimers } from "../durable/timers.js";
 import { migrateCollaborateSnapshot } from "../machines/index.js";
 import type { ActorRecord } from "../persistence/actorRecord.js";
@@ -41,6 +42,8 @@ export interface RuntimeActorsDeps {
   timers: RuntimeTimers;
   inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | object | undefined;
   warn: (message: string) => void;
+  /** Delivers an event another process sent through a shared store (an answer it saw). */
+  deliver?: (entry: Entry, event: { type: string; [key: string]: unknown }) => void;
   /** Told of each record queued for the store, with the write that makes it durable (for metrics). */
   queued?: (write: Promise<void>) => void;
 }
@@ -52,6 +55,12 @@ export interface RuntimeActorsDeps {
  */
 export function createRuntimeActors(d: RuntimeActorsDeps): Host {
   const { threads, awaiting } = d;
+  const indexLive = (record: Readonly<ActorRecord>): void => {
+    d.indexRecord(record);
+    // A dormant collaboration is indexed by the thread its snapshot awaits in (its meta, when present, says the same).
+    const threadId = isWaitingCollaboration(record) ? dormantMeta(record).threadId : undefined;
+    if (threadId !== undefined) awaiting.add(threadId, record.id);
+  };
   const host = new Host(
     {
       store: d.store ?? lowdbStore({ stateDir: d.stateDir, cleanupMaxAgeMs: d.cleanupMaxAgeMs }, false),
@@ -89,13 +98,11 @@ export function createRuntimeActors(d: RuntimeActorsDeps): Host {
       opened: async (store) => {
         // One read-only pass over the stored records: thread participants, routes, awaited answers.
         for (const record of await store.list("archive")) d.indexRecord(record);
-        for (const record of await store.list("live")) {
-          d.indexRecord(record);
-          // A dormant collaboration is indexed by the thread its snapshot awaits in (its meta, when present, says the same).
-          const threadId = isWaitingCollaboration(record) ? dormantMeta(record).threadId : undefined;
-          if (threadId !== undefined) awaiting.add(threadId, record.id);
-        }
+        for (const record of await store.list("live")) indexLive(record);
       },
+      // Taken over from another process (a shared store): indexed as at start.
+      adopted: indexLive,
+      ...(d.deliver === undefined ? {} : { deliver: d.deliver }),
     },
   );
   // Routes, participants, parents and observer history expire by age; expire() saves what it drops.

@@ -79,8 +79,16 @@ describe("entry points", () => {
     expect(pkg.peerDependencies["discord.js"]).toBeDefined();
   });
 
+  it("only ./postgres needs pg, an optional peer dependency", () => {
+    const needing = Object.keys(pkg.exports)
+      .filter((entry) => entry !== "./package.json")
+      .filter((entry) => loadedBy(entry).packages.includes("pg"));
+    expect(needing).toEqual(["./postgres"]);
+    expect(pkg.peerDependencies.pg).toBeDefined();
+  });
+
   it("the CLI's status, config and diagram commands run without the optional peers", () => {
-    const optional = ["discord.js", "@statelyai/inspect"];
+    const optional = ["discord.js", "@statelyai/inspect", "pg"];
     for (const file of ["src/cli/bin.ts", "src/cli/status.ts", "src/cli/diagram.ts"]) {
       expect({ file, loads: loadedBy(file).packages.filter((p) => optional.includes(p)) }).toEqual({
         file,

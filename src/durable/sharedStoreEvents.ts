@@ -1,0 +1,49 @@
+import type { ActorRecord } from "../persistence/actorRecord.js";
+import type { SharedStoreEvents, StoredDelivery } from "../persistence/SnapshotStorePort.js";
+import type { Host } from "./DurableHost.js";
+import type { HostHooks } from "./hostHooks.js";
+
+/** What a host does with a shared store's news, plus `started()`, which the host calls once running. */
+export interface HostSharedStoreEvents extends SharedStoreEvents {
+  started(): void;
+}
+
+/**
+ * How a host follows a store that several processes share: actors claimed from a process that stopped
+ * or died are hosted here (as at start), events other processes sent are delivered, and actors taken
+ * over by another process are dropped. Claims that come while the host is still starting wait for it.
+ */
+export function sharedStoreEvents(host: Host, hooks: HostHooks): HostSharedStoreEvents {
+  let early: Array<Readonly<ActorRecord>> | undefined = [];
+  const adopt = (records: ReadonlyArray<Readonly<ActorRecord>>) => {
+    for (const record of records) {
+      hooks.adopted?.(record);
+      host.adopt(record);
+    }
+  };
+  return {
+    claimed(records) {
+      if (early !== undefined) early.push(...records);
+      else adopt(records);
+    },
+    async delivered(deliveries: readonly StoredDelivery[]) {
+      // Refused until running: the events stay in the store, delivered at its next round.
+      if (!host.running) throw new Error("the host is still starting");
+      for (const { id, event } of deliveries) {
+        const entry = host.hostedOrWoken(id);
+        if (entry === undefined) continue;
+        if (hooks.deliver === undefined) entry.actor.send(event);
+        else hooks.deliver(entry, event);
+      }
+      await host.persisted();
+    },
+    lost(ids) {
+      for (const id of ids === "all" ? host.ids() : ids) host.drop(id);
+    },
+    started() {
+      const claimed = early ?? [];
+      early = undefined;
+      adopt(claimed);
+    },
+  };
+}

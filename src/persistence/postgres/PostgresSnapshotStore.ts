@@ -1,0 +1,274 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import pg from "pg";
+import {
+  type ActorRecord,
+  type ActorRecordRules,
+  ActorTakenOverError,
+  checkActorRecord,
+  recordForPut,
+} from "../actorRecord.js";
+import { errorText } from "../DurableJsonFile.js";
+import { checkMachineVersions, type SnapshotStoreOpenReport } from "../snapshotStoreOptions.js";
+import {
+  checkCutoff,
+  checkListKind,
+  type SharedSnapshotStore,
+  type SharedStoreEvents,
+  type SnapshotStoreOpenOptions,
+  SnapshotStoreInUseError,
+  SnapshotStoreNotOpenError,
+  type StoredDelivery,
+} from "../SnapshotStorePort.js";
+import { migrate, quoteIdentifier } from "./migrations.js";
+import { Ownership } from "./ownership.js";
+import { codeOf, describeTarget, openFailure } from "./postgresErrors.js";
+import type { ResolvedPostgresStoreOptions } from "./postgresStoreOptions.js";
+import { named, putRecords, quarantineRecords, registerOwner, releaseOwner } from "./statements.js";
+
+/** What the store holds while open. */
+interface Opened {
+  pool: pg.Pool;
+  owner: string;
+  rules: ActorRecordRules;
+  events: SharedStoreEvents | undefined;
+  warn: (message: string) => void;
+  ownership: Ownership;
+}
+
+/**
+ * The snapshot store on PostgreSQL, shared by every process opened on the same schema: see
+ * createPostgresStore.
+ */
+export class PostgresSnapshotStore implements SharedSnapshotStore {
+  readonly shared = true;
+  private readonly s: string;
+  private readonly name: string;
+  private opened: Opened | undefined;
+  private opening = false;
+  /** The open report's quarantined and migrated records, collected while claiming at open. */
+  private report: SnapshotStoreOpenReport | undefined;
+
+  constructor(private readonly o: ResolvedPostgresStoreOptions) {
+    this.s = quoteIdentifier(o.schema);
+    this.name = `PostgreSQL store (${describeTarget(o.connectionString)}, schema ${o.schema})`;
+  }
+
+  async open(options: SnapshotStoreOpenOptions): Promise<SnapshotStoreOpenReport> {
+    if (this.opened !== undefined || this.opening) throw new SnapshotStoreInUseError(this.name);
+    checkMachineVersions(options.rules.machineVersions, `${this.name}: open`);
+    this.opening = true;
+    const pool = new pg.Pool({
+      connectionString: this.o.connectionString,
+      max: this.o.poolSize,
+      connectionTimeoutMillis: 5_000,
+      application_name: "a2a-statecharts",
+    });
+    // An idle connection the server drops (a restart) is reported here; without a listener it would end the process.
+    pool.on("error", () => undefined);
+    try {
+      const client = await pool.connect();
+      try {
+        await migrate(client, this.o.schema);
+      } finally {
+        client.release();
+      }
+      const { machineVersions, migrations } = options.rules;
+      const rules: ActorRecordRules = {
+        ...options.rules,
+        machineVersions: { ...machineVersions },
+        ...(migrations === undefined ? {} : { migrations: { ...migrations } }),
+      };
+      const opened: Opened = {
+        pool,
+        owner: randomUUID(),
+        rules,
+        events: options.shared,
+        warn: options.onWarning,
+        ownership: undefined as unknown as Ownership,
+      };
+      await pool.query(registerOwner(this.s), [opened.owner, process.pid, hostname(), this.o.leaseMs]);
+      this.report = { quarantinedFiles: [], quarantinedRecords: [], migrated: [], damagedJournals: [] };
+      opened.ownership = new Ownership({
+        pool,
+        s: this.s,
+        leaseMs: this.o.leaseMs,
+        pollMs: this.o.pollMs,
+        owner: () => opened.owner,
+        registerAgain: async () => {
+          opened.owner = randomUUID();
+          await pool.query(registerOwner(this.s), [opened.owner, process.pid, hostname(), this.o.leaseMs]);
+        },
+        usable: (records) => this.usable(opened, records),
+        events: options.shared,
+        warn: options.onWarning,
+      });
+      // What no living process owns is this one's from now: list("live") lists it.
+      await opened.ownership.claimAll();
+      const report = this.report;
+      this.report = undefined;
+      this.opened = opened;
+      opened.ownership.start();
+      return report;
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw openFailure(error, this.o);
+    } finally {
+      this.opening = false;
+    }
+  }
+
+  async get(id: string): Promise<ActorRecord | undefined> {
+    const { pool } = this.held("get");
+    const found = await pool.query<{ record: ActorRecord }>(
+      named(this.s, "get", `SELECT record FROM ${this.s}.actors WHERE id = $1`, [id]),
+    );
+    return found.rows[0]?.record;
+  }
+
+  async put(records: readonly ActorRecord[]): Promise<void> {
+    const { pool, owner, rules } = this.held("put");
+    // Checked before anything is sent: a refused batch changes nothing. The last copy of an id wins.
+    const byId = new Map<string, ActorRecord>();
+    for (const record of records.map((r) => recordForPut(r, rules))) byId.set(record.id, record);
+    if (byId.size === 0) return;
+    const rows = [...byId.values()];
+    try {
+      await pool.query(
+        named(this.s, "put", putRecords(this.s), [
+          owner,
+          rows.map((r) => r.id),
+          rows.map((r) => r.machineId),
+          rows.map((r) => r.machineVersion),
+          rows.map((r) => r.status),
+          rows.map((r) => r.updatedAt),
+          rows.map((r) => JSON.stringify(r)),
+          rows.map((r) => nextDue(r) ?? null),
+        ]),
+      );
+    } catch (error) {
+      if (codeOf(error) === "A2A01") {
+        const detail = (error as { detail?: unknown }).detail;
+        throw new ActorTakenOverError(
+          typeof detail === "string" ? detail.split("\n") : rows.map((r) => r.id),
+        );
+      }
+      throw error;
+    }
+  }
+
+  async list(which: "live" | "archive"): Promise<Array<Readonly<ActorRecord>>> {
+    const { pool, owner } = this.held("list");
+    checkListKind(this.name, which);
+    const found =
+      which === "live"
+        ? await pool.query<{ record: ActorRecord }>(
+            `SELECT record FROM ${this.s}.actors WHERE status = 'active' AND owner = $1`,
+            [owner],
+          )
+        : await pool.query<{ record: ActorRecord }>(
+            `SELECT record FROM ${this.s}.actors WHERE status <> 'active'`,
+          );
+    return found.rows.map((row) => row.record);
+  }
+
+  async prune(olderThan: number): Promise<number> {
+    const { pool } = this.held("prune");
+    checkCutoff(this.name, olderThan);
+    const pruned = await pool.query(
+      `DELETE FROM ${this.s}.actors WHERE status <> 'active' AND updated_at < $1`,
+      [olderThan],
+    );
+    // Events for actors that finished before they were delivered have no one to go to.
+    await pool.query(
+      `DELETE FROM ${this.s}.inbox i WHERE NOT EXISTS (SELECT 1 FROM ${this.s}.actors a WHERE a.id = i.actor_id AND a.status = 'active')`,
+    );
+    return pruned.rowCount ?? 0;
+  }
+
+  async close(): Promise<void> {
+    const opened = this.opened;
+    if (opened === undefined) return;
+    this.opened = undefined;
+    await opened.ownership.stop();
+    try {
+      await opened.pool.query(releaseOwner(this.s), [opened.owner]);
+    } catch (error) {
+      // The lease lapses by itself: the others take the actors over then.
+      opened.warn(
+        `${this.name}: could not hand the actors over at close (${errorText(error)}); they are taken over once the lease lapses`,
+      );
+    }
+    await opened.pool.end();
+  }
+
+  async listEveryLive(
+    filter: { machineId?: string; threadId?: string } = {},
+  ): Promise<Array<Readonly<ActorRecord>>> {
+    const { pool } = this.held("listEveryLive");
+    const found = await pool.query<{ record: ActorRecord }>(
+      `SELECT record FROM ${this.s}.actors WHERE status = 'active'
+         AND ($1::text IS NULL OR machine_id = $1) AND ($2::text IS NULL OR record->'meta'->>'threadId' = $2)`,
+      [filter.machineId ?? null, filter.threadId ?? null],
+    );
+    return found.rows.map((row) => row.record);
+  }
+
+  async sendTo(delivery: StoredDelivery): Promise<void> {
+    const { pool } = this.held("sendTo");
+    await pool.query(`INSERT INTO ${this.s}.inbox (actor_id, event) VALUES ($1, $2::json)`, [
+      delivery.id,
+      JSON.stringify(delivery.event),
+    ]);
+  }
+
+  /** Claimed records checked as at open: migrated when older, set aside (quarantine table) when unusable. */
+  private async usable(opened: Omit<Opened, "ownership">, records: ActorRecord[]): Promise<ActorRecord[]> {
+    const good: ActorRecord[] = [];
+    const bad: Array<{ id: string; problem: string }> = [];
+    for (const record of records) {
+      const checked = checkActorRecord(record.id, record, opened.rules, true);
+      if (!checked.ok) {
+        bad.push({ id: record.id, problem: checked.problem });
+        continue;
+      }
+      if (checked.fromVersion !== undefined) {
+        const { machineId, machineVersion } = checked.record;
+        this.report?.migrated.push({
+          id: record.id,
+          machineId,
+          fromVersion: checked.fromVersion,
+          toVersion: machineVersion,
+        });
+      }
+      good.push(checked.record);
+    }
+    if (bad.length > 0) {
+      await opened.pool.query(quarantineRecords(this.s), [
+        opened.owner,
+        bad.map((b) => b.id),
+        bad.map((b) => b.problem),
+      ]);
+      for (const { id, problem } of bad) {
+        this.report?.quarantinedRecords.push({ id, file: `${this.o.schema}.quarantine`, problem });
+        opened.warn(`${this.name}: record ${JSON.stringify(id)} was set aside: ${problem}`);
+      }
+    }
+    return good;
+  }
+
+  private held(method: string): Opened {
+    if (this.opened === undefined) throw new SnapshotStoreNotOpenError(this.name, method);
+    return this.opened;
+  }
+}
+
+/** A live record's next due time: its earliest timer or XState delay. */
+function nextDue(record: ActorRecord): number | undefined {
+  if (record.status !== "active") return undefined;
+  let due: number | undefined;
+  for (const { dueAt } of [...record.timers, ...(record.delayed ?? [])]) {
+    if (due === undefined || dueAt < due) due = dueAt;
+  }
+  return due;
+}

@@ -1,0 +1,98 @@
+import { errorText } from "../DurableJsonFile.js";
+
+/** The PostgreSQL store cannot start: the server, the credentials, the database or the permissions. */
+export class PostgresStoreError extends Error {
+  override readonly name = "PostgresStoreError";
+
+  constructor(
+    message: string,
+    /** PostgreSQL's SQLSTATE or Node's error code, when there is one. */
+    readonly code: string | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Where a connection string points, without its password: `user@host:port/database`. */
+export function describeTarget(connectionString: string): string {
+  try {
+    const url = new URL(connectionString);
+    const user = url.username === "" ? "" : `${decodeURIComponent(url.username)}@`;
+    const host = url.hostname === "" ? (url.searchParams.get("host") ?? "localhost") : url.hostname;
+    const port = url.port === "" ? "5432" : url.port;
+    return `${user}${host}:${port}${url.pathname === "" ? "/" : decodeURIComponent(url.pathname)}`;
+  } catch {
+    // A key=value connection string: naming its parts would risk printing the password.
+    return "the server in the connection string";
+  }
+}
+
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ECONNRESET",
+]);
+
+/** Whether an error means the server could not be reached or the connection broke (worth retrying). */
+export function isConnectionError(error: unknown): boolean {
+  const code = codeOf(error);
+  if (
+    code !== undefined &&
+    (UNREACHABLE.has(code) ||
+      code.startsWith("08") ||
+      code === "57P01" ||
+      code === "57P02" ||
+      code === "57P03")
+  )
+    return true;
+  const text = errorText(error);
+  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable/i.test(
+    text,
+  );
+}
+
+/** open()'s failure, said so that the user knows what to fix. */
+export function openFailure(
+  error: unknown,
+  o: { connectionString: string; schema: string },
+): PostgresStoreError {
+  const target = describeTarget(o.connectionString);
+  const code = codeOf(error);
+  const detail = errorText(error);
+  const say = (what: string) =>
+    new PostgresStoreError(`PostgreSQL store (${target}): ${what}`, code, { cause: error });
+  if (error instanceof PostgresStoreError) return error;
+  switch (code) {
+    case "28P01":
+    case "28000":
+      return say(
+        `the server refused the credentials (${detail}): check the user and password in the connection string, and pg_hba.conf`,
+      );
+    case "3D000":
+      return say(`${detail}: create it (createdb) or name an existing database in the connection string`);
+    case "42501":
+      return say(
+        `permission denied (${detail}): the user needs CREATE on the database (to create schema "${o.schema}") or USAGE and CREATE on that schema`,
+      );
+    case "57P03":
+      return say(
+        `the server is starting up or shutting down (${detail}): try again once it accepts connections`,
+      );
+  }
+  if (isConnectionError(error)) {
+    return say(
+      `cannot reach the server (${code ?? detail}): is PostgreSQL running there, and is the connection string right?`,
+    );
+  }
+  return say(`open failed: ${detail}`);
+}
+
+export function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+}

@@ -1,0 +1,72 @@
+import { SCHEMA_NAME } from "./migrations.js";
+
+/** Options of {@link createPostgresStore}. */
+export interface PostgresStoreOptions {
+  /** A PostgreSQL connection string, e.g. `postgresql://a2a:secret@db.internal:5432/gateway`. */
+  connectionString: string;
+  /** The schema the store creates and migrates its tables in (default `a2a`). */
+  schema?: string;
+  /**
+   * How long a process's ownership of its actors lasts without renewal (default 10 s). It is renewed
+   * every third of that while the process lives; when a process dies, the others take its actors
+   * over within this time.
+   */
+  leaseMs?: number;
+  /**
+   * How often the store looks for actors to take over and for events sent to its actors by other
+   * processes (default leaseMs / 20, between 50 ms and 500 ms).
+   */
+  pollMs?: number;
+  /** Connections this process keeps to the server (default 4). */
+  poolSize?: number;
+}
+
+export interface ResolvedPostgresStoreOptions {
+  connectionString: string;
+  schema: string;
+  leaseMs: number;
+  pollMs: number;
+  poolSize: number;
+}
+
+const FN = "createPostgresStore";
+
+/** The options with their defaults; a TypeError naming the option for a wrong one. */
+export function resolvePostgresStoreOptions(o: unknown): ResolvedPostgresStoreOptions {
+  if (typeof o !== "object" || o === null) {
+    throw new TypeError(
+      `${FN}: takes an options object ({ connectionString, schema?, leaseMs? }), got ${String(o)}`,
+    );
+  }
+  const options = o as Partial<Record<keyof PostgresStoreOptions, unknown>>;
+  const { connectionString } = options;
+  if (typeof connectionString !== "string" || connectionString.trim() === "") {
+    throw new TypeError(
+      `${FN}: connectionString must be a non-empty string (postgresql://user:password@host:5432/database), got ${typeof connectionString === "string" ? '""' : String(connectionString)}`,
+    );
+  }
+  const schema = options.schema ?? "a2a";
+  if (typeof schema !== "string" || !SCHEMA_NAME.test(schema)) {
+    throw new TypeError(
+      `${FN}: schema must be a lower-case SQL name (letters, digits, _; at most 63), got ${JSON.stringify(schema)}`,
+    );
+  }
+  const leaseMs = whole(options.leaseMs, "leaseMs", 10_000, 200, 3_600_000);
+  const pollMs = whole(
+    options.pollMs,
+    "pollMs",
+    Math.min(500, Math.max(50, Math.round(leaseMs / 20))),
+    10,
+    leaseMs,
+  );
+  const poolSize = whole(options.poolSize, "poolSize", 4, 2, 100);
+  return { connectionString, schema, leaseMs, pollMs, poolSize };
+}
+
+function whole(value: unknown, name: string, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw new TypeError(`${FN}: ${name} must be a whole number from ${min} to ${max}, got ${String(value)}`);
+  }
+  return value;
+}

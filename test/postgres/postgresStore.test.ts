@@ -1,0 +1,313 @@
+// The PostgreSQL store on a real server: the SnapshotStore behaviour a host relies on, and what sharing
+// one schema between processes adds (ownership, fenced writes, takeover, the inbox, migrations).
+import { afterEach, describe, expect, it } from "vitest";
+import type {
+  ActorRecord,
+  ActorRecordRules,
+  SnapshotStoreOpenOptions,
+  StoredDelivery,
+} from "../../src/persistence/index.js";
+import {
+  ActorTakenOverError,
+  SnapshotStoreNotOpenError,
+  InvalidActorRecordError,
+} from "../../src/persistence/index.js";
+import { createPostgresStore, type SharedSnapshotStore } from "../../src/persistence/postgres/index.js";
+import { usePostgres } from "../support/postgres.js";
+import { STORE_T0, storeRecord } from "../support/storeRecords.js";
+
+const postgres = usePostgres();
+const RULES: ActorRecordRules = { machineVersions: { mention: 2 } };
+
+const toClose: SharedSnapshotStore[] = [];
+afterEach(async () => {
+  for (const store of toClose.splice(0)) await store.close();
+});
+
+interface Heard {
+  claimed: string[];
+  delivered: StoredDelivery[];
+  lost: Array<readonly string[] | "all">;
+  warnings: string[];
+}
+
+function options(heard?: Heard, deliver?: () => Promise<void>): SnapshotStoreOpenOptions {
+  return {
+    now: () => STORE_T0,
+    rules: RULES,
+    onWarning: (message) => heard?.warnings.push(message),
+    shared: {
+      claimed: (records) => heard?.claimed.push(...records.map((r) => r.id)),
+      delivered: async (deliveries) => {
+        await deliver?.();
+        heard?.delivered.push(...deliveries);
+      },
+      lost: (ids) => heard?.lost.push(ids),
+    },
+  };
+}
+
+const heard = (): Heard => ({ claimed: [], delivered: [], lost: [], warnings: [] });
+
+async function store(
+  url: string,
+  o: { leaseMs?: number; heard?: Heard; schema?: string; deliver?: () => Promise<void> } = {},
+): Promise<SharedSnapshotStore> {
+  const s = createPostgresStore({
+    connectionString: url,
+    schema: o.schema ?? "a2a",
+    leaseMs: o.leaseMs ?? 10_000,
+    pollMs: 20,
+  });
+  await s.open(options(o.heard, o.deliver));
+  toClose.push(s);
+  return s;
+}
+
+async function until<T>(what: string, probe: () => T | Promise<T>, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const ids = (records: ReadonlyArray<Readonly<ActorRecord>>): string[] => records.map((r) => r.id).sort();
+
+describe("PostgreSQL store: one process", { timeout: 30_000 }, () => {
+  it("round-trips a record with its timers and delayed events, and keeps it across close and open", async () => {
+    const url = await postgres().createDatabase();
+    const record = storeRecord("a", {
+      delayed: [
+        {
+          id: "d1",
+          source: [],
+          target: ["child"],
+          event: { type: "xstate.after.1000.m.s" },
+          dueAt: STORE_T0 + 1_000,
+        },
+      ],
+      meta: { threadId: "t1", nested: { ok: true } },
+    });
+    const first = await store(url);
+    await first.put([record, storeRecord("__proto__")]);
+    expect(await first.get("a")).toEqual(record);
+    await first.close();
+    const second = await store(url);
+    expect(ids(await second.list("live"))).toEqual(["__proto__", "a"]);
+    expect(await second.get("a")).toEqual(record);
+    expect(await second.get("missing")).toBeUndefined();
+  });
+
+  it("refuses a batch whole when one record is invalid, naming it", async () => {
+    const url = await postgres().createDatabase();
+    const s = await store(url);
+    const bad = { ...storeRecord("bad"), machineVersion: 1 };
+    await expect(s.put([storeRecord("ok"), bad])).rejects.toThrow(InvalidActorRecordError);
+    await expect(s.put([storeRecord("ok"), bad])).rejects.toThrow(
+      /"bad".*version 2, the snapshot is version 1/,
+    );
+    expect(await s.get("ok")).toBeUndefined();
+  });
+
+  it("archives a finished record on put, lists it as archived, and prunes it by age", async () => {
+    const url = await postgres().createDatabase();
+    const s = await store(url);
+    await s.put([storeRecord("old"), storeRecord("new"), storeRecord("live")]);
+    await s.put([
+      storeRecord("old", { status: "done", updatedAt: STORE_T0 + 1 }),
+      storeRecord("new", { status: "error", updatedAt: STORE_T0 + 10 }),
+    ]);
+    expect(ids(await s.list("live"))).toEqual(["live"]);
+    expect(ids(await s.list("archive"))).toEqual(["new", "old"]);
+    expect(
+      await postgres().query("SELECT actor_id FROM a2a.timers ORDER BY actor_id", [], dbName(url)),
+    ).toEqual([{ actor_id: "live" }]);
+    expect(await s.prune(STORE_T0 + 5)).toBe(1);
+    expect(ids(await s.list("archive"))).toEqual(["new"]);
+  });
+
+  it("rejects every call before open and after close, naming the method", async () => {
+    const url = await postgres().createDatabase();
+    const s = createPostgresStore({ connectionString: url });
+    await expect(s.get("a")).rejects.toThrow(SnapshotStoreNotOpenError);
+    await s.open(options());
+    await s.close();
+    await expect(s.put([storeRecord("a")])).rejects.toThrow(/put\(\) refused: the store is not open/);
+    await s.close();
+  });
+
+  it("refuses bad options at once, naming the option", () => {
+    expect(() => createPostgresStore({ connectionString: "" })).toThrow(
+      /connectionString must be a non-empty string/,
+    );
+    expect(() => createPostgresStore({ connectionString: "postgresql://x", schema: 'a"; drop' })).toThrow(
+      /schema must be a lower-case SQL name/,
+    );
+    expect(() => createPostgresStore({ connectionString: "postgresql://x", leaseMs: 0 })).toThrow(
+      /leaseMs must be a whole number/,
+    );
+    expect(() => createPostgresStore(undefined as never)).toThrow(/takes an options object/);
+  });
+});
+
+describe("PostgreSQL store: schema and migrations", { timeout: 30_000 }, () => {
+  it("creates its tables in the schema it is given, records the version, and migrates once when processes start together", async () => {
+    const url = await postgres().createDatabase();
+    await Promise.all([
+      store(url, { schema: "gw_one" }),
+      store(url, { schema: "gw_one" }),
+      store(url, { schema: "gw_one" }),
+    ]);
+    const rows = await postgres().query("SELECT version FROM gw_one.migrations", [], dbName(url));
+    expect(rows).toEqual([{ version: 1 }]);
+    const tables = await postgres().query(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'gw_one' ORDER BY 1",
+      [],
+      dbName(url),
+    );
+    expect(tables.map((t) => t.table_name)).toEqual([
+      "actors",
+      "inbox",
+      "migrations",
+      "owners",
+      "quarantine",
+      "timers",
+    ]);
+  });
+
+  it("refuses a schema a newer package migrated, saying so", async () => {
+    const url = await postgres().createDatabase();
+    await (await store(url)).close();
+    toClose.splice(0);
+    await postgres().query(
+      "INSERT INTO a2a.migrations (version, name) VALUES (99, 'from the future')",
+      [],
+      dbName(url),
+    );
+    await expect(store(url)).rejects.toThrow(
+      /schema "a2a" is at version 99, newer than this package knows \(1\): upgrade/,
+    );
+  });
+
+  it("sets aside a record it cannot use when it claims it, and migrates an older one", async () => {
+    const url = await postgres().createDatabase();
+    const writer = await store(url);
+    await writer.put([storeRecord("fine"), storeRecord("odd")]);
+    await writer.close();
+    toClose.splice(0);
+    await postgres().query(
+      `UPDATE a2a.actors SET record = json_build_object('id', 'odd', 'machineId', 'gone', 'machineVersion', 1, 'snapshot', 1, 'timers', json_build_array(), 'status', 'active', 'updatedAt', 1) WHERE id = 'odd'`,
+      [],
+      dbName(url),
+    );
+    const h = heard();
+    const reader = await store(url, { heard: h });
+    expect(ids(await reader.list("live"))).toEqual(["fine"]);
+    expect(h.warnings.join("\n")).toMatch(/record "odd" was set aside: unknown machine "gone"/);
+    const kept = await postgres().query("SELECT id, problem FROM a2a.quarantine", [], dbName(url));
+    expect(kept).toEqual([{ id: "odd", problem: expect.stringMatching(/unknown machine/) }]);
+  });
+});
+
+describe("PostgreSQL store: several processes on one schema", { timeout: 30_000 }, () => {
+  it("fences writes: a put of another process's actor fails whole, naming it, and changes nothing", async () => {
+    const url = await postgres().createDatabase();
+    const a = await store(url);
+    const b = await store(url);
+    await a.put([storeRecord("mine")]);
+    const error = await b
+      .put([storeRecord("theirs"), storeRecord("mine", { updatedAt: STORE_T0 + 1 })])
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ActorTakenOverError);
+    expect((error as ActorTakenOverError).ids).toEqual(["mine"]);
+    expect(await a.get("theirs")).toBeUndefined();
+    expect((await a.get("mine"))?.updatedAt).toBe(STORE_T0);
+    expect(ids(await a.list("live"))).toEqual(["mine"]);
+    expect(ids(await b.list("live"))).toEqual([]);
+    expect(ids(await b.listEveryLive())).toEqual(["mine"]);
+  });
+
+  it("a finished actor stays finished: no process brings it back with a live put", async () => {
+    const url = await postgres().createDatabase();
+    const a = await store(url);
+    await a.put([storeRecord("x")]);
+    await a.put([storeRecord("x", { status: "done", updatedAt: STORE_T0 + 1 })]);
+    await expect(a.put([storeRecord("x", { updatedAt: STORE_T0 + 2 })])).rejects.toThrow(ActorTakenOverError);
+    // The same finished record again (a retried write that had landed) is accepted.
+    await a.put([storeRecord("x", { status: "done", updatedAt: STORE_T0 + 1 })]);
+  });
+
+  it("hands a stopped process's actors to another, soonest due first", async () => {
+    const url = await postgres().createDatabase();
+    const a = await store(url);
+    const h = heard();
+    const b = await store(url, { heard: h });
+    await a.put([
+      storeRecord("late", { timers: [{ event: "T", dueAt: STORE_T0 + 9_000 }] }),
+      storeRecord("soon", { timers: [{ event: "T", dueAt: STORE_T0 + 1_000 }] }),
+      storeRecord("never", { timers: [] }),
+    ]);
+    await a.close();
+    await until("b to claim a's actors", () => h.claimed.length === 3);
+    expect(h.claimed).toEqual(["soon", "late", "never"]);
+    expect(ids(await b.list("live"))).toEqual(["late", "never", "soon"]);
+  });
+
+  it("takes over a dead process's actors once its lease lapses; the dead one's writes are refused and it hears it lost them", async () => {
+    const url = await postgres().createDatabase();
+    const ha = heard();
+    const a = await store(url, { heard: ha, leaseMs: 600 });
+    const hb = heard();
+    const b = await store(url, { heard: hb, leaseMs: 600 });
+    await a.put([storeRecord("x")]);
+    // a's lease lapses (as when a process freezes longer than its lease): b takes x, a hears it at its next renewal.
+    await postgres().query(
+      "UPDATE a2a.owners SET lease_until = clock_timestamp() - interval '1 ms' WHERE id = (SELECT owner FROM a2a.actors WHERE id = 'x')",
+      [],
+      dbName(url),
+    );
+    await until("b to take x over", () => hb.claimed.includes("x"));
+    await expect(a.put([storeRecord("x", { updatedAt: STORE_T0 + 1 })])).rejects.toThrow(ActorTakenOverError);
+    await until("a to hear it lost its actors", () => ha.lost.includes("all"));
+    expect(ha.warnings.join("\n")).toMatch(/lease lapsed/);
+    // a registered again: new actors are its own, and x stays b's.
+    await a.put([storeRecord("y")]);
+    expect(ids(await a.list("live"))).toEqual(["y"]);
+    expect(ids(await b.list("live"))).toEqual(["x"]);
+  });
+
+  it("delivers an event sent through the inbox to the actor's owner, and deletes it only once delivered", async () => {
+    const url = await postgres().createDatabase();
+    let failing = true;
+    const ha = heard();
+    const a = await store(url, {
+      heard: ha,
+      deliver: async () => {
+        if (failing) throw new Error("not yet");
+      },
+    });
+    const b = await store(url);
+    await a.put([storeRecord("x")]);
+    await b.sendTo({ id: "x", event: { type: "RESPONSE_RECEIVED", authorId: "u1", at: 5, messageId: "m1" } });
+    await until("a to try the delivery", () => ha.warnings.some((w) => w.includes("not yet")));
+    expect(await postgres().query("SELECT actor_id FROM a2a.inbox", [], dbName(url))).toEqual([
+      { actor_id: "x" },
+    ]);
+    failing = false;
+    await until("a to get the event", () => ha.delivered.length === 1);
+    expect(ha.delivered).toEqual([
+      { id: "x", event: { type: "RESPONSE_RECEIVED", authorId: "u1", at: 5, messageId: "m1" } },
+    ]);
+    await until(
+      "the inbox to empty",
+      async () => (await postgres().query("SELECT 1 FROM a2a.inbox", [], dbName(url))).length === 0,
+    );
+  });
+});
+
+function dbName(url: string): string {
+  return new URL(url).pathname.slice(1);
+}
