@@ -12,7 +12,9 @@
 //      kill until a surviving process posts the first (and the last) of those reminders: the actors
 //      claimed, restored and their overdue timers fired. Repeated KILLS times with a fresh victim.
 // A throwaway PostgreSQL server (test/support/postgres.ts; fsync off, synchronous_commit on) runs here.
-// Run: npx tsx bench/postgres.bench.ts [--seconds S] [--concurrency N] [--kills N] [--lease-ms MS]
+// (a) runs ROUNDS rounds, the scenarios interleaved: transitions/s is the median round (range
+// beside it), lag quantiles are over the samples of every round.
+// Run: npx tsx bench/postgres.bench.ts [--seconds S] [--concurrency N] [--rounds N] [--kills N] [--lease-ms MS]
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -32,6 +34,8 @@ const LOAD_MS = option("seconds", 8) * 1000;
 const WARMUP_MS = 1_000;
 const CONCURRENCY = option("concurrency", 8);
 const KILLS = option("kills", 20);
+/** Each load scenario runs once per round, the scenarios interleaved, so a burst of other work on the machine touches all of them. */
+const ROUNDS = option("rounds", 3);
 /** Shorter than the 10 s default so that 20 takeovers fit in a run; takeover scales with it. */
 const LEASE_MS = option("lease-ms", 2_000);
 const VICTIM_SENDS = 10;
@@ -78,21 +82,18 @@ async function stateDir(): Promise<string> {
   return dir;
 }
 
-interface LoadResult {
-  label: string;
-  processes: number;
+/** One run of a load scenario. */
+interface LoadRun {
   transitionsPerS: number;
   sendsPerS: number;
-  lagP50: number;
-  lagP99: number;
-  lags: number;
+  lags: number[];
 }
 
 async function measureLoad(
   label: string,
   processes: number,
   store: GatewaySettings["store"],
-): Promise<LoadResult> {
+): Promise<LoadRun> {
   const children: GatewayChild[] = [];
   for (let i = 0; i < processes; i++) {
     children.push(
@@ -131,19 +132,15 @@ async function measureLoad(
   const lags = stats.flatMap((s) => s.lags);
   const rejected = stats.reduce((sum, s) => sum + s.rejected, 0);
   if (rejected > 0) throw new Error(`${label}: ${rejected} sends rejected under load`);
-  const result = {
-    label,
-    processes,
+  const run = {
     transitionsPerS: stats.reduce((sum, s) => sum + s.transitions, 0) / seconds,
     sendsPerS: stats.reduce((sum, s) => sum + s.sends, 0) / seconds,
-    lagP50: quantile(lags, 0.5),
-    lagP99: quantile(lags, 0.99),
-    lags: lags.length,
+    lags,
   };
   console.log(
-    `${label} × ${processes}: ${int(result.transitionsPerS)} transitions/s, lag p50 ${ms(result.lagP50)}, p99 ${ms(result.lagP99)}`,
+    `${label} × ${processes}: ${int(run.transitionsPerS)} transitions/s, lag p50 ${ms(quantile(lags, 0.5))}, p99 ${ms(quantile(lags, 0.99))}`,
   );
-  return result;
+  return run;
 }
 
 /** (b): per kill, ms from the SIGKILL to the first and to the last of the victim's reminders posted elsewhere. */
@@ -206,21 +203,48 @@ async function measureTakeover(connectionString: string): Promise<Array<{ first:
 async function main(): Promise<void> {
   const server = await startPostgres();
   try {
-    const rows: LoadResult[] = [await measureLoad("lowdb", 1, { kind: "lowdb" })];
-    for (const processes of [1, 2, 4]) {
-      const connectionString = await server.createDatabase();
-      rows.push(
-        await measureLoad("postgres", processes, { kind: "postgres", connectionString, leaseMs: 10_000 }),
-      );
+    const scenarios = [
+      { label: "lowdb", processes: 1 },
+      ...[1, 2, 4].map((processes) => ({ label: "postgres", processes })),
+    ];
+    const runs: LoadRun[][] = scenarios.map(() => []);
+    for (let round = 1; round <= ROUNDS; round++) {
+      console.log(`round ${round} of ${ROUNDS}`);
+      for (const [i, { label, processes }] of scenarios.entries()) {
+        const store: GatewaySettings["store"] =
+          label === "lowdb"
+            ? { kind: "lowdb" }
+            : { kind: "postgres", connectionString: await server.createDatabase(), leaseMs: 10_000 };
+        runs[i]?.push(await measureLoad(label, processes, store));
+      }
     }
+    const rows = scenarios.map(({ label, processes }, i) => {
+      const mine = runs[i] ?? [];
+      const rates = mine.map((r) => r.transitionsPerS);
+      const lags = mine.flatMap((r) => r.lags);
+      return {
+        label,
+        processes,
+        transitionsPerS: quantile(rates, 0.5),
+        range: `${int(Math.min(...rates))}–${int(Math.max(...rates))}`,
+        sendsPerS: quantile(
+          mine.map((r) => r.sendsPerS),
+          0.5,
+        ),
+        lagP50: quantile(lags, 0.5),
+        lagP99: quantile(lags, 0.99),
+        lags: lags.length,
+      };
+    });
     const takeovers = await measureTakeover(await server.createDatabase());
-    const base = rows[0] as LoadResult;
+    const base = rows[0] as (typeof rows)[number];
     printTable(
-      `(a) ${LOAD_MS / 1000} s of closed-loop discordSend load, ${CONCURRENCY} in flight per process (same load per process)`,
+      `(a) ${LOAD_MS / 1000} s of closed-loop discordSend load, ${CONCURRENCY} in flight per process (same load per process), ${ROUNDS} rounds`,
       [
         "store",
         "processes",
         "transitions/s",
+        "range",
         "× lowdb",
         "sends/s",
         "lag p50",
@@ -233,6 +257,7 @@ async function main(): Promise<void> {
         r.label,
         String(r.processes),
         int(r.transitionsPerS),
+        r.range,
         times(r.transitionsPerS / base.transitionsPerS),
         int(r.sendsPerS),
         ms(r.lagP50),
