@@ -3,7 +3,8 @@
 //  1. `npm pack`s it and checks what the tarball holds;
 //  2. for each peer set (default: the oldest xstate, discord.js and pg we claim, and the newest npm
 //     resolves today), installs the tarball into a fresh project exactly as a user would
-//     (`npm i <tarball> xstate@X discord.js@Y pg@Z`), and fails if that install is over 50 MB or 60 packages;
+//     (`npm i <tarball> xstate@X discord.js@Y`), and fails if that install is over 50 MB or 60 packages;
+//     then adds pg@Z (the optional peer of ./postgres) and prints what it adds;
 //  3. type-checks a gateway's code (scripts/consumer/*.ts) with `tsc --strict` in an ES module project
 //     and a CommonJS one, both `module: nodenext`, against the consumer's own xstate and discord.js;
 //  4. runs the same code with plain node in both module systems: one mention answered against the
@@ -258,8 +259,10 @@ async function checkPeerSet(name, peers, tarball, dir, outsideRanges) {
     join(project, "package.json"),
     JSON.stringify({ name: `consumer-${name}`, version: "1.0.0", private: true }),
   );
-  const specs = Object.entries(peers).map(([pkg, version]) => `${pkg}@${version}`);
-  console.log(`\n--- ${name}: npm i a2a-statecharts ${specs.join(" ")}`);
+  // pg is for ./postgres only: what it adds is measured on its own, after the install a gateway always has.
+  const { pg, ...measured } = peers;
+  const specs = Object.entries(measured).map(([pkg, version]) => `${pkg}@${version}`);
+  console.log(`\n--- ${name}: npm i a2a-statecharts ${specs.join(" ")}, then pg@${pg}`);
   const npmI = ["i", ...NPM_QUIET, ...(outsideRanges ? ["--legacy-peer-deps"] : [])];
   const installed = await run("npm", [...npmI, tarball, ...specs], { cwd: project, timeoutMs: 300_000 });
   if (!installed.ok) {
@@ -273,7 +276,7 @@ async function checkPeerSet(name, peers, tarball, dir, outsideRanges) {
     };
     return [{ peers: `${specs.join(" ")} (install failed)`, system: "-", ...failed }];
   }
-  const versions = Object.keys(peers).map((pkg) => `${pkg}@${versionIn(project, pkg)}`);
+  const versions = Object.keys(measured).map((pkg) => `${pkg}@${versionIn(project, pkg)}`);
   const megabytes = await diskMegabytes(join(project, "node_modules"));
   const packages = packageCount(project);
   console.log(
@@ -287,6 +290,17 @@ async function checkPeerSet(name, peers, tarball, dir, outsideRanges) {
   checkShipped(project);
   if (existsSync(join(project, "node_modules", "mermaid")))
     fail(`${name}: mermaid got installed (the inspector must serve the bundle the package ships)`);
+
+  const withPg = await run("npm", [...npmI, `pg@${pg}`], { cwd: project, timeoutMs: 120_000 });
+  if (!withPg.ok) fail(`${name}: npm i pg@${pg} (${withPg.why}):\n${indent(withPg.stderr)}`);
+  else {
+    const more = (await diskMegabytes(join(project, "node_modules"))) - megabytes;
+    console.log(
+      `then pg@${versionIn(project, "pg")} (for a2a-statecharts/postgres): ${more.toFixed(1)} MB more, ` +
+        `${packageCount(project) - packages} packages more`,
+    );
+    versions.push(`pg@${versionIn(project, "pg")}`);
+  }
 
   // What type-checking needs, added after the measurement so it is not counted.
   const types = await run("npm", [...npmI, "-D", "@types/node@20"], { cwd: project, timeoutMs: 120_000 });

@@ -10,6 +10,7 @@ Usage:
   a2a-statecharts demo [--speed N] [--state-dir DIR]   the whole control plane on the bundled Discord
                                                        emulator, the designs' scenarios in accelerated time
   a2a-statecharts status [--state-dir DIR] [--json]    the persisted actors: machine, state, attempts, next due
+          [--postgres URL [--schema S]]                with PostgreSQL: also each process and its lease
   a2a-statecharts stats [--state-dir DIR] [--since T]  figures from the event log: flows, retries, mentions,
           [--json] [--html FILE]                       latency, turns saved; by agent and pair; an HTML page
   a2a-statecharts inspect [--port N] [--exit]          the demo with a live statechart page on 127.0.0.1;

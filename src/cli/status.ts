@@ -2,30 +2,45 @@ import { parseArgs } from "node:util";
 import {
   type StateDirLockInfo,
   type StateDirProblem,
-  type StoredActor,
   StateDirNotFoundError,
   readStateDir,
 } from "../persistence/index.js";
-import { eventLabel } from "../machines/index.js";
 import { MACHINE_VERSIONS } from "../runtime/index.js";
-import { DISCORD_TRANSIENT_MAX_RETRIES } from "../services/index.js";
 import { type CliIO, firstLine, flagProblem } from "./io.js";
+import { loadPeer } from "./peerDependencies.js";
 import { type QuarantinedRow, quarantineWarning, toQuarantinedRow } from "./quarantineWarnings.js";
 import { collectExchanges, type ExchangeStatusRow, exchangeTable } from "./statusExchanges.js";
-import { alignColumns, formatDuration } from "./textTable.js";
+import {
+  ACTOR_HEADER,
+  type ActorStatusRow,
+  actorCells,
+  actorsSummary,
+  byUrgency,
+  toRow,
+  warningLine,
+} from "./statusRows.js";
+import { alignColumns } from "./textTable.js";
 
 export type { ExchangeStatusRow } from "./statusExchanges.js";
+export { attemptsOf, stateText, valueText } from "./statusRows.js";
+export type { ActorAttempts, ActorStatusRow } from "./statusRows.js";
 
 const DEFAULT_STATE_DIR = ".a2a-state";
 
-export const STATUS_HELP = `a2a-statecharts status — list the actors persisted in a state directory (read-only)
+export const STATUS_HELP = `a2a-statecharts status — list the persisted actors of a state directory or a PostgreSQL store (read-only)
 
 Usage:
   a2a-statecharts status [--state-dir DIR] [--json]
+  a2a-statecharts status --postgres URL [--schema NAME] [--json]
 
 Options:
   -d, --state-dir DIR   the runtime's state directory (default ${DEFAULT_STATE_DIR})
-      --json            print one JSON document { stateDir, now, lock, actors, exchanges, warnings, quarantined }
+      --postgres URL    read the PostgreSQL store instead (postgresql://user@host:5432/database; the
+                        password can come from PGPASSWORD instead of the URL); needs the pg package
+      --schema NAME     the store's schema (default a2a; with --postgres only)
+      --json            print one JSON document: { stateDir, now, lock, actors, exchanges, warnings,
+                        quarantined }, or with --postgres { postgres, schema, schemaVersion, now,
+                        serverNow, processes, unowned, actors, inbox, warnings, quarantined }
   -h, --help            show this help
 
 Bot exchanges: each thread's current bot-to-bot exchange, how many messages it handled of its
@@ -36,41 +51,11 @@ Reads the snapshots on disk and changes nothing: it takes no lock, so it works b
 runtime (showing its last durable state), and it reports corrupt files instead of moving them.
 Files the runtime set aside (quarantine/, *.corrupt-*) are listed as warnings: their data is not
 loaded; inspect them, then move or delete them.
-Exit status: 0 listed (warnings included), 1 the directory is missing or unreadable, 2 bad usage.`;
 
-/**
- * What an actor counts, of its limit when known: a mention's deliveries ("mention": the mention is 1,
- * each reminder adds 1), a flow's reply-wait retries ("retries"), a Discord send's retries ("send retries").
- */
-export interface ActorAttempts {
-  kind: "mention" | "retries" | "send retries";
-  count: number;
-  max?: number;
-}
-
-/** One row of `status`, as `--json` prints it (times in ms since the epoch and as ISO strings). */
-export interface ActorStatusRow {
-  id: string;
-  machine: string;
-  /** The state value flattened (`a.b`, parallel regions joined by ` + `), then each active child's (`> child:state`). */
-  state: string;
-  status: "active" | "done" | "error";
-  location: "live" | "archive";
-  attempts: ActorAttempts | null;
-  /**
-   * The earliest wait of an active actor: a durable timer (named by its event) or one of its XState
-   * delays (`after responseTimeout`, or the delayed event's type); `timers` counts both kinds.
-   */
-  nextDue: { event: string; at: number; atIso: string; inMs: number; timers: number } | null;
-  /** When the actor started (its context's `startedAt`), when known. */
-  startedAt: number | null;
-  updatedAt: number;
-  /** now − startedAt, or now − updatedAt when the start is unknown (`ageFrom` says which). */
-  ageMs: number;
-  ageFrom: "startedAt" | "updatedAt";
-  file: string;
-  problem?: string;
-}
+With --postgres it only reads, in one read-only transaction, so it claims nothing: it lists the
+gateway processes sharing the store (each one's lease, and whether it lapsed), the actors each one
+owns and those waiting to be taken over, the events waiting in the inbox, and the records set aside.
+Exit status: 0 listed (warnings included), 1 the directory or the database cannot be read, 2 bad usage.`;
 
 export type { QuarantinedRow } from "./quarantineWarnings.js";
 
@@ -93,11 +78,12 @@ export interface StatusReport {
 }
 
 /**
- * `a2a-statecharts status [--state-dir DIR] [--json]`: the persisted actors of a state directory —
- * machine, state, status, attempts, next due timer, age — as a table or one JSON document. Read-only.
+ * `a2a-statecharts status [--state-dir DIR | --postgres URL [--schema NAME]] [--json]`: the persisted
+ * actors of a state directory or a PostgreSQL store — machine, state, status, attempts, next due
+ * timer, age; for PostgreSQL also the processes and their leases — as a table or one JSON document. Read-only.
  */
 export async function runStatus(argv: string[], io: CliIO): Promise<number> {
-  let values: { "state-dir"?: string; json?: boolean; help?: boolean };
+  let values: { "state-dir"?: string; postgres?: string; schema?: string; json?: boolean; help?: boolean };
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -105,6 +91,8 @@ export async function runStatus(argv: string[], io: CliIO): Promise<number> {
       allowPositionals: false,
       options: {
         "state-dir": { type: "string", short: "d" },
+        postgres: { type: "string" },
+        schema: { type: "string" },
         json: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -116,6 +104,11 @@ export async function runStatus(argv: string[], io: CliIO): Promise<number> {
   if (values.help) {
     io.out(STATUS_HELP);
     return 0;
+  }
+  if (values.postgres !== undefined) return postgresStatus(values.postgres, values, io);
+  if (values.schema !== undefined) {
+    io.err("a2a-statecharts status: --schema names a PostgreSQL schema: use it with --postgres URL");
+    return 2;
   }
   const dir = values["state-dir"] ?? DEFAULT_STATE_DIR;
   if (dir.trim() === "") {
@@ -137,6 +130,25 @@ export async function runStatus(argv: string[], io: CliIO): Promise<number> {
   if (values.json) io.out(JSON.stringify(report, null, 2));
   else printTable(report, io);
   return 0;
+}
+
+/** `--postgres`: its code and the pg package are loaded only then, so that status works without pg. */
+async function postgresStatus(
+  connectionString: string,
+  values: { "state-dir"?: string; schema?: string; json?: boolean },
+  io: CliIO,
+): Promise<number> {
+  if (values["state-dir"] !== undefined) {
+    io.err("a2a-statecharts status: --state-dir and --postgres name two different stores: give one of them");
+    return 2;
+  }
+  try {
+    const run = await loadPeer(async () => (await import("./statusPostgres.js")).runPostgresStatus);
+    return await run({ connectionString, schema: values.schema, json: values.json === true }, io, Date.now());
+  } catch (error) {
+    io.err(`a2a-statecharts status: ${firstLine(error)}`);
+    return 1;
+  }
 }
 
 /** Reads the state directory (read-only) and builds the rows, sorted: active first by next due time, then finished, latest first. */
@@ -167,153 +179,12 @@ function toWarning(p: StateDirProblem): StatusWarning {
   return { file: p.file, ...(p.id === undefined ? {} : { id: p.id }), problem: p.problem };
 }
 
-function toRow({ record, file, location, problem }: StoredActor, now: number): ActorStatusRow {
-  const snapshot = asObject(record.snapshot);
-  const startedAt = asNumber(asObject(snapshot?.context)?.startedAt);
-  const timers = record.status === "active" ? waitsOf(record) : [];
-  const first = timers[0];
-  return {
-    id: record.id,
-    machine: record.machineId,
-    state: stateText(snapshot),
-    status: record.status,
-    location,
-    attempts: attemptsOf(record.machineId, snapshot),
-    nextDue:
-      first === undefined
-        ? null
-        : {
-            event: first.event,
-            at: first.dueAt,
-            atIso: new Date(first.dueAt).toISOString(),
-            inMs: first.dueAt - now,
-            timers: timers.length,
-          },
-    startedAt: startedAt ?? null,
-    updatedAt: record.updatedAt,
-    ageMs: now - (startedAt ?? record.updatedAt),
-    ageFrom: startedAt === undefined ? "updatedAt" : "startedAt",
-    file,
-    ...(problem === undefined ? {} : { problem }),
-  };
-}
-
-/** A record's durable timers and XState delays, earliest first. */
-function waitsOf(record: StoredActor["record"]): Array<{ event: string; dueAt: number }> {
-  const delays = (record.delayed ?? []).map((d) => ({ event: eventLabel(d.event.type), dueAt: d.dueAt }));
-  return [...record.timers, ...delays].sort((a, b) => a.dueAt - b.dueAt);
-}
-
-function byUrgency(a: ActorStatusRow, b: ActorStatusRow): number {
-  const activeA = a.status === "active" ? 0 : 1;
-  const activeB = b.status === "active" ? 0 : 1;
-  if (activeA !== activeB) return activeA - activeB;
-  if (activeA === 0) {
-    const dueA = a.nextDue?.at ?? Number.POSITIVE_INFINITY;
-    const dueB = b.nextDue?.at ?? Number.POSITIVE_INFINITY;
-    if (dueA !== dueB) return dueA < dueB ? -1 : 1;
-    return (a.startedAt ?? a.updatedAt) - (b.startedAt ?? b.updatedAt) || a.id.localeCompare(b.id);
-  }
-  return b.updatedAt - a.updatedAt || a.id.localeCompare(b.id);
-}
-
-// ---- reading persisted snapshots (JSON of getPersistedSnapshot(): { status, value, context, children }) ----
-
-/** `value` flattened, then each active child's state: `awaitingResponse > mention:pending`. */
-export function stateText(snapshot: Record<string, unknown> | undefined): string {
-  if (snapshot === undefined) return "?";
-  const parts = [valueText(snapshot.value)];
-  for (const [childId, child] of activeChildren(snapshot)) parts.push(`${childId}:${stateText(child)}`);
-  return parts.join(" > ");
-}
-
-/** An XState state value as dotted paths; parallel regions joined by ` + `: `a.b`, `p.x.one + p.y.two`. */
-export function valueText(value: unknown): string {
-  const paths = valuePaths(value);
-  return paths.length === 0 ? "?" : paths.join(" + ");
-}
-
-function valuePaths(value: unknown): string[] {
-  if (typeof value === "string") return [value];
-  const object = asObject(value);
-  if (object === undefined) return [];
-  return Object.entries(object).flatMap(([key, sub]) => {
-    const below = valuePaths(sub);
-    return below.length === 0 ? [key] : below.map((path) => `${key}.${path}`);
-  });
-}
-
-/** The persisted children that are still running, with their snapshots. */
-function activeChildren(snapshot: Record<string, unknown>): Array<[string, Record<string, unknown>]> {
-  const children = asObject(snapshot.children) ?? {};
-  const out: Array<[string, Record<string, unknown>]> = [];
-  for (const [id, entry] of Object.entries(children)) {
-    const child = asObject(asObject(entry)?.snapshot);
-    if (child !== undefined && child.status === "active") out.push([id, child]);
-  }
-  return out;
-}
-
-function childContext(snapshot: Record<string, unknown> | undefined, id: string) {
-  const child = snapshot === undefined ? undefined : activeChildren(snapshot).find(([key]) => key === id);
-  return asObject(child?.[1].context);
-}
-
-/**
- * What the machine counts. collaborate: its mention's deliveries (the mention is 1, each reminder
- * adds 1) of `maxAttempts`, or before the mention is sent, the Discord send's retries. a2aFlow: the
- * reply wait's retries, of the error class's limit while one is known. Others: none.
- */
-export function attemptsOf(
-  machineId: string,
-  snapshot: Record<string, unknown> | undefined,
-): ActorAttempts | null {
-  const context = asObject(snapshot?.context);
-  if (context === undefined) return null;
-  if (machineId === "collaborate") {
-    const mention = childContext(snapshot, "mention");
-    const mentionCount = asNumber(mention?.attempts);
-    if (mentionCount !== undefined) return withMax("mention", mentionCount, asNumber(mention?.maxAttempts));
-    const ended = asNumber(context.mentionAttempts);
-    const configured = asNumber(asObject(context.mention)?.maxAttempts);
-    if (ended !== undefined) return withMax("mention", ended, configured);
-    // Before the mention is sent: the Discord send's retries, while it is sending or if it needed any.
-    const retries = asNumber(context.retries);
-    if (retries === undefined || (retries === 0 && snapshot?.status !== "active")) return null;
-    return withMax("send retries", retries, DISCORD_TRANSIENT_MAX_RETRIES);
-  }
-  if (machineId === "a2aFlow") {
-    const wait = childContext(snapshot, "replyWait");
-    const count = Math.max(asNumber(context.retryAttempts) ?? 0, asNumber(wait?.retryAttempts) ?? 0);
-    // An error class allows maxAttempts tries in all: the first one and maxAttempts − 1 retries.
-    const limit =
-      asNumber(asObject(wait?.lastError)?.maxAttempts) ?? asNumber(asObject(context.error)?.maxAttempts);
-    // A class that allows no retry (a permanent error) shows the count alone, not "0/0".
-    return withMax("retries", count, limit === undefined || limit <= 1 ? undefined : limit - 1);
-  }
-  return null;
-}
-
-function withMax(kind: ActorAttempts["kind"], count: number, max: number | undefined): ActorAttempts {
-  return max === undefined ? { kind, count } : { kind, count, max };
-}
-
-function asObject(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
-}
-
-function asNumber(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
-}
-
 // ---- the human table ----
 
 function printTable(report: StatusReport, io: CliIO): void {
   for (const line of lockNotes(report.lock, report.stateDir)) io.out(line);
   for (const w of report.warnings) {
-    io.err(`warning: ${w.file}: ${w.id === undefined ? "" : `record ${JSON.stringify(w.id)}: `}${w.problem}`);
+    io.err(warningLine(w));
   }
   if (report.quarantined.length > 0) {
     const n = report.quarantined.length;
@@ -322,18 +193,8 @@ function printTable(report: StatusReport, io: CliIO): void {
         "data the runtime set aside, kept for inspection (listed above)",
     );
   }
-  const header = ["ID", "MACHINE", "STATE", "STATUS", "ATTEMPTS", "NEXT DUE", "AGE"];
-  const rows = report.actors.map((a) => [
-    a.id,
-    a.machine,
-    a.state,
-    statusText(a),
-    attemptsText(a.attempts),
-    dueText(a.nextDue),
-    a.ageFrom === "startedAt" ? formatDuration(a.ageMs) : `updated ${formatDuration(a.ageMs)} ago`,
-  ]);
-  if (rows.length === 0) io.out(`no actors persisted in ${report.stateDir}`);
-  else for (const line of alignColumns([header, ...rows])) io.out(line);
+  if (report.actors.length === 0) io.out(`no actors persisted in ${report.stateDir}`);
+  else for (const line of alignColumns([ACTOR_HEADER, ...report.actors.map(actorCells)])) io.out(line);
   if (report.exchanges.length > 0) {
     io.out("");
     io.out("bot exchanges in threads:");
@@ -357,37 +218,6 @@ function lockNotes(lock: StateDirLockInfo, dir: string): string[] {
   ];
 }
 
-function statusText(a: ActorStatusRow): string {
-  if (a.location === "archive") return `${a.status}, archived`;
-  return a.status === "active" ? "active" : `${a.status}, not yet archived`;
-}
-
-function attemptsText(attempts: ActorAttempts | null): string {
-  if (attempts === null) return "-";
-  return `${attempts.kind} ${attempts.count}${attempts.max === undefined ? "" : `/${attempts.max}`}`;
-}
-
-function dueText(due: ActorStatusRow["nextDue"]): string {
-  if (due === null) return "-";
-  const when =
-    due.inMs > 0
-      ? `in ${formatDuration(due.inMs)}`
-      : due.inMs === 0
-        ? "due now"
-        : `overdue ${formatDuration(-due.inMs)}`;
-  const more = due.timers > 1 ? ` +${due.timers - 1} more` : "";
-  return `${due.event} ${due.atIso.replace(/\.\d{3}Z$/, "Z")} (${when})${more}`;
-}
-
 function footer(report: StatusReport): string {
-  const count = (status: ActorStatusRow["status"]) => report.actors.filter((a) => a.status === status).length;
-  const archived = report.actors.filter((a) => a.location === "archive").length;
-  const total = report.actors.length;
-  const warnings = report.warnings.length;
-  return (
-    `${total} actor${total === 1 ? "" : "s"}: ${count("active")} active, ${count("done")} done, ` +
-    `${count("error")} error (${archived} archived)` +
-    (warnings > 0 ? `; ${warnings} warning${warnings === 1 ? "" : "s"}` : "") +
-    ` · state dir ${report.stateDir}`
-  );
+  return `${actorsSummary(report.actors, report.warnings.length)} · state dir ${report.stateDir}`;
 }

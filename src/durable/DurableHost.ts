@@ -2,27 +2,26 @@ import type { AnyStateMachine, EventObject } from "xstate";
 import { createLowdbStore } from "../persistence/index.js";
 import { displayText } from "../services/index.js";
 import { type ActorRecord, ActorTakenOverError } from "../persistence/actorRecord.js";
-import type { SnapshotStore } from "../persistence/SnapshotStorePort.js";
+import { isSharedStore, type SnapshotStore, type StoredDelivery } from "../persistence/SnapshotStorePort.js";
 import { onlyWaits, WAKE_EVENT, wakeTimers } from "./dormancy.js";
-import { trackDelays } from "./durableDelays.js";
-import { type EffectGate, withDurableEffects } from "./durableEffects.js";
+import { EffectRuns, withDurableEffects } from "./durableEffects.js";
 import type { DurableActorInfo, DurableHost, DurableHostOptions } from "./durableHostTypes.js";
 import type { HostHooks } from "./hostHooks.js";
-import { toInspectFn, treeInspector } from "./inspection.js";
+import { toInspectFn } from "./inspection.js";
 import { Maintenance, maintenancePeriodMs } from "./maintenance.js";
-import { type HostSharedStoreEvents, sharedStoreEvents } from "./sharedStoreEvents.js";
+import { type HostSharedStoreEvents, listedElsewhere, sharedStoreEvents } from "./sharedStoreEvents.js";
 import { SnapshotWriter } from "./SnapshotWriter.js";
 import {
-  createHostedActor,
-  delayClock,
   type Entry,
+  hostEntry,
   info,
   recordOf,
   recordRules,
-  settled,
+  stopEntry,
   throwIfFailed,
 } from "./hostedActors.js";
 import { TimerQueue } from "./TimerQueue.js";
+import { ActorTable } from "./ActorTable.js";
 import { GLOBAL_TIMERS, type RuntimeTimers } from "./timers.js";
 
 const DAY_MS = 86_400_000;
@@ -40,16 +39,12 @@ export class Host implements DurableHost {
   private readonly timers: RuntimeTimers;
   private readonly name: string;
   private readonly machines: Record<string, AnyStateMachine> = {};
-  private readonly hosted = new Map<string, Entry>();
-  /** Live actors that only wait, kept as their records until their first event or due time. */
-  private readonly dormant = new Map<string, Readonly<ActorRecord>>();
-  /** Finished actors whose last record is queued but not yet durable (the store archives it then). */
-  private readonly finishing = new Map<string, ActorRecord>();
+  private readonly actors = new ActorTable();
   private readonly resuming = new Set<string>();
   /** The save time of the record whose actor is starting now, if it is being restored. */
   private restoringFrom: number | undefined;
-  /** Side effects under way (promise actors): idle() waits for them. */
-  private readonly effects = new Set<Promise<unknown>>();
+  /** Side effects start once every write queued so far has landed (the one that started them among them). */
+  private readonly effects: EffectRuns;
   private readonly due: TimerQueue;
   private readonly writer: SnapshotWriter;
   private readonly userInspect: ReturnType<typeof toInspectFn>;
@@ -66,9 +61,15 @@ export class Host implements DurableHost {
     this.timers = o.timers ?? GLOBAL_TIMERS;
     this.name = hooks.name ?? "DurableHost";
     this.userInspect = toInspectFn(o.inspect);
+    this.effects = new EffectRuns({
+      ready: () => this.writer.settled(),
+      open: () => this.state === "running" || this.state === "starting",
+      restoredFrom: () => this.restoringFrom,
+      start: hooks.startEffect,
+    });
     this.shared = sharedStoreEvents(this, hooks);
     for (const [kind, registration] of Object.entries(o.machines)) {
-      this.machines[kind] = withDurableEffects(registration.machine, this.gate, hooks.ungatedEffects);
+      this.machines[kind] = withDurableEffects(registration.machine, this.effects.gate, hooks.ungatedEffects);
     }
     this.due = new TimerQueue(
       this.now,
@@ -82,7 +83,7 @@ export class Host implements DurableHost {
     this.writer = new SnapshotWriter({
       store: () => this.store,
       stopped: () => this.state === "stopping" || this.state === "stopped",
-      hosted: (entry) => this.hosted.get(entry.id) === entry,
+      hosted: (entry) => this.actors.hosted.get(entry.id) === entry,
       recordOf: (entry) =>
         recordOf(entry, this.o.machines[entry.kind]?.version ?? 0, this.now(), this.hooks.metaOf?.(entry)),
       onQueued: (entry, record) => this.queued(entry, record),
@@ -137,16 +138,8 @@ export class Host implements DurableHost {
     // A write being retried fails now: its waiters hear that the host stopped, and the actors stop.
     this.writer.stopRetrying();
     this.due.stop();
-    for (const entry of this.hosted.values()) {
-      entry.actor.stop();
-      const error = new Error(
-        `${this.name} stopped before actor ${entry.id} reached what its caller waits for`,
-      );
-      for (const abandon of entry.abandoned) abandon(error);
-    }
-    this.hosted.clear();
-    this.dormant.clear();
-    this.finishing.clear();
+    for (const entry of this.actors.hosted.values()) stopEntry(entry, `${this.name} stopped`);
+    this.actors.clear();
     try {
       await this.writer.settled();
       await this.maintenance.stop();
@@ -162,13 +155,13 @@ export class Host implements DurableHost {
       // A timer already due is work in flight too: under fake timers its setTimeout waits for an advance.
       if (this.state === "running") this.due.fireDue();
       this.writer.flush();
-      if (!this.writer.busy && this.effects.size === 0) {
+      if (!this.writer.busy && this.effects.running.size === 0) {
         // A settled write may have started an effect or a transition a microtask later: look once more.
         await Promise.resolve();
         await Promise.resolve();
-        if (!this.writer.busy && this.effects.size === 0) return;
+        if (!this.writer.busy && this.effects.running.size === 0) return;
       }
-      await Promise.allSettled([this.writer.settled(), ...this.effects]);
+      await Promise.allSettled([this.writer.settled(), ...this.effects.running]);
     }
   }
 
@@ -181,7 +174,7 @@ export class Host implements DurableHost {
     }
     if (typeof id !== "string" || id === "")
       throw new Error(`${this.name}.spawn: id must be a non-empty string`);
-    if (this.hosted.has(id) || this.dormant.has(id) || (await store.get(id)) !== undefined) {
+    if (this.actors.has(id) || (await store.get(id)) !== undefined) {
       throw new Error(`${this.name}.spawn: an actor ${JSON.stringify(id)} already exists`);
     }
     const entry = this.create(kind, id, input);
@@ -195,6 +188,11 @@ export class Host implements DurableHost {
     const entry = this.hostedOrWoken(id);
     if (entry === undefined) {
       const record = await store.get(id);
+      // Another process runs it (a shared store): the event goes to it through the store.
+      if (record?.status === "active" && isSharedStore(store)) {
+        await store.sendTo({ id, event: event as StoredDelivery["event"] });
+        return;
+      }
       throw new Error(
         record === undefined
           ? `${this.name}.send: no actor ${JSON.stringify(id)}`
@@ -209,21 +207,16 @@ export class Host implements DurableHost {
 
   async get(id: string): Promise<DurableActorInfo | undefined> {
     const store = this.openStore("get");
-    const entry = this.hosted.get(id);
-    if (entry !== undefined) return info(id, entry.kind, entry.actor.getSnapshot());
-    const record = this.dormant.get(id) ?? this.finishing.get(id) ?? (await store.get(id));
+    const known = this.actors.info(id);
+    if (known !== undefined) return known;
+    const record = await store.get(id);
     return record === undefined ? undefined : info(id, record.machineId, record.snapshot);
   }
 
   async list(): Promise<Array<Omit<DurableActorInfo, "context">>> {
-    this.openStore("list");
-    const hosted = [...this.hosted.values()].map((entry) =>
-      info(entry.id, entry.kind, entry.actor.getSnapshot()),
-    );
-    const dormant = [...this.dormant.values()].map((record) =>
-      info(record.id, record.machineId, record.snapshot),
-    );
-    return [...hosted, ...dormant].map(({ context: _context, ...rest }) => rest);
+    const store = this.openStore("list");
+    const here = this.actors.list();
+    return [...here, ...(await listedElsewhere(store, here))];
   }
 
   /** Creates and starts an actor of a registered kind; its first snapshot is written with the next batch. */
@@ -238,32 +231,27 @@ export class Host implements DurableHost {
 
   /** A stored live actor: restored now, or kept dormant (as its record) when it only waits. */
   adopt(record: Readonly<ActorRecord>): void {
-    if (this.hosted.has(record.id) || this.dormant.has(record.id)) return;
+    if (this.actors.has(record.id)) return;
     if (!onlyWaits(record) || this.hooks.mayStayDormant?.(record) === false) {
       this.resume(record);
       return;
     }
-    this.dormant.set(record.id, record);
+    this.actors.dormant.set(record.id, record);
     this.due.set(record.id, wakeTimers(record));
   }
 
   /** Lets go of an actor without writing it (another process owns it now). */
   drop(id: string): void {
-    const entry = this.hosted.get(id);
-    this.hosted.delete(id);
-    this.dormant.delete(id);
+    const entry = this.actors.hosted.get(id);
+    this.actors.hosted.delete(id);
+    this.actors.dormant.delete(id);
     this.due.forget(id);
-    if (entry === undefined) return;
-    entry.actor.stop();
-    const error = new Error(
-      `actor ${id} was taken over by another process before it reached what its caller waits for`,
-    );
-    for (const abandon of entry.abandoned) abandon(error);
+    if (entry !== undefined) stopEntry(entry, "another process took it over");
   }
 
   /** The ids of every actor this host runs, hosted or dormant. */
   ids(): string[] {
-    return [...this.hosted.keys(), ...this.dormant.keys()];
+    return this.actors.ids();
   }
 
   /** Whether the host is running (a shared store's events before that wait for it). */
@@ -273,30 +261,30 @@ export class Host implements DurableHost {
 
   /** The hosted actor with this id; a dormant one is restored first. */
   hostedOrWoken(id: string): Entry | undefined {
-    const entry = this.hosted.get(id);
+    const entry = this.actors.hosted.get(id);
     if (entry !== undefined) return entry;
-    const record = this.dormant.get(id);
+    const record = this.actors.dormant.get(id);
     if (record === undefined) return undefined;
-    this.dormant.delete(id);
+    this.actors.dormant.delete(id);
     // Its timers stay as they are: the queue knows which one it is delivering now, and the restore's
     // set() leaves that one out (forgetting them first would deliver it twice).
     this.resume(record);
-    return this.hosted.get(id);
+    return this.actors.hosted.get(id);
   }
 
   /** The hosted actors (read only). */
   hostedEntries(): IterableIterator<Entry> {
-    return this.hosted.values();
+    return this.actors.hosted.values();
   }
 
   /** The records of finished actors whose last write is still in flight. */
   finishingRecords(): IterableIterator<ActorRecord> {
-    return this.finishing.values();
+    return this.actors.finishing.values();
   }
 
   /** The dormant actors' records: the store's own, read only. */
   dormantRecords(): IterableIterator<Readonly<ActorRecord>> {
-    return this.dormant.values();
+    return this.actors.dormant.values();
   }
 
   /** Whether a snapshot write is queued or not yet durable. */
@@ -307,16 +295,8 @@ export class Host implements DurableHost {
   /** How many actors are hosted, how many dormant, and how many durable timers wait: for metrics. */
   counts(): { live: number; dormant: number; timersPending: number } {
     // The hosted actors' XState delays, and the host's own timers (stored due times, dormant wake-ups).
-    let delays = 0;
-    for (const entry of this.hosted.values()) {
-      if (entry.actor.getSnapshot().status !== "active") continue;
-      try {
-        delays += entry.delays.pending().length;
-      } catch {
-        // A delay that cannot be stored is reported by the write; here it is simply not counted.
-      }
-    }
-    return { live: this.hosted.size, dormant: this.dormant.size, timersPending: delays + this.due.size };
+    const { live, dormant, delays } = this.actors.counts();
+    return { live, dormant, timersPending: delays + this.due.size };
   }
 
   /** Resolves once every change made so far is durable (or failed for good). */
@@ -332,57 +312,29 @@ export class Host implements DurableHost {
     return this.store;
   }
 
-  /** Effects start once every write queued so far has landed (the one that started them among them). */
-  private readonly gate: EffectGate = (start, self, settles) => {
-    // Captured now: a restored actor restarts its effects inside start(), synchronously.
-    const restoredFrom = this.restoringFrom;
-    const run = (async () => {
-      await Promise.resolve();
-      await this.writer.settled();
-      if (this.state !== "running" && this.state !== "starting") return;
-      if (this.hooks.startEffect === undefined) start();
-      else this.hooks.startEffect(start, restoredFrom);
-      if (settles) await settled(self);
-    })();
-    this.effects.add(run);
-    const done = () => this.effects.delete(run);
-    run.then(done, done);
-  };
-
   private host(
     kind: string,
     id: string,
     machine: AnyStateMachine,
     start: { input: unknown } | { snapshot: unknown },
   ): Entry {
-    const inspect = treeInspector({
+    const entry = hostEntry({
+      kind,
+      id,
+      machine,
+      start,
+      timers: this.timers,
+      now: this.now,
+      restoring: () => this.resuming.has(id),
       onEmitted: this.hooks.onEmitted ?? (() => {}),
-      onTreeChanged: () => this.markDirty(id),
-      ...(this.userInspect === undefined ? {} : { user: this.userInspect }),
-    });
-    // A delay restored overdue is due now: delivered before any timer, so idle() sees it.
-    const clock = delayClock(this.timers, () => this.resuming.has(id));
-    const actor = createHostedActor(machine, id, start, { clock, inspect });
-    // An actor that fails would otherwise reach XState's unhandled-error path, which ends the process.
-    // XState reports a failure to observers, not to inspection: the failed snapshot is written from here.
-    actor.subscribe({
-      error: (error) => {
+      user: this.userInspect,
+      changed: () => this.markDirty(id),
+      failed: (error) => {
         this.warn(`actor ${id} (${kind}) failed: ${displayText(error)}`);
         this.markDirty(id);
       },
     });
-    const delays = trackDelays(actor, { now: this.now });
-    delays.onChange = () => this.markDirty(id);
-    const entry: Entry = {
-      id,
-      kind,
-      actor,
-      delays,
-      lastWrite: Promise.resolve(),
-      watchers: new Set(),
-      abandoned: new Set(),
-    };
-    this.hosted.set(id, entry);
+    this.actors.hosted.set(id, entry);
     return entry;
   }
 
@@ -404,7 +356,7 @@ export class Host implements DurableHost {
       }
       this.due.set(record.id, record.timers);
     } catch (error) {
-      this.hosted.delete(record.id);
+      this.actors.hosted.delete(record.id);
       this.warn(
         `could not resume actor ${record.id} (${record.machineId}); it stays stored: ${displayText(error)}`,
       );
@@ -416,7 +368,7 @@ export class Host implements DurableHost {
 
   private markDirty(id: string): void {
     if (this.resuming.has(id)) return;
-    const entry = this.hosted.get(id);
+    const entry = this.actors.hosted.get(id);
     if (entry !== undefined) this.writer.mark(entry);
   }
 
@@ -424,11 +376,11 @@ export class Host implements DurableHost {
     this.due.set(entry.id, record.timers);
     if (record.status !== "active") {
       // Finished: archived by the store once the write lands; nothing of it stays hosted.
-      this.hosted.delete(entry.id);
+      this.actors.hosted.delete(entry.id);
       this.due.forget(entry.id);
-      this.finishing.set(entry.id, record);
+      this.actors.finishing.set(entry.id, record);
       const landed = () => {
-        if (this.finishing.get(entry.id) === record) this.finishing.delete(entry.id);
+        if (this.actors.finishing.get(entry.id) === record) this.actors.finishing.delete(entry.id);
       };
       entry.lastWrite.then(landed, landed);
     }
@@ -438,13 +390,13 @@ export class Host implements DurableHost {
 
   /** An actor whose state the store refuses: stopped, its last stored state (if any) kept for a restart. */
   private refuse(entry: Entry, error: unknown): void {
-    if (this.hosted.get(entry.id) !== entry) return;
+    if (this.actors.hosted.get(entry.id) !== entry) return;
     if (error instanceof ActorTakenOverError) {
       this.warn(`actor ${entry.id} (${entry.kind}) was taken over by another process; dropped here`);
       this.drop(entry.id);
       return;
     }
-    this.hosted.delete(entry.id);
+    this.actors.hosted.delete(entry.id);
     this.due.forget(entry.id);
     this.warn(
       `actor ${entry.id} (${entry.kind}) cannot be stored (${displayText(error)}); stopped it, its last stored state stays`,

@@ -1,4 +1,5 @@
 import { type AnyActorLogic, type AnyActorRef, type AnyStateMachine, fromPromise } from "xstate";
+import { settled } from "./hostedActors.js";
 
 /**
  * Runs `start` once the snapshot that led to it is durable. `settles`: the effect is a promise, which
@@ -57,6 +58,41 @@ function gatedLogic(logic: AnyActorLogic, gate: EffectGate): AnyActorLogic {
       );
     },
   } as AnyActorLogic;
+}
+
+/**
+ * The side effects a host lets through its gate: each starts once `ready()` resolves (the write of the
+ * snapshot that started it, and every one before, landed) and while `open()` holds; `running` holds the
+ * promise effects until they settle, for idle().
+ */
+export class EffectRuns {
+  readonly running = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly o: {
+      ready: () => Promise<void>;
+      open: () => boolean;
+      /** The save time of the record whose actor is being restored now, if one is. */
+      restoredFrom: () => number | undefined;
+      start?: ((start: () => void, restoredFrom: number | undefined) => void) | undefined;
+    },
+  ) {}
+
+  readonly gate: EffectGate = (start, self, settles) => {
+    // Captured now: a restored actor restarts its effects inside start(), synchronously.
+    const restoredFrom = this.o.restoredFrom();
+    const run = (async () => {
+      await Promise.resolve();
+      await this.o.ready();
+      if (!this.o.open()) return;
+      if (this.o.start === undefined) start();
+      else this.o.start(start, restoredFrom);
+      if (settles) await settled(self);
+    })();
+    this.running.add(run);
+    const done = () => this.running.delete(run);
+    run.then(done, done);
+  };
 }
 
 function isMachine(logic: AnyActorLogic): logic is AnyStateMachine {

@@ -58,10 +58,14 @@ export interface DurableHost {
   idle(): Promise<void>;
   /** Creates and starts an actor; resolves once its first snapshot is durable. */
   spawn(kind: string, id: string, input?: unknown): Promise<void>;
-  /** Sends an event to a live actor; resolves once the change it made is durable. */
+  /**
+   * Sends an event to a live actor; resolves once the change it made is durable. With a store shared by
+   * several processes, an actor another process runs gets it through the store: it resolves once the
+   * event is stored, and that process applies it.
+   */
   send(id: string, event: EventObject): Promise<void>;
   /** A live or archived actor, or undefined. */
   get(id: string): Promise<DurableActorInfo | undefined>;
-  /** Every live actor (finished ones are archived). */
+  /** Every live actor (finished ones are archived); with a shared store, every process's. */
   list(): Promise<Array<Omit<DurableActorInfo, "context">>>;
 }

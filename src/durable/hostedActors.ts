@@ -2,7 +2,8 @@ import { type AnyActorRef, type AnyStateMachine, createActor, type InspectionEve
 import type { ActorRecord, ActorRecordRules, ActorStatus } from "../persistence/actorRecord.js";
 import { displayText } from "../services/index.js";
 import { collectDue } from "./dueTimers.js";
-import type { DelayTracker } from "./durableDelays.js";
+import { type DelayTracker, trackDelays } from "./durableDelays.js";
+import { treeInspector } from "./inspection.js";
 import type { DurableActorInfo, MachineRegistration } from "./durableHostTypes.js";
 import { snapshotValidity } from "./snapshotValidity.js";
 import { clearLongTimeout, type RuntimeTimers, setLongTimeout, setSoon } from "./timers.js";
@@ -61,6 +62,48 @@ export function delayClock(timers: RuntimeTimers, deliverNow: () => boolean = ()
   };
 }
 
+/**
+ * A hosted actor, not started yet: its tree's changes and emitted events reported, its XState delays
+ * tracked, a failure reported rather than ending the process.
+ */
+export function hostEntry(o: {
+  kind: string;
+  id: string;
+  machine: AnyStateMachine;
+  start: { input: unknown } | { snapshot: unknown };
+  timers: RuntimeTimers;
+  now: () => number;
+  /** While true (the actor is being restored), a delay already due is delivered before any timer. */
+  restoring: () => boolean;
+  onEmitted: (event: { type: string }) => void;
+  user: ((event: InspectionEvent) => void) | undefined;
+  changed: () => void;
+  failed: (error: unknown) => void;
+}): Entry {
+  const inspect = treeInspector({
+    onEmitted: o.onEmitted,
+    onTreeChanged: o.changed,
+    ...(o.user === undefined ? {} : { user: o.user }),
+  });
+  // A delay restored overdue is due now: delivered before any timer, so idle() sees it.
+  const clock = delayClock(o.timers, o.restoring);
+  const actor = createHostedActor(o.machine, o.id, o.start, { clock, inspect });
+  // An actor that fails would otherwise reach XState's unhandled-error path, which ends the process.
+  // XState reports a failure to observers, not to inspection: the failed snapshot is written from there.
+  actor.subscribe({ error: o.failed });
+  const delays = trackDelays(actor, { now: o.now });
+  delays.onChange = o.changed;
+  return {
+    id: o.id,
+    kind: o.kind,
+    actor,
+    delays,
+    lastWrite: Promise.resolve(),
+    watchers: new Set(),
+    abandoned: new Set(),
+  };
+}
+
 /** An actor of `machine`, new from its input or restored from a persisted snapshot (not started). */
 export function createHostedActor(
   machine: AnyStateMachine,
@@ -87,6 +130,13 @@ export function info(id: string, kind: string, snapshot: unknown): DurableActorI
     value: s.value,
     context: s.context,
   };
+}
+
+/** Stops a hosted actor; callers still waiting on it hear `why` it will not get there. */
+export function stopEntry(entry: Entry, why: string): void {
+  entry.actor.stop();
+  const error = new Error(`${why} before actor ${entry.id} reached what its caller waits for`);
+  for (const abandon of entry.abandoned) abandon(error);
 }
 
 /** Resolves once an actor is no longer active (a promise actor has settled, or it was stopped). */

@@ -1,5 +1,12 @@
 import type { ActorRecord } from "../persistence/actorRecord.js";
-import type { SharedStoreEvents, StoredDelivery } from "../persistence/SnapshotStorePort.js";
+import {
+  isSharedStore,
+  type SharedStoreEvents,
+  type SnapshotStore,
+  type StoredDelivery,
+} from "../persistence/SnapshotStorePort.js";
+import type { DurableActorInfo } from "./durableHostTypes.js";
+import { info } from "./hostedActors.js";
 import type { Host } from "./DurableHost.js";
 import type { HostHooks } from "./hostHooks.js";
 
@@ -27,8 +34,8 @@ export function sharedStoreEvents(host: Host, hooks: HostHooks): HostSharedStore
       else adopt(records);
     },
     async delivered(deliveries: readonly StoredDelivery[]) {
-      // Refused until running: the events stay in the store, delivered at its next round.
-      if (!host.running) throw new Error("the host is still starting");
+      // Not before running: the events stay in the store, delivered at its next round.
+      if (!host.running) return false;
       for (const { id, event } of deliveries) {
         const entry = host.hostedOrWoken(id);
         if (entry === undefined) continue;
@@ -36,6 +43,7 @@ export function sharedStoreEvents(host: Host, hooks: HostHooks): HostSharedStore
         else hooks.deliver(entry, event);
       }
       await host.persisted();
+      return true;
     },
     lost(ids) {
       for (const id of ids === "all" ? host.ids() : ids) host.drop(id);
@@ -46,4 +54,19 @@ export function sharedStoreEvents(host: Host, hooks: HostHooks): HostSharedStore
       adopt(claimed);
     },
   };
+}
+
+/** With a shared store, the other processes' live actors (as last stored) that `here` does not list. */
+export async function listedElsewhere(
+  store: SnapshotStore,
+  here: ReadonlyArray<{ id: string }>,
+): Promise<Array<Omit<DurableActorInfo, "context">>> {
+  if (!isSharedStore(store)) return [];
+  const known = new Set(here.map((actor) => actor.id));
+  return (await store.listEveryLive())
+    .filter((record) => !known.has(record.id))
+    .map(({ id, machineId, snapshot }) => {
+      const { context: _context, ...rest } = info(id, machineId, snapshot);
+      return rest;
+    });
 }

@@ -21,8 +21,11 @@ export interface StoredDelivery {
 export interface SharedStoreEvents {
   /** Live records this process now owns (their process stopped, or its lease lapsed): host them. */
   claimed(records: ReadonlyArray<Readonly<ActorRecord>>): void;
-  /** Events other processes sent to actors this process owns; resolves once their changes are durable. */
-  delivered(deliveries: readonly StoredDelivery[]): Promise<void>;
+  /**
+   * Events other processes sent to actors this process owns: resolves true once their changes are
+   * durable, false when the host cannot take them yet (they stay stored for the next round).
+   */
+  delivered(deliveries: readonly StoredDelivery[]): Promise<boolean>;
   /** Actors another process has taken over (this one's lease lapsed): dropped here, unwritten. */
   lost(ids: readonly string[] | "all"): void;
 }

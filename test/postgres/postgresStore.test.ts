@@ -31,7 +31,7 @@ interface Heard {
   warnings: string[];
 }
 
-function options(heard?: Heard, deliver?: () => Promise<void>): SnapshotStoreOpenOptions {
+function options(heard?: Heard, deliver?: () => Promise<boolean | undefined>): SnapshotStoreOpenOptions {
   return {
     now: () => STORE_T0,
     rules: RULES,
@@ -39,8 +39,9 @@ function options(heard?: Heard, deliver?: () => Promise<void>): SnapshotStoreOpe
     shared: {
       claimed: (records) => heard?.claimed.push(...records.map((r) => r.id)),
       delivered: async (deliveries) => {
-        await deliver?.();
+        if ((await deliver?.()) === false) return false;
         heard?.delivered.push(...deliveries);
+        return true;
       },
       lost: (ids) => heard?.lost.push(ids),
     },
@@ -51,7 +52,7 @@ const heard = (): Heard => ({ claimed: [], delivered: [], lost: [], warnings: []
 
 async function store(
   url: string,
-  o: { leaseMs?: number; heard?: Heard; schema?: string; deliver?: () => Promise<void> } = {},
+  o: { leaseMs?: number; heard?: Heard; schema?: string; deliver?: () => Promise<boolean | undefined> } = {},
 ): Promise<SharedSnapshotStore> {
   const s = createPostgresStore({
     connectionString: url,
@@ -150,6 +151,10 @@ describe("PostgreSQL store: one process", { timeout: 30_000 }, () => {
       /leaseMs must be a whole number/,
     );
     expect(() => createPostgresStore(undefined as never)).toThrow(/takes an options object/);
+    // A poll as long as the lease would leave no lease at all.
+    expect(() =>
+      createPostgresStore({ connectionString: "postgresql://x", leaseMs: 1_000, pollMs: 500 }),
+    ).toThrow(/pollMs must be a whole number from 10 to 250, got 500/);
   });
 });
 
@@ -279,6 +284,27 @@ describe("PostgreSQL store: several processes on one schema", { timeout: 30_000 
     expect(ids(await b.list("live"))).toEqual(["x"]);
   });
 
+  it("keeps an event quietly while the owner cannot take it yet, and delivers it once it can", async () => {
+    const url = await postgres().createDatabase();
+    let ready = false;
+    let tries = 0;
+    const ha = heard();
+    const a = await store(url, {
+      heard: ha,
+      deliver: async () => {
+        tries += 1;
+        return ready;
+      },
+    });
+    await a.put([storeRecord("x")]);
+    await a.sendTo({ id: "x", event: { type: "PING" } });
+    await until("a to be offered the event twice", () => tries >= 2);
+    expect(ha.delivered).toEqual([]);
+    expect(ha.warnings).toEqual([]);
+    ready = true;
+    await until("a to get the event", () => ha.delivered.length === 1);
+  });
+
   it("delivers an event sent through the inbox to the actor's owner, and deletes it only once delivered", async () => {
     const url = await postgres().createDatabase();
     let failing = true;
@@ -287,6 +313,7 @@ describe("PostgreSQL store: several processes on one schema", { timeout: 30_000 
       heard: ha,
       deliver: async () => {
         if (failing) throw new Error("not yet");
+        return true;
       },
     });
     const b = await store(url);

@@ -23,7 +23,7 @@ import {
 import { migrate, quoteIdentifier } from "./migrations.js";
 import { Ownership } from "./ownership.js";
 import { codeOf, describeTarget, openFailure } from "./postgresErrors.js";
-import type { ResolvedPostgresStoreOptions } from "./postgresStoreOptions.js";
+import { leaseLength, type ResolvedPostgresStoreOptions } from "./postgresStoreOptions.js";
 import { named, putRecords, quarantineRecords, registerOwner, releaseOwner } from "./statements.js";
 
 /** What the store holds while open. */
@@ -33,7 +33,6 @@ interface Opened {
   rules: ActorRecordRules;
   events: SharedStoreEvents | undefined;
   warn: (message: string) => void;
-  ownership: Ownership;
 }
 
 /**
@@ -45,6 +44,8 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
   private readonly s: string;
   private readonly name: string;
   private opened: Opened | undefined;
+  /** The lease and takeover rounds, while open. */
+  private ownership: Ownership | undefined;
   private opening = false;
   /** The open report's quarantined and migrated records, collected while claiming at open. */
   private report: SnapshotStoreOpenReport | undefined;
@@ -66,6 +67,7 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
     });
     // An idle connection the server drops (a restart) is reported here; without a listener it would end the process.
     pool.on("error", () => undefined);
+    let registered: string | undefined;
     try {
       const client = await pool.connect();
       try {
@@ -79,38 +81,45 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
         machineVersions: { ...machineVersions },
         ...(migrations === undefined ? {} : { migrations: { ...migrations } }),
       };
+      const register = async (): Promise<string> => {
+        const id = randomUUID();
+        await pool.query(registerOwner(this.s), [id, process.pid, hostname(), leaseLength(this.o)]);
+        return id;
+      };
       const opened: Opened = {
         pool,
-        owner: randomUUID(),
+        owner: await register(),
         rules,
         events: options.shared,
         warn: options.onWarning,
-        ownership: undefined as unknown as Ownership,
       };
-      await pool.query(registerOwner(this.s), [opened.owner, process.pid, hostname(), this.o.leaseMs]);
+      registered = opened.owner;
       this.report = { quarantinedFiles: [], quarantinedRecords: [], migrated: [], damagedJournals: [] };
-      opened.ownership = new Ownership({
+      const ownership = new Ownership({
         pool,
         s: this.s,
         leaseMs: this.o.leaseMs,
         pollMs: this.o.pollMs,
         owner: () => opened.owner,
         registerAgain: async () => {
-          opened.owner = randomUUID();
-          await pool.query(registerOwner(this.s), [opened.owner, process.pid, hostname(), this.o.leaseMs]);
+          opened.owner = await register();
         },
         usable: (records) => this.usable(opened, records),
         events: options.shared,
         warn: options.onWarning,
       });
       // What no living process owns is this one's from now: list("live") lists it.
-      await opened.ownership.claimAll();
+      await ownership.claimAll();
       const report = this.report;
       this.report = undefined;
       this.opened = opened;
-      opened.ownership.start();
+      this.ownership = ownership;
+      ownership.start();
       return report;
     } catch (error) {
+      // What it claimed goes back at once rather than when the lease lapses.
+      if (registered !== undefined)
+        await pool.query(releaseOwner(this.s), [registered]).catch(() => undefined);
       await pool.end().catch(() => undefined);
       throw openFailure(error, this.o);
     } finally {
@@ -190,7 +199,8 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
     const opened = this.opened;
     if (opened === undefined) return;
     this.opened = undefined;
-    await opened.ownership.stop();
+    await this.ownership?.stop();
+    this.ownership = undefined;
     try {
       await opened.pool.query(releaseOwner(this.s), [opened.owner]);
     } catch (error) {
@@ -223,7 +233,7 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
   }
 
   /** Claimed records checked as at open: migrated when older, set aside (quarantine table) when unusable. */
-  private async usable(opened: Omit<Opened, "ownership">, records: ActorRecord[]): Promise<ActorRecord[]> {
+  private async usable(opened: Opened, records: ActorRecord[]): Promise<ActorRecord[]> {
     const good: ActorRecord[] = [];
     const bad: Array<{ id: string; problem: string }> = [];
     for (const record of records) {

@@ -2,6 +2,7 @@ import type { Pool } from "pg";
 import type { ActorRecord } from "../actorRecord.js";
 import { errorText } from "../DurableJsonFile.js";
 import type { SharedStoreEvents, StoredDelivery } from "../SnapshotStorePort.js";
+import { leaseLength } from "./postgresStoreOptions.js";
 import { claimOrphans, forgetDeadOwners, named, orphanCheck, renewLease, takeInbox } from "./statements.js";
 
 /** Actors claimed per statement: a takeover of many goes on in several rounds, soonest due first. */
@@ -81,7 +82,9 @@ export class Ownership {
     if (!this.running) return;
     try {
       const { pool, s } = this.o;
-      const renewed = await pool.query(named(s, "renew", renewLease(s), [this.o.owner(), this.o.leaseMs]));
+      const renewed = await pool.query(
+        named(s, "renew", renewLease(s), [this.o.owner(), leaseLength(this.o)]),
+      );
       if (renewed.rowCount === 0) {
         // Lapsed (the server was out of reach longer than the lease): another process may own our actors now.
         this.o.warn(
@@ -137,7 +140,7 @@ export class Ownership {
     );
     if (taken.rows.length === 0) return;
     // Deleted only once delivered and durable: a crash in between delivers them again (an answer twice is one answer).
-    await events.delivered(taken.rows.map((row) => ({ id: row.actor_id, event: row.event })));
+    if (!(await events.delivered(taken.rows.map((row) => ({ id: row.actor_id, event: row.event }))))) return;
     await pool.query(`DELETE FROM ${s}.inbox WHERE seq = ANY($1::int8[])`, [
       taken.rows.map((row) => row.seq),
     ]);

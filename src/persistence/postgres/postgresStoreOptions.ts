@@ -14,7 +14,8 @@ export interface PostgresStoreOptions {
   leaseMs?: number;
   /**
    * How often the store looks for actors to take over and for events sent to its actors by other
-   * processes (default leaseMs / 20, between 50 ms and 500 ms).
+   * processes (default leaseMs / 20, between 50 ms and 500 ms; at most leaseMs / 4). A lease holds
+   * `leaseMs` less this, so that a dead process's actors are taken over within `leaseMs`.
    */
   pollMs?: number;
   /** Connections this process keeps to the server (default 4). */
@@ -27,6 +28,14 @@ export interface ResolvedPostgresStoreOptions {
   leaseMs: number;
   pollMs: number;
   poolSize: number;
+}
+
+/**
+ * How long one renewal holds the lease: `leaseMs` less one poll, so that the others, looking every
+ * `pollMs`, take a dead process's actors over within `leaseMs` of its last renewal.
+ */
+export function leaseLength(o: { leaseMs: number; pollMs: number }): number {
+  return o.leaseMs - o.pollMs;
 }
 
 const FN = "createPostgresStore";
@@ -57,7 +66,7 @@ export function resolvePostgresStoreOptions(o: unknown): ResolvedPostgresStoreOp
     "pollMs",
     Math.min(500, Math.max(50, Math.round(leaseMs / 20))),
     10,
-    leaseMs,
+    Math.floor(leaseMs / 4),
   );
   const poolSize = whole(options.poolSize, "poolSize", 4, 2, 100);
   return { connectionString, schema, leaseMs, pollMs, poolSize };

@@ -1,0 +1,217 @@
+// `status --postgres URL`: the PostgreSQL store's processes, actors and backlog. Loaded only for that
+// flag (it needs the pg package, an optional peer dependency).
+import { SCHEMA_NAME, SCHEMA_VERSION } from "../persistence/postgres/migrations.js";
+import {
+  type PostgresProcess,
+  type PostgresStatusReading,
+  readPostgresStatus,
+} from "../persistence/postgres/readStatus.js";
+import { MACHINE_VERSIONS } from "../runtime/index.js";
+import { type CliIO, firstLine } from "./io.js";
+import {
+  ACTOR_HEADER,
+  type ActorStatusRow,
+  actorCells,
+  actorsSummary,
+  byUrgency,
+  toRow,
+  warningLine,
+} from "./statusRows.js";
+import { alignColumns, formatDuration } from "./textTable.js";
+
+/** A registered gateway process, as `status --postgres --json` prints it (times on the server's clock). */
+export interface ProcessStatusRow extends PostgresProcess {
+  startedIso: string;
+  leaseUntilIso: string;
+  /** The lease ran out: the process died or lost the server; the others take its actors over. */
+  lapsed: boolean;
+}
+
+/** An actor row, with the process that owns it (null: finished, or live and waiting to be claimed). */
+export interface PostgresActorStatusRow extends ActorStatusRow {
+  owner: string | null;
+}
+
+/** `status --postgres --json`: one document. */
+export interface PostgresStatusReport {
+  /** The server and database, without the password. */
+  postgres: string;
+  schema: string;
+  schemaVersion: number;
+  /** This machine's clock (ms): the actors' due times and ages are measured from it, as the gateways set them. */
+  now: number;
+  /** The server's clock (ms): the leases are measured from it. */
+  serverNow: number;
+  processes: ProcessStatusRow[];
+  /** Live actors no process owns: released by a process that stopped, claimed by the next one that polls. */
+  unowned: number;
+  actors: PostgresActorStatusRow[];
+  inbox: { events: number; oldestAt: number | null; oldestAgeMs: number | null };
+  warnings: Array<{ file: string; id?: string; problem: string }>;
+  quarantined: Array<{ id: string; machineId: string | null; problem: string; at: number; atIso: string }>;
+}
+
+/** Runs `status --postgres URL [--schema NAME] [--json]`; the exit status. */
+export async function runPostgresStatus(
+  o: { connectionString: string; schema: string | undefined; json: boolean },
+  io: CliIO,
+  now: number,
+): Promise<number> {
+  if (o.connectionString.trim() === "") {
+    io.err(
+      "a2a-statecharts status: --postgres needs a connection string (postgresql://user@host:5432/database), got an empty string",
+    );
+    return 2;
+  }
+  const schema = o.schema ?? "a2a";
+  if (!SCHEMA_NAME.test(schema)) {
+    io.err(
+      `a2a-statecharts status: --schema must be a lower-case SQL name (letters, digits, _; at most 63), got ${JSON.stringify(schema)}`,
+    );
+    return 2;
+  }
+  let report: PostgresStatusReport;
+  try {
+    report = await collectPostgresStatus({ connectionString: o.connectionString, schema }, now);
+  } catch (error) {
+    io.err(`a2a-statecharts status: ${firstLine(error)}`);
+    return 1;
+  }
+  if (o.json) io.out(JSON.stringify(report, null, 2));
+  else printPostgresTable(report, io);
+  return 0;
+}
+
+/** Reads the store (read-only) and builds the report; actor times are measured from `now`. */
+export async function collectPostgresStatus(
+  o: { connectionString: string; schema: string },
+  now: number,
+): Promise<PostgresStatusReport> {
+  const reading = await readPostgresStatus({ ...o, machineVersions: { ...MACHINE_VERSIONS } });
+  const actors = reading.actors
+    .map((actor) => ({ ...toRow(actor, now), owner: actor.owner }))
+    .sort(byUrgency);
+  const quarantined = reading.quarantined.map((q) => ({ ...q, atIso: new Date(q.at).toISOString() }));
+  const { events, oldestAt } = reading.inbox;
+  return {
+    postgres: reading.target,
+    schema: reading.schema,
+    schemaVersion: reading.schemaVersion,
+    now,
+    serverNow: reading.serverNow,
+    processes: reading.processes.map((p) => ({
+      ...p,
+      startedIso: new Date(p.startedAt).toISOString(),
+      leaseUntilIso: new Date(p.leaseUntil).toISOString(),
+      lapsed: p.leaseLeftMs <= 0,
+    })),
+    unowned: reading.unowned,
+    actors,
+    inbox: { events, oldestAt, oldestAgeMs: oldestAt === null ? null : reading.serverNow - oldestAt },
+    warnings: warningsOf(reading, quarantined),
+    quarantined,
+  };
+}
+
+function warningsOf(
+  reading: PostgresStatusReading,
+  quarantined: PostgresStatusReport["quarantined"],
+): PostgresStatusReport["warnings"] {
+  const actors = `${reading.schema}.actors`;
+  const newer =
+    reading.schemaVersion > SCHEMA_VERSION
+      ? [
+          {
+            file: `${reading.schema}.migrations`,
+            problem: `the schema is at version ${reading.schemaVersion}, newer than this a2a-statecharts knows (${SCHEMA_VERSION}): upgrade it, or some of what the store holds may not show`,
+          },
+        ]
+      : [];
+  return [
+    ...newer,
+    ...reading.problems.map((p) => ({
+      file: actors,
+      id: p.id,
+      problem: `not a usable record: ${p.problem}`,
+    })),
+    ...reading.actors.flatMap((a) =>
+      a.problem === undefined ? [] : [{ file: actors, id: a.record.id, problem: a.problem }],
+    ),
+    ...quarantined.map((q) => ({
+      file: `${reading.schema}.quarantine`,
+      id: q.id,
+      problem: `set aside ${q.atIso} (${q.problem}): no process loads it; inspect the row, then delete it`,
+    })),
+  ];
+}
+
+// ---- the human table ----
+
+function printPostgresTable(report: PostgresStatusReport, io: CliIO): void {
+  for (const w of report.warnings) {
+    io.err(warningLine(w));
+  }
+  io.out(`PostgreSQL ${report.postgres}, schema ${report.schema} (version ${report.schemaVersion})`);
+  io.out("");
+  for (const line of processLines(report)) io.out(line);
+  io.out("");
+  if (report.actors.length === 0) io.out(`no actors in schema ${report.schema}`);
+  else {
+    const header = [...ACTOR_HEADER.slice(0, 4), "OWNER", ...ACTOR_HEADER.slice(4)];
+    const rows = report.actors.map((a) => {
+      const cells = actorCells(a);
+      return [...cells.slice(0, 4), ownerText(a), ...cells.slice(4)];
+    });
+    for (const line of alignColumns([header, ...rows])) io.out(line);
+  }
+  const { events, oldestAgeMs } = report.inbox;
+  if (events > 0) {
+    io.out(
+      `inbox: ${events} event${events === 1 ? "" : "s"} waiting for the process that owns the actor` +
+        (oldestAgeMs === null ? "" : ` (oldest sent ${formatDuration(oldestAgeMs)} ago)`),
+    );
+  }
+  io.out(
+    `${actorsSummary(report.actors, report.warnings.length)} · ${plural(report.processes.length, "process", "processes")} · PostgreSQL ${report.postgres}, schema ${report.schema}`,
+  );
+}
+
+function processLines(report: PostgresStatusReport): string[] {
+  const lines: string[] = [];
+  if (report.processes.length === 0) lines.push("no process holds a lease: no gateway runs on this schema");
+  else {
+    const rows = report.processes.map((p) => [
+      shortId(p.id),
+      String(p.pid),
+      p.host,
+      `${p.startedIso.replace(/\.\d{3}Z$/, "Z")} (${formatDuration(report.serverNow - p.startedAt)} ago)`,
+      p.lapsed ? `lapsed ${formatDuration(-p.leaseLeftMs)} ago` : `${leftText(p.leaseLeftMs)} left`,
+      p.lapsed && p.liveActors > 0 ? `${p.liveActors} (to be taken over)` : String(p.liveActors),
+    ]);
+    lines.push(...alignColumns([["PROCESS", "PID", "HOST", "STARTED", "LEASE", "LIVE ACTORS"], ...rows]));
+  }
+  if (report.unowned > 0) {
+    lines.push(
+      `unowned: ${plural(report.unowned, "live actor")} let go by a stopped process, claimed by the next process that polls`,
+    );
+  }
+  return lines;
+}
+
+function ownerText(a: PostgresActorStatusRow): string {
+  if (a.owner !== null) return shortId(a.owner);
+  return a.status === "active" ? "unowned" : "-";
+}
+
+/** An owner id's first 8 characters (a UUID's first group): enough to match the processes table. */
+function shortId(id: string): string {
+  return id.slice(0, 8);
+}
+
+function leftText(ms: number): string {
+  return ms < 1_000 ? "<1s" : formatDuration(ms);
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

@@ -1,0 +1,250 @@
+import pg from "pg";
+import { type ActorRecord, ActorRecordSchema } from "../actorRecord.js";
+import type { StoredActor } from "../readStateDir.js";
+import { quoteIdentifier, SCHEMA_NAME } from "./migrations.js";
+import {
+  codeOf,
+  describeTarget,
+  isConnectionError,
+  openFailure,
+  PostgresStoreError,
+} from "./postgresErrors.js";
+
+/** Options of {@link readPostgresStatus}. */
+export interface ReadPostgresStatusOptions {
+  /** The connection string the gateway processes use (any login with USAGE on the schema and SELECT on its tables). */
+  connectionString: string;
+  /** The store's schema (default `a2a`). */
+  schema?: string;
+  /** The current version of each machine: records of another version or an unknown machine are flagged. */
+  machineVersions?: Record<string, number>;
+  /** How long one query may run before the server cancels it (default 10 s). */
+  statementTimeoutMs?: number;
+}
+
+/** A gateway process registered on the store, as its row says. Times in ms since the epoch, on the server's clock. */
+export interface PostgresProcess {
+  /** Its owner id: actors it owns name it. */
+  id: string;
+  pid: number;
+  host: string;
+  startedAt: number;
+  leaseUntil: number;
+  /** leaseUntil − the server's clock at the read: negative once the lease lapsed (the process died or lost the server). */
+  leaseLeftMs: number;
+  /** Its live actors: once its lease lapsed, the ones the others have not taken over yet. */
+  liveActors: number;
+}
+
+/** A stored actor with the process that owns it: null for a finished one, or a live one no process holds. */
+export interface PostgresStoredActor extends StoredActor {
+  owner: string | null;
+}
+
+/** A record a process set aside when it claimed it (unknown machine, failed migration): kept, not loaded. */
+export interface PostgresQuarantinedRecord {
+  id: string;
+  machineId: string | null;
+  problem: string;
+  /** When it was set aside (server clock, ms since the epoch). */
+  at: number;
+}
+
+/** What {@link readPostgresStatus} found. */
+export interface PostgresStatusReading {
+  /** The server and database, without the password: `user@host:port/database`. */
+  target: string;
+  schema: string;
+  /** The newest migration applied to the schema. */
+  schemaVersion: number;
+  /** The server's clock at the read (ms since the epoch): leases are measured against it. */
+  serverNow: number;
+  /** Registered processes, oldest first. */
+  processes: PostgresProcess[];
+  /** Every stored actor, live and finished, by id. */
+  actors: PostgresStoredActor[];
+  /** Live actors with no owner (their process stopped and let go of them): the next process to poll claims them. */
+  unowned: number;
+  /** Rows that are not usable records, by id. */
+  problems: Array<{ id: string; problem: string }>;
+  quarantined: PostgresQuarantinedRecord[];
+  /** Events one process sent to an actor another owns, not yet taken by the owner. */
+  inbox: { events: number; oldestAt: number | null };
+}
+
+const TABLES = ["migrations", "owners", "actors", "timers", "inbox", "quarantine"];
+
+/**
+ * Reads a PostgreSQL store's state as it is, for monitoring: the processes and their leases, every
+ * actor with its owner, the inbox backlog and the set-aside records. It only reads, on one connection
+ * in one read-only transaction (a consistent view), so it registers no process and claims nothing,
+ * and it runs beside the gateways. Fails with a PostgresStoreError naming the problem: the server out
+ * of reach, refused credentials, a missing database, a schema without the store's tables, no permission.
+ */
+export async function readPostgresStatus(options: ReadPostgresStatusOptions): Promise<PostgresStatusReading> {
+  const { connectionString, schema = "a2a", machineVersions, statementTimeoutMs = 10_000 } = options;
+  if (typeof connectionString !== "string" || connectionString.trim() === "") {
+    throw new TypeError("readPostgresStatus: connectionString must be a non-empty string");
+  }
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new TypeError(
+      `readPostgresStatus: schema must be a lower-case SQL name (letters, digits, _; at most 63), got ${JSON.stringify(schema)}`,
+    );
+  }
+  if (!Number.isInteger(statementTimeoutMs) || statementTimeoutMs < 1) {
+    throw new TypeError(
+      `readPostgresStatus: statementTimeoutMs must be a whole number of milliseconds ≥ 1, got ${String(statementTimeoutMs)}`,
+    );
+  }
+  const target = describeTarget(connectionString);
+  const client = new pg.Client({
+    connectionString,
+    connectionTimeoutMillis: 5_000,
+    statement_timeout: statementTimeoutMs,
+    application_name: "a2a-statecharts status",
+  });
+  // A connection the server drops while reading is reported by the failing query; this keeps it from ending the process.
+  client.on("error", () => undefined);
+  try {
+    await client.connect();
+    await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    const schemaVersion = await versionOf(client, schema);
+    const reading = await readTables(client, schema, machineVersions);
+    await client.query("COMMIT");
+    return { target, schema, schemaVersion, ...reading };
+  } catch (error) {
+    throw readFailure(error, { connectionString, schema, statementTimeoutMs });
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function versionOf(client: pg.Client, schema: string): Promise<number> {
+  const found = await client.query<{ relname: string }>(
+    `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1 AND c.relname = ANY($2::text[])`,
+    [schema, TABLES],
+  );
+  const present = new Set(found.rows.map((row) => row.relname));
+  if (present.size === 0) {
+    throw new PostgresStoreError(
+      `schema ${schema} has no a2a-statecharts tables: is --schema right?`,
+      undefined,
+    );
+  }
+  const missing = TABLES.filter((table) => !present.has(table));
+  if (missing.length > 0) {
+    throw new PostgresStoreError(
+      `schema ${schema} lacks tables of the a2a-statecharts store (${missing.join(", ")}): is --schema right?`,
+      undefined,
+    );
+  }
+  const version = await client.query<{ version: number | null }>(
+    `SELECT max(version) AS version FROM ${quoteIdentifier(schema)}.migrations`,
+  );
+  return version.rows[0]?.version ?? 0;
+}
+
+type TableReading = Omit<PostgresStatusReading, "target" | "schema" | "schemaVersion">;
+
+async function readTables(
+  client: pg.Client,
+  schema: string,
+  machineVersions: Record<string, number> | undefined,
+): Promise<TableReading> {
+  const s = quoteIdentifier(schema);
+  // Times as ms since the epoch (float8: numeric would come back as a string).
+  const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
+  const now = await client.query<{ now: number }>(`SELECT ${ms("clock_timestamp()")} AS now`);
+  const serverNow = now.rows[0]?.now ?? Date.now();
+  const owners = await client.query<Omit<PostgresProcess, "leaseLeftMs">>(
+    `SELECT o.id, o.pid, o.host, ${ms("o.started_at")} AS "startedAt", ${ms("o.lease_until")} AS "leaseUntil",
+            (SELECT count(*) FROM ${s}.actors a WHERE a.owner = o.id AND a.status = 'active')::int AS "liveActors"
+       FROM ${s}.owners o ORDER BY o.started_at, o.id`,
+  );
+  const rows = await client.query<{ id: string; owner: string | null; record: unknown }>(
+    `SELECT id, owner, record FROM ${s}.actors ORDER BY id`,
+  );
+  const quarantined = await client.query<PostgresQuarantinedRecord>(
+    `SELECT id, record->>'machineId' AS "machineId", problem, ${ms("at")} AS at
+       FROM ${s}.quarantine ORDER BY at, id`,
+  );
+  const inbox = await client.query<{ events: number; oldestAt: number | null }>(
+    `SELECT count(*)::int AS events, ${ms("min(sent_at)")} AS "oldestAt" FROM ${s}.inbox`,
+  );
+  const actors: PostgresStoredActor[] = [];
+  const problems: Array<{ id: string; problem: string }> = [];
+  for (const row of rows.rows) {
+    const checked = checkRow(row.id, row.record, machineVersions);
+    if ("record" in checked) actors.push({ ...checked, owner: row.owner, file: `${schema}.actors` });
+    else problems.push({ id: row.id, problem: checked.problem });
+  }
+  return {
+    serverNow,
+    processes: owners.rows.map((o) => ({ ...o, leaseLeftMs: o.leaseUntil - serverNow })),
+    actors,
+    unowned: actors.filter((a) => a.record.status === "active" && a.owner === null).length,
+    problems,
+    quarantined: quarantined.rows,
+    inbox: inbox.rows[0] ?? { events: 0, oldestAt: null },
+  };
+}
+
+/**
+ * A row's record checked as a store checks what it claims: a live one of an unknown machine or another
+ * version is flagged (and kept); a row that is no record at all is a problem.
+ */
+function checkRow(
+  id: string,
+  value: unknown,
+  versions: Record<string, number> | undefined,
+): Omit<PostgresStoredActor, "owner" | "file"> | { problem: string } {
+  const parsed = ActorRecordSchema.safeParse(value);
+  if (!parsed.success) {
+    return {
+      problem: parsed.error.issues
+        .map((i) => `${i.path.map(String).join(".") || "(record)"}: ${i.message}`)
+        .join("; "),
+    };
+  }
+  const record: ActorRecord = parsed.data;
+  if (record.id !== id) return { problem: `its id ${JSON.stringify(record.id)} differs from its row's` };
+  if (record.status !== "active") return { record, location: "archive" };
+  const { machineId, machineVersion } = record;
+  const expected =
+    versions !== undefined && Object.hasOwn(versions, machineId) ? versions[machineId] : undefined;
+  let problem: string | undefined;
+  if (versions !== undefined && expected === undefined) {
+    problem = `unknown machine ${JSON.stringify(machineId)}: a process of this version sets it aside when it takes it over`;
+  } else if (expected !== undefined && expected !== machineVersion) {
+    problem =
+      `machine ${JSON.stringify(machineId)} is at version ${expected}, the snapshot is version ${machineVersion}: ` +
+      "a process of this version migrates it or sets it aside when it takes it over";
+  }
+  return problem === undefined ? { record, location: "live" } : { record, location: "live", problem };
+}
+
+/** A failed read, said so that the user knows what to fix (the password is never part of it). */
+function readFailure(
+  error: unknown,
+  o: { connectionString: string; schema: string; statementTimeoutMs: number },
+): PostgresStoreError {
+  const target = describeTarget(o.connectionString);
+  const detail = error instanceof Error ? error.message : String(error);
+  const say = (what: string) =>
+    new PostgresStoreError(`PostgreSQL store (${target}): ${what}`, codeOf(error), { cause: error });
+  if (error instanceof PostgresStoreError && error.code === undefined) return say(error.message);
+  switch (codeOf(error)) {
+    case "42501":
+      return say(
+        `permission denied (${detail}): reading the store needs USAGE on schema "${o.schema}" and SELECT on its tables`,
+      );
+    case "57014":
+      return say(
+        `a query ran longer than ${o.statementTimeoutMs} ms and was cancelled: the server is overloaded, or a transaction holds a lock on the store's tables`,
+      );
+  }
+  if (error instanceof PostgresStoreError || isConnectionError(error)) return openFailure(error, o);
+  if (["28P01", "28000", "3D000"].includes(codeOf(error) ?? "")) return openFailure(error, o);
+  return say(`reading the store failed: ${detail}`);
+}

@@ -1,0 +1,90 @@
+// createDurableHost on the PostgreSQL store, as two processes would use it for their own machines:
+// list() shows the other's actors, send() reaches an actor the other runs, and an `after` delay of an
+// actor whose process stopped fires in the one that took it over, at its original time.
+import { afterEach, describe, expect, it } from "vitest";
+import { assign, setup } from "xstate";
+import { createDurableHost, type DurableHost } from "../../src/durable/index.js";
+import { createPostgresStore } from "../../src/persistence/postgres/index.js";
+import { ManualClock } from "../fixtures/manualClock.js";
+import { usePostgres } from "../support/postgres.js";
+import { waitUntil } from "../support/runtimeFakes.js";
+
+const T0 = Date.UTC(2026, 10, 24, 12, 0, 0);
+const postgres = usePostgres();
+
+const ticket = setup({
+  types: { context: {} as { notes: string[] }, events: {} as { type: "NOTE"; text: string } },
+  delays: { expiry: 60_000 },
+}).createMachine({
+  id: "ticket",
+  context: { notes: [] },
+  initial: "open",
+  states: {
+    open: {
+      on: { NOTE: { actions: assign({ notes: ({ context, event }) => [...context.notes, event.text] }) } },
+      after: { expiry: "expired" },
+    },
+    expired: { type: "final" },
+  },
+});
+
+const hosts: DurableHost[] = [];
+afterEach(async () => {
+  for (const host of hosts.splice(0)) await host.stop();
+});
+
+function hostOn(url: string, clock: ManualClock): DurableHost {
+  const host = createDurableHost({
+    store: createPostgresStore({ connectionString: url, leaseMs: 1_000, pollMs: 20 }),
+    machines: { ticket: { machine: ticket, version: 1 } },
+    now: clock.now,
+    timers: clock,
+    logger: { warn: () => {} },
+  });
+  hosts.push(host);
+  return host;
+}
+
+describe("durable hosts of two processes on one PostgreSQL schema", { timeout: 30_000 }, () => {
+  it("list() and send() reach the other process's actors; its `after` fires in the process that took it over", async () => {
+    const url = await postgres().createDatabase();
+    const clock = new ManualClock(T0);
+    const a = hostOn(url, clock);
+    const b = hostOn(url, clock);
+    await a.start();
+    await b.start();
+    await a.spawn("ticket", "t1");
+    expect(await b.list()).toEqual([{ id: "t1", kind: "ticket", status: "active", value: "open" }]);
+
+    // b does not run t1: the event goes through the store to a, which runs it.
+    await b.send("t1", { type: "NOTE", text: "from b" });
+    await waitUntil(async () => {
+      const got = await a.get("t1");
+      return (got?.context as { notes: string[] } | undefined)?.notes.length === 1;
+    }, "a to apply b's event");
+
+    await clock.advance(30_000, () => a.idle());
+    await a.stop();
+    hosts.splice(hosts.indexOf(a), 1);
+    await waitUntil(
+      async () => (await b.get("t1"))?.value === "open" && (await b.list()).length === 1,
+      "b to list t1",
+    );
+    await waitUntil(async () => {
+      const rows = await postgres().query<{ owner: string | null }>(
+        "SELECT owner FROM a2a.actors WHERE id = 't1'",
+        [],
+        new URL(url).pathname.slice(1),
+      );
+      return rows[0]?.owner != null;
+    }, "b to take t1 over");
+    await clock.advance(29_999, () => b.idle());
+    expect((await b.get("t1"))?.value).toBe("open");
+    await clock.advance(1, () => b.idle());
+    expect(await b.get("t1")).toMatchObject({
+      status: "done",
+      value: "expired",
+      context: { notes: ["from b"] },
+    });
+  });
+});
