@@ -9,6 +9,7 @@ import { ConversationIndex } from "../src/persistence/ConversationIndex.js";
 import { EVENT_LOG_FILE } from "../src/persistence/EventLog.js";
 import { scanConversationId } from "../src/persistence/scanConversationId.js";
 import { type A2AEvent, A2AEventSchema } from "../src/services/index.js";
+import { seededRandom } from "../test/support/seededRandom.js";
 
 const SIZES = [10_000, 100_000] as const;
 const TARGETS: Record<number, number> = { 10_000: 10, 100_000: 1_000 };
@@ -21,18 +22,6 @@ const START = 1_767_225_600_000;
 const EARLY_ROUTE = "agent:early:main:agent:probe:main";
 /** The log's last conversation: the scan finds it within a few lines, after reading the whole file. */
 const LATE_ROUTE = "agent:late:main:agent:probe:main";
-
-/** A small deterministic PRNG (mulberry32), so every run builds the same logs. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const INTENTS = ["question", "collaboration", "notification", "result_report"] as const;
 const PHRASES = [
@@ -146,7 +135,7 @@ interface BuiltLog {
 }
 
 async function buildLog(lines: number): Promise<BuiltLog> {
-  const random = prng(lines);
+  const random = seededRandom(lines);
   const routes: string[] = [];
   for (let r = 0; r < REQUESTERS; r += 1) {
     for (let t = 0; t < TARGET_AGENTS; t += 1) routes.push(`agent:req${r}:main:agent:worker${t}:main`);

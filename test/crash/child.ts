@@ -14,6 +14,7 @@ import { pathToFileURL } from "node:url";
 import { DEFAULT_SHARDS, JOURNAL_HEADER, shardOf } from "../../src/persistence/index.js";
 import { createA2ARuntime } from "../../src/runtime/index.js";
 import { DurableDiscord } from "./durableDiscord.js";
+import { seededRandom } from "../support/seededRandom.js";
 
 export const BOTS = {
   ruda: "1400000000000000101",
@@ -198,17 +199,6 @@ function print(line: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify(line)}\n`);
 }
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -249,7 +239,7 @@ async function main(): Promise<void> {
   if (stateDir === undefined || discordFile === undefined) {
     throw new Error("usage: child.ts <stateDir> <discordFile> [seed]");
   }
-  const random = mulberry32(Number(seedText ?? 1));
+  const random = seededRandom(Number(seedText ?? 1));
   print({ loaded: process.pid });
 
   const input = createInterface({ input: process.stdin });

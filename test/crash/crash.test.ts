@@ -21,6 +21,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { discordNonce } from "../../src/runtime/index.js";
 import { BOTS, CHANNEL, type DiskRecord, isSent, MAX_ATTEMPTS, readActorRecords } from "./child.js";
 import { type DeliveredMessage, readDiscordLog } from "./durableDiscord.js";
+import { seededRandom } from "../support/seededRandom.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SEED = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -264,7 +265,7 @@ interface Known {
 describe("crash: SIGKILL at random moments, restart, check", () => {
   it(`survives ${KILLS} kills: files parse, acknowledged actors persist and never go back, no reminder twice`, async () => {
     const started = performance.now();
-    const random = mulberry32(SEED);
+    const random = seededRandom(SEED);
     console.log(`crash test: seed ${SEED} (CRASH_SEED=${SEED} repeats the kill timings), ${KILLS} kills`);
     const dir = mkdtempSync(join(tmpdir(), "a2a-crash-"));
     const stateDir = join(dir, "state");
@@ -685,17 +686,6 @@ describe("crash: corrupt files at start-up", () => {
     }
   }, 60_000);
 });
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

@@ -57,7 +57,8 @@ describe("durable hosts of two processes on one PostgreSQL schema", { timeout: 3
     expect(await b.list()).toEqual([{ id: "t1", kind: "ticket", status: "active", value: "open" }]);
 
     // b does not run t1: the event goes through the store to a, which runs it.
-    await b.send("t1", { type: "NOTE", text: "from b" });
+    const note = { type: "NOTE", text: "from b" };
+    await b.send("t1", note);
     await waitUntil(async () => {
       const got = await a.get("t1");
       return (got?.context as { notes: string[] } | undefined)?.notes.length === 1;

@@ -14,6 +14,7 @@ import { usePostgres } from "../support/postgres.js";
 import { tempDir } from "../support/tempDir.js";
 import { GatewayChild, killAll } from "./fixtures/gatewayChild.js";
 import type { GatewaySettings } from "./fixtures/gatewayProtocol.js";
+import { seededRandom } from "../support/seededRandom.js";
 
 const SEED = Number(process.env.FAILOVER_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const PROCESSES = 3;
@@ -55,18 +56,6 @@ const config = {
     },
   },
 };
-
-/** mulberry32: the kill timings and targets, repeatable from SEED. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
@@ -159,7 +148,7 @@ afterAll(async () => {
 
 it("3 processes, 300 collaborations, 10 SIGKILLs: every reminder and escalation posted once and in time, nothing acknowledged lost", async () => {
   console.log(`failover: FAILOVER_SEED=${SEED}`);
-  const random = seeded(SEED);
+  const random = seededRandom(SEED);
   const connectionString = await postgres().createDatabase();
   const em = await startDiscordEmulator({
     guildId: GUILD,

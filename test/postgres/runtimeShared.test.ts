@@ -48,21 +48,22 @@ async function ownerOf(url: string, id: string): Promise<string | null | undefin
   return rows[0]?.owner;
 }
 
+/** Two runtimes on a new database sharing one Discord; `a` has sent one collaboration (ruda asks eden). */
+async function twoSharing<D extends FakeDiscord>(discord: D, warnA?: (w: string) => void) {
+  const url = await postgres().createDatabase();
+  const clock = new ManualClock(T0);
+  const a = gateway(url, clock, discord, warnA);
+  const b = gateway(url, clock, discord);
+  await a.start();
+  await b.start();
+  const sent = await a.discordSend({ fromAgentId: "ruda", targetAgentId: "eden", message: "코드 리뷰 해줘" });
+  if (sent.status !== "sent") throw new Error(`discordSend was ${sent.status}`);
+  return { url, clock, discord, a, b, sent };
+}
+
 describe("two runtimes on one PostgreSQL schema", { timeout: 30_000 }, () => {
   it("a collaboration outlives the process that started it: the other reminds and escalates, once each", async () => {
-    const url = await postgres().createDatabase();
-    const clock = new ManualClock(T0);
-    const discord = new FakeDiscord();
-    const a = gateway(url, clock, discord);
-    const b = gateway(url, clock, discord);
-    await a.start();
-    await b.start();
-    const sent = await a.discordSend({
-      fromAgentId: "ruda",
-      targetAgentId: "eden",
-      message: "코드 리뷰 해줘",
-    });
-    if (sent.status !== "sent") throw new Error(`discordSend was ${sent.status}`);
+    const { url, clock, discord, a, b, sent } = await twoSharing(new FakeDiscord());
     const [mention] = await b.mentions();
     if (mention === undefined) throw new Error("b lists no mention");
     expect(mention).toMatchObject({
@@ -87,20 +88,10 @@ describe("two runtimes on one PostgreSQL schema", { timeout: 30_000 }, () => {
   });
 
   it("a process that froze past its lease loses its actors: the one that took them over reminds, it does not", async () => {
-    const url = await postgres().createDatabase();
-    const clock = new ManualClock(T0);
-    const discord = new CountingDiscord();
     const warnings: string[] = [];
-    const a = gateway(url, clock, discord, (w) => warnings.push(w));
-    const b = gateway(url, clock, discord);
-    await a.start();
-    await b.start();
-    const sent = await a.discordSend({
-      fromAgentId: "ruda",
-      targetAgentId: "eden",
-      message: "코드 리뷰 해줘",
-    });
-    if (sent.status !== "sent") throw new Error(`discordSend was ${sent.status}`);
+    const { url, clock, discord, a, b, sent } = await twoSharing(new CountingDiscord(), (w) =>
+      warnings.push(w),
+    );
     const [mention] = await a.mentions();
     if (mention === undefined) throw new Error("a lists no mention");
     const aOwner = await ownerOf(url, mention.id);
@@ -129,19 +120,7 @@ describe("two runtimes on one PostgreSQL schema", { timeout: 30_000 }, () => {
   });
 
   it("an answer seen by the process that does not run the mention ends it there", async () => {
-    const url = await postgres().createDatabase();
-    const clock = new ManualClock(T0);
-    const discord = new FakeDiscord();
-    const a = gateway(url, clock, discord);
-    const b = gateway(url, clock, discord);
-    await a.start();
-    await b.start();
-    const sent = await a.discordSend({
-      fromAgentId: "ruda",
-      targetAgentId: "eden",
-      message: "코드 리뷰 해줘",
-    });
-    if (sent.status !== "sent") throw new Error(`discordSend was ${sent.status}`);
+    const { clock, discord, a, b, sent } = await twoSharing(new FakeDiscord());
     await clock.advance(MINUTE, () => a.idle());
     const decision = await b.handleDiscordMessage({
       messageId: "1400000000000009001",
