@@ -22,6 +22,7 @@ import { performance } from "node:perf_hooks";
 import { startPostgres } from "../test/support/postgres.js";
 import { GatewayChild, killAll } from "../test/postgres/fixtures/gatewayChild.js";
 import type { GatewaySettings, GatewayStats } from "../test/postgres/fixtures/gatewayProtocol.js";
+import { printTable } from "./table.js";
 
 function option(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
@@ -65,15 +66,6 @@ const quantile = (values: number[], q: number): number => {
 const ms = (value: number) => `${value.toFixed(value >= 100 ? 0 : 1)} ms`;
 const int = (value: number) => Math.round(value).toLocaleString("en-US");
 const times = (value: number) => `${value.toFixed(2)}×`;
-
-function printTable(title: string, header: string[], rows: string[][]): void {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
-  console.log(`\n${title}\n`);
-  console.log(line(header));
-  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
-  for (const row of rows) console.log(line(row));
-}
 
 const dirs: string[] = [];
 async function stateDir(): Promise<string> {

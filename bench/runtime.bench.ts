@@ -34,6 +34,7 @@ import {
 import { createA2ARuntime } from "../src/runtime/index.js";
 import { TimerQueue } from "../src/durable/TimerQueue.js";
 import { FakeDiscord } from "../test/support/runtimeFakes.js";
+import { printTable } from "./table.js";
 
 function option(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
@@ -314,15 +315,6 @@ const int = (value: number) => Math.round(value).toLocaleString("en-US");
 const times = (value: number) => `${value >= 100 ? int(value) : value.toFixed(1)}×`;
 const verdict = (met: boolean) => (met ? "met" : "MISSED");
 const sleep = (delayMs: number) => new Promise((resolve) => setTimeout(resolve, delayMs));
-
-function printTable(title: string, header: string[], rows: string[][]): void {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
-  console.log(`\n${title}\n`);
-  console.log(line(header));
-  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
-  for (const row of rows) console.log(line(row));
-}
 
 async function fileSize(file: string): Promise<number> {
   try {
