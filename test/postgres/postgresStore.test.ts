@@ -102,6 +102,25 @@ describe("PostgreSQL store: one process", { timeout: 30_000 }, () => {
     expect(await second.get("missing")).toBeUndefined();
   });
 
+  it("lands puts in the order they were made: a later change of an actor is never overwritten by an earlier one", async () => {
+    const url = await postgres().createDatabase();
+    const s = await store(url);
+    await s.put([storeRecord("x")]);
+    // As a host writes a busy actor: each change put as soon as it happens, without waiting for the last.
+    for (let round = 0; round < 20; round += 1) {
+      const puts = Array.from({ length: 12 }, (_, i) =>
+        s.put([
+          storeRecord("x", {
+            updatedAt: STORE_T0 + round * 100 + i,
+            meta: { big: "x".repeat(i % 2 === 0 ? 50_000 : 10) },
+          }),
+        ]),
+      );
+      await Promise.all(puts);
+      expect((await s.get("x"))?.updatedAt).toBe(STORE_T0 + round * 100 + 11);
+    }
+  });
+
   it("refuses a batch whole when one record is invalid, naming it", async () => {
     const url = await postgres().createDatabase();
     const s = await store(url);
@@ -233,6 +252,22 @@ describe("PostgreSQL store: several processes on one schema", { timeout: 30_000 
     expect(ids(await a.list("live"))).toEqual(["mine"]);
     expect(ids(await b.list("live"))).toEqual([]);
     expect(ids(await b.listEveryLive())).toEqual(["mine"]);
+  });
+
+  it("puts made together go as one statement, and one caller's taken-over actor fails only that caller", async () => {
+    const url = await postgres().createDatabase();
+    const a = await store(url);
+    const b = await store(url);
+    await b.put([storeRecord("theirs")]);
+    // While the first put is in flight, the next two wait and go together.
+    const first = a.put([storeRecord("z")]);
+    const refused = a.put([storeRecord("theirs", { updatedAt: STORE_T0 + 1 })]);
+    const fine = a.put([storeRecord("y")]);
+    await first;
+    await expect(refused).rejects.toBeInstanceOf(ActorTakenOverError);
+    await fine;
+    expect(ids(await a.list("live"))).toEqual(["y", "z"]);
+    expect((await b.get("theirs"))?.updatedAt).toBe(STORE_T0);
   });
 
   it("a finished actor stays finished: no process brings it back with a live put", async () => {

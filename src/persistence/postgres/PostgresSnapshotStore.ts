@@ -20,6 +20,7 @@ import {
   SnapshotStoreNotOpenError,
   type StoredDelivery,
 } from "../SnapshotStorePort.js";
+import { GroupCommit } from "./groupCommit.js";
 import { migrate, quoteIdentifier } from "./migrations.js";
 import { Ownership } from "./ownership.js";
 import { codeOf, describeTarget, openFailure } from "./postgresErrors.js";
@@ -33,6 +34,8 @@ interface Opened {
   rules: ActorRecordRules;
   events: SharedStoreEvents | undefined;
   warn: (message: string) => void;
+  /** Puts, one statement at a time, in order. */
+  commits: GroupCommit;
 }
 
 /**
@@ -92,6 +95,7 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
         rules,
         events: options.shared,
         warn: options.onWarning,
+        commits: new GroupCommit((rows) => this.write(opened, rows)),
       };
       registered = opened.owner;
       this.report = { quarantinedFiles: [], quarantinedRecords: [], migrated: [], damagedJournals: [] };
@@ -136,16 +140,18 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
   }
 
   async put(records: readonly ActorRecord[]): Promise<void> {
-    const { pool, owner, rules } = this.held("put");
-    // Checked before anything is sent: a refused batch changes nothing. The last copy of an id wins.
-    const byId = new Map<string, ActorRecord>();
-    for (const record of records.map((r) => recordForPut(r, rules))) byId.set(record.id, record);
-    if (byId.size === 0) return;
-    const rows = [...byId.values()];
+    const { rules, commits } = this.held("put");
+    // Checked before anything is sent: a refused batch changes nothing.
+    const checked = records.map((r) => recordForPut(r, rules));
+    if (checked.length > 0) await commits.put(checked);
+  }
+
+  /** One statement writing a batch, fenced by this process's ownership. */
+  private async write(opened: Opened, rows: ActorRecord[]): Promise<void> {
     try {
-      await pool.query(
+      await opened.pool.query(
         named(this.s, "put", putRecords(this.s), [
-          owner,
+          opened.owner,
           rows.map((r) => r.id),
           rows.map((r) => r.machineId),
           rows.map((r) => r.machineVersion),
