@@ -76,8 +76,9 @@ export class InvalidActorRecordError extends Error {
 }
 
 /**
- * A put of actors that another process owns now (it took them over when this one's lease lapsed): the
- * batch changed nothing, and those actors are that process's to run.
+ * A put of actors this process may not write any more: another process owns them now, or this
+ * process's lease lapsed (the others may be taking them over). The batch changed nothing; those
+ * actors are the new owner's to run.
  */
 export class ActorTakenOverError extends InvalidActorRecordError {
   override readonly name = "ActorTakenOverError";
@@ -85,7 +86,7 @@ export class ActorTakenOverError extends InvalidActorRecordError {
   constructor(readonly ids: readonly string[]) {
     super(
       ids.length === 1 ? ids[0] : undefined,
-      `another process owns ${ids.length === 1 ? "it" : ids.join(", ")} now`,
+      `${ids.length === 1 ? "it" : ids.join(", ")} may not be written by this process: another process owns it, or this process's lease lapsed`,
     );
   }
 }

@@ -270,6 +270,21 @@ describe("PostgreSQL store: several processes on one schema", { timeout: 30_000 
     expect((await b.get("theirs"))?.updatedAt).toBe(STORE_T0);
   });
 
+  it("writes nothing once its lease has lapsed, even before it notices and before anyone takes its actors", async () => {
+    const url = await postgres().createDatabase();
+    const a = await store(url, { leaseMs: 60_000 });
+    await a.put([storeRecord("x")]);
+    await postgres().query(
+      "UPDATE a2a.owners SET lease_until = clock_timestamp() - interval '1 ms'",
+      [],
+      dbName(url),
+    );
+    await expect(a.put([storeRecord("x", { updatedAt: STORE_T0 + 1 })])).rejects.toThrow(/lease lapsed/);
+    await expect(a.put([storeRecord("new")])).rejects.toBeInstanceOf(ActorTakenOverError);
+    expect((await a.get("x"))?.updatedAt).toBe(STORE_T0);
+    expect(await a.get("new")).toBeUndefined();
+  });
+
   it("a finished actor stays finished: no process brings it back with a live put", async () => {
     const url = await postgres().createDatabase();
     const a = await store(url);

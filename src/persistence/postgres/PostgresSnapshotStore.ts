@@ -36,6 +36,8 @@ interface Opened {
   warn: (message: string) => void;
   /** Puts, one statement at a time, in order. */
   commits: GroupCommit;
+  /** While this process registers again after its lease lapsed. */
+  registering?: Promise<void> | undefined;
 }
 
 /**
@@ -106,7 +108,16 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
         pollMs: this.o.pollMs,
         owner: () => opened.owner,
         registerAgain: async () => {
-          opened.owner = await register();
+          // Puts wait for the new lease: a put under the lapsed one would be refused.
+          const again = register().then((id) => {
+            opened.owner = id;
+          });
+          opened.registering = again;
+          try {
+            await again;
+          } finally {
+            opened.registering = undefined;
+          }
         },
         usable: (records) => this.usable(opened, records),
         events: options.shared,
@@ -148,6 +159,7 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
 
   /** One statement writing a batch, fenced by this process's ownership. */
   private async write(opened: Opened, rows: ActorRecord[]): Promise<void> {
+    await opened.registering?.catch(() => undefined);
     try {
       await opened.pool.query(
         named(this.s, "put", putRecords(this.s), [

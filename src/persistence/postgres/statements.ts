@@ -12,12 +12,15 @@ export function named(s: string, name: string, text: string, values: unknown[]):
 /**
  * A batch put as one statement (so it is atomic without a transaction's extra round trips): each
  * record is inserted, or updated when this process owns it (or both copies are finished, which is
- * final); its next due time is set or cleared; when any record belongs to another process, not_owned()
- * raises and nothing of the batch is written.
+ * final), and only while this process's lease holds (a process whose lease lapsed writes nothing: the
+ * others may be taking its actors over); its next due time is set or cleared; when any record cannot be
+ * written, not_owned() raises and nothing of the batch is written.
  * $1 owner; $2.. the records' columns as arrays.
  */
 export const putRecords = (s: string): string => `
-  WITH input AS (
+  WITH leased AS (
+    SELECT 1 FROM ${s}.owners WHERE id = $1 AND lease_until > clock_timestamp()
+  ), input AS (
     SELECT * FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::int8[], $7::text[], $8::int8[])
       AS i(id, machine_id, machine_version, status, updated_at, record, due_at)
   ), written AS (
@@ -25,10 +28,11 @@ export const putRecords = (s: string): string => `
     SELECT id, machine_id, machine_version, status, updated_at, record::json,
            CASE WHEN status = 'active' THEN $1 END
     FROM input
+    WHERE EXISTS (SELECT 1 FROM leased)
     ON CONFLICT (id) DO UPDATE SET
       machine_id = excluded.machine_id, machine_version = excluded.machine_version, status = excluded.status,
       updated_at = excluded.updated_at, record = excluded.record, owner = excluded.owner
-    WHERE a.owner = $1 OR (a.status <> 'active' AND excluded.status <> 'active')
+    WHERE (a.owner = $1 OR (a.status <> 'active' AND excluded.status <> 'active')) AND EXISTS (SELECT 1 FROM leased)
     RETURNING a.id
   ), armed AS (
     INSERT INTO ${s}.timers (actor_id, due_at)
