@@ -215,11 +215,9 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     recordAnswer: async (threadId, message) => {
       // Collaborations another process runs hear of it through the shared store, once it is stored there.
       const relayed = relayResponse(threadId, message);
-      if (trackResponse(threadId, message) > 0) {
-        // The caller may treat the answer as recorded once handleDiscordMessage returns: make it so.
-        await actors.persisted();
-      }
-      await relayed;
+      const told = trackResponse(threadId, message);
+      // The caller may treat the answer as recorded once handleDiscordMessage returns: make it so.
+      await Promise.all([relayed, told > 0 ? actors.persisted() : undefined]);
     },
     exchangeRules: (agentId) => ({
       maxPingPongTurns: resolveAgentA2ASettings(config, agentId).maxPingPongTurns,

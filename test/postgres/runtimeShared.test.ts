@@ -143,6 +143,28 @@ describe("two runtimes on one PostgreSQL schema", { timeout: 30_000 }, () => {
     expect(followUps(discord, sent.threadId)).toEqual([]);
   });
 
+  it("an answer that comes while the database is down: the call fails saying so, and the mention it reached still ends", async () => {
+    const { clock, a, sent } = await twoSharing(new FakeDiscord());
+    await postgres().stopServer("fast");
+    const answer = a.handleDiscordMessage({
+      messageId: "1400000000000009002",
+      channelId: sent.threadId,
+      threadId: sent.threadId,
+      parentChannelId: CHANNEL,
+      authorId: BOTS.eden,
+      authorIsBot: true,
+      content: "리뷰 끝났어요",
+      mentionUserIds: [],
+      ts: clock.now(),
+    });
+    // The other processes cannot be told; a's own mention is told, its write retried until it lands.
+    await expect(answer).rejects.toThrow(/ECONNREFUSED|connect/);
+    await postgres().startServer();
+    for (let i = 0; i < 60 && (await a.mentions().catch(() => []))[0]?.status !== "responded"; i += 1)
+      await clock.advance(1_000);
+    expect((await a.mentions()).map((m) => m.status)).toEqual(["responded"]);
+  });
+
   it("a database restart in the middle: discordSend answers once its write is committed, and it is kept", async () => {
     const url = await postgres().createDatabase();
     const clock = new ManualClock(T0);
