@@ -1,7 +1,7 @@
 // Two runtimes (as two gateway processes would) on one PostgreSQL schema, in simulated time: a
 // collaboration started by one is reminded by the other once the first stops, an answer seen by either
 // ends the mention whichever runs it, mentions() lists every process's, and bad settings fail start().
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { type A2ARuntime, createA2ARuntime } from "../../src/index.js";
 import { createPostgresStore, PostgresStoreError } from "../../src/persistence/postgres/index.js";
 import { ManualClock } from "../fixtures/manualClock.js";
@@ -20,6 +20,10 @@ const T0 = Date.UTC(2026, 10, 24, 9, 0, 0);
 const MINUTE = 60_000;
 const postgres = usePostgres();
 const clocked = useClockedRuntimes();
+// A test that stops the server and fails before starting it again must not fail the next ones too.
+afterEach(async () => {
+  if (postgres().pid() === undefined) await postgres().startServer();
+});
 
 function gateway(url: string, clock: ManualClock, discord: FakeDiscord, onWarning?: (w: string) => void) {
   const store = createPostgresStore({ connectionString: url, leaseMs: 1_000, pollMs: 20 });
