@@ -165,9 +165,14 @@ describe("Discord emulator", () => {
       expect.objectContaining({ id: first.id, authorId: BOT_A, nonce: "nonce-1", mentionIds: [BOT_B] }),
     ]);
 
-    // Without enforce_nonce the same nonce posts again.
+    // Without enforce_nonce the same nonce posts again, and is not what an enforced post returns later.
     const third = await text(a).send({ content: "plain", nonce: "nonce-1" });
     expect(third.id).not.toBe(first.id);
+    expect((await text(a).send(options)).id).toBe(first.id);
+    const unenforced = await text(a).send({ content: "first unenforced", nonce: "nonce-2" });
+    const enforced = await text(a).send({ content: "then enforced", nonce: "nonce-2", enforceNonce: true });
+    expect(enforced.id).not.toBe(unenforced.id);
+    expect(enforced.content).toBe("then enforced");
   });
 
   it("a human's message reaches both bots; REST get returns it", async () => {

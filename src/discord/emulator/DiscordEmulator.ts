@@ -5,8 +5,9 @@
 // "<userId>.emulator" (see tokens.ts; a real-looking "<base64(userId)>.xxx.yyy" works too). Tokens
 // of unknown or non-bot users are refused. Humans post through `postAsUser`.
 //
-// Behaviour: allowed_mentions; nonce + enforce_nonce (same author + nonce within 5 minutes returns the
-// first message, with no second MESSAGE_CREATE; by the emulator's `now`; a message list, GET
+// Behaviour: allowed_mentions; nonce + enforce_nonce (a post with enforce_nonce returns the earlier
+// enforced post of the same author + nonce within 5 minutes, with no second MESSAGE_CREATE; a post
+// without enforce_nonce is never returned so; by the emulator's `now`; a message list, GET
 // /channels/{id}/messages, carries no nonces, as Discord's does not); content ≤ 2000 chars (400 / 50035); unknown channel
 // (404 / 10003); missing permissions (403 / 50013, per channel `denied` user ids or `deny()`); thread
 // from a message (thread id = message id; a second one → 400 / 160004); standalone threads (type 11;

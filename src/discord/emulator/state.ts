@@ -221,7 +221,8 @@ export class EmulatorState {
     };
     this.messages.push(message);
     this.messagesById.set(message.id, message);
-    if (nonceKey) this.nonces.set(nonceKey, message);
+    // Only a post that asked for enforcement is one a later enforced post with its nonce returns.
+    if (nonceKey && input.enforceNonce) this.nonces.set(nonceKey, message);
     channel.lastMessageId = message.id;
     channel.messageCount += 1;
     this.listener?.messageCreated(message);
