@@ -9,7 +9,7 @@ import type { DurableActorInfo, DurableHost, DurableHostOptions } from "./durabl
 import type { HostHooks } from "./hostHooks.js";
 import { toInspectFn } from "./inspection.js";
 import { Maintenance, maintenancePeriodMs } from "./maintenance.js";
-import { type HostSharedStoreEvents, listedElsewhere, sharedStoreEvents } from "./sharedStoreEvents.js";
+import { listedElsewhere, sharedStoreEvents } from "./sharedStoreEvents.js";
 import { SnapshotWriter } from "./SnapshotWriter.js";
 import {
   type Entry,
@@ -49,7 +49,6 @@ export class Host implements DurableHost {
   private readonly writer: SnapshotWriter;
   private readonly userInspect: ReturnType<typeof toInspectFn>;
   private readonly maxAgeMs: number;
-  private shared: HostSharedStoreEvents;
   private store: SnapshotStore | undefined;
   private state: "stopped" | "starting" | "running" | "stopping" = "stopped";
 
@@ -67,7 +66,6 @@ export class Host implements DurableHost {
       restoredFrom: () => this.restoringFrom,
       start: hooks.startEffect,
     });
-    this.shared = sharedStoreEvents(this, hooks);
     for (const [kind, registration] of Object.entries(o.machines)) {
       this.machines[kind] = withDurableEffects(registration.machine, this.effects.gate, hooks.ungatedEffects);
     }
@@ -104,7 +102,7 @@ export class Host implements DurableHost {
   async start(): Promise<void> {
     if (this.state !== "stopped") throw new Error(`${this.name}.start: the host is already ${this.state}`);
     this.state = "starting";
-    this.shared = sharedStoreEvents(this, this.hooks);
+    const shared = sharedStoreEvents(this, this.hooks);
     const store = this.o.store ?? createLowdbStore({ stateDir: this.o.stateDir ?? ".a2a-state" });
     let live: ReadonlyArray<Readonly<ActorRecord>>;
     try {
@@ -112,7 +110,7 @@ export class Host implements DurableHost {
         now: this.now,
         rules: recordRules(this.o.machines, this.machines),
         onWarning: (message) => this.warn(message),
-        shared: this.shared,
+        shared,
       });
       await store.prune(this.now() - this.maxAgeMs);
       await this.hooks.opened?.(store);
@@ -128,7 +126,7 @@ export class Host implements DurableHost {
     this.due.start();
     this.maintenance.start();
     this.state = "running";
-    this.shared.started();
+    shared.started();
   }
 
   async stop(): Promise<void> {

@@ -2,7 +2,7 @@
 // collaboration started by one is reminded by the other once the first stops, an answer seen by either
 // ends the mention whichever runs it, mentions() lists every process's, and bad settings fail start().
 import { afterEach, describe, expect, it } from "vitest";
-import { type A2ARuntime, createA2ARuntime } from "../../src/index.js";
+import { type A2ARuntime, createA2ARuntime, type InboundDiscordMessage } from "../../src/index.js";
 import { createPostgresStore, PostgresStoreError } from "../../src/persistence/postgres/index.js";
 import { ManualClock } from "../fixtures/manualClock.js";
 import { useClockedRuntimes } from "../support/clockedRuntime.js";
@@ -50,6 +50,21 @@ async function ownerOf(url: string, id: string): Promise<string | null | undefin
     new URL(url).pathname.slice(1),
   );
   return rows[0]?.owner;
+}
+
+/** eden's bot answering in the thread, as Discord delivers it. */
+function edenAnswers(threadId: string, messageId: string, ts: number): InboundDiscordMessage {
+  return {
+    messageId,
+    channelId: threadId,
+    threadId,
+    parentChannelId: CHANNEL,
+    authorId: BOTS.eden,
+    authorIsBot: true,
+    content: "리뷰 끝났어요",
+    mentionUserIds: [],
+    ts,
+  };
 }
 
 /** Two runtimes on a new database sharing one Discord; `a` has sent one collaboration (ruda asks eden). */
@@ -126,17 +141,9 @@ describe("two runtimes on one PostgreSQL schema", { timeout: 30_000 }, () => {
   it("an answer seen by the process that does not run the mention ends it there", async () => {
     const { clock, discord, a, b, sent } = await twoSharing(new FakeDiscord());
     await clock.advance(MINUTE, () => a.idle());
-    const decision = await b.handleDiscordMessage({
-      messageId: "1400000000000009001",
-      channelId: sent.threadId,
-      threadId: sent.threadId,
-      parentChannelId: CHANNEL,
-      authorId: BOTS.eden,
-      authorIsBot: true,
-      content: "리뷰 끝났어요",
-      mentionUserIds: [],
-      ts: clock.now(),
-    });
+    const decision = await b.handleDiscordMessage(
+      edenAnswers(sent.threadId, "1400000000000009001", clock.now()),
+    );
     expect(decision.action).not.toBe("drop");
     await waitUntil(
       async () => (await a.mentions())[0]?.status === "responded",
@@ -150,17 +157,7 @@ describe("two runtimes on one PostgreSQL schema", { timeout: 30_000 }, () => {
   it("an answer that comes while the database is down: the call fails saying so, and the mention it reached still ends", async () => {
     const { clock, a, sent } = await twoSharing(new FakeDiscord());
     await postgres().stopServer("fast");
-    const answer = a.handleDiscordMessage({
-      messageId: "1400000000000009002",
-      channelId: sent.threadId,
-      threadId: sent.threadId,
-      parentChannelId: CHANNEL,
-      authorId: BOTS.eden,
-      authorIsBot: true,
-      content: "리뷰 끝났어요",
-      mentionUserIds: [],
-      ts: clock.now(),
-    });
+    const answer = a.handleDiscordMessage(edenAnswers(sent.threadId, "1400000000000009002", clock.now()));
     // The other processes cannot be told; a's own mention is told, its write retried until it lands.
     await expect(answer).rejects.toThrow(/ECONNREFUSED|connect/);
     await postgres().startServer();

@@ -52,8 +52,6 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
   /** The lease and takeover rounds, while open. */
   private ownership: Ownership | undefined;
   private opening = false;
-  /** The open report's quarantined and migrated records, collected while claiming at open. */
-  private report: SnapshotStoreOpenReport | undefined;
 
   constructor(private readonly o: ResolvedPostgresStoreOptions) {
     this.s = quoteIdentifier(o.schema);
@@ -100,7 +98,13 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
         commits: new GroupCommit((rows) => this.write(opened, rows)),
       };
       registered = opened.owner;
-      this.report = { quarantinedFiles: [], quarantinedRecords: [], migrated: [], damagedJournals: [] };
+      // Filled by the claims open() makes; later claims are reported as warnings only.
+      let report: SnapshotStoreOpenReport | undefined = {
+        quarantinedFiles: [],
+        quarantinedRecords: [],
+        migrated: [],
+        damagedJournals: [],
+      };
       const ownership = new Ownership({
         pool,
         s: this.s,
@@ -119,18 +123,18 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
             opened.registering = undefined;
           }
         },
-        usable: (records) => this.usable(opened, records),
+        usable: (records) => this.usable(opened, records, report),
         events: options.shared,
         warn: options.onWarning,
       });
       // What no living process owns is this one's from now: list("live") lists it.
       await ownership.claimAll();
-      const report = this.report;
-      this.report = undefined;
+      const opening = report;
+      report = undefined;
       this.opened = opened;
       this.ownership = ownership;
       ownership.start();
-      return report;
+      return opening;
     } catch (error) {
       // What it claimed goes back at once rather than when the lease lapses.
       if (registered !== undefined)
@@ -251,7 +255,11 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
   }
 
   /** Claimed records checked as at open: migrated when older, set aside (quarantine table) when unusable. */
-  private async usable(opened: Opened, records: ActorRecord[]): Promise<ActorRecord[]> {
+  private async usable(
+    opened: Opened,
+    records: ActorRecord[],
+    report: SnapshotStoreOpenReport | undefined,
+  ): Promise<ActorRecord[]> {
     const good: ActorRecord[] = [];
     const bad: Array<{ id: string; problem: string }> = [];
     for (const record of records) {
@@ -262,7 +270,7 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
       }
       if (checked.fromVersion !== undefined) {
         const { machineId, machineVersion } = checked.record;
-        this.report?.migrated.push({
+        report?.migrated.push({
           id: record.id,
           machineId,
           fromVersion: checked.fromVersion,
@@ -278,7 +286,7 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
         bad.map((b) => b.problem),
       ]);
       for (const { id, problem } of bad) {
-        this.report?.quarantinedRecords.push({ id, file: `${this.o.schema}.quarantine`, problem });
+        report?.quarantinedRecords.push({ id, file: `${this.o.schema}.quarantine`, problem });
         opened.warn(`${this.name}: record ${JSON.stringify(id)} was set aside: ${problem}`);
       }
     }
