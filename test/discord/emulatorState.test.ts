@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { EmulatorState } from "../../src/discord/emulator/state.js";
 import { snowflakeTimestamp } from "../../src/discord/emulator/snowflake.js";
+import { messageJson } from "../../src/discord/emulator/shapes.js";
 
 const CHANNEL = "100000000000000001";
 const BOT = "200000000000000001";
@@ -17,7 +18,7 @@ describe("EmulatorState", () => {
     for (let i = 0; i < 3; i += 1) {
       const { message } = state.createMessage({ channelId: CHANNEL, authorId: BOT, content: `m${i}` });
       expect(message.createdAt).toBe(snowflakeTimestamp(message.id));
-      expect(state.messageJson(message, false).timestamp).toBe(
+      expect(messageJson(state, message, false).timestamp).toBe(
         new Date(snowflakeTimestamp(message.id)).toISOString(),
       );
     }

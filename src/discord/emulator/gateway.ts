@@ -6,6 +6,14 @@ import type { IncomingMessage } from "node:http";
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
 import type { EmulatorChannel, EmulatorMessage, EmulatorState, Json, StateListener } from "./state.js";
 import { userIdFromToken } from "./tokens.js";
+import {
+  channelJson,
+  guildCreateJson,
+  memberJson,
+  messageJson,
+  threadMemberJson,
+  userJson,
+} from "./shapes.js";
 
 const INTENT_GUILD_MESSAGES = 1 << 9;
 const INTENT_MESSAGE_CONTENT = 1 << 15;
@@ -105,7 +113,7 @@ export class Gateway implements StateListener {
     this.sessions.set(session.id, session);
     this.dispatch(session, "READY", {
       v: 10,
-      user: { ...this.state.userJson(user.id), verified: true, mfa_enabled: false, email: null },
+      user: { ...userJson(this.state, user.id), verified: true, mfa_enabled: false, email: null },
       guilds: [{ id: this.state.guildId, unavailable: true }],
       session_id: session.id,
       session_type: "normal",
@@ -120,7 +128,7 @@ export class Gateway implements StateListener {
       user_settings: {},
       _trace: ["discord-emulator"],
     });
-    this.dispatch(session, "GUILD_CREATE", this.state.guildCreateJson(user.id));
+    this.dispatch(session, "GUILD_CREATE", guildCreateJson(this.state, user.id));
     return session;
   }
 
@@ -155,7 +163,7 @@ export class Gateway implements StateListener {
   }
 
   messageCreated(message: EmulatorMessage): void {
-    const json = this.state.messageJson(message, true);
+    const json = messageJson(this.state, message, true);
     this.broadcast(
       "MESSAGE_CREATE",
       (session) => {
@@ -170,7 +178,7 @@ export class Gateway implements StateListener {
   }
 
   threadCreated(thread: EmulatorChannel): void {
-    const json = this.state.channelJson(thread);
+    const json = channelJson(this.state, thread);
     this.broadcast(
       "THREAD_CREATE",
       (session) => {
@@ -178,9 +186,7 @@ export class Gateway implements StateListener {
         return {
           ...json,
           newly_created: true,
-          ...(joinedAt === undefined
-            ? {}
-            : { member: this.state.threadMemberJson(thread, session.userId, joinedAt) }),
+          ...(joinedAt === undefined ? {} : { member: threadMemberJson(thread, session.userId, joinedAt) }),
         };
       },
       (session) => this.canSee(session, thread.id),
@@ -195,8 +201,8 @@ export class Gateway implements StateListener {
         guild_id: this.state.guildId,
         member_count: thread.members.size,
         added_members: added.map((userId) => ({
-          ...this.state.threadMemberJson(thread, userId, thread.members.get(userId) ?? this.state.now()),
-          member: this.state.memberJson(userId, true),
+          ...threadMemberJson(thread, userId, thread.members.get(userId) ?? this.state.now()),
+          member: memberJson(this.state, userId, true),
           presence: null,
         })),
         removed_member_ids: removed,

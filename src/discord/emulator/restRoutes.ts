@@ -9,6 +9,14 @@ import {
   type Json,
 } from "./state.js";
 import { userIdFromToken } from "./tokens.js";
+import {
+  channelJson,
+  guildCreateJson,
+  memberJson,
+  messageJson,
+  threadMemberJson,
+  userJson,
+} from "./shapes.js";
 
 export const API_PREFIX = "/api/v10";
 
@@ -62,18 +70,18 @@ const routes: Route[] = [
       }),
   },
   { method: "GET", pattern: /^\/gateway$/, handler: (ctx) => ok({ url: ctx.gatewayUrl }) },
-  { method: "GET", pattern: /^\/users\/@me$/, handler: (ctx) => ok(ctx.state.userJson(ctx.userId)) },
+  { method: "GET", pattern: /^\/users\/@me$/, handler: (ctx) => ok(userJson(ctx.state, ctx.userId)) },
   {
     method: "GET",
     pattern: new RegExp(`^/users/${ID}$`),
-    handler: (ctx) => ok(ctx.state.userJson(ctx.state.user(param(ctx, 0)).id)),
+    handler: (ctx) => ok(userJson(ctx.state, ctx.state.user(param(ctx, 0)).id)),
   },
   {
     method: "GET",
     pattern: new RegExp(`^/guilds/${ID}$`),
     handler: (ctx) => {
       guild(ctx, param(ctx, 0));
-      const { channels: _c, threads: _t, members: _m, ...rest } = ctx.state.guildCreateJson(ctx.userId);
+      const { channels: _c, threads: _t, members: _m, ...rest } = guildCreateJson(ctx.state, ctx.userId);
       return ok(rest);
     },
   },
@@ -82,7 +90,7 @@ const routes: Route[] = [
     pattern: new RegExp(`^/guilds/${ID}/channels$`),
     handler: (ctx) => {
       guild(ctx, param(ctx, 0));
-      return ok(ctx.state.textChannels().map((c) => ctx.state.channelJson(c)));
+      return ok(ctx.state.textChannels().map((c) => channelJson(ctx.state, c)));
     },
   },
   {
@@ -93,8 +101,8 @@ const routes: Route[] = [
       const threads = ctx.state.threads().filter((t) => t.type === 11 || t.members.has(ctx.userId));
       const members = threads
         .filter((t) => t.members.has(ctx.userId))
-        .map((t) => ctx.state.threadMemberJson(t, ctx.userId, t.members.get(ctx.userId) ?? 0));
-      return ok({ threads: threads.map((t) => ctx.state.channelJson(t)), members });
+        .map((t) => threadMemberJson(t, ctx.userId, t.members.get(ctx.userId) ?? 0));
+      return ok({ threads: threads.map((t) => channelJson(ctx.state, t)), members });
     },
   },
   {
@@ -102,13 +110,13 @@ const routes: Route[] = [
     pattern: new RegExp(`^/guilds/${ID}/members/${ID}$`),
     handler: (ctx) => {
       guild(ctx, param(ctx, 0));
-      return ok(ctx.state.memberJson(ctx.state.user(param(ctx, 1)).id, true));
+      return ok(memberJson(ctx.state, ctx.state.user(param(ctx, 1)).id, true));
     },
   },
   {
     method: "GET",
     pattern: new RegExp(`^/channels/${ID}$`),
-    handler: (ctx) => ok(ctx.state.channelJson(ctx.state.channel(param(ctx, 0)))),
+    handler: (ctx) => ok(channelJson(ctx.state, ctx.state.channel(param(ctx, 0)))),
   },
   {
     method: "GET",
@@ -123,7 +131,7 @@ const routes: Route[] = [
       if (after) list = list.filter((m) => BigInt(m.id) > BigInt(after));
       const page = after ? list.slice(0, limit) : list.slice(-limit);
       // As Discord: a message list carries no nonces (only the answer to the post that set one does).
-      return ok(page.reverse().map((m) => ({ ...ctx.state.messageJson(m, false), nonce: undefined })));
+      return ok(page.reverse().map((m) => ({ ...messageJson(ctx.state, m, false), nonce: undefined })));
     },
   },
   {
@@ -144,13 +152,13 @@ const routes: Route[] = [
           : {}),
         ...(referencedMessageId === undefined ? {} : { referencedMessageId }),
       });
-      return ok(ctx.state.messageJson(message, false));
+      return ok(messageJson(ctx.state, message, false));
     },
   },
   {
     method: "GET",
     pattern: new RegExp(`^/channels/${ID}/messages/${ID}$`),
-    handler: (ctx) => ok(ctx.state.messageJson(ctx.state.message(param(ctx, 0), param(ctx, 1)), false)),
+    handler: (ctx) => ok(messageJson(ctx.state, ctx.state.message(param(ctx, 0), param(ctx, 1)), false)),
   },
   {
     method: "POST",
@@ -170,7 +178,7 @@ const routes: Route[] = [
         ownerId: ctx.userId,
         name: str(ctx.body, "name") ?? "",
       });
-      return { status: 201, body: ctx.state.channelJson(thread) };
+      return { status: 201, body: channelJson(ctx.state, thread) };
     },
   },
   {
@@ -184,7 +192,7 @@ const routes: Route[] = [
         name: str(ctx.body, "name") ?? "",
         ...(typeof type === "number" ? { type } : {}),
       });
-      return { status: 201, body: ctx.state.channelJson(thread) };
+      return { status: 201, body: channelJson(ctx.state, thread) };
     },
   },
   {
@@ -192,7 +200,7 @@ const routes: Route[] = [
     pattern: new RegExp(`^/channels/${ID}/thread-members$`),
     handler: (ctx) => {
       const thread = ctx.state.thread(param(ctx, 0));
-      return ok([...thread.members].map(([userId, at]) => ctx.state.threadMemberJson(thread, userId, at)));
+      return ok([...thread.members].map(([userId, at]) => threadMemberJson(thread, userId, at)));
     },
   },
   {
@@ -203,7 +211,7 @@ const routes: Route[] = [
       const userId = userParam(ctx, 1);
       const joinedAt = thread.members.get(userId);
       if (joinedAt === undefined) throw new DiscordError(404, 10007, "Unknown Member");
-      return ok(ctx.state.threadMemberJson(thread, userId, joinedAt));
+      return ok(threadMemberJson(thread, userId, joinedAt));
     },
   },
   {

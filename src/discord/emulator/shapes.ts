@@ -1,0 +1,170 @@
+// The emulator's objects as Discord API v10 sends them: users, members, channels, threads, messages, guilds.
+import type { EmulatorChannel, EmulatorMessage, EmulatorState, Json } from "./state.js";
+
+export function userJson(state: EmulatorState, id: string): Json {
+  const user = state.users.get(id) ?? { id, name: `user-${id.slice(-4)}`, bot: false };
+  return {
+    id: user.id,
+    username: user.name,
+    discriminator: "0",
+    global_name: user.name,
+    avatar: null,
+    bot: user.bot,
+    system: false,
+    public_flags: 0,
+    flags: 0,
+  };
+}
+
+export function memberJson(state: EmulatorState, userId: string, withUser: boolean): Json {
+  return {
+    ...(withUser ? { user: userJson(state, userId) } : {}),
+    nick: null,
+    avatar: null,
+    roles: [],
+    joined_at: new Date(state.createdAt).toISOString(),
+    premium_since: null,
+    deaf: false,
+    mute: false,
+    flags: 0,
+    pending: false,
+  };
+}
+
+export function threadMemberJson(thread: EmulatorChannel, userId: string, joinedAt: number): Json {
+  return { id: thread.id, user_id: userId, join_timestamp: new Date(joinedAt).toISOString(), flags: 0 };
+}
+
+export function channelJson(state: EmulatorState, channel: EmulatorChannel): Json {
+  const base: Json = {
+    id: channel.id,
+    type: channel.type,
+    guild_id: state.guildId,
+    name: channel.name,
+    last_message_id: channel.lastMessageId,
+    rate_limit_per_user: 0,
+    flags: 0,
+  };
+  if (channel.type === 0) {
+    const position = state.textChannels().indexOf(channel);
+    return { ...base, position, permission_overwrites: [], parent_id: null, nsfw: false, topic: null };
+  }
+  return {
+    ...base,
+    parent_id: channel.parentId,
+    owner_id: channel.ownerId,
+    message_count: channel.messageCount,
+    total_message_sent: channel.messageCount,
+    member_count: Math.min(channel.members.size, 50),
+    thread_metadata: {
+      archived: false,
+      auto_archive_duration: 1440,
+      archive_timestamp: new Date(channel.createdAt).toISOString(),
+      locked: false,
+      invitable: channel.type === 12 ? true : undefined,
+      create_timestamp: new Date(channel.createdAt).toISOString(),
+    },
+  };
+}
+
+export function messageJson(state: EmulatorState, message: EmulatorMessage, forGateway: boolean): Json {
+  const json: Json = {
+    id: message.id,
+    type: message.referencedMessageId === undefined ? 0 : 19,
+    channel_id: message.channelId,
+    author: userJson(state, message.authorId),
+    content: message.content,
+    timestamp: new Date(message.createdAt).toISOString(),
+    edited_timestamp: null,
+    tts: false,
+    mention_everyone: message.mentionEveryone,
+    mentions: message.mentionIds.map((id) => ({
+      ...userJson(state, id),
+      member: memberJson(state, id, false),
+    })),
+    mention_roles: [],
+    attachments: [],
+    embeds: [],
+    components: [],
+    pinned: false,
+    flags: message.threadId === undefined ? 0 : 32,
+    ...(message.nonce === undefined ? {} : { nonce: message.nonce }),
+  };
+  if (message.referencedMessageId !== undefined) {
+    const referenced = state.messagesById.get(message.referencedMessageId);
+    json.message_reference = {
+      type: 0,
+      message_id: message.referencedMessageId,
+      channel_id: message.channelId,
+      guild_id: state.guildId,
+    };
+    json.referenced_message = referenced ? messageJson(state, referenced, false) : null;
+  }
+  if (message.threadId !== undefined) {
+    const thread = state.channels.get(message.threadId);
+    if (thread) json.thread = channelJson(state, thread);
+  }
+  if (forGateway) {
+    json.guild_id = state.guildId;
+    json.member = memberJson(state, message.authorId, false);
+  }
+  return json;
+}
+
+export function guildCreateJson(state: EmulatorState, selfId: string): Json {
+  const joinedAt = new Date(state.createdAt).toISOString();
+  const ownerId = [...state.users.values()].find((u) => !u.bot)?.id ?? selfId;
+  return {
+    id: state.guildId,
+    name: state.guildName,
+    icon: null,
+    splash: null,
+    discovery_splash: null,
+    owner_id: ownerId,
+    afk_channel_id: null,
+    afk_timeout: 300,
+    verification_level: 0,
+    default_message_notifications: 0,
+    explicit_content_filter: 0,
+    roles: [
+      {
+        id: state.guildId,
+        name: "@everyone",
+        color: 0,
+        hoist: false,
+        position: 0,
+        permissions: "2248473465835073",
+        managed: false,
+        mentionable: false,
+        flags: 0,
+      },
+    ],
+    emojis: [],
+    stickers: [],
+    features: [],
+    mfa_level: 0,
+    system_channel_id: null,
+    system_channel_flags: 0,
+    rules_channel_id: null,
+    vanity_url_code: null,
+    description: null,
+    banner: null,
+    premium_tier: 0,
+    preferred_locale: "en-US",
+    public_updates_channel_id: null,
+    nsfw_level: 0,
+    premium_progress_bar_enabled: false,
+    joined_at: joinedAt,
+    large: false,
+    unavailable: false,
+    member_count: state.users.size,
+    voice_states: [],
+    members: [memberJson(state, selfId, true)],
+    channels: state.textChannels().map((c) => channelJson(state, c)),
+    threads: state.threads().map((t) => channelJson(state, t)),
+    presences: [],
+    stage_instances: [],
+    guild_scheduled_events: [],
+    soundboard_sounds: [],
+  };
+}
