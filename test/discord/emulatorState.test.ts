@@ -24,3 +24,34 @@ describe("EmulatorState", () => {
     }
   });
 });
+
+describe("EmulatorState nonces", () => {
+  const post = (state: EmulatorState, content: string) =>
+    state.createMessage({ channelId: CHANNEL, authorId: BOT, content, nonce: "n-1", enforceNonce: true });
+
+  it("returns the first enforced post only within nonceWindowMs, by its clock", () => {
+    let time = Date.UTC(2026, 10, 24, 9, 0, 0);
+    const state = new EmulatorState({
+      channels: [{ id: CHANNEL, name: "general" }],
+      users: [{ id: BOT, name: "ruda", bot: true }],
+      now: () => time,
+      nonceWindowMs: 1_000,
+    });
+    const first = post(state, "first");
+    time += 999;
+    expect(post(state, "again").message.id).toBe(first.message.id);
+    time += 1;
+    const later = post(state, "after the window");
+    expect(later.created).toBe(true);
+    expect(later.message.id).not.toBe(first.message.id);
+  });
+
+  it("refuses a window that is not a number of milliseconds", () => {
+    for (const nonceWindowMs of [-1, Number.NaN, Number.POSITIVE_INFINITY, "5m" as unknown as number]) {
+      expect(
+        () => new EmulatorState({ channels: [], users: [], nonceWindowMs }),
+        String(nonceWindowMs),
+      ).toThrow(/nonceWindowMs must be a finite number/);
+    }
+  });
+});

@@ -6,7 +6,7 @@
 // of unknown or non-bot users are refused. Humans post through `postAsUser`.
 //
 // Behaviour: allowed_mentions; nonce + enforce_nonce (a post with enforce_nonce returns the earlier
-// enforced post of the same author + nonce within 5 minutes, with no second MESSAGE_CREATE; a post
+// enforced post of the same author + nonce within `nonceWindowMs` (default 5 minutes), with no second MESSAGE_CREATE; a post
 // without enforce_nonce is never returned so; by the emulator's `now`; a message list, GET
 // /channels/{id}/messages, carries no nonces, as Discord's does not); content ≤ 2000 chars (400 / 50035); unknown channel
 // (404 / 10003); missing permissions (403 / 50013, per channel `denied` user ids or `deny()`); thread
@@ -36,6 +36,11 @@ export interface DiscordEmulatorOptions {
    * demo passes its accelerated clock so messages are stamped in the same time as the runtime's.
    */
   now?: () => number;
+  /**
+   * How long (by `now`) a post with `enforce_nonce` returns the earlier enforced post of the same
+   * author and nonce instead of posting again. Discord documents "a few minutes"; default 5 minutes.
+   */
+  nonceWindowMs?: number;
 }
 
 /** A message as the emulator stored it. */

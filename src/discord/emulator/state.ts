@@ -87,6 +87,7 @@ export interface StateListener {
 
 export const MAX_CONTENT_LENGTH = 2000;
 export const MAX_NONCE_LENGTH = 25;
+/** How long an enforced nonce is remembered by default; Discord says "a few minutes". */
 export const NONCE_WINDOW_MS = 5 * 60_000;
 export const THREAD_ALREADY_CREATED = 160004;
 
@@ -110,8 +111,14 @@ export class EmulatorState {
     channels: Array<{ id: string; name: string; denied?: string[] }>;
     users: EmulatorUser[];
     now?: () => number;
+    nonceWindowMs?: number;
   }) {
     this.now = o.now ?? Date.now;
+    const window = o.nonceWindowMs ?? NONCE_WINDOW_MS;
+    if (typeof window !== "number" || !Number.isFinite(window) || window < 0) {
+      throw new TypeError(`nonceWindowMs must be a finite number of milliseconds ≥ 0: ${String(window)}`);
+    }
+    this.nonceWindowMs = window;
     this.ids = new SnowflakeGenerator(1n, this.now);
     this.guildId = o.guildId ?? this.ids.next();
     if (!isSnowflake(this.guildId))
@@ -142,6 +149,8 @@ export class EmulatorState {
   }
 
   readonly now: () => number;
+  /** How long an enforced nonce returns its first message. */
+  readonly nonceWindowMs: number;
 
   channel(id: string): EmulatorChannel {
     const channel = this.channels.get(id);
@@ -199,7 +208,8 @@ export class EmulatorState {
     const nonceKey = input.nonce === undefined ? null : `${input.authorId}:${input.nonce}`;
     if (nonceKey && input.enforceNonce) {
       const earlier = this.nonces.get(nonceKey);
-      if (earlier && now - earlier.createdAt < NONCE_WINDOW_MS) return { message: earlier, created: false };
+      if (earlier && now - earlier.createdAt < this.nonceWindowMs)
+        return { message: earlier, created: false };
     }
     let referencedMessageId: string | undefined;
     if (input.referencedMessageId !== undefined) {
