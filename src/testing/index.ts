@@ -8,6 +8,7 @@ export {
   startDiscordEmulator,
 } from "../discord/emulator/DiscordEmulator.js";
 export type { EmulatorFault, FaultMatch } from "../discord/emulator/faults.js";
+export type { BucketLimit, EmulatorRateLimits } from "../discord/emulator/rateLimits.js";
 export { emulatorToken, userIdFromToken } from "../discord/emulator/tokens.js";
 export { createTestRuntime, type TestRuntime, type TestRuntimeOptions } from "./createTestRuntime.js";
 export {

@@ -6,18 +6,21 @@
 // of unknown or non-bot users are refused. Humans post through `postAsUser`.
 //
 // Behaviour: allowed_mentions; nonce + enforce_nonce (a post with enforce_nonce returns the earlier
-// enforced post of the same author + nonce within `nonceWindowMs` (default 5 minutes), with no second MESSAGE_CREATE; a post
-// without enforce_nonce is never returned so; by the emulator's `now`; a message list, GET
-// /channels/{id}/messages, carries no nonces, as Discord's does not); content ≤ 2000 chars (400 / 50035); unknown channel
-// (404 / 10003); missing permissions (403 / 50013, per channel `denied` user ids or `deny()`); thread
-// from a message (thread id = message id; a second one → 400 / 160004); standalone threads (type 11;
-// the API default is 12, private). Faults: `injectFault` (429 bucket or global, 5xx, timeout, reset)
-// and `dropGateway`. Not emulated: attachments (multipart bodies), edits, deletes, reactions, roles.
+// enforced post of the same author + nonce within `nonceWindowMs`, default 5 minutes, with no second
+// MESSAGE_CREATE; a post without enforce_nonce is never returned so; by the emulator's `now`; a message
+// list, GET /channels/{id}/messages, carries no nonces, as Discord's does not); content ≤ 2000 chars
+// (400 / 50035); unknown channel (404 / 10003); missing permissions (403 / 50013, per channel `denied`
+// user ids or `deny()`); thread from a message (thread id = message id; a second one → 400 / 160004);
+// standalone threads (type 11; the API default is 12, private). Rate limits (`rateLimits`): per-route
+// buckets and a global limit per bot, X-RateLimit-* headers on every routed answer, 429s as Discord
+// sends them. Faults: `injectFault` (429 bucket or global, 5xx, timeout, reset) and `dropGateway`. Not
+// emulated: attachments (multipart bodies), edits, deletes, reactions, roles, the invalid-request limit.
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { type EmulatorFault, FaultQueue } from "./faults.js";
 import { Gateway } from "./gateway.js";
-import { handleRest } from "./restRoutes.js";
+import { type EmulatorRateLimits, RateLimitBuckets } from "./rateLimits.js";
+import { handleRest } from "./restServer.js";
 import { EmulatorState, type EmulatorUser } from "./state.js";
 
 /** The emulated guild: its channels, its users (bots and humans), and the clock that stamps messages. */
@@ -41,6 +44,13 @@ export interface DiscordEmulatorOptions {
    * author and nonce instead of posting again. Discord documents "a few minutes"; default 5 minutes.
    */
   nonceWindowMs?: number;
+  /**
+   * Discord's rate limits, counted by `now`: per bot, a global limit (50 requests/s) and per-route
+   * buckets (messages: 5 per 5 s per channel; threads: 5 per minute per channel; other routes: 50/s).
+   * Every answer carries its bucket's `X-RateLimit-*` headers; a request over a limit gets Discord's
+   * 429. Change a limit or turn it off (`false`) per test; `false` turns them all off.
+   */
+  rateLimits?: EmulatorRateLimits | false;
 }
 
 /** A message as the emulator stored it. */
@@ -94,6 +104,7 @@ export interface DiscordEmulator {
 export async function startDiscordEmulator(o: DiscordEmulatorOptions): Promise<DiscordEmulator> {
   const state = new EmulatorState(o);
   const faults = new FaultQueue();
+  const buckets = new RateLimitBuckets(o.rateLimits, state.now);
   const held = new Set<ServerResponse>();
   let port = 0;
   const gatewayUrl = (): string => `ws://127.0.0.1:${port}/gateway`;
@@ -105,7 +116,7 @@ export async function startDiscordEmulator(o: DiscordEmulatorOptions): Promise<D
 
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
-    void handleRest({ state, faults, gatewayUrl, held }, req, res).catch(() => {
+    void handleRest({ state, faults, buckets, gatewayUrl, held }, req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500).end();
     });
   });

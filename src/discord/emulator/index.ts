@@ -5,5 +5,6 @@ export {
   startDiscordEmulator,
 } from "./DiscordEmulator.js";
 export type { EmulatorFault, FaultMatch } from "./faults.js";
+export type { BucketLimit, EmulatorRateLimits } from "./rateLimits.js";
 export { isSnowflake, SnowflakeGenerator, snowflakeTimestamp } from "./snowflake.js";
 export { emulatorToken, userIdFromToken } from "./tokens.js";

@@ -1,0 +1,184 @@
+// Discord's rate limits, as the emulator applies them: per-route buckets and a global limit per bot.
+//
+// Discord publishes the mechanism (headers, 429 bodies, a global 50 requests/s per bot) but not the
+// per-route numbers, which it may change; the defaults are the ones bots observe. A bucket is a fixed
+// window that opens with its first request, counted per bot, per route group and per major parameter
+// (the channel or guild in the path), as Discord counts them.
+
+/** At most `limit` requests per `windowMs`. */
+export interface BucketLimit {
+  limit: number;
+  windowMs: number;
+}
+
+/**
+ * The limits the emulator enforces. Each one can be changed or turned off (`false`); omitted ones keep
+ * their default.
+ */
+export interface EmulatorRateLimits {
+  /** All requests of one bot (default 50 per second, Discord's global limit). */
+  global?: BucketLimit | false;
+  /** Messages posted in one channel or thread by one bot (default 5 per 5 s). */
+  messages?: BucketLimit | false;
+  /** Threads opened in one channel by one bot, with or without a starter (default 5 per minute). */
+  threads?: BucketLimit | false;
+  /** Every other route, per route and major parameter (default 50 per second). */
+  other?: BucketLimit | false;
+}
+
+export const DEFAULT_RATE_LIMITS: Required<EmulatorRateLimits> = {
+  global: { limit: 50, windowMs: 1_000 },
+  messages: { limit: 5, windowMs: 5_000 },
+  threads: { limit: 5, windowMs: 60_000 },
+  other: { limit: 50, windowMs: 1_000 },
+};
+
+/** Which bucket a request counts against: its group's limit, Discord's opaque bucket id, the key. */
+export interface BucketRoute {
+  group: Exclude<keyof EmulatorRateLimits, "global">;
+  /** The route's shape without ids, e.g. "POST /channels/:id/messages" (bucket id of `other`). */
+  route: string;
+  /** The channel or guild id the route names first, or "" when it names none. */
+  majorParameter: string;
+}
+
+/** What the headers of an answer say about its bucket. */
+export interface BucketState {
+  bucket: string;
+  limit: number;
+  remaining: number;
+  /** Epoch ms at which the bucket is full again. */
+  resetAt: number;
+}
+
+/** A request refused by a limit: what its 429 says. */
+export type RateLimited =
+  { scope: "global"; retryAfterMs: number } | { scope: "user"; retryAfterMs: number; state: BucketState };
+
+interface Window {
+  count: number;
+  resetAt: number;
+}
+
+function checkLimit(name: string, value: BucketLimit | false | undefined): void {
+  if (value === undefined || value === false) return;
+  const ok = (n: unknown): boolean => typeof n === "number" && Number.isInteger(n) && n >= 1;
+  if (typeof value !== "object" || value === null || !ok(value.limit) || !ok(value.windowMs)) {
+    throw new TypeError(
+      `rateLimits.${name} must be false or { limit, windowMs } with whole numbers ≥ 1: ${JSON.stringify(value)}`,
+    );
+  }
+}
+
+/** Counts requests per bucket and says when one is over its limit. Time comes from `now`. */
+export class RateLimitBuckets {
+  private readonly limits: Required<EmulatorRateLimits>;
+  private readonly windows = new Map<string, Window>();
+
+  constructor(
+    options: EmulatorRateLimits | false | undefined,
+    private readonly now: () => number,
+  ) {
+    if (options !== undefined && options !== false && (typeof options !== "object" || options === null)) {
+      throw new TypeError(`rateLimits must be false or an object: ${JSON.stringify(options)}`);
+    }
+    const given =
+      options === false ? { global: false, messages: false, threads: false, other: false } : options;
+    this.limits = { ...DEFAULT_RATE_LIMITS, ...given } as Required<EmulatorRateLimits>;
+    for (const [name, value] of Object.entries(this.limits)) checkLimit(name, value as BucketLimit | false);
+  }
+
+  /**
+   * Counts one request of `userId` on `route`: refused (the global limit first) or allowed, with the
+   * state its bucket is left in. A refused request is not counted.
+   */
+  take(userId: string, route: BucketRoute): { limited: RateLimited | null; state: BucketState | null } {
+    const now = this.now();
+    const global = this.limits.global;
+    const globalWindow = global ? this.window(`global:${userId}`, global, now) : null;
+    if (global && globalWindow && globalWindow.count >= global.limit) {
+      return { limited: { scope: "global", retryAfterMs: globalWindow.resetAt - now }, state: null };
+    }
+    const limit = this.limits[route.group];
+    if (!limit) {
+      if (globalWindow) globalWindow.count += 1;
+      return { limited: null, state: null };
+    }
+    const bucket = bucketId(route);
+    const window = this.window(`${userId}:${bucket}:${route.majorParameter}`, limit, now);
+    if (window.count >= limit.limit) {
+      const state = { bucket, limit: limit.limit, remaining: 0, resetAt: window.resetAt };
+      return { limited: { scope: "user", retryAfterMs: window.resetAt - now, state }, state };
+    }
+    window.count += 1;
+    if (globalWindow) globalWindow.count += 1;
+    return {
+      limited: null,
+      state: { bucket, limit: limit.limit, remaining: limit.limit - window.count, resetAt: window.resetAt },
+    };
+  }
+
+  /** Empties `userId`'s bucket for `route` until `retryAfterMs` from now (an injected 429). */
+  exhaust(userId: string, route: BucketRoute, retryAfterMs: number): BucketState | null {
+    const limit = this.limits[route.group];
+    if (!limit) return null;
+    const bucket = bucketId(route);
+    const now = this.now();
+    const window = this.window(`${userId}:${bucket}:${route.majorParameter}`, limit, now);
+    window.count = limit.limit;
+    window.resetAt = now + retryAfterMs;
+    return { bucket, limit: limit.limit, remaining: 0, resetAt: window.resetAt };
+  }
+
+  private window(key: string, limit: BucketLimit, now: number): Window {
+    let window = this.windows.get(key);
+    if (window === undefined || window.resetAt <= now) {
+      window = { count: 0, resetAt: now + limit.windowMs };
+      this.windows.set(key, window);
+    }
+    return window;
+  }
+}
+
+/** Discord's bucket ids are opaque; the emulator's name the group (or the route, for `other`). */
+function bucketId(route: BucketRoute): string {
+  return route.group === "other" ? route.route : route.group;
+}
+
+/** Discord's rate-limit headers for an answer that counted against `state` at `now`. */
+export function bucketHeaders(state: BucketState, now: number): Record<string, string> {
+  return {
+    "X-RateLimit-Limit": String(state.limit),
+    "X-RateLimit-Remaining": String(state.remaining),
+    "X-RateLimit-Reset": (state.resetAt / 1000).toFixed(3),
+    "X-RateLimit-Reset-After": seconds(state.resetAt - now),
+    "X-RateLimit-Bucket": state.bucket,
+  };
+}
+
+/** Milliseconds as Discord's fractional seconds, rounded up so a client never comes back early. */
+export function seconds(ms: number): string {
+  return (Math.ceil(Math.max(0, ms)) / 1000).toFixed(3);
+}
+
+/** A 429 as Discord sends it: `Retry-After` in whole seconds on the header, the precise value in the body. */
+export function rateLimitedAnswer(
+  limited: RateLimited,
+  now: number,
+): { headers: Record<string, string>; body: { message: string; retry_after: number; global: boolean } } {
+  const retryAfter = Number(seconds(limited.retryAfterMs));
+  const headers: Record<string, string> = {
+    "Retry-After": String(Math.max(1, Math.ceil(retryAfter))),
+    "X-RateLimit-Scope": limited.scope,
+  };
+  if (limited.scope === "global") headers["X-RateLimit-Global"] = "true";
+  else Object.assign(headers, bucketHeaders(limited.state, now));
+  return {
+    headers,
+    body: {
+      message: "You are being rate limited.",
+      retry_after: retryAfter,
+      global: limited.scope === "global",
+    },
+  };
+}
