@@ -1,5 +1,5 @@
-import { ChannelType, Routes } from "discord.js";
-import type { DiscordPort } from "../runtime/ports.js";
+import { ChannelType, RequestMethod, Routes } from "discord.js";
+import type { DiscordPort, DiscordRateLimit } from "../runtime/ports.js";
 
 /**
  * What the port uses of a discord.js `Client`: its REST manager. Typed by shape, so any discord.js 14
@@ -8,9 +8,43 @@ import type { DiscordPort } from "../runtime/ports.js";
 export interface DiscordJsRestClient {
   rest: {
     get(route: `/${string}`, options?: { query?: URLSearchParams }): Promise<unknown>;
-    post(route: `/${string}`, options?: { body?: unknown }): Promise<unknown>;
+    /** A request through discord.js's queue and rate-limit handling, answered with the raw response. */
+    queueRequest(request: {
+      method: RequestMethod;
+      fullRoute: `/${string}`;
+      body?: unknown;
+    }): Promise<{ headers: { get(name: string): string | null }; json(): Promise<unknown> }>;
+    /** discord.js waits `offset` ms past a bucket's reset (default 50); so must the runtime. */
+    readonly options?: { readonly offset?: number | ((route: string) => number) };
   };
 }
+
+/**
+ * POSTs through discord.js and reads the answer's rate-limit headers with its body. The reset is the
+ * one the client itself keeps to: Discord's plus the client's `offset`, so the runtime never sends
+ * early into a strict client's own refusal.
+ */
+async function post<T>(
+  client: DiscordJsRestClient,
+  fullRoute: `/${string}`,
+  bucketRoute: string,
+  body: unknown,
+): Promise<{ created: T; rateLimit?: DiscordRateLimit }> {
+  const response = await client.rest.queueRequest({ method: RequestMethod.Post, fullRoute, body });
+  const created = (await response.json()) as T;
+  const remaining = Number(response.headers.get("x-ratelimit-remaining") ?? Number.NaN);
+  const resetAfterMs = Number(response.headers.get("x-ratelimit-reset-after") ?? Number.NaN) * 1_000;
+  if (!Number.isFinite(remaining) || !Number.isFinite(resetAfterMs) || resetAfterMs < 0) return { created };
+  const offset = client.rest.options?.offset;
+  const offsetMs = typeof offset === "function" ? offset(bucketRoute) : (offset ?? DISCORD_JS_OFFSET_MS);
+  return {
+    created,
+    rateLimit: { remaining, resetAfterMs: Math.ceil(resetAfterMs + Math.max(0, Number(offsetMs) || 0)) },
+  };
+}
+
+/** discord.js's default `rest.offset`. */
+const DISCORD_JS_OFFSET_MS = 50;
 
 function clientOf(clients: Record<string, DiscordJsRestClient>, agentId: string): DiscordJsRestClient {
   const client = Object.hasOwn(clients, agentId) ? clients[agentId] : undefined;
@@ -26,32 +60,42 @@ function clientOf(clients: Record<string, DiscordJsRestClient>, agentId: string)
  * The DiscordPort over discord.js Clients, one per agent. It posts through each client's REST
  * manager, so channels missing from the cache work too, and lets discord.js errors (DiscordAPIError,
  * HTTPError, RateLimitError) propagate unchanged: the runtime classifies them and owns every retry.
+ * Each post reports its bucket's rate-limit headers, so the runtime waits for a bucket's reset
+ * instead of meeting a 429 (or a strict client's own refusal).
  */
 export function createDiscordJsPort(clients: Record<string, DiscordJsRestClient>): DiscordPort {
   return {
     async sendMessage({ asAgentId, channelId, content, mentionUserIds, nonce }) {
       const client = clientOf(clients, asAgentId);
-      const created = (await client.rest.post(Routes.channelMessages(channelId), {
-        body: {
+      const { created, rateLimit } = await post<{ id: string }>(
+        client,
+        Routes.channelMessages(channelId),
+        "/channels/:id/messages",
+        {
           content,
           allowed_mentions: { parse: [], users: [...mentionUserIds] },
           nonce,
           enforce_nonce: true,
         },
-      })) as { id: string };
-      return { messageId: created.id };
+      );
+      return { messageId: created.id, ...(rateLimit && { rateLimit }) };
     },
 
     async createThread({ asAgentId, channelId, name, fromMessageId }) {
       const client = clientOf(clients, asAgentId);
-      const created = (
+      const { created, rateLimit } =
         fromMessageId === undefined
-          ? await client.rest.post(Routes.threads(channelId), {
-              body: { name, type: ChannelType.PublicThread },
+          ? await post<{ id: string }>(client, Routes.threads(channelId), "/channels/:id/threads", {
+              name,
+              type: ChannelType.PublicThread,
             })
-          : await client.rest.post(Routes.threads(channelId, fromMessageId), { body: { name } })
-      ) as { id: string };
-      return { threadId: created.id };
+          : await post<{ id: string }>(
+              client,
+              Routes.threads(channelId, fromMessageId),
+              "/channels/:id/messages/:id/threads",
+              { name },
+            );
+      return { threadId: created.id, ...(rateLimit && { rateLimit }) };
     },
 
     /** GET /channels/{id} as any agent's bot: every bot sees the channels the allowlists name. */

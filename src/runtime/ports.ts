@@ -30,13 +30,13 @@ export interface DiscordPort {
     mentionUserIds: string[];
     /** At most 25 characters; the same nonce from the same author within minutes posts once. */
     nonce: string;
-  }): Promise<{ messageId: string }>;
+  }): Promise<{ messageId: string; rateLimit?: DiscordRateLimit }>;
   createThread(p: {
     asAgentId: string;
     channelId: string;
     name: string;
     fromMessageId?: string;
-  }): Promise<{ threadId: string }>;
+  }): Promise<{ threadId: string; rateLimit?: DiscordRateLimit }>;
   /**
    * Optional: what Discord says of a channel (a thread's parent, the guild a channel belongs to). The
    * runtime asks once per channel it does not know and remembers the answer: allowlists are checked
@@ -55,6 +55,16 @@ export interface DiscordPort {
     channelId: string;
     limit: number;
   }): Promise<RecentDiscordMessage[]>;
+}
+
+/**
+ * What Discord's rate-limit headers said of the bucket a request counted against
+ * (`X-RateLimit-Remaining`, `X-RateLimit-Reset-After`). When nothing remains, the runtime sends
+ * nothing more to that channel (or opens no thread in that guild) until the reset.
+ */
+export interface DiscordRateLimit {
+  remaining: number;
+  resetAfterMs: number;
 }
 
 /** A message as `DiscordPort.recentMessages` reports it. */

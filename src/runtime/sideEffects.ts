@@ -22,6 +22,7 @@ import { renderCollaborationText } from "../services/collaboration/collaboration
 import { announceChannelId, type RateLimiter } from "../services/index.js";
 import type { MessageCatalog } from "../services/messages/messageKeys.js";
 import { agentStepActor } from "./agentStep.js";
+import { throughDiscordBucket } from "./discordBuckets.js";
 import type { EarlierPosts } from "./EarlierPosts.js";
 import { discordNonce } from "./nonce.js";
 import type { DiscordPort, GatewayPort } from "./ports.js";
@@ -82,12 +83,17 @@ const THREAD_ALREADY_CREATED = 160004;
  * that message's id, so when a creation re-run after a crash hears "already created", the thread it
  * wanted is the message's.
  */
-async function createThreadOnce(discord: DiscordPort, input: CreateThreadInput): Promise<string> {
+async function createThreadOnce(
+  discord: DiscordPort,
+  input: CreateThreadInput,
+): ReturnType<DiscordPort["createThread"]> {
   try {
-    return (await discord.createThread(input)).threadId;
+    return await discord.createThread(input);
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
-    if (code === THREAD_ALREADY_CREATED && input.fromMessageId !== undefined) return input.fromMessageId;
+    if (code === THREAD_ALREADY_CREATED && input.fromMessageId !== undefined) {
+      return { threadId: input.fromMessageId };
+    }
     throw error;
   }
 }
@@ -134,7 +140,7 @@ export function provideFlow(deps: SideEffectDeps) {
           channelId === undefined || !deps.discord
             ? undefined
             : postOnce(deps, { asAgentId, channelId, content: input.text, nonceKey: input.nonce }, (nonce) =>
-                deps.limiters.messages.schedule(channelId, () =>
+                throughDiscordBucket(deps.limiters.messages, channelId, () =>
                   required(deps.discord, "discord").sendMessage({
                     asAgentId,
                     channelId,
@@ -166,7 +172,7 @@ export function provideCollaborate(deps: SideEffectDeps) {
     fromPromise<PostMessageOutput, PostMessageInput>(({ input: stored }) => {
       const input = localized(stored);
       const send = postOnce(deps, input, (nonce) =>
-        deps.limiters.messages.schedule(input.channelId, () =>
+        throughDiscordBucket(deps.limiters.messages, input.channelId, () =>
           discord().sendMessage({
             asAgentId: input.asAgentId,
             channelId: input.channelId,
@@ -196,7 +202,7 @@ export function provideCollaborate(deps: SideEffectDeps) {
           const bucket = await deps.threadCreationBucket(input.channelId);
           const { text, ...thread } = input;
           const name = text === undefined ? input.name : renderCollaborationText(text, deps.messages);
-          const threadId = await deps.limiters.threadCreation.schedule(bucket, () =>
+          const { threadId } = await throughDiscordBucket(deps.limiters.threadCreation, bucket, () =>
             createThreadOnce(discord(), { ...thread, name }),
           );
           deps.onThreadCreated?.({ threadId, channelId: input.channelId });

@@ -171,7 +171,11 @@ describe("Discord emulator", () => {
     expect((await text(a).send(options)).id).toBe(first.id);
     // In another channel: a bot may post 5 messages per 5 s in one channel (a strict client refuses a 6th).
     const unenforced = await text(a, OPS).send({ content: "first unenforced", nonce: "nonce-2" });
-    const enforced = await text(a, OPS).send({ content: "then enforced", nonce: "nonce-2", enforceNonce: true });
+    const enforced = await text(a, OPS).send({
+      content: "then enforced",
+      nonce: "nonce-2",
+      enforceNonce: true,
+    });
     expect(enforced.id).not.toBe(unenforced.id);
     expect(enforced.content).toBe("then enforced");
   });

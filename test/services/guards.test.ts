@@ -544,16 +544,18 @@ describe("createDiscordRateLimiters", () => {
       clearTimeout: () => {},
     });
     let sent = 0;
+    // One request at a time per channel: each start waits for the one before it to settle.
+    const settle = async () => {
+      for (let i = 0; i < 50; i++) await Promise.resolve();
+    };
     for (let i = 0; i < 6; i++) messages.schedule("c", () => sent++);
-    await Promise.resolve();
-    await Promise.resolve();
+    await settle();
     expect(sent).toBe(5);
     expect(due).toHaveLength(1);
     clock = due[0]?.at ?? Number.NaN;
     expect(clock).toBeGreaterThanOrEqual(1_000);
     due[0]?.fn();
-    await Promise.resolve();
-    await Promise.resolve();
+    await settle();
     expect(sent).toBe(6);
   });
 

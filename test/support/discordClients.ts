@@ -1,6 +1,11 @@
 import { Client, Events, GatewayIntentBits } from "discord.js";
 import { afterEach, beforeEach } from "vitest";
-import { type DiscordEmulator, emulatorToken, startDiscordEmulator } from "../../src/testing/index.js";
+import {
+  type DiscordEmulator,
+  type DiscordEmulatorOptions,
+  emulatorToken,
+  startDiscordEmulator,
+} from "../../src/testing/index.js";
 import type { A2ARuntime } from "../../src/index.js";
 
 /**
@@ -37,14 +42,12 @@ export async function until(
 }
 
 /** An emulator with one guild, one channel and two agent bots plus a human, as most discord tests need. */
-export function startTwoBotEmulator(ids: {
-  guild: string;
-  channel: string;
-  ruda: string;
-  eden: string;
-  human: string;
-}): Promise<DiscordEmulator> {
+export function startTwoBotEmulator(
+  ids: { guild: string; channel: string; ruda: string; eden: string; human: string },
+  options: Partial<DiscordEmulatorOptions> = {},
+): Promise<DiscordEmulator> {
   return startDiscordEmulator({
+    ...options,
     guildId: ids.guild,
     channels: [{ id: ids.channel, name: "collab" }],
     users: [

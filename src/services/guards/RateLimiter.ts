@@ -11,6 +11,11 @@ export interface RateLimiterOptions {
   /** Starts allowed per key within any window. */
   limit: number;
   windowMs: number;
+  /**
+   * A key's next task starts only once the one before it settled, so that what it learned (a `holdFor`)
+   * applies to the next. Discord's buckets are learned from each answer this way.
+   */
+  oneAtATime?: boolean;
   /** Defaults to the global clock and timers, so vitest fake timers drive it. */
   timers?: Partial<RateLimiterTimers>;
 }
@@ -28,12 +33,16 @@ interface Queued {
 /**
  * A sliding-window rate limit per key that queues instead of dropping: at most
  * `limit` tasks start per window, and a key's tasks start in the order they were scheduled. Keys are
- * independent. The limit governs starts; a slow task does not hold back the next one.
+ * independent. The limit governs starts; a slow task does not hold back the next one (unless
+ * `oneAtATime`). `holdFor` stops a key for a while, as when the far side says its limit is reached.
  */
 export class RateLimiter {
   private readonly starts: SlidingWindowLog;
   private readonly queues = new Map<string, Queued[]>();
   private readonly timers = new Map<string, unknown>();
+  /** Until when (by the clock) a key starts nothing. */
+  private readonly holds = new Map<string, number>();
+  private readonly running = new Set<string>();
   private readonly clock: RateLimiterTimers;
   private closed = false;
 
@@ -67,6 +76,25 @@ export class RateLimiter {
     });
   }
 
+  /**
+   * Starts nothing more on `key` for `ms` from now (a longer hold already there stays). Tasks waiting
+   * on it stay queued, in order.
+   */
+  holdFor(key: string, ms: number): void {
+    if (!(ms > 0) || !Number.isFinite(ms)) return;
+    const now = this.clock.now();
+    for (const [held, until] of this.holds) if (until <= now) this.holds.delete(held);
+    const until = Math.max(this.holds.get(key) ?? 0, now + ms);
+    this.holds.set(key, until);
+    const timer = this.timers.get(key);
+    if (timer === undefined) return; // nothing waits on a timer; the next drain sees the hold
+    this.clock.clearTimeout(timer);
+    this.timers.set(
+      key,
+      this.clock.setTimeout(() => this.drain(key), until - now),
+    );
+  }
+
   /** Tasks waiting for room on `key` (or on every key). */
   pending(key?: string): number {
     if (key !== undefined) return this.queues.get(key)?.length ?? 0;
@@ -80,6 +108,7 @@ export class RateLimiter {
     this.closed = true;
     for (const handle of this.timers.values()) this.clock.clearTimeout(handle);
     this.timers.clear();
+    this.holds.clear();
     for (const queue of this.queues.values()) {
       for (const item of queue)
         item.reject(new RateLimiterClosedError("the rate limiter closed before the task ran"));
@@ -96,27 +125,46 @@ export class RateLimiter {
     this.timers.delete(key);
     const queue = this.queues.get(key);
     while (queue !== undefined && queue.length > 0) {
+      if (this.options.oneAtATime && this.running.has(key)) return; // started again when it settles
       const now = this.clock.now();
       const recent = this.starts.recent(key, now);
-      if (recent.length >= this.options.limit) {
-        const waitMs = (recent[recent.length - this.options.limit] as number) + this.options.windowMs - now;
+      const heldUntil = this.holds.get(key) ?? 0;
+      const roomAt =
+        recent.length >= this.options.limit
+          ? (recent[recent.length - this.options.limit] as number) + this.options.windowMs
+          : now;
+      const startAt = Math.max(roomAt, heldUntil);
+      if (startAt > now) {
         this.timers.set(
           key,
-          this.clock.setTimeout(() => this.drain(key), Math.max(1, waitMs)),
+          this.clock.setTimeout(() => this.drain(key), Math.max(1, startAt - now)),
         );
         return;
       }
       const item = queue.shift() as Queued;
       this.starts.record(key, now);
-      Promise.resolve().then(item.task).then(item.resolve, item.reject);
+      this.start(key, item);
     }
     this.queues.delete(key);
+  }
+
+  private start(key: string, item: Queued): void {
+    const run = Promise.resolve().then(item.task);
+    run.then(item.resolve, item.reject);
+    if (!this.options.oneAtATime) return;
+    this.running.add(key);
+    const settled = (): void => {
+      this.running.delete(key);
+      if (this.queues.has(key) && !this.timers.has(key)) this.drain(key);
+    };
+    run.then(settled, settled);
   }
 }
 
 /**
  * Discord's limits on thread creations per minute and messages per second, from
- * `discord.collaboration.rateLimit`.
+ * `discord.collaboration.rateLimit`. One request at a time per key, as discord.js sends them, so that
+ * what Discord's answer says of its bucket holds the next.
  */
 export function createDiscordRateLimiters(
   rateLimit: { threadCreationPerMinute: number; messagePerChannelPerSecond: number },
@@ -127,11 +175,13 @@ export function createDiscordRateLimiters(
     threadCreation: new RateLimiter({
       limit: rateLimit.threadCreationPerMinute,
       windowMs: 60_000,
+      oneAtATime: true,
       ...(timers && { timers }),
     }),
     messages: new RateLimiter({
       limit: rateLimit.messagePerChannelPerSecond,
       windowMs: 1_000,
+      oneAtATime: true,
       ...(timers && { timers }),
     }),
   };
