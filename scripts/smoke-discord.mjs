@@ -21,7 +21,7 @@ import { checkRun, printReport } from "./smoke-discord/report.mjs";
 import { ROLES, SmokeError, readSettings, roleOf } from "./smoke-discord/settings.mjs";
 
 const REQUEST = "smoke test of a2a-statecharts: please do not answer this";
-/** What Discord adds to the reminder timeline before the runtime gives up on it. */
+/** How long past its due time the escalation is still waited for (Discord's latency, a 429's wait). */
 const GRACE_MS = 15_000;
 
 /** The package as a user imports it (self-reference to dist/), or src/ when testing the script. */
@@ -100,9 +100,10 @@ async function checkChannel(settings, clients, { DiscordAPIError, Routes }) {
     }),
   );
   const channel = seen[0];
-  if (channel.guild_id === undefined || ![0, 5].includes(channel.type))
+  // Type 0, GUILD_TEXT: the runtime opens public threads (type 11), which announcement channels refuse.
+  if (channel.guild_id === undefined || channel.type !== 0)
     throw new SmokeError(
-      `DISCORD_SMOKE_CHANNEL_ID ${settings.channelId} is not a server text channel (type ${channel.type})`,
+      `DISCORD_SMOKE_CHANNEL_ID ${settings.channelId} is not a server text channel (its type is ${channel.type})`,
     );
   if (settings.humanId !== undefined) {
     if (ROLES.some((role) => clients[role].user.id === settings.humanId))
