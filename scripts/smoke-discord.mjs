@@ -166,15 +166,16 @@ async function main() {
     return 0;
   }
   const pkg = await loadPackage(settings.fromSource);
+  const started = Date.now();
+  const stamp = () => `[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s]`;
+  const clients = await loginAll(settings, pkg.discordJs);
+  const stateDir = mkdtempSync(join(tmpdir(), "a2a-smoke-discord-"));
+  // The first Ctrl-C ends the wait and cleans up; a second one (no listener left) ends the process.
   const interrupted = { value: false };
   const onSignal = () => {
     interrupted.value = true;
   };
   process.once("SIGINT", onSignal);
-  const started = Date.now();
-  const stamp = () => `[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s]`;
-  const clients = await loginAll(settings, pkg.discordJs);
-  const stateDir = mkdtempSync(join(tmpdir(), "a2a-smoke-discord-"));
   let runtime;
   let detach = () => {};
   try {

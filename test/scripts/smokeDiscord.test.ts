@@ -130,6 +130,26 @@ describe("smoke:discord", () => {
     expect(run.stderr).toMatch(/^smoke:discord failed after [\d.]+ s: nothing else is posted in the thread/);
   }, 60_000);
 
+  it("fails (exit 1) when a reminder is in the thread twice", async () => {
+    const run = await runScript(against(), async () => {
+      await until(() => emulator.threads().length === 1, "the thread", 30_000);
+      const threadId = emulator.threads()[0]?.id ?? "";
+      const reminder = () => emulator.messages(threadId).find((m) => m.content.startsWith("[리마인더 1/2]"));
+      await until(() => reminder() !== undefined, "the reminder", 30_000);
+      await emulator.postAsUser({
+        userId: REQUESTER,
+        channelId: threadId,
+        content: reminder()?.content ?? "",
+      });
+    });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("✘ the reminder is in the thread 2 times");
+    expect(run.stdout).toContain("✔ the escalation is in the thread once");
+    expect(run.stderr).toMatch(
+      /^smoke:discord failed after [\d.]+ s: the reminder is in the thread 2 times\n$/,
+    );
+  }, 60_000);
+
   it("without tokens and channel: one line saying it is skipped and what to set, exit 0", async () => {
     const run = await runScript({});
     expect(run).toEqual({
