@@ -1,7 +1,7 @@
 // scripts/smoke-discord.mjs, the real-Discord smoke test, run as a child process against the emulator
 // (DISCORD_SMOKE_API_URL) on src/ (DISCORD_SMOKE_FROM_SOURCE=1 under tsx: the suite runs without a build),
 // with the reminder after 1.5 s instead of 30 s.
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type DiscordEmulator, emulatorToken, startDiscordEmulator } from "../../src/testing/index.js";
@@ -22,6 +22,8 @@ interface Run {
   stderr: string;
 }
 
+let running: ChildProcess | undefined;
+
 /** The script in a child process with only the DISCORD_SMOKE_* variables given here. */
 function runScript(env: Record<string, string>, whileRunning?: () => Promise<void>): Promise<Run> {
   const inherited = Object.fromEntries(
@@ -32,6 +34,7 @@ function runScript(env: Record<string, string>, whileRunning?: () => Promise<voi
     env: { ...inherited, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  running = child;
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -56,6 +59,9 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  // Only a test that failed half-way leaves the script running.
+  if (running?.exitCode === null && running.signalCode === null) running.kill("SIGKILL");
+  running = undefined;
   await emulator.close();
 });
 
