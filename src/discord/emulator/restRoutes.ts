@@ -218,7 +218,7 @@ const routes: Route[] = [
     method: "PUT",
     pattern: new RegExp(`^/channels/${ID}/thread-members/(@me|\\d{1,20})$`),
     handler: (ctx) => {
-      ctx.state.addThreadMember(param(ctx, 0), userParam(ctx, 1));
+      ctx.state.addThreadMember(param(ctx, 0), userParam(ctx, 1), ctx.userId);
       return noContent();
     },
   },
@@ -226,7 +226,7 @@ const routes: Route[] = [
     method: "DELETE",
     pattern: new RegExp(`^/channels/${ID}/thread-members/(@me|\\d{1,20})$`),
     handler: (ctx) => {
-      ctx.state.removeThreadMember(param(ctx, 0), userParam(ctx, 1));
+      ctx.state.removeThreadMember(param(ctx, 0), userParam(ctx, 1), ctx.userId);
       return noContent();
     },
   },
