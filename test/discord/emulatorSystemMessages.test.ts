@@ -122,6 +122,7 @@ describe("thread system messages", () => {
     expect(after.content).toBe("start here");
     // discord.js patched the message it had cached: the bot's copy now shows the thread.
     expect(cached.hasThread).toBe(true);
+    expect(cached.thread?.id).toBe(thread.id);
 
     const fetched = (await b.rest.get(`/channels/${GENERAL}/messages/${starter.id}`)) as Record<
       string,
