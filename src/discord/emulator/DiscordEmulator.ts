@@ -18,7 +18,7 @@
 // by someone else (joining or leaving posts nothing). Not emulated: attachments (multipart bodies),
 // edits, deletes, reactions, roles, the thread starter message (type 21, listed first in such a thread's
 // history, sent on no gateway event), type 18 for a thread started from an "older" message (Discord does not
-// say how old), and "X added Y" for a mention in a private thread.
+// say how old), and "X added Y" when a mention adds a member (Discord documents neither).
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { type EmulatorFault, FaultQueue } from "./faults.js";
@@ -76,7 +76,10 @@ export interface DiscordEmulator {
   close(): Promise<void>;
   /** Posts as any known user (typically a human), with Discord's default mention parsing. */
   postAsUser(p: { userId: string; channelId: string; content: string }): Promise<{ messageId: string }>;
-  /** Messages in creation order; in one channel (or thread) when `channelId` is given. */
+  /**
+   * Messages in creation order, Discord's system messages too (see `type`); in one channel (or thread)
+   * when `channelId` is given.
+   */
   messages(channelId?: string): EmulatedMessage[];
   /** Threads created so far. */
   threads(): Array<{
