@@ -37,6 +37,8 @@ export interface DiscordJsMessage {
   guildId: string | null;
   content: string;
   createdTimestamp: number;
+  /** Discord's message type (`MessageType`); `system` is true for every type but 0, 19, 20 and 23. */
+  type?: number;
   system: boolean;
   author: { id: string; bot: boolean };
   mentions: { users: { keys(): Iterable<string> } };
@@ -49,7 +51,7 @@ export interface DiscordJsEventClient {
   off(event: "messageCreate", listener: (message: DiscordJsMessage) => void): unknown;
 }
 
-/** A discord.js Message as the control plane sees it. */
+/** A discord.js Message as the control plane sees it (its `type` too, so the runtime drops Discord's system messages). */
 export function toInboundDiscordMessage(message: DiscordJsMessage): InboundDiscordMessage {
   const inbound: InboundDiscordMessage = {
     messageId: message.id,
@@ -60,6 +62,7 @@ export function toInboundDiscordMessage(message: DiscordJsMessage): InboundDisco
     mentionUserIds: [...message.mentions.users.keys()],
     ts: message.createdTimestamp,
   };
+  if (typeof message.type === "number") inbound.type = message.type;
   if (message.guildId !== null) inbound.guildId = message.guildId;
   const channel = message.channel;
   if (channel.isThread()) {

@@ -3,6 +3,7 @@ import {
   type A2AEventOf,
   decidePreflight,
   type InboundDiscordMessage,
+  isDiscordSystemMessage,
   type LoopGuard,
   toObserverRecord,
 } from "../services/index.js";
@@ -79,6 +80,9 @@ export function createInboundHandler(
       return { action: "drop", reason: "invalid_message" };
     }
     const m = parsed.value;
+    // Discord's own messages (a thread created, a member added) are no one's words: before anything
+    // else, so they end no mention, are observed by no one and count for no guard.
+    if (isDiscordSystemMessage(m)) return { action: "drop", reason: "system_message" };
     deps.guilds.note(m.channelId, m.guildId);
     deps.guilds.note(m.parentChannelId, m.guildId);
     const threadId = m.threadId ?? (threads.isKnownThread(m.channelId) ? m.channelId : undefined);

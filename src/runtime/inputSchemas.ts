@@ -57,6 +57,8 @@ export const SessionsSendParamsSchema = z.object(
   { error: "an object" },
 ) satisfies z.ZodType<SessionsSendParams>;
 
+const MESSAGE_TYPE = "a Discord message type (an integer ≥ 0: 0 for an ordinary message)";
+
 export const InboundDiscordMessageSchema = z.object(
   {
     messageId: discordId,
@@ -72,6 +74,11 @@ export const InboundDiscordMessageSchema = z.object(
     ts: z
       .number({ error: "a finite number of epoch ms" })
       .nonnegative({ error: "a finite number of epoch ms" }),
+    type: z
+      .number({ error: MESSAGE_TYPE })
+      .int({ error: MESSAGE_TYPE })
+      .nonnegative({ error: MESSAGE_TYPE })
+      .optional(),
   },
   { error: "an object" },
 ) satisfies z.ZodType<InboundDiscordMessage>;

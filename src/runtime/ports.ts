@@ -183,7 +183,8 @@ export interface A2ARuntime {
    */
   discordSend(p: DiscordSendParams): Promise<DiscordSendResult>;
   /**
-   * Drops a malformed message (`invalid_message`, with a warning naming the field); with `allowedGuilds`
+   * Drops a message Discord posts itself (`system_message`: its `type` is not 0, 19, 20 or 23) before
+   * anything else, and a malformed message (`invalid_message`, with a warning naming the field); with `allowedGuilds`
    * set a DM (`dm_not_allowed`); with `allowedChannels` set a thread message whose parent is unknown
    * (`unknown_parent`).
    */

@@ -113,6 +113,9 @@ describe("createA2ARuntime: public input is validated whole", () => {
     ["authorId", "bot"],
     ["mentionUserIds", ["eden"]],
     ["guildId", 5],
+    ["type", 1.5],
+    ["type", "18"],
+    ["type", -1],
   ])(
     "handleDiscordMessage with a bad %s drops it as invalid_message with a warning naming it",
     async (field, value) => {

@@ -13,8 +13,14 @@
 // user ids or `deny()`); thread from a message (thread id = message id; a second one → 400 / 160004);
 // standalone threads (type 11; the API default is 12, private). Rate limits (`rateLimits`): per-route
 // buckets and a global limit per bot, X-RateLimit-* headers on every routed answer, 429s as Discord
-// sends them. Faults: `injectFault` (429 bucket or global, 5xx, timeout, reset) and `dropGateway`. Not
-// emulated: attachments (multipart bodies), edits, deletes, reactions, roles, the invalid-request limit.
+// sends them. System messages as Discord posts them: "X started a thread" (type 18) in the parent of a
+// public thread opened without a message; MESSAGE_UPDATE of the message a thread is started from (its
+// `thread`, flag 32); "X added / removed Y" (type 1 / 2) when someone else adds a member to a thread or
+// removes one (joining or leaving posts nothing). Faults: `injectFault` (429 bucket or global, 5xx,
+// timeout, reset) and `dropGateway`. Not emulated: attachments (multipart bodies), edits, deletes,
+// reactions, roles, the invalid-request limit, the thread starter message (type 21, listed first in such
+// a thread's history, sent on no gateway event), type 18 for a thread started from an "older" message
+// (Discord does not say how old), and "X added Y" when a mention adds a member (Discord documents neither).
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { type EmulatorFault, FaultQueue } from "./faults.js";
@@ -56,6 +62,12 @@ export interface DiscordEmulatorOptions {
 /** A message as the emulator stored it. */
 export interface EmulatedMessage {
   id: string;
+  /**
+   * Discord's message type: 0 a post, 19 a reply; 18 "X started a thread" (in the parent of a public
+   * thread opened without a message; `content` is the thread's name), 1 / 2 "X added / removed Y"
+   * (in a thread, `mentionIds` = [Y]). The system ones (1, 2, 18) carry no nonce.
+   */
+  type: number;
   channelId: string;
   authorId: string;
   content: string;
@@ -74,7 +86,10 @@ export interface DiscordEmulator {
   close(): Promise<void>;
   /** Posts as any known user (typically a human), with Discord's default mention parsing. */
   postAsUser(p: { userId: string; channelId: string; content: string }): Promise<{ messageId: string }>;
-  /** Messages in creation order; in one channel (or thread) when `channelId` is given. */
+  /**
+   * Messages in creation order, Discord's system messages too (see `type`); in one channel (or thread)
+   * when `channelId` is given.
+   */
   messages(channelId?: string): EmulatedMessage[];
   /** Threads created so far. */
   threads(): Array<{
@@ -167,6 +182,7 @@ export async function startDiscordEmulator(o: DiscordEmulatorOptions): Promise<D
         .filter((m) => channelId === undefined || m.channelId === channelId)
         .map((m) => ({
           id: m.id,
+          type: m.type,
           channelId: m.channelId,
           authorId: m.authorId,
           content: m.content,

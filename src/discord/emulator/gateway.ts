@@ -163,9 +163,18 @@ export class Gateway implements StateListener {
   }
 
   messageCreated(message: EmulatorMessage): void {
+    this.broadcastMessage("MESSAGE_CREATE", message);
+  }
+
+  /** Discord sends the whole message again, with what changed (a thread started from it: `thread`, flag 32). */
+  messageUpdated(message: EmulatorMessage): void {
+    this.broadcastMessage("MESSAGE_UPDATE", message);
+  }
+
+  private broadcastMessage(t: "MESSAGE_CREATE" | "MESSAGE_UPDATE", message: EmulatorMessage): void {
     const json = messageJson(this.state, message, true);
     this.broadcast(
-      "MESSAGE_CREATE",
+      t,
       (session) => {
         const seesContent =
           (session.intents & INTENT_MESSAGE_CONTENT) !== 0 ||

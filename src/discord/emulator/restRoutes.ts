@@ -231,7 +231,7 @@ const routes: Route[] = (
       method: "PUT",
       path: "/channels/{channel_id}/thread-members/{user_id}",
       handler: (ctx) => {
-        ctx.state.addThreadMember(param(ctx, 0), userParam(ctx, 1));
+        ctx.state.addThreadMember(param(ctx, 0), userParam(ctx, 1), ctx.userId);
         return noContent();
       },
     },
@@ -239,7 +239,7 @@ const routes: Route[] = (
       method: "DELETE",
       path: "/channels/{channel_id}/thread-members/{user_id}",
       handler: (ctx) => {
-        ctx.state.removeThreadMember(param(ctx, 0), userParam(ctx, 1));
+        ctx.state.removeThreadMember(param(ctx, 0), userParam(ctx, 1), ctx.userId);
         return noContent();
       },
     },

@@ -70,7 +70,7 @@ export function channelJson(state: EmulatorState, channel: EmulatorChannel): Jso
 export function messageJson(state: EmulatorState, message: EmulatorMessage, forGateway: boolean): Json {
   const json: Json = {
     id: message.id,
-    type: message.referencedMessageId === undefined ? 0 : 19,
+    type: message.type,
     channel_id: message.channelId,
     author: userJson(state, message.authorId),
     content: message.content,
@@ -99,6 +99,10 @@ export function messageJson(state: EmulatorState, message: EmulatorMessage, forG
       guild_id: state.guildId,
     };
     json.referenced_message = referenced ? messageJson(state, referenced, false) : null;
+  }
+  if (message.createdThreadId !== undefined) {
+    // A THREAD_CREATED message points at the thread it announces, not at a message.
+    json.message_reference = { type: 0, channel_id: message.createdThreadId, guild_id: state.guildId };
   }
   if (message.threadId !== undefined) {
     const thread = state.channels.get(message.threadId);

@@ -28,6 +28,8 @@ export interface EmulatorChannel {
 
 export interface EmulatorMessage {
   id: string;
+  /** Discord's message type: 0 a post, 19 a reply, or a system message (see SYSTEM_MESSAGE). */
+  type: number;
   channelId: string;
   authorId: string;
   content: string;
@@ -39,7 +41,12 @@ export interface EmulatorMessage {
   threadId?: string;
   /** Reply reference, when the message answers another. */
   referencedMessageId?: string;
+  /** The thread a THREAD_CREATED message announces (its `message_reference.channel_id`). */
+  createdThreadId?: string;
 }
+
+/** The system messages Discord posts for threads: "X added / removed Y" (Y in `mentions`), "X started a thread". */
+export const SYSTEM_MESSAGE = { recipientAdd: 1, recipientRemove: 2, threadCreated: 18 } as const;
 
 /** An error the REST layer turns into a Discord JSON error body. */
 export class DiscordError extends Error {
@@ -81,6 +88,8 @@ export interface CreateMessageInput {
 
 export interface StateListener {
   messageCreated(message: EmulatorMessage): void;
+  /** A stored message changed (a thread was started from it). */
+  messageUpdated(message: EmulatorMessage): void;
   threadCreated(thread: EmulatorChannel): void;
   threadMembersChanged(thread: EmulatorChannel, added: string[], removed: string[]): void;
 }
@@ -220,6 +229,7 @@ export class EmulatorState {
     const id = this.ids.next();
     const message: EmulatorMessage = {
       id,
+      type: referencedMessageId === undefined ? 0 : 19,
       channelId: channel.id,
       authorId: input.authorId,
       content: input.content,
@@ -321,21 +331,64 @@ export class EmulatorState {
     };
     this.channels.set(id, thread);
     this.listener?.threadCreated(thread);
+    // As Discord: the starter shows its thread (MESSAGE_UPDATE); a public thread opened without a
+    // message is announced in its parent. A private thread is announced nowhere.
+    const starter = o.messageId === undefined ? undefined : this.messagesById.get(o.messageId);
+    if (starter) this.listener?.messageUpdated(starter);
+    else if (type === 11) {
+      this.postSystemMessage(SYSTEM_MESSAGE.threadCreated, parent, o.ownerId, {
+        content: thread.name,
+        createdThreadId: thread.id,
+      });
+    }
     return thread;
   }
 
-  addThreadMember(threadId: string, userId: string): void {
+  /** Adds a thread member: "X added Y" in the thread when `byUserId` is someone else; joining posts nothing. */
+  addThreadMember(threadId: string, userId: string, byUserId: string = userId): void {
     const thread = this.thread(threadId);
     this.user(userId);
     if (thread.members.has(userId)) return;
     thread.members.set(userId, this.now());
     this.listener?.threadMembersChanged(thread, [userId], []);
+    if (byUserId !== userId) {
+      this.postSystemMessage(SYSTEM_MESSAGE.recipientAdd, thread, byUserId, { mentionIds: [userId] });
+    }
   }
 
-  removeThreadMember(threadId: string, userId: string): void {
+  /** Removes a thread member: "X removed Y" when `byUserId` is someone else; leaving posts nothing. */
+  removeThreadMember(threadId: string, userId: string, byUserId: string = userId): void {
     const thread = this.thread(threadId);
     if (!thread.members.delete(userId)) return;
     this.listener?.threadMembersChanged(thread, [], [userId]);
+    if (byUserId !== userId) {
+      this.postSystemMessage(SYSTEM_MESSAGE.recipientRemove, thread, byUserId, { mentionIds: [userId] });
+    }
+  }
+
+  /** A message Discord posts itself: no nonce, no content checks, no member joins, not a thread's count. */
+  private postSystemMessage(
+    type: number,
+    channel: EmulatorChannel,
+    authorId: string,
+    o: { content?: string; mentionIds?: string[]; createdThreadId?: string },
+  ): void {
+    const id = this.ids.next();
+    const message: EmulatorMessage = {
+      id,
+      type,
+      channelId: channel.id,
+      authorId,
+      content: o.content ?? "",
+      createdAt: snowflakeTimestamp(id),
+      mentionIds: o.mentionIds ?? [],
+      mentionEveryone: false,
+      ...(o.createdThreadId === undefined ? {} : { createdThreadId: o.createdThreadId }),
+    };
+    this.messages.push(message);
+    this.messagesById.set(id, message);
+    channel.lastMessageId = id;
+    this.listener?.messageCreated(message);
   }
 
   thread(id: string): EmulatorChannel {

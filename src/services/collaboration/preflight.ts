@@ -1,4 +1,4 @@
-import type { InboundDiscordMessage } from "./InboundDiscordMessage.js";
+import { type InboundDiscordMessage, isDiscordSystemMessage } from "./InboundDiscordMessage.js";
 import { resolveThreadSessionKey } from "./sessionKeys.js";
 import { isReportThreadName } from "./threadNames.js";
 import type { MessageCatalog } from "../messages/messageKeys.js";
@@ -29,16 +29,18 @@ export interface PreflightContext {
 }
 
 /**
- * Who, if anyone, handles a Discord message: sink
- * threads never; outside the guild/channel allowlists nobody; a sibling bot's message in a thread goes
+ * Who, if anyone, handles a Discord message: a system message of Discord's (`type` other than 0, 19,
+ * 20, 23) nobody; sink threads never; outside the guild/channel allowlists nobody; a sibling bot's message in a thread goes
  * only to the agents it mentions (the first joins the thread if it was not in it) and is observed
  * otherwise, participant or not; a human mentioning a bot is handled. With several agents mentioned,
  * the first decides and the rest are listed. How long a bot↔bot exchange goes on is decided after
  * this, by the exchange's turn control.
  */
 export function decidePreflight(m: InboundDiscordMessage, ctx: PreflightContext): PreflightDecision {
+  // A message Discord posts itself (a thread created, a member added) is no one's to answer or observe.
+  if (isDiscordSystemMessage(m)) return { action: "drop", reason: "system_message" };
   const threadId = m.threadId;
-  // First of all rules: by id (the channel's, when the adapter did not say it is a thread) or by name.
+  // Before the allowlists: by id (the channel's, when the adapter did not say it is a thread) or by name.
   if (ctx.isSinkThread(threadId ?? m.channelId) || isReportThreadName(m.threadName, ctx.messages)) {
     return { action: "drop", reason: "sink_thread" };
   }
