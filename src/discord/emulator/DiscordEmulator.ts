@@ -12,9 +12,11 @@
 // (404 / 10003); missing permissions (403 / 50013, per channel `denied` user ids or `deny()`); thread
 // from a message (thread id = message id; a second one → 400 / 160004); standalone threads (type 11;
 // the API default is 12, private). Faults: `injectFault` (429 bucket or global, 5xx, timeout, reset)
-// and `dropGateway`. Not emulated: attachments (multipart bodies), edits, deletes, reactions, roles.
+// and `dropGateway`. `recordExchanges` keeps every REST request and answer for `exchanges()`. Not
+// emulated: attachments (multipart bodies), edits, deletes, reactions, roles.
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { recordExchange, type RestExchange } from "./exchanges.js";
 import { type EmulatorFault, FaultQueue } from "./faults.js";
 import { Gateway } from "./gateway.js";
 import { handleRest } from "./restRoutes.js";
@@ -41,6 +43,11 @@ export interface DiscordEmulatorOptions {
    * author and nonce instead of posting again. Discord documents "a few minutes"; default 5 minutes.
    */
   nonceWindowMs?: number;
+  /**
+   * Keep every REST request and its answer, for `exchanges()`: to assert what a bot sent and what it
+   * was told. Off by default, so a long-running demo does not keep them all in memory.
+   */
+  recordExchanges?: boolean;
 }
 
 /** A message as the emulator stored it. */
@@ -84,6 +91,11 @@ export interface DiscordEmulator {
   connectedBots(userId?: string): number;
   /** Denies (or grants back) a user Send Messages / Create Threads in a channel. */
   deny(channelId: string, userId: string, denied?: boolean): void;
+  /**
+   * Every REST request answered so far, in the order answered: method, path (after /api/v10), query,
+   * status and both JSON bodies. Throws unless the emulator was started with `recordExchanges: true`.
+   */
+  exchanges(): RestExchange[];
 }
 
 /**
@@ -103,8 +115,10 @@ export async function startDiscordEmulator(o: DiscordEmulatorOptions): Promise<D
   });
   state.listener = gateway;
 
+  const recorded: RestExchange[] | null = o.recordExchanges === true ? [] : null;
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
+    if (recorded) recordExchange(req, res, recorded);
     void handleRest({ state, faults, gatewayUrl, held }, req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500).end();
     });
@@ -182,6 +196,14 @@ export async function startDiscordEmulator(o: DiscordEmulatorOptions): Promise<D
       const channel = state.channel(channelId);
       if (denied) channel.denied.add(userId);
       else channel.denied.delete(userId);
+    },
+    exchanges() {
+      if (!recorded) {
+        throw new Error(
+          "exchanges(): start the emulator with recordExchanges: true to record REST exchanges",
+        );
+      }
+      return structuredClone(recorded);
     },
   };
 }

@@ -4,6 +4,7 @@ export {
   type EmulatedMessage,
   startDiscordEmulator,
 } from "./DiscordEmulator.js";
+export type { RestExchange } from "./exchanges.js";
 export type { EmulatorFault, FaultMatch } from "./faults.js";
 export { isSnowflake, SnowflakeGenerator, snowflakeTimestamp } from "./snowflake.js";
 export { emulatorToken, userIdFromToken } from "./tokens.js";

@@ -31,7 +31,7 @@ interface RouteContext {
 
 type Handler = (ctx: RouteContext) => { status: number; body?: unknown };
 
-interface Route {
+export interface Route {
   method: string;
   pattern: RegExp;
   handler: Handler;
@@ -58,7 +58,8 @@ function userParam(ctx: RouteContext, index: number): string {
   return value === "@me" ? ctx.userId : value;
 }
 
-const routes: Route[] = [
+/** Every route the emulator answers (the conformance test checks each one is exercised). */
+export const routes: readonly Route[] = [
   {
     method: "GET",
     pattern: /^\/gateway\/bot$/,
