@@ -14,6 +14,7 @@ import {
   guildCreateJson,
   memberJson,
   messageJson,
+  selfUserJson,
   threadMemberJson,
   userJson,
 } from "./shapes.js";
@@ -71,7 +72,7 @@ export const routes: readonly Route[] = [
       }),
   },
   { method: "GET", pattern: /^\/gateway$/, handler: (ctx) => ok({ url: ctx.gatewayUrl }) },
-  { method: "GET", pattern: /^\/users\/@me$/, handler: (ctx) => ok(userJson(ctx.state, ctx.userId)) },
+  { method: "GET", pattern: /^\/users\/@me$/, handler: (ctx) => ok(selfUserJson(ctx.state, ctx.userId)) },
   {
     method: "GET",
     pattern: new RegExp(`^/users/${ID}$`),
@@ -103,7 +104,7 @@ export const routes: readonly Route[] = [
       const members = threads
         .filter((t) => t.members.has(ctx.userId))
         .map((t) => threadMemberJson(t, ctx.userId, t.members.get(ctx.userId) ?? 0));
-      return ok({ threads: threads.map((t) => channelJson(ctx.state, t)), members });
+      return ok({ threads: threads.map((t) => channelJson(ctx.state, t)), members, has_more: false });
     },
   },
   {

@@ -1,0 +1,375 @@
+// The emulator against Discord's own OpenAPI spec: every REST exchange of real flows (discord.js clients,
+// the runtime on createDiscordJsPort + bridgeDiscordJs, and error answers) is validated, its response
+// against the operation's response schema and its request body against the request schema.
+import { type Client, Routes, type ThreadChannel } from "discord.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bridgeDiscordJs, createDiscordJsPort } from "../../src/discord/index.js";
+import { routes } from "../../src/discord/emulator/restRoutes.js";
+import {
+  type DiscordEmulator,
+  emulatorToken,
+  type RestExchange,
+  startDiscordEmulator,
+} from "../../src/testing/index.js";
+import { type A2ARuntime, createA2ARuntime } from "../../src/index.js";
+import { loginStrictClient, until } from "../support/discordClients.js";
+import { discordSpec } from "../support/discordSpec.js";
+import { tempDir } from "../support/tempDir.js";
+
+const GUILD = "1500000000000000001";
+const CHANNEL = "1500000000000000010";
+const CLOSED = "1500000000000000011";
+const RUDA = "1500000000000000101";
+const EDEN = "1500000000000000102";
+const HUMAN = "1500000000000000900";
+const UNKNOWN = "1500000000000009999";
+
+let emulator: DiscordEmulator;
+let exchanges: RestExchange[] = [];
+const clients: Client[] = [];
+let runtime: A2ARuntime | undefined;
+let detach: (() => void) | undefined;
+
+/** A raw REST call as `userId`'s bot (or with `token`), for the answers discord.js would refuse to make. */
+async function raw(
+  method: string,
+  path: string,
+  o: { userId?: string; token?: string; body?: string } = {},
+): Promise<number> {
+  const response = await fetch(`${emulator.apiUrl}/v10${path}`, {
+    method,
+    headers: {
+      Authorization: `Bot ${o.token ?? emulatorToken(o.userId ?? RUDA)}`,
+      ...(o.body === undefined ? {} : { "Content-Type": "application/json" }),
+    },
+    ...(o.body === undefined ? {} : { body: o.body }),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+async function rejects(promise: Promise<unknown>): Promise<void> {
+  await promise.then(
+    () => {
+      throw new Error("expected Discord to refuse");
+    },
+    () => undefined,
+  );
+}
+
+async function mentionStatus(id: string): Promise<string | undefined> {
+  return (await runtime?.mentions())?.find((m) => m.id === id)?.status;
+}
+
+/** The runtime's flows: a mention answered, one reminded twice and escalated, and the port's reads. */
+async function runtimeFlows(ruda: Client<true>, eden: Client<true>): Promise<void> {
+  const clientsById = { ruda, eden };
+  const port = createDiscordJsPort(clientsById);
+  runtime = createA2ARuntime({
+    stateDir: tempDir("a2a-conformance-"),
+    config: {
+      agents: { ruda: { discordBotId: RUDA, name: "루다" }, eden: { discordBotId: EDEN, name: "이든" } },
+      discord: {
+        a2aRetry: { responseTimeoutMs: 120, maxAttempts: 3, escalationMentionId: HUMAN },
+        collaboration: { defaultChannel: CHANNEL, allowedChannels: [CHANNEL] },
+      },
+    },
+    discord: port,
+    onWarning: () => {},
+  });
+  await runtime.start();
+  const current = runtime;
+  detach = bridgeDiscordJs(current, clientsById, { onError: () => {} });
+
+  // Answered: eden's bot replies in the thread (discord.js's own request body) before the first reminder.
+  const answered = await current.discordSend({
+    fromAgentId: "ruda",
+    targetAgentId: "eden",
+    message: "리뷰 부탁해",
+  });
+  if (answered.status !== "sent") throw new Error(`not sent: ${JSON.stringify(answered)}`);
+  await until(() => eden.channels.cache.has(answered.threadId), "eden to see the thread");
+  const thread = eden.channels.cache.get(answered.threadId) as ThreadChannel;
+  await thread.send({ content: `<@${RUDA}> 확인했습니다`, allowedMentions: { users: [RUDA] } });
+  await until(async () => (await mentionStatus(answered.mentionId)) === "responded", "the answer");
+
+  // Unanswered: two reminders, then the escalation pinging the human.
+  const ignored = await current.discordSend({
+    fromAgentId: "ruda",
+    targetAgentId: "eden",
+    message: "배포 확인",
+    topicId: "deploy",
+  });
+  if (ignored.status !== "sent") throw new Error(`not sent: ${JSON.stringify(ignored)}`);
+  await until(async () => (await mentionStatus(ignored.mentionId)) === "escalated", "the escalation");
+
+  // The port's other calls: a standalone thread, a channel and a thread described, recent messages.
+  await port.createThread({ asAgentId: "ruda", channelId: CHANNEL, name: "standalone" });
+  await port.describeChannel?.({ channelId: CHANNEL });
+  await port.describeChannel?.({ channelId: answered.threadId });
+  await port.recentMessages?.({ asAgentId: "ruda", channelId: answered.threadId, limit: 10 });
+  // The same starter again: Discord allows one thread per message (400 / 160004).
+  await rejects(
+    port.createThread({
+      asAgentId: "ruda",
+      channelId: CHANNEL,
+      name: "again",
+      fromMessageId: answered.threadId,
+    }),
+  );
+  // Refused posts: missing permissions, too long, empty.
+  const post = (channelId: string, content: string) =>
+    port.sendMessage({
+      asAgentId: "ruda",
+      channelId,
+      content,
+      mentionUserIds: [],
+      nonce: `n${content.length}`,
+    });
+  await rejects(post(CLOSED, "닫힌 채널"));
+  await rejects(post(CHANNEL, "x".repeat(2001)));
+  await rejects(post(CHANNEL, ""));
+}
+
+/** What a bot's discord.js client reads: guild, channels, members, threads, users, messages, typing. */
+async function clientFlows(ruda: Client<true>): Promise<void> {
+  const guild = await ruda.guilds.fetch({ guild: GUILD, force: true });
+  await guild.channels.fetch();
+  await guild.members.fetch({ user: HUMAN, force: true });
+  const { threads } = await guild.channels.fetchActiveThreads();
+  await ruda.users.fetch(HUMAN, { force: true });
+  await ruda.rest.get(Routes.user());
+  await ruda.rest.get(Routes.gateway());
+  const channel = await ruda.channels.fetch(CHANNEL, { force: true });
+  if (!channel?.isTextBased() || !("sendTyping" in channel)) throw new Error("not a text channel");
+  await channel.sendTyping();
+  const [first] = emulator.messages(CHANNEL);
+  if (!first) throw new Error("no message in the channel");
+  await channel.messages.fetch({ message: first.id, force: true });
+
+  const thread =
+    threads.find((t) => t.ownerId === RUDA) ?? (await ruda.channels.fetch(threads.first()?.id ?? ""));
+  if (!thread?.isThread()) throw new Error("no thread");
+  await thread.members.add(HUMAN);
+  await thread.members.fetch({ cache: false });
+  await thread.members.fetch({ member: HUMAN, force: true });
+  await thread.members.remove(HUMAN);
+  await thread.leave();
+  await thread.join();
+  await thread.members.fetchMe({ force: true });
+  await ruda.rest.get(Routes.threadMembers(thread.id, "@me"));
+}
+
+/** Error answers the flows above do not produce. */
+async function errorAnswers(): Promise<void> {
+  expect(await raw("GET", "/users/@me", { token: "not-a-token" })).toBe(401);
+  expect(await raw("GET", `/channels/${UNKNOWN}`)).toBe(404);
+  expect(await raw("GET", `/channels/${CHANNEL}/messages/${UNKNOWN}`)).toBe(404);
+  expect(await raw("GET", `/guilds/${UNKNOWN}`)).toBe(404);
+  expect(await raw("GET", `/users/${UNKNOWN}`)).toBe(404);
+  expect(await raw("GET", "/no/such/route")).toBe(404);
+  expect(await raw("DELETE", `/channels/${CHANNEL}`)).toBe(405);
+  expect(await raw("GET", `/channels/${CHANNEL}/thread-members`)).toBe(400);
+  expect(await raw("POST", `/channels/${CHANNEL}/messages`, { body: "{not json" })).toBe(400);
+  emulator.injectFault({ kind: "rateLimit", method: "GET", path: "/gateway" });
+  expect(await raw("GET", "/gateway")).toBe(429);
+  emulator.injectFault({ kind: "rateLimit", global: true, method: "GET", path: "/gateway" });
+  expect(await raw("GET", "/gateway")).toBe(429);
+  emulator.injectFault({ kind: "serverError", status: 502, method: "GET", path: "/gateway" });
+  expect(await raw("GET", "/gateway")).toBe(502);
+}
+
+beforeAll(async () => {
+  emulator = await startDiscordEmulator({
+    guildId: GUILD,
+    channels: [
+      { id: CHANNEL, name: "collab" },
+      { id: CLOSED, name: "closed", denied: [RUDA] },
+    ],
+    users: [
+      { id: RUDA, name: "ruda", bot: true },
+      { id: EDEN, name: "eden", bot: true },
+      { id: HUMAN, name: "human", bot: false },
+    ],
+    recordExchanges: true,
+  });
+  const [ruda, eden] = await Promise.all([
+    loginStrictClient(emulator, RUDA, clients),
+    loginStrictClient(emulator, EDEN, clients),
+  ]);
+  await runtimeFlows(ruda, eden);
+  await clientFlows(ruda);
+  await errorAnswers();
+  exchanges = emulator.exchanges();
+}, 15_000);
+
+afterAll(async () => {
+  detach?.();
+  await runtime?.stop();
+  await Promise.all(clients.splice(0).map((c) => c.destroy()));
+  await emulator.close();
+});
+
+/** The exchanges whose request the test made invalid on purpose: refused by the emulator, flagged by the spec. */
+const deliberate = (e: RestExchange) => typeof e.requestBody === "string";
+
+describe("the emulator's REST exchanges against Discord's OpenAPI spec", () => {
+  it("every response matches its operation's schema for its status", () => {
+    const spec = discordSpec();
+    const problems = exchanges.flatMap((e) => spec.responseProblems(e));
+    expect(problems).toEqual([]);
+  });
+
+  it("every request body sent matches its operation's request schema", () => {
+    const spec = discordSpec();
+    const problems = exchanges.filter((e) => !deliberate(e)).flatMap((e) => spec.requestProblems(e));
+    expect(problems).toEqual([]);
+    // The invalid JSON the test posted is flagged: the request side is checked, not skipped.
+    const invalid = exchanges.filter(deliberate);
+    expect(invalid).toHaveLength(1);
+    expect(spec.requestProblems(invalid[0] as RestExchange)).toContain(
+      "create_message request: the body is not JSON",
+    );
+  });
+
+  it("every route the emulator answers was exercised with success, and every error kind was seen", () => {
+    const spec = discordSpec();
+    const unexercised = routes
+      .filter(
+        (r) => !exchanges.some((e) => e.method === r.method && r.pattern.test(e.path) && e.status < 300),
+      )
+      .map((r) => `${r.method} ${r.pattern.source}`);
+    expect(unexercised).toEqual([]);
+    // Each exercised route is a documented operation.
+    const undocumented = exchanges
+      .filter((e) => e.status < 300 && spec.operation(e.method, e.path) === undefined)
+      .map((e) => `${e.method} ${e.path}`);
+    expect(undocumented).toEqual([]);
+    const errors = exchanges
+      .filter((e) => e.status >= 400)
+      .map((e) => `${e.status}/${String((e.responseBody as { code?: unknown } | undefined)?.code)}`);
+    for (const kind of ["401/0", "403/50013", "404/10003", "404/10008", "404/0", "405/0"]) {
+      expect(errors).toContain(kind);
+    }
+    for (const kind of ["400/50035", "400/50006", "400/160004", "400/50109", "429/undefined", "502/0"]) {
+      expect(errors).toContain(kind);
+    }
+  });
+});
+
+/** `body` without the property at the JSON pointer `pointer` (a deep copy). */
+function without(body: unknown, pointer: string): unknown {
+  const copy = structuredClone(body) as Record<string, unknown>;
+  const tokens = pointer.split("/").slice(1);
+  const last = tokens.pop() ?? "";
+  let node: Record<string, unknown> = copy;
+  for (const token of tokens) node = node[token] as Record<string, unknown>;
+  Reflect.deleteProperty(node, last);
+  return copy;
+}
+
+function recorded(operationId: string, status: number, where: (body: Record<string, unknown>) => boolean) {
+  const found = exchanges.find(
+    (e) =>
+      e.status === status &&
+      discordSpec().operation(e.method, e.path)?.operationId === operationId &&
+      where(e.responseBody as Record<string, unknown>),
+  );
+  if (!found) throw new Error(`no recorded ${status} answer of ${operationId}`);
+  return found.responseBody;
+}
+
+describe("the validator is not vacuous: removing any required field of a recorded answer is caught", () => {
+  const cases: Array<{
+    what: string;
+    operationId: string;
+    status: number;
+    where?: (body: Record<string, unknown>) => boolean;
+    expected: string[];
+  }> = [
+    {
+      what: "a message with a mention",
+      operationId: "create_message",
+      status: 200,
+      where: (b) => (b.mentions as unknown[]).length > 0,
+      expected: [
+        "/id",
+        "/author/discriminator",
+        "/author/primary_guild",
+        "/mentions/0/username",
+        "/timestamp",
+      ],
+    },
+    {
+      what: "a thread",
+      operationId: "get_channel",
+      status: 200,
+      where: (b) => b.type === 11,
+      expected: ["/owner_id", "/thread_metadata/archived", "/member_count"],
+    },
+    {
+      what: "a text channel",
+      operationId: "get_channel",
+      status: 200,
+      where: (b) => b.type === 0,
+      expected: ["/position"],
+    },
+    { what: "a user", operationId: "get_user", status: 200, expected: ["/discriminator", "/primary_guild"] },
+    {
+      what: "the bot's own user",
+      operationId: "get_my_user",
+      status: 200,
+      expected: ["/locale", "/mfa_enabled"],
+    },
+    {
+      what: "a guild",
+      operationId: "get_guild",
+      status: 200,
+      expected: ["/incidents_data", "/roles/0/colors"],
+    },
+    {
+      what: "a guild member",
+      operationId: "get_guild_member",
+      status: 200,
+      expected: ["/joined_at", "/user/id"],
+    },
+    { what: "an error", operationId: "get_channel", status: 404, expected: ["/code", "/message"] },
+    { what: "a rate limit", operationId: "get_gateway", status: 429, expected: ["/retry_after", "/global"] },
+  ];
+
+  for (const c of cases) {
+    it(`${c.what} (${c.operationId} ${c.status})`, () => {
+      const spec = discordSpec();
+      const body = recorded(c.operationId, c.status, c.where ?? (() => true));
+      expect(spec.checkResponseBody(c.operationId, c.status, body)).toEqual([]);
+      const required = spec.requiredPointers(c.operationId, c.status, body);
+      expect(required).toEqual(expect.arrayContaining(c.expected));
+      const uncaught = required.filter((pointer) => {
+        const name = pointer.split("/").pop() ?? "";
+        const problems = spec.checkResponseBody(c.operationId, c.status, without(body, pointer));
+        return !problems.some((p) => p.includes(`required property '${name}'`));
+      });
+      expect(uncaught).toEqual([]);
+    });
+  }
+});
+
+describe("emulator.exchanges()", () => {
+  it("refuses to answer unless the emulator records, rather than reporting no traffic", async () => {
+    const quiet = await startDiscordEmulator({ channels: [], users: [] });
+    try {
+      expect(() => quiet.exchanges()).toThrow(/recordExchanges: true/);
+    } finally {
+      await quiet.close();
+    }
+  });
+
+  it("hands out copies: a caller editing them does not change the record", () => {
+    const copy = emulator.exchanges();
+    const post = copy.find((e) => e.method === "POST" && e.status === 200) as RestExchange;
+    (post.responseBody as { content: string }).content = "edited";
+    post.status = 599;
+    copy.length = 0;
+    expect(emulator.exchanges()).toEqual(exchanges);
+  });
+});
