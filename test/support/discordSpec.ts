@@ -18,8 +18,6 @@ export interface SpecOperation {
   method: string;
   /** The spec's path template, e.g. `/channels/{channel_id}/messages`. */
   template: string;
-  /** Response status keys as the spec writes them: "200", "204", "4XX", … */
-  statuses: string[];
 }
 
 interface CompiledOperation extends SpecOperation {
@@ -46,8 +44,8 @@ export class DiscordSpec {
 
   constructor(spec: JsonObject) {
     this.spec = spec;
-    // strict mode stays on: the spec's one non-standard keyword is declared below instead.
-    this.ajv = new Ajv2020({ allErrors: true, strictTypes: false, strictTuples: false });
+    // ajv stays strict (its default): the one non-standard keyword of the spec is declared below.
+    this.ajv = new Ajv2020({ allErrors: true });
     // ajv-formats is CommonJS: its default export is the function itself under NodeNext.
     (addFormatsModule as unknown as (ajv: Ajv2020) => void)(this.ajv);
     // Discord's own formats: ids are decimal strings (the `pattern` beside the format checks it too), a
@@ -72,7 +70,6 @@ export class DiscordSpec {
           operationId: String(raw.operationId),
           method: method.toUpperCase(),
           template,
-          statuses: Object.keys(raw.responses as JsonObject),
           pattern: new RegExp(`^${source}$`),
           literal: !template.includes("{"),
           pointer: `#/paths/${pointerToken(template)}/${method}`,
@@ -84,19 +81,23 @@ export class DiscordSpec {
 
   /** The operation a request is, or undefined when the spec has no such route. */
   operation(method: string, path: string): SpecOperation | undefined {
+    return this.find(method, path);
+  }
+
+  private find(method: string, path: string): CompiledOperation | undefined {
     const matching = this.operations.filter((o) => o.method === method.toUpperCase() && o.pattern.test(path));
     return matching.find((o) => o.literal) ?? matching[0];
   }
 
   /** Every problem of one exchange's request body: it must match the operation's JSON request schema. */
   requestProblems(exchange: RestExchange): string[] {
-    const op = this.compiled(exchange.method, exchange.path);
+    const op = this.find(exchange.method, exchange.path);
     return op ? this.checkRequest(op, exchange) : [];
   }
 
   /** Every problem of one exchange's answer: its body must match the schema the operation gives its status. */
   responseProblems(exchange: RestExchange): string[] {
-    const op = this.compiled(exchange.method, exchange.path);
+    const op = this.find(exchange.method, exchange.path);
     const name = op ? op.operationId : `${exchange.method} ${exchange.path} (no such operation)`;
     return this.checkResponse(op, name, exchange);
   }
@@ -164,11 +165,6 @@ export class DiscordSpec {
     return node;
   }
 
-  private compiled(method: string, path: string): CompiledOperation | undefined {
-    const found = this.operation(method, path);
-    return found && this.operations.find((o) => o === found);
-  }
-
   private checkRequest(op: CompiledOperation, exchange: RestExchange): string[] {
     const name = op.operationId;
     const requestBody = op.raw.requestBody as JsonObject | undefined;
@@ -234,14 +230,17 @@ export class DiscordSpec {
   private run(pointer: string, body: unknown, label: string): string[] {
     const validate = this.validator(pointer);
     if (validate(body)) return [];
-    return (validate.errors ?? []).map((e) => `${label}: ${describe(e)}`);
+    return (validate.errors ?? []).map((e) => `${label} ${describe(e)}`);
   }
 }
 
+/** `at /author/discriminator: must have required property 'discriminator' (schema #/required)`. */
 function describe(error: ErrorObject): string {
-  const where = error.instancePath === "" ? "/" : error.instancePath;
-  const missing = error.keyword === "required" ? ` (${String(error.params.missingProperty)})` : "";
-  return `${where} ${error.message ?? error.keyword}${missing} [schema ${error.schemaPath}]`;
+  const pointer =
+    error.keyword === "required"
+      ? `${error.instancePath}/${String(error.params.missingProperty)}`
+      : error.instancePath || "/";
+  return `at ${pointer}: ${error.message ?? error.keyword} (schema ${error.schemaPath})`;
 }
 
 /**
