@@ -89,10 +89,13 @@ export class DiscordSpec {
     return matching.find((o) => o.literal) ?? matching[0];
   }
 
-  /** Every problem of one exchange's request body: it must match the operation's JSON request schema. */
+  /**
+   * Every problem of one exchange's request: its path and query parameters must match the operation's
+   * parameter schemas (no undocumented query parameter), its body the operation's JSON request schema.
+   */
   requestProblems(exchange: RestExchange): string[] {
     const op = this.find(exchange.method, exchange.path);
-    return op ? this.checkRequest(op, exchange) : [];
+    return op ? [...this.checkParameters(op, exchange), ...this.checkRequest(op, exchange)] : [];
   }
 
   /** Every problem of one exchange's answer: its body must match the schema the operation gives its status. */
@@ -163,6 +166,36 @@ export class DiscordSpec {
       node = node !== null && typeof node === "object" ? (node as JsonObject)[token] : undefined;
     }
     return node;
+  }
+
+  private checkParameters(op: CompiledOperation, exchange: RestExchange): string[] {
+    const itemPointer = `#/paths/${pointerToken(op.template)}`;
+    const declared = [
+      ...((this.resolve(`${itemPointer}/parameters`) as JsonObject[] | undefined) ?? []).map((p, i) => ({
+        p,
+        pointer: `${itemPointer}/parameters/${i}/schema`,
+      })),
+      ...((op.raw.parameters as JsonObject[] | undefined) ?? []).map((p, i) => ({
+        p,
+        pointer: `${op.pointer}/parameters/${i}/schema`,
+      })),
+    ];
+    const names = [...op.template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+    const values = (op.pattern.exec(exchange.path) ?? []).slice(1);
+    const given = [
+      ...names.map((name, i) => ({ where: "path", name, value: values[i] ?? "" })),
+      ...Object.entries(exchange.query).map(([name, value]) => ({ where: "query", name, value })),
+    ];
+    return given.flatMap(({ where, name, value }) => {
+      const label = `${op.operationId} request ${where} parameter ${name}=${JSON.stringify(value)}`;
+      const param = declared.find((d) => d.p.in === where && d.p.name === name);
+      if (!param) return [`${label}: the spec documents no such parameter`];
+      // A parameter travels as text: it fits when the text, or the number or boolean it spells, does.
+      const candidates: unknown[] = [value, ...(value.trim() === "" ? [] : [Number(value)])];
+      if (value === "true" || value === "false") candidates.push(value === "true");
+      const validate = this.validator(param.pointer);
+      return candidates.some((c) => validate(c)) ? [] : [`${label}: does not match its schema`];
+    });
   }
 
   private checkRequest(op: CompiledOperation, exchange: RestExchange): string[] {
