@@ -240,6 +240,11 @@ describe("the emulator's REST exchanges against Discord's OpenAPI spec", () => {
     expect(spec.requestProblems(invalid[0] as RestExchange)).toContain(
       "create_message request: the body is not JSON",
     );
+    // A body missing what the spec requires is flagged (the thread's name).
+    const opened = exchanges.find((e) => e.status === 201 && e.path.endsWith("/threads")) as RestExchange;
+    expect(spec.requestProblems({ ...opened, requestBody: {} }).join("\n")).toMatch(
+      /request at \/name: must have required property 'name'/,
+    );
     // So are path and query parameters.
     const listing = { method: "GET", path: "/channels/x1/messages", status: 200 };
     expect(spec.requestProblems({ ...listing, query: { limit: "500", order: "asc" } })).toEqual([
@@ -310,82 +315,45 @@ function recorded(operationId: string, status: number, where: (body: Record<stri
 }
 
 describe("the validator is not vacuous: removing any required field of a recorded answer is caught", () => {
-  const cases: Array<{
-    what: string;
-    operationId: string;
-    status: number;
-    where?: (body: Record<string, unknown>) => boolean;
-    expected: string[];
-  }> = [
-    {
-      what: "a message with a mention",
-      operationId: "create_message",
-      status: 200,
-      where: (b) => (b.mentions as unknown[]).length > 0,
-      expected: [
-        "/id",
-        "/author/discriminator",
-        "/author/primary_guild",
-        "/mentions/0/username",
-        "/timestamp",
-      ],
-    },
-    {
-      what: "a thread",
-      operationId: "get_channel",
-      status: 200,
-      where: (b) => b.type === 11,
-      expected: ["/owner_id", "/thread_metadata/archived", "/member_count"],
-    },
-    {
-      what: "a text channel",
-      operationId: "get_channel",
-      status: 200,
-      where: (b) => b.type === 0,
-      expected: ["/position"],
-    },
-    { what: "a user", operationId: "get_user", status: 200, expected: ["/discriminator", "/primary_guild"] },
-    {
-      what: "the bot's own user",
-      operationId: "get_my_user",
-      status: 200,
-      expected: ["/locale", "/mfa_enabled"],
-    },
-    {
-      what: "a guild",
-      operationId: "get_guild",
-      status: 200,
-      expected: ["/incidents_data", "/roles/0/colors"],
-    },
-    {
-      what: "a guild member",
-      operationId: "get_guild_member",
-      status: 200,
-      expected: ["/joined_at", "/user/id"],
-    },
-    { what: "an error", operationId: "get_channel", status: 404, expected: ["/code", "/message"] },
-    { what: "a rate limit", operationId: "get_gateway", status: 429, expected: ["/retry_after", "/global"] },
+  const hasMention = (b: Record<string, unknown>) => (b.mentions as unknown[]).length > 0;
+  // what, operation, status, pointers that must be among the required ones, which recorded answer.
+  const cases: Array<[string, string, number, string[], ((b: Record<string, unknown>) => boolean)?]> = [
+    [
+      "a message",
+      "create_message",
+      200,
+      ["/id", "/author/primary_guild", "/mentions/0/username"],
+      hasMention,
+    ],
+    ["a thread", "get_channel", 200, ["/owner_id", "/thread_metadata/archived"], (b) => b.type === 11],
+    ["a text channel", "get_channel", 200, ["/position", "/guild_id"], (b) => b.type === 0],
+    ["a user", "get_user", 200, ["/discriminator", "/primary_guild"]],
+    ["the bot's own user", "get_my_user", 200, ["/locale", "/mfa_enabled"]],
+    ["a guild", "get_guild", 200, ["/incidents_data", "/roles/0/colors/primary_color"]],
+    ["a guild member", "get_guild_member", 200, ["/joined_at", "/user/id"]],
+    ["an error", "get_channel", 404, ["/code", "/message"]],
+    ["a rate limit", "get_gateway", 429, ["/retry_after", "/global"]],
   ];
 
   it("a problem names the operation, the status, the JSON pointer and what is wrong", () => {
     const spec = discordSpec();
-    const message = recorded("create_message", 200, (b) => (b.mentions as unknown[]).length > 0);
+    const message = recorded("create_message", 200, hasMention);
     expect(spec.checkResponseBody("create_message", 200, without(message, "/author/discriminator"))).toEqual([
       "create_message 200 response at /author/discriminator: must have required property 'discriminator' " +
         "(schema #/required)",
     ]);
   });
 
-  for (const c of cases) {
-    it(`${c.what} (${c.operationId} ${c.status})`, () => {
+  for (const [what, operationId, status, expected, where] of cases) {
+    it(`${what} (${operationId} ${status})`, () => {
       const spec = discordSpec();
-      const body = recorded(c.operationId, c.status, c.where ?? (() => true));
-      expect(spec.checkResponseBody(c.operationId, c.status, body)).toEqual([]);
-      const required = spec.requiredPointers(c.operationId, c.status, body);
-      expect(required).toEqual(expect.arrayContaining(c.expected));
+      const body = recorded(operationId, status, where ?? (() => true));
+      expect(spec.checkResponseBody(operationId, status, body)).toEqual([]);
+      const required = spec.requiredPointers(operationId, status, body);
+      expect(required).toEqual(expect.arrayContaining(expected));
       const uncaught = required.filter((pointer) => {
         const name = pointer.split("/").pop() ?? "";
-        const problems = spec.checkResponseBody(c.operationId, c.status, without(body, pointer));
+        const problems = spec.checkResponseBody(operationId, status, without(body, pointer));
         return !problems.some((p) => p.includes(`required property '${name}'`));
       });
       expect(uncaught).toEqual([]);
