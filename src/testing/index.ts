@@ -7,6 +7,7 @@ export {
   type EmulatedMessage,
   startDiscordEmulator,
 } from "../discord/emulator/DiscordEmulator.js";
+export type { RestExchange } from "../discord/emulator/exchanges.js";
 export type { EmulatorFault, FaultMatch } from "../discord/emulator/faults.js";
 export type { BucketLimit, EmulatorRateLimits } from "../discord/emulator/rateLimits.js";
 export { emulatorToken, userIdFromToken } from "../discord/emulator/tokens.js";

@@ -17,12 +17,14 @@
 // public thread opened without a message; MESSAGE_UPDATE of the message a thread is started from (its
 // `thread`, flag 32); "X added / removed Y" (type 1 / 2) when someone else adds a member to a thread or
 // removes one (joining or leaving posts nothing). Faults: `injectFault` (429 bucket or global, 5xx,
-// timeout, reset) and `dropGateway`. Not emulated: attachments (multipart bodies), edits, deletes,
+// timeout, reset) and `dropGateway`. `recordExchanges` keeps every REST request and answer for
+// `exchanges()`. Not emulated: attachments (multipart bodies), edits, deletes,
 // reactions, roles, the invalid-request limit, the thread starter message (type 21, listed first in such
 // a thread's history, sent on no gateway event), type 18 for a thread started from an "older" message
 // (Discord does not say how old), and "X added Y" when a mention adds a member (Discord documents neither).
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { recordExchange, type RestExchange } from "./exchanges.js";
 import { type EmulatorFault, FaultQueue } from "./faults.js";
 import { Gateway } from "./gateway.js";
 import { type EmulatorRateLimits, RateLimitBuckets } from "./rateLimits.js";
@@ -57,6 +59,11 @@ export interface DiscordEmulatorOptions {
    * 429. Change a limit or turn it off (`false`) per test; `false` turns them all off.
    */
   rateLimits?: EmulatorRateLimits | false;
+  /**
+   * Keep every REST request and its answer, for `exchanges()`: to assert what a bot sent and what it
+   * was told. Off by default, so a long-running demo does not keep them all in memory.
+   */
+  recordExchanges?: boolean;
 }
 
 /** A message as the emulator stored it. */
@@ -109,6 +116,11 @@ export interface DiscordEmulator {
   connectedBots(userId?: string): number;
   /** Denies (or grants back) a user Send Messages / Create Threads in a channel. */
   deny(channelId: string, userId: string, denied?: boolean): void;
+  /**
+   * Every REST request answered so far, in the order answered: method, path (after /api/v10), query,
+   * status and both JSON bodies. Throws unless the emulator was started with `recordExchanges: true`.
+   */
+  exchanges(): RestExchange[];
 }
 
 /**
@@ -129,8 +141,10 @@ export async function startDiscordEmulator(o: DiscordEmulatorOptions): Promise<D
   });
   state.listener = gateway;
 
+  const recorded: RestExchange[] | null = o.recordExchanges === true ? [] : null;
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
+    if (recorded) recordExchange(req, res, recorded);
     void handleRest({ state, faults, buckets, gatewayUrl, held }, req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500).end();
     });
@@ -209,6 +223,14 @@ export async function startDiscordEmulator(o: DiscordEmulatorOptions): Promise<D
       const channel = state.channel(channelId);
       if (denied) channel.denied.add(userId);
       else channel.denied.delete(userId);
+    },
+    exchanges() {
+      if (!recorded) {
+        throw new Error(
+          "exchanges(): start the emulator with recordExchanges: true to record REST exchanges",
+        );
+      }
+      return structuredClone(recorded);
     },
   };
 }

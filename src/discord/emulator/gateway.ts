@@ -11,8 +11,8 @@ import {
   guildCreateJson,
   memberJson,
   messageJson,
+  selfUserJson,
   threadMemberJson,
-  userJson,
 } from "./shapes.js";
 
 const INTENT_GUILD_MESSAGES = 1 << 9;
@@ -113,7 +113,7 @@ export class Gateway implements StateListener {
     this.sessions.set(session.id, session);
     this.dispatch(session, "READY", {
       v: 10,
-      user: { ...userJson(this.state, user.id), verified: true, mfa_enabled: false, email: null },
+      user: selfUserJson(this.state, user.id),
       guilds: [{ id: this.state.guildId, unavailable: true }],
       session_id: session.id,
       session_type: "normal",

@@ -11,6 +11,7 @@ import {
   guildCreateJson,
   memberJson,
   messageJson,
+  selfUserJson,
   threadMemberJson,
   userJson,
 } from "./shapes.js";
@@ -67,7 +68,8 @@ function userParam(ctx: RouteContext, index: number): string {
   return value === "@me" ? ctx.userId : value;
 }
 
-const routes: Route[] = (
+/** Every route the emulator answers (the conformance test checks each one is exercised). */
+export const routes: readonly Route[] = (
   [
     {
       method: "GET",
@@ -80,7 +82,7 @@ const routes: Route[] = (
         }),
     },
     { method: "GET", path: "/gateway", handler: (ctx) => ok({ url: ctx.gatewayUrl }) },
-    { method: "GET", path: "/users/@me", handler: (ctx) => ok(userJson(ctx.state, ctx.userId)) },
+    { method: "GET", path: "/users/@me", handler: (ctx) => ok(selfUserJson(ctx.state, ctx.userId)) },
     {
       method: "GET",
       path: "/users/{user_id}",
@@ -112,7 +114,7 @@ const routes: Route[] = (
         const members = threads
           .filter((t) => t.members.has(ctx.userId))
           .map((t) => threadMemberJson(t, ctx.userId, t.members.get(ctx.userId) ?? 0));
-        return ok({ threads: threads.map((t) => channelJson(ctx.state, t)), members });
+        return ok({ threads: threads.map((t) => channelJson(ctx.state, t)), members, has_more: false });
       },
     },
     {
