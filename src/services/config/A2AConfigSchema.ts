@@ -244,7 +244,8 @@ const DiscordSchema = z.strictObject({
               "in; more wait in order, none is dropped. Channels whose guild is unknown share one limit.",
           ),
           messagePerChannelPerSecond: count(5).describe(
-            "Messages sent per second in one channel or thread; more wait in order, none is dropped.",
+            "Messages sent per second in one channel or thread; more wait in order, none is dropped. " +
+              "The most sent: when Discord's answers say a channel's bucket is empty, it waits for the reset.",
           ),
         })
         .prefault({})
