@@ -1,11 +1,6 @@
 // The REST routes (API v10) the Discord emulator answers, with Discord's path templates.
-import {
-  type AllowedMentions,
-  DiscordError,
-  type EmulatorState,
-  invalidFormBody,
-  type Json,
-} from "./state.js";
+import { DiscordError, invalidFormBody } from "./errors.js";
+import type { AllowedMentions, EmulatorState, Json } from "./state.js";
 import {
   channelJson,
   guildCreateJson,

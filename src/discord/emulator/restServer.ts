@@ -10,7 +10,8 @@ import {
   rateLimitedAnswer,
 } from "./rateLimits.js";
 import { bucketRoute, findRoute } from "./restRoutes.js";
-import { DiscordError, type EmulatorState, type Json } from "./state.js";
+import { DiscordError } from "./errors.js";
+import type { EmulatorState, Json } from "./state.js";
 import { userIdFromToken } from "./tokens.js";
 
 export const API_PREFIX = "/api/v10";

@@ -1,5 +1,12 @@
 // In-memory Discord state of the emulator: one guild, its text channels and threads, users, messages.
 // The REST routes and the test API both go through here; every change is announced to the gateway.
+import {
+  DiscordError,
+  invalidFormBody,
+  missingPermissions,
+  unknownChannel,
+  unknownMessage,
+} from "./errors.js";
 import { isSnowflake, SnowflakeGenerator, snowflakeTimestamp } from "./snowflake.js";
 
 export type Json = Record<string, unknown>;
@@ -47,27 +54,6 @@ export interface EmulatorMessage {
 
 /** The system messages Discord posts for threads: "X added / removed Y" (Y in `mentions`), "X started a thread". */
 export const SYSTEM_MESSAGE = { recipientAdd: 1, recipientRemove: 2, threadCreated: 18 } as const;
-
-/** An error the REST layer turns into a Discord JSON error body. */
-export class DiscordError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: number,
-    message: string,
-    readonly errors?: Json,
-  ) {
-    super(message);
-    this.name = "DiscordError";
-  }
-}
-
-export const unknownChannel = (): DiscordError => new DiscordError(404, 10003, "Unknown Channel");
-export const unknownMessage = (): DiscordError => new DiscordError(404, 10008, "Unknown Message");
-export const missingPermissions = (): DiscordError => new DiscordError(403, 50013, "Missing Permissions");
-
-export function invalidFormBody(field: string, code: string, message: string): DiscordError {
-  return new DiscordError(400, 50035, "Invalid Form Body", { [field]: { _errors: [{ code, message }] } });
-}
 
 export interface AllowedMentions {
   parse?: string[];
