@@ -1,4 +1,4 @@
-import { ChannelType, RequestMethod, Routes } from "discord.js";
+import { ChannelType, Routes } from "discord.js";
 import type { DiscordPort, DiscordRateLimit } from "../runtime/ports.js";
 
 /**
@@ -10,7 +10,8 @@ export interface DiscordJsRestClient {
     get(route: `/${string}`, options?: { query?: URLSearchParams }): Promise<unknown>;
     /** A request through discord.js's queue and rate-limit handling, answered with the raw response. */
     queueRequest(request: {
-      method: RequestMethod;
+      /** "POST" (discord.js's `RequestMethod.Post`): a string, so these types need no discord.js. */
+      method: string;
       fullRoute: `/${string}`;
       body?: unknown;
     }): Promise<{ headers: { get(name: string): string | null }; json(): Promise<unknown> }>;
@@ -30,7 +31,7 @@ async function post<T>(
   bucketRoute: string,
   body: unknown,
 ): Promise<{ created: T; rateLimit?: DiscordRateLimit }> {
-  const response = await client.rest.queueRequest({ method: RequestMethod.Post, fullRoute, body });
+  const response = await client.rest.queueRequest({ method: "POST", fullRoute, body });
   const created = (await response.json()) as T;
   const remaining = Number(response.headers.get("x-ratelimit-remaining") ?? Number.NaN);
   const resetAfterMs = Number(response.headers.get("x-ratelimit-reset-after") ?? Number.NaN) * 1_000;
