@@ -8,6 +8,7 @@ import {
 import { MACHINE_VERSIONS } from "../runtime/index.js";
 import { type CliIO, firstLine, flagProblem } from "./io.js";
 import { loadPeer } from "./peerDependencies.js";
+import { postgresUsageError } from "./postgresUsage.js";
 import { type QuarantinedRow, quarantineWarning, toQuarantinedRow } from "./quarantineWarnings.js";
 import { collectExchanges, type ExchangeStatusRow, exchangeTable } from "./statusExchanges.js";
 import {
@@ -140,6 +141,11 @@ async function postgresStatus(
 ): Promise<number> {
   if (values["state-dir"] !== undefined) {
     io.err("a2a-statecharts status: --state-dir and --postgres name two different stores: give one of them");
+    return 2;
+  }
+  const usage = postgresUsageError(connectionString, values.schema);
+  if (usage !== undefined) {
+    io.err(`a2a-statecharts status: ${usage}`);
     return 2;
   }
   try {

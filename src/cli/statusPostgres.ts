@@ -1,6 +1,6 @@
 // `status --postgres URL`: the PostgreSQL store's processes, actors and backlog. Loaded only for that
 // flag (it needs the pg package, an optional peer dependency).
-import { SCHEMA_NAME, SCHEMA_VERSION } from "../persistence/postgres/migrations.js";
+import { SCHEMA_VERSION } from "../persistence/postgres/migrations.js";
 import {
   type PostgresProcess,
   type PostgresStatusReading,
@@ -8,6 +8,7 @@ import {
 } from "../persistence/postgres/readStatus.js";
 import { MACHINE_VERSIONS } from "../runtime/index.js";
 import { type CliIO, firstLine } from "./io.js";
+import { postgresUsageError } from "./postgresUsage.js";
 import {
   ACTOR_HEADER,
   type ActorStatusRow,
@@ -57,19 +58,12 @@ export async function runPostgresStatus(
   io: CliIO,
   now: number,
 ): Promise<number> {
-  if (o.connectionString.trim() === "") {
-    io.err(
-      "a2a-statecharts status: --postgres needs a connection string (postgresql://user@host:5432/database), got an empty string",
-    );
+  const usage = postgresUsageError(o.connectionString, o.schema);
+  if (usage !== undefined) {
+    io.err(`a2a-statecharts status: ${usage}`);
     return 2;
   }
   const schema = o.schema ?? "a2a";
-  if (!SCHEMA_NAME.test(schema)) {
-    io.err(
-      `a2a-statecharts status: --schema must be a lower-case SQL name (letters, digits, _; at most 63), got ${JSON.stringify(schema)}`,
-    );
-    return 2;
-  }
   let report: PostgresStatusReport;
   try {
     report = await collectPostgresStatus({ connectionString: o.connectionString, schema }, now);

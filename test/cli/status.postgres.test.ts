@@ -401,7 +401,7 @@ describe("status --postgres: bounded and optional", { timeout: 30_000 }, () => {
 
   // Run by Node itself with pg made unresolvable, as on an install without it: status still loads, and
   // --postgres says what to install.
-  it("without the pg package, --postgres says to install it", async () => {
+  it("without the pg package, --postgres says to install it; a usage error is still one (exit 2)", async () => {
     const root = resolve(import.meta.dirname, "../..");
     const hook = `export async function resolve(specifier, context, next) {
       if (specifier !== "pg") return next(specifier, context);
@@ -411,7 +411,12 @@ describe("status --postgres: bounded and optional", { timeout: 30_000 }, () => {
       import { register } from "node:module";
       register("data:text/javascript," + encodeURIComponent(${JSON.stringify(hook)}));
       const { main } = await import(${JSON.stringify(join(root, "src/cli/main.ts"))});
-      for (const store of [["--state-dir", "/no-such-a2a-state"], ["--postgres", "postgresql://a2a@127.0.0.1:1/gateway"]]) {
+      for (const store of [
+        ["--state-dir", "/no-such-a2a-state"],
+        ["--postgres", "postgresql://a2a@127.0.0.1:1/gateway"],
+        ["--postgres", "postgresql://a2a@127.0.0.1:1/gateway", "--schema", "Bad-Name"],
+        ["--postgres", " "],
+      ]) {
         console.log("exit " + (await main(["status", ...store], console.log, console.log)));
       }
     `;
@@ -425,6 +430,11 @@ describe("status --postgres: bounded and optional", { timeout: 30_000 }, () => {
       "exit 1",
       "a2a-statecharts status: this command needs pg, which is not installed: npm install pg",
       "exit 1",
+      // A usage error is one whether pg is there or not.
+      'a2a-statecharts status: --schema must be a lower-case SQL name (letters, digits, _; at most 63), got "Bad-Name"',
+      "exit 2",
+      "a2a-statecharts status: --postgres needs a connection string (postgresql://user@host:5432/database), got an empty string",
+      "exit 2",
     ]);
   });
 });
