@@ -54,6 +54,10 @@ interface Figures {
   storeBytesPerTransition: number;
   allBytesPerTransition: number;
   journalAppends: number;
+  journalBytes: number;
+  storeCompactions: number;
+  recordsPut: number;
+  recordBytesPut: number;
   compactions: number;
   compactionMsMax: number;
   compactionMsTotal: number;
@@ -192,6 +196,12 @@ const ROWS: Row[] = [
   },
   { label: "bytes written / transition: snapshot store", value: (f) => f.storeBytesPerTransition, show: kb },
   { label: "bytes written / transition: all files", value: (f) => f.allBytesPerTransition, show: kb },
+  { label: "  journal appends / transition", value: (f) => f.journalBytes / f.transitions, show: kb },
+  {
+    label: "  records put / transition",
+    value: (f) => f.recordsPut / f.transitions,
+    show: (v) => v.toFixed(2),
+  },
   { label: "compactions in the drive", value: (f) => f.compactions, show: int },
   { label: "  longest compaction", value: (f) => f.compactionMsMax, show: ms },
   { label: "thread-state folds in the drive", value: (f) => f.threadFolds, show: int },

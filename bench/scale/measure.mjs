@@ -118,9 +118,15 @@ LowdbSnapshotStore.prototype.startCompaction = async function (...args) {
 };
 const unpersisted = new Map();
 const lags = [];
+let recordsPut = 0;
+let recordBytesPut = 0;
 const putAll = LowdbSnapshotStore.prototype.putAll;
 LowdbSnapshotStore.prototype.putAll = function (records) {
   const promise = putAll.call(this, records);
+  if (measuring) {
+    recordsPut += records.length;
+    for (const record of records) recordBytesPut += JSON.stringify(record).length;
+  }
   for (const record of records) {
     const pending = unpersisted.get(record.id);
     if (pending === undefined) continue;
@@ -235,13 +241,9 @@ await runtime.stop();
 const statusStarted = performance.now();
 let statusError = "";
 const statusCode = await new Promise((resolve, reject) => {
-  const child = spawn(
-    process.execPath,
-    [join(dist, "cli", "bin.js"), "status", "--state-dir", dir, "--json"],
-    {
-      stdio: ["ignore", "ignore", "pipe"],
-    },
-  );
+  const child = spawn(process.execPath, [join(dist, "cli", "bin.js"), "status", "--state-dir", dir], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   child.stderr.on("data", (chunk) => (statusError += chunk.toString()));
   child.on("error", reject);
   child.on("exit", resolve);
@@ -280,6 +282,10 @@ console.log(
     storeBytesPerTransition: (stats1.bytesWritten - stats0.bytesWritten) / transitions,
     allBytesPerTransition: filesWindow / transitions,
     journalAppends: stats1.journalAppends - stats0.journalAppends,
+    journalBytes: stats1.journalBytes - stats0.journalBytes,
+    storeCompactions: stats1.compactions - stats0.compactions,
+    recordsPut,
+    recordBytesPut,
     compactions: compactions.length,
     compactionMsMax: compactions.length === 0 ? 0 : Math.max(...compactions),
     compactionMsTotal: compactions.reduce((a, b) => a + b, 0),
