@@ -94,28 +94,27 @@ ChangeLogFile.open = async (options) => {
 // The thread state's fold rewrites its whole snapshot (state.json).
 const threadFolds = [];
 const compactLog = ChangeLogFile.prototype.compact;
-ChangeLogFile.prototype.compact = async function (...args) {
-  const started = performance.now();
-  try {
-    return await compactLog.apply(this, args);
-  } finally {
-    if (measuring) threadFolds.push(performance.now() - started);
-  }
-};
+/** Compactions and folds the drive started, awaited after it: a long one may end after the window. */
+const driveRuns = [];
+function timedRun(list, fn) {
+  return function (...args) {
+    const at = performance.now();
+    const inDrive = measuring;
+    const run = fn.apply(this, args).finally(() => {
+      if (inDrive) list.push(performance.now() - at);
+    });
+    if (inDrive) driveRuns.push(run.catch(() => undefined));
+    return run;
+  };
+}
+ChangeLogFile.prototype.compact = timedRun(threadFolds, compactLog);
 // Garbage-collection pauses in the drive.
 const gcPauses = [];
 new PerformanceObserver((list) => {
   if (measuring) for (const entry of list.getEntries()) gcPauses.push(entry.duration);
 }).observe({ entryTypes: ["gc"] });
 const startCompaction = LowdbSnapshotStore.prototype.startCompaction;
-LowdbSnapshotStore.prototype.startCompaction = async function (...args) {
-  const started = performance.now();
-  try {
-    return await startCompaction.apply(this, args);
-  } finally {
-    if (measuring) compactions.push(performance.now() - started);
-  }
-};
+LowdbSnapshotStore.prototype.startCompaction = timedRun(compactions, startCompaction);
 const unpersisted = new Map();
 const lags = [];
 let recordsPut = 0;
@@ -208,6 +207,7 @@ const heapAfterStart = process.memoryUsage().heapUsed;
 // ---- the drive: from FIRST_DUE on, one mention falls due every 2 ms (pending → reminding → reminded).
 const stats0 = store.stats();
 const files0 = files.bytes;
+const largestInStart = { bytes: files.largest, path: files.largestPath };
 files.largest = 0;
 files.largestPath = "";
 const loop = monitorEventLoopDelay({ resolution: 10 });
@@ -222,6 +222,7 @@ const reminded = async () => (await runtime.mentions()).filter((m) => m.status =
 while (unpersisted.size > 0 && performance.now() < settleBy) await sleep(50);
 measuring = false;
 await store.flush();
+await Promise.all(driveRuns);
 await sleep(50);
 loop.disable();
 const stats1 = store.stats();
@@ -289,6 +290,8 @@ console.log(
     compactions: compactions.length,
     compactionMsMax: compactions.length === 0 ? 0 : Math.max(...compactions),
     compactionMsTotal: compactions.reduce((a, b) => a + b, 0),
+    largestWriteInStart: largestInStart.bytes,
+    largestWriteInStartPath: largestInStart.path.slice(dir.length + 1).replace(/\.tmp-\d+$/, ""),
     largestWrite: largestInDrive.bytes,
     largestWritePath: largestInDrive.path.slice(dir.length + 1).replace(/\.tmp-\d+$/, ""),
     loopP99: loop.percentile(99) / 1e6,
