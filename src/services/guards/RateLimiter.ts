@@ -85,14 +85,8 @@ export class RateLimiter {
     const now = this.clock.now();
     for (const [held, until] of this.holds) if (until <= now) this.holds.delete(held);
     const until = Math.max(this.holds.get(key) ?? 0, now + ms);
+    // No timer to move: every drain of the key reads the hold, and one that wakes early waits again.
     this.holds.set(key, until);
-    const timer = this.timers.get(key);
-    if (timer === undefined) return; // nothing waits on a timer; the next drain sees the hold
-    this.clock.clearTimeout(timer);
-    this.timers.set(
-      key,
-      this.clock.setTimeout(() => this.drain(key), until - now),
-    );
   }
 
   /** Tasks waiting for room on `key` (or on every key). */
