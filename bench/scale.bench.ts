@@ -39,7 +39,7 @@ interface Figures {
   startMs: number;
   storeOpenMs: number;
   threadStateOpenMs: number;
-  archivedInMemory: number;
+  archivedRecords: number;
   rssAfterImport: number;
   peakRssAfterStart: number;
   peakRss: number;
@@ -187,7 +187,7 @@ const ROWS: Row[] = [
   { label: "  RSS after the root import", value: (f) => f.rssAfterImport, show: mb },
   { label: "steady RSS (after drive + full GC)", value: (f) => f.steadyRss, show: mb },
   { label: "V8 heap used, steady", value: (f) => f.heapUsed, show: mb },
-  { label: "archived records held in memory", value: (f) => f.archivedInMemory, show: int },
+  { label: "archived records (on disk, 8 bytes each in memory)", value: (f) => f.archivedRecords, show: int },
   { label: "transitions/s", value: (f) => f.transitionsPerS, show: int },
   { label: "persistence lag p50", value: (f) => f.lagP50, show: ms },
   {

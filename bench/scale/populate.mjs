@@ -2,7 +2,7 @@
 // node on the built dist/; not measured). A running runtime makes one template per agent pair (a live
 // mention waiting for its answer, a collaboration answered and finished); the state dir is then written
 // by cloning those records with fresh ids, threads, topics and times, through the store's own
-// persistence (LowdbSnapshotStore for live records and the dated archive, ChangeLogFile with
+// persistence (LowdbSnapshotStore for live records and the hourly archive, ChangeLogFile with
 // ThreadState's expiry for the thread state), so the files are what the runtime would have written,
 // without a million discordSend calls.
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -89,11 +89,20 @@ async function makeTemplates(dir) {
     throw new Error(`warnings while making templates: ${warnings.slice(0, 3).join("; ")}`);
 }
 
+/** The records of a store's live shards (`*.json`) or archive hours (`*.ndjson`, one record a line). */
 async function readRecords(dir) {
   const records = [];
   for (const name of await readdir(dir)) {
-    if (!name.endsWith(".json")) continue;
-    records.push(...Object.values(JSON.parse(await readFile(join(dir, name), "utf8")).records));
+    const text =
+      name.endsWith(".json") || name.endsWith(".ndjson") ? await readFile(join(dir, name), "utf8") : "";
+    if (name.endsWith(".json")) records.push(...Object.values(JSON.parse(text).records));
+    if (name.endsWith(".ndjson"))
+      records.push(
+        ...text
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => JSON.parse(line)),
+      );
   }
   return records;
 }

@@ -93,12 +93,13 @@ export class DurableJsonFile<T> implements Adapter<T> {
 /**
  * Writes a temp file, fsyncs it, renames it over `file` and fsyncs the directory: a crash leaves
  * the old file or the new one, never a torn mix, and the rename survives a power cut. A new file gets
- * `mode` (before the umask; default 0o600). `text` may come in pieces, written one after another.
+ * `mode` (before the umask; default 0o600). `text` may come in pieces (text as UTF-8, or bytes),
+ * written one after another.
  * Resolves with the number of bytes written.
  */
 export async function writeFileDurably(
   file: string,
-  text: string | Iterable<string>,
+  text: string | Iterable<string | Uint8Array>,
   mode = 0o600,
 ): Promise<number> {
   let bytes = 0;
@@ -109,8 +110,8 @@ export async function writeFileDurably(
     try {
       // writeFile writes all of each piece (it loops over short writes) from the current position.
       for (const piece of typeof text === "string" ? [text] : text) {
-        await handle.writeFile(piece, "utf8");
-        bytes += Buffer.byteLength(piece);
+        await handle.writeFile(piece);
+        bytes += typeof piece === "string" ? Buffer.byteLength(piece) : piece.byteLength;
       }
       await handle.sync();
     } finally {

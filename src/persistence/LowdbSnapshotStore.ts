@@ -1,9 +1,11 @@
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type ActorRecord, describeId, recordForPut } from "./actorRecord.js";
-import { errorCode, errorText, syncDirectory } from "./DurableJsonFile.js";
+import { ArchiveFiles } from "./archive/ArchiveFiles.js";
+import { errorCode } from "./DurableJsonFile.js";
 import { JournalSegmentWriter } from "./journal/JournalSegmentWriter.js";
 import { journalFileName } from "./journal/segmentFormat.js";
+import { type Segment, deleteSegments, foldIntoFiles } from "./foldIntoFiles.js";
 import { loadSnapshotStore } from "./loadSnapshotStore.js";
 import { SnapshotLayout } from "./snapshotLayout.js";
 import {
@@ -19,21 +21,16 @@ import {
 } from "./snapshotStoreOptions.js";
 import { StateDirNotWritableError } from "./StateDirLock.js";
 
-export { ARCHIVE_FILE, SHARD_FILE, shardOf } from "./snapshotLayout.js";
-
-/** The journal segment appends go to; its file is created on the first append. */
-interface Segment {
-  seq: number;
-  path: string;
-  writer: JournalSegmentWriter;
-}
+export { SHARD_FILE, shardOf } from "./snapshotLayout.js";
+export { ARCHIVE_HOUR_FILE, LEGACY_ARCHIVE_FILE } from "./archive/archiveNames.js";
 
 /**
  * Actor snapshots on lowdb, sharded so a write rewrites one file's worth of actors, not all.
  *
- * - Live records (status "active") live in `actors/shard-<nn>.json`, shard = FNV-1a(id) mod shards.
- *   Finished ones ("done", "error") move to `archive/archive-<yyyy-mm-dd>.json` (UTC day of updatedAt)
- *   and prune() drops them after cleanupMaxAgeMs.
+ * - Live records (status "active") live in `actors/shard-<nn>.json`, shard = FNV-1a(id) mod shards,
+ *   and in memory. Finished ones ("done", "error") are appended to the archive, one file per UTC hour
+ *   of updatedAt (`archive/archive-<yyyy-mm-dd>T<hh>.ndjson`), and are not kept in memory: get() and
+ *   archived() read them back; prune() drops them after cleanupMaxAgeMs.
  * - put() is synchronous in memory; writes are coalesced: every put in the same tick joins one batch,
  *   and puts made while a batch is writing join the next one. Batches chain on promises, never on a
  *   timer, so a caller with fake timers is never stuck.
@@ -43,13 +40,16 @@ interface Segment {
  *   is undone so the segment holds only whole batches (journal/JournalSegmentWriter.ts); the segment
  *   format lets open() tell a torn append from lost data (journal/segmentFormat.ts).
  * - Compaction folds the journal into the files off the hot path (when the segment passes
- *   journalMaxBytes, at compact(), prune() and close(), and at open): it seals the segment (appends go
- *   on in the next one), writes every dirty file whole and durably, and only then deletes the sealed
- *   segments. open() reads the files, then replays the segments in order (the last line per id wins
- *   unless a file holds a newer copy, so replaying a line already folded in changes nothing).
- * - A record that moves between files (finished → archive, a changed shard count) stays in its old
- *   file until the new file is durably written, so a crash in between leaves a duplicate (resolved at
- *   open by updatedAt), never a loss.
+ *   journalMaxBytes or, when larger, the live shards' size, so that folding stays proportional to
+ *   what was appended however many actors live; at compact(), prune() and close(), and at open): it seals the segment (appends go
+ *   on in the next one), appends the finished records to the archive, writes every dirty shard whole
+ *   and durably, and only then deletes the sealed segments. open() reads the shards, then replays
+ *   the segments in order (the last line per id wins unless a file holds a newer copy, so replaying a
+ *   line already folded in changes nothing).
+ * - A record that moves (finished → archive, a changed shard count) stays in its old file until its
+ *   new home is durably written, so a crash in between leaves a duplicate, never a loss: the journal
+ *   that moved it is still there, and replaying it (open checks a replayed record against the archive)
+ *   moves it again.
  * - The caller holds the state-directory lock (acquireStateDirLock): the store assumes it is the only writer.
  */
 export class LowdbSnapshotStore {
@@ -82,6 +82,8 @@ export class LowdbSnapshotStore {
   private readonly warn: (message: string) => void;
   private readonly actorsDir: string;
   private readonly archiveDir: string;
+  /** Set by open(), before anything else runs. */
+  private archive!: ArchiveFiles;
 
   private readonly options: SnapshotStoreOptions;
 
@@ -99,33 +101,39 @@ export class LowdbSnapshotStore {
     this.warn = options.onWarning ?? ((message) => console.warn(message));
     this.actorsDir = join(options.dir, "actors");
     this.archiveDir = join(options.dir, "archive");
-    this.layout = new SnapshotLayout(this.actorsDir, this.archiveDir, this.shards, (bytes) =>
-      this.countWrite(bytes),
-    );
+    this.layout = new SnapshotLayout(this.actorsDir, this.shards, (bytes) => this.countWrite(bytes));
     this.segment = this.newSegment(1);
   }
 
   /**
-   * Opens (creating if needed) the store in `dir` and reads every file. A file that does not parse is
-   * quarantined to `*.corrupt-<time>`; a record that fails validation, has an unknown machine or a
-   * version that no migration handles, or a snapshot validateSnapshot refuses, is kept in
+   * Opens (creating if needed) the store in `dir` and reads every live shard and the journal (the
+   * archive's records are read when asked for). A file that does not parse is quarantined to
+   * `*.corrupt-<time>`; a record that fails validation, has an unknown machine or a version that no
+   * migration handles, or a snapshot validateSnapshot refuses, is kept in
    * `quarantine/records-<time>.json`; a journal segment that lost acknowledged records (truncated,
    * corrupt) is copied to `quarantine/` and every record it still holds is loaded. Each is reported
-   * through onWarning and report(), and the rest loads. Any clean-up this needs is flushed before
-   * open() resolves.
+   * through onWarning and report(), and the rest loads. An archive in the earlier one-file-per-day
+   * format is checked the same way and moved into the hourly files. Any clean-up this needs is
+   * flushed before open() resolves.
    */
   static async open(options: SnapshotStoreOptions): Promise<LowdbSnapshotStore> {
     checkOptions(options);
     const store = new LowdbSnapshotStore(options);
-    for (const dir of [store.actorsDir, store.archiveDir]) {
-      try {
+    try {
+      for (const dir of [store.actorsDir, store.archiveDir])
         await mkdir(dir, { recursive: true, mode: 0o700 });
-      } catch (error) {
-        throw new StateDirNotWritableError(options.dir, error);
-      }
+      store.archive = await ArchiveFiles.open({
+        dir: store.archiveDir,
+        rules: store.options,
+        onWrite: (bytes) => store.countWrite(bytes),
+        warn: store.warn,
+      });
+    } catch (error) {
+      throw new StateDirNotWritableError(options.dir, error);
     }
     const seqs = await loadSnapshotStore({
       layout: store.layout,
+      archive: store.archive,
       options: store.options,
       actorsDir: store.actorsDir,
       archiveDir: store.archiveDir,
@@ -138,39 +146,45 @@ export class LowdbSnapshotStore {
     for (const seq of seqs) store.sealed.push(store.newSegment(seq));
     store.segment = store.newSegment((seqs.at(-1) ?? 0) + 1);
     // Fold what the journal held (and any clean-up) into the files before anything new is appended.
-    if (store.layout.dirty.size > 0 || store.sealed.length > 0) await store.compact();
+    if (store.needsCompaction()) await store.compact();
     return store;
   }
 
   /** The live records (status "active"); right after open, those read from disk. Copies. */
   load(): ActorRecord[] {
-    return this.layout.records("live");
-  }
-
-  /** The archived (finished) records not yet pruned. Copies. */
-  archived(): ActorRecord[] {
-    return this.layout.records("archive");
+    return this.layout.records();
   }
 
   /**
-   * Calls `fn` with every live (status "active") or archived record, in the store's order, WITHOUT
-   * copying: the records are the store's own objects. Do not mutate them or anything in them, and do not
-   * put() or prune() during the pass; a caller that keeps one past the pass must not change it either (a
-   * later put() replaces the store's object, it never changes it). For read-heavy passes such as the
-   * runtime's start(), where load()/archived() would structuredClone every record.
+   * The finished records not yet pruned, read from the archive (and those put since the last
+   * compaction). Every call reads the archive's files: it costs what the archive holds.
    */
-  forEachRecord(kind: "live" | "archive", fn: (record: Readonly<ActorRecord>) => void): void {
+  async archived(): Promise<ActorRecord[]> {
+    const out = [...this.layout.finished.values()].map((record) => structuredClone(record));
+    for await (const record of this.archive.records((id) => this.layout.held(id) !== undefined))
+      out.push(record);
+    return out;
+  }
+
+  /**
+   * Calls `fn` with every live (status "active") record, in the store's order, WITHOUT copying: the
+   * records are the store's own objects. Do not mutate them or anything in them, and do not put() or
+   * prune() during the pass; a caller that keeps one past the pass must not change it either (a later
+   * put() replaces the store's object, it never changes it). For read-heavy passes such as the
+   * runtime's start(), where load() would structuredClone every record.
+   */
+  forEachLive(fn: (record: Readonly<ActorRecord>) => void): void {
     for (const [id, file] of this.layout.home) {
-      if (file.kind !== kind) continue;
       const record = file.db.data.records[id];
       if (record !== undefined) fn(record);
     }
   }
 
-  /** A copy of the record with this id, live or archived. */
-  get(id: string): ActorRecord | undefined {
-    const record = this.layout.home.get(id)?.db.data.records[id];
-    return record === undefined ? undefined : structuredClone(record);
+  /** A copy of the record with this id, live or archived (an archived one is read from its file). */
+  async get(id: string): Promise<ActorRecord | undefined> {
+    const record = this.layout.held(id);
+    if (record !== undefined) return structuredClone(record);
+    return this.archive.get(id);
   }
 
   /**
@@ -214,8 +228,8 @@ export class LowdbSnapshotStore {
   }
 
   /**
-   * Folds everything put so far into the shard and archive files (whole-file durable writes), then
-   * deletes the journal segments they now hold. Runs by itself when the journal passes
+   * Folds everything put so far into the files (finished records appended to the archive, dirty
+   * shards written whole and durably), then deletes the journal segments they now hold. Runs by itself when the journal passes
    * journalMaxBytes, and at close(); rejects with SnapshotStoreWriteError naming the files it could
    * not write (the journal is then kept, so nothing is lost, and the next compaction retries).
    */
@@ -223,14 +237,25 @@ export class LowdbSnapshotStore {
     await this.flush();
     // Round 1 writes the dirty files; round 2 removes the old copies of records that round 1 moved.
     for (let round = 0; round < 2; round++) {
-      if (this.layout.dirty.size === 0 && this.sealed.length === 0 && this.segment.writer.size === 0) break;
+      if (!this.needsCompaction() && this.segment.writer.size === 0) break;
       await this.startCompaction();
     }
   }
 
+  private needsCompaction(): boolean {
+    const { layout } = this;
+    return (
+      layout.dirty.size > 0 ||
+      layout.finished.size > 0 ||
+      layout.legacyArchives.length > 0 ||
+      this.sealed.length > 0
+    );
+  }
+
   /**
-   * Drops archived records whose updatedAt is more than cleanupMaxAgeMs before `now`, and deletes
-   * archive files left empty. Resolves with the number dropped once that is on disk.
+   * Drops archived records whose updatedAt is more than cleanupMaxAgeMs before `now`: hours wholly
+   * before the cutoff are deleted, the hour it falls in is rewritten. Resolves with the number dropped
+   * once that is on disk.
    */
   prune(now: number = this.now()): Promise<number> {
     return this.pruneBefore(now - this.cleanupMaxAgeMs);
@@ -239,19 +264,20 @@ export class LowdbSnapshotStore {
   /** As prune(), for the archived records last updated before `cutoff` (ms since the epoch). */
   pruneBefore(cutoff: number): Promise<number> {
     if (this.closed) return Promise.reject(new SnapshotStoreClosedError(this.options.dir, "prune"));
-    const dropped = this.layout.dropArchivedBefore(cutoff);
-    if (dropped === 0) return Promise.resolve(0);
-    const done = this.compact().then(() => dropped);
+    const queued = this.layout.dropFinishedBefore(cutoff);
+    const done = this.archive.pruneBefore(cutoff).then(async (archived) => {
+      if (queued > 0) await this.compact();
+      return queued + archived;
+    });
     done.catch(() => undefined); // as put(): a failure surfaces through flush(), not as an unhandled rejection
     return done;
   }
 
   stats(): SnapshotStoreStats {
-    const { live, archive } = this.layout.counts();
     return {
       shards: this.shards,
-      liveRecords: live,
-      archivedRecords: archive,
+      liveRecords: this.layout.home.size,
+      archivedRecords: this.layout.finished.size + this.archive.count(),
       bytesWritten: this.bytesWritten,
       writes: this.writes,
       journalAppends: this.journalAppends,
@@ -310,7 +336,7 @@ export class LowdbSnapshotStore {
     this.pending.clear();
     let text = "";
     for (const id of ids) {
-      const record = this.layout.home.get(id)?.db.data.records[id];
+      const record = this.layout.held(id);
       if (record !== undefined) text += `${JSON.stringify(record)}\n`;
     }
     if (text === "") return;
@@ -338,7 +364,7 @@ export class LowdbSnapshotStore {
     this.journalBytes += appended;
     if (
       this.segment === segment &&
-      segment.writer.size >= this.journalMaxBytes &&
+      segment.writer.size >= Math.max(this.journalMaxBytes, this.layout.liveBytes()) &&
       this.compaction === undefined
     ) {
       // Off the hot path: this batch's puts resolve now; a failure is reported and retried later.
@@ -375,40 +401,26 @@ export class LowdbSnapshotStore {
   }
 
   /**
-   * Seals the journal, writes every dirty file whole (durably), and only then deletes the sealed
+   * Seals the journal, folds it into the files (foldIntoFiles), and only then deletes the sealed
    * segments: a crash at any point leaves the records in the journal, the files, or both.
    */
   private async runCompaction(): Promise<void> {
     const inFlight = this.inflight;
     const sealedNow = this.rotate();
     const toDelete = [...this.sealed];
-    const files = [...this.layout.dirty];
-    this.layout.dirty.clear();
-    const freeable = this.layout.freeableCopies(files);
     // The append that was writing to the sealed segment finishes there before it is closed.
     await inFlight?.catch(() => undefined);
     await sealedNow.writer.close().catch(() => undefined);
-
-    const failures = await this.layout.writeFiles(files, freeable);
-    if (failures.length > 0) {
-      const error = new SnapshotStoreWriteError(failures);
-      this.warn(error.message);
-      throw error;
-    }
-    // Every record of the sealed segments is now in a durable file: the segments can go.
-    let removed = false;
-    for (const segment of toDelete) {
-      try {
-        await rm(segment.path, { force: true });
-        removed = true;
-      } catch (error) {
-        this.warn(`snapshot store: could not delete the folded journal ${segment.path}: ${errorText(error)}`);
-        continue;
-      }
+    await foldIntoFiles({
+      layout: this.layout,
+      archive: this.archive,
+      archiveDir: this.archiveDir,
+      warn: this.warn,
+    });
+    for (const segment of await deleteSegments(toDelete, this.actorsDir, this.warn)) {
       const at = this.sealed.indexOf(segment);
       if (at >= 0) this.sealed.splice(at, 1);
     }
-    if (removed) await syncDirectory(this.actorsDir);
     this.compactions += 1;
   }
 }

@@ -17,13 +17,16 @@ export interface LowdbStoreOptions {
   shards?: number;
   /** The archive age prune(now) of the lowdb store itself uses; the port's prune takes its cutoff. Default one day. */
   cleanupMaxAgeMs?: number;
-  /** Journal size (bytes) past which the journal is folded into the shard files. Default 8 MiB. */
+  /**
+   * Journal size (bytes) past which the journal is folded into the shard files, or the shards' size
+   * when that is larger (a fold rewrites them: it waits until as much was appended). Default 8 MiB.
+   */
   journalMaxBytes?: number;
 }
 
 /**
  * The default store: actor records as JSON files in `stateDir` (shards, an fdatasynced journal, a
- * dated archive, a quarantine for what cannot be read). open() takes the directory's lock first, so a
+ * hourly archive read back when asked for, a quarantine for what cannot be read). open() takes the directory's lock first, so a
  * second holder (another process, or another store in this one) is refused with a StateDirLockedError
  * naming it. A put resolves once its batch is fdatasynced to the journal.
  *
@@ -95,9 +98,10 @@ export function lowdbStore(o: LowdbStoreOptions, takeLock: boolean): SnapshotSto
     async list(which: "live" | "archive"): Promise<Array<Readonly<ActorRecord>>> {
       const store = open("list");
       checkListKind(name, which);
+      if (which === "archive") return store.archived();
       // The store's own records, not copies: copying 10,000 of them took ~300 ms of a start.
       const records: Array<Readonly<ActorRecord>> = [];
-      store.forEachRecord(which, (record) => records.push(record));
+      store.forEachLive((record) => records.push(record));
       return records;
     },
     async prune(olderThan: number): Promise<number> {

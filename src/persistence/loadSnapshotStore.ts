@@ -1,4 +1,5 @@
-import { readdir } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
 import {
   type ActorRecord,
   type RawStoreDoc,
@@ -7,17 +8,20 @@ import {
   parseRawDoc,
   sameRecord,
 } from "./actorRecord.js";
+import type { ArchiveFiles } from "./archive/ArchiveFiles.js";
+import { LEGACY_ARCHIVE_FILE } from "./archive/archiveNames.js";
 import { CorruptStateFileError, DurableJsonFile, errorText } from "./DurableJsonFile.js";
 import { replayJournal } from "./journal/replayJournal.js";
 import { removeLeftoverTempFiles } from "./leftoverTempFiles.js";
 import { keepInQuarantine, quarantineFile, quarantineStamp } from "./quarantine.js";
-import { ARCHIVE_FILE, SHARD_FILE, type SnapshotLayout, type StoreFile, isEmpty } from "./snapshotLayout.js";
+import { SHARD_FILE, type SnapshotLayout, type StoreFile, isEmpty } from "./snapshotLayout.js";
 import type { SnapshotStoreOpenReport, SnapshotStoreOptions } from "./snapshotStoreOptions.js";
 import { StateDirNotWritableError } from "./StateDirLock.js";
 
 /** What loading a store needs from it. */
 export interface LoadContext {
   layout: SnapshotLayout;
+  archive: ArchiveFiles;
   options: SnapshotStoreOptions;
   actorsDir: string;
   archiveDir: string;
@@ -28,40 +32,45 @@ export interface LoadContext {
 }
 
 /**
- * Reads a LowdbSnapshotStore's files and journal into `layout`: every record checked (and migrated), the
- * ones that cannot be used kept in `quarantine/records-<time>.json`, a store file that does not parse
- * moved aside, a damaged journal segment copied to `quarantine/`; what it did goes into `ctx.report`.
- * Returns the journal segments' sequence numbers, in order (the caller seals them).
+ * Reads a LowdbSnapshotStore's live shards and journal into `layout`: every record checked (and
+ * migrated), the ones that cannot be used kept in `quarantine/records-<time>.json`, a store file that
+ * does not parse moved aside, a damaged journal segment copied to `quarantine/`; what it did goes into
+ * `ctx.report`. Archive day files of the earlier format are read the same way, their records queued
+ * for the hourly archive and the files for deletion once that is written. Returns the journal
+ * segments' sequence numbers, in order (the caller seals them).
  */
 export async function loadSnapshotStore(ctx: LoadContext): Promise<number[]> {
   const { layout } = ctx;
   // The caller holds the state dir's lock: a temp file here is a killed writer's, never renamed into place.
   for (const dir of [ctx.actorsDir, ctx.archiveDir]) await removeLeftoverTempFiles(dir);
-  const found: Array<{ file: StoreFile; raw: Record<string, unknown> }> = [];
+  // `file` undefined: an archive day of the earlier format, whose records all move to the archive.
+  const found: Array<{ file: StoreFile | undefined; path: string; raw: Record<string, unknown> }> = [];
   for (const name of await list(ctx.actorsDir)) {
     const match = SHARD_FILE.exec(name);
     if (match === null) continue;
     const index = Number(match[1]);
     const canonical = `shard-${String(index).padStart(layout.shardDigits(), "0")}.json`;
-    const file = layout.file("live", name, !(index < layout.shards && name === canonical));
-    const raw = await readRaw(ctx, file);
-    if (raw !== undefined) found.push({ file, raw });
+    const file = layout.file(name, !(index < layout.shards && name === canonical));
+    const raw = await readRaw(ctx, file.path);
+    if (raw !== undefined) found.push({ file, path: file.path, raw });
+    if (raw !== undefined) layout.fileBytes.set(file.key, (await stat(file.path)).size);
   }
   for (const name of await list(ctx.archiveDir)) {
-    if (!ARCHIVE_FILE.test(name)) continue;
-    const file = layout.file("archive", name, false);
-    const raw = await readRaw(ctx, file);
-    if (raw !== undefined) found.push({ file, raw });
+    if (!LEGACY_ARCHIVE_FILE.test(name)) continue;
+    const path = join(ctx.archiveDir, name);
+    const raw = await readRaw(ctx, path);
+    if (raw !== undefined) found.push({ file: undefined, path, raw });
+    if (raw !== undefined) layout.legacyArchives.push(path);
   }
 
   // Validate (and migrate) every record; keep the ones that cannot be used aside.
   const quarantined: Array<{ file: string; key: string; problem: string; record: unknown }> = [];
-  const copies = new Map<string, Array<{ file: StoreFile; record: ActorRecord }>>();
-  for (const { file, raw } of found) {
+  const copies = new Map<string, Array<{ file: StoreFile | undefined; record: ActorRecord }>>();
+  for (const { file, path, raw } of found) {
     for (const [key, value] of Object.entries(raw)) {
-      const checked = checkStored(ctx, key, value, file.path, quarantined);
+      const checked = checkStored(ctx, key, value, path, quarantined);
       // A record quarantined or migrated changes its file: rewrite it.
-      if (checked === undefined || checked.migrated) layout.markDirty(file);
+      if (file !== undefined && (checked === undefined || checked.migrated)) layout.markDirty(file);
       if (checked === undefined) continue;
       copies.set(key, [...(copies.get(key) ?? []), { file, record: checked.record }]);
     }
@@ -81,19 +90,25 @@ export async function loadSnapshotStore(ctx: LoadContext): Promise<number[]> {
   // One copy per id: a duplicate is what a crash during a move leaves; the newer copy wins.
   for (const [id, candidates] of copies) {
     const winner = candidates.reduce((best, c) => (newerRecord(c.record, best.record) ? c : best));
+    for (const loser of candidates)
+      if (loser !== winner && loser.file !== undefined) layout.markDirty(loser.file);
+    if (winner.file === undefined) {
+      layout.place(winner.record);
+      continue;
+    }
     winner.file.db.data.records[id] = winner.record;
     layout.home.set(id, winner.file);
-    for (const loser of candidates) if (loser !== winner) layout.markDirty(loser.file);
   }
-  // Then every record into the file it belongs to (another shard count, a record finished at a crash).
+  // Then every record where it belongs (another shard count, a record finished at a crash).
   for (const [id, file] of [...layout.home]) {
     const record = file.db.data.records[id];
-    if (record !== undefined && layout.targetFile(record) !== file) layout.place(record);
+    if (record !== undefined && (record.status !== "active" || layout.targetFile(record) !== file))
+      layout.place(record);
   }
-  // Then the journal over the files: its last line per id, unless a file holds a newer copy (what a
-  // compaction wrote before the crash; replaying a line already folded in changes nothing).
+  // Then the journal over the files: its last line per id, unless a file or the archive holds a newer
+  // copy (what a compaction wrote before the crash; replaying a line already folded in changes nothing).
   for (const record of journal.values()) {
-    const current = layout.home.get(record.id)?.db.data.records[record.id];
+    const current = layout.held(record.id) ?? (await archivedCopy(ctx.archive, record.id));
     if (current !== undefined && (newerRecord(current, record) || sameRecord(current, record))) continue;
     layout.place(record);
   }
@@ -130,21 +145,26 @@ function checkStored(
   return { record: checked.record, migrated: true };
 }
 
+/** The archive's copy of a record, read only when the archive may hold it. */
+async function archivedCopy(archive: ArchiveFiles, id: string): Promise<ActorRecord | undefined> {
+  return archive.mayHold(id) ? archive.get(id) : undefined;
+}
+
 /** A folder's entries, sorted. */
 async function list(dir: string): Promise<string[]> {
   return (await readdir(dir)).sort();
 }
 
 /** The file's records, or undefined when it is missing or was quarantined as corrupt. */
-async function readRaw(ctx: LoadContext, file: StoreFile): Promise<Record<string, unknown> | undefined> {
+async function readRaw(ctx: LoadContext, path: string): Promise<Record<string, unknown> | undefined> {
   try {
-    const doc = await new DurableJsonFile<RawStoreDoc>(file.path, { parse: parseRawDoc }).read();
+    const doc = await new DurableJsonFile<RawStoreDoc>(path, { parse: parseRawDoc }).read();
     return doc?.records;
   } catch (error) {
     if (!(error instanceof CorruptStateFileError)) throw error;
     let movedTo: string;
     try {
-      movedTo = await quarantineFile(file.path, ctx.now());
+      movedTo = await quarantineFile(path, ctx.now());
     } catch (cause) {
       throw new Error(
         `snapshot store: ${error.message}, and it could not be moved aside: ${errorText(cause)}`,
@@ -153,7 +173,7 @@ async function readRaw(ctx: LoadContext, file: StoreFile): Promise<Record<string
         },
       );
     }
-    ctx.report.quarantinedFiles.push({ file: file.path, movedTo, problem: error.reason });
+    ctx.report.quarantinedFiles.push({ file: path, movedTo, problem: error.reason });
     ctx.warn(`snapshot store: ${error.message}; moved it to ${movedTo} and started without it`);
     return undefined;
   }

@@ -16,7 +16,7 @@ import {
 } from "./actorRecord.js";
 import { DAMAGED_JOURNAL_FILE } from "./journal/keepDamagedJournal.js";
 import { journalSegments, readJournalSegment } from "./journal/segmentFormat.js";
-import { ARCHIVE_FILE, SHARD_FILE } from "./LowdbSnapshotStore.js";
+import { ARCHIVE_HOUR_FILE, LEGACY_ARCHIVE_FILE, SHARD_FILE } from "./LowdbSnapshotStore.js";
 import { isProcessAlive, readLockFile } from "./StateDirLock.js";
 import { listQuarantined, type QuarantinedFile } from "./listQuarantined.js";
 
@@ -29,7 +29,7 @@ export type StateDirLockInfo =
 /** One persisted actor and where it was read. */
 export interface StoredActor {
   record: ActorRecord;
-  /** The file it was read from (absolute): a shard, an archive day, or a journal segment not yet folded in. */
+  /** The file it was read from (absolute): a shard, an archive hour (or day), or a journal segment not yet folded in. */
   file: string;
   /** `actors/` (live shards) or `archive/` (finished records, until pruned). */
   location: "live" | "archive";
@@ -75,9 +75,10 @@ export class StateDirNotFoundError extends Error {
 /**
  * Reads a state directory's persisted actors without touching it: no lock is taken, nothing is
  * written, moved, quarantined or deleted (not even a dead writer's temp file), so it is safe next to
- * a running runtime. Every file is replaced atomically (DurableJsonFile), so each read sees a whole
- * file; live shards are read before the archive, so a record moving to the archive meanwhile is seen
- * at least once. The journal segments (`actors/journal-<n>.ndjson`) are read first and replayed over
+ * a running runtime. Every shard is replaced atomically (DurableJsonFile), so each read sees a whole
+ * file, and the archive's hourly files are appended to (a last line without its newline is an append
+ * in progress, skipped); live shards are read before the archive, so a record moving to the archive
+ * meanwhile is seen at least once. The journal segments (`actors/journal-<n>.ndjson`) are read first and replayed over
  * the files as LowdbSnapshotStore.open does (the last line per id, unless a file holds a newer copy), so
  * the latest acknowledged records show; a segment that a compaction removed meanwhile was folded into
  * the files read after it. A torn last line (an append in progress) is skipped. A file or record
@@ -102,14 +103,19 @@ export async function readStateDir(dir: string, options: ReadStateDirOptions = {
 
   for (const location of ["live", "archive"] as const) {
     const folder = join(root, location === "live" ? "actors" : "archive");
-    const pattern = location === "live" ? SHARD_FILE : ARCHIVE_FILE;
     for (const name of await listFolder(folder, problems)) {
       const file = join(folder, name);
-      if (!pattern.test(name)) continue;
-      const records = await readRecords(file, problems);
-      for (const [key, value] of Object.entries(records ?? {})) {
+      let entries: Array<[string, unknown]>;
+      if (location === "archive" && ARCHIVE_HOUR_FILE.test(name)) entries = await readLines(file, problems);
+      else if (location === "live" ? SHARD_FILE.test(name) : LEGACY_ARCHIVE_FILE.test(name))
+        entries = Object.entries((await readRecords(file, problems)) ?? {});
+      else continue;
+      for (const [key, value] of entries) {
         const actor = checkRecord(key, value, file, location, options, problems);
-        if (actor !== undefined) copies.set(key, [...(copies.get(key) ?? []), actor]);
+        if (actor === undefined) continue;
+        const held = copies.get(key);
+        if (held === undefined) copies.set(key, [actor]);
+        else held.push(actor);
       }
     }
   }
@@ -210,6 +216,31 @@ async function readRecords(
     else problems.push({ file, problem: errorText(error) });
     return undefined;
   }
+}
+
+/** An archive hour's lines as [id, record]; a line that is not JSON is reported, a torn last line skipped. */
+async function readLines(file: string, problems: StateDirProblem[]): Promise<Array<[string, unknown]>> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    // Pruned since the listing: nothing of it is current.
+    if (errorCode(error) !== "ENOENT") problems.push({ file, problem: errorText(error) });
+    return [];
+  }
+  const out: Array<[string, unknown]> = [];
+  const lines = text.slice(0, text.lastIndexOf("\n") + 1).split("\n");
+  lines.pop();
+  lines.forEach((line, i) => {
+    if (line === "") return;
+    try {
+      const value: unknown = JSON.parse(line);
+      out.push([isRecordLike(value) && typeof value.id === "string" ? value.id : "", value]);
+    } catch (error) {
+      problems.push({ file, problem: `line ${i + 1} is not JSON: ${errorText(error)}` });
+    }
+  });
+  return out;
 }
 
 /** The checks LowdbSnapshotStore makes at open, reported instead of quarantined. */

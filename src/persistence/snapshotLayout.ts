@@ -9,14 +9,12 @@ export interface StoreDoc {
   records: Record<string, ActorRecord>;
 }
 
-/** A live shard's file name (its number captured) and an archive day's, as the store writes them. */
+/** A live shard's file name (its number captured), as the store writes them. */
 export const SHARD_FILE = /^shard-(\d+)\.json$/;
-export const ARCHIVE_FILE = /^archive-\d{4}-\d{2}-\d{2}\.json$/;
-/** One file on disk: a live shard (or a retired one from another layout) or an archive day. */
+/** One live shard on disk (or a retired one from another layout). */
 export interface StoreFile {
   key: string;
   path: string;
-  kind: "live" | "archive";
   /** A shard file that is not part of the current layout (the shard count changed): deleted once empty. */
   retired: boolean;
   db: Low<StoreDoc>;
@@ -36,44 +34,63 @@ export interface FreeableCopy {
 }
 
 /**
- * Where each record of a LowdbSnapshotStore lives in memory and on disk: its live shard (by FNV-1a of its id)
- * or its archive day, the older copies a move leaves until the new home is written, and the files that
- * changed since they were last written.
+ * Where each live record of a LowdbSnapshotStore lives in memory and on disk: its shard (by FNV-1a of
+ * its id), the older copies a move leaves until the new home is written, the files that changed since
+ * they were last written, and the finished records waiting to be appended to the archive.
  */
 export class SnapshotLayout {
   readonly files = new Map<string, StoreFile>();
-  /** The file holding each record's current version. */
+  /** The shard holding each live record's current version. */
   readonly home = new Map<string, StoreFile>();
   readonly stale = new Map<string, StaleCopy[]>();
   readonly dirty = new Set<StoreFile>();
+  /** Finished records not yet in the archive (the next compaction appends them). */
+  readonly finished = new Map<string, ActorRecord>();
+  /** Each shard's size on disk as last read or written (the journal may grow to their sum before a fold). */
+  readonly fileBytes = new Map<string, number>();
+  /** Archive files of the earlier day format, deleted once their records are in the archive. */
+  readonly legacyArchives: string[] = [];
 
   constructor(
     private readonly actorsDir: string,
-    private readonly archiveDir: string,
     readonly shards: number,
     /** Told the size of every file write, for the store's stats. */
     private readonly onWrite: (bytes: number) => void,
   ) {}
 
-  /** Copies of the records of one kind (live or archived). */
-  records(kind: StoreFile["kind"]): ActorRecord[] {
+  /** Copies of the live records. */
+  records(): ActorRecord[] {
     const out: ActorRecord[] = [];
     for (const [id, file] of this.home) {
       const record = file.db.data.records[id];
-      if (file.kind === kind && record !== undefined) out.push(structuredClone(record));
+      if (record !== undefined) out.push(structuredClone(record));
     }
     return out;
   }
 
-  /** Puts the record in the file it belongs to; an older copy elsewhere stays until that file is on disk. */
+  /** The live or not yet archived record with this id (the store's own object). */
+  held(id: string): ActorRecord | undefined {
+    return this.home.get(id)?.db.data.records[id] ?? this.finished.get(id);
+  }
+
+  /**
+   * Puts the record where it belongs: a live one in its shard, a finished one in the queue for the
+   * archive. An older copy elsewhere stays until its new home is on disk.
+   */
   place(record: ActorRecord): void {
-    const target = this.targetFile(record);
+    const target = record.status === "active" ? this.targetFile(record) : undefined;
     const current = this.home.get(record.id);
     if (current !== undefined && current !== target) {
       const copy = current.db.data.records[record.id];
       if (copy !== undefined)
         this.stale.set(record.id, [...(this.stale.get(record.id) ?? []), { file: current, copy }]);
     }
+    if (target === undefined) {
+      this.home.delete(record.id);
+      this.finished.set(record.id, record);
+      return;
+    }
+    this.finished.delete(record.id);
     // A stale copy in the target itself is overwritten by this one.
     const olds = this.stale.get(record.id)?.filter((old) => old.file !== target);
     if (olds === undefined || olds.length === 0) this.stale.delete(record.id);
@@ -83,40 +100,31 @@ export class SnapshotLayout {
     this.markDirty(target);
   }
 
+  /** A live record's shard. */
   targetFile(record: ActorRecord): StoreFile {
-    if (record.status === "active") {
-      const name = `shard-${String(shardOf(record.id, this.shards)).padStart(this.shardDigits(), "0")}.json`;
-      return this.file("live", name, false);
-    }
-    return this.file(
-      "archive",
-      `archive-${new Date(record.updatedAt).toISOString().slice(0, 10)}.json`,
-      false,
-    );
+    const name = `shard-${String(shardOf(record.id, this.shards)).padStart(this.shardDigits(), "0")}.json`;
+    return this.file(name, false);
   }
 
   shardDigits(): number {
     return Math.max(2, String(this.shards - 1).length);
   }
 
-  file(
-    kind: StoreFile["kind"],
-    name: string,
-    retired: boolean,
-    records?: Record<string, ActorRecord>,
-  ): StoreFile {
-    const key = `${kind}/${name}`;
+  file(name: string, retired: boolean, records?: Record<string, ActorRecord>): StoreFile {
+    const key = name;
     const existing = this.files.get(key);
     if (existing !== undefined) return existing;
-    const path = join(kind === "live" ? this.actorsDir : this.archiveDir, name);
+    const path = join(this.actorsDir, name);
     const adapter = new DurableJsonFile<StoreDoc>(path, {
-      onWrite: (bytes) => this.onWrite(bytes),
+      onWrite: (bytes) => {
+        this.fileBytes.set(key, bytes);
+        this.onWrite(bytes);
+      },
       chunks: storeDocChunks,
     });
     const file: StoreFile = {
       key,
       path,
-      kind,
       retired,
       db: new Low(adapter, { version: 1, records: records ?? emptyRecords() }),
     };
@@ -128,33 +136,42 @@ export class SnapshotLayout {
     this.dirty.add(file);
   }
 
-  /** How many records are live and archived. */
-  counts(): { live: number; archive: number } {
-    const counts = { live: 0, archive: 0 };
-    for (const file of this.home.values()) counts[file.kind]++;
-    return counts;
+  /** The live shards' bytes on disk. */
+  liveBytes(): number {
+    let total = 0;
+    for (const bytes of this.fileBytes.values()) total += bytes;
+    return total;
   }
 
-  /** Drops the archived records last updated before `cutoff`, and any old copy of them; returns how many. */
-  dropArchivedBefore(cutoff: number): number {
+  /** Drops the finished records (not yet archived) last updated before `cutoff`; returns how many. */
+  dropFinishedBefore(cutoff: number): number {
     let dropped = 0;
-    for (const [id, file] of this.home) {
-      if (file.kind !== "archive") continue;
-      const record = file.db.data.records[id];
-      if (record === undefined || record.updatedAt >= cutoff) continue;
-      Reflect.deleteProperty(file.db.data.records, id);
-      this.home.delete(id);
-      this.markDirty(file);
-      for (const old of this.stale.get(id) ?? []) {
-        if (old.file.db.data.records[id] === old.copy) {
-          Reflect.deleteProperty(old.file.db.data.records, id);
-          this.markDirty(old.file);
-        }
-      }
-      this.stale.delete(id);
+    for (const [id, record] of this.finished) {
+      if (record.updatedAt >= cutoff) continue;
+      this.finished.delete(id);
+      this.dropOldCopies(id);
       dropped++;
     }
     return dropped;
+  }
+
+  /** These finished records are in the archive now: their old live copies can go. */
+  archived(records: readonly ActorRecord[]): void {
+    for (const record of records) {
+      if (this.finished.get(record.id) !== record) continue; // put again meanwhile: archived next time
+      this.finished.delete(record.id);
+      this.dropOldCopies(record.id);
+    }
+  }
+
+  private dropOldCopies(id: string): void {
+    for (const old of this.stale.get(id) ?? []) {
+      if (old.file.db.data.records[id] === old.copy) {
+        Reflect.deleteProperty(old.file.db.data.records, id);
+        this.markDirty(old.file);
+      }
+    }
+    this.stale.delete(id);
   }
 
   /** The old copies that writing `files` makes free: their record's home is one of them. */
@@ -203,10 +220,11 @@ export class SnapshotLayout {
   }
 
   private async persist(file: StoreFile): Promise<void> {
-    if ((file.kind === "archive" || file.retired) && isEmpty(file.db.data.records)) {
-      // An archive day or an old-layout shard with nothing left: delete rather than keep an empty file.
+    if (file.retired && isEmpty(file.db.data.records)) {
+      // An old-layout shard with nothing left: delete rather than keep an empty file.
       await rm(file.path, { force: true });
-      await syncDirectory(file.kind === "live" ? this.actorsDir : this.archiveDir);
+      await syncDirectory(this.actorsDir);
+      this.fileBytes.delete(file.key);
       if (isEmpty(file.db.data.records) && !this.dirty.has(file)) this.files.delete(file.key);
       return;
     }
@@ -238,8 +256,8 @@ export function isEmpty(records: Record<string, ActorRecord>): boolean {
 const RECORDS_PER_CHUNK = 200;
 
 /**
- * A store file's JSON text (exactly `JSON.stringify(doc)`) in pieces of RECORDS_PER_CHUNK records: an
- * archive day holds thousands, and one stringify of it all blocked the event loop for tens of ms.
+ * A store file's JSON text (exactly `JSON.stringify(doc)`) in pieces of RECORDS_PER_CHUNK records: a
+ * shard holds thousands, and one stringify of it all blocked the event loop for tens of ms.
  * The record list is taken now; the records themselves are never changed in place (put replaces them).
  */
 export function storeDocChunks(doc: StoreDoc): Iterable<string> {

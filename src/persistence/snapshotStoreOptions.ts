@@ -17,7 +17,11 @@ export interface SnapshotStoreOptions {
    * `discord.a2aRetry.cleanupMaxAgeMs`.
    */
   cleanupMaxAgeMs?: number;
-  /** Journal size (bytes) past which the journal is folded into the shard and archive files. Default 8 MiB. */
+  /**
+   * Journal size (bytes) past which the journal is folded into the shard and archive files, or the
+   * live shards' size when that is larger (a fold rewrites them: it waits until as much was
+   * appended). Default 8 MiB.
+   */
   journalMaxBytes?: number;
   /**
    * At open: whether a record's snapshot can be restored by its machine (after any migration). Returns

@@ -6,7 +6,7 @@ import type { RuntimeTimers } from "../durable/timers.js";
 import { migrateCollaborateSnapshot } from "../machines/index.js";
 import type { ActorRecord } from "../persistence/actorRecord.js";
 import { lowdbStore } from "../persistence/createLowdbStore.js";
-import type { SnapshotStore } from "../persistence/SnapshotStorePort.js";
+import { isSharedStore, type SnapshotStore } from "../persistence/SnapshotStorePort.js";
 import type { AwaitingAnswers } from "./AwaitingAnswers.js";
 import { type CollaborationMeta, collaborationMeta, dormantMeta, onlyWaits } from "./collaborationMeta.js";
 import type { EarlierPosts } from "./EarlierPosts.js";
@@ -96,8 +96,10 @@ export function createRuntimeActors(d: RuntimeActorsDeps): Host {
       // Waiting for a run and reading its reply change nothing: they need not wait for the disk.
       ungatedEffects: new Set(["agentWait", "readReply"]),
       opened: async (store) => {
-        // One read-only pass over the stored records: thread participants, routes, awaited answers.
-        for (const record of await store.list("archive")) d.indexRecord(record);
+        // One read-only pass over the live records: thread participants, routes, awaited answers. The
+        // finished ones' participants and routes are in the thread state this process saved; a shared
+        // store's also hold what the other processes did, so there they are read too.
+        if (isSharedStore(store)) for (const record of await store.list("archive")) d.indexRecord(record);
         for (const record of await store.list("live")) indexLive(record);
       },
       // Taken over from another process (a shared store): indexed as at start.

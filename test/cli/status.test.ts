@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type ActorStatusRow, runStatus, type StatusReport, valueText } from "../../src/cli/status.js";
@@ -179,7 +179,7 @@ describe("a2a-statecharts status", () => {
       location: "archive",
       attempts: { kind: "retries", count: 1 },
       nextDue: null,
-      file: join(resolve(dir), "archive", "archive-2026-11-22.json"),
+      file: archiveHourFile(resolve(dir)),
     });
   });
 
@@ -219,10 +219,8 @@ describe("a2a-statecharts status", () => {
     const { dir, mentionId } = await populatedStateDir();
     const shard = join(dir, "actors", `shard-${String(shardOf(mentionId, 32)).padStart(2, "0")}.json`);
     writeFileSync(shard, '{ "version": 1, "records": { "collab-');
-    const archive = join(dir, "archive", "archive-2026-11-22.json");
-    const doc = JSON.parse(readFileSync(archive, "utf8")) as { records: Record<string, unknown> };
-    doc.records["broken-1"] = { id: "broken-1", machineId: "a2aFlow" };
-    writeFileSync(archive, JSON.stringify(doc));
+    const archive = archiveHourFile(dir);
+    appendFileSync(archive, `${JSON.stringify({ id: "broken-1", machineId: "a2aFlow" })}\n`);
     const before = tree(dir);
 
     const { code, out, err } = await status("--state-dir", dir);
@@ -318,4 +316,14 @@ describe("status formatting", () => {
 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** The one archive hour file of a populated state dir (its finished flow). */
+function archiveHourFile(dir: string): string {
+  const names = readdirSync(join(dir, "archive")).filter((name) =>
+    /^archive-2026-11-22T\d{2}\.ndjson$/.test(name),
+  );
+  if (names.length !== 1)
+    throw new Error(`expected one archive hour file, found ${names.join(", ") || "none"}`);
+  return join(dir, "archive", names[0] as string);
 }

@@ -53,7 +53,7 @@ export const crashConfig = {
 
 // ---- reading the state directory as the LowdbSnapshotStore lays it out (read-only, no lock) ----
 
-/** An actor record as stored in `actors/shard-NN.json` or `archive/archive-<day>.json`. */
+/** An actor record as stored in `actors/shard-NN.json` or `archive/archive-<day>T<hour>.ndjson`. */
 export interface DiskRecord {
   id: string;
   machineId: string;
@@ -72,7 +72,7 @@ export interface DiskRecord {
 
 const SHARD_FILE = /^shard-\d+\.json$/;
 const JOURNAL_FILE = /^journal-(\d+)\.ndjson$/;
-const ARCHIVE_FILE = /^archive-\d{4}-\d{2}-\d{2}\.json$/;
+const ARCHIVE_FILE = /^archive-\d{4}-\d{2}-\d{2}T\d{2}\.ndjson$/;
 
 /** Parsed files by path, reused while the file is the same (inode, mtime, size): renames make new inodes. */
 export type ParsedFileCache = Map<string, { key: string; records: Record<string, Omit<DiskRecord, "file">> }>;
@@ -163,7 +163,23 @@ function readRecords(file: string, cache: ParsedFileCache | undefined) {
     if ((error as { code?: string }).code === "ENOENT") return undefined;
     throw error;
   }
-  const { records } = JSON.parse(text) as { records: Record<string, Omit<DiskRecord, "file">> };
+  const records: Record<string, Omit<DiskRecord, "file">> = {};
+  if (file.endsWith(".ndjson")) {
+    // An archive hour: appended lines; a torn last line (an append cut short) is skipped.
+    const lines = text.split("\n");
+    lines.pop();
+    for (const line of lines) {
+      if (line === "") continue;
+      const record = JSON.parse(line) as Omit<DiskRecord, "file">;
+      const known = records[record.id];
+      if (known === undefined || !newer({ ...known, file }, { ...record, file })) records[record.id] = record;
+    }
+  } else {
+    Object.assign(
+      records,
+      (JSON.parse(text) as { records: Record<string, Omit<DiskRecord, "file">> }).records,
+    );
+  }
   cache?.set(file, { key, records });
   return records;
 }

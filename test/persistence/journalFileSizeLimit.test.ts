@@ -70,7 +70,7 @@ describe("LowdbSnapshotStore under a real file-size limit (ulimit -f)", () => {
     });
     try {
       for (const [id, n] of acked) {
-        const snapshot = store.get(id)?.snapshot as { n?: number } | undefined;
+        const snapshot = (await store.get(id))?.snapshot as { n?: number } | undefined;
         // The acknowledged put, or a later one that landed but whose answer the kill cut off.
         expect(snapshot?.n, id).toBeGreaterThanOrEqual(n);
       }

@@ -21,7 +21,7 @@ import {
 } from "../../src/persistence/index.js";
 import { tempDirs } from "./tempDirs.js";
 import { CAN_LIST_OPEN_FILES, openFilesUnder } from "../support/openFiles.js";
-import { STORE_T0, storeRecord } from "../support/storeRecords.js";
+import { STORE_T0, archiveLines, storeRecord } from "../support/storeRecords.js";
 
 const dirs = tempDirs();
 /** Every store a test opened: closed after it (a test may leave one open to play a crash). */
@@ -130,7 +130,7 @@ describe("LowdbSnapshotStore journal", () => {
 
     // A crash now (no close): a new store sees the put.
     const again = await open(dir);
-    expect(again.store.get("m7")).toEqual(changed);
+    expect(await again.store.get("m7")).toEqual(changed);
     expect(again.warnings).toEqual([]);
   });
 
@@ -144,17 +144,14 @@ describe("LowdbSnapshotStore journal", () => {
     await crashState(dir, { a: a0, b: rec("b") }, line(a1) + line(b1) + line(a2) + line(c1));
     const { store, warnings } = await open(dir);
     expect(warnings).toEqual([]);
-    expect(store.get("a")).toEqual(a2);
-    expect(store.get("b")).toEqual(b1);
-    expect(store.get("c")).toEqual(c1);
-    expect(store.archived()).toEqual([b1]);
+    expect(await store.get("a")).toEqual(a2);
+    expect(await store.get("b")).toEqual(b1);
+    expect(await store.get("c")).toEqual(c1);
+    expect(await store.archived()).toEqual([b1]);
     // open() folded the journal into the files and removed it.
     expect(await journals(dir)).toEqual([]);
     expect(await shards(dir)).toEqual({ a: a2, c: c1 });
-    const archive = JSON.parse(await readFile(join(dir, "archive", "archive-2024-05-01.json"), "utf8")) as {
-      records: unknown;
-    };
-    expect(archive.records).toEqual({ b: b1 });
+    expect(await archiveLines(dir)).toEqual({ "archive-2024-05-01T12.ndjson": [b1] });
   });
 
   it("ignores a torn last line with a warning and keeps the lines before it", async () => {
@@ -165,8 +162,8 @@ describe("LowdbSnapshotStore journal", () => {
     const { store, warnings } = await open(dir);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain("torn last line");
-    expect(store.get("a")).toEqual(a1);
-    expect(store.get("b")).toEqual(rec("b"));
+    expect(await store.get("a")).toEqual(a1);
+    expect(await store.get("b")).toEqual(rec("b"));
     expect(store.report().quarantinedFiles).toEqual([]);
   });
 
@@ -214,8 +211,8 @@ describe("LowdbSnapshotStore journal", () => {
     expect(store.report().migrated).toEqual([
       { id: "old", machineId: "mention", fromVersion: 1, toVersion: 2 },
     ]);
-    expect(store.get("old")).toMatchObject({ machineVersion: 2, snapshot: { migrated: old.snapshot } });
-    expect(store.get("bad")).toBeUndefined();
+    expect(await store.get("old")).toMatchObject({ machineVersion: 2, snapshot: { migrated: old.snapshot } });
+    expect(await store.get("bad")).toBeUndefined();
   });
 
   it("replays idempotently: lines already folded into the shards, or older than them, change nothing", async () => {
@@ -230,8 +227,8 @@ describe("LowdbSnapshotStore journal", () => {
     const shardTexts = new Map<string, string>();
     for (const id of ["a", "b"]) shardTexts.set(id, await readFile(shardFile(dir, id), "utf8"));
     const { store } = await open(dir);
-    expect(store.get("a")).toEqual(newer);
-    expect(store.get("b")).toEqual(same);
+    expect(await store.get("a")).toEqual(newer);
+    expect(await store.get("b")).toEqual(same);
     // Nothing to fold: the shard files were not rewritten, only the journal removed.
     for (const id of ["a", "b"]) expect(await readFile(shardFile(dir, id), "utf8")).toBe(shardTexts.get(id));
     expect(await journals(dir)).toEqual([]);
@@ -269,7 +266,7 @@ describe("LowdbSnapshotStore journal", () => {
     // A crash now: the shards and whatever journal is left give the latest of every record.
     const again = await open(dir);
     expect(again.store.load()).toHaveLength(50);
-    for (let id = 0; id < 50; id++) expect(again.store.get(`m${id}`)?.updatedAt).toBe(T0 + 150 + id);
+    for (let id = 0; id < 50; id++) expect((await again.store.get(`m${id}`))?.updatedAt).toBe(T0 + 150 + id);
     await store.close();
   });
 
@@ -302,8 +299,8 @@ describe("LowdbSnapshotStore journal", () => {
 
     // A crash now: the reopened store has every acknowledged put and finds no damage.
     const again = await open(dir);
-    for (const record of acknowledged) expect(again.store.get(record.id)).toEqual(record);
-    expect(again.store.get("b")).toEqual(rec("b")); // flush() wrote the failed batch again
+    for (const record of acknowledged) expect(await again.store.get(record.id)).toEqual(record);
+    expect(await again.store.get("b")).toEqual(rec("b")); // flush() wrote the failed batch again
     expect(again.warnings).toEqual([]);
     expect(again.store.report().damagedJournals).toEqual([]);
   });

@@ -14,7 +14,7 @@ import {
   shardOf,
 } from "../../src/persistence/index.js";
 import { canWriteIn, tempDirs } from "./tempDirs.js";
-import { STORE_T0, storeRecord } from "../support/storeRecords.js";
+import { STORE_T0, archiveLines, storeRecord } from "../support/storeRecords.js";
 
 const dirs = tempDirs();
 /** Every store a test opened: closed after it (a test may leave one open to play a crash). */
@@ -97,7 +97,7 @@ describe("LowdbSnapshotStore: durability and coalescing", () => {
     await expect(store.putAll([rec("mention:4"), rec("mention:5", { machineVersion: 1 })])).rejects.toThrow(
       InvalidActorRecordError,
     );
-    expect(store.get("mention:4")).toBeUndefined();
+    expect(await store.get("mention:4")).toBeUndefined();
     await store.putAll([]);
     expect(store.stats().journalAppends).toBe(1);
   });
@@ -208,10 +208,10 @@ describe("LowdbSnapshotStore: durability and coalescing", () => {
     const original = rec("c", { meta: { k: 1 } });
     await store.put(original);
     original.status = "done";
-    const got = store.get("c");
+    const got = await store.get("c");
     if (got === undefined) throw new Error("missing");
     got.timers.push({ event: "X", dueAt: 1 });
-    expect(store.get("c")).toEqual(rec("c", { meta: { k: 1 } }));
+    expect(await store.get("c")).toEqual(rec("c", { meta: { k: 1 } }));
     expect(store.load()).toEqual([rec("c", { meta: { k: 1 } })]);
   });
 
@@ -221,12 +221,12 @@ describe("LowdbSnapshotStore: durability and coalescing", () => {
     await store.put(rec("__proto__"));
     await store.close();
     const again = await open(dir);
-    expect(again.store.get("__proto__")).toEqual(rec("__proto__"));
+    expect(await again.store.get("__proto__")).toEqual(rec("__proto__"));
   });
 });
 
 describe("LowdbSnapshotStore: archive and prune", () => {
-  it("moves a finished record from its live shard to the archive of its day, and prunes it after cleanupMaxAgeMs", async () => {
+  it("moves a finished record from its live shard to the archive of its hour, and prunes it after cleanupMaxAgeMs", async () => {
     const dir = await dirs.make();
     let now = T0;
     const { store } = await open(dir, { now: () => now, cleanupMaxAgeMs: DAY });
@@ -238,27 +238,26 @@ describe("LowdbSnapshotStore: archive and prune", () => {
     const finished = rec("m1", { status: "done", timers: [], updatedAt: T0 + 60_000 });
     await store.put(finished);
     await store.compact();
-    const archiveFile = join(dir, "archive", "archive-2024-05-01.json");
-    expect((await readJson(archiveFile)).records).toEqual({ m1: finished });
+    expect(await archiveLines(dir)).toEqual({ "archive-2024-05-01T12.ndjson": [finished] });
     expect(await onDisk(dir)).toEqual({ m2: rec("m2") });
-    expect(store.archived()).toEqual([finished]);
+    expect(await store.archived()).toEqual([finished]);
     expect(store.load()).toEqual([rec("m2")]);
-    expect(store.get("m1")).toEqual(finished);
+    expect(await store.get("m1")).toEqual(finished);
     expect(store.stats()).toMatchObject({ liveRecords: 1, archivedRecords: 1 });
 
     // Not yet older than cleanupMaxAgeMs.
     expect(await store.prune(finished.updatedAt + DAY)).toBe(0);
-    expect(store.archived()).toHaveLength(1);
+    expect(await store.archived()).toHaveLength(1);
     // Older: dropped, and the now empty archive file is deleted.
     now = finished.updatedAt + DAY + 1;
     expect(await store.prune()).toBe(1);
-    expect(store.archived()).toEqual([]);
-    expect(store.get("m1")).toBeUndefined();
+    expect(await store.archived()).toEqual([]);
+    expect(await store.get("m1")).toBeUndefined();
     expect(await readdir(join(dir, "archive"))).toEqual([]);
     await store.close();
 
     const again = await open(dir);
-    expect(again.store.archived()).toEqual([]);
+    expect(await again.store.archived()).toEqual([]);
     expect(again.store.load()).toEqual([rec("m2")]);
   });
 
@@ -271,7 +270,8 @@ describe("LowdbSnapshotStore: archive and prune", () => {
     void store.put(young);
     await store.flush();
     expect(await store.prune(T0 + 5500)).toBe(1);
-    expect((await readJson(join(dir, "archive", "archive-2024-05-01.json"))).records).toEqual({ young });
+    expect(await archiveLines(dir)).toEqual({ "archive-2024-05-01T12.ndjson": [young] });
+    expect(await store.archived()).toEqual([young]);
   });
 
   it("leaves the live copy on disk while the archive write fails, and moves it once the archive is written", async () => {
@@ -279,17 +279,17 @@ describe("LowdbSnapshotStore: archive and prune", () => {
     const { store } = await open(dir);
     await store.put(rec("m"));
     await store.compact();
-    const archiveFile = join(dir, "archive", "archive-2024-05-01.json");
-    await mkdir(join(archiveFile, "blocker"), { recursive: true }); // rename() over it fails
+    const archiveFile = join(dir, "archive", "archive-2024-05-01T12.ndjson");
+    await mkdir(join(archiveFile, "blocker"), { recursive: true }); // opening it fails
     const done = rec("m", { status: "done", timers: [], updatedAt: T0 + 5 });
     await store.put(done); // durable in the journal
     await expect(store.compact()).rejects.toThrow(`could not write ${archiveFile}`);
     expect(await onDisk(dir)).toEqual({ m: rec("m") }); // not lost: still in its live shard
-    expect(store.archived()).toEqual([done]);
+    expect(await store.archived()).toEqual([done]);
 
     await rm(archiveFile, { recursive: true });
     await store.compact();
-    expect((await readJson(archiveFile)).records).toEqual({ m: done });
+    expect(await archiveLines(dir)).toEqual({ "archive-2024-05-01T12.ndjson": [done] });
     expect(await onDisk(dir)).toEqual({});
   });
 
@@ -307,7 +307,7 @@ describe("LowdbSnapshotStore: archive and prune", () => {
     const { store, warnings } = await open(dir);
     expect(warnings).toEqual([]);
     expect(store.load()).toEqual([]);
-    expect(store.archived()).toEqual([done]);
+    expect(await store.archived()).toEqual([done]);
     expect((await readJson(shardFile(dir, "dup", 4))).records).toEqual({});
   });
 });
@@ -483,7 +483,7 @@ describe("LowdbSnapshotStore: quarantine at open", () => {
     expect(JSON.stringify(kept)).toContain("noSuchState");
     // Only at open: put() takes what the runtime itself produced.
     await store.put(rec("later", { snapshot: { status: "active", value: "noSuchState" } }));
-    expect(store.get("later")).toBeDefined();
+    expect(await store.get("later")).toBeDefined();
   });
 
   it("does not overwrite an earlier record quarantine made at the same instant", async () => {
@@ -561,7 +561,7 @@ describe("LowdbSnapshotStore: bad input and failures", () => {
     expect(warnings.some((w) => w.includes(file))).toBe(true);
     await expect(ignored).resolves.toBeUndefined(); // durable in the journal, which is kept
     expect((await readdir(join(dir, "actors"))).filter((n) => n.endsWith(".ndjson"))).not.toEqual([]);
-    expect(store.get("a")).toEqual(rec("a", { updatedAt: T0 + 1 }));
+    expect(await store.get("a")).toEqual(rec("a", { updatedAt: T0 + 1 }));
     expect((await readJson(shardFile(dir, other, 4))).records[other]).toEqual(rec(other)); // others were written
 
     await rm(file, { recursive: true });
@@ -600,7 +600,7 @@ describe("LowdbSnapshotStore: bad input and failures", () => {
       await chmod(join(dir, "actors"), 0o500);
       void store.put(rec("r"));
       await expect(store.flush()).rejects.toThrow(`could not write ${join(dir, "actors", "journal-")}`);
-      expect(store.get("r")).toEqual(rec("r"));
+      expect(await store.get("r")).toEqual(rec("r"));
       await chmod(join(dir, "actors"), 0o700);
       await store.compact();
       expect(await onDisk(dir)).toEqual({ r: rec("r") });

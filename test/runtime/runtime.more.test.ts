@@ -125,8 +125,8 @@ describe("createA2ARuntime: more", () => {
     expect(warnings.join("\n")).toMatch(/"collab-odd".*quarantined.*the migration cannot convert it/);
     await r.stop();
     const reopened = await LowdbSnapshotStore.open({ dir, machineVersions: { ...MACHINE_VERSIONS } });
-    expect(reopened.get("collab-v1")?.machineVersion).toBe(MACHINE_VERSIONS.collaborate);
-    expect(reopened.get("collab-odd")).toBeUndefined();
+    expect((await reopened.get("collab-v1"))?.machineVersion).toBe(MACHINE_VERSIONS.collaborate);
+    expect(await reopened.get("collab-odd")).toBeUndefined();
     await reopened.close();
   });
 

@@ -17,7 +17,7 @@ async function setStateValue(dir: string, id: string, value: unknown): Promise<v
     onWarning: () => undefined,
   });
   try {
-    const record = store.get(id);
+    const record = await store.get(id);
     if (record === undefined) throw new Error(`no record ${id}`);
     await store.put({ ...record, snapshot: { ...(record.snapshot as object), value } });
   } finally {

@@ -215,7 +215,10 @@ export class HoldingStore implements SnapshotStore {
     if (gate !== undefined) await gate.promise;
     return this.inner.put(records);
   }
+  /** How many times each kind was listed. */
+  readonly listed = { live: 0, archive: 0 };
   list(which: "live" | "archive") {
+    this.listed[which] += 1;
     return this.inner.list(which);
   }
   prune(olderThan: number) {

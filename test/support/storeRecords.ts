@@ -16,3 +16,19 @@ export function storeRecord(id: string, over: Partial<ActorRecord> = {}): ActorR
     ...over,
   };
 }
+
+/** The records in a state dir's archive: each hour file's lines, parsed, by file name. */
+export async function archiveLines(dir: string): Promise<Record<string, unknown[]>> {
+  const { readFile, readdir } = await import("node:fs/promises");
+  const { join } = await import("node:path");
+  const out: Record<string, unknown[]> = {};
+  for (const name of (await readdir(join(dir, "archive"))).sort()) {
+    if (!name.endsWith(".ndjson")) continue;
+    const text = await readFile(join(dir, "archive", name), "utf8");
+    out[name] = text
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as unknown);
+  }
+  return out;
+}

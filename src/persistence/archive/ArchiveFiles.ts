@@ -1,0 +1,315 @@
+import { readFile, readdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { type ActorRecord, type ActorRecordRules, checkActorRecord, newerRecord } from "../actorRecord.js";
+import { errorCode, errorText, syncDirectory, writeFileDurably } from "../DurableJsonFile.js";
+import { DurableAppender } from "./appendFile.js";
+import {
+  ARCHIVE_HOUR_FILE,
+  ARCHIVE_IDS_FILE,
+  hourEnd,
+  hourOf,
+  hourStart,
+  idsFileName,
+  recordsFileName,
+} from "./archiveNames.js";
+import { HASH_BYTES, HashSet53, decodeHashes, encodeHashes, idHash } from "./idHashes.js";
+
+export interface ArchiveFilesOptions {
+  /** The `archive/` folder (it exists). */
+  dir: string;
+  /** How a stored record is checked and migrated as it is read. */
+  rules: ActorRecordRules;
+  onWrite: (bytes: number) => void;
+  warn: (message: string) => void;
+}
+
+/** An archive file could not be written; what was being appended is still where it came from. */
+export class ArchiveWriteError extends Error {
+  override readonly name = "ArchiveWriteError";
+
+  constructor(
+    readonly file: string,
+    override readonly cause: unknown,
+  ) {
+    super(`could not append to ${file}: ${errorText(cause)}`);
+  }
+}
+
+interface Hour {
+  hour: string;
+  records: string;
+  ids: string;
+  hashes: HashSet53;
+}
+
+/**
+ * The finished records, on disk only: appended to the file of their UTC hour, read back when asked
+ * for, dropped by whole hours (and one hour rewritten) when pruned. What stays in memory is 8 bytes
+ * per record (its id's hash), so a month of finished actors costs a few MB, not their records.
+ *
+ * Reads check each record as open() checks live ones (an older machine version is migrated); a line
+ * that cannot be used is reported once and skipped, never deleted. A record appended twice (a retry,
+ * a crash between the append and the journal's removal) is read once, its newest copy winning.
+ * Appends and prunes run one at a time; reads may run beside them.
+ */
+export class ArchiveFiles {
+  private readonly hours = new Map<string, Hour>();
+  private readonly appender: DurableAppender;
+  /** Appends and prunes, one after another. */
+  private queue: Promise<unknown> = Promise.resolve();
+  /** Lines already reported as unusable: each is told once. */
+  private readonly reported = new Set<string>();
+
+  private constructor(private readonly o: ArchiveFilesOptions) {
+    this.appender = new DurableAppender(o.onWrite);
+  }
+
+  /** Lists the hours and reads their id hashes (an hour without a usable `.ids` file gets one rebuilt). */
+  static async open(o: ArchiveFilesOptions): Promise<ArchiveFiles> {
+    const archive = new ArchiveFiles(o);
+    const names = new Set(await readdir(o.dir));
+    for (const name of names) {
+      const hour = ARCHIVE_HOUR_FILE.exec(name)?.[1];
+      if (hour === undefined) continue;
+      const entry = archive.newHour(hour);
+      archive.hours.set(hour, entry);
+      const hashes = names.has(idsFileName(hour)) ? await readHashes(entry.ids) : undefined;
+      if (hashes !== undefined) entry.hashes = new HashSet53(hashes);
+      else await archive.rebuildHashes(entry);
+    }
+    // An `.ids` file without its records is what a crash between the two appends of a new hour leaves.
+    for (const name of names) {
+      const hour = ARCHIVE_IDS_FILE.exec(name)?.[1];
+      if (hour !== undefined && !archive.hours.has(hour)) await rm(join(o.dir, name), { force: true });
+    }
+    return archive;
+  }
+
+  /** Records held, a record appended twice counted twice. */
+  count(): number {
+    let count = 0;
+    for (const hour of this.hours.values()) count += hour.hashes.size;
+    return count;
+  }
+
+  /** False when the archive surely does not hold the id; true when it may (read it with get()). */
+  mayHold(id: string): boolean {
+    const hash = idHash(id);
+    for (const hour of this.hours.values()) if (hour.hashes.has(hash)) return true;
+    return false;
+  }
+
+  /** The newest archived copy of a record, read from the hours that may hold it. */
+  async get(id: string): Promise<ActorRecord | undefined> {
+    const hash = idHash(id);
+    let found: ActorRecord | undefined;
+    for (const hour of [...this.hours.values()]) {
+      if (!hour.hashes.has(hash)) continue;
+      const record = (await this.readHour(hour, id)).get(id);
+      if (record !== undefined && (found === undefined || newerRecord(record, found))) found = record;
+    }
+    return found;
+  }
+
+  /**
+   * Every archived record, newest hour first, one copy per id (a record archived again in a later hour
+   * wins), skipping `skip`'s ids. Reads one hour's file at a time; remembers the ids it gave.
+   */
+  async *records(skip: (id: string) => boolean = () => false): AsyncGenerator<ActorRecord> {
+    const given = new Set<string>();
+    const hours = [...this.hours.values()].sort((a, b) => (a.hour < b.hour ? 1 : -1));
+    for (const hour of hours) {
+      for (const [id, record] of await this.readHour(hour)) {
+        if (given.has(id) || skip(id)) continue;
+        given.add(id);
+        yield record;
+      }
+    }
+  }
+
+  /** Appends finished records to their hours' files, durably; resolves once all are on disk. */
+  append(records: readonly ActorRecord[]): Promise<void> {
+    return this.serial(async () => {
+      const byHour = new Map<string, ActorRecord[]>();
+      for (const record of records) {
+        const hour = hourOf(record.updatedAt);
+        byHour.set(hour, [...(byHour.get(hour) ?? []), record]);
+      }
+      for (const [name, batch] of byHour) {
+        // Listed once something is in it.
+        const hour = this.hours.get(name) ?? this.newHour(name);
+        const hashes = batch.map((record) => idHash(record.id));
+        // Hashes first: one without its record costs a needless read, a record without its hash is lost to get().
+        let file = hour.ids;
+        try {
+          await this.appender.append(hour.ids, encodeHashes(hashes), HASH_BYTES);
+          let text = "";
+          for (const record of batch) text += `${JSON.stringify(record)}\n`;
+          file = hour.records;
+          await this.appender.append(hour.records, Buffer.from(text, "utf8"), "line");
+        } catch (cause) {
+          throw new ArchiveWriteError(file, cause);
+        }
+        hour.hashes.add(hashes);
+        this.hours.set(name, hour);
+      }
+    });
+  }
+
+  /**
+   * Drops the records last updated before `cutoff`: whole hours before it are deleted, the hour it
+   * falls in is rewritten without them. Resolves with how many ids were dropped.
+   */
+  pruneBefore(cutoff: number): Promise<number> {
+    return this.serial(async () => {
+      let dropped = 0;
+      let deleted = false;
+      for (const hour of [...this.hours.values()]) {
+        if (hourEnd(hour.hour) <= cutoff) {
+          dropped += hour.hashes.distinct();
+          await this.remove(hour);
+          deleted = true;
+        } else if (hourStart(hour.hour) < cutoff) {
+          dropped += await this.cut(hour, cutoff);
+        }
+      }
+      if (deleted) await syncDirectory(this.o.dir);
+      return dropped;
+    });
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private newHour(hour: string): Hour {
+    return {
+      hour,
+      records: join(this.o.dir, recordsFileName(hour)),
+      ids: join(this.o.dir, idsFileName(hour)),
+      hashes: new HashSet53(),
+    };
+  }
+
+  /**
+   * An hour's usable records, newest copy per id (only `only`'s, when given). A missing file (pruned
+   * meanwhile) holds none; the last line without its newline is an append that never completed.
+   */
+  private async readHour(hour: Hour, only?: string): Promise<Map<string, ActorRecord>> {
+    const out = new Map<string, ActorRecord>();
+    let text: string;
+    try {
+      text = await readFile(hour.records, "utf8");
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") return out;
+      throw error;
+    }
+    const end = text.lastIndexOf("\n");
+    let start = 0;
+    let lineNo = 0;
+    while (start <= end) {
+      const next = text.indexOf("\n", start);
+      const line = text.slice(start, next);
+      start = next + 1;
+      lineNo++;
+      if (line === "" || (only !== undefined && !line.includes(JSON.stringify(only)))) continue;
+      const record = this.check(hour, lineNo, line);
+      if (record === undefined || (only !== undefined && record.id !== only)) continue;
+      const held = out.get(record.id);
+      if (held === undefined || !newerRecord(held, record)) out.set(record.id, record);
+    }
+    return out;
+  }
+
+  private check(hour: Hour, lineNo: number, line: string): ActorRecord | undefined {
+    let problem: string;
+    try {
+      const value: unknown = JSON.parse(line);
+      const id = typeof value === "object" && value !== null ? (value as { id?: unknown }).id : undefined;
+      const checked = checkActorRecord(typeof id === "string" ? id : "", value, this.o.rules, true);
+      if (checked.ok) return checked.record;
+      problem = checked.problem;
+    } catch (error) {
+      problem = `not JSON (${errorText(error)})`;
+    }
+    const where = `${hour.records}:${lineNo}`;
+    if (!this.reported.has(where)) {
+      this.reported.add(where);
+      this.o.warn(
+        `snapshot store: archived record at ${where} cannot be used and is skipped (kept in the file): ${problem}`,
+      );
+    }
+    return undefined;
+  }
+
+  /**
+   * Rewrites an hour without its records updated before `cutoff` (a line that cannot be read is kept as
+   * it is: nothing says it is old); returns how many ids went.
+   */
+  private async cut(hour: Hour, cutoff: number): Promise<number> {
+    let text: string;
+    try {
+      text = await readFile(hour.records, "utf8");
+    } catch (error) {
+      if (errorCode(error) !== "ENOENT") throw error;
+      text = "";
+    }
+    const dropped = new Set<string>();
+    const keptLines: string[] = [];
+    const keptHashes: number[] = [];
+    // The text after the last newline is an append that never completed: it goes.
+    const lines = text.slice(0, text.lastIndexOf("\n") + 1).split("\n");
+    lines.pop();
+    lines.forEach((line, i) => {
+      if (line === "") return;
+      const record = this.check(hour, i + 1, line);
+      if (record !== undefined && record.updatedAt < cutoff) {
+        dropped.add(record.id);
+        return;
+      }
+      keptLines.push(line);
+      if (record !== undefined) keptHashes.push(idHash(record.id));
+    });
+    if (dropped.size === 0) return 0;
+    if (keptLines.length === 0) {
+      await this.remove(hour);
+      await syncDirectory(this.o.dir);
+      return dropped.size;
+    }
+    // Records before hashes: a crash between leaves hashes of records gone, which only cost a read.
+    this.o.onWrite(
+      await writeFileDurably(
+        hour.records,
+        keptLines.map((line) => `${line}\n`),
+      ),
+    );
+    this.o.onWrite(await writeFileDurably(hour.ids, [encodeHashes(keptHashes)]));
+    hour.hashes = new HashSet53(Float64Array.from(keptHashes));
+    return dropped.size;
+  }
+
+  private async remove(hour: Hour): Promise<void> {
+    // Records first: an `.ids` file left alone is removed at the next open.
+    await rm(hour.records, { force: true });
+    await rm(hour.ids, { force: true });
+    this.hours.delete(hour.hour);
+  }
+
+  /** Rebuilds an hour's `.ids` file from its records (it was missing or unreadable). */
+  private async rebuildHashes(hour: Hour): Promise<void> {
+    const hashes = [...(await this.readHour(hour)).keys()].map(idHash);
+    this.o.onWrite(await writeFileDurably(hour.ids, [encodeHashes(hashes)]));
+    hour.hashes = new HashSet53(Float64Array.from(hashes));
+  }
+}
+
+/** An `.ids` file's hashes, or undefined when it cannot be read. */
+async function readHashes(path: string): Promise<Float64Array | undefined> {
+  try {
+    return decodeHashes(await readFile(path));
+  } catch {
+    return undefined;
+  }
+}

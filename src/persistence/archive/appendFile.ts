@@ -1,0 +1,58 @@
+import { constants } from "node:fs";
+import { type FileHandle, open } from "node:fs/promises";
+import { dirname } from "node:path";
+import { syncDirectory } from "../DurableJsonFile.js";
+
+/**
+ * Appends to a file durably, whole units or nothing: every byte and the fdatasync land before the
+ * promise resolves. The file is first cut back to its last whole unit (what a crash or a failed append
+ * mid-way leaves), and a failed append is cut off again. `unit` says where a unit ends: after a
+ * newline (records) or every `unit` bytes (hashes).
+ */
+export class DurableAppender {
+  constructor(private readonly onWrite: (bytes: number) => void) {}
+
+  async append(path: string, bytes: Buffer, unit: "line" | number): Promise<void> {
+    let handle: FileHandle | undefined;
+    let before: number | undefined;
+    try {
+      // Read-write, not append mode: positional writes go where the last whole unit ends.
+      handle = await open(path, constants.O_RDWR | constants.O_CREAT, 0o600);
+      const size = (await handle.stat()).size;
+      before = await wholeUnits(handle, size, unit);
+      if (size !== before) await handle.truncate(before);
+      let written = 0;
+      while (written < bytes.length) {
+        const { bytesWritten } = await handle.write(bytes, written, bytes.length - written, before + written);
+        written += bytesWritten;
+      }
+      await handle.datasync();
+      await handle.close();
+      handle = undefined;
+      // A new file's name must reach the disk too.
+      if (before === 0) await syncDirectory(dirname(path));
+      this.onWrite(bytes.length);
+    } catch (error) {
+      // Cut the partial append off; if even that fails, the next append cuts it.
+      if (handle !== undefined && before !== undefined) await handle.truncate(before).catch(() => undefined);
+      await handle?.close().catch(() => undefined);
+      throw error;
+    }
+  }
+}
+
+/** The length of the file's whole units: up to its last newline, or a multiple of `unit` bytes. */
+async function wholeUnits(handle: FileHandle, size: number, unit: "line" | number): Promise<number> {
+  if (unit !== "line") return size - (size % unit);
+  // Look back for the last newline, 64 KiB at a time.
+  const chunk = Buffer.alloc(64 * 1024);
+  let end = size;
+  while (end > 0) {
+    const start = Math.max(0, end - chunk.length);
+    const { bytesRead } = await handle.read(chunk, 0, end - start, start);
+    const at = chunk.subarray(0, bytesRead).lastIndexOf(0x0a);
+    if (at >= 0) return start + at + 1;
+    end = start;
+  }
+  return 0;
+}
