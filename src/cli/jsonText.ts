@@ -34,7 +34,7 @@ function* members(json: unknown, indent: string, depth: number): Generator<strin
   }
   const inner = `${indent}  `;
   const isArray = Array.isArray(json);
-  const keys = isArray ? json.map((_, i) => String(i)) : Object.keys(json);
+  const keys = isArray ? indices(json.length) : Object.keys(json);
   let opened = false;
   for (const k of keys) {
     const member = jsonValue((json as Record<string, unknown>)[k], k);
@@ -46,6 +46,11 @@ function* members(json: unknown, indent: string, depth: number): Generator<strin
     yield* members(member, inner, depth - 1);
   }
   yield opened ? `\n${indent}${isArray ? "]" : "}"}` : isArray ? "[]" : "{}";
+}
+
+/** An array's indices as keys, holes included (JSON.stringify writes a hole as null). */
+function* indices(length: number): Generator<string> {
+  for (let i = 0; i < length; i++) yield String(i);
 }
 
 /** What `--json` prints: the text of `JSON.stringify(value, null, 2)` and a newline, in pieces. */

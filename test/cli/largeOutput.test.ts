@@ -102,6 +102,8 @@ describe("jsonPieces: JSON.stringify(value, null, 2) in pieces", () => {
       [],
       {},
       [[[]]],
+      // eslint-disable-next-line no-sparse-arrays -- a hole, which JSON.stringify writes as null
+      [1, , 3],
       "text",
       7,
       null,
