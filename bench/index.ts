@@ -1,7 +1,8 @@
 // `npm run bench`: runs every bench/*.bench.ts in sequence, each in its own child process
 // (`node --import tsx <file>`) so that memory figures such as peak RSS belong to one benchmark, and
 // prints their tables as they come, then a summary. Benchmarks are not part of the test suite.
-// Run: npx tsx bench/index.ts [name-filter ...]   e.g. npx tsx bench/index.ts runtime
+// Run: npx tsx bench/index.ts [name-filter ...] [--flag value ...]   e.g. npm run bench -- runtime
+//      The flags after the names go to the one benchmark they name: npm run bench -- scale --sizes 1000,10000
 //      npx tsx bench/index.ts runtime --against <git rev> [--rounds N]: the runtime benchmark on that
 //      revision and on this tree, alternating, then (b), (c) and (d) side by side (bench/sideBySide.ts).
 import { spawn } from "node:child_process";
@@ -23,12 +24,15 @@ const option = (name: string) => {
   return value;
 };
 const against = option("--against");
-const rounds = Number(option("--rounds") ?? "2");
-const filters = args;
+// --rounds is also a flag of several benchmarks: it is this script's only beside --against.
+const rounds = Number((against === undefined ? undefined : option("--rounds")) ?? "2");
+const firstFlag = args.findIndex((arg) => arg.startsWith("-"));
+const filters = firstFlag < 0 ? args : args.slice(0, firstFlag);
+const passed = firstFlag < 0 ? [] : args.slice(firstFlag);
 
 function run(file: string): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", file], { stdio: "inherit" });
+    const child = spawn(process.execPath, ["--import", "tsx", file, ...passed], { stdio: "inherit" });
     child.on("error", reject);
     child.on("exit", (code, signal) => resolve({ code, signal }));
   });
@@ -56,6 +60,12 @@ async function main(): Promise<void> {
     .filter((name) => filters.length === 0 || filters.some((f) => name.includes(f)))
     .sort();
   if (files.length === 0) throw new Error(`no bench/*.bench.ts matches ${filters.join(", ")}`);
+  // Benchmarks read the same flag names differently (--rounds, --seconds): flags go to one of them only.
+  if (passed.length > 0 && files.length !== 1)
+    throw new Error(
+      `${passed.join(" ")} is for one benchmark: name it first (npm run bench -- scale --sizes 1000); ` +
+        `${files.join(", ")} matched`,
+    );
   console.log(
     `a2a-statecharts benchmarks, ${new Date().toISOString()}: node ${process.version}, ` +
       `${cpus().length} × ${await cpuModel()}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, ` +

@@ -6,8 +6,9 @@
 // transitions/s, compaction time, the largest single write, `status` time and the state dir's size.
 // Prints the table with each ×10 growth and the issue's targets, and writes docs/scale.json and
 // docs/scale.svg.
-// Run: npm run bench -- scale (SCALE_SIZES=1000,10000 SCALE_SECONDS=10 to choose: bench/index.ts passes
-//      no arguments), or npx tsx bench/scale.bench.ts [--sizes 1000,10000,100000] [--seconds 10]
+// Run: npm run bench -- scale [--sizes 1000,10000,100000] [--seconds 10] (or SCALE_SIZES=1000,10000
+//      SCALE_SECONDS=10 npm run bench -- scale; a flag wins over its variable), or the same flags to
+//      npx tsx bench/scale.bench.ts
 import { spawn } from "node:child_process";
 import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";

@@ -6,6 +6,7 @@
 
 export interface Panel {
   title: string;
+  /** What `values` are in, after a space: " ms", " B", " MB" (labels step up to s, KB, GB); else a count's. */
   unit: string;
   /** One value per size; NaN or ≤ 0 is left out (a log axis has no zero). */
   values: number[];
@@ -17,6 +18,7 @@ const PAD = { left: 46, right: 12, top: 26, bottom: 30 };
 const COLUMNS = 3;
 
 const esc = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+/** A count (the x axis): 1k, 10k, 100k. */
 const short = (value: number) =>
   value >= 1e9
     ? `${+(value / 1e9).toPrecision(3)}G`
@@ -25,6 +27,36 @@ const short = (value: number) =>
       : value >= 1e3
         ? `${+(value / 1e3).toPrecision(3)}k`
         : `${+value.toPrecision(3)}`;
+
+/**
+ * Units a measure steps up through, each `step` times the one before. Bytes step by 1024: the benchmark's
+ * MB is 1024² bytes (and its targets' GB 1024 MB).
+ */
+const LADDERS = [
+  { units: ["B", "KB", "MB", "GB", "TB"], step: 1024 },
+  { units: ["ms", "s"], step: 1000 },
+];
+
+const grouped = (value: number) => String(Math.round(value)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+
+/**
+ * A point's label: three significant digits in the largest unit that keeps the number under 1,000
+ * (`874 ms`, `5.27 s`, `1.89 GB`, `26.1 KB`); past the last unit, whole and grouped (`1,234 s`). A unit
+ * outside the ladders (a count) gets k/M/G. `unit` may start with the space that separates it.
+ */
+export function valueLabel(value: number, unit: string): string {
+  const space = /^\s*/.exec(unit)?.[0] ?? "";
+  const ladder = LADDERS.find((l) => l.units.includes(unit.trim()));
+  if (ladder === undefined) return `${short(value)}${unit}`;
+  let at = ladder.units.indexOf(unit.trim());
+  let v = value;
+  while (at < ladder.units.length - 1 && +v.toPrecision(3) >= 1000) {
+    v /= ladder.step;
+    at += 1;
+  }
+  const text = v >= 1000 ? grouped(v) : `${+v.toPrecision(3)}`;
+  return `${text}${space}${ladder.units[at] ?? ""}`;
+}
 
 function panel(p: Panel, sizes: number[], x0: number, y0: number): string {
   const points = sizes
@@ -54,7 +86,7 @@ function panel(p: Panel, sizes: number[], x0: number, y0: number): string {
   for (const pt of points) {
     out.push(
       `<circle cx="${px(pt.size).toFixed(1)}" cy="${py(pt.value).toFixed(1)}" r="3" class="d"/>`,
-      `<text x="${px(pt.size).toFixed(1)}" y="${(py(pt.value) - 6).toFixed(1)}" class="v">${short(pt.value)}${esc(p.unit)}</text>`,
+      `<text x="${px(pt.size).toFixed(1)}" y="${(py(pt.value) - 6).toFixed(1)}" class="v">${esc(valueLabel(pt.value, p.unit))}</text>`,
     );
   }
   for (const size of sizes)

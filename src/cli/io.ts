@@ -1,9 +1,75 @@
-/** Where a command writes: lines to stdout and stderr. Tests pass arrays; bin.ts passes the console. */
+import type { Writable } from "node:stream";
+
+/** Where a command writes: lines to stdout and stderr. Tests collect arrays; bin.ts passes the process's streams. */
 export interface CliIO {
   out(line: string): void;
   err(line: string): void;
   /** One line redrawn in place at the bottom (a terminal only); "" removes it. */
   status?(line: string): void;
+  /**
+   * Text to stdout as is, no newline added: output too large for one string goes out in pieces. Resolves
+   * when stdout can take more, so a slow reader holds the command back instead of the pieces piling up
+   * in memory; false once the reader has gone (a pipe to `head` that closed): stop writing.
+   */
+  write?(text: string): Promise<boolean>;
+}
+
+/** `writeText` batches pieces up to this many characters: few writes, and no string that grows with the output. */
+export const WRITE_SIZE = 65_536;
+
+/**
+ * Writes `pieces` (text, newlines included) to stdout, batched into writes of up to `writeSize` characters
+ * (a longer piece is one write), each once stdout can take it; stops early if the reader went away. An IO
+ * without `write` (tests collecting lines) gets the text as `out` lines.
+ */
+export async function writeText(io: CliIO, pieces: Iterable<string>, writeSize = WRITE_SIZE): Promise<void> {
+  if (io.write === undefined) {
+    let partial = "";
+    for (const piece of pieces) {
+      const lines = (partial + piece).split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) io.out(line);
+    }
+    if (partial !== "") io.out(partial);
+    return;
+  }
+  let batch = "";
+  for (const piece of pieces) {
+    if (batch.length > 0 && batch.length + piece.length > writeSize) {
+      if (!(await io.write(batch))) return;
+      batch = "";
+    }
+    batch += piece;
+  }
+  if (batch.length > 0) await io.write(batch);
+}
+
+/**
+ * `CliIO.write` for a Node stream (process.stdout): resolves at once while the stream's buffer has room,
+ * else on 'drain'. Pipes are written asynchronously on POSIX, so without waiting a slow reader would make
+ * every piece wait in memory. A stream error (EPIPE: the reader closed) makes this and later writes false.
+ */
+export function streamWrite(stream: Writable): (text: string) => Promise<boolean> {
+  let failed = false;
+  // Kept for the stream's life: an error after the reader left is an answer (stop), not a crash.
+  stream.on("error", () => (failed = true));
+  const usable = () => !failed && !stream.destroyed;
+  return async (text) => {
+    if (!usable()) return false;
+    if (stream.write(text)) return true;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        stream.off("drain", done);
+        stream.off("close", done);
+        stream.off("error", done);
+        resolve();
+      };
+      stream.on("drain", done);
+      stream.on("close", done);
+      stream.on("error", done);
+    });
+    return usable();
+  };
 }
 
 /** An error's message, its first line only: one line per problem on stderr. */

@@ -39,8 +39,14 @@ export async function main(
   out: (line: string) => void = console.log,
   err: (line: string) => void = console.error,
   status?: (line: string) => void,
+  write?: (text: string) => Promise<boolean>,
 ): Promise<number> {
-  const io: CliIO = { out, err, ...(status === undefined ? {} : { status }) };
+  const io: CliIO = {
+    out,
+    err,
+    ...(status === undefined ? {} : { status }),
+    ...(write === undefined ? {} : { write }),
+  };
   const [command, ...rest] = argv;
   if (command !== undefined && Object.hasOwn(COMMANDS, command)) {
     let run: Command;

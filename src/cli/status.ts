@@ -6,7 +6,8 @@ import {
   readStateDir,
 } from "../persistence/index.js";
 import { MACHINE_VERSIONS } from "../runtime/index.js";
-import { type CliIO, firstLine, flagProblem } from "./io.js";
+import { type CliIO, firstLine, flagProblem, writeText } from "./io.js";
+import { jsonDocument } from "./jsonText.js";
 import { loadPeer } from "./peerDependencies.js";
 import { postgresUsageError } from "./postgresUsage.js";
 import { type QuarantinedRow, quarantineWarning, toQuarantinedRow } from "./quarantineWarnings.js";
@@ -20,7 +21,7 @@ import {
   toRow,
   warningLine,
 } from "./statusRows.js";
-import { alignColumns } from "./textTable.js";
+import { alignedLines } from "./textTable.js";
 
 export type { ExchangeStatusRow } from "./statusExchanges.js";
 export { attemptsOf, stateText, valueText } from "./statusRows.js";
@@ -128,8 +129,8 @@ export async function runStatus(argv: string[], io: CliIO): Promise<number> {
     );
     return 1;
   }
-  if (values.json) io.out(JSON.stringify(report, null, 2));
-  else printTable(report, io);
+  if (values.json) await writeText(io, jsonDocument(report));
+  else await printTable(report, io);
   return 0;
 }
 
@@ -187,7 +188,7 @@ function toWarning(p: StateDirProblem): StatusWarning {
 
 // ---- the human table ----
 
-function printTable(report: StatusReport, io: CliIO): void {
+async function printTable(report: StatusReport, io: CliIO): Promise<void> {
   for (const line of lockNotes(report.lock, report.stateDir)) io.out(line);
   for (const w of report.warnings) {
     io.err(warningLine(w));
@@ -200,13 +201,23 @@ function printTable(report: StatusReport, io: CliIO): void {
     );
   }
   if (report.actors.length === 0) io.out(`no actors persisted in ${report.stateDir}`);
-  else for (const line of alignColumns([ACTOR_HEADER, ...report.actors.map(actorCells)])) io.out(line);
+  else await writeText(io, actorLines(report.actors));
   if (report.exchanges.length > 0) {
     io.out("");
     io.out("bot exchanges in threads:");
-    for (const line of alignColumns(exchangeTable(report.exchanges, report.now))) io.out(line);
+    const rows = exchangeTable(report.exchanges, report.now);
+    const lines = alignedLines(() => rows);
+    await writeText(io, lines);
   }
   io.out(footer(report));
+}
+
+/** The actors table a line at a time: at a million actors, its cells are made as they are written, not held. */
+function actorLines(actors: readonly ActorStatusRow[]): Iterable<string> {
+  return alignedLines(function* () {
+    yield ACTOR_HEADER;
+    for (const actor of actors) yield actorCells(actor);
+  });
 }
 
 function lockNotes(lock: StateDirLockInfo, dir: string): string[] {

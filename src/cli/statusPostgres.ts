@@ -7,7 +7,8 @@ import {
   readPostgresStatus,
 } from "../persistence/postgres/readStatus.js";
 import { MACHINE_VERSIONS } from "../runtime/index.js";
-import { type CliIO, firstLine } from "./io.js";
+import { type CliIO, firstLine, writeText } from "./io.js";
+import { jsonDocument } from "./jsonText.js";
 import { postgresUsageError } from "./postgresUsage.js";
 import {
   ACTOR_HEADER,
@@ -18,7 +19,7 @@ import {
   toRow,
   warningLine,
 } from "./statusRows.js";
-import { alignColumns, formatDuration } from "./textTable.js";
+import { alignColumns, alignedLines, formatDuration } from "./textTable.js";
 
 /** A registered gateway process, as `status --postgres --json` prints it (times on the server's clock). */
 export interface ProcessStatusRow extends PostgresProcess {
@@ -71,8 +72,8 @@ export async function runPostgresStatus(
     io.err(`a2a-statecharts status: ${firstLine(error)}`);
     return 1;
   }
-  if (o.json) io.out(JSON.stringify(report, null, 2));
-  else printPostgresTable(report, io);
+  if (o.json) await writeText(io, jsonDocument(report));
+  else await printPostgresTable(report, io);
   return 0;
 }
 
@@ -141,7 +142,7 @@ function warningsOf(
 
 // ---- the human table ----
 
-function printPostgresTable(report: PostgresStatusReport, io: CliIO): void {
+async function printPostgresTable(report: PostgresStatusReport, io: CliIO): Promise<void> {
   for (const w of report.warnings) {
     io.err(warningLine(w));
   }
@@ -150,14 +151,7 @@ function printPostgresTable(report: PostgresStatusReport, io: CliIO): void {
   for (const line of processLines(report)) io.out(line);
   io.out("");
   if (report.actors.length === 0) io.out(`no actors in schema ${report.schema}`);
-  else {
-    const header = [...ACTOR_HEADER.slice(0, 4), "OWNER", ...ACTOR_HEADER.slice(4)];
-    const rows = report.actors.map((a) => {
-      const cells = actorCells(a);
-      return [...cells.slice(0, 4), ownerText(a), ...cells.slice(4)];
-    });
-    for (const line of alignColumns([header, ...rows])) io.out(line);
-  }
+  else await writeText(io, actorLines(report.actors));
   const { events, oldestAgeMs } = report.inbox;
   if (events > 0) {
     io.out(
@@ -168,6 +162,17 @@ function printPostgresTable(report: PostgresStatusReport, io: CliIO): void {
   io.out(
     `${actorsSummary(report.actors, report.warnings.length)} · ${plural(report.processes.length, "process", "processes")} · PostgreSQL ${report.postgres}, schema ${report.schema}`,
   );
+}
+
+/** The actors table with their owners, a line at a time: many actors' cells are made as written, not held. */
+function actorLines(actors: readonly PostgresActorStatusRow[]): Iterable<string> {
+  return alignedLines(function* () {
+    yield [...ACTOR_HEADER.slice(0, 4), "OWNER", ...ACTOR_HEADER.slice(4)];
+    for (const a of actors) {
+      const cells = actorCells(a);
+      yield [...cells.slice(0, 4), ownerText(a), ...cells.slice(4)];
+    }
+  });
 }
 
 function processLines(report: PostgresStatusReport): string[] {

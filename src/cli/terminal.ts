@@ -1,4 +1,4 @@
-import type { CliIO } from "./io.js";
+import { type CliIO, streamWrite } from "./io.js";
 
 /**
  * Output for a terminal: ordinary lines scroll as usual, and `status` keeps one line at the bottom,
@@ -6,6 +6,7 @@ import type { CliIO } from "./io.js";
  */
 export function terminalIO(stdout: NodeJS.WriteStream, stderr: NodeJS.WriteStream): Required<CliIO> {
   let status = "";
+  let write: ((text: string) => Promise<boolean>) | undefined;
   const clear = () => (status === "" ? "" : "\r\x1b[2K");
   const fit = (line: string) => line.slice(0, Math.max(0, (stdout.columns || 80) - 1));
   return {
@@ -16,6 +17,13 @@ export function terminalIO(stdout: NodeJS.WriteStream, stderr: NodeJS.WriteStrea
       stdout.write(clear());
       stderr.write(`${line}\n`);
       stdout.write(fit(status));
+    },
+    // Text in pieces may end mid-line, where no status line can be drawn: it is removed until status() is called again.
+    write(text) {
+      write ??= streamWrite(stdout);
+      const written = write(`${clear()}${text}`);
+      status = "";
+      return written;
     },
     status(line) {
       stdout.write(`${clear()}${fit(line)}`);

@@ -2,14 +2,30 @@
 
 /** Left-aligned columns two spaces apart; the last column is not padded. */
 export function alignColumns(rows: string[][]): string[] {
+  const widths = columnWidths(rows);
+  return rows.map((row) => alignRow(row, widths));
+}
+
+/**
+ * `alignColumns` for a table too long to hold as lines (a million actors): `rows` is called twice, once
+ * to measure the columns and once to make each line (newline-ended) as it is written.
+ */
+export function* alignedLines(rows: () => Iterable<string[]>): Generator<string> {
+  const widths = columnWidths(rows());
+  for (const row of rows()) yield `${alignRow(row, widths)}\n`;
+}
+
+function columnWidths(rows: Iterable<string[]>): number[] {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) =>
-    row
-      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
-      .join("  ")
-      .trimEnd(),
-  );
+  return widths;
+}
+
+function alignRow(row: string[], widths: number[]): string {
+  return row
+    .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+    .join("  ")
+    .trimEnd();
 }
 
 /** A duration in its two largest units, trailing zero units dropped: `4m 10s`, `1m`, `2h 5m`, `3d 1h`, `0s`. */

@@ -303,6 +303,43 @@ describe("status --postgres", { timeout: 30_000 }, () => {
     const report = await statusJson(url, "--schema", "gateway_b");
     expect([report.schema, report.actors.map((r) => r.id)]).toEqual(["gateway_b", ["in-b"]]);
   });
+
+  // Many actors make one JSON string or one buffered output too large: stdout gets them in pieces.
+  it("writes --json and the actors table through write, as the same text", async () => {
+    const url = await postgres().createDatabase();
+    const store = await gatewayProcess(url);
+    await store.put([collaboration("live-1", MINUTE), finished("done-1")]);
+    vi.useFakeTimers({ toFake: ["Date"], now: STORE_T0 });
+    const viaWrite = async (...flags: string[]) => {
+      const out: string[] = [];
+      const writes: string[] = [];
+      const code = await runStatus(["--postgres", url, ...flags], {
+        out: (line) => out.push(line),
+        err: () => undefined,
+        write: async (text) => (writes.push(text), true),
+      });
+      return { code, out, written: writes.join("") };
+    };
+
+    const json = await viaWrite("--json");
+    expect([json.code, json.out]).toEqual([0, []]);
+    const report = JSON.parse(json.written) as PostgresStatusReport;
+    expect(json.written).toBe(`${JSON.stringify(report, null, 2)}\n`);
+    expect(report.actors.map((a) => a.id).sort()).toEqual(["done-1", "live-1"]);
+
+    const table = await viaWrite();
+    const lines = (await status("--postgres", url)).out;
+    const header = lines.findIndex((line) => line.startsWith("ID "));
+    expect(table.written).toBe(
+      lines
+        .slice(header, header + 3)
+        .map((line) => `${line}\n`)
+        .join(""),
+    );
+    // The rest (the processes, whose lease countdown moves on the server's clock, and the footer) as lines.
+    expect(table.out.at(-1)).toBe(lines.at(-1));
+    expect(table.out.filter((line) => /live-1|done-1/.test(line))).toEqual([]);
+  });
 });
 
 describe("status --postgres: each failure in one line, exit 1, no password", { timeout: 30_000 }, () => {

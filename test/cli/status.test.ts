@@ -1,7 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { appendFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
+import { promisify } from "node:util";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { WRITE_SIZE } from "../../src/cli/io.js";
 import { type ActorStatusRow, runStatus, type StatusReport, valueText } from "../../src/cli/status.js";
 import { formatDuration } from "../../src/cli/textTable.js";
 import { shardOf } from "../../src/persistence/index.js";
@@ -181,6 +183,51 @@ describe("a2a-statecharts status", () => {
       nextDue: null,
       file: archiveHourFile(resolve(dir)),
     });
+  });
+
+  // At a million actors one JSON string or one buffered output would not fit: stdout gets it in pieces.
+  it("writes --json and the table through write, in bounded pieces, the same text as line by line", async () => {
+    const { dir, mentionId } = await populatedStateDir();
+    vi.setSystemTime(T0 + 50 * SECOND);
+    for (const flags of [["--json"], []]) {
+      const lines = await status(...flags, "--state-dir", dir);
+      const stdout: string[] = [];
+      const writes: string[] = [];
+      const code = await runStatus([...flags, "--state-dir", dir], {
+        out: (line) => stdout.push(`${line}\n`),
+        err: () => undefined,
+        write: async (text) => {
+          writes.push(text);
+          stdout.push(text);
+          return true;
+        },
+      });
+      expect(code).toBe(0);
+      expect(stdout.join("")).toBe(`${lines.stdout}\n`);
+      expect(writes.join(""), flags.join(" ")).toContain(mentionId);
+      expect(Math.max(...writes.map((w) => w.length))).toBeLessThanOrEqual(WRITE_SIZE);
+    }
+    // --json: JSON.stringify(report, null, 2) exactly, nothing else.
+    const json = (await status("--json", "--state-dir", dir)).stdout;
+    expect(json).toBe(JSON.stringify(JSON.parse(json), null, 2));
+  });
+
+  it("prints --json that parses when its stdout is a pipe (the CLI as installed)", async () => {
+    const { dir, mentionId } = await populatedStateDir();
+    const root = resolve(import.meta.dirname, "../..");
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ["--import", "tsx", join(root, "src/cli/bin.ts"), "status", "--json", "--state-dir", dir],
+      { cwd: root },
+    );
+    expect(stderr).toBe("");
+    const report = JSON.parse(stdout) as StatusReport;
+    expect(stdout).toBe(`${JSON.stringify(report, null, 2)}\n`);
+    expect(report.stateDir).toBe(resolve(dir));
+    expect(report.actors.map((a) => [a.id === mentionId ? "mention" : a.machine, a.status]).sort()).toEqual([
+      ["a2aFlow", "done"],
+      ["mention", "active"],
+    ]);
   });
 
   it("reads beside a live holder without taking the lock or changing a byte, and says whose it is", async () => {

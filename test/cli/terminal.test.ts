@@ -1,3 +1,4 @@
+import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { terminalIO } from "../../src/cli/terminal.js";
 
@@ -27,5 +28,24 @@ describe("terminalIO", () => {
         "third\n",
     );
     expect(err.text()).toBe("oops\n");
+  });
+
+  it("writes text in pieces as is, the status line removed first: it cannot be drawn mid-line", async () => {
+    const written: string[] = [];
+    const stdout = Object.assign(
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          written.push(chunk.toString());
+          done();
+        },
+      }),
+      { columns: 40 },
+    ) as unknown as NodeJS.WriteStream;
+    const io = terminalIO(stdout, fakeStream().stream);
+    io.status("working");
+    expect(await io.write('{\n  "a": ')).toBe(true);
+    expect(await io.write("1\n}\n")).toBe(true);
+    io.out("done");
+    expect(written.join("")).toBe('working\r\x1b[2K{\n  "a": 1\n}\ndone\n');
   });
 });
