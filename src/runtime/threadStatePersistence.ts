@@ -14,25 +14,32 @@ import {
 import type { ThreadEntry, ThreadState } from "./ThreadState.js";
 import { ThreadStateSaver } from "./ThreadStateSaver.js";
 
-/** The thread state on disk: `<stateDir>/threads/` (state.json + changes.ndjson). */
+/** The thread state on disk: `<stateDir>/threads/` (shard files + changes.ndjson, see ChangeLogFile). */
 export const THREAD_STATE_DIR = "threads";
 /** The whole-file format of earlier versions, migrated once at start. */
 const V1_FILE = "threads.json";
-/** The change log is folded into state.json once it holds this many bytes (and at start and stop). */
+/** The change log is folded into the snapshot once it holds this many bytes, or more (FOLD_SHARE). */
 export const COMPACT_AT_BYTES = 256 * 1024;
+/**
+ * ...or once it holds this share of the snapshot's bytes: a fold rewrites at most the whole snapshot,
+ * so this keeps the bytes a fold writes per logged byte constant however large the state grows, and
+ * the log a start replays under a quarter of the snapshot.
+ */
+const FOLD_SHARE = 1 / 4;
 
 export interface ThreadStateStore {
   /** Resolves once every change made before the call is on disk; rejects if that write failed. */
   flush(): Promise<void>;
   /** Resolves once no save is queued or in flight (a failed one has been reported); writes nothing itself. */
   idle(): Promise<void>;
-  /** Saves what waits, folds the log into the snapshot and closes the files. */
+  /** Saves what waits (folding the log if it is due) and closes the files. */
   close(): Promise<void>;
 }
 
 /**
  * Opens the thread state of `stateDir` into `threads` and keeps it saved: every change is appended to
- * a log in the background (no caller waits but one that flushes), folded into a snapshot now and then.
+ * a log in the background (no caller waits but one that flushes), folded into the snapshot once the
+ * log passes COMPACT_AT_BYTES and a quarter of the snapshot.
  * Every entry is validated as it is read; one that fails is kept in `<stateDir>/quarantine/` and
  * reported, and the rest is used. An earlier `threads.json` is migrated (then removed). Expired entries
  * are dropped at once (ThreadState.expire).
@@ -63,9 +70,14 @@ export async function openThreadStateStore(o: {
     }
     // The migrated file is older than the log: the log's entries win.
     threads.load([...checked.good, ...current.good]);
-    const { removed } = threads.expire(now());
-    if (v1 !== undefined || bad.length > 0 || removed > 0) await log.compact(threads.entries());
-    threads.takeChanges();
+    threads.expire(now());
+    // Entries set aside or migrated are rewritten at once; what expire() dropped is only logged.
+    if (v1 !== undefined || bad.length > 0) {
+      await log.compact(threads.entries());
+      threads.takeChanges();
+    } else await log.append(threads.takeChanges());
+    // So that the next start replays a bounded log even when expiry dropped much (an upgrade's first start).
+    if (foldDue(log)) await log.fold(threads.entries());
     if (v1 !== undefined) {
       await rm(v1File, { force: true });
       await syncDirectory(stateDir);
@@ -75,19 +87,22 @@ export async function openThreadStateStore(o: {
     throw error;
   }
 
+  const append = async () => {
+    const changes = threads.takeChanges();
+    try {
+      await log.append(changes);
+    } catch (error) {
+      threads.returnChanges(changes);
+      throw error;
+    }
+  };
   const saver = new ThreadStateSaver({
     write: async () => {
-      const changes = threads.takeChanges();
-      try {
-        await log.append(changes);
-      } catch (error) {
-        threads.returnChanges(changes);
-        throw error;
-      }
+      await append();
       // The changes are durable now: a failed fold is reported but fails no caller, and is tried again later.
-      if (log.logBytes >= COMPACT_AT_BYTES)
+      if (foldDue(log))
         await log
-          .compact(threads.entries())
+          .fold(threads.entries())
           .catch((error: unknown) => warn(`could not fold the thread-state log: ${displayText(error)}`));
     },
     onError: (error) => warn(`could not save the thread state: ${displayText(error)}`),
@@ -100,12 +115,19 @@ export async function openThreadStateStore(o: {
       threads.onChange = () => {};
       try {
         await saver.stop();
-        await log.compact(threads.entries());
+        // What a failed save handed back is tried once more, and a stop that cannot save it rejects.
+        await append();
+        // The log is durable as it is: a stop folds it only when a save would have.
+        if (foldDue(log)) await log.fold(threads.entries());
       } finally {
         await log.close();
       }
     },
   };
+}
+
+function foldDue(log: ChangeLogFile): boolean {
+  return log.logBytes >= Math.max(COMPACT_AT_BYTES, log.stateBytes * FOLD_SHARE);
 }
 
 /**
@@ -164,10 +186,15 @@ interface BadEntry extends Candidate {
   reason: string;
 }
 
-function validate(candidates: readonly Candidate[]): { good: ThreadEntry[]; bad: BadEntry[] } {
+function validate(candidates: Iterable<Candidate>): { good: ThreadEntry[]; bad: BadEntry[] } {
   const good: ThreadEntry[] = [];
   const bad: BadEntry[] = [];
   for (const { c, k, v } of candidates) {
+    const quick = quickEntry(c, k, v);
+    if (quick !== undefined) {
+      good.push(quick);
+      continue;
+    }
     if (!Object.hasOwn(ENTRY_SCHEMAS, c)) {
       bad.push({ c, k, v, reason: `unknown collection "${c}"` });
       continue;
@@ -181,13 +208,43 @@ function validate(candidates: readonly Candidate[]): { good: ThreadEntry[]; bad:
   return { good, bad };
 }
 
+/**
+ * The well-formed entries of the large collections, checked by hand as their schema would (a start
+ * reads hundreds of thousands of them, and the schemas cost several times the parse); the value is
+ * rebuilt from the known fields, as the schema's parse does. Anything else, and every failure, goes
+ * through the schema, which also names what is wrong.
+ */
+function quickEntry(c: string, k: string, v: unknown): ThreadEntry | undefined {
+  if (c === "sink") return v === true ? { c, k, v } : undefined;
+  if (c === "system") return isTime(v) ? { c, k, v } : undefined;
+  if (!isRecord(v)) return undefined;
+  if (c === "parent")
+    return isId(v.channelId) && isTime(v.at) ? { c, k, v: { channelId: v.channelId, at: v.at } } : undefined;
+  if (c === "participants") {
+    const { agentIds, seenAt } = v;
+    return Array.isArray(agentIds) && agentIds.every(isId) && isTime(seenAt)
+      ? { c, k, v: { agentIds: agentIds as string[], seenAt } }
+      : undefined;
+  }
+  if (c === "route") {
+    const { threadId, channelId, lastUsedAt } = v;
+    return isId(threadId) && isId(channelId) && isTime(lastUsedAt)
+      ? { c, k, v: { threadId, channelId, lastUsedAt } }
+      : undefined;
+  }
+  return undefined;
+}
+
+const isId = (value: unknown): value is string => typeof value === "string" && value !== "";
+const isTime = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
+
 function observedKeyMatches(key: string, value: unknown): boolean {
   const record = value as z.infer<typeof ObserverRecordSchema>;
   return key === `${record.channelId} ${record.messageId}`;
 }
 
-function candidatesOf(state: FoldedState): Candidate[] {
-  return [...state].flatMap(([c, entries]) => [...entries].map(([k, v]) => ({ c, k, v })));
+function* candidatesOf(state: FoldedState): Generator<Candidate> {
+  for (const [c, entries] of state) for (const [k, v] of entries) yield { c, k, v };
 }
 
 /** The entries of a v1 `threads.json` (entries not validated yet), or undefined when there is none. */
