@@ -26,6 +26,8 @@ export interface ChangeLogOpenOptions {
 const LEGACY_STATE_FILE = "state.json";
 const LOG_FILE = "changes.ndjson";
 const FILE_MODE = 0o600;
+/** Entries a fold reads between two turns of the event loop (a few milliseconds' work). */
+const YIELD_EVERY = 10_000;
 const DIR_MODE = 0o700;
 
 /**
@@ -142,8 +144,11 @@ export class ChangeLogFile {
   }
 
   /**
-   * Folds the log into the snapshot: `entries` is the whole state as it is now; only the shards the
-   * log touched are rewritten, one file after another, then the log is emptied.
+   * Folds the log into the snapshot: `entries` is the whole state; only the shards the log touched are
+   * rewritten, one file after another, then the log is emptied. The event loop runs while `entries`
+   * is read, so it may be a lazy view of a state that keeps changing: an entry read newer than the log
+   * is harmless as long as that change is appended after the fold (a replay then sets it again), and
+   * an entry without a value is skipped.
    */
   async fold(entries: Iterable<Change>): Promise<void> {
     if (this.legacy) return this.compact(entries);
@@ -166,7 +171,10 @@ export class ChangeLogFile {
     // References only: each shard's object is built just before its write, so the state is never
     // held twice over, and the event loop runs between the files.
     const byShard = new Map<number, Change[]>();
+    let read = 0;
     for (const change of entries) {
+      // A state of a million entries is read in pieces, not in one block of the event loop.
+      if (++read % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
       const n = shardOf(change.k);
       if (only !== undefined && !only.has(n)) continue;
       const list = byShard.get(n);

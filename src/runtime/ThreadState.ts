@@ -292,10 +292,17 @@ export class ThreadState {
 
   /** Every persisted entry as it is now (for a compaction). */
   entries(): ThreadEntry[] {
-    const all: ThreadEntry[] = [];
+    return [...this.eachEntry()];
+  }
+
+  /**
+   * Every persisted entry, each read as it is when the iteration reaches it, for a fold that lets the
+   * event loop run between pieces: an entry changed meanwhile is read as changed (and saved again with
+   * the next changes); one removed meanwhile comes without a value, or not at all.
+   */
+  *eachEntry(): Generator<ThreadEntry> {
     for (const c of ["parent", "participants", "route", "sink", "system", "observed", "exchange"] as const)
-      for (const key of this.keysOf(c)) all.push(this.entry(c, key));
-    return all;
+      for (const key of this.keysOf(c)) yield this.entry(c, key);
   }
 
   /** The entries changed since the last call, as they are now (removed ones without a value). */

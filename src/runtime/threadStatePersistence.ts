@@ -77,7 +77,7 @@ export async function openThreadStateStore(o: {
       threads.takeChanges();
     } else await log.append(threads.takeChanges());
     // So that the next start replays a bounded log even when expiry dropped much (an upgrade's first start).
-    if (foldDue(log)) await log.fold(threads.entries());
+    if (foldDue(log)) await log.fold(threads.eachEntry());
     if (v1 !== undefined) {
       await rm(v1File, { force: true });
       await syncDirectory(stateDir);
@@ -102,7 +102,7 @@ export async function openThreadStateStore(o: {
       // The changes are durable now: a failed fold is reported but fails no caller, and is tried again later.
       if (foldDue(log))
         await log
-          .fold(threads.entries())
+          .fold(threads.eachEntry())
           .catch((error: unknown) => warn(`could not fold the thread-state log: ${displayText(error)}`));
     },
     onError: (error) => warn(`could not save the thread state: ${displayText(error)}`),
@@ -118,7 +118,7 @@ export async function openThreadStateStore(o: {
         // What a failed save handed back is tried once more, and a stop that cannot save it rejects.
         await append();
         // The log is durable as it is: a stop folds it only when a save would have.
-        if (foldDue(log)) await log.fold(threads.entries());
+        if (foldDue(log)) await log.fold(threads.eachEntry());
       } finally {
         await log.close();
       }

@@ -104,6 +104,22 @@ describe("ChangeLogFile shards", () => {
     expect(Math.max(...sizes)).toBeLessThan((total / SHARD_COUNT) * 1.25);
   });
 
+  it("a fold reads a large state in pieces, letting the event loop run between them", async () => {
+    const { dir, model, log } = await seeded(30_000, "a", 0);
+    await log.append([{ c: "a", k: "thread-1", v: 1 }]);
+    let turned = false;
+    let turnedBeforeTheEnd = false;
+    function* lazy() {
+      yield* apply(model, [{ c: "a", k: "thread-1", v: 1 }]);
+      turnedBeforeTheEnd = turned;
+    }
+    setImmediate(() => (turned = true));
+    await log.fold(lazy());
+    expect(turnedBeforeTheEnd).toBe(true);
+    await log.close();
+    await expectReopensAs(dir, model);
+  });
+
   it("a fold that fails between shard writes keeps the log; a reopen gives the same state, and a later fold lands", async () => {
     const { dir, model, log } = await seeded(500, "a", 0);
     const first = { log };
