@@ -69,7 +69,8 @@ export async function openThreadStateStore(o: {
       );
     }
     // The migrated file is older than the log: the log's entries win.
-    threads.load([...checked.good, ...current.good]);
+    threads.load(checked.good);
+    threads.load(current.good);
     threads.expire(now());
     // Entries set aside or migrated are rewritten at once; what expire() dropped is only logged.
     if (v1 !== undefined || bad.length > 0) {
