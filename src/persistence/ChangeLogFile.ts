@@ -148,11 +148,14 @@ export class ChangeLogFile {
    * rewritten, one file after another, then the log is emptied. The event loop runs while `entries`
    * is read, so it may be a lazy view of a state that keeps changing: an entry read newer than the log
    * is harmless as long as that change is appended after the fold (a replay then sets it again), and
-   * an entry without a value is skipped.
+   * an entry without a value is skipped. `unlogged`: keys of changes made to `entries` but never
+   * appended (too many to log), whose shards are rewritten too.
    */
-  async fold(entries: Iterable<Change>): Promise<void> {
+  async fold(entries: Iterable<Change>, unlogged: Iterable<string> = []): Promise<void> {
     if (this.legacy) return this.compact(entries);
-    await this.writeShards(entries, new Set(this.dirty));
+    const shards = new Set(this.dirty);
+    for (const key of unlogged) shards.add(shardOf(key));
+    await this.writeShards(entries, shards);
   }
 
   /** Writes `entries` as the whole state (every shard file) and then empties the log. */

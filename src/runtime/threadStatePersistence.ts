@@ -26,6 +26,8 @@ export const COMPACT_AT_BYTES = 256 * 1024;
  * the log a start replays under a quarter of the snapshot.
  */
 const FOLD_SHARE = 1 / 4;
+/** Entries dropped by the expiry at start beyond which they are folded in rather than logged (~1 MB). */
+const FOLD_EXPIRED_AT = 10_000;
 
 export interface ThreadStateStore {
   /** Resolves once every change made before the call is on disk; rejects if that write failed. */
@@ -72,12 +74,18 @@ export async function openThreadStateStore(o: {
     threads.load(checked.good);
     threads.load(current.good);
     threads.expire(now());
-    // Entries set aside or migrated are rewritten at once; what expire() dropped is only logged.
-    if (v1 !== undefined || bad.length > 0) {
-      await log.compact(threads.entries());
-      threads.takeChanges();
-    } else await log.append(threads.takeChanges());
-    // So that the next start replays a bounded log even when expiry dropped much (an upgrade's first start).
+    const expired = threads.takeChanges();
+    // Entries set aside or migrated are rewritten at once. What expire() dropped is logged, unless it
+    // is much (an upgrade's first start may drop a month of parents): then it goes straight into the
+    // shards, which is cheaper than logging it first and keeps every write small.
+    if (v1 !== undefined || bad.length > 0) await log.compact(threads.eachEntry());
+    else if (expired.length > FOLD_EXPIRED_AT)
+      await log.fold(
+        threads.eachEntry(),
+        expired.map((e) => e.k),
+      );
+    else await log.append(expired);
+    // So that the next start replays a bounded log.
     if (foldDue(log)) await log.fold(threads.eachEntry());
     if (v1 !== undefined) {
       await rm(v1File, { force: true });

@@ -188,4 +188,29 @@ describe("openThreadStateStore", () => {
     expect(third.threads.parents.get("thread-039999")).toBe("1".repeat(19));
     await third.store.close();
   });
+
+  it("what the expiry drops at start is logged when it is little, folded straight into the snapshot when it is much", async () => {
+    const stateDir = tempDir("a2a-threads-");
+    const first = await open(stateDir);
+    for (let n = 0; n < 12_000; n++) first.threads.setParent(`t${n}`, "c1", T0 - (n < 5 ? 2 : 0) * HOUR);
+    await first.store.close();
+    const inodes = () => snapshotFiles(stateDir).map((file) => `${file} ${statSync(file).ino}`);
+    const before = inodes();
+    const logged = threadStateBytes(stateDir).log;
+
+    // 23 h later the five older parents are past participantTTL (and cleanupMaxAgeMs): a few lines.
+    const second = await open(stateDir, () => T0 + 23 * HOUR);
+    await second.store.close();
+    expect(second.threads.parents.size).toBe(11_995);
+    expect(inodes()).toEqual(before);
+    expect(threadStateBytes(stateDir).log).toBeGreaterThan(logged);
+
+    // 27 h later all of them: folded in, never logged, the log emptied.
+    const append = vi.spyOn(ChangeLogFile.prototype, "append");
+    const third = await open(stateDir, () => T0 + 27 * HOUR);
+    expect(append.mock.calls.map(([changes]) => changes.length).filter((n) => n > 0)).toEqual([]);
+    await third.store.close();
+    expect(third.threads.parents.size).toBe(0);
+    expect(threadStateBytes(stateDir)).toEqual({ state: 0, log: 0 });
+  });
 });
