@@ -80,10 +80,15 @@ export class ChangeLogFile {
     const folded = await foldLog(join(o.dir, LOG_FILE), state, o);
     for (const key of folded.keys) log.dirty.add(shardOf(key));
     log.size = folded.validBytes;
-    // The next append cuts the torn line off first, so it starts on a clean line.
-    if (folded.validBytes < folded.bytes) log.tornAt = folded.validBytes;
     try {
-      if (log.legacy || folded.damaged) await log.compact(entriesOf(state));
+      // A damaged log's valid lines are folded in (a copy of it is kept); a migration writes every shard.
+      if (log.legacy || folded.damaged) await log.fold(entriesOf(state));
+      else if (folded.validBytes < folded.bytes) {
+        // Cut off now, so the next append starts on a clean line and the next start warns no more.
+        const handle = await log.appendHandle();
+        await handle.truncate(folded.validBytes);
+        await handle.sync();
+      }
     } catch (error) {
       await log.close();
       throw error;

@@ -62,10 +62,16 @@ describe("ChangeLogFile", () => {
     expect(entriesOf(second.state)).toEqual([{ c: "a", k: "1", v: 1 }]);
     expect(second.warnings).toEqual([expect.stringMatching(/incomplete last line/)]);
     expect(await readdir(dir)).toEqual(["changes.ndjson"]);
-    // The next append starts on a clean line.
-    await second.log.append([{ c: "a", k: "3", v: 3 }]);
+    // Cut off at once: a start after this one has nothing to warn about.
+    expect(await readFile(join(dir, "changes.ndjson"), "utf8")).toBe(line("a", "1", 1));
     await second.log.close();
+    // The next append starts on a clean line.
+    const reopened = await openLog(dir);
+    expect(reopened.warnings).toEqual([]);
+    await reopened.log.append([{ c: "a", k: "3", v: 3 }]);
+    await reopened.log.close();
     const third = await openLog(dir);
+    expect(third.warnings).toEqual([]);
     expect(entriesOf(third.state).map((e) => e.k)).toEqual(["1", "3"]);
     await third.log.close();
   });
