@@ -61,18 +61,17 @@ export async function openThreadStateStore(o: {
   try {
     const v1File = join(stateDir, V1_FILE);
     const v1 = await readV1(v1File, now, warn);
-    const checked = validate(v1?.candidates ?? []);
-    const current = validate(candidatesOf(state));
-    const bad = [...(v1?.bad ?? []), ...checked.bad, ...current.bad];
+    const bad = [...(v1?.bad ?? [])];
+    // Checked as they are loaded, with no copy of the state between. The migrated file is older than
+    // the log: the log's entries win.
+    threads.load(validEntries(v1?.candidates ?? [], bad));
+    threads.load(validEntries(candidatesOf(state), bad));
     if (bad.length > 0) {
       const kept = await quarantineEntries(stateDir, "threads", now(), { entries: bad });
       warn(
         `${bad.length} thread-state entr${bad.length === 1 ? "y is" : "ies are"} invalid; dropped them and kept them in ${kept}`,
       );
     }
-    // The migrated file is older than the log: the log's entries win.
-    threads.load(checked.good);
-    threads.load(current.good);
     threads.expire(now());
     const expired = threads.takeChanges();
     // Entries set aside or migrated are rewritten at once. What expire() dropped is logged, unless it
@@ -148,7 +147,10 @@ export async function readThreadExchanges(
   onWarning: (message: string) => void,
 ): Promise<Array<{ threadId: string; exchange: BotExchange }>> {
   const state = await ChangeLogFile.read({ dir: join(stateDir, THREAD_STATE_DIR), now: Date.now, onWarning });
-  const { good, bad } = validate(candidatesOf(new Map([["exchange", state.get("exchange") ?? new Map()]])));
+  const bad: BadEntry[] = [];
+  const good = [
+    ...validEntries(candidatesOf(new Map([["exchange", state.get("exchange") ?? new Map()]])), bad),
+  ];
   for (const entry of bad)
     onWarning(`thread state: exchange ${JSON.stringify(entry.k)} is invalid: ${entry.reason}`);
   return good.flatMap((e) =>
@@ -195,13 +197,12 @@ interface BadEntry extends Candidate {
   reason: string;
 }
 
-function validate(candidates: Iterable<Candidate>): { good: ThreadEntry[]; bad: BadEntry[] } {
-  const good: ThreadEntry[] = [];
-  const bad: BadEntry[] = [];
+/** The candidates that pass their schema; the others are added to `bad`, with the reason. */
+function* validEntries(candidates: Iterable<Candidate>, bad: BadEntry[]): Generator<ThreadEntry> {
   for (const { c, k, v } of candidates) {
     const quick = quickEntry(c, k, v);
     if (quick !== undefined) {
-      good.push(quick);
+      yield quick;
       continue;
     }
     if (!Object.hasOwn(ENTRY_SCHEMAS, c)) {
@@ -212,9 +213,8 @@ function validate(candidates: Iterable<Candidate>): { good: ThreadEntry[]; bad: 
     if (!parsed.success) bad.push({ c, k, v, reason: issuesOf(parsed.error) });
     else if (c === "observed" && !observedKeyMatches(k, parsed.data)) {
       bad.push({ c, k, v, reason: 'the key is not "<channelId> <messageId>" of the record' });
-    } else good.push({ c, k, v: parsed.data } as ThreadEntry);
+    } else yield { c, k, v: parsed.data } as ThreadEntry;
   }
-  return { good, bad };
 }
 
 /**
