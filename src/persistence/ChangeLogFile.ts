@@ -1,6 +1,7 @@
-import { chmod, copyFile, type FileHandle, mkdir, open, readFile } from "node:fs/promises";
+import { chmod, copyFile, type FileHandle, mkdir, open, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { errorCode, errorText, writeFileDurably } from "./DurableJsonFile.js";
+import { SHARD_COUNT, shardFilesIn, shardOf, writeShard } from "./changeLogShards.js";
+import { errorCode, errorText, syncDirectory } from "./DurableJsonFile.js";
 import { removeLeftoverTempFiles } from "./leftoverTempFiles.js";
 import { freeQuarantineName, quarantineFile } from "./quarantine.js";
 
@@ -15,50 +16,79 @@ export interface Change {
 export type FoldedState = Map<string, Map<string, unknown>>;
 
 export interface ChangeLogOpenOptions {
-  /** The folder holding `state.json` and `changes.ndjson` (created 0700 if missing). */
+  /** The folder holding the snapshot files and `changes.ndjson` (created 0700 if missing). */
   dir: string;
   now: () => number;
   onWarning: (message: string) => void;
 }
 
-const STATE_FILE = "state.json";
+/** The whole-state snapshot of earlier versions: read once, then replaced by the shard files. */
+const LEGACY_STATE_FILE = "state.json";
 const LOG_FILE = "changes.ndjson";
 const FILE_MODE = 0o600;
+/** Entries a fold reads between two turns of the event loop (a few milliseconds' work). */
+const YIELD_EVERY = 10_000;
 const DIR_MODE = 0o700;
 
 /**
- * A keyed state saved as a snapshot (`state.json`) plus an append-only log of changes
- * (`changes.ndjson`, one JSON line per change, fsynced), so a save costs the size of the change, not
- * of the state. `compact()` folds everything into the snapshot and empties the log.
+ * A keyed state saved as a snapshot spread over shard files (`state-00.json` … `state-63.json`, each
+ * key's shard a hash of the key) plus an append-only log of changes (`changes.ndjson`, one JSON line
+ * per change, fsynced), so a save costs the size of the change, not of the state. `fold()` rewrites
+ * only the shards the log touched, one file at a time, then empties the log; `compact()` rewrites
+ * every shard. A crash at any point loses nothing acknowledged: the log is emptied only once every
+ * shard it touched is durably written, and replaying lines already folded in changes nothing.
  *
  * Damage is told apart: a last line without its newline is a write that never completed (never
  * acknowledged: ignored); a bad line elsewhere means acknowledged data is damaged, so the log is copied
  * aside (`changes.ndjson.corrupt-<time>`, never deleted), reported, and the valid lines after it kept.
- * A snapshot that is not a JSON state is moved aside the same way and reported.
+ * A snapshot file that is not a JSON state is moved aside the same way and reported.
  *
- * One writer: the caller must not start an `append()` or `compact()` before the previous one settles.
+ * One writer: the caller must not start an `append()`, `fold()` or `compact()` before the previous
+ * one settles.
  */
 export class ChangeLogFile {
   private size = 0;
   /** A failed append whose partial line could not be cut off: the next append cuts it first. */
   private tornAt: number | undefined;
+  /** Shards whose file lacks changes that are in the log. */
+  private readonly dirty = new Set<number>();
+  /** Bytes each shard file holds (0: no file). */
+  private readonly shardBytes = new Map<number, number>();
+  /** An earlier version's `state.json` is still there: the next fold rewrites every shard and removes it. */
+  private legacy = false;
 
   private constructor(
     private readonly dir: string,
     private handle: FileHandle | undefined,
   ) {}
 
-  /** Opens the log, folding the snapshot and every valid change; the log is compacted before it returns. */
+  /**
+   * Opens the log, folding the snapshot and every valid change. The log is kept as it is (its changes
+   * are folded in by a later `fold()`), but for damage, which is folded at once, and an earlier
+   * version's `state.json`, which is rewritten as shards at once.
+   */
   static async open(o: ChangeLogOpenOptions): Promise<{ log: ChangeLogFile; state: FoldedState }> {
     await mkdir(o.dir, { recursive: true, mode: DIR_MODE });
     await chmod(o.dir, DIR_MODE);
     // One process holds the state dir: any temp file here is a crashed compaction's.
     await removeLeftoverTempFiles(o.dir);
-    const state = await readSnapshot(join(o.dir, STATE_FILE), o);
-    await foldLog(join(o.dir, LOG_FILE), state, o);
     const log = new ChangeLogFile(o.dir, undefined);
+    const snapshot = await readSnapshots(o);
+    for (const [n, bytes] of snapshot.shardBytes) log.shardBytes.set(n, bytes);
+    log.legacy = snapshot.legacy;
+    const { state } = snapshot;
+    const folded = await foldLog(join(o.dir, LOG_FILE), state, o);
+    for (const key of folded.keys) log.dirty.add(shardOf(key));
+    log.size = folded.validBytes;
     try {
-      await log.compact(entriesOf(state));
+      // A damaged log's valid lines are folded in (a copy of it is kept); a migration writes every shard.
+      if (log.legacy || folded.damaged) await log.fold(entriesOf(state));
+      else if (folded.validBytes < folded.bytes) {
+        // Cut off now, so the next append starts on a clean line and the next start warns no more.
+        const handle = await log.appendHandle();
+        await handle.truncate(folded.validBytes);
+        await handle.sync();
+      }
     } catch (error) {
       await log.close();
       throw error;
@@ -72,14 +102,21 @@ export class ChangeLogFile {
    */
   static async read(o: ChangeLogOpenOptions): Promise<FoldedState> {
     const reading = { ...o, readOnly: true };
-    const state = await readSnapshot(join(o.dir, STATE_FILE), reading);
+    const { state } = await readSnapshots(reading);
     await foldLog(join(o.dir, LOG_FILE), state, reading);
     return state;
   }
 
-  /** Bytes in the change log since the last compaction. */
+  /** Bytes in the change log since the last fold. */
   get logBytes(): number {
     return this.size;
+  }
+
+  /** Bytes in the snapshot files, as last read or written. */
+  get stateBytes(): number {
+    let bytes = 0;
+    for (const n of this.shardBytes.values()) bytes += n;
+    return bytes;
   }
 
   /**
@@ -107,30 +144,74 @@ export class ChangeLogFile {
       throw error;
     }
     this.size = start + bytes.length;
+    for (const change of changes) this.dirty.add(shardOf(change.k));
     return bytes.length;
   }
 
-  /** Writes `entries` as the whole state (temp file, fsync, rename) and then empties the log. */
+  /**
+   * Folds the log into the snapshot: `entries` is the whole state; only the shards the log touched are
+   * rewritten, one file after another, then the log is emptied. The event loop runs while `entries`
+   * is read, so it may be a lazy view of a state that keeps changing: an entry read newer than the log
+   * is harmless as long as that change is appended after the fold (a replay then sets it again), and
+   * an entry without a value is skipped. `unlogged`: keys of changes made to `entries` but never
+   * appended (too many to log), whose shards are rewritten too.
+   */
+  async fold(entries: Iterable<Change>, unlogged: Iterable<string> = []): Promise<void> {
+    if (this.legacy) return this.compact(entries);
+    const shards = new Set(this.dirty);
+    for (const key of unlogged) shards.add(shardOf(key));
+    await this.writeShards(entries, shards);
+  }
+
+  /** Writes `entries` as the whole state (every shard file) and then empties the log. */
   async compact(entries: Iterable<Change>): Promise<void> {
-    const collections: Record<string, Record<string, unknown>> = {};
-    for (const { c, k, v } of entries) (collections[c] ??= {})[k] = v;
-    await writeFileDurably(
-      join(this.dir, STATE_FILE),
-      JSON.stringify({ version: 1, collections }),
-      FILE_MODE,
-    );
-    const handle = await this.appendHandle();
-    // The snapshot holds every change now; a crash before this truncate replays them again, harmlessly.
-    await handle.truncate(0);
-    await handle.sync();
-    this.size = 0;
-    this.tornAt = undefined;
+    await this.writeShards(entries, undefined);
   }
 
   async close(): Promise<void> {
     const handle = this.handle;
     this.handle = undefined;
     await handle?.close();
+  }
+
+  /** Rewrites the shards `only` names (all when undefined), then empties the log. */
+  private async writeShards(entries: Iterable<Change>, only: ReadonlySet<number> | undefined): Promise<void> {
+    // References only: each shard's object is built just before its write, so the state is never
+    // held twice over, and the event loop runs between the files.
+    const byShard = new Map<number, Change[]>();
+    let read = 0;
+    for (const change of entries) {
+      // A state of a million entries is read in pieces, not in one block of the event loop.
+      if (++read % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+      const n = shardOf(change.k);
+      if (only !== undefined && !only.has(n)) continue;
+      const list = byShard.get(n);
+      if (list === undefined) byShard.set(n, [change]);
+      else list.push(change);
+    }
+    const shards = only ?? new Set(Array.from({ length: SHARD_COUNT }, (_, n) => n));
+    for (const n of shards) {
+      const list = byShard.get(n) ?? [];
+      // An empty shard that has no file is left as it is.
+      if (list.length === 0 && (this.shardBytes.get(n) ?? 0) === 0) continue;
+      const collections: Record<string, Array<[string, unknown]>> = {};
+      for (const { c, k, v } of list) if (v !== undefined) (collections[c] ??= []).push([k, v]);
+      this.shardBytes.set(n, await writeShard(this.dir, n, collections, FILE_MODE));
+      byShard.delete(n);
+    }
+    if (this.legacy) {
+      // Every shard is written: only now may the old whole-state snapshot go.
+      await rm(join(this.dir, LEGACY_STATE_FILE), { force: true });
+      await syncDirectory(this.dir);
+      this.legacy = false;
+    }
+    const handle = await this.appendHandle();
+    // The shards hold every change now; a crash before this truncate replays them again, harmlessly.
+    await handle.truncate(0);
+    await handle.sync();
+    this.size = 0;
+    this.tornAt = undefined;
+    this.dirty.clear();
   }
 
   private async appendHandle(): Promise<FileHandle> {
@@ -147,53 +228,113 @@ export function entriesOf(state: FoldedState): Change[] {
 /** Options of a read; `readOnly`: report damage without setting anything aside. */
 type Reading = ChangeLogOpenOptions & { readOnly?: boolean };
 
-async function readSnapshot(file: string, o: Reading): Promise<FoldedState> {
+/**
+ * The snapshot: an earlier version's `state.json` when it is still there (then the shard files are
+ * an interrupted first fold's, and are not read), else every shard file.
+ */
+async function readSnapshots(
+  o: Reading,
+): Promise<{ state: FoldedState; shardBytes: Map<number, number>; legacy: boolean }> {
   const state: FoldedState = new Map();
-  const text = await readIfPresent(file);
-  if (text === undefined) return state;
+  const shardBytes = new Map<number, number>();
+  const files = await shardFilesIn(o.dir);
+  const legacyText = await readIfPresent(join(o.dir, LEGACY_STATE_FILE));
+  if (legacyText !== undefined) {
+    // Present but unread: the next compaction must still write (or remove) each of them.
+    for (const n of files.keys()) shardBytes.set(n, 1);
+    await readSnapshot(join(o.dir, LEGACY_STATE_FILE), legacyText, state, o);
+    return { state, shardBytes, legacy: true };
+  }
+  for (const [n, file] of files) {
+    const text = await readIfPresent(file);
+    if (text === undefined) continue;
+    if (await readSnapshot(file, text, state, o)) shardBytes.set(n, Buffer.byteLength(text));
+  }
+  return { state, shardBytes, legacy: false };
+}
+
+/**
+ * Folds one snapshot file's text into `state`; false when it is not a saved state (then reported).
+ * A shard holds each collection as `[key, value]` pairs (they parse faster than an object's keys);
+ * an earlier version's `state.json` as an object.
+ */
+async function readSnapshot(file: string, text: string, state: FoldedState, o: Reading): Promise<boolean> {
   let collections: unknown;
   try {
     collections = (JSON.parse(text) as { collections?: unknown }).collections;
   } catch {
     collections = undefined;
   }
-  if (!isRecord(collections) || !Object.values(collections).every(isRecord)) {
+  if (!isRecord(collections) || !Object.values(collections).every((c) => isRecord(c) || isPairs(c))) {
     if (o.readOnly) {
       o.onWarning(`${file} is not a saved state (not JSON, or no collections)`);
-      return state;
+      return false;
     }
     const moved = await quarantineFile(file, o.now());
     o.onWarning(`${file} is not a saved state (not JSON, or no collections); moved it to ${moved}`);
-    return state;
+    return false;
   }
-  for (const [c, entries] of Object.entries(collections))
-    state.set(c, new Map(Object.entries(entries as Record<string, unknown>)));
-  return state;
+  for (const [c, entries] of Object.entries(collections)) {
+    let folded = state.get(c);
+    if (folded === undefined) state.set(c, (folded = new Map()));
+    const pairs = Array.isArray(entries)
+      ? (entries as Array<[string, unknown]>)
+      : Object.entries(entries as object);
+    for (const [k, v] of pairs) folded.set(k, v);
+  }
+  return true;
 }
 
-async function foldLog(file: string, state: FoldedState, o: Reading): Promise<void> {
+function isPairs(value: unknown): value is Array<[string, unknown]> {
+  return (
+    Array.isArray(value) &&
+    value.every((pair) => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === "string")
+  );
+}
+
+/**
+ * Folds the log's valid lines into `state`. Returns the keys they touch, the log's bytes and the
+ * bytes before a torn last line, and whether a line was damaged.
+ */
+async function foldLog(
+  file: string,
+  state: FoldedState,
+  o: Reading,
+): Promise<{ keys: Set<string>; bytes: number; validBytes: number; damaged: boolean }> {
+  const keys = new Set<string>();
   const text = await readIfPresent(file);
-  if (text === undefined || text === "") return;
-  const lines = text.split("\n");
-  // A last line without its newline was still being written: never acknowledged.
-  const torn = lines.pop() !== "";
+  if (text === undefined || text === "") return { keys, bytes: 0, validBytes: 0, damaged: false };
+  const end = text.lastIndexOf("\n") + 1;
+  const lines = text.slice(0, end).split("\n");
+  lines.pop();
   const bad: number[] = [];
   lines.forEach((line, i) => {
     const change = parseChange(line);
-    if (change === undefined) bad.push(i + 1);
-    else if (!("v" in change)) state.get(change.c)?.delete(change.k);
+    if (change === undefined) {
+      bad.push(i + 1);
+      return;
+    }
+    keys.add(change.k);
+    if (!("v" in change)) state.get(change.c)?.delete(change.k);
     else {
       const entries = state.get(change.c) ?? new Map<string, unknown>();
       entries.set(change.k, change.v);
       state.set(change.c, entries);
     }
   });
-  if (torn)
+  const folded = {
+    keys,
+    bytes: Buffer.byteLength(text),
+    validBytes: Buffer.byteLength(text.slice(0, end)),
+    damaged: bad.length > 0,
+  };
+  // A last line without its newline was still being written: never acknowledged.
+  if (end < text.length)
     o.onWarning(`${file}: ignored an incomplete last line (a write cut off before it was acknowledged)`);
-  if (bad.length === 0) return;
+  if (bad.length === 0) return folded;
   if (o.readOnly) {
     o.onWarning(`${file} is damaged: line(s) ${bad.join(", ")} are not changes`);
-    return;
+    return folded;
   }
   const copy = await freeQuarantineName(file, o.now());
   await copyFile(file, copy);
@@ -202,6 +343,7 @@ async function foldLog(file: string, state: FoldedState, o: Reading): Promise<vo
     `${file} is damaged: line(s) ${bad.join(", ")} are not changes, so saved data is missing; ` +
       `kept the valid lines and a copy of the whole log in ${copy}`,
   );
+  return folded;
 }
 
 function parseChange(line: string): Change | undefined {

@@ -30,7 +30,10 @@ export interface ThreadStateLimits {
   observerHistoryLimit: number;
   observerHistoryTTL: number;
   participantTTL: number;
-  /** How long a parent or a system-message id no live thread needs is kept (a2aRetry.cleanupMaxAgeMs). */
+  /**
+   * How long a system-message id is kept (a2aRetry.cleanupMaxAgeMs); a parent no live thread needs is
+   * kept for the shorter of this and `participantTTL`.
+   */
   cleanupMaxAgeMs: number;
 }
 
@@ -234,9 +237,10 @@ export class ThreadState {
    * - observer records older than `observerHistoryTTL`, and a channel left with none;
    * - a system-message id older than `cleanupMaxAgeMs` (its reminders are long answered or escalated);
    * - a thread's exchange `participantTTL` after its last handled message or its end;
-   * - a thread's parent not learnt or used for `cleanupMaxAgeMs`, unless the thread still matters: a
-   *   live collaboration awaits there, it has participants or a route, or it is a sink thread. A
-   *   parent dropped this way is asked of Discord again if that thread ever comes back.
+   * - a thread's parent not learnt or used for `cleanupMaxAgeMs` or `participantTTL`, whichever is
+   *   shorter, unless the thread still matters: a live collaboration awaits there, it has participants
+   *   or a route, or it is a sink thread. A parent dropped this way is asked of Discord again if that
+   *   thread ever comes back.
    * Sink threads are kept: they are registered. Returns how many entries were removed.
    */
   expire(now: number = this.now()): { removed: number } {
@@ -265,8 +269,12 @@ export class ThreadState {
       if (now - exchange.at > this.limits.participantTTL && this.exchanges.delete(threadId))
         drop("exchange", threadId);
     const routed = new Set([...this.routes.values()].map((r) => r.threadId));
+    // A parent is a cache (Discord's messages carry it, and describeChannel tells it): once a thread's
+    // participants would have expired, nothing of it is left to serve, and a month of finished
+    // threads' parents would be most of the state, read at every start.
+    const parentAge = Math.min(this.limits.cleanupMaxAgeMs, this.limits.participantTTL);
     for (const [threadId, at] of this.parentAt) {
-      if (now - at <= this.limits.cleanupMaxAgeMs || routed.has(threadId)) continue;
+      if (now - at <= parentAge || routed.has(threadId)) continue;
       if (this.participants.has(threadId) || this.sinkThreads.has(threadId) || this.isLive(threadId))
         continue;
       this.parents.delete(threadId);
@@ -284,10 +292,17 @@ export class ThreadState {
 
   /** Every persisted entry as it is now (for a compaction). */
   entries(): ThreadEntry[] {
-    const all: ThreadEntry[] = [];
+    return [...this.eachEntry()];
+  }
+
+  /**
+   * Every persisted entry, each read as it is when the iteration reaches it, for a fold that lets the
+   * event loop run between pieces: an entry changed meanwhile is read as changed (and saved again with
+   * the next changes); one removed meanwhile comes without a value, or not at all.
+   */
+  *eachEntry(): Generator<ThreadEntry> {
     for (const c of ["parent", "participants", "route", "sink", "system", "observed", "exchange"] as const)
-      for (const key of this.keysOf(c)) all.push(this.entry(c, key));
-    return all;
+      for (const key of this.keysOf(c)) yield this.entry(c, key);
   }
 
   /** The entries changed since the last call, as they are now (removed ones without a value). */

@@ -14,25 +14,34 @@ import {
 import type { ThreadEntry, ThreadState } from "./ThreadState.js";
 import { ThreadStateSaver } from "./ThreadStateSaver.js";
 
-/** The thread state on disk: `<stateDir>/threads/` (state.json + changes.ndjson). */
+/** The thread state on disk: `<stateDir>/threads/` (shard files + changes.ndjson, see ChangeLogFile). */
 export const THREAD_STATE_DIR = "threads";
 /** The whole-file format of earlier versions, migrated once at start. */
 const V1_FILE = "threads.json";
-/** The change log is folded into state.json once it holds this many bytes (and at start and stop). */
+/** The change log is folded into the snapshot once it holds this many bytes, or more (FOLD_SHARE). */
 export const COMPACT_AT_BYTES = 256 * 1024;
+/**
+ * ...or once it holds this share of the snapshot's bytes: a fold rewrites at most the whole snapshot,
+ * so this keeps the bytes a fold writes per logged byte constant however large the state grows, and
+ * the log a start replays under a quarter of the snapshot.
+ */
+const FOLD_SHARE = 1 / 4;
+/** Entries dropped by the expiry at start beyond which they are folded in rather than logged (~1 MB). */
+const FOLD_EXPIRED_AT = 10_000;
 
 export interface ThreadStateStore {
   /** Resolves once every change made before the call is on disk; rejects if that write failed. */
   flush(): Promise<void>;
   /** Resolves once no save is queued or in flight (a failed one has been reported); writes nothing itself. */
   idle(): Promise<void>;
-  /** Saves what waits, folds the log into the snapshot and closes the files. */
+  /** Saves what waits (folding the log if it is due) and closes the files. */
   close(): Promise<void>;
 }
 
 /**
  * Opens the thread state of `stateDir` into `threads` and keeps it saved: every change is appended to
- * a log in the background (no caller waits but one that flushes), folded into a snapshot now and then.
+ * a log in the background (no caller waits but one that flushes), folded into the snapshot once the
+ * log passes COMPACT_AT_BYTES and a quarter of the snapshot.
  * Every entry is validated as it is read; one that fails is kept in `<stateDir>/quarantine/` and
  * reported, and the rest is used. An earlier `threads.json` is migrated (then removed). Expired entries
  * are dropped at once (ThreadState.expire).
@@ -52,20 +61,31 @@ export async function openThreadStateStore(o: {
   try {
     const v1File = join(stateDir, V1_FILE);
     const v1 = await readV1(v1File, now, warn);
-    const checked = validate(v1?.candidates ?? []);
-    const current = validate(candidatesOf(state));
-    const bad = [...(v1?.bad ?? []), ...checked.bad, ...current.bad];
+    const bad = [...(v1?.bad ?? [])];
+    // Checked as they are loaded, with no copy of the state between. The migrated file is older than
+    // the log: the log's entries win.
+    threads.load(validEntries(v1?.candidates ?? [], bad));
+    threads.load(validEntries(candidatesOf(state), bad));
     if (bad.length > 0) {
       const kept = await quarantineEntries(stateDir, "threads", now(), { entries: bad });
       warn(
         `${bad.length} thread-state entr${bad.length === 1 ? "y is" : "ies are"} invalid; dropped them and kept them in ${kept}`,
       );
     }
-    // The migrated file is older than the log: the log's entries win.
-    threads.load([...checked.good, ...current.good]);
-    const { removed } = threads.expire(now());
-    if (v1 !== undefined || bad.length > 0 || removed > 0) await log.compact(threads.entries());
-    threads.takeChanges();
+    threads.expire(now());
+    const expired = threads.takeChanges();
+    // Entries set aside or migrated are rewritten at once. What expire() dropped is logged, unless it
+    // is much (an upgrade's first start may drop a month of parents): then it goes straight into the
+    // shards, which is cheaper than logging it first and keeps every write small.
+    if (v1 !== undefined || bad.length > 0) await log.compact(threads.eachEntry());
+    else if (expired.length > FOLD_EXPIRED_AT)
+      await log.fold(
+        threads.eachEntry(),
+        expired.map((e) => e.k),
+      );
+    else await log.append(expired);
+    // So that the next start replays a bounded log.
+    if (foldDue(log)) await log.fold(threads.eachEntry());
     if (v1 !== undefined) {
       await rm(v1File, { force: true });
       await syncDirectory(stateDir);
@@ -75,19 +95,22 @@ export async function openThreadStateStore(o: {
     throw error;
   }
 
+  const append = async () => {
+    const changes = threads.takeChanges();
+    try {
+      await log.append(changes);
+    } catch (error) {
+      threads.returnChanges(changes);
+      throw error;
+    }
+  };
   const saver = new ThreadStateSaver({
     write: async () => {
-      const changes = threads.takeChanges();
-      try {
-        await log.append(changes);
-      } catch (error) {
-        threads.returnChanges(changes);
-        throw error;
-      }
+      await append();
       // The changes are durable now: a failed fold is reported but fails no caller, and is tried again later.
-      if (log.logBytes >= COMPACT_AT_BYTES)
+      if (foldDue(log))
         await log
-          .compact(threads.entries())
+          .fold(threads.eachEntry())
           .catch((error: unknown) => warn(`could not fold the thread-state log: ${displayText(error)}`));
     },
     onError: (error) => warn(`could not save the thread state: ${displayText(error)}`),
@@ -100,12 +123,19 @@ export async function openThreadStateStore(o: {
       threads.onChange = () => {};
       try {
         await saver.stop();
-        await log.compact(threads.entries());
+        // What a failed save handed back is tried once more, and a stop that cannot save it rejects.
+        await append();
+        // The log is durable as it is: a stop folds it only when a save would have.
+        if (foldDue(log)) await log.fold(threads.eachEntry());
       } finally {
         await log.close();
       }
     },
   };
+}
+
+function foldDue(log: ChangeLogFile): boolean {
+  return log.logBytes >= Math.max(COMPACT_AT_BYTES, log.stateBytes * FOLD_SHARE);
 }
 
 /**
@@ -117,7 +147,10 @@ export async function readThreadExchanges(
   onWarning: (message: string) => void,
 ): Promise<Array<{ threadId: string; exchange: BotExchange }>> {
   const state = await ChangeLogFile.read({ dir: join(stateDir, THREAD_STATE_DIR), now: Date.now, onWarning });
-  const { good, bad } = validate(candidatesOf(new Map([["exchange", state.get("exchange") ?? new Map()]])));
+  const bad: BadEntry[] = [];
+  const good = [
+    ...validEntries(candidatesOf(new Map([["exchange", state.get("exchange") ?? new Map()]])), bad),
+  ];
   for (const entry of bad)
     onWarning(`thread state: exchange ${JSON.stringify(entry.k)} is invalid: ${entry.reason}`);
   return good.flatMap((e) =>
@@ -164,10 +197,14 @@ interface BadEntry extends Candidate {
   reason: string;
 }
 
-function validate(candidates: readonly Candidate[]): { good: ThreadEntry[]; bad: BadEntry[] } {
-  const good: ThreadEntry[] = [];
-  const bad: BadEntry[] = [];
+/** The candidates that pass their schema; the others are added to `bad`, with the reason. */
+function* validEntries(candidates: Iterable<Candidate>, bad: BadEntry[]): Generator<ThreadEntry> {
   for (const { c, k, v } of candidates) {
+    const quick = quickEntry(c, k, v);
+    if (quick !== undefined) {
+      yield quick;
+      continue;
+    }
     if (!Object.hasOwn(ENTRY_SCHEMAS, c)) {
       bad.push({ c, k, v, reason: `unknown collection "${c}"` });
       continue;
@@ -176,18 +213,47 @@ function validate(candidates: readonly Candidate[]): { good: ThreadEntry[]; bad:
     if (!parsed.success) bad.push({ c, k, v, reason: issuesOf(parsed.error) });
     else if (c === "observed" && !observedKeyMatches(k, parsed.data)) {
       bad.push({ c, k, v, reason: 'the key is not "<channelId> <messageId>" of the record' });
-    } else good.push({ c, k, v: parsed.data } as ThreadEntry);
+    } else yield { c, k, v: parsed.data } as ThreadEntry;
   }
-  return { good, bad };
 }
+
+/**
+ * The well-formed entries of the large collections, checked by hand as their schema would (a start
+ * reads hundreds of thousands of them, and the schemas cost several times the parse); the value is
+ * rebuilt from the known fields, as the schema's parse does. Anything else, and every failure, goes
+ * through the schema, which also names what is wrong.
+ */
+function quickEntry(c: string, k: string, v: unknown): ThreadEntry | undefined {
+  if (c === "sink") return v === true ? { c, k, v } : undefined;
+  if (c === "system") return isTime(v) ? { c, k, v } : undefined;
+  if (!isRecord(v)) return undefined;
+  if (c === "parent")
+    return isId(v.channelId) && isTime(v.at) ? { c, k, v: { channelId: v.channelId, at: v.at } } : undefined;
+  if (c === "participants") {
+    const { agentIds, seenAt } = v;
+    return Array.isArray(agentIds) && agentIds.every(isId) && isTime(seenAt)
+      ? { c, k, v: { agentIds: agentIds as string[], seenAt } }
+      : undefined;
+  }
+  if (c === "route") {
+    const { threadId, channelId, lastUsedAt } = v;
+    return isId(threadId) && isId(channelId) && isTime(lastUsedAt)
+      ? { c, k, v: { threadId, channelId, lastUsedAt } }
+      : undefined;
+  }
+  return undefined;
+}
+
+const isId = (value: unknown): value is string => typeof value === "string" && value !== "";
+const isTime = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
 
 function observedKeyMatches(key: string, value: unknown): boolean {
   const record = value as z.infer<typeof ObserverRecordSchema>;
   return key === `${record.channelId} ${record.messageId}`;
 }
 
-function candidatesOf(state: FoldedState): Candidate[] {
-  return [...state].flatMap(([c, entries]) => [...entries].map(([k, v]) => ({ c, k, v })));
+function* candidatesOf(state: FoldedState): Generator<Candidate> {
+  for (const [c, entries] of state) for (const [k, v] of entries) yield { c, k, v };
 }
 
 /** The entries of a v1 `threads.json` (entries not validated yet), or undefined when there is none. */

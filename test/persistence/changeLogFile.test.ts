@@ -23,7 +23,7 @@ const line = (c: string, k: string, v?: unknown) =>
   `${JSON.stringify(v === undefined ? { c, k } : { c, k, v })}\n`;
 
 describe("ChangeLogFile", () => {
-  it("appends changes, folds them at open (a later change wins, a removal removes) and compacts the log", async () => {
+  it("appends changes, folds them at open (a later change wins, a removal removes) and keeps the log until a fold", async () => {
     const dir = join(await dirs.make(), "threads");
     const first = await openLog(dir);
     await first.log.append([
@@ -40,9 +40,15 @@ describe("ChangeLogFile", () => {
     const second = await openLog(dir);
     expect(entriesOf(second.state)).toEqual([{ c: "a", k: "1", v: { n: 10 } }]);
     expect(second.warnings).toEqual([]);
+    // A start writes nothing: the log is folded by the next fold, not by the open.
+    expect(second.log.logBytes).toBe((await stat(join(dir, "changes.ndjson"))).size);
+    await second.log.fold(entriesOf(second.state));
     expect(second.log.logBytes).toBe(0);
     expect(await readFile(join(dir, "changes.ndjson"), "utf8")).toBe("");
     await second.log.close();
+    const third = await openLog(dir);
+    expect(entriesOf(third.state)).toEqual([{ c: "a", k: "1", v: { n: 10 } }]);
+    await third.log.close();
   });
 
   it("ignores a torn last line (never acknowledged) without calling the log damaged", async () => {
@@ -55,11 +61,17 @@ describe("ChangeLogFile", () => {
     const second = await openLog(dir);
     expect(entriesOf(second.state)).toEqual([{ c: "a", k: "1", v: 1 }]);
     expect(second.warnings).toEqual([expect.stringMatching(/incomplete last line/)]);
-    expect((await readdir(dir)).sort()).toEqual(["changes.ndjson", "state.json"]);
-    // The next append starts on a clean line.
-    await second.log.append([{ c: "a", k: "3", v: 3 }]);
+    expect(await readdir(dir)).toEqual(["changes.ndjson"]);
+    // Cut off at once: a start after this one has nothing to warn about.
+    expect(await readFile(join(dir, "changes.ndjson"), "utf8")).toBe(line("a", "1", 1));
     await second.log.close();
+    // The next append starts on a clean line.
+    const reopened = await openLog(dir);
+    expect(reopened.warnings).toEqual([]);
+    await reopened.log.append([{ c: "a", k: "3", v: 3 }]);
+    await reopened.log.close();
     const third = await openLog(dir);
+    expect(third.warnings).toEqual([]);
     expect(entriesOf(third.state).map((e) => e.k)).toEqual(["1", "3"]);
     await third.log.close();
   });
@@ -157,11 +169,11 @@ describe("ChangeLogFile", () => {
     await writeFile(join(dir, "state.json.tmp-4242"), "half a snapsh");
     const opened = await openLog(dir);
     await opened.log.append([{ c: "a", k: "1", v: 1 }]);
-    await opened.log.compact(entriesOf(opened.state));
+    await opened.log.compact([{ c: "a", k: "1", v: 1 }]);
     expect((await stat(dir)).mode & 0o777).toBe(0o700);
-    for (const name of ["state.json", "changes.ndjson"])
-      expect((await stat(join(dir, name))).mode & 0o777).toBe(0o600);
-    expect((await readdir(dir)).sort()).toEqual(["changes.ndjson", "state.json"]);
+    const files = (await readdir(dir)).sort();
+    expect(files).toEqual(["changes.ndjson", expect.stringMatching(/^state-\d{2}\.json$/)]);
+    for (const name of files) expect((await stat(join(dir, name))).mode & 0o777).toBe(0o600);
     await opened.log.close();
   });
 

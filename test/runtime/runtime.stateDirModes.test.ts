@@ -38,7 +38,6 @@ describe("createA2ARuntime: the state dir is its owner's alone (design 004 §5.4
     const files = modes(dir);
     for (const name of [
       ".lock",
-      "threads/state.json",
       "threads/changes.ndjson",
       "coordination-events.ndjson",
       "a2a-conversation-index.json",

@@ -91,12 +91,13 @@ describe("openStateDir", () => {
 
   it("close() releases the lock and closes the other files even when one file's close fails", async () => {
     const dir = tempStateDir();
-    const { bus, opening } = open(dir);
+    const { bus, threads, opening } = open(dir);
     const session = await opening;
     bus.emit(sendEvent("deploys", "conv-1"));
-    // The thread state can no longer be written: its folder is now a file.
+    // The thread state can no longer be written: its folder is now a file, and a change waits.
     await rm(join(dir, THREAD_STATE_DIR), { recursive: true });
     await writeFile(join(dir, THREAD_STATE_DIR), "");
+    threads.markSinkThread("t1");
     await expect(session.close()).rejects.toMatchObject({
       code: expect.stringMatching(/^(ENOTDIR|ENOENT)$/),
     });

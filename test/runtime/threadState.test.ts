@@ -136,7 +136,7 @@ describe("ThreadState.expire (bounded while running)", () => {
   it("keeps a parent while its thread matters (participants, a route, a sink thread, a live collaboration), drops it after cleanupMaxAgeMs otherwise", () => {
     const live = new Set(["live"]);
     const state = new ThreadState(
-      limits,
+      { ...limits, participantTTL: 48 * HOUR },
       () => 0,
       (id) => live.has(id),
     );
@@ -146,13 +146,46 @@ describe("ThreadState.expire (bounded while running)", () => {
     expect(state.expire(48 * HOUR).removed).toBe(0);
     expect(state.expire(48 * HOUR + 1).removed).toBe(1);
     expect([...state.parents.keys()].sort()).toEqual(["joined", "live", "sink"]);
-    // The participants expire at 64 h; the parent goes with the next expiry after that.
-    expect(state.expire(64 * HOUR + 1).removed).toBe(2);
+    // The participants expire at 88 h; the parent goes with the next expiry after that.
+    expect(state.expire(88 * HOUR + 1).removed).toBe(2);
     expect([...state.parents.keys()].sort()).toEqual(["live", "sink"]);
     live.clear();
-    expect(state.expire(64 * HOUR + 2).removed).toBe(1);
+    expect(state.expire(88 * HOUR + 2).removed).toBe(1);
     expect([...state.parents.keys()]).toEqual(["sink"]);
     expect(state.sinkThreads.has("sink")).toBe(true);
+  });
+
+  it("a parent no thread needs goes after participantTTL when cleanupMaxAgeMs is longer (a month of finished threads is not kept)", () => {
+    const live = new Set(["live"]);
+    const state = new ThreadState(
+      limits, // participantTTL 24 h, cleanupMaxAgeMs 48 h
+      () => 0,
+      (id) => live.has(id),
+    );
+    for (const id of ["finished", "live"]) state.setParent(id, "c1", 0);
+    state.markSystemMessage("m1", 0);
+    expect(state.expire(24 * HOUR).removed).toBe(0);
+    expect(state.expire(24 * HOUR + 1).removed).toBe(1);
+    expect([...state.parents.keys()]).toEqual(["live"]);
+    // System-message ids still follow cleanupMaxAgeMs.
+    expect(state.isSystemMessage("m1")).toBe(true);
+    expect(state.expire(48 * HOUR + 1).removed).toBe(1);
+    expect(state.isSystemMessage("m1")).toBe(false);
+  });
+
+  it("eachEntry reads each entry as it is when reached (a fold reads it in pieces while the state changes)", () => {
+    const state = new ThreadState(limits, () => 0);
+    for (const id of ["t1", "t2", "t3"]) state.setParent(id, "c1", 0);
+    const seen: string[] = [];
+    for (const e of state.eachEntry()) {
+      if (e.c === "parent") seen.push(`${e.k} ${e.v?.channelId}`);
+      if (e.k === "t1") {
+        state.setParent("t3", "c2", HOUR);
+        state.setParent("t4", "c1", HOUR);
+      }
+    }
+    expect(seen).toEqual(["t1 c1", "t2 c1", "t3 c2", "t4 c1"]);
+    expect(state.entries()).toHaveLength(4);
   });
 
   it("a route's thread keeps its parent until the route expires", () => {

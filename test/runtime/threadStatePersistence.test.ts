@@ -1,11 +1,11 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ChangeLogFile, readStateDir } from "../../src/persistence/index.js";
 import { ThreadState } from "../../src/runtime/ThreadState.js";
-import { openThreadStateStore } from "../../src/runtime/threadStatePersistence.js";
+import { COMPACT_AT_BYTES, openThreadStateStore } from "../../src/runtime/threadStatePersistence.js";
 import { tempDir } from "../support/tempDir.js";
-import { savedThreadEntries } from "../support/threadStateFiles.js";
+import { savedThreadEntries, snapshotFiles, threadStateBytes } from "../support/threadStateFiles.js";
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
@@ -107,11 +107,13 @@ describe("openThreadStateStore", () => {
     await store.flush();
     const log = readFileSync(join(stateDir, "threads", "changes.ndjson"), "utf8");
     expect(log.length).toBeLessThan(256 * 1024);
-    const state = JSON.parse(readFileSync(join(stateDir, "threads", "state.json"), "utf8")) as {
-      collections: { observed: Record<string, unknown> };
-    };
-    // Compacted at least once: the snapshot holds most records, the log only the latest ones.
-    expect(Object.keys(state.collections.observed).length).toBeGreaterThan(1_000);
+    const inSnapshot = snapshotFiles(stateDir).flatMap(
+      (file) =>
+        (JSON.parse(readFileSync(file, "utf8")) as { collections: { observed?: unknown[] } }).collections
+          .observed ?? [],
+    );
+    // Folded at least once: the snapshot holds most records, the log only the latest ones.
+    expect(inSnapshot.length).toBeGreaterThan(1_000);
     expect(savedThreadEntries(stateDir).size).toBe(3_000);
     await store.close();
   });
@@ -120,7 +122,7 @@ describe("openThreadStateStore", () => {
     const stateDir = tempDir("a2a-threads-");
     let now = T0;
     const { threads, store, warnings } = await open(stateDir, () => now);
-    vi.spyOn(ChangeLogFile.prototype, "compact").mockRejectedValue(new Error("ENOSPC: no space left"));
+    vi.spyOn(ChangeLogFile.prototype, "fold").mockRejectedValue(new Error("ENOSPC: no space left"));
     for (let n = 0; n < 1_500; n++) {
       now += 1_000;
       threads.observe(observerRecord(`c${n}`, `m${n}`, now), now);
@@ -130,5 +132,85 @@ describe("openThreadStateStore", () => {
     expect(savedThreadEntries(stateDir).size).toBe(1_500);
     vi.restoreAllMocks();
     await store.close();
+  });
+
+  it("a start and a stop write nothing when nothing changed: the log stays until a fold is due", async () => {
+    const stateDir = tempDir("a2a-threads-");
+    const first = await open(stateDir);
+    for (let n = 0; n < 50; n++) first.threads.setParent(`t${n}`, "c1");
+    await first.store.close();
+    const files = () =>
+      readdirSync(join(stateDir, "threads"))
+        .sort()
+        .map((name) => `${name} ${statSync(join(stateDir, "threads", name)).ino}`);
+    const log = readFileSync(join(stateDir, "threads", "changes.ndjson"), "utf8");
+    const before = files();
+    expect(log).not.toBe("");
+
+    const second = await open(stateDir);
+    expect(second.threads.parents.size).toBe(50);
+    await second.store.close();
+    expect(files()).toEqual(before);
+    expect(readFileSync(join(stateDir, "threads", "changes.ndjson"), "utf8")).toBe(log);
+  });
+
+  it("folds once the log holds a quarter of the snapshot, not every 256 KiB, so a fold's cost per change stays flat", async () => {
+    const stateDir = tempDir("a2a-threads-");
+    const first = await open(stateDir);
+    for (let n = 0; n < 40_000; n++)
+      first.threads.setParent(`thread-${String(n).padStart(6, "0")}`, "1".repeat(19));
+    await first.store.close();
+    const snapshot = threadStateBytes(stateDir).state;
+    expect(snapshot).toBeGreaterThan(4 * COMPACT_AT_BYTES);
+
+    const second = await open(stateDir);
+    const logAt = () => threadStateBytes(stateDir).log;
+    let n = 0;
+    while (logAt() < COMPACT_AT_BYTES * 1.5) {
+      for (const end = n + 500; n < end; n++)
+        second.threads.setParent(`thread-${String(n).padStart(6, "0")}`, "2".repeat(19));
+      await second.store.flush();
+    }
+    // Past 256 KiB and not folded: under a quarter of the snapshot.
+    expect(logAt()).toBeLessThan(snapshot / 4);
+    let peak = 0;
+    while (logAt() >= COMPACT_AT_BYTES) {
+      peak = logAt();
+      for (const end = n + 500; n < end; n++)
+        second.threads.setParent(`thread-${String(n).padStart(6, "0")}`, "2".repeat(19));
+      await second.store.flush();
+    }
+    // Folded once it passed a quarter of the snapshot (the last flush before it added < 64 KiB).
+    expect(peak + 64 * 1024).toBeGreaterThan(snapshot / 4);
+    await second.store.close();
+    const third = await open(stateDir);
+    expect(third.threads.parents.get("thread-000000")).toBe("2".repeat(19));
+    expect(third.threads.parents.get("thread-039999")).toBe("1".repeat(19));
+    await third.store.close();
+  });
+
+  it("what the expiry drops at start is logged when it is little, folded straight into the snapshot when it is much", async () => {
+    const stateDir = tempDir("a2a-threads-");
+    const first = await open(stateDir);
+    for (let n = 0; n < 12_000; n++) first.threads.setParent(`t${n}`, "c1", T0 - (n < 5 ? 2 : 0) * HOUR);
+    await first.store.close();
+    const inodes = () => snapshotFiles(stateDir).map((file) => `${file} ${statSync(file).ino}`);
+    const before = inodes();
+    const logged = threadStateBytes(stateDir).log;
+
+    // 23 h later the five older parents are past participantTTL (and cleanupMaxAgeMs): a few lines.
+    const second = await open(stateDir, () => T0 + 23 * HOUR);
+    await second.store.close();
+    expect(second.threads.parents.size).toBe(11_995);
+    expect(inodes()).toEqual(before);
+    expect(threadStateBytes(stateDir).log).toBeGreaterThan(logged);
+
+    // 27 h later all of them: folded in, never logged, the log emptied.
+    const append = vi.spyOn(ChangeLogFile.prototype, "append");
+    const third = await open(stateDir, () => T0 + 27 * HOUR);
+    expect(append.mock.calls.map(([changes]) => changes.length).filter((n) => n > 0)).toEqual([]);
+    await third.store.close();
+    expect(third.threads.parents.size).toBe(0);
+    expect(threadStateBytes(stateDir)).toEqual({ state: 0, log: 0 });
   });
 });

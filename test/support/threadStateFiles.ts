@@ -1,20 +1,20 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 /**
- * The thread state as saved in `<stateDir>/threads/` (state.json, then each line of changes.ndjson),
- * read without touching the files: `"<collection> <key>"` → value.
+ * The thread state as saved in `<stateDir>/threads/` (an earlier version's state.json, else the shard
+ * files, then each line of changes.ndjson), read without touching the files: `"<collection> <key>"` → value.
  */
 export function savedThreadEntries(stateDir: string): Map<string, unknown> {
   const dir = join(stateDir, "threads");
   const entries = new Map<string, unknown>();
-  const stateFile = join(dir, "state.json");
-  if (existsSync(stateFile)) {
-    const { collections } = JSON.parse(readFileSync(stateFile, "utf8")) as {
-      collections: Record<string, Record<string, unknown>>;
+  const legacy = join(dir, "state.json");
+  for (const file of existsSync(legacy) ? [legacy] : snapshotFiles(stateDir)) {
+    const { collections } = JSON.parse(readFileSync(file, "utf8")) as {
+      collections: Record<string, Record<string, unknown> | Array<[string, unknown]>>;
     };
     for (const [c, byKey] of Object.entries(collections))
-      for (const [k, v] of Object.entries(byKey)) entries.set(`${c} ${k}`, v);
+      for (const [k, v] of Array.isArray(byKey) ? byKey : Object.entries(byKey)) entries.set(`${c} ${k}`, v);
   }
   const logFile = join(dir, "changes.ndjson");
   const lines = existsSync(logFile) ? readFileSync(logFile, "utf8").split("\n").filter(Boolean) : [];
@@ -26,11 +26,19 @@ export function savedThreadEntries(stateDir: string): Map<string, unknown> {
   return entries;
 }
 
-/** Bytes in the thread state's files (the snapshot and the change log). */
+/** The thread state's snapshot files (`threads/state-<nn>.json`), as paths. */
+export function snapshotFiles(stateDir: string): string[] {
+  const dir = join(stateDir, "threads");
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((name) => /^state-\d{2}\.json$/.test(name))
+    .sort()
+    .map((name) => join(dir, name));
+}
+
+/** Bytes in the thread state's files (the snapshot files together, and the change log). */
 export function threadStateBytes(stateDir: string): { state: number; log: number } {
-  const size = (name: string) => {
-    const file = join(stateDir, "threads", name);
-    return existsSync(file) ? readFileSync(file).length : 0;
-  };
-  return { state: size("state.json"), log: size("changes.ndjson") };
+  const size = (file: string) => (existsSync(file) ? readFileSync(file).length : 0);
+  const state = snapshotFiles(stateDir).reduce((sum, file) => sum + size(file), 0);
+  return { state, log: size(join(stateDir, "threads", "changes.ndjson")) };
 }

@@ -156,9 +156,9 @@ const DiscordSchema = z.strictObject({
       ),
       cleanupMaxAgeMs: durationMs(86_400_000).describe(
         "How long a finished collaboration or flow stays stored (and listed by `mentions()`), counted " +
-          "from its last update, before it is pruned. Also how long the runtime remembers a thread's " +
-          "parent channel that no live collaboration, participant, route or sink needs, and the ids of " +
-          "the reminders it posted. A running runtime prunes and expires every quarter of this age (at " +
+          "from its last update, before it is pruned. Also how long the runtime remembers the ids of the " +
+          "reminders it posted, and (up to `participantTTL`) a thread's parent channel that no live " +
+          "collaboration, participant, route or sink needs. A running runtime prunes and expires every quarter of this age (at " +
           "least a minute apart, at most an hour).",
       ),
       escalationMentionId: discordId
