@@ -23,9 +23,11 @@ if (dir === undefined || !(LIVE > 0) || !(DRIVE_MS > 0))
 if (typeof globalThis.gc !== "function") throw new Error("run with node --expose-gc");
 const dist = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "dist");
 
-// ---- every file write, by file handle: the largest file written in one go (open → close), whatever
-// wrote it (journal append, compaction of a shard or archive day, the thread state's snapshot).
+// ---- every file write, by file handle: the largest single write, whatever wrote it. A file written
+// whole (opened "w": a shard, a thread-state file, an archive hour rewritten by prune) counts from open
+// to close; a file appended to (journal segment, thread-state log, archive hour) counts per call.
 const handlePath = new WeakMap();
+const wholeFile = new WeakSet();
 const handleBytes = new WeakMap();
 const files = { bytes: 0, largest: 0, largestPath: "" };
 const noteLargest = (handle, bytes) => {
@@ -37,6 +39,9 @@ const realOpen = fsp.open;
 fsp.open = async function open(path, ...rest) {
   const handle = await realOpen.call(this, path, ...rest);
   handlePath.set(handle, String(path));
+  // A journal segment is created "w" too, then appended to.
+  const created = typeof rest[0] === "string" && rest[0].startsWith("w");
+  if (created && !/journal-\d+\.ndjson$/.test(String(path))) wholeFile.add(handle);
   return handle;
 };
 syncBuiltinESMExports();
@@ -60,7 +65,7 @@ syncBuiltinESMExports();
     count(this, typeof data === "string" ? Buffer.byteLength(data) : data.byteLength);
   };
   proto.close = async function () {
-    noteLargest(this, handleBytes.get(this) ?? 0); // a file written whole, in pieces
+    if (wholeFile.has(this)) noteLargest(this, handleBytes.get(this) ?? 0); // written whole, in pieces
     return close.call(this);
   };
 }
@@ -91,9 +96,9 @@ ChangeLogFile.open = async (options) => {
     phases.threadStateOpenMs += performance.now() - started;
   }
 };
-// The thread state's fold rewrites its whole snapshot (state.json).
+// The thread state's folds (each rewrites the snapshot files its log touched).
 const threadFolds = [];
-const compactLog = ChangeLogFile.prototype.compact;
+const foldLog = ChangeLogFile.prototype.fold;
 /** Compactions and folds the drive started, awaited after it: a long one may end after the window. */
 const driveRuns = [];
 function timedRun(list, fn) {
@@ -107,7 +112,7 @@ function timedRun(list, fn) {
     return run;
   };
 }
-ChangeLogFile.prototype.compact = timedRun(threadFolds, compactLog);
+ChangeLogFile.prototype.fold = timedRun(threadFolds, foldLog);
 // Garbage-collection pauses in the drive.
 const gcPauses = [];
 new PerformanceObserver((list) => {

@@ -154,10 +154,10 @@ export async function playDemo(options: DemoOptions, io: CliIO, command: string)
   return report.outcomes.every((o) => o.passed) ? 0 : 1;
 }
 
-async function filesIn(dir: string, what: string): Promise<string> {
+async function filesIn(dir: string, what: string, extension: string): Promise<string> {
   let count = 0;
   try {
-    count = (await readdir(dir)).filter((name) => name.endsWith(".json")).length;
+    count = (await readdir(dir)).filter((name) => name.endsWith(extension)).length;
   } catch {
     // No such directory yet: nothing was written there.
   }
@@ -188,8 +188,8 @@ async function summary(report: DemoReport): Promise<string[]> {
       `(against a fixed 5 per flow) · collaborations ${c.collaborations} · reminders ${c.reminders} · ` +
       `escalations ${c.escalations} · state transitions ${c.transitions}`,
     `  demo time ${demoStamp(report.demoMs)} in ${(report.realMs / 1000).toFixed(1)} s real`,
-    `  state lives in ${report.stateDir}: ${await filesIn(join(report.stateDir, "actors"), "actor shard")}, ` +
-      `${await filesIn(join(report.stateDir, "archive"), "archive file")}, threads/, coordination-events.ndjson`,
+    `  state lives in ${report.stateDir}: ${await filesIn(join(report.stateDir, "actors"), "actor shard", ".json")}, ` +
+      `${await filesIn(join(report.stateDir, "archive"), "archive hour", ".ndjson")}, threads/, coordination-events.ndjson`,
     `  see it with: npx a2a-statecharts status --state-dir ${dir}`,
     "",
     `scenarios: ${played.length - failed} reached their expected end, ${failed} did not` +

@@ -43,8 +43,22 @@ export async function loadSnapshotStore(ctx: LoadContext): Promise<number[]> {
   const { layout } = ctx;
   // The caller holds the state dir's lock: a temp file here is a killed writer's, never renamed into place.
   for (const dir of [ctx.actorsDir, ctx.archiveDir]) await removeLeftoverTempFiles(dir);
-  // `file` undefined: an archive day of the earlier format, whose records all move to the archive.
-  const found: Array<{ file: StoreFile | undefined; path: string; raw: Record<string, unknown> }> = [];
+  // Each file's records are checked (and migrated) as soon as it is read, so only one file's parsed
+  // JSON is held at a time; the ones that cannot be used are kept aside. `file` undefined: an archive
+  // day of the earlier format, whose records all move to the archive.
+  const quarantined: Array<{ file: string; key: string; problem: string; record: unknown }> = [];
+  const copies = new Map<string, Array<{ file: StoreFile | undefined; record: ActorRecord }>>();
+  const checkFile = (file: StoreFile | undefined, path: string, raw: Record<string, unknown>): void => {
+    for (const [key, value] of Object.entries(raw)) {
+      const checked = checkStored(ctx, key, value, path, quarantined);
+      // A record quarantined or migrated changes its file: rewrite it.
+      if (file !== undefined && (checked === undefined || checked.migrated)) layout.markDirty(file);
+      if (checked === undefined) continue;
+      const held = copies.get(key);
+      if (held === undefined) copies.set(key, [{ file, record: checked.record }]);
+      else held.push({ file, record: checked.record });
+    }
+  };
   for (const name of await list(ctx.actorsDir)) {
     const match = SHARD_FILE.exec(name);
     if (match === null) continue;
@@ -52,28 +66,17 @@ export async function loadSnapshotStore(ctx: LoadContext): Promise<number[]> {
     const canonical = `shard-${String(index).padStart(layout.shardDigits(), "0")}.json`;
     const file = layout.file(name, !(index < layout.shards && name === canonical));
     const raw = await readRaw(ctx, file.path);
-    if (raw !== undefined) found.push({ file, path: file.path, raw });
-    if (raw !== undefined) layout.fileBytes.set(file.key, (await stat(file.path)).size);
+    if (raw === undefined) continue;
+    checkFile(file, file.path, raw);
+    layout.fileBytes.set(file.key, (await stat(file.path)).size);
   }
   for (const name of await list(ctx.archiveDir)) {
     if (!LEGACY_ARCHIVE_FILE.test(name)) continue;
     const path = join(ctx.archiveDir, name);
     const raw = await readRaw(ctx, path);
-    if (raw !== undefined) found.push({ file: undefined, path, raw });
-    if (raw !== undefined) layout.legacyArchives.push(path);
-  }
-
-  // Validate (and migrate) every record; keep the ones that cannot be used aside.
-  const quarantined: Array<{ file: string; key: string; problem: string; record: unknown }> = [];
-  const copies = new Map<string, Array<{ file: StoreFile | undefined; record: ActorRecord }>>();
-  for (const { file, path, raw } of found) {
-    for (const [key, value] of Object.entries(raw)) {
-      const checked = checkStored(ctx, key, value, path, quarantined);
-      // A record quarantined or migrated changes its file: rewrite it.
-      if (file !== undefined && (checked === undefined || checked.migrated)) layout.markDirty(file);
-      if (checked === undefined) continue;
-      copies.set(key, [...(copies.get(key) ?? []), { file, record: checked.record }]);
-    }
+    if (raw === undefined) continue;
+    checkFile(undefined, path, raw);
+    layout.legacyArchives.push(path);
   }
   const replayed = await replayJournal({
     stateDir: ctx.options.dir,

@@ -144,6 +144,17 @@ export class ThreadState {
     this.setParent(p.threadId, p.channelId, p.lastUsedAt);
   }
 
+  /**
+   * A route read back from a stored collaboration at start (its post's time, which may differ from
+   * when the runtime last used the route): a route already known for that thread stays as it is, so
+   * a start does not rewrite every live collaboration's route.
+   */
+  restoreRoute(p: { fromAgentId: string; targetAgentId: string; topicId?: string } & ThreadRoute): void {
+    const known = this.routes.get(threadRouteKey(p.fromAgentId, p.targetAgentId, p.topicId));
+    if (known?.threadId === p.threadId && known.channelId === p.channelId) return;
+    this.useRoute(p);
+  }
+
   /** The pair's thread, if it was used within `threadReuseTTL`. */
   reusableRoute(fromAgentId: string, targetAgentId: string, topicId: string | undefined, now: number) {
     const route = this.routes.get(threadRouteKey(fromAgentId, targetAgentId, topicId));

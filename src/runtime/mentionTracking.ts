@@ -132,7 +132,7 @@ export function createMentionTracking(deps: MentionTrackingDeps) {
         awaiting.add(meta.threadId, record.id);
       }
       if (meta.parentChannelId !== undefined) {
-        threads.useRoute({
+        threads.restoreRoute({
           fromAgentId: meta.fromAgentId,
           targetAgentId: meta.targetAgentId,
           ...(meta.topicId === undefined ? {} : { topicId: meta.topicId }),

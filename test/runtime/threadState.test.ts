@@ -78,6 +78,30 @@ describe("ThreadState routes", () => {
   });
 });
 
+describe("ThreadState.restoreRoute (a start re-reading its live collaborations)", () => {
+  it("keeps a route already known for that thread, even when the record's post time is later", () => {
+    const state = new ThreadState(limits, () => 0);
+    state.useRoute(route("t1", 5));
+    state.takeChanges();
+    let changes = 0;
+    state.onChange = () => (changes += 1);
+    // The post's time (Discord's) is 40 ms after the runtime last used the route (its own clock).
+    state.restoreRoute(route("t1", 45));
+    expect(changes).toBe(0);
+    expect(state.takeChanges()).toEqual([]);
+    expect(state.reusableRoute("ruda", "eden", undefined, 50)).toMatchObject({
+      threadId: "t1",
+      lastUsedAt: 5,
+    });
+    // Another thread for the pair, used later: the record's thread is the current one.
+    state.restoreRoute(route("t2", 60));
+    expect(state.reusableRoute("ruda", "eden", undefined, 60)).toMatchObject({
+      threadId: "t2",
+      lastUsedAt: 60,
+    });
+  });
+});
+
 describe("ThreadState.expire (bounded while running)", () => {
   it("drops a route unused for threadReuseTTL, and only then", () => {
     const state = new ThreadState(limits, () => 0);
