@@ -2,10 +2,8 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type ActorRecord, describeId, recordForPut } from "./actorRecord.js";
 import { ArchiveFiles } from "./archive/ArchiveFiles.js";
-import { errorCode } from "./DurableJsonFile.js";
-import { JournalSegmentWriter } from "./journal/JournalSegmentWriter.js";
-import { journalFileName } from "./journal/segmentFormat.js";
-import { type Segment, deleteSegments, foldIntoFiles } from "./foldIntoFiles.js";
+import { deleteSegments, foldIntoFiles } from "./foldIntoFiles.js";
+import { StoreJournal } from "./journal/StoreJournal.js";
 import { loadSnapshotStore } from "./loadSnapshotStore.js";
 import { SnapshotLayout } from "./snapshotLayout.js";
 import {
@@ -16,7 +14,6 @@ import {
   type SnapshotStoreOptions,
   type SnapshotStoreStats,
   SnapshotStoreClosedError,
-  SnapshotStoreWriteError,
   checkOptions,
 } from "./snapshotStoreOptions.js";
 import { StateDirNotWritableError } from "./StateDirLock.js";
@@ -54,20 +51,12 @@ export { ARCHIVE_HOUR_FILE, LEGACY_ARCHIVE_FILE } from "./archive/archiveNames.j
  */
 export class LowdbSnapshotStore {
   private readonly layout: SnapshotLayout;
-  /** Ids put since the last journal append started: the next append writes their current records. */
-  private readonly pending = new Set<string>();
-  private inflight: Promise<void> | undefined;
-  private next: Promise<void> | undefined;
-  private segment: Segment;
-  /** Sealed segments whose records are not yet known to be in the files (a compaction failed or is running). */
-  private readonly sealed: Segment[] = [];
+  private readonly journal: StoreJournal;
   private compaction: Promise<void> | undefined;
   private queuedCompaction: Promise<void> | undefined;
   private closed = false;
   private bytesWritten = 0;
   private writes = 0;
-  private journalAppends = 0;
-  private journalBytes = 0;
   private compactions = 0;
   private readonly openReport: SnapshotStoreOpenReport = {
     quarantinedFiles: [],
@@ -102,7 +91,13 @@ export class LowdbSnapshotStore {
     this.actorsDir = join(options.dir, "actors");
     this.archiveDir = join(options.dir, "archive");
     this.layout = new SnapshotLayout(this.actorsDir, this.shards, (bytes) => this.countWrite(bytes));
-    this.segment = this.newSegment(1);
+    this.journal = new StoreJournal({
+      actorsDir: this.actorsDir,
+      recordOf: (id) => this.layout.held(id),
+      onWrite: (bytes) => this.countWrite(bytes),
+      warn: this.warn,
+      appended: (segmentBytes, mustFold) => this.appended(segmentBytes, mustFold),
+    });
   }
 
   /**
@@ -142,9 +137,7 @@ export class LowdbSnapshotStore {
       report: store.openReport,
       onWrite: (bytes) => store.countWrite(bytes),
     });
-    // Sealed: compaction deletes them once their records are in the files; appends go to a later segment.
-    for (const seq of seqs) store.sealed.push(store.newSegment(seq));
-    store.segment = store.newSegment((seqs.at(-1) ?? 0) + 1);
+    store.journal.resume(seqs);
     // Fold what the journal held (and any clean-up) into the files before anything new is appended.
     if (store.needsCompaction()) await store.compact();
     return store;
@@ -211,11 +204,8 @@ export class LowdbSnapshotStore {
       return Promise.reject(error);
     }
     if (clean.length === 0) return Promise.resolve();
-    for (const record of clean) {
-      this.layout.place(record);
-      this.pending.add(record.id);
-    }
-    return this.schedule();
+    for (const record of clean) this.layout.place(record);
+    return this.journal.add(clean.map((record) => record.id));
   }
 
   /**
@@ -223,7 +213,7 @@ export class LowdbSnapshotStore {
    * SnapshotStoreWriteError. The shard and archive files catch up at the next compaction.
    */
   async flush(): Promise<void> {
-    const pending = this.pending.size > 0 ? this.schedule() : (this.next ?? this.inflight);
+    const pending = this.journal.flush();
     if (pending !== undefined) await pending;
   }
 
@@ -237,7 +227,7 @@ export class LowdbSnapshotStore {
     await this.flush();
     // Round 1 writes the dirty files; round 2 removes the old copies of records that round 1 moved.
     for (let round = 0; round < 2; round++) {
-      if (!this.needsCompaction() && this.segment.writer.size === 0) break;
+      if (!this.needsCompaction() && this.journal.segment.writer.size === 0) break;
       await this.startCompaction();
     }
   }
@@ -248,7 +238,7 @@ export class LowdbSnapshotStore {
       layout.dirty.size > 0 ||
       layout.finished.size > 0 ||
       layout.legacyArchives.length > 0 ||
-      this.sealed.length > 0
+      this.journal.sealed.length > 0
     );
   }
 
@@ -280,8 +270,8 @@ export class LowdbSnapshotStore {
       archivedRecords: this.layout.finished.size + this.archive.count(),
       bytesWritten: this.bytesWritten,
       writes: this.writes,
-      journalAppends: this.journalAppends,
-      journalBytes: this.journalBytes,
+      journalAppends: this.journal.appends,
+      journalBytes: this.journal.bytes,
       compactions: this.compactions,
     };
   }
@@ -297,7 +287,7 @@ export class LowdbSnapshotStore {
     try {
       await this.compact();
     } finally {
-      await this.segment.writer.close().catch(() => undefined);
+      await this.journal.segment.writer.close().catch(() => undefined);
     }
   }
 
@@ -306,78 +296,13 @@ export class LowdbSnapshotStore {
     this.writes += 1;
   }
 
-  private newSegment(seq: number): Segment {
-    const path = join(this.actorsDir, journalFileName(seq));
-    return { seq, path, writer: new JournalSegmentWriter(path) };
-  }
-
-  /** Chains one journal append after the one in flight; every put until it starts joins it. */
-  private schedule(): Promise<void> {
-    if (this.next !== undefined) return this.next;
-    const previous = this.inflight?.catch(() => undefined) ?? Promise.resolve();
-    const batch: Promise<void> = previous
-      .then(() => {
-        this.next = undefined;
-        this.inflight = batch;
-        return this.runBatch();
-      })
-      .finally(() => {
-        if (this.inflight === batch) this.inflight = undefined;
-      });
-    this.next = batch;
-    // Failures reach flush() and onWarning; a caller that ignores put()'s promise must not crash the process.
-    batch.catch(() => undefined);
-    return batch;
-  }
-
-  /** Appends the current record of every id put since the last append to the journal, and fdatasyncs it. */
-  private async runBatch(): Promise<void> {
-    const ids = [...this.pending];
-    this.pending.clear();
-    let text = "";
-    for (const id of ids) {
-      const record = this.layout.held(id);
-      if (record !== undefined) text += `${JSON.stringify(record)}\n`;
-    }
-    if (text === "") return;
-    const buffer = Buffer.from(text, "utf8");
-    const segment = this.segment;
-    const before = segment.writer.size;
-    try {
-      await segment.writer.append(buffer);
-    } catch (error) {
-      for (const id of ids) this.pending.add(id);
-      // The writer undid the failed append, so later ones go on in this segment; when it could not, what is
-      // left is a torn tail, and appending after it would make it a corrupt middle: go on in a new segment.
-      // A per-file size limit (`ulimit -f`, EFBIG) would refuse every retry in this segment: go on in a
-      // new one and fold this one into the shard files, which hold each record once, not every version.
-      const tooLarge = errorCode(error) === "EFBIG" && segment.writer.size > 0;
-      if ((segment.writer.broken || tooLarge) && this.segment === segment) this.rotate();
-      if (tooLarge) this.startCompaction().catch(() => undefined);
-      const failure = new SnapshotStoreWriteError([{ file: segment.path, cause: error }]);
-      this.warn(failure.message);
-      throw failure;
-    }
-    const appended = segment.writer.size - before; // the first append also wrote the segment's header
-    this.countWrite(appended);
-    this.journalAppends += 1;
-    this.journalBytes += appended;
-    if (
-      this.segment === segment &&
-      segment.writer.size >= Math.max(this.journalMaxBytes, this.layout.liveBytes()) &&
-      this.compaction === undefined
-    ) {
-      // Off the hot path: this batch's puts resolve now; a failure is reported and retried later.
-      this.startCompaction().catch(() => undefined);
-    }
-  }
-
-  /** Seals the current segment (appends go to a new one from now on). */
-  private rotate(): Segment {
-    const old = this.segment;
-    this.sealed.push(old);
-    this.segment = this.newSegment(old.seq + 1);
-    return old;
+  /**
+   * After a journal append: fold the journal once it holds journalMaxBytes or, when larger, as much as
+   * the live shards (a fold rewrites them, so it waits for as much appended data); off the hot path.
+   */
+  private appended(segmentBytes: number, mustFold: boolean): void {
+    const due = segmentBytes >= Math.max(this.journalMaxBytes, this.layout.liveBytes());
+    if (mustFold || (due && this.compaction === undefined)) this.startCompaction().catch(() => undefined);
   }
 
   /** One compaction at a time; requests while one runs share one more run after it. */
@@ -405,9 +330,9 @@ export class LowdbSnapshotStore {
    * segments: a crash at any point leaves the records in the journal, the files, or both.
    */
   private async runCompaction(): Promise<void> {
-    const inFlight = this.inflight;
-    const sealedNow = this.rotate();
-    const toDelete = [...this.sealed];
+    const inFlight = this.journal.inflight;
+    const sealedNow = this.journal.rotate();
+    const toDelete = [...this.journal.sealed];
     // The append that was writing to the sealed segment finishes there before it is closed.
     await inFlight?.catch(() => undefined);
     await sealedNow.writer.close().catch(() => undefined);
@@ -417,10 +342,7 @@ export class LowdbSnapshotStore {
       archiveDir: this.archiveDir,
       warn: this.warn,
     });
-    for (const segment of await deleteSegments(toDelete, this.actorsDir, this.warn)) {
-      const at = this.sealed.indexOf(segment);
-      if (at >= 0) this.sealed.splice(at, 1);
-    }
+    this.journal.deleted(await deleteSegments(toDelete, this.actorsDir, this.warn));
     this.compactions += 1;
   }
 }

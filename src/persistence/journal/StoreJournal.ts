@@ -1,0 +1,135 @@
+import { join } from "node:path";
+import type { ActorRecord } from "../actorRecord.js";
+import { errorCode } from "../DurableJsonFile.js";
+import type { Segment } from "../foldIntoFiles.js";
+import { SnapshotStoreWriteError } from "../snapshotStoreOptions.js";
+import { JournalSegmentWriter } from "./JournalSegmentWriter.js";
+import { journalFileName } from "./segmentFormat.js";
+
+export interface StoreJournalOptions {
+  actorsDir: string;
+  /** The current record of an id (what an append writes), or undefined when it is gone. */
+  recordOf: (id: string) => ActorRecord | undefined;
+  onWrite: (bytes: number) => void;
+  warn: (message: string) => void;
+  /** Told after each append: the journal may be due for a fold (or, after EFBIG, must be folded). */
+  appended: (segmentBytes: number, mustFold: boolean) => void;
+}
+
+/**
+ * A LowdbSnapshotStore's journal: the segment appends go to, the sealed ones a compaction has yet to
+ * fold, and the coalesced appends. Every id added in the same tick joins one batch, and ids added while
+ * a batch is writing join the next one; batches chain on promises, never on a timer, so a caller with
+ * fake timers is never stuck. A batch is durable or not acknowledged (JournalSegmentWriter).
+ */
+export class StoreJournal {
+  /** Ids put since the last append started: the next append writes their current records. */
+  private readonly pending = new Set<string>();
+  private inflightBatch: Promise<void> | undefined;
+  private next: Promise<void> | undefined;
+  segment: Segment;
+  /** Sealed segments whose records are not yet known to be in the files (a compaction failed or is running). */
+  readonly sealed: Segment[] = [];
+  appends = 0;
+  bytes = 0;
+
+  constructor(private readonly o: StoreJournalOptions) {
+    this.segment = this.newSegment(1);
+  }
+
+  /** Takes the segments open() found: sealed (folded, then deleted, by the next compaction); appends go after them. */
+  resume(seqs: readonly number[]): void {
+    for (const seq of seqs) this.sealed.push(this.newSegment(seq));
+    this.segment = this.newSegment((seqs.at(-1) ?? 0) + 1);
+  }
+
+  /** Queues ids for the next append; resolves once it is durable. */
+  add(ids: Iterable<string>): Promise<void> {
+    for (const id of ids) this.pending.add(id);
+    return this.schedule();
+  }
+
+  /** Resolves once every id added before the call is durable (rejects as its batch did). */
+  flush(): Promise<void> | undefined {
+    return this.pending.size > 0 ? this.schedule() : (this.next ?? this.inflightBatch);
+  }
+
+  /** The append writing now, if any. */
+  get inflight(): Promise<void> | undefined {
+    return this.inflightBatch;
+  }
+
+  /** Seals the current segment (appends go to a new one from now on). */
+  rotate(): Segment {
+    const old = this.segment;
+    this.sealed.push(old);
+    this.segment = this.newSegment(old.seq + 1);
+    return old;
+  }
+
+  /** Forgets sealed segments that were deleted. */
+  deleted(segments: readonly Segment[]): void {
+    for (const segment of segments) {
+      const at = this.sealed.indexOf(segment);
+      if (at >= 0) this.sealed.splice(at, 1);
+    }
+  }
+
+  private newSegment(seq: number): Segment {
+    const path = join(this.o.actorsDir, journalFileName(seq));
+    return { seq, path, writer: new JournalSegmentWriter(path) };
+  }
+
+  /** Chains one append after the one in flight; every id added until it starts joins it. */
+  private schedule(): Promise<void> {
+    if (this.next !== undefined) return this.next;
+    const previous = this.inflightBatch?.catch(() => undefined) ?? Promise.resolve();
+    const batch: Promise<void> = previous
+      .then(() => {
+        this.next = undefined;
+        this.inflightBatch = batch;
+        return this.runBatch();
+      })
+      .finally(() => {
+        if (this.inflightBatch === batch) this.inflightBatch = undefined;
+      });
+    this.next = batch;
+    // Failures reach flush() and onWarning; a caller that ignores put()'s promise must not crash the process.
+    batch.catch(() => undefined);
+    return batch;
+  }
+
+  /** Appends the current record of every id added since the last append, and fdatasyncs it. */
+  private async runBatch(): Promise<void> {
+    const ids = [...this.pending];
+    this.pending.clear();
+    let text = "";
+    for (const id of ids) {
+      const record = this.o.recordOf(id);
+      if (record !== undefined) text += `${JSON.stringify(record)}\n`;
+    }
+    if (text === "") return;
+    const segment = this.segment;
+    const before = segment.writer.size;
+    try {
+      await segment.writer.append(Buffer.from(text, "utf8"));
+    } catch (error) {
+      for (const id of ids) this.pending.add(id);
+      // The writer undid the failed append, so later ones go on in this segment; when it could not, what is
+      // left is a torn tail, and appending after it would make it a corrupt middle: go on in a new segment.
+      // A per-file size limit (`ulimit -f`, EFBIG) would refuse every retry in this segment: go on in a
+      // new one and fold this one into the shard files, which hold each record once, not every version.
+      const tooLarge = errorCode(error) === "EFBIG" && segment.writer.size > 0;
+      if ((segment.writer.broken || tooLarge) && this.segment === segment) this.rotate();
+      if (tooLarge) this.o.appended(segment.writer.size, true);
+      const failure = new SnapshotStoreWriteError([{ file: segment.path, cause: error }]);
+      this.o.warn(failure.message);
+      throw failure;
+    }
+    const appended = segment.writer.size - before; // the first append also wrote the segment's header
+    this.o.onWrite(appended);
+    this.appends += 1;
+    this.bytes += appended;
+    if (this.segment === segment) this.o.appended(segment.writer.size, false);
+  }
+}
