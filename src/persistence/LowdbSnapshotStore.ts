@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type ActorRecord, describeId, recordForPut } from "./actorRecord.js";
 import { ArchiveFiles } from "./archive/ArchiveFiles.js";
-import { deleteSegments, foldIntoFiles } from "./foldIntoFiles.js";
+import { foldIntoFiles } from "./foldIntoFiles.js";
 import { StoreJournal } from "./journal/StoreJournal.js";
 import { loadSnapshotStore } from "./loadSnapshotStore.js";
 import { SnapshotLayout } from "./snapshotLayout.js";
@@ -19,7 +19,7 @@ import {
 import { StateDirNotWritableError } from "./StateDirLock.js";
 
 export { SHARD_FILE, shardOf } from "./snapshotLayout.js";
-export { ARCHIVE_HOUR_FILE, LEGACY_ARCHIVE_FILE } from "./archive/archiveNames.js";
+export { ARCHIVE_HOUR_FILE, LEGACY_ARCHIVE_FILE } from "./archive/archiveFormat.js";
 
 /**
  * Actor snapshots on lowdb, sharded so a write rewrites one file's worth of actors, not all.
@@ -342,7 +342,7 @@ export class LowdbSnapshotStore {
       archiveDir: this.archiveDir,
       warn: this.warn,
     });
-    this.journal.deleted(await deleteSegments(toDelete, this.actorsDir, this.warn));
+    await this.journal.remove(toDelete);
     this.compactions += 1;
   }
 }

@@ -1,6 +1,7 @@
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { errorCode, errorText, syncDirectory, writeFileDurably } from "./DurableJsonFile.js";
+import { shardOf as fnvShardOf } from "./snapshotLayout.js";
 
 /** How many files the folded state is spread over: ~1.7 MB each at 1.3 million small entries. */
 export const SHARD_COUNT = 64;
@@ -13,16 +14,12 @@ export function shardFile(n: number): string {
 }
 
 /**
- * The shard of a key: FNV-1a of the key alone, so every entry of one thread (its parent, participants,
- * exchange) lands in one shard and a burst of activity in a thread dirties one file.
+ * The shard of a key: FNV-1a of the key alone (as the snapshot store shards its actors), so every
+ * entry of one thread (its parent, participants, exchange) lands in one shard and a burst of activity
+ * in a thread dirties one file.
  */
 export function shardOf(key: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) {
-    hash ^= key.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0) % SHARD_COUNT;
+  return fnvShardOf(key, SHARD_COUNT);
 }
 
 /** The shard files present in `dir`, by shard number. */

@@ -1,17 +1,8 @@
 import { rm } from "node:fs/promises";
-import type { ArchiveFiles } from "./archive/ArchiveFiles.js";
-import { ArchiveWriteError } from "./archive/ArchiveFiles.js";
-import { errorText, syncDirectory } from "./DurableJsonFile.js";
-import type { JournalSegmentWriter } from "./journal/JournalSegmentWriter.js";
+import { type ArchiveFiles, ArchiveWriteError } from "./archive/ArchiveFiles.js";
+import { syncDirectory } from "./DurableJsonFile.js";
 import type { SnapshotLayout } from "./snapshotLayout.js";
 import { SnapshotStoreWriteError } from "./snapshotStoreOptions.js";
-
-/** A journal segment of a LowdbSnapshotStore; its file is created on the first append. */
-export interface Segment {
-  seq: number;
-  path: string;
-  writer: JournalSegmentWriter;
-}
 
 /**
  * A compaction's writes, in the order that keeps every record somewhere on disk: the finished
@@ -53,23 +44,4 @@ export async function foldIntoFiles(o: {
   layout.dirty.clear();
   const failures = await layout.writeFiles(files, layout.freeableCopies(files));
   if (failures.length > 0) fail(failures);
-}
-
-/** Deletes folded journal segments (a failure is reported, and tried again next time); returns those deleted. */
-export async function deleteSegments(
-  segments: readonly Segment[],
-  actorsDir: string,
-  warn: (message: string) => void,
-): Promise<Segment[]> {
-  const deleted: Segment[] = [];
-  for (const segment of segments) {
-    try {
-      await rm(segment.path, { force: true });
-      deleted.push(segment);
-    } catch (error) {
-      warn(`snapshot store: could not delete the folded journal ${segment.path}: ${errorText(error)}`);
-    }
-  }
-  if (deleted.length > 0) await syncDirectory(actorsDir);
-  return deleted;
 }

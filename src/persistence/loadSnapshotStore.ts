@@ -9,7 +9,7 @@ import {
   sameRecord,
 } from "./actorRecord.js";
 import type { ArchiveFiles } from "./archive/ArchiveFiles.js";
-import { LEGACY_ARCHIVE_FILE } from "./archive/archiveNames.js";
+import { LEGACY_ARCHIVE_FILE } from "./archive/archiveFormat.js";
 import { CorruptStateFileError, DurableJsonFile, errorText } from "./DurableJsonFile.js";
 import { replayJournal } from "./journal/replayJournal.js";
 import { removeLeftoverTempFiles } from "./leftoverTempFiles.js";

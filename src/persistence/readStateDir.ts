@@ -14,6 +14,7 @@ import {
   parseRawDoc,
   type RawStoreDoc,
 } from "./actorRecord.js";
+import { wholeLines } from "./archive/archiveFormat.js";
 import { DAMAGED_JOURNAL_FILE } from "./journal/keepDamagedJournal.js";
 import { journalSegments, readJournalSegment } from "./journal/segmentFormat.js";
 import { ARCHIVE_HOUR_FILE, LEGACY_ARCHIVE_FILE, SHARD_FILE } from "./LowdbSnapshotStore.js";
@@ -229,17 +230,14 @@ async function readLines(file: string, problems: StateDirProblem[]): Promise<Arr
     return [];
   }
   const out: Array<[string, unknown]> = [];
-  const lines = text.slice(0, text.lastIndexOf("\n") + 1).split("\n");
-  lines.pop();
-  lines.forEach((line, i) => {
-    if (line === "") return;
+  for (const { line, lineNo } of wholeLines(text)) {
     try {
       const value: unknown = JSON.parse(line);
       out.push([isRecordLike(value) && typeof value.id === "string" ? value.id : "", value]);
     } catch (error) {
-      problems.push({ file, problem: `line ${i + 1} is not JSON: ${errorText(error)}` });
+      problems.push({ file, problem: `line ${lineNo} is not JSON: ${errorText(error)}` });
     }
-  });
+  }
   return out;
 }
 

@@ -2,7 +2,7 @@ import { readFile, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { type ActorRecord, type ActorRecordRules, checkActorRecord, newerRecord } from "../actorRecord.js";
 import { errorCode, errorText, syncDirectory, writeFileDurably } from "../DurableJsonFile.js";
-import { DurableAppender } from "./appendFile.js";
+import { DurableAppender } from "./DurableAppender.js";
 import {
   ARCHIVE_HOUR_FILE,
   ARCHIVE_IDS_FILE,
@@ -11,7 +11,8 @@ import {
   hourStart,
   idsFileName,
   recordsFileName,
-} from "./archiveNames.js";
+  wholeLines,
+} from "./archiveFormat.js";
 import { HASH_BYTES, HashSet53, decodeHashes, encodeHashes, idHash } from "./idHashes.js";
 
 export interface ArchiveFilesOptions {
@@ -133,7 +134,9 @@ export class ArchiveFiles {
       const byHour = new Map<string, ActorRecord[]>();
       for (const record of records) {
         const hour = hourOf(record.updatedAt);
-        byHour.set(hour, [...(byHour.get(hour) ?? []), record]);
+        const batch = byHour.get(hour);
+        if (batch === undefined) byHour.set(hour, [record]);
+        else batch.push(record);
       }
       for (const [name, batch] of byHour) {
         // Listed once something is in it.
@@ -199,28 +202,24 @@ export class ArchiveFiles {
    */
   private async readHour(hour: Hour, only?: string): Promise<Map<string, ActorRecord>> {
     const out = new Map<string, ActorRecord>();
-    let text: string;
-    try {
-      text = await readFile(hour.records, "utf8");
-    } catch (error) {
-      if (errorCode(error) === "ENOENT") return out;
-      throw error;
-    }
-    const end = text.lastIndexOf("\n");
-    let start = 0;
-    let lineNo = 0;
-    while (start <= end) {
-      const next = text.indexOf("\n", start);
-      const line = text.slice(start, next);
-      start = next + 1;
-      lineNo++;
-      if (line === "" || (only !== undefined && !line.includes(JSON.stringify(only)))) continue;
+    for (const { line, lineNo } of await this.lines(hour)) {
+      if (only !== undefined && !line.includes(JSON.stringify(only))) continue;
       const record = this.check(hour, lineNo, line);
       if (record === undefined || (only !== undefined && record.id !== only)) continue;
       const held = out.get(record.id);
       if (held === undefined || !newerRecord(held, record)) out.set(record.id, record);
     }
     return out;
+  }
+
+  /** An hour's complete lines; a missing file (pruned meanwhile) has none. */
+  private async lines(hour: Hour): Promise<Array<{ line: string; lineNo: number }>> {
+    try {
+      return wholeLines(await readFile(hour.records, "utf8"));
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") return [];
+      throw error;
+    }
   }
 
   private check(hour: Hour, lineNo: number, line: string): ActorRecord | undefined {
@@ -249,29 +248,19 @@ export class ArchiveFiles {
    * it is: nothing says it is old); returns how many ids went.
    */
   private async cut(hour: Hour, cutoff: number): Promise<number> {
-    let text: string;
-    try {
-      text = await readFile(hour.records, "utf8");
-    } catch (error) {
-      if (errorCode(error) !== "ENOENT") throw error;
-      text = "";
-    }
     const dropped = new Set<string>();
     const keptLines: string[] = [];
     const keptHashes: number[] = [];
-    // The text after the last newline is an append that never completed: it goes.
-    const lines = text.slice(0, text.lastIndexOf("\n") + 1).split("\n");
-    lines.pop();
-    lines.forEach((line, i) => {
-      if (line === "") return;
-      const record = this.check(hour, i + 1, line);
+    // An incomplete last line goes with the rewrite: it was never acknowledged.
+    for (const { line, lineNo } of await this.lines(hour)) {
+      const record = this.check(hour, lineNo, line);
       if (record !== undefined && record.updatedAt < cutoff) {
         dropped.add(record.id);
-        return;
+        continue;
       }
       keptLines.push(line);
       if (record !== undefined) keptHashes.push(idHash(record.id));
-    });
+    }
     if (dropped.size === 0) return 0;
     if (keptLines.length === 0) {
       await this.remove(hour);

@@ -1,10 +1,17 @@
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { ActorRecord } from "../actorRecord.js";
-import { errorCode } from "../DurableJsonFile.js";
-import type { Segment } from "../foldIntoFiles.js";
+import { errorCode, errorText, syncDirectory } from "../DurableJsonFile.js";
 import { SnapshotStoreWriteError } from "../snapshotStoreOptions.js";
 import { JournalSegmentWriter } from "./JournalSegmentWriter.js";
 import { journalFileName } from "./segmentFormat.js";
+
+/** A journal segment; its file is created on the first append. */
+export interface Segment {
+  seq: number;
+  path: string;
+  writer: JournalSegmentWriter;
+}
 
 export interface StoreJournalOptions {
   actorsDir: string;
@@ -67,12 +74,26 @@ export class StoreJournal {
     return old;
   }
 
-  /** Forgets sealed segments that were deleted. */
-  deleted(segments: readonly Segment[]): void {
+  /**
+   * Deletes sealed segments whose records are now in the files. One that cannot be deleted is reported
+   * and stays sealed, so the next compaction tries again.
+   */
+  async remove(segments: readonly Segment[]): Promise<void> {
+    let removed = false;
     for (const segment of segments) {
+      try {
+        await rm(segment.path, { force: true });
+      } catch (error) {
+        this.o.warn(
+          `snapshot store: could not delete the folded journal ${segment.path}: ${errorText(error)}`,
+        );
+        continue;
+      }
+      removed = true;
       const at = this.sealed.indexOf(segment);
       if (at >= 0) this.sealed.splice(at, 1);
     }
+    if (removed) await syncDirectory(this.o.actorsDir);
   }
 
   private newSegment(seq: number): Segment {

@@ -1,5 +1,5 @@
 /**
- * The archive's file names. Finished records are appended, one JSON line each, to the file of the UTC
+ * The archive's files: their names, and their lines. Finished records are appended, one JSON line each, to the file of the UTC
  * hour of their updatedAt (`archive-2026-11-24T13.ndjson`), beside a list of their ids' hashes
  * (`archive-2026-11-24T13.ids`) that tells, without reading the records, which hours may hold an id.
  * An hour's file is small enough to rewrite when prune cuts into it; earlier versions kept one JSON
@@ -36,4 +36,19 @@ export function recordsFileName(hour: string): string {
 
 export function idsFileName(hour: string): string {
   return `archive-${hour}.ids`;
+}
+
+/**
+ * The complete lines of an archive hour's text: what follows the last newline is an append that never
+ * completed (a crash, a full disk), never acknowledged, so it is left out. Empty lines are skipped;
+ * each line comes with its number in the file.
+ */
+export function wholeLines(text: string): Array<{ line: string; lineNo: number }> {
+  const lines = text.slice(0, text.lastIndexOf("\n") + 1).split("\n");
+  lines.pop();
+  const out: Array<{ line: string; lineNo: number }> = [];
+  lines.forEach((line, i) => {
+    if (line !== "") out.push({ line, lineNo: i + 1 });
+  });
+  return out;
 }
