@@ -1,6 +1,7 @@
 // The emulator against Discord's own OpenAPI spec: every REST exchange of real flows (discord.js clients,
-// the runtime on createDiscordJsPort + bridgeDiscordJs, and error answers) is validated, its response
-// against the operation's response schema and its request body against the request schema.
+// the runtime on createDiscordJsPort + bridgeDiscordJs, OpenClaw's Discord client, and error answers) is
+// validated, its response against the operation's response schema and its request body against the
+// request schema.
 import { type Client, Routes, type ThreadChannel } from "discord.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bridgeDiscordJs, createDiscordJsPort } from "../../src/discord/index.js";
@@ -15,12 +16,16 @@ import { type A2ARuntime, createA2ARuntime } from "../../src/index.js";
 import { loginStrictClient, until } from "../support/discordClients.js";
 import { discordSpec } from "../support/discordSpec.js";
 import { tempDir } from "../support/tempDir.js";
+import { openClawFlows } from "./openClawClient.js";
 
 const GUILD = "1500000000000000001";
 const CHANNEL = "1500000000000000010";
 const CLOSED = "1500000000000000011";
 /** Where the refused posts go: Discord counts them against a channel's bucket too, so not in CHANNEL. */
 const SCRATCH = "1500000000000000012";
+/** OpenClaw's channel, with its bot: the buckets of the other flows stay out of its way. */
+const CLAW_CHANNEL = "1500000000000000013";
+const CLAW = "1500000000000000103";
 const RUDA = "1500000000000000101";
 const EDEN = "1500000000000000102";
 const HUMAN = "1500000000000000900";
@@ -195,10 +200,12 @@ beforeAll(async () => {
       { id: CHANNEL, name: "collab" },
       { id: CLOSED, name: "closed", denied: [RUDA] },
       { id: SCRATCH, name: "scratch" },
+      { id: CLAW_CHANNEL, name: "claw" },
     ],
     users: [
       { id: RUDA, name: "ruda", bot: true },
       { id: EDEN, name: "eden", bot: true },
+      { id: CLAW, name: "claw", bot: true },
       { id: HUMAN, name: "human", bot: false },
     ],
     recordExchanges: true,
@@ -210,6 +217,8 @@ beforeAll(async () => {
   await runtimeFlows(ruda, eden);
   await clientFlows(ruda);
   await errorAnswers();
+  const claw = { guild: GUILD, channel: CLAW_CHANNEL, bot: CLAW, otherBot: EDEN, human: HUMAN };
+  await openClawFlows(emulator, { ...claw, humanName: "human" });
   exchanges = emulator.exchanges();
 }, 15_000);
 
@@ -287,6 +296,7 @@ describe("the emulator's REST exchanges against Discord's OpenAPI spec", () => {
       expect.arrayContaining([
         ...["401/0", "403/50013", "404/10003", "404/10008", "404/10004", "404/10013", "404/0", "405/0"],
         ...["400/50035", "400/50006", "400/160004", "400/50109", "400/50024", "429", "502/0"],
+        ...["400/10014", "404/10063", "403/50001"],
       ]),
     );
   });
@@ -333,6 +343,9 @@ describe("the validator is not vacuous: removing any required field of a recorde
     ["a guild member", "get_guild_member", 200, ["/joined_at", "/user/id"]],
     ["an error", "get_channel", 404, ["/code", "/message"]],
     ["a rate limit", "get_gateway", 429, ["/retry_after", "/global"]],
+    ["a bot's application", "get_my_oauth2_application", 200, ["/verify_key", "/bot/id", "/owner/id"]],
+    ["an application command", "create_application_command", 201, ["/application_id", "/version"]],
+    ["a message's reactions", "get_message", 200, ["/reactions/0/me"], (b) => "reactions" in b],
   ];
 
   it("a problem names the operation, the status, the JSON pointer and what is wrong", () => {

@@ -1,9 +1,11 @@
 // A local Discord API v10 server for tests and demos (node:http + ws, 127.0.0.1 only).
 //
-// REST under /api/v10 and a JSON gateway at /gateway serve several bot users at once. A discord.js
-// Client logs in with `rest: { api: emulator.apiUrl }` and the token `emulatorToken(botUserId)`, i.e.
-// "<userId>.emulator" (see tokens.ts; a real-looking "<base64(userId)>.xxx.yyy" works too). Tokens
-// of unknown or non-bot users are refused. Humans post through `postAsUser`.
+// REST under /api/v10 and a JSON gateway at /gateway, on one origin, serve several bot users at once.
+// A discord.js Client logs in with `rest: { api: emulator.apiUrl }` and the token
+// `emulatorToken(botUserId)`, i.e. "<userId>.emulator" (see tokens.ts; a real-looking
+// "<base64(userId)>.xxx.yyy" works too); a client that appends routes to a versioned base (OpenClaw's
+// DISCORD_API_URL) takes `emulator.apiBaseUrl`. Tokens of unknown or non-bot users are refused. Humans
+// post through `postAsUser`.
 //
 // Behaviour: allowed_mentions; nonce + enforce_nonce (a post with enforce_nonce returns the earlier
 // enforced post of the same author + nonce within `nonceWindowMs`, default 5 minutes, with no second
@@ -11,24 +13,32 @@
 // list, GET /channels/{id}/messages, carries no nonces, as Discord's does not); content ≤ 2000 chars
 // (400 / 50035); unknown channel (404 / 10003); missing permissions (403 / 50013, per channel `denied`
 // user ids or `deny()`); thread from a message (thread id = message id; a second one → 400 / 160004);
-// standalone threads (type 11; the API default is 12, private). Rate limits (`rateLimits`): per-route
-// buckets and a global limit per bot, X-RateLimit-* headers on every routed answer, 429s as Discord
-// sends them. System messages as Discord posts them: "X started a thread" (type 18) in the parent of a
-// public thread opened without a message; MESSAGE_UPDATE of the message a thread is started from (its
-// `thread`, flag 32); "X added / removed Y" (type 1 / 2) when someone else adds a member to a thread or
-// removes one (joining or leaving posts nothing). Faults: `injectFault` (429 bucket or global, 5xx,
-// timeout, reset) and `dropGateway`. `recordExchanges` keeps every REST request and answer for
-// `exchanges()`. Not emulated: attachments (multipart bodies), edits, deletes,
-// reactions, roles, the invalid-request limit, the thread starter message (type 21, listed first in such
-// a thread's history, sent on no gateway event), type 18 for a thread started from an "older" message
-// (Discord does not say how old), and "X added Y" when a mention adds a member (Discord documents neither).
+// standalone threads (type 11; the API default is 12, private); a reply with fail_if_not_exists: false
+// to an unknown message is posted as a plain message. A bot's own reactions with Unicode emojis (PUT /
+// DELETE …/reactions/{emoji}/@me; kept on the message, shown in its `reactions`, MESSAGE_REACTION_ADD /
+// _REMOVE to bots with that intent; no custom emojis: 400 / 10014; at most 20 emojis a message). A bot's
+// application (GET /oauth2/applications/@me, id = the bot's user id) and its commands, global and in the
+// guild (list, create or update by name, edit, delete, bulk overwrite). Rate limits (`rateLimits`):
+// per-route buckets and a global limit per bot, X-RateLimit-* headers on every routed answer, 429s as
+// Discord sends them. System messages as Discord posts them: "X started a thread" (type 18) in the
+// parent of a public thread opened without a message; MESSAGE_UPDATE of the message a thread is started
+// from (its `thread`, flag 32); "X added / removed Y" (type 1 / 2) when someone else adds a member to a
+// thread or removes one (joining or leaving posts nothing). Faults: `injectFault` (429 bucket or global,
+// 5xx, timeout, reset) and `dropGateway`. `recordExchanges` keeps every REST request and answer for
+// `exchanges()`. Not emulated: attachments (multipart bodies), message edits and deletes, humans'
+// reactions (no test API) and the other reaction routes (list reactors, remove another's or all), custom
+// emojis, roles, permission overwrites (`denied` is enforced, not shown on channels), interactions
+// (commands are stored, never invoked), the caps on commands and the daily quota of command creates, the
+// invalid-request limit, the thread starter message (type 21, listed first in such a thread's history,
+// sent on no gateway event), type 18 for a thread started from an "older" message (Discord does not say
+// how old), and "X added Y" when a mention adds a member (Discord documents neither).
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { recordExchange, type RestExchange } from "./exchanges.js";
 import { type EmulatorFault, FaultQueue } from "./faults.js";
 import { Gateway } from "./gateway.js";
 import { type EmulatorRateLimits, RateLimitBuckets } from "./rateLimits.js";
-import { handleRest } from "./restServer.js";
+import { API_PREFIX, handleRest } from "./restServer.js";
 import { EmulatorState, type EmulatorUser } from "./state.js";
 
 /** The emulated guild: its channels, its users (bots and humans), and the clock that stamps messages. */
@@ -54,9 +64,12 @@ export interface DiscordEmulatorOptions {
   nonceWindowMs?: number;
   /**
    * Discord's rate limits, counted by `now`: per bot, a global limit (50 requests/s) and per-route
-   * buckets (messages: 5 per 5 s per channel; threads: 5 per minute per channel; other routes: 50/s).
-   * Every answer carries its bucket's `X-RateLimit-*` headers; a request over a limit gets Discord's
-   * 429. Change a limit or turn it off (`false`) per test; `false` turns them all off.
+   * buckets (messages: 5 per 5 s per channel; threads: 5 per minute per channel; command creates: 5 per
+   * 20 s; reactions: 1 per 250 ms per channel; other routes: 50/s). Every answer carries its bucket's
+   * `X-RateLimit-*` headers; a request over a limit gets Discord's 429. Change a limit or turn it off
+   * (`false`) per test; `false` turns them all off. A bot that registers its commands one by one at
+   * start (OpenClaw's does, about a hundred) waits out the command bucket for minutes, as on Discord;
+   * `{ commands: false }` lets it register at once.
    */
   rateLimits?: EmulatorRateLimits | false;
   /**
@@ -64,6 +77,12 @@ export interface DiscordEmulatorOptions {
    * was told. Off by default, so a long-running demo does not keep them all in memory.
    */
   recordExchanges?: boolean;
+  /**
+   * When the guild's members joined it (GUILD_CREATE's and the members' `joined_at`), epoch ms; default
+   * the emulator's start by `now`. A bot may greet a guild it joined moments ago (OpenClaw introduces
+   * itself in one joined under 5 minutes ago); an earlier time starts the bots as long-standing members.
+   */
+  joinedAt?: number;
 }
 
 /** A message as the emulator stored it. */
@@ -81,12 +100,21 @@ export interface EmulatedMessage {
   nonce?: string;
   mentionIds: string[];
   threadId?: string;
+  /** Reactions, when there are any: each emoji with the users who reacted with it, in order. */
+  reactions?: Array<{ emoji: string; userIds: string[] }>;
 }
 
 /** A running emulator: point discord.js clients at `apiUrl`, post as people, read what was posted. */
 export interface DiscordEmulator {
-  /** Pass as discord.js `rest: { api }`. */
+  /** Pass as discord.js `rest: { api }` (`http://127.0.0.1:<port>/api`). */
   apiUrl: string;
+  /**
+   * The REST base with its version, `http://127.0.0.1:<port>/api/v10`, for clients that append routes
+   * to it: OpenClaw's `DISCORD_API_URL` (it takes the gateway from `GET …/gateway/bot`, which must be on
+   * the same origin, as `gatewayUrl` is).
+   */
+  apiBaseUrl: string;
+  /** `ws://127.0.0.1:<port>/gateway`, on the REST origin. */
   gatewayUrl: string;
   port: number;
   guildId: string;
@@ -125,8 +153,9 @@ export interface DiscordEmulator {
 
 /**
  * Starts a Discord emulator on 127.0.0.1: Discord's REST API (v10) and gateway, for the routes a bot
- * that posts, opens threads and reads messages uses. A discord.js `Client` created with
- * `rest: { api: emulator.apiUrl }` logs in with `emulatorToken(userId)` as that user.
+ * that posts, opens threads, reads messages, reacts and registers its commands uses. A discord.js
+ * `Client` created with `rest: { api: emulator.apiUrl }` logs in with `emulatorToken(userId)` as that
+ * user; OpenClaw, with `DISCORD_API_URL=emulator.apiBaseUrl` and that token.
  */
 export async function startDiscordEmulator(o: DiscordEmulatorOptions): Promise<DiscordEmulator> {
   const state = new EmulatorState(o);
@@ -174,6 +203,7 @@ export async function startDiscordEmulator(o: DiscordEmulatorOptions): Promise<D
   let closed = false;
   return {
     apiUrl: `http://127.0.0.1:${port}/api`,
+    apiBaseUrl: `http://127.0.0.1:${port}${API_PREFIX}`,
     gatewayUrl: gatewayUrl(),
     port,
     guildId: state.guildId,
@@ -203,6 +233,9 @@ export async function startDiscordEmulator(o: DiscordEmulatorOptions): Promise<D
           mentionIds: [...m.mentionIds],
           ...(m.nonce === undefined ? {} : { nonce: m.nonce }),
           ...(m.threadId === undefined ? {} : { threadId: m.threadId }),
+          ...(m.reactions?.size
+            ? { reactions: [...m.reactions].map(([emoji, users]) => ({ emoji, userIds: [...users] })) }
+            : {}),
         }));
     },
     threads() {

@@ -1,12 +1,13 @@
 // Gateway (WebSocket, API v10, JSON, no compression) of the Discord emulator: HELLO, IDENTIFY → READY +
 // GUILD_CREATE, heartbeats, RESUME (with replay of missed dispatches), and the dispatches that follow
-// state changes, for any number of bot users at once.
+// state changes (messages, threads, thread members, reactions), for any number of bot users at once.
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
 import type { EmulatorChannel, EmulatorMessage, EmulatorState, Json, StateListener } from "./state.js";
 import { userIdFromToken } from "./tokens.js";
 import {
+  APPLICATION_FLAGS,
   channelJson,
   guildCreateJson,
   memberJson,
@@ -16,6 +17,7 @@ import {
 } from "./shapes.js";
 
 const INTENT_GUILD_MESSAGES = 1 << 9;
+const INTENT_GUILD_MESSAGE_REACTIONS = 1 << 10;
 const INTENT_MESSAGE_CONTENT = 1 << 15;
 const REPLAY_LIMIT = 500;
 
@@ -119,7 +121,7 @@ export class Gateway implements StateListener {
       session_type: "normal",
       resume_gateway_url: this.options.url(),
       shard: [0, 1],
-      application: { id: user.id, flags: 0 },
+      application: { id: user.id, flags: APPLICATION_FLAGS },
       private_channels: [],
       relationships: [],
       presences: [],
@@ -217,6 +219,33 @@ export class Gateway implements StateListener {
         removed_member_ids: removed,
       }),
       (session) => this.canSee(session, thread.id),
+    );
+  }
+
+  /** MESSAGE_REACTION_ADD / _REMOVE, to the bots with the GUILD_MESSAGE_REACTIONS intent. */
+  reactionChanged(message: EmulatorMessage, emoji: string, userId: string, added: boolean): void {
+    const base = {
+      user_id: userId,
+      channel_id: message.channelId,
+      message_id: message.id,
+      guild_id: this.state.guildId,
+      emoji: { id: null, name: emoji },
+      burst: false,
+      type: 0,
+    };
+    const d = added
+      ? {
+          ...base,
+          member: memberJson(this.state, userId, true),
+          message_author_id: message.authorId,
+          burst_colors: [],
+        }
+      : base;
+    this.broadcast(
+      added ? "MESSAGE_REACTION_ADD" : "MESSAGE_REACTION_REMOVE",
+      () => d,
+      (session) =>
+        (session.intents & INTENT_GUILD_MESSAGE_REACTIONS) !== 0 && this.canSee(session, message.channelId),
     );
   }
 

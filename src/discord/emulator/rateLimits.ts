@@ -22,6 +22,13 @@ export interface EmulatorRateLimits {
   messages?: BucketLimit | false;
   /** Threads opened in one channel by one bot, with or without a starter (default 5 per minute). */
   threads?: BucketLimit | false;
+  /**
+   * Application commands created (POST) by one bot, per guild for guild commands (default 5 per 20 s).
+   * A bot registering a hundred commands one by one takes minutes, as on Discord; `false` lifts it.
+   */
+  commands?: BucketLimit | false;
+  /** Reactions added or removed by one bot in one channel, both routes in one bucket (default 1 per 250 ms). */
+  reactions?: BucketLimit | false;
   /** Every other route, per route and major parameter (default 50 per second). */
   other?: BucketLimit | false;
 }
@@ -30,6 +37,8 @@ export const DEFAULT_RATE_LIMITS: Required<EmulatorRateLimits> = {
   global: { limit: 50, windowMs: 1_000 },
   messages: { limit: 5, windowMs: 5_000 },
   threads: { limit: 5, windowMs: 60_000 },
+  commands: { limit: 5, windowMs: 20_000 },
+  reactions: { limit: 1, windowMs: 250 },
   other: { limit: 50, windowMs: 1_000 },
 };
 
@@ -38,7 +47,7 @@ export interface BucketRoute {
   group: Exclude<keyof EmulatorRateLimits, "global">;
   /** The route's shape without ids, e.g. "POST /channels/:id/messages" (bucket id of `other`). */
   route: string;
-  /** The channel or guild id the route names first, or "" when it names none. */
+  /** The channel or guild id the route names, or "" when it names none. */
   majorParameter: string;
 }
 
@@ -83,7 +92,9 @@ export class RateLimitBuckets {
       throw new TypeError(`rateLimits must be false or an object: ${JSON.stringify(options)}`);
     }
     const given =
-      options === false ? { global: false, messages: false, threads: false, other: false } : options;
+      options === false
+        ? Object.fromEntries(Object.keys(DEFAULT_RATE_LIMITS).map((k) => [k, false]))
+        : options;
     this.limits = { ...DEFAULT_RATE_LIMITS, ...given } as Required<EmulatorRateLimits>;
     for (const [name, value] of Object.entries(this.limits)) checkLimit(name, value as BucketLimit | false);
   }

@@ -1,71 +1,36 @@
 // The REST routes (API v10) the Discord emulator answers, with Discord's path templates.
+import { applicationRoutes } from "./applicationRoutes.js";
 import { DiscordError, invalidFormBody } from "./errors.js";
-import type { AllowedMentions, EmulatorState, Json } from "./state.js";
+import type { BucketRoute } from "./rateLimits.js";
+import { addReaction, removeReaction } from "./reactions.js";
+import {
+  compile,
+  guild,
+  noContent,
+  ok,
+  param,
+  type Route,
+  type RouteSpec,
+  str,
+  userParam,
+} from "./routeKit.js";
 import {
   channelJson,
+  EVERYONE_PERMISSIONS,
   guildCreateJson,
+  guildOwnerId,
   memberJson,
   messageJson,
   selfUserJson,
   threadMemberJson,
   userJson,
 } from "./shapes.js";
-import type { BucketRoute } from "./rateLimits.js";
-
-export interface RouteContext {
-  state: EmulatorState;
-  userId: string;
-  params: string[];
-  body: Json;
-  query: URLSearchParams;
-  gatewayUrl: string;
-}
-
-export type Handler = (ctx: RouteContext) => { status: number; body?: unknown };
-
-export interface RouteSpec {
-  method: string;
-  /** Discord's path template, e.g. "/channels/{channel_id}/messages". */
-  path: string;
-  /** The rate-limit group, when not `other`. */
-  group?: "messages" | "threads";
-  handler: Handler;
-}
-
-export interface Route extends RouteSpec {
-  pattern: RegExp;
-}
-
-/** Ids are 1–20 digits; a user id may also be "@me". */
-function compile(spec: RouteSpec): Route {
-  const source = spec.path.replace(/\{(\w+)\}/g, (_, name: string) =>
-    name === "user_id" ? "(@me|\\d{1,20})" : "(\\d{1,20})",
-  );
-  return { ...spec, pattern: new RegExp(`^${source}$`) };
-}
-const ok = (body: unknown): { status: number; body: unknown } => ({ status: 200, body });
-const noContent = (): { status: number } => ({ status: 204 });
-
-function str(body: Json, key: string): string | undefined {
-  const value = body[key];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === "string") return value;
-  if (typeof value === "number") return String(value);
-  throw invalidFormBody(key, "STRING_TYPE_CONVERT", "Could not interpret the value as a string.");
-}
-
-function param(ctx: RouteContext, index: number): string {
-  return ctx.params[index] ?? "";
-}
-
-function userParam(ctx: RouteContext, index: number): string {
-  const value = param(ctx, index);
-  return value === "@me" ? ctx.userId : value;
-}
+import type { AllowedMentions, Json } from "./state.js";
 
 /** Every route the emulator answers (the conformance test checks each one is exercised). */
 export const routes: readonly Route[] = (
   [
+    ...applicationRoutes,
     {
       method: "GET",
       path: "/gateway/bot",
@@ -78,6 +43,22 @@ export const routes: readonly Route[] = (
     },
     { method: "GET", path: "/gateway", handler: (ctx) => ok({ url: ctx.gatewayUrl }) },
     { method: "GET", path: "/users/@me", handler: (ctx) => ok(selfUserJson(ctx.state, ctx.userId)) },
+    {
+      method: "GET",
+      path: "/users/@me/guilds",
+      handler: (ctx) =>
+        ok([
+          {
+            id: ctx.state.guildId,
+            name: ctx.state.guildName,
+            icon: null,
+            banner: null,
+            owner: guildOwnerId(ctx.state, ctx.userId) === ctx.userId,
+            permissions: EVERYONE_PERMISSIONS,
+            features: [],
+          },
+        ]),
+    },
     {
       method: "GET",
       path: "/users/{user_id}",
@@ -114,6 +95,19 @@ export const routes: readonly Route[] = (
     },
     {
       method: "GET",
+      path: "/guilds/{guild_id}/members/search",
+      handler: (ctx) => {
+        guild(ctx, param(ctx, 0));
+        // As Discord: members whose username (or nickname; the emulator sets none) starts with `query`.
+        const query = (ctx.query.get("query") ?? "").toLowerCase();
+        if (query === "") throw invalidFormBody("query", "BASE_TYPE_REQUIRED", "This field is required");
+        const limit = Math.min(1000, Math.max(1, Number(ctx.query.get("limit") ?? 1) || 1));
+        const found = [...ctx.state.users.values()].filter((u) => u.name.toLowerCase().startsWith(query));
+        return ok(found.slice(0, limit).map((u) => memberJson(ctx.state, u.id, true)));
+      },
+    },
+    {
+      method: "GET",
       path: "/guilds/{guild_id}/members/{user_id}",
       handler: (ctx) => {
         guild(ctx, param(ctx, 0));
@@ -138,7 +132,9 @@ export const routes: readonly Route[] = (
         if (after) list = list.filter((m) => BigInt(m.id) > BigInt(after));
         const page = after ? list.slice(0, limit) : list.slice(-limit);
         // As Discord: a message list carries no nonces (only the answer to the post that set one does).
-        return ok(page.reverse().map((m) => ({ ...messageJson(ctx.state, m, false), nonce: undefined })));
+        return ok(
+          page.reverse().map((m) => ({ ...messageJson(ctx.state, m, false, ctx.userId), nonce: undefined })),
+        );
       },
     },
     {
@@ -148,7 +144,13 @@ export const routes: readonly Route[] = (
       handler: (ctx) => {
         const reference = ctx.body.message_reference as Json | undefined;
         const nonce = str(ctx.body, "nonce");
-        const referencedMessageId = reference ? str(reference, "message_id") : undefined;
+        let referencedMessageId = reference ? str(reference, "message_id") : undefined;
+        // `fail_if_not_exists: false`: a reply to an unknown message is posted as a plain message.
+        const target =
+          referencedMessageId === undefined ? undefined : ctx.state.messagesById.get(referencedMessageId);
+        if (reference?.fail_if_not_exists === false && target?.channelId !== param(ctx, 0)) {
+          referencedMessageId = undefined;
+        }
         const { message } = ctx.state.createMessage({
           channelId: param(ctx, 0),
           authorId: ctx.userId,
@@ -166,7 +168,26 @@ export const routes: readonly Route[] = (
     {
       method: "GET",
       path: "/channels/{channel_id}/messages/{message_id}",
-      handler: (ctx) => ok(messageJson(ctx.state, ctx.state.message(param(ctx, 0), param(ctx, 1)), false)),
+      handler: (ctx) =>
+        ok(messageJson(ctx.state, ctx.state.message(param(ctx, 0), param(ctx, 1)), false, ctx.userId)),
+    },
+    {
+      method: "PUT",
+      path: "/channels/{channel_id}/messages/{message_id}/reactions/{emoji_name}/@me",
+      group: "reactions",
+      handler: (ctx) => {
+        addReaction(ctx.state, param(ctx, 0), param(ctx, 1), param(ctx, 2), ctx.userId);
+        return noContent();
+      },
+    },
+    {
+      method: "DELETE",
+      path: "/channels/{channel_id}/messages/{message_id}/reactions/{emoji_name}/@me",
+      group: "reactions",
+      handler: (ctx) => {
+        removeReaction(ctx.state, param(ctx, 0), param(ctx, 1), param(ctx, 2), ctx.userId);
+        return noContent();
+      },
     },
     {
       method: "POST",
@@ -243,10 +264,6 @@ export const routes: readonly Route[] = (
   ] satisfies RouteSpec[]
 ).map(compile);
 
-function guild(ctx: RouteContext, id: string): void {
-  if (id !== ctx.state.guildId) throw new DiscordError(404, 10004, "Unknown Guild");
-}
-
 /** The route for `method` and `path` (after /api/v10) with its ids, "method" when only the method is wrong. */
 export function findRoute(
   method: string,
@@ -258,8 +275,10 @@ export function findRoute(
   return { route, params: (route.pattern.exec(path) ?? []).slice(1) };
 }
 
-/** What a route's requests count against: its group, its shape, the channel or guild it names first. */
+/** What a route's requests count against: its group, its shape, the channel or guild it names. */
 export function bucketRoute(route: Route, params: string[]): BucketRoute {
-  const major = /^\/(channels|guilds)\/\{/.test(route.path) ? (params[0] ?? "") : "";
+  const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+  const index = names.findIndex((name) => name === "channel_id" || name === "guild_id");
+  const major = index < 0 ? "" : (params[index] ?? "");
   return { group: route.group ?? "other", route: `${route.method} ${route.path}`, majorParameter: major };
 }

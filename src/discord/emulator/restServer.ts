@@ -105,18 +105,24 @@ export async function handleRest(
     state ? bucketHeaders(state, now()) : {};
   try {
     let body: Json = {};
+    let list: unknown[] = [];
     if (raw.length > 0) {
       const parsed: unknown = JSON.parse(raw);
-      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+      if (route.listBody === true && Array.isArray(parsed)) list = parsed;
+      else if (route.listBody === true) {
+        throw new DiscordError(400, 50035, "Invalid Form Body", {
+          _errors: [{ code: "LIST_TYPE_CONVERT", message: "Only iterables may be used in a ListType" }],
+        });
+      } else if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
         throw new DiscordError(400, 50109, "The request body contains invalid JSON.");
-      }
-      body = parsed as Json;
+      } else body = parsed as Json;
     }
     const result = route.handler({
       state: options.state,
       userId: user.id,
       params,
       body,
+      list,
       query: url.searchParams,
       gatewayUrl: options.gatewayUrl(),
     });

@@ -1,5 +1,22 @@
-// The emulator's objects as Discord API v10 sends them: users, members, channels, threads, messages, guilds.
+// The emulator's objects as Discord API v10 sends them: users, members, channels, threads, messages,
+// guilds, and a bot's application.
+import { createHash } from "node:crypto";
+import { reactionsJson } from "./reactions.js";
 import type { EmulatorChannel, EmulatorMessage, EmulatorState, Json } from "./state.js";
+
+/** What @everyone may do in the emulated guild (Discord's default for a new guild). */
+export const EVERYONE_PERMISSIONS = "2248473465835073";
+
+/**
+ * A bot's application flags: the three privileged intents enabled, as "limited" (a bot in under 100
+ * guilds), so a client reading them finds Message Content allowed. The emulator enforces none of them.
+ */
+export const APPLICATION_FLAGS = (1 << 13) | (1 << 15) | (1 << 19);
+
+/** The guild's owner: its first human user, else `selfId`. */
+export function guildOwnerId(state: EmulatorState, selfId: string): string {
+  return [...state.users.values()].find((u) => !u.bot)?.id ?? selfId;
+}
 
 export function userJson(state: EmulatorState, id: string): Json {
   const user = state.users.get(id) ?? { id, name: `user-${id.slice(-4)}`, bot: false };
@@ -41,7 +58,7 @@ export function memberJson(state: EmulatorState, userId: string, withUser: boole
     avatar: null,
     banner: null,
     roles: [],
-    joined_at: new Date(state.createdAt).toISOString(),
+    joined_at: new Date(state.joinedAt).toISOString(),
     premium_since: null,
     communication_disabled_until: null,
     deaf: false,
@@ -87,7 +104,13 @@ export function channelJson(state: EmulatorState, channel: EmulatorChannel): Jso
   };
 }
 
-export function messageJson(state: EmulatorState, message: EmulatorMessage, forGateway: boolean): Json {
+/** A message; `viewerId` (REST) gets its reactions, with `me` said for that user. */
+export function messageJson(
+  state: EmulatorState,
+  message: EmulatorMessage,
+  forGateway: boolean,
+  viewerId?: string,
+): Json {
   const json: Json = {
     id: message.id,
     type: message.type,
@@ -109,6 +132,9 @@ export function messageJson(state: EmulatorState, message: EmulatorMessage, forG
     pinned: false,
     flags: message.threadId === undefined ? 0 : 32,
     ...(message.nonce === undefined ? {} : { nonce: message.nonce }),
+    ...(viewerId === undefined || !message.reactions?.size
+      ? {}
+      : { reactions: reactionsJson(message, viewerId) }),
   };
   if (message.referencedMessageId !== undefined) {
     const referenced = state.messagesById.get(message.referencedMessageId);
@@ -118,7 +144,7 @@ export function messageJson(state: EmulatorState, message: EmulatorMessage, forG
       channel_id: message.channelId,
       guild_id: state.guildId,
     };
-    json.referenced_message = referenced ? messageJson(state, referenced, false) : null;
+    json.referenced_message = referenced ? messageJson(state, referenced, false, viewerId) : null;
   }
   if (message.createdThreadId !== undefined) {
     // A THREAD_CREATED message points at the thread it announces, not at a message.
@@ -136,8 +162,6 @@ export function messageJson(state: EmulatorState, message: EmulatorMessage, forG
 }
 
 export function guildCreateJson(state: EmulatorState, selfId: string): Json {
-  const joinedAt = new Date(state.createdAt).toISOString();
-  const ownerId = [...state.users.values()].find((u) => !u.bot)?.id ?? selfId;
   return {
     id: state.guildId,
     name: state.guildName,
@@ -145,7 +169,7 @@ export function guildCreateJson(state: EmulatorState, selfId: string): Json {
     home_header: null,
     splash: null,
     discovery_splash: null,
-    owner_id: ownerId,
+    owner_id: guildOwnerId(state, selfId),
     application_id: null,
     region: "deprecated",
     afk_channel_id: null,
@@ -170,7 +194,7 @@ export function guildCreateJson(state: EmulatorState, selfId: string): Json {
         colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
         hoist: false,
         position: 0,
-        permissions: "2248473465835073",
+        permissions: EVERYONE_PERMISSIONS,
         managed: false,
         mentionable: false,
         icon: null,
@@ -194,7 +218,7 @@ export function guildCreateJson(state: EmulatorState, selfId: string): Json {
     nsfw: false,
     nsfw_level: 0,
     premium_progress_bar_enabled: false,
-    joined_at: joinedAt,
+    joined_at: new Date(state.joinedAt).toISOString(),
     large: false,
     unavailable: false,
     member_count: state.users.size,
@@ -206,5 +230,36 @@ export function guildCreateJson(state: EmulatorState, selfId: string): Json {
     stage_instances: [],
     guild_scheduled_events: [],
     soundboard_sounds: [],
+  };
+}
+
+/** The application of the bot `userId` (GET /oauth2/applications/@me): its id is the bot's. */
+export function applicationJson(state: EmulatorState, userId: string): Json {
+  const bot = state.user(userId);
+  const flags = APPLICATION_FLAGS;
+  return {
+    id: bot.id,
+    name: bot.name,
+    icon: null,
+    description: "",
+    type: null,
+    bot: userJson(state, bot.id),
+    bot_public: true,
+    bot_require_code_grant: false,
+    verify_key: createHash("sha256").update(bot.id).digest("hex"),
+    flags,
+    flags_new: String(flags),
+    redirect_uris: [],
+    interactions_endpoint_url: null,
+    role_connections_verification_url: null,
+    owner: userJson(state, guildOwnerId(state, bot.id)),
+    approximate_guild_count: 1,
+    approximate_user_install_count: 0,
+    approximate_user_authorization_count: 0,
+    explicit_content_filter: 0,
+    team: null,
+    tags: [],
+    install_params: { scopes: ["applications.commands", "bot"], permissions: "0" },
+    eligible_oauth2_scopes: ["applications.commands", "bot"],
   };
 }

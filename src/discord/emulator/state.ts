@@ -1,5 +1,6 @@
 // In-memory Discord state of the emulator: one guild, its text channels and threads, users, messages.
 // The REST routes and the test API both go through here; every change is announced to the gateway.
+import { ApplicationCommands } from "./commands.js";
 import {
   DiscordError,
   invalidFormBody,
@@ -50,6 +51,8 @@ export interface EmulatorMessage {
   referencedMessageId?: string;
   /** The thread a THREAD_CREATED message announces (its `message_reference.channel_id`). */
   createdThreadId?: string;
+  /** Emoji → the users who reacted with it, both in the order first added. */
+  reactions?: Map<string, Set<string>>;
 }
 
 /** The system messages Discord posts for threads: "X added / removed Y" (Y in `mentions`), "X started a thread". */
@@ -78,6 +81,7 @@ export interface StateListener {
   messageUpdated(message: EmulatorMessage): void;
   threadCreated(thread: EmulatorChannel): void;
   threadMembersChanged(thread: EmulatorChannel, added: string[], removed: string[]): void;
+  reactionChanged(message: EmulatorMessage, emoji: string, userId: string, added: boolean): void;
 }
 
 export const MAX_CONTENT_LENGTH = 2000;
@@ -93,11 +97,15 @@ export class EmulatorState {
   readonly guildId: string;
   readonly guildName: string;
   readonly createdAt: number;
+  /** When the guild's members joined it (GUILD_CREATE and member `joined_at`). */
+  readonly joinedAt: number;
   readonly users = new Map<string, EmulatorUser>();
   readonly channels = new Map<string, EmulatorChannel>();
   readonly messages: EmulatorMessage[] = [];
   readonly messagesById = new Map<string, EmulatorMessage>();
   private readonly nonces = new Map<string, EmulatorMessage>();
+  /** Application commands, per bot (its application) and scope. */
+  readonly commands = new ApplicationCommands(() => this.ids.next());
   listener: StateListener | null = null;
 
   constructor(o: {
@@ -107,6 +115,7 @@ export class EmulatorState {
     users: EmulatorUser[];
     now?: () => number;
     nonceWindowMs?: number;
+    joinedAt?: number;
   }) {
     this.now = o.now ?? Date.now;
     const window = o.nonceWindowMs ?? NONCE_WINDOW_MS;
@@ -120,6 +129,9 @@ export class EmulatorState {
       throw new TypeError(`guildId must be a 17–19 digit snowflake: ${this.guildId}`);
     this.guildName = o.guildName ?? "Emulated Guild";
     this.createdAt = this.now();
+    this.joinedAt = o.joinedAt ?? this.createdAt;
+    if (!Number.isFinite(this.joinedAt))
+      throw new TypeError(`joinedAt must be epoch ms: ${String(o.joinedAt)}`);
     for (const user of o.users) {
       if (!isSnowflake(user.id)) throw new TypeError(`user id must be a 17–19 digit snowflake: ${user.id}`);
       this.users.set(user.id, { id: user.id, name: user.name, bot: user.bot });
@@ -381,10 +393,5 @@ export class EmulatorState {
     const channel = this.channel(id);
     if (channel.type === 0) throw new DiscordError(400, 50024, "Cannot execute action on this channel type");
     return channel;
-  }
-
-  /** Creation time of a snowflake-stamped object (used by tests and logs). */
-  static createdAtOf(id: string): number {
-    return snowflakeTimestamp(id);
   }
 }
