@@ -31,7 +31,7 @@ const layerRules = LAYERS.map((layer, index) => ({
 }));
 
 export default tseslint.config(
-  { ignores: ["dist/", "coverage/", "node_modules/", "docs/", "scratch/"] },
+  { ignores: ["dist/", "packages/*/dist/", "coverage/", "node_modules/", "docs/", "scratch/"] },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {
@@ -44,4 +44,21 @@ export default tseslint.config(
     },
   },
   ...layerRules,
+  {
+    // The OpenClaw plugin is a consumer of the library: its public entry points only.
+    files: ["packages/openclaw/src/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["../../*", "../../**", "a2a-statecharts/src/**", "a2a-statecharts/dist/**"],
+              message: "packages/openclaw imports a2a-statecharts by its public entry points only.",
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
+    include: ["test/**/*.test.ts", "packages/*/test/*.test.ts"],
     // Per file: temp dirs removed, leaked file handles fail the file. Per run: no temp entry left behind.
     setupFiles: ["test/support/setup.ts"],
     globalSetup: ["test/support/globalSetup.ts"],
