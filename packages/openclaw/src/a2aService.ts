@@ -1,6 +1,7 @@
 // The plugin's service: started with the gateway, it logs in each agent's Discord bot, starts the A2A
 // runtime in the plugin's state dir (or on PostgreSQL), bridges the bots' messages to it, and stops
 // all of it with the gateway.
+import { AsyncResource } from "node:async_hooks";
 import { join } from "node:path";
 import { type A2ALogger, type A2ARuntime, type SnapshotStore, createA2ARuntime } from "a2a-statecharts";
 import { bridgeDiscordJs, createDiscordJsPort } from "a2a-statecharts/discord";
@@ -81,6 +82,24 @@ async function login(account: AgentAccount, api: string | undefined): Promise<Cl
   }
 }
 
+/**
+ * The subagent runtime with every call made in the context of the service's start. OpenClaw keeps the
+ * tool call that authorised a run in async-local state, and refuses a run whose caller's turn has ended
+ * ("agent tool caller authority is no longer active"). The runtime's work outlives the tool call that
+ * started it (a2a_send's follow-up turns, retries): it is the process's, not that turn's.
+ */
+function inServiceContext(subagent: SubagentRuntime): SubagentRuntime {
+  return {
+    run: AsyncResource.bind((p: Parameters<SubagentRuntime["run"]>[0]) => subagent.run(p)),
+    waitForRun: AsyncResource.bind((p: Parameters<SubagentRuntime["waitForRun"]>[0]) =>
+      subagent.waitForRun(p),
+    ),
+    getSessionMessages: AsyncResource.bind((p: Parameters<SubagentRuntime["getSessionMessages"]>[0]) =>
+      subagent.getSessionMessages(p),
+    ),
+  };
+}
+
 async function openStore(config: PluginConfig): Promise<SnapshotStore | undefined> {
   const postgres = config.storage?.postgres;
   if (postgres === undefined) return undefined;
@@ -140,11 +159,12 @@ export function createA2AService(o: {
         Object.entries(clients).map(([agentId, client]) => [agentId, client.user?.id ?? ""]),
       );
       const discord = createDiscordJsPort(clients);
+      const subagent = inServiceContext(o.subagent);
       const store = await openStore(config);
       const runtime = createA2ARuntime({
         stateDir: join(ctx.stateDir, "a2a-statecharts"),
         config: toRuntimeConfig(config, botIds),
-        gateway: createSubagentGateway(o.subagent),
+        gateway: createSubagentGateway(subagent),
         discord,
         logger: runtimeLogger(ctx.logger),
         ...(store === undefined ? {} : { store }),
@@ -153,7 +173,7 @@ export function createA2AService(o: {
       const agentOfBot = new Map(Object.entries(botIds).map(([agentId, botId]) => [botId, agentId]));
       const accountOf = new Map(accounts.map((a) => [a.agentId, a.accountId]));
       const answer = createThreadReplies({
-        subagent: o.subagent,
+        subagent,
         discord,
         logger: ctx.logger,
         runTimeoutMs: 300_000,

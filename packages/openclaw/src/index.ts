@@ -2,10 +2,9 @@
 // agents. A service runs the A2A runtime beside the gateway; each agent gets `discord_send` and
 // `a2a_send`; optionally OpenClaw's own `sessions_send` is blocked so agents use the durable one.
 import { createA2AService } from "./a2aService.js";
-import { PLUGIN_ID, PluginConfigSchema } from "./config.js";
+import { PLUGIN_ID } from "./config.js";
 import type { OpenClawConfigShape, OpenClawPluginApi } from "./openclawApi.js";
 import { createA2ASendTool, createDiscordSendTool } from "./tools.js";
-import { z } from "zod";
 
 export {
   PLUGIN_ID,
@@ -50,6 +49,22 @@ function register(api: OpenClawPluginApi): void {
 }
 
 /**
+ * Open to OpenClaw, checked by the service. OpenClaw refuses to start the whole gateway when a plugin's
+ * config fails the schema the plugin declares, so the plugin declares any object and checks its config
+ * itself at start (parsePluginConfig): a mistake disables this plugin only, with an error naming the key.
+ */
+const configSchema = {
+  safeParse: (value: unknown) => ({ success: true as const, data: value }),
+  // The same as openclaw.plugin.json's, which OpenClaw reads without loading the code (a test checks).
+  jsonSchema: {
+    type: "object",
+    additionalProperties: true,
+    description:
+      "The plugin checks its config itself when the gateway starts (docs/openclaw.md lists every key): a mistake there disables this plugin only, with an error naming the key, instead of stopping the gateway.",
+  },
+};
+
+/**
  * The entry OpenClaw loads: what `definePluginEntry` from `openclaw/plugin-sdk/plugin-entry` returns,
  * written out, so the plugin runs without importing the host (the SDK helper only copies these fields).
  */
@@ -57,24 +72,8 @@ const plugin = {
   id: PLUGIN_ID,
   name: "A2A statecharts",
   description:
-    "Durable agent-to-agent messaging for Discord agents: replies waited for, reminders, escalation.",
-  configSchema: {
-    safeParse: (value: unknown) => {
-      const result = PluginConfigSchema.safeParse(value ?? {});
-      return result.success
-        ? { success: true as const, data: result.data }
-        : {
-            success: false as const,
-            error: {
-              issues: result.error.issues.map((i) => ({
-                path: i.path.filter((p) => typeof p !== "symbol"),
-                message: i.message,
-              })),
-            },
-          };
-    },
-    jsonSchema: z.toJSONSchema(PluginConfigSchema, { target: "draft-07" }),
-  },
+    "Durable agent-to-agent messaging for OpenClaw Discord agents: replies waited for with retries, threads, reminders and escalation to a human, kept across restarts.",
+  configSchema,
   register,
 };
 export default plugin;

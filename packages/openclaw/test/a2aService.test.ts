@@ -1,5 +1,6 @@
 // The plugin's service on the Discord emulator, without OpenClaw: what OpenClaw hands it (its config,
 // a state dir, a logger, `api.runtime.subagent`) is given by the test.
+import { AsyncLocalStorage } from "node:async_hooks";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,7 +8,7 @@ import { type DiscordEmulator, emulatorToken, startDiscordEmulator } from "a2a-s
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createA2AService, discordRestApi } from "../src/a2aService.js";
 import type { OpenClawConfigShape, ServiceContext, SubagentRuntime } from "../src/openclawApi.js";
-import { createDiscordSendTool } from "../src/tools.js";
+import { createA2ASendTool, createDiscordSendTool } from "../src/tools.js";
 
 const GUILD = "1500000000000000001";
 const CHANNEL = "1500000000000000010";
@@ -124,5 +125,32 @@ describe("the plugin's service", () => {
     await started.service.stop?.(context());
     const after = await tool?.execute("c", { targetAgentId: "eden", message: "again?" });
     expect(after?.content[0]?.text).toMatch(/unavailable: the a2a-statecharts service has stopped/);
+  });
+
+  it("runs agents outside the tool call that started the flow (OpenClaw refuses a run whose caller's turn has ended)", async () => {
+    // OpenClaw keeps the calling tool turn in async-local state; a run made in it after the turn ended fails.
+    const turn = new AsyncLocalStorage<string>();
+    const seen: Array<string | undefined> = [];
+    const subagent: SubagentRuntime = {
+      run: async () => {
+        seen.push(turn.getStore());
+        return { runId: `run-${seen.length}` };
+      },
+      waitForRun: async () => {
+        seen.push(turn.getStore());
+        return { status: "ok", terminalReply: { disposition: "visible", text: "Noted, thanks." } };
+      },
+      getSessionMessages: async () => ({ messages: [] }),
+    };
+    const { service, host } = createA2AService({ pluginConfig: { channelId: CHANNEL }, subagent });
+    await service.start(context());
+    const tool = createA2ASendTool(host, { agentId: "ruda", sessionKey: "agent:ruda:main" });
+    const result = await turn.run("ruda's tool turn", () =>
+      tool?.execute("c", { targetAgentId: "eden", message: "FYI: the deploy is done.", timeoutSeconds: 30 }),
+    );
+    expect(result?.details).toMatchObject({ status: "ok", reply: "Noted, thanks." });
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.filter((store) => store !== undefined)).toEqual([]);
+    await service.stop?.(context());
   });
 });

@@ -1,13 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import {
-  CONFIG_PATH,
-  PluginConfigError,
-  PluginConfigSchema,
-  parsePluginConfig,
-  toRuntimeConfig,
-} from "../src/config.js";
+import { CONFIG_PATH, PluginConfigError, parsePluginConfig, toRuntimeConfig } from "../src/config.js";
 import { openclawSeesBotMessages, resolveAgentAccounts } from "../src/discordAccounts.js";
 import plugin from "../src/index.js";
 import type { OpenClawConfigShape } from "../src/openclawApi.js";
@@ -90,26 +83,29 @@ describe("plugin config", () => {
     );
   });
 
-  it("ships a manifest whose configSchema is the schema the plugin checks with", () => {
+  it("ships a manifest OpenClaw reads without the code: the entry's id, name, tools and config schema", () => {
     const manifest = JSON.parse(
       readFileSync(new URL("../openclaw.plugin.json", import.meta.url), "utf8"),
     ) as {
       id: string;
+      name: string;
+      description: string;
       contracts: { tools: string[] };
       configSchema: unknown;
     };
-    const { $schema: _, ...schema } = z.toJSONSchema(PluginConfigSchema, { target: "draft-07" });
-    expect(manifest.configSchema).toEqual(schema);
-    expect(manifest.id).toBe(plugin.id);
+    expect(manifest).toMatchObject({ id: plugin.id, name: plugin.name, description: plugin.description });
+    expect(manifest.configSchema).toEqual(plugin.configSchema.jsonSchema);
     expect(manifest.contracts.tools.sort()).toEqual(["a2a_send", "discord_send"]);
   });
 
-  it("answers OpenClaw's safeParse with the path of each problem", () => {
-    expect(plugin.configSchema.safeParse({ maxAttempts: 99 })).toEqual({
-      success: false,
-      error: { issues: [{ path: ["maxAttempts"], message: expect.any(String) }] },
+  it("lets OpenClaw accept any config object: a bad one must cost this plugin only, not the gateway's start", () => {
+    // OpenClaw refuses to start the gateway when a plugin's config fails its declared schema.
+    expect(plugin.configSchema.safeParse({ maxAttempts: 99, bogus: true })).toEqual({
+      success: true,
+      data: { maxAttempts: 99, bogus: true },
     });
-    expect(plugin.configSchema.safeParse(undefined)).toEqual({ success: true, data: {} });
+    expect(plugin.configSchema.jsonSchema).toMatchObject({ type: "object", additionalProperties: true });
+    expect(plugin.configSchema.jsonSchema).not.toHaveProperty("properties");
   });
 });
 
