@@ -81,6 +81,7 @@ interface TurnTiming {
   readonly delayMs?: number;
 }
 
+/** A turn that answers with text. */
 export interface FakeTextTurn extends TurnTiming {
   readonly text: string;
 }
@@ -103,12 +104,14 @@ export interface FakeToolCallTurn extends TurnTiming {
   readonly text?: string;
 }
 
+/** A turn that answers with one of OpenClaw's silent tokens (nothing is delivered), or nothing. */
 export interface FakeSilentTurn extends TurnTiming {
   readonly silent: true;
   /** Default `NO_REPLY`. */
   readonly token?: FakeSilentToken;
 }
 
+/** A turn that fails: an OpenAI error body with this HTTP status. */
 export interface FakeErrorTurn extends TurnTiming {
   readonly error: {
     readonly status: number;
@@ -136,6 +139,7 @@ export type FakeTurns = readonly FakeTurnSource[] | ((request: FakeModelRequest)
 /** A session key, `{ prefix }` of a session key, or a predicate on it. */
 export type FakeSessionMatch = string | { readonly prefix: string } | ((sessionKey: string) => boolean);
 
+/** Who a script entry answers (an agent, a session, both or anyone) and with what turns. */
 export interface FakeScriptEntry {
   /** Agent id; omitted: any agent, and requests without a Runtime line. */
   readonly agent?: string;
@@ -175,6 +179,7 @@ export interface RecordedModelRequest extends FakeModelRequest {
   readonly receivedAt: number;
 }
 
+/** Options of `startFakeModel`. */
 export interface FakeModelOptions {
   /** 0 or omitted: any free port. */
   readonly port?: number;
