@@ -75,12 +75,22 @@ export async function startHarness(o: {
   });
   const model = await startFakeModel({ script: o.script });
   const port = await freePort();
-  const gateway = new OpenClawGateway({ paths, dir, port, discordApiUrl: emulator.apiBaseUrl });
+  // eden's token is a secret reference to the environment, as operators keep tokens out of the file.
+  const gateway = new OpenClawGateway({
+    paths,
+    dir,
+    port,
+    discordApiUrl: emulator.apiBaseUrl,
+    env: { A2A_E2E_EDEN_TOKEN: emulatorToken(IDS.bots.eden) },
+  });
   const config = openclawConfig({
     dir,
     gatewayPort: port,
     modelBaseUrl: model.baseUrl,
-    tokens: { ruda: emulatorToken(IDS.bots.ruda), eden: emulatorToken(IDS.bots.eden) },
+    tokens: {
+      ruda: emulatorToken(IDS.bots.ruda),
+      eden: { source: "env", provider: "default", id: "A2A_E2E_EDEN_TOKEN" },
+    },
     pluginConfig: o.pluginConfig,
   });
   // As a user does: OpenClaw configured, then the plugin installed from its tarball alone, then its config.

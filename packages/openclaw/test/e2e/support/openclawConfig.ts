@@ -16,7 +16,8 @@ export interface E2EConfigOptions {
   dir: string;
   gatewayPort: number;
   modelBaseUrl: string;
-  tokens: Record<AgentId, string>;
+  /** A token, or one of OpenClaw's secret references to it. */
+  tokens: Record<AgentId, string | { source: "env"; provider: string; id: string }>;
   pluginConfig: Record<string, unknown>;
 }
 

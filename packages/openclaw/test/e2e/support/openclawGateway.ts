@@ -27,6 +27,8 @@ export interface GatewayOptions {
   /** The folder the gateway's home, state, config and logs live in. */
   dir: string;
   port: number;
+  /** More environment for the gateway (the secrets its config refers to). */
+  env?: Record<string, string>;
   /** OpenClaw's DISCORD_API_URL: the emulator's `apiBaseUrl` (REST v10 on the gateway's origin). */
   discordApiUrl: string;
 }
@@ -68,6 +70,7 @@ export class OpenClawGateway {
       DISCORD_API_URL: this.o.discordApiUrl,
       // OpenClaw's scratch files (and Node's compile cache) go with this home, not the test run's tmp.
       TMPDIR: join(this.o.dir, "tmp"),
+      ...this.o.env,
     };
   }
 
