@@ -159,12 +159,12 @@ export function createA2AService(o: {
         Object.entries(clients).map(([agentId, client]) => [agentId, client.user?.id ?? ""]),
       );
       const discord = createDiscordJsPort(clients);
-      const subagent = inServiceContext(o.subagent);
+      const gateway = createSubagentGateway(inServiceContext(o.subagent));
       const store = await openStore(config);
       const runtime = createA2ARuntime({
         stateDir: join(ctx.stateDir, "a2a-statecharts"),
         config: toRuntimeConfig(config, botIds),
-        gateway: createSubagentGateway(subagent),
+        gateway,
         discord,
         logger: runtimeLogger(ctx.logger),
         ...(store === undefined ? {} : { store }),
@@ -173,7 +173,7 @@ export function createA2AService(o: {
       const agentOfBot = new Map(Object.entries(botIds).map(([agentId, botId]) => [botId, agentId]));
       const accountOf = new Map(accounts.map((a) => [a.agentId, a.accountId]));
       const answer = createThreadReplies({
-        subagent,
+        gateway,
         discord,
         logger: ctx.logger,
         runTimeoutMs: 300_000,

@@ -30,7 +30,7 @@ export function toWaitStatus(result: SubagentWaitResult): WaitStatus {
 const UNKNOWN_RUN = /\b(unknown|no such|not found)\b.*\brun\b|\brun\b.*\b(not found|unknown)\b/i;
 
 /** The text of a transcript message: a string, or the text parts of a content array. */
-export function messageText(message: unknown): string | undefined {
+function messageText(message: unknown): string | undefined {
   if (typeof message !== "object" || message === null) return undefined;
   const content = (message as { content?: unknown }).content;
   if (typeof content === "string") return content;

@@ -3,10 +3,9 @@
 // that channel or thread, and posts the reply as the agent's bot. The runtime sees that reply like any
 // other message: it ends the mention it answers.
 import { createHash } from "node:crypto";
-import type { DiscordPort } from "a2a-statecharts";
+import type { DiscordPort, GatewayPort } from "a2a-statecharts";
 import type { HandleDecision } from "a2a-statecharts/discord";
-import type { PluginLogger, SubagentRuntime } from "./openclawApi.js";
-import { lastAssistantText } from "./subagentGateway.js";
+import type { PluginLogger } from "./openclawApi.js";
 
 /** Discord's limit on a message's length. */
 const MAX_CONTENT = 2000;
@@ -16,7 +15,8 @@ const MAX_NONCE = 25;
 const NO_REPLY = /^\s*NO_REPLY\s*$/;
 
 export interface ThreadReplyOptions {
-  subagent: SubagentRuntime;
+  /** The runtime's own port on `api.runtime.subagent`: it decides what a run's reply is. */
+  gateway: GatewayPort;
   discord: Pick<DiscordPort, "sendMessage">;
   logger: PluginLogger;
   /** How long one run may take before the plugin stops waiting for it. */
@@ -55,29 +55,23 @@ export function createThreadReplies(o: ThreadReplyOptions): (handle: HandleDecis
     // A human's message is OpenClaw's own to answer; so is a bot's when `allowBots` lets it through.
     if (!message.authorIsBot || o.openclawHandles(agentId)) return;
     const sender = o.agentOfBot(message.authorId) ?? `<@${message.authorId}>`;
-    const { runId } = await o.subagent.run({
+    const { runId } = await o.gateway.agent({
       sessionKey,
       message: `[Discord] ${sender}: ${message.content}`,
-      deliver: false,
       idempotencyKey: `a2a-statecharts:${message.messageId}:${agentId}`,
     });
+    // A run still going when a wait ends is a `timeout`: wait again until the deadline.
     const deadline = Date.now() + o.runTimeoutMs;
-    let result = await o.subagent.waitForRun({ runId, timeoutMs: o.runTimeoutMs });
-    while (result.status === "pending" && Date.now() < deadline)
-      result = await o.subagent.waitForRun({ runId, timeoutMs: Math.max(1, deadline - Date.now()) });
+    let result = await o.gateway.agentWait({ runId, timeoutMs: o.runTimeoutMs });
+    while (result.status === "timeout" && Date.now() < deadline)
+      result = await o.gateway.agentWait({ runId, timeoutMs: Math.max(1, deadline - Date.now()) });
     if (result.status !== "ok") {
       o.logger.warn(
         `a2a-statecharts: ${agentId}'s run for message ${message.messageId} ended ${result.status}${result.error ? `: ${result.error}` : ""}; nothing posted`,
       );
       return;
     }
-    const receipt = result.terminalReply;
-    const reply =
-      receipt === undefined
-        ? lastAssistantText((await o.subagent.getSessionMessages({ sessionKey, limit: 20 })).messages)
-        : receipt.disposition === "visible"
-          ? receipt.text
-          : undefined;
+    const reply = await o.gateway.readLatestAssistantReply({ sessionKey });
     if (reply === undefined || NO_REPLY.test(reply)) return;
     const parts = splitReply(reply);
     for (const [index, content] of parts.entries()) {

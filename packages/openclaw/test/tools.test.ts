@@ -1,6 +1,7 @@
 import type { A2ARuntime, DiscordSendParams, SessionsSendParams } from "a2a-statecharts";
 import { describe, expect, it } from "vitest";
 import type { SubagentRuntime } from "../src/openclawApi.js";
+import { createSubagentGateway } from "../src/subagentGateway.js";
 import { createThreadReplies, replyNonce, splitReply } from "../src/threadReplies.js";
 import { a2aSessionKey, createA2ASendTool, createDiscordSendTool, type ToolHost } from "../src/tools.js";
 
@@ -129,7 +130,7 @@ describe("answering a bot's mention that OpenClaw drops", () => {
       getSessionMessages: async () => ({ messages: [] }),
     };
     const answer = createThreadReplies({
-      subagent,
+      gateway: createSubagentGateway(subagent),
       discord: {
         sendMessage: async (p) => {
           posts.push(p);
