@@ -161,7 +161,8 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-function json(
+/** Answers `body` as JSON with its length; the emulator's and the fake model's servers both answer so. */
+export function json(
   res: ServerResponse,
   status: number,
   body: unknown,

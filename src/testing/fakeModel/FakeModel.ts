@@ -15,6 +15,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { json } from "../../discord/emulator/restServer.js";
 import { readChatRequest } from "./parse.js";
 import { answerOf, ScriptBook, turnProblem } from "./script.js";
 import {
@@ -48,21 +49,6 @@ interface Waiter {
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    "Content-Type": "application/json",
-    "Content-Length": String(Buffer.byteLength(text)),
-    ...headers,
-  });
-  res.end(text);
 }
 
 function headersOf(req: IncomingMessage): Record<string, string> {
@@ -143,9 +129,9 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
 
   const answerModels = (res: ServerResponse, method: string, path: string): void => {
     if (method !== "GET") {
-      sendJson(res, 405, errorBody(405, `${method} ${path} is not allowed; use GET`));
+      json(res, 405, errorBody(405, `${method} ${path} is not allowed; use GET`));
     } else if (path === MODELS_PATH) {
-      sendJson(res, 200, { object: "list", data: [...models].map(modelObject) });
+      json(res, 200, { object: "list", data: [...models].map(modelObject) });
     } else {
       const raw = path.slice(MODELS_PATH.length + 1);
       let id = raw;
@@ -154,9 +140,8 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
       } catch {
         // a malformed escape: look the raw id up
       }
-      if (models.has(id)) sendJson(res, 200, modelObject(id));
-      else
-        sendJson(res, 404, errorBody(404, `The model '${id}' does not exist`, { code: "model_not_found" }));
+      if (models.has(id)) json(res, 200, modelObject(id));
+      else json(res, 404, errorBody(404, `The model '${id}' does not exist`, { code: "model_not_found" }));
     }
   };
 
@@ -173,7 +158,7 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
     if (path !== CHAT_PATH) {
       req.resume();
       const known = `The fake model answers POST ${CHAT_PATH} and GET ${MODELS_PATH}.`;
-      sendJson(res, 404, errorBody(404, `Unknown request URL: ${method} ${url.pathname}. ${known}`));
+      json(res, 404, errorBody(404, `Unknown request URL: ${method} ${url.pathname}. ${known}`));
       return;
     }
     const headers = headersOf(req);
@@ -200,7 +185,7 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
         delayMs: 0,
         receivedAt,
       });
-      sendJson(res, status, errorBody(status, reason));
+      json(res, status, errorBody(status, reason));
     };
     if (method !== "POST") {
       req.resume();
@@ -248,7 +233,7 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
     if (answer.kind === "error" || answer.kind === "rejected") {
       const error = "error" in turn ? turn.error : undefined;
       const retry = error?.retryAfterSeconds;
-      sendJson(
+      json(
         res,
         answer.status,
         errorBody(answer.status, answer.message, { type: error?.type, code: error?.code }),
@@ -263,7 +248,7 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
     };
     const usage = usageOf(request, answer);
     if (!request.stream) {
-      sendJson(res, 200, completionObject(answer, meta, usage));
+      json(res, 200, completionObject(answer, meta, usage));
       return;
     }
     res.writeHead(200, SSE_HEADERS);
@@ -276,7 +261,7 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (res.headersSent) res.destroy();
-      else sendJson(res, 500, errorBody(500, `fake model failed: ${message(error)}`));
+      else json(res, 500, errorBody(500, `fake model failed: ${message(error)}`));
     });
   });
   server.on("clientError", (_error, socket) => {
