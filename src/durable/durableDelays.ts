@@ -1,20 +1,23 @@
 import type { AnyActorRef, EventObject, InspectionEvent } from "xstate";
 import type { DelayedEventRecord } from "../persistence/actorRecord.js";
+import { type CapturedEvent, captureEvent, reviveEvent } from "./storedEvents.js";
 
 /** Follows one actor tree's pending XState delayed events and schedules stored ones again after a restart. */
 export interface DelayTracker {
   /**
    * The tree's pending delayed events (`after` transitions, delayed `raise`/`sendTo`) as records: who
    * scheduled each and who receives it as child-id paths from the root ([] is the root), when it is due
-   * by `now`, JSON only. After the root actor is stopped it still lists what was pending at the stop.
-   * An event sent to an actor outside the tree is left out: it cannot be found again after a restart.
-   * Throws when a pending event cannot be stored as JSON.
+   * by `now`, JSON only, in the order they were scheduled. An event whose receiver has stopped since is
+   * left out: XState drops it when it falls due. After the root actor is stopped it still lists what was
+   * pending at the stop. Throws, naming the event, when one cannot be stored: its payload is not JSON,
+   * or it involves an actor outside the tree, which a restarted host could not find again.
    */
   pending(): DelayedEventRecord[];
   /**
    * Call after the restored actor has started: schedules each stored delayed event again, due at its
-   * original time (an overdue one at once, once), so XState delivers and cancels it as its own — leaving
-   * the state that scheduled it cancels it as usual. Records whose source or target is no longer a
+   * original time, so XState delivers and cancels it as its own (leaving the state that scheduled it
+   * cancels it as usual). The overdue ones are delivered at once, in due-time order (ties in the order
+   * they were scheduled), before any that is not yet due. Records whose source or target is no longer a
    * running actor of the tree, or that are already pending, are not scheduled: they are returned.
    */
   restore(records: readonly DelayedEventRecord[]): { skipped: DelayedEventRecord[] };
@@ -25,13 +28,16 @@ export interface DelayTracker {
 interface Pending {
   source: AnyActorRef;
   target: AnyActorRef;
+  /** XState's id for the event: `cancel(id)` in `source` cancels it while it is the latest under that id. */
   id: string;
+  /** The key XState's scheduler keeps it under (the id, or a fresh one for a restored uncancellable event). */
+  key: string;
   /** The object XState delivers: our own copy, so its delivery is recognised by identity. */
   delivered: EventObject;
   /** The event as stored, or why it cannot be. */
-  json: DelayedEventRecord["event"] | Error;
+  stored: CapturedEvent | Error;
   dueAt: number;
-  /** Child-id paths, found when scheduled (a stopped child leaves its parent's snapshot); none outside the tree. */
+  /** Child-id paths, found when scheduled; the target's is undefined when it had already stopped. */
   sourcePath: string[] | undefined;
   targetPath: string[] | undefined;
 }
@@ -53,10 +59,13 @@ export function trackDelays(actor: AnyActorRef, o: { now: () => number }): Delay
     throw new Error(`trackDelays: the delays of actor ${JSON.stringify(actor.id)} are already tracked`);
   tracked.add(scheduler);
   const { now } = o;
-  const byKey = new Map<string, Pending>();
+  // Every pending event in scheduling order, and the one XState's scheduler holds under each key: a
+  // second event scheduled under a key keeps the first one's timer running, but only the second can
+  // be cancelled, and the first one's delivery leaves neither cancellable.
+  const pending = new Set<Pending>();
+  const latest = new Map<string, Pending>();
   const byEvent = new Map<EventObject, Pending>();
   let started = false;
-  let restoringDueAt: number | undefined;
   let quiet = false;
   let generated = 0;
 
@@ -64,46 +73,65 @@ export function trackDelays(actor: AnyActorRef, o: { now: () => number }): Delay
   const changed = () => {
     if (!quiet) tracker.onChange?.();
   };
+  // Cancelled or delivered: XState's scheduler empties the key's slot either way, whichever event holds it.
   const forget = (entry: Pending) => {
-    byKey.delete(keyOf(entry.source, entry.id));
+    pending.delete(entry);
     byEvent.delete(entry.delivered);
+    latest.delete(entry.key);
   };
   const freshId = (source: AnyActorRef) => {
     let id: string;
     do id = `durable.delayed.${generated++}`;
-    while (byKey.has(keyOf(source, id)));
+    while (latest.has(keyOf(source, id)));
     return id;
+  };
+  const locate = (ref: AnyActorRef) => pathOf(actor, ref);
+  const capture = (event: EventObject): CapturedEvent | Error => {
+    try {
+      return captureEvent(event, actor, locate);
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
   };
 
   const schedule = scheduler.schedule.bind(scheduler);
   const cancel = scheduler.cancel.bind(scheduler);
-  // XState looks these up on `system.scheduler` at each call (after-transitions, delayed raise/sendTo,
-  // exits and actor stops), so replacing them sees every delayed event of the tree.
-  scheduler.schedule = (source, target, event, delay, id) => {
-    const eventId = id ?? freshId(source);
+  /** Schedules `event` with XState's scheduler under `schedulerId` and follows it as XState's `id`. */
+  const add = (
+    source: AnyActorRef,
+    target: AnyActorRef,
+    event: EventObject,
+    at: { id: string; dueAt: number; delay: number; schedulerId?: string },
+  ) => {
+    const { id, dueAt, delay, schedulerId = id } = at;
     const delivered = { ...event };
-    const previous = byKey.get(keyOf(source, eventId));
-    if (previous !== undefined) forget(previous);
     const entry: Pending = {
       source,
       target,
-      id: eventId,
+      id,
+      key: keyOf(source, schedulerId),
       delivered,
-      json: toJson(event),
-      dueAt: restoringDueAt ?? now() + delay,
+      stored: target.system === actor.system ? capture(event) : outsideTree(target),
+      dueAt,
       sourcePath: pathOf(actor, source),
       targetPath: pathOf(actor, target),
     };
-    byKey.set(keyOf(source, eventId), entry);
+    pending.add(entry);
+    latest.set(entry.key, entry);
     byEvent.set(delivered, entry);
-    schedule(source, target, delivered, delay, eventId);
+    schedule(source, target, delivered, delay, schedulerId);
     changed();
+  };
+  // XState looks these up on `system.scheduler` at each call (after-transitions, delayed raise/sendTo,
+  // exits and actor stops), so replacing them sees every delayed event of the tree.
+  scheduler.schedule = (source, target, event, delay, id) => {
+    add(source, target, event, { id: id ?? freshId(source), dueAt: now() + delay, delay });
   };
   scheduler.cancel = (source, id) => {
     cancel(source, id);
     // Stopping the root cancels every delay of the tree; they are still pending for the next start.
     if (statusOf(actor) === "stopped") return;
-    const entry = byKey.get(keyOf(source, id));
+    const entry = latest.get(keyOf(source, id));
     if (entry === undefined) return;
     forget(entry);
     changed();
@@ -118,25 +146,43 @@ export function trackDelays(actor: AnyActorRef, o: { now: () => number }): Delay
     changed();
   });
 
+  const receives = (entry: Pending): boolean => {
+    if (statusOf(actor) === "stopped" || entry.target.system !== actor.system) return true;
+    return entry.targetPath !== undefined && refAt(actor, entry.targetPath) === entry.target;
+  };
+  const record = (entry: Pending): DelayedEventRecord => {
+    const { stored } = entry;
+    if (stored instanceof Error) {
+      throw new Error(
+        `delayed event ${JSON.stringify(entry.delivered.type)} of ${describe(actor, entry.source, entry.sourcePath)} ` +
+          `cannot be stored: ${stored.message}`,
+      );
+    }
+    // A payload's actor that has stopped since (or was replaced under its id) is stored as stopped.
+    const bound = (ref: AnyActorRef) => {
+      const path = stored.refs.get(ref);
+      return path !== undefined && refAt(actor, path) === ref ? path : undefined;
+    };
+    const moved =
+      stored.refs.size > 0 &&
+      [...stored.refs].some(([ref, path]) => path !== undefined && bound(ref) === undefined);
+    return {
+      id: entry.id,
+      source: [...(entry.sourcePath ?? [])],
+      target: [...(entry.targetPath ?? [])],
+      event: moved ? captureEvent(entry.delivered, actor, bound).json : { ...stored.json },
+      dueAt: entry.dueAt,
+      ...(latest.get(keyOf(entry.source, entry.id)) === entry ? {} : { cancellable: false as const }),
+    };
+  };
+
   const tracker: DelayTracker = {
     onChange: undefined,
     pending() {
       const records: DelayedEventRecord[] = [];
-      for (const entry of byKey.values()) {
-        if (entry.sourcePath === undefined || entry.targetPath === undefined) continue;
-        if (entry.json instanceof Error) {
-          throw new Error(
-            `delayed event ${JSON.stringify(entry.delivered.type)} of actor ${describePath(entry.sourcePath)} ` +
-              `cannot be stored: ${entry.json.message}`,
-          );
-        }
-        records.push({
-          id: entry.id,
-          source: [...entry.sourcePath],
-          target: [...entry.targetPath],
-          event: { ...entry.json },
-          dueAt: entry.dueAt,
-        });
+      for (const entry of pending) {
+        // XState drops an event whose receiver has stopped (a child stopped, or replaced under its id).
+        if (entry.sourcePath !== undefined && receives(entry)) records.push(record(entry));
       }
       return records;
     },
@@ -145,27 +191,38 @@ export function trackDelays(actor: AnyActorRef, o: { now: () => number }): Delay
       if (!started) throw new Error("restore: call it after actor.start(), not before");
       records.forEach(checkRecord);
       const skipped: DelayedEventRecord[] = [];
+      // The keys whose cancellable event is still to be scheduled.
+      const cancellableLater = new Set<string>();
+      const found = inDueOrder(records).flatMap((r) => {
+        const source = refAt(actor, r.source);
+        const target = refAt(actor, r.target);
+        const key = source === undefined ? "" : keyOf(source, r.id);
+        const cancellable = r.cancellable !== false;
+        if (
+          source === undefined ||
+          target === undefined ||
+          (cancellable && (latest.has(key) || cancellableLater.has(key)))
+        ) {
+          skipped.push(r);
+          return [];
+        }
+        if (cancellable) cancellableLater.add(key);
+        return [{ r, source, target, key, cancellable }];
+      });
       quiet = true;
       try {
-        for (const record of records) {
-          const source = refAt(actor, record.source);
-          const target = refAt(actor, record.target);
-          if (source === undefined || target === undefined || byKey.has(keyOf(source, record.id))) {
-            skipped.push(record);
-            continue;
-          }
-          restoringDueAt = record.dueAt;
-          try {
-            scheduler.schedule(
-              source,
-              target,
-              { ...record.event },
-              Math.max(0, record.dueAt - now()),
-              record.id,
-            );
-          } finally {
-            restoringDueAt = undefined;
-          }
+        for (const { r, source, target, key, cancellable } of found) {
+          // An uncancellable event keeps its id while the cancellable one under it is scheduled after it,
+          // which then takes its place in XState's scheduler as it did before; otherwise it gets an id of its own.
+          const schedulerId = cancellable || cancellableLater.has(key) ? r.id : freshId(source);
+          if (cancellable) cancellableLater.delete(key);
+          const event = reviveEvent(r.event, (path) => refAt(actor, path));
+          add(source, target, event, {
+            id: r.id,
+            dueAt: r.dueAt,
+            delay: Math.max(0, r.dueAt - now()),
+            schedulerId,
+          });
         }
       } finally {
         quiet = false;
@@ -177,6 +234,15 @@ export function trackDelays(actor: AnyActorRef, o: { now: () => number }): Delay
   return tracker;
 }
 
+/** The records by due time; a sort that keeps the scheduling order of ties (Array.prototype.sort is stable). */
+function inDueOrder(records: readonly DelayedEventRecord[]): DelayedEventRecord[] {
+  return [...records].sort((a, b) => a.dueAt - b.dueAt);
+}
+
+function outsideTree(target: AnyActorRef): Error {
+  return new Error(`it is sent to actor ${JSON.stringify(target.id)}, which is not in the actor's tree`);
+}
+
 function statusOf(ref: AnyActorRef): unknown {
   const snapshot: unknown = ref.getSnapshot();
   return typeof snapshot === "object" && snapshot !== null && "status" in snapshot
@@ -184,17 +250,17 @@ function statusOf(ref: AnyActorRef): unknown {
     : undefined;
 }
 
-function childrenOf(ref: AnyActorRef): Array<[string, AnyActorRef]> {
+function childrenOf(ref: AnyActorRef): Record<string, AnyActorRef | undefined> {
   const snapshot: unknown = ref.getSnapshot();
-  if (typeof snapshot !== "object" || snapshot === null || !("children" in snapshot)) return [];
-  const children = snapshot.children as Record<string, AnyActorRef | undefined>;
-  return Object.entries(children).filter((entry): entry is [string, AnyActorRef] => entry[1] !== undefined);
+  if (typeof snapshot !== "object" || snapshot === null || !("children" in snapshot)) return {};
+  return snapshot.children as Record<string, AnyActorRef | undefined>;
 }
 
 /** `ref`'s child-id path from `root`, found through the snapshots' `children`. */
 function pathOf(root: AnyActorRef, ref: AnyActorRef): string[] | undefined {
   if (ref === root) return [];
-  for (const [id, child] of childrenOf(root)) {
+  for (const [id, child] of Object.entries(childrenOf(root))) {
+    if (child === undefined) continue;
     const rest = pathOf(child, ref);
     if (rest !== undefined) return [id, ...rest];
   }
@@ -205,25 +271,22 @@ function pathOf(root: AnyActorRef, ref: AnyActorRef): string[] | undefined {
 function refAt(root: AnyActorRef, path: readonly string[]): AnyActorRef | undefined {
   let ref: AnyActorRef | undefined = root;
   for (const id of path) {
-    ref = childrenOf(ref).find(([childId]) => childId === id)?.[1];
+    ref = Object.hasOwn(childrenOf(ref), id) ? childrenOf(ref)[id] : undefined;
     if (ref === undefined) return undefined;
   }
   return statusOf(ref) === "active" ? ref : undefined;
 }
 
-function toJson(event: EventObject): DelayedEventRecord["event"] | Error {
-  try {
-    const json: unknown = JSON.parse(JSON.stringify(event));
-    if (typeof json === "object" && json !== null && "type" in json && typeof json.type === "string")
-      return json as DelayedEventRecord["event"];
-    return new Error("it is not a JSON object with a string type");
-  } catch (error) {
-    return new Error(`it is not JSON (${error instanceof Error ? error.message : String(error)})`);
-  }
-}
-
-function describePath(path: readonly string[]): string {
-  return path.length === 0 ? "(the root)" : JSON.stringify(path.join("/"));
+/** An actor of the tree as an error names it: its place in the tree and its machine's id, when it has one. */
+function describe(root: AnyActorRef, ref: AnyActorRef, path: readonly string[] | undefined): string {
+  const place =
+    path === undefined || path.length === 0
+      ? `${ref === root ? "the root actor " : "actor "}${JSON.stringify(ref.id)}`
+      : `actor ${JSON.stringify(path.join("/"))} of ${JSON.stringify(root.id)}`;
+  const machine = typeof ref.src === "string" ? ref.src : (ref.src as { id?: unknown }).id;
+  return typeof machine === "string" && machine !== "(machine)"
+    ? `${place} (machine ${JSON.stringify(machine)})`
+    : place;
 }
 
 function checkRecord(record: DelayedEventRecord, index: number): void {
@@ -239,6 +302,8 @@ function checkRecord(record: DelayedEventRecord, index: number): void {
     problems.push("event has no string type");
   if (typeof record.dueAt !== "number" || !Number.isFinite(record.dueAt))
     problems.push("dueAt is not a finite number");
+  if (record.cancellable !== undefined && record.cancellable !== false)
+    problems.push("cancellable is neither false nor absent");
   if (problems.length > 0)
     throw new Error(`restore: delayed event record ${index} is invalid: ${problems.join("; ")}`);
 }

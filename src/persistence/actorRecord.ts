@@ -32,6 +32,12 @@ export interface DelayedEventRecord {
   /** The event to deliver (for `after`, `xstate.after.<delay>.<state id>`), JSON only. */
   event: { type: string; [key: string]: unknown };
   dueAt: number;
+  /**
+   * false: `cancel(id)` no longer reaches it. XState's scheduler keeps one event per id and source: a
+   * second one scheduled under the id takes the slot (the first one still fires), and the first one's
+   * delivery empties it.
+   */
+  cancellable?: false;
 }
 
 /** The largest time `Date` accepts: later ones cannot name an archive day. */
@@ -53,6 +59,7 @@ export const ActorRecordSchema = z.strictObject({
         target: z.array(z.string()),
         event: z.looseObject({ type: z.string().min(1) }),
         dueAt: z.number().nonnegative().max(MAX_TIME),
+        cancellable: z.literal(false).optional(),
       }),
     )
     .optional(),

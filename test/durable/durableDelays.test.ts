@@ -11,50 +11,10 @@ import {
   spawnChild,
   stopChild,
   type AnyActorRef,
-  type AnyStateMachine,
 } from "xstate";
 import type { DelayedEventRecord } from "../../src/persistence/actorRecord.js";
 import { trackDelays } from "../../src/durable/durableDelays.js";
-
-// Each "process" gets its own injected clock, set to the wall-clock time it starts at.
-const T0 = 1_700_000_000_000;
-
-interface Log {
-  log: string[];
-}
-// A machine's `note` action appends to its log: how the tests count transitions.
-const append = ({ context }: { context: Log }, params: { text: string }) => ({
-  log: [...context.log, params.text],
-});
-const note = (text: string) => ({ type: "note", params: { text } }) as const;
-
-function start(
-  machine: AnyStateMachine,
-  at: number,
-  restart?: { snapshot: unknown; delayed?: DelayedEventRecord[] },
-) {
-  const clock = new SimulatedClock();
-  clock.set(at);
-  const actor = createActor(machine, { clock, snapshot: restart?.snapshot as never });
-  const tracker = trackDelays(actor, { now: () => clock.now() });
-  let changes = 0;
-  tracker.onChange = () => (changes += 1);
-  actor.start();
-  const restored = restart?.delayed === undefined ? undefined : tracker.restore(restart.delayed);
-  return { clock, actor, tracker, restored, changes: () => changes };
-}
-
-/** What a host stores: the persisted snapshot and the pending delays, through JSON. */
-function persist(run: ReturnType<typeof start>): { snapshot: unknown; delayed: DelayedEventRecord[] } {
-  const stored = JSON.stringify({
-    snapshot: run.actor.getPersistedSnapshot(),
-    delayed: run.tracker.pending(),
-  });
-  run.actor.stop();
-  return JSON.parse(stored) as { snapshot: unknown; delayed: DelayedEventRecord[] };
-}
-
-const logOf = (actor: AnyActorRef) => (actor.getSnapshot() as { context: Log }).context.log;
+import { append, type Log, logOf, note, persist, start, T0 } from "./trackedActor.js";
 
 const reminder = setup({
   types: { context: {} as Log, events: {} as { type: "ANSWER" } },
@@ -442,23 +402,34 @@ describe("trackDelays: what cannot be restored", () => {
     },
   });
 
-  it("generates an id for a delayed event without one and leaves out one sent outside the tree", () => {
-    const other = createActor(setup({}).createMachine({})).start();
+  it("generates an id for a delayed event without one", () => {
     const clock = new SimulatedClock();
     clock.set(T0);
-    const actor = createActor(machine, { clock, input: { other } });
+    const actor = createActor(machine, { clock });
     const tracker = trackDelays(actor, { now: () => clock.now() });
     actor.start();
     actor.send({ type: "GO" });
-    expect(tracker.pending()).toEqual([
-      {
-        id: "durable.delayed.0",
-        source: [],
-        target: [],
-        event: { type: "SELF", payload: { n: 1 } },
-        dueAt: T0 + 100,
-      },
-    ]);
+    expect(tracker.pending()[0]).toEqual({
+      id: "durable.delayed.0",
+      source: [],
+      target: [],
+      event: { type: "SELF", payload: { n: 1 } },
+      dueAt: T0 + 100,
+    });
+    actor.stop();
+  });
+
+  it("refuses to store an event sent to an actor outside the tree, naming both", () => {
+    const other = createActor(setup({}).createMachine({}), { id: "elsewhere" }).start();
+    const clock = new SimulatedClock();
+    clock.set(T0);
+    const actor = createActor(machine, { clock, input: { other }, id: "order-42" });
+    const tracker = trackDelays(actor, { now: () => clock.now() });
+    actor.start();
+    actor.send({ type: "GO" });
+    expect(() => tracker.pending()).toThrow(
+      'delayed event "OUT" of the root actor "order-42" cannot be stored: it is sent to actor "elsewhere", which is not in the actor\'s tree',
+    );
     actor.stop();
     other.stop();
   });
@@ -533,7 +504,7 @@ describe("trackDelays: what cannot be restored", () => {
     const tracker = trackDelays(actor, { now: () => clock.now() });
     actor.start();
     expect(() => tracker.pending()).toThrow(
-      /delayed event "BIG" of actor \(the root\) cannot be stored: it is not JSON/,
+      /delayed event "BIG" of the root actor "x:\d+" cannot be stored: it is not JSON/,
     );
     actor.stop();
   });

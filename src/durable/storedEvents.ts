@@ -1,0 +1,117 @@
+import { type AnyActorRef, createActor, type EventObject, fromCallback } from "xstate";
+import type { DelayedEventRecord } from "../persistence/actorRecord.js";
+
+/**
+ * An actor ref in a stored event: XState's own JSON for a ref (`ref.toJSON()`), plus the actor's
+ * child-id path from the root of its tree. Without a path the actor had stopped when the event was stored.
+ */
+interface StoredRef {
+  xstate$$type: 1;
+  id: string;
+  path?: string[];
+}
+
+/** Where an actor is, as a child-id path from the root of the tree; undefined: it has stopped. */
+export type Locate = (ref: AnyActorRef) => string[] | undefined;
+
+/** A delayed event as JSON, and the actor refs its payload holds (empty for most events). */
+export interface CapturedEvent {
+  json: DelayedEventRecord["event"];
+  refs: Map<AnyActorRef, string[] | undefined>;
+}
+
+/**
+ * `event` as it is stored: JSON, each actor ref of its payload replaced by a {@link StoredRef}.
+ * Throws, saying why, when the payload is not JSON or holds an actor outside `root`'s tree, which a
+ * restarted host could not find again.
+ */
+export function captureEvent(event: EventObject, root: AnyActorRef, locate: Locate): CapturedEvent {
+  const refs = new Map<AnyActorRef, string[] | undefined>();
+  const replaced = replaceRefs(event, (ref) => {
+    if (ref.system !== root.system) {
+      throw new Error(
+        `it holds a reference to actor ${JSON.stringify(ref.id)}, which is not in the actor's tree`,
+      );
+    }
+    const path = refs.has(ref) ? refs.get(ref) : locate(ref);
+    refs.set(ref, path);
+    const stored: StoredRef = {
+      xstate$$type: 1,
+      id: ref.id,
+      ...(path === undefined ? {} : { path: [...path] }),
+    };
+    return stored;
+  });
+  let json: unknown;
+  try {
+    json = JSON.parse(JSON.stringify(replaced));
+  } catch (error) {
+    throw new Error(`it is not JSON (${error instanceof Error ? error.message : String(error)})`, {
+      cause: error,
+    });
+  }
+  if (typeof json !== "object" || json === null || typeof (json as { type?: unknown }).type !== "string")
+    throw new Error("it is not a JSON object with a string type");
+  return { json: json as DelayedEventRecord["event"], refs };
+}
+
+/**
+ * The stored event with each {@link StoredRef} made an actor ref again: the actor at its path in the
+ * restored tree, or a stopped stand-in when it had stopped (XState drops what is sent to either).
+ */
+export function reviveEvent(
+  json: DelayedEventRecord["event"],
+  refAt: (path: string[]) => AnyActorRef | undefined,
+) {
+  return revive(json, refAt) as EventObject;
+}
+
+function revive(value: unknown, refAt: (path: string[]) => AnyActorRef | undefined): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return value.map((item) => revive(item, refAt));
+  if (isStoredRef(value))
+    return (value.path === undefined ? undefined : refAt(value.path)) ?? stoppedActor(value.id);
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, revive(item, refAt)]));
+}
+
+function isStoredRef(value: object): value is StoredRef {
+  const v = value as Partial<StoredRef>;
+  return v.xstate$$type === 1 && typeof v.id === "string" && (v.path === undefined || Array.isArray(v.path));
+}
+
+/** An actor that has stopped, as an actor that stopped while an event to it waited would be. */
+function stoppedActor(id: string): AnyActorRef {
+  const actor = createActor(
+    fromCallback(() => undefined),
+    { id },
+  );
+  return actor.start().stop();
+}
+
+// XState's test for an actor ref when it persists a context (`persistContext`): these three members.
+function isActorRef(value: object): value is AnyActorRef {
+  return "sessionId" in value && "send" in value && "ref" in value;
+}
+
+/**
+ * A copy of `value` with each actor ref replaced; the value itself when it holds none. A cycle is left
+ * as it is, for JSON.stringify to refuse.
+ */
+function replaceRefs(
+  value: unknown,
+  replace: (ref: AnyActorRef) => StoredRef,
+  ancestors = new WeakSet<object>(),
+): unknown {
+  if (typeof value !== "object" || value === null || ancestors.has(value)) return value;
+  if (isActorRef(value)) return replace(value);
+  ancestors.add(value);
+  let copy: Record<string, unknown> | unknown[] | undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const replaced = replaceRefs(item, replace, ancestors);
+    if (replaced === item) continue;
+    copy ??= Array.isArray(value) ? [...(value as unknown[])] : { ...(value as Record<string, unknown>) };
+    (copy as Record<string, unknown>)[key] = replaced;
+  }
+  ancestors.delete(value);
+  return copy ?? value;
+}
