@@ -17,6 +17,7 @@ import {
   info,
   recordOf,
   recordRules,
+  startRestored,
   stopEntry,
   throwIfFailed,
 } from "./hostedActors.js";
@@ -347,7 +348,7 @@ export class Host implements DurableHost {
       const entry = this.host(record.machineId, record.id, machine, {
         snapshot: structuredClone(record.snapshot),
       });
-      entry.actor.start();
+      startRestored(entry.actor);
       const { skipped } = entry.delays.restore(record.delayed ?? []);
       for (const lost of skipped) {
         this.warn(`actor ${record.id}: delayed ${lost.event.type} has no actor to go to any more; dropped`);

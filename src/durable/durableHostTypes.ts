@@ -43,6 +43,8 @@ export interface DurableActorInfo {
   /** The state value. */
   value: unknown;
   context: unknown;
+  /** A done actor's output (the final state's `output`); absent while it runs. */
+  output?: unknown;
 }
 
 /**

@@ -1,4 +1,10 @@
-import { type AnyActorRef, type AnyStateMachine, createActor, type InspectionEvent } from "xstate";
+import {
+  type AnyActorRef,
+  type AnyStateMachine,
+  createActor,
+  type EventObject,
+  type InspectionEvent,
+} from "xstate";
 import type { ActorRecord, ActorRecordRules, ActorStatus } from "../persistence/actorRecord.js";
 import { displayText } from "../services/index.js";
 import { collectDue } from "./dueTimers.js";
@@ -122,14 +128,42 @@ export function createHostedActor(
 
 /** What the host tells of an actor, from its snapshot (live) or its stored one. */
 export function info(id: string, kind: string, snapshot: unknown): DurableActorInfo {
-  const s = (snapshot ?? {}) as { status?: unknown; value?: unknown; context?: unknown };
+  const s = (snapshot ?? {}) as { status?: unknown; value?: unknown; context?: unknown; output?: unknown };
   return {
     id,
     kind,
     status: typeof s.status === "string" ? s.status : "unknown",
     value: s.value,
     context: s.context,
+    ...(s.status === "done" ? { output: s.output } : {}),
   };
+}
+
+type Relay = (source: AnyActorRef | undefined, target: AnyActorRef, event: EventObject) => void;
+
+/**
+ * Starts an actor restored from a snapshot. As they start, XState's restored children announce their
+ * snapshot to their parent again (`xstate.snapshot.<id>`, which `onSnapshot` and synced spawns hear),
+ * though the parent heard it before that snapshot was stored. Those repeats are dropped, so a parent
+ * hears each snapshot of a child once, as it does from an actor that was never interrupted.
+ */
+export function startRestored(actor: AnyActorRef): void {
+  // XState relays every event between actors through `system._relay`, looked up at each call.
+  const system = actor.system as { _relay?: Relay };
+  const relay = system._relay;
+  if (typeof relay !== "function") {
+    actor.start();
+    return;
+  }
+  system._relay = (source, target, event) => {
+    if (source !== undefined && event.type === `xstate.snapshot.${source.id}`) return;
+    relay(source, target, event);
+  };
+  try {
+    actor.start();
+  } finally {
+    system._relay = relay;
+  }
 }
 
 /** Stops a hosted actor; callers still waiting on it hear `why` it will not get there. */

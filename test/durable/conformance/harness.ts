@@ -1,0 +1,176 @@
+// Runs one scenario two ways under vitest fake timers and records what happened, for comparison:
+// (A) a plain XState actor, never interrupted; (B) the same machine on a durable host, stopped and
+// started again on the same store at each `restart` step. A scenario's machine logs its side effects
+// through actions into an EffectLog; the trace is that log plus the actor's final snapshot.
+import { vi } from "vitest";
+import { createActor, type AnyStateMachine, type EventObject } from "xstate";
+import {
+  createDurableHost,
+  createMemoryStore,
+  type DurableHost,
+  type SnapshotStore,
+} from "../../../src/durable/index.js";
+
+/** The fixed wall-clock time each run starts at; effect times are relative to it. */
+export const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
+
+// setImmediate stays real: only the timers XState and the host schedule with are faked.
+const FAKED: Array<"setTimeout" | "clearTimeout" | "setInterval" | "clearInterval" | "Date"> = [
+  "setTimeout",
+  "clearTimeout",
+  "setInterval",
+  "clearInterval",
+  "Date",
+];
+
+/**
+ * One step of a script. `restart` on the host: stop it, let `restart` ms pass with no host running,
+ * start a new host on the same store. On plain XState, which is never interrupted, it is `advance`.
+ */
+export type Step = { send: EventObject } | { advance: number } | { restart: number };
+
+/** A side effect a machine logged: what, and when (ms after T0). */
+export interface Effect {
+  label: string;
+  at: number;
+}
+
+/** Where a scenario's machine logs its side effects; each run starts with it empty. */
+export interface EffectLog {
+  readonly entries: Effect[];
+  note(label: string): void;
+}
+
+export function createEffectLog(): EffectLog {
+  const entries: Effect[] = [];
+  return { entries, note: (label) => void entries.push({ label, at: Date.now() - T0 }) };
+}
+
+export interface Scenario {
+  machine: AnyStateMachine;
+  input?: unknown;
+  log: EffectLog;
+}
+
+/** The actor at the end of a run, as JSON (what the host stores). */
+export interface Final {
+  status: string;
+  value: unknown;
+  context: unknown;
+  output?: unknown;
+}
+
+export interface Trace {
+  effects: Effect[];
+  final: Final;
+  /** What the host's logger was told (always empty for plain XState). */
+  warnings: string[];
+}
+
+/** "times": each effect with its time; "labels": the order of effects only (a restart across due times shifts them). */
+export type Compare = "times" | "labels";
+
+export interface View {
+  effects: string[];
+  final: Final;
+}
+
+export function view(trace: Trace, compare: Compare): View {
+  return {
+    effects: trace.effects.map((e) => (compare === "times" ? `${e.label}@${e.at}` : e.label)),
+    final: trace.final,
+  };
+}
+
+const toFinal = (f: Final): Final => JSON.parse(JSON.stringify(f)) as Final;
+
+async function withFakeTimers<T>(run: () => Promise<T>): Promise<T> {
+  vi.useFakeTimers({ now: T0, toFake: FAKED });
+  try {
+    return await run();
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+/** (A) Plain XState: `createActor(machine, { input })`, the script played without interruption. */
+export function runXState(s: Scenario, script: readonly Step[]): Promise<Trace> {
+  return withFakeTimers(async () => {
+    s.log.entries.length = 0;
+    const actor = createActor(s.machine, { input: s.input });
+    try {
+      actor.start();
+      await vi.advanceTimersByTimeAsync(0);
+      for (const step of script) {
+        if ("send" in step) {
+          actor.send(step.send);
+          await vi.advanceTimersByTimeAsync(0);
+        } else {
+          await vi.advanceTimersByTimeAsync("advance" in step ? step.advance : step.restart);
+        }
+      }
+      const snapshot = actor.getSnapshot() as Final;
+      const { status, value, context, output } = snapshot;
+      return {
+        effects: [...s.log.entries],
+        final: toFinal({ status, value, context, output }),
+        warnings: [],
+      };
+    } finally {
+      actor.stop();
+    }
+  });
+}
+
+/** (B) The durable host on a memory store, actor "a" of kind "m", a new host after each restart. */
+export function runHost(s: Scenario, script: readonly Step[]): Promise<Trace> {
+  return withFakeTimers(async () => {
+    s.log.entries.length = 0;
+    const warnings: string[] = [];
+    const store: SnapshotStore = createMemoryStore();
+    const newHost = () =>
+      createDurableHost({
+        store,
+        machines: { m: { machine: s.machine, version: 1 } },
+        logger: { warn: (message) => void warnings.push(message) },
+      });
+    let host: DurableHost = newHost();
+    try {
+      await host.start();
+      await host.spawn("m", "a", s.input);
+      await host.idle();
+      for (const step of script) {
+        if ("send" in step) {
+          await host.send("a", step.send);
+        } else if ("advance" in step) {
+          await vi.advanceTimersByTimeAsync(step.advance);
+        } else {
+          await host.stop();
+          // No host runs: no actor hears anything meanwhile.
+          vi.advanceTimersByTime(step.restart);
+          host = newHost();
+          await host.start();
+        }
+        await host.idle();
+      }
+      const info = await host.get("a");
+      if (info === undefined) throw new Error("the host has no actor a");
+      // `output` of a done actor: read as the host reports it (absent, it compares as undefined).
+      const { status, value, context, output } = info;
+      return { effects: [...s.log.entries], final: toFinal({ status, value, context, output }), warnings };
+    } finally {
+      await host.stop();
+    }
+  });
+}
+
+/** Runs the scenario both ways; the views compare as `compare` says. */
+export async function bothWays(
+  s: Scenario,
+  script: readonly Step[],
+  compare: Compare,
+): Promise<{ xstate: View; host: View; hostWarnings: string[] }> {
+  const plain = await runXState(s, script);
+  const hosted = await runHost(s, script);
+  return { xstate: view(plain, compare), host: view(hosted, compare), hostWarnings: hosted.warnings };
+}
