@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import {
   assign,
   cancel,
+  createActor,
   raise,
   sendParent,
   sendTo,
@@ -171,5 +172,68 @@ describe("trackDelays: actor refs in a payload", () => {
     expect(run.actor.getSnapshot().status).toBe("active");
     expect(logOf(run.actor)).toEqual(["PONG"]);
     run.actor.stop();
+  });
+
+  // The origin is a child that is stopped before the event falls due; the receiver reports what it got.
+  const reporter = setup({}).createMachine({
+    on: {
+      PING: {
+        actions: sendParent(({ event }) => {
+          const origin = (event as unknown as { origin?: AnyActorRef }).origin;
+          return { type: "GOT", origin: origin === undefined ? "nothing" : origin.getSnapshot().status };
+        }),
+      },
+    },
+  });
+  const relay = setup({
+    types: {
+      context: {} as Log,
+      events: {} as { type: "SEND" } | { type: "STOP_ORIGIN" } | { type: "GOT"; origin: string },
+    },
+    actors: { reporter, origin: setup({}).createMachine({}) },
+  }).createMachine({
+    context: { log: [] },
+    invoke: [
+      { src: "reporter", id: "reporter" },
+      { src: "origin", id: "origin" },
+    ],
+    on: {
+      SEND: {
+        actions: sendTo(
+          "reporter",
+          ({ self }) => ({ type: "PING", origin: self.getSnapshot().children.origin as AnyActorRef }),
+          { delay: 1000 },
+        ),
+      },
+      STOP_ORIGIN: { actions: stopChild("origin") },
+      GOT: { actions: assign({ log: ({ event }) => [`origin ${event.origin}`] }) },
+    },
+  });
+
+  it("one that stopped since is stored without its place and revived as a stopped actor", () => {
+    const first = start(relay, T0);
+    first.actor.send({ type: "SEND" });
+    expect(first.tracker.pending()[0]?.event).toMatchObject({ origin: { path: ["origin"] } });
+    first.actor.send({ type: "STOP_ORIGIN" });
+    const stored = persist(first);
+    expect(stored.delayed[0]?.event).toEqual({ type: "PING", origin: { xstate$$type: 1, id: "origin" } });
+    const run = start(relay, T0 + 2000, stored);
+    run.clock.increment(0);
+    expect(logOf(run.actor)).toEqual(["origin stopped"]);
+    run.actor.stop();
+  });
+
+  it("one outside the tree is refused when the event is stored, naming the event and the actor", () => {
+    const outsider = createActor(setup({}).createMachine({}), { id: "outsider" }).start();
+    const carrier = setup({}).createMachine({
+      id: "carrier",
+      entry: raise({ type: "CARRY", ref: outsider }, { delay: 1000 }),
+    });
+    const run = start(carrier, T0);
+    expect(() => run.tracker.pending()).toThrow(
+      /delayed event "CARRY" of the root actor "x:\d+" \(machine "carrier"\) cannot be stored: it holds a reference to actor "outsider", which is not in the actor's tree/,
+    );
+    run.actor.stop();
+    outsider.stop();
   });
 });
