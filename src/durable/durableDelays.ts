@@ -146,8 +146,9 @@ export function trackDelays(actor: AnyActorRef, o: { now: () => number }): Delay
     changed();
   });
 
-  const receives = (entry: Pending): boolean => {
-    if (statusOf(actor) === "stopped" || entry.target.system !== actor.system) return true;
+  // Whether the event's receiver is still the actor it was sent to (each check walks its path only).
+  const receives = (entry: Pending, rootStopped: boolean): boolean => {
+    if (rootStopped || entry.target === actor || entry.target.system !== actor.system) return true;
     return entry.targetPath !== undefined && refAt(actor, entry.targetPath) === entry.target;
   };
   const record = (entry: Pending): DelayedEventRecord => {
@@ -180,9 +181,10 @@ export function trackDelays(actor: AnyActorRef, o: { now: () => number }): Delay
     onChange: undefined,
     pending() {
       const records: DelayedEventRecord[] = [];
+      const rootStopped = statusOf(actor) === "stopped";
       for (const entry of pending) {
         // XState drops an event whose receiver has stopped (a child stopped, or replaced under its id).
-        if (entry.sourcePath !== undefined && receives(entry)) records.push(record(entry));
+        if (entry.sourcePath !== undefined && receives(entry, rootStopped)) records.push(record(entry));
       }
       return records;
     },
