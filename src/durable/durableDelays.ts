@@ -59,12 +59,11 @@ export function trackDelays(actor: AnyActorRef, o: { now: () => number }): Delay
     throw new Error(`trackDelays: the delays of actor ${JSON.stringify(actor.id)} are already tracked`);
   tracked.add(scheduler);
   const { now } = o;
-  // Every pending event in scheduling order, and the one XState's scheduler holds under each key: a
-  // second event scheduled under a key keeps the first one's timer running, but only the second can
-  // be cancelled, and the first one's delivery leaves neither cancellable.
-  const pending = new Set<Pending>();
-  const latest = new Map<string, Pending>();
+  // Every pending event by the object XState delivers, in scheduling order; and the one XState's
+  // scheduler holds under each key: a second event scheduled under a key keeps the first one's timer
+  // running, but only the second can be cancelled, and the first one's delivery leaves neither cancellable.
   const byEvent = new Map<EventObject, Pending>();
+  const latest = new Map<string, Pending>();
   let started = false;
   let quiet = false;
   let generated = 0;
@@ -75,7 +74,6 @@ export function trackDelays(actor: AnyActorRef, o: { now: () => number }): Delay
   };
   // Cancelled or delivered: XState's scheduler empties the key's slot either way, whichever event holds it.
   const forget = (entry: Pending) => {
-    pending.delete(entry);
     byEvent.delete(entry.delivered);
     latest.delete(entry.key);
   };
@@ -116,7 +114,6 @@ export function trackDelays(actor: AnyActorRef, o: { now: () => number }): Delay
       sourcePath: pathOf(actor, source),
       targetPath: pathOf(actor, target),
     };
-    pending.add(entry);
     latest.set(entry.key, entry);
     byEvent.set(delivered, entry);
     schedule(source, target, delivered, delay, schedulerId);
@@ -160,13 +157,13 @@ export function trackDelays(actor: AnyActorRef, o: { now: () => number }): Delay
       );
     }
     // A payload's actor that has stopped since (or was replaced under its id) is stored as stopped.
+    const { refs } = stored;
     const bound = (ref: AnyActorRef) => {
-      const path = stored.refs.get(ref);
+      const path = refs?.get(ref);
       return path !== undefined && refAt(actor, path) === ref ? path : undefined;
     };
     const moved =
-      stored.refs.size > 0 &&
-      [...stored.refs].some(([ref, path]) => path !== undefined && bound(ref) === undefined);
+      refs !== undefined && [...refs].some(([ref, path]) => path !== undefined && bound(ref) === undefined);
     return {
       id: entry.id,
       source: [...(entry.sourcePath ?? [])],
@@ -182,7 +179,7 @@ export function trackDelays(actor: AnyActorRef, o: { now: () => number }): Delay
     pending() {
       const records: DelayedEventRecord[] = [];
       const rootStopped = statusOf(actor) === "stopped";
-      for (const entry of pending) {
+      for (const entry of byEvent.values()) {
         // XState drops an event whose receiver has stopped (a child stopped, or replaced under its id).
         if (entry.sourcePath !== undefined && receives(entry, rootStopped)) records.push(record(entry));
       }

@@ -14,10 +14,10 @@ interface StoredRef {
 /** Where an actor is, as a child-id path from the root of the tree; undefined: it has stopped. */
 export type Locate = (ref: AnyActorRef) => string[] | undefined;
 
-/** A delayed event as JSON, and the actor refs its payload holds (empty for most events). */
+/** A delayed event as JSON, and the actor refs its payload holds with their paths (most events hold none). */
 export interface CapturedEvent {
   json: DelayedEventRecord["event"];
-  refs: Map<AnyActorRef, string[] | undefined>;
+  refs?: Map<AnyActorRef, string[] | undefined>;
 }
 
 /**
@@ -26,13 +26,14 @@ export interface CapturedEvent {
  * restarted host could not find again.
  */
 export function captureEvent(event: EventObject, root: AnyActorRef, locate: Locate): CapturedEvent {
-  const refs = new Map<AnyActorRef, string[] | undefined>();
+  let refs: Map<AnyActorRef, string[] | undefined> | undefined;
   const replaced = replaceRefs(event, (ref) => {
     if (ref.system !== root.system) {
       throw new Error(
         `it holds a reference to actor ${JSON.stringify(ref.id)}, which is not in the actor's tree`,
       );
     }
+    refs ??= new Map();
     const path = refs.has(ref) ? refs.get(ref) : locate(ref);
     refs.set(ref, path);
     const stored: StoredRef = {
@@ -52,7 +53,7 @@ export function captureEvent(event: EventObject, root: AnyActorRef, locate: Loca
   }
   if (typeof json !== "object" || json === null || typeof (json as { type?: unknown }).type !== "string")
     throw new Error("it is not a JSON object with a string type");
-  return { json: json as DelayedEventRecord["event"], refs };
+  return { json: json as DelayedEventRecord["event"], ...(refs === undefined ? {} : { refs }) };
 }
 
 /**
