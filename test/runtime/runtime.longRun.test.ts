@@ -1,5 +1,4 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { type IntervalHistogram, monitorEventLoopDelay } from "node:perf_hooks";
 import { describe, expect, it, vi } from "vitest";
@@ -228,10 +227,6 @@ describe("a long run", () => {
     // snapshot holds the entries as of the last fold, beside a change log of up to its fold size.
     expect(day15.threadEntriesKiB).toBeLessThan(1.5 * day3.threadEntriesKiB);
     expect(day15.threadStateKiB * KiB).toBeLessThan(2 * day15.threadEntriesKiB * KiB + COMPACT_AT_BYTES);
-    if (cpuIsFree()) {
-      for (const c of checkpoints)
-        expect(c.loopP99Ms, `event-loop delay p99 on day ${c.day}`).toBeLessThan(20);
-    }
     await r.stop();
     // About a minute of CPU on 2 cores; the limit leaves room for a machine shared with other runs.
   }, 240_000);
@@ -239,20 +234,6 @@ describe("a long run", () => {
 
 function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
-}
-
-/**
- * Event-loop delay also counts the time the process waits for a CPU: on a machine busier than its
- * cores (other test runs), it measures the scheduler, not the runtime, and is printed only.
- */
-function cpuIsFree(): boolean {
-  const [load = 0] = loadavg();
-  const free = load < availableParallelism();
-  if (!free)
-    console.log(
-      `long run: event-loop delay not asserted, load average ${load} on ${availableParallelism()} cores`,
-    );
-  return free;
 }
 
 function table(rows: Checkpoint[]): string {
