@@ -89,3 +89,41 @@ describe("durable hosts of two processes on one PostgreSQL schema", { timeout: 3
     });
   });
 });
+
+describe("fractional times on the PostgreSQL store", { timeout: 30_000 }, () => {
+  // XState takes any number of milliseconds for a delay; PostgreSQL's bigint columns take whole ones.
+  const blink = setup({}).createMachine({
+    id: "blink",
+    initial: "on",
+    states: { on: { after: { 1234.5: "off" } }, off: { type: "final" } },
+  });
+
+  it("an `after` of 1234.5 ms is stored, survives a restart and fires at its time", async () => {
+    const url = await postgres().createDatabase();
+    const clock = new ManualClock(T0 + 0.25);
+    const warnings: string[] = [];
+    const hostHere = () => {
+      const host = createDurableHost({
+        store: createPostgresStore({ connectionString: url, leaseMs: 1_000, pollMs: 20 }),
+        machines: { blink: { machine: blink, version: 1 } },
+        now: clock.now,
+        timers: clock,
+        logger: { warn: (message) => void warnings.push(message) },
+      });
+      hosts.push(host);
+      return host;
+    };
+    const first = hostHere();
+    await first.start();
+    await first.spawn("blink", "b1");
+    await first.stop();
+    hosts.splice(hosts.indexOf(first), 1);
+    const second = hostHere();
+    await second.start();
+    await clock.advance(1234, () => second.idle());
+    expect((await second.get("b1"))?.value).toBe("on");
+    await clock.advance(1, () => second.idle());
+    expect(await second.get("b1")).toMatchObject({ status: "done", value: "off" });
+    expect(warnings).toEqual([]);
+  });
+});

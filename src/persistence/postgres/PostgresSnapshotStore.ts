@@ -172,7 +172,8 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
           rows.map((r) => r.machineId),
           rows.map((r) => r.machineVersion),
           rows.map((r) => r.status),
-          rows.map((r) => r.updatedAt),
+          // The bigint columns take whole milliseconds; the record keeps a fractional time exactly.
+          rows.map((r) => Math.floor(r.updatedAt)),
           rows.map((r) => JSON.stringify(r)),
           rows.map((r) => nextDue(r) ?? null),
         ]),
@@ -206,9 +207,10 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
   async prune(olderThan: number): Promise<number> {
     const { pool } = this.held("prune");
     checkCutoff(this.name, olderThan);
+    // updated_at holds whole milliseconds (floored): a floored cutoff never prunes a record early.
     const pruned = await pool.query(
       `DELETE FROM ${this.s}.actors WHERE status <> 'active' AND updated_at < $1`,
-      [olderThan],
+      [Math.floor(olderThan)],
     );
     // Events for actors that finished before they were delivered have no one to go to.
     await pool.query(
@@ -299,12 +301,15 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
   }
 }
 
-/** A live record's next due time: its earliest timer or XState delay. */
+/**
+ * A live record's next due time, in whole milliseconds (floored: it wakes its actor under 1 ms early at
+ * most, and the actor's own delay then waits the rest): its earliest timer or XState delay.
+ */
 function nextDue(record: ActorRecord): number | undefined {
   if (record.status !== "active") return undefined;
   let due: number | undefined;
   for (const { dueAt } of [...record.timers, ...(record.delayed ?? [])]) {
     if (due === undefined || dueAt < due) due = dueAt;
   }
-  return due;
+  return due === undefined ? undefined : Math.floor(due);
 }
