@@ -2,7 +2,16 @@
 // own `after`, and the context.due convention) keep their wall-clock due times across stop/start, a
 // side effect waits for the write that started it, finished actors are archived, idle() waits.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { assign, createMachine, fromPromise, setup } from "xstate";
+import {
+  type AnyActorRef,
+  assign,
+  createActor,
+  createMachine,
+  type EventObject,
+  fromPromise,
+  raise,
+  setup,
+} from "xstate";
 import {
   type ActorRecord,
   createDurableHost,
@@ -292,6 +301,43 @@ describe("createDurableHost: refusals name what is wrong", () => {
     expect(await h.get("bigint")).toBeUndefined();
     expect(warnings).toContainEqual(expect.stringMatching(/actor bigint \(holder\) cannot be stored/));
     expect(warnings.filter((w) => w.includes("trying again"))).toEqual([]);
+  });
+
+  it("a delayed event that holds an actor outside the tree rejects its send, naming it; the stored state stays", async () => {
+    const outsider = createActor(setup({}).createMachine({}), { id: "outsider" }).start();
+    const courier = setup({
+      types: { events: {} as { type: "CARRY" | "DELIVER"; ref: AnyActorRef } },
+    }).createMachine({
+      id: "courier",
+      initial: "idle",
+      states: {
+        idle: {
+          on: {
+            CARRY: {
+              target: "carrying",
+              actions: raise(({ event }) => ({ type: "DELIVER", ref: event.ref }), { delay: 1000 }),
+            },
+          },
+        },
+        carrying: {},
+      },
+    });
+    const warnings: string[] = [];
+    const store = createMemoryStore();
+    const h = createDurableHost({
+      store,
+      machines: { courier: { machine: courier, version: 1 } },
+      logger: { warn: (m) => warnings.push(m) },
+    });
+    hosts.push(h);
+    await h.start();
+    await h.spawn("courier", "c1");
+    await expect(h.send("c1", { type: "CARRY", ref: outsider } as EventObject)).rejects.toThrow(
+      'delayed event "DELIVER" of the root actor "c1" (machine "courier") cannot be stored: it holds a reference to actor "outsider", which is not in the actor\'s tree',
+    );
+    expect((await store.get("c1"))?.snapshot).toMatchObject({ status: "active", value: "idle" });
+    expect(warnings).toContainEqual(expect.stringMatching(/actor c1 \(courier\) cannot be stored/));
+    outsider.stop();
   });
 
   it("before start, an unknown kind, a taken id, an unknown actor", async () => {

@@ -401,6 +401,41 @@ describe("g. onSnapshot of an invoked child machine", () => {
   });
 });
 
+// packages/core/test/spawnChild.test.ts › "spawnChild action" › "should accept `syncSnapshot` option": a
+// spawned child's snapshots reach its parent as `xstate.snapshot.<id>` events, like onSnapshot's.
+describe("g. snapshots of a spawned child with syncSnapshot", () => {
+  const stepper = setup({}).createMachine({
+    initial: "a",
+    states: { a: { after: { 1000: "b" } }, b: {} },
+  });
+  const watcher = setup({ actors: { stepper }, actions: { note } }).createMachine({
+    entry: spawnChild("stepper", { id: "stepper", syncSnapshot: true }),
+    on: {
+      "xstate.snapshot.stepper": {
+        actions: {
+          type: "note",
+          params: ({ event }) => ({
+            label: String((event as unknown as { snapshot: { value: unknown } }).snapshot.value),
+          }),
+        },
+      },
+    },
+  });
+
+  it.each(
+    cases({
+      none: [{ advance: 2000 }],
+      pending: [{ advance: 500 }, { restart: 200 }, { advance: 1300 }],
+      across: [{ advance: 500 }, { restart: 2000 }],
+    }),
+  )("%s", async (_name, script, compare) => {
+    await conforms({ machine: watcher, log }, script, compare, {
+      effects: ["a", "b"],
+      final: { status: "active" },
+    });
+  });
+});
+
 // packages/core/test/actions.test.ts › "cancel" › "should be possible to cancel a raised delayed event".
 describe("h. cancel by id across a restart", () => {
   const cancellable = setup({
