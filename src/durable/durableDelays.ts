@@ -215,7 +215,7 @@ export function trackDelays(actor: AnyActorRef, o: { now: () => number }): Delay
           // which then takes its place in XState's scheduler as it did before; otherwise it gets an id of its own.
           const schedulerId = cancellable || cancellableLater.has(key) ? r.id : freshId(source);
           if (cancellable) cancellableLater.delete(key);
-          const event = reviveEvent(r.event, (path) => refAt(actor, path));
+          const event = reviveEvent(r.event, (path) => refAt(actor, path)) as EventObject;
           add(source, target, event, {
             id: r.id,
             dueAt: r.dueAt,

@@ -57,22 +57,16 @@ export function captureEvent(event: EventObject, root: AnyActorRef, locate: Loca
 }
 
 /**
- * The stored event with each {@link StoredRef} made an actor ref again: the actor at its path in the
- * restored tree, or a stopped stand-in when it had stopped (XState drops what is sent to either).
+ * The stored event (or a part of it) with each {@link StoredRef} made an actor ref again: the actor at
+ * its path in the restored tree, or a stopped stand-in when it had stopped (XState drops what is sent
+ * to either).
  */
-export function reviveEvent(
-  json: DelayedEventRecord["event"],
-  refAt: (path: string[]) => AnyActorRef | undefined,
-) {
-  return revive(json, refAt) as EventObject;
-}
-
-function revive(value: unknown, refAt: (path: string[]) => AnyActorRef | undefined): unknown {
+export function reviveEvent(value: unknown, refAt: (path: string[]) => AnyActorRef | undefined): unknown {
   if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) return value.map((item) => revive(item, refAt));
+  if (Array.isArray(value)) return value.map((item) => reviveEvent(item, refAt));
   if (isStoredRef(value))
     return (value.path === undefined ? undefined : refAt(value.path)) ?? stoppedActor(value.id);
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, revive(item, refAt)]));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, reviveEvent(item, refAt)]));
 }
 
 function isStoredRef(value: object): value is StoredRef {
