@@ -14,6 +14,7 @@ export {
 } from "./collaborateContext.js";
 export * from "./collaborateMachine.js";
 export * from "./collaborateMigration.js";
+export * from "./cameAfter.js";
 export * from "./Due.js";
 export * from "./discordActors.js";
 export * from "./gatewayActors.js";

@@ -14,6 +14,7 @@ import {
 } from "../services/index.js";
 import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
 import { type PostMessageOutput, postMessageActor, postText } from "./discordActors.js";
+import { cameAfter } from "./cameAfter.js";
 import type { Due, TimerEvent } from "./Due.js";
 import { parseMachineInput } from "./MachineInputError.js";
 import { epochMs, nonEmpty, positiveMs } from "./schemas.js";
@@ -136,7 +137,7 @@ export const mentionMachine = setup({
     targetAnswered: ({ context, event }) =>
       event.type === "RESPONSE_RECEIVED" &&
       event.authorId === context.targetBotId &&
-      event.at >= context.sentAt,
+      cameAfter(event, context),
     retryAllowed: ({ context }) => discordRetryAllowed(context.failure, context.retries ?? 0),
     storedRetryDue: ({ context, event }) =>
       event.type === "RETRY_DUE" && context.due?.event === "RETRY_DUE" && event.at >= context.due.at,

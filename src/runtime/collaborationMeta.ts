@@ -15,6 +15,8 @@ export interface CollaborationMeta {
   parentChannelId?: string;
   mention?: { status: MentionSummary["status"]; attempts: number };
   sentAt?: number;
+  /** The mention's Discord message: an answer must come after it. */
+  messageId?: string;
 }
 
 /**
@@ -34,6 +36,7 @@ type CollaborationContextView = CollaborateInput & {
   resolvedThreadId?: string;
   parentChannelId?: string;
   sentAt?: number;
+  messageId?: string;
   mentionAttempts?: number;
 };
 type MentionView = { value: string; context: MentionContext };
@@ -102,6 +105,7 @@ function metaOf(
     ...(c.resolvedThreadId === undefined || c.sentAt === undefined ? {} : { threadId: c.resolvedThreadId }),
     ...(c.parentChannelId === undefined ? {} : { parentChannelId: c.parentChannelId }),
     ...(c.sentAt === undefined ? {} : { sentAt: c.sentAt }),
+    ...(c.messageId === undefined ? {} : { messageId: c.messageId }),
     ...(mention === undefined ? {} : { mention }),
   };
 }

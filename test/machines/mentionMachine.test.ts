@@ -14,6 +14,7 @@ import {
   postingAt,
   rateLimitError,
   SECOND,
+  snowflakeAt,
   T0,
 } from "../support/discordFakes.js";
 import { simulatedTime } from "../support/simulatedTime.js";
@@ -29,7 +30,7 @@ const HUMAN = IDS.human;
 const base: MentionInput = {
   mentionId: "collab-1",
   threadId: IDS.mentionThread,
-  messageId: "1400000000000000200",
+  messageId: snowflakeAt(T0),
   fromAgentId: "ruda",
   targetAgentId: "eden",
   targetBotId: TARGET,
@@ -70,7 +71,7 @@ function startMention(
   const fireDue = () => advanceTo(clock.nextDue());
   const answer = async (authorId: string, at: number) => {
     clock.now = Math.max(clock.now, at);
-    actor.send({ type: "RESPONSE_RECEIVED", authorId, at, messageId: "1400000000000000999" });
+    actor.send({ type: "RESPONSE_RECEIVED", authorId, at, messageId: snowflakeAt(at) });
     await settle();
   };
   return { actor, clock, reminders, escalations, emitted, context, advanceTo, fireDue, answer };

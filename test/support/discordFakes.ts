@@ -200,3 +200,10 @@ export function restoreActor(
   actor.start();
   return actor;
 }
+
+let snowflakes = 0n;
+/** A Discord message id made at `ms` (Discord's layout: ms since 2015 << 22, then an increment). */
+export function snowflakeAt(ms: number): string {
+  snowflakes = (snowflakes + 1n) & 0xfffn;
+  return (((BigInt(Math.floor(ms)) - 1_420_070_400_000n) << 22n) | snowflakes).toString();
+}
