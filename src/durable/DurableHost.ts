@@ -9,7 +9,7 @@ import type { DurableActorInfo, DurableHost, DurableHostOptions } from "./durabl
 import type { HostHooks } from "./hostHooks.js";
 import { toInspectFn } from "./inspection.js";
 import { Maintenance, maintenancePeriodMs } from "./maintenance.js";
-import { listedElsewhere, sharedStoreEvents } from "./sharedStoreEvents.js";
+import { landedOrRelayed, listedElsewhere, sharedStoreEvents } from "./sharedStoreEvents.js";
 import { SnapshotWriter } from "./SnapshotWriter.js";
 import {
   type Entry,
@@ -112,6 +112,7 @@ export class Host implements DurableHost {
         rules: recordRules(this.o.machines, this.machines),
         onWarning: (message) => this.warn(message),
         shared,
+        ...(this.hooks.instance === undefined ? {} : { instance: this.hooks.instance }),
       });
       await store.prune(this.now() - this.maxAgeMs);
       await this.hooks.opened?.(store);
@@ -200,7 +201,7 @@ export class Host implements DurableHost {
     }
     entry.actor.send(event);
     this.writer.flush();
-    await entry.lastWrite;
+    await landedOrRelayed(store, entry, event);
     throwIfFailed(`${this.name}.send`, entry);
   }
 
@@ -299,6 +300,11 @@ export class Host implements DurableHost {
   }
 
   /** Resolves once every change made so far is durable (or failed for good). */
+  /** Queues every changed actor's record now: each actor's lastWrite is then the write of its latest change. */
+  flush(): void {
+    this.writer.flush();
+  }
+
   async persisted(): Promise<void> {
     await this.writer.settled();
   }

@@ -9,6 +9,8 @@ import type { Entry } from "./hostedActors.js";
 export interface HostHooks {
   /** How errors name the host (default `DurableHost`). */
   name?: string;
+  /** The host's instance name for the store (see SnapshotStoreOpenOptions.instance): the runtime's locked state directory. */
+  instance?: string;
   /** Every event an actor, or any actor of its tree, emits. */
   onEmitted?: (event: { type: string }) => void;
   /** What is kept beside an actor's snapshot in its record. */

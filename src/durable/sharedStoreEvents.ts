@@ -1,4 +1,5 @@
-import type { ActorRecord } from "../persistence/actorRecord.js";
+import type { EventObject } from "xstate";
+import { type ActorRecord, ActorTakenOverError } from "../persistence/actorRecord.js";
 import {
   isSharedStore,
   type SharedStoreEvents,
@@ -6,7 +7,7 @@ import {
   type StoredDelivery,
 } from "../persistence/SnapshotStorePort.js";
 import type { DurableActorInfo } from "./durableHostTypes.js";
-import { info } from "./hostedActors.js";
+import { type Entry, info } from "./hostedActors.js";
 import type { Host } from "./DurableHost.js";
 import type { HostHooks } from "./hostHooks.js";
 
@@ -34,19 +35,29 @@ export function sharedStoreEvents(host: Host, hooks: HostHooks): HostSharedStore
       else adopt(records);
     },
     async delivered(deliveries: readonly StoredDelivery[]) {
-      // Not before running: the events stay in the store, delivered at its next round.
-      if (!host.running) return false;
-      for (const { id, event } of deliveries) {
+      // Not before running: the events stay in the store, delivered at a later round.
+      if (!host.running) return deliveries.map(() => false);
+      const told = deliveries.map(({ id, event }) => {
         const entry = host.hostedOrWoken(id);
-        if (entry === undefined) continue;
+        if (entry === undefined) return undefined;
         if (hooks.deliver === undefined) entry.actor.send(event);
         else hooks.deliver(entry, event);
-      }
-      await host.persisted();
-      return true;
+        return entry;
+      });
+      host.flush();
+      // Applied only once durable here: one taken over meanwhile stays in the store for its new owner.
+      return Promise.all(
+        told.map(
+          (entry) =>
+            entry?.lastWrite.then(
+              () => true,
+              () => false,
+            ) ?? false,
+        ),
+      );
     },
     lost(ids) {
-      for (const id of ids === "all" ? host.ids() : ids) host.drop(id);
+      for (const id of ids) host.drop(id);
     },
     started() {
       const claimed = early ?? [];
@@ -69,4 +80,18 @@ export async function listedElsewhere(
       const { context: _context, ...rest } = info(id, machineId, snapshot);
       return rest;
     });
+}
+
+/**
+ * Waits until what an event changed in a hosted actor is durable. When another process took the actor
+ * over meanwhile (this one's lease had lapsed), its write is refused: the event then goes to that process
+ * through the store, so it is recorded either way. Call after sending the event and `host.flush()`.
+ */
+export async function landedOrRelayed(store: SnapshotStore, entry: Entry, event: EventObject): Promise<void> {
+  try {
+    await entry.lastWrite;
+  } catch (error) {
+    if (!(error instanceof ActorTakenOverError) || !isSharedStore(store)) throw error;
+    await store.sendTo({ id: entry.id, event: event as StoredDelivery["event"] });
+  }
 }

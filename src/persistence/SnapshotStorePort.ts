@@ -9,6 +9,12 @@ export interface SnapshotStoreOpenOptions {
   onWarning: (message: string) => void;
   /** What a store shared by several processes tells its host while open; other stores ignore it. */
   shared?: SharedStoreEvents;
+  /**
+   * What this process names itself when it alone runs under that name on its host (the runtime: its
+   * state directory, which it holds locked). A store shared by several processes gives the actors of
+   * an earlier process of the same name and host back at once, rather than once its lease lapses.
+   */
+  instance?: string;
 }
 
 /** An event for an actor, sent through a store shared by several processes. */
@@ -22,12 +28,13 @@ export interface SharedStoreEvents {
   /** Live records this process now owns (their process stopped, or its lease lapsed): host them. */
   claimed(records: ReadonlyArray<Readonly<ActorRecord>>): void;
   /**
-   * Events other processes sent to actors this process owns: resolves true once their changes are
-   * durable, false when the host cannot take them yet (they stay stored for the next round).
+   * Events other processes sent to actors this process owns: resolves, for each, whether it was applied
+   * and its change is durable (one that was not, the host not running yet or the actor not hosted here,
+   * stays stored for a later round).
    */
-  delivered(deliveries: readonly StoredDelivery[]): Promise<boolean>;
-  /** Actors another process has taken over (this one's lease lapsed): dropped here, unwritten. */
-  lost(ids: readonly string[] | "all"): void;
+  delivered(deliveries: readonly StoredDelivery[]): Promise<readonly boolean[]>;
+  /** Actors another process has taken over (while this one's lease had lapsed): dropped here, unwritten. */
+  lost(ids: readonly string[]): void;
 }
 
 /**

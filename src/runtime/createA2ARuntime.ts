@@ -215,9 +215,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     recordAnswer: async (threadId, message) => {
       // Collaborations another process runs hear of it through the shared store, once it is stored there.
       const relayed = relayResponse(threadId, message);
-      const told = trackResponse(threadId, message);
       // The caller may treat the answer as recorded once handleDiscordMessage returns: make it so.
-      await Promise.all([relayed, told > 0 ? actors.persisted() : undefined]);
+      await Promise.all([relayed, trackResponse(threadId, message)]);
     },
     exchangeRules: (agentId) => ({
       maxPingPongTurns: resolveAgentA2ASettings(config, agentId).maxPingPongTurns,

@@ -1,7 +1,9 @@
+import { cameAfter } from "../machines/index.js";
 import { type ActorRecord, isSharedStore } from "../persistence/index.js";
 import type { Entry } from "../durable/hostedActors.js";
 import type { InboundDiscordMessage } from "../services/index.js";
 import type { Host } from "../durable/DurableHost.js";
+import { landedOrRelayed } from "../durable/sharedStoreEvents.js";
 import type { AwaitingAnswers } from "./AwaitingAnswers.js";
 import { type CollaborationMeta, collaborationMeta, dormantMeta } from "./collaborationMeta.js";
 import type { MentionSummary } from "./ports.js";
@@ -45,14 +47,23 @@ export function createMentionTracking(deps: MentionTrackingDeps) {
   const { actors, threads, agentOfBot, requireStarted, now, cleanupMaxAgeMs } = deps;
   const { awaiting } = deps;
 
-  /** Tells every collaboration awaiting an answer in the thread; returns how many were told. */
-  function trackResponse(threadId: string, m: InboundDiscordMessage): number {
-    let told = 0;
+  /**
+   * Tells every collaboration awaiting an answer in the thread; resolves once each one told has it
+   * durably (relayed through a shared store to the process that took it over meanwhile, if one did).
+   * Resolves how many were told.
+   */
+  async function trackResponse(threadId: string, m: InboundDiscordMessage): Promise<number> {
+    const event = responseEvent(m);
+    const told: Entry[] = [];
     for (const id of awaiting.in(threadId)) {
       const entry = actors.hostedOrWoken(id);
-      if (entry !== undefined && tellResponse(entry, responseEvent(m))) told += 1;
+      if (entry !== undefined && tellResponse(entry, event)) told.push(entry);
     }
-    return told;
+    if (told.length === 0) return 0;
+    actors.flush();
+    const store = actors.openStore("handleDiscordMessage");
+    await Promise.all(told.map((entry) => landedOrRelayed(store, entry, event)));
+    return told.length;
   }
 
   /**
@@ -68,7 +79,7 @@ export function createMentionTracking(deps: MentionTrackingDeps) {
     // try of a post in flight, which EarlierPosts reads as the post's age.
     // A message of the target's from before the mention (delivered late) cannot answer it either.
     const meta = collaborationMeta(entry.actor);
-    if (agentOfBot.get(event.authorId) !== meta.targetAgentId || event.at < (meta.sentAt ?? 0)) return false;
+    if (agentOfBot.get(event.authorId) !== meta.targetAgentId || !cameAfter(event, meta)) return false;
     entry.actor.send(event);
     return true;
   }
@@ -89,7 +100,7 @@ export function createMentionTracking(deps: MentionTrackingDeps) {
         !local.has(record.id) &&
         meta !== undefined &&
         meta.targetAgentId === author &&
-        m.ts >= (meta.sentAt ?? 0)
+        cameAfter({ at: m.ts, messageId: m.messageId }, meta)
       );
     });
     await Promise.all(others.map((record) => store.sendTo({ id: record.id, event: responseEvent(m) })));

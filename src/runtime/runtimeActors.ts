@@ -76,6 +76,8 @@ export function createRuntimeActors(d: RuntimeActorsDeps): Host {
     },
     {
       name: "A2ARuntime",
+      // The runtime holds the state directory's lock: no other process runs under this name meanwhile.
+      instance: d.stateDir,
       onEmitted: d.emit,
       metaOf: (entry) => (entry.kind === "collaborate" ? { ...collaborationMeta(entry.actor) } : undefined),
       onQueued: (entry, record) => {

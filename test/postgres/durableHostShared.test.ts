@@ -124,6 +124,7 @@ describe("fractional times on the PostgreSQL store", { timeout: 30_000 }, () => 
     expect((await second.get("b1"))?.value).toBe("on");
     await clock.advance(1, () => second.idle());
     expect(await second.get("b1")).toMatchObject({ status: "done", value: "off" });
-    expect(warnings).toEqual([]);
+    // The manual clock is years from the server's: the store says so, and nothing else.
+    expect(warnings.filter((w) => !/clock is \d+ ms behind/.test(w))).toEqual([]);
   });
 });

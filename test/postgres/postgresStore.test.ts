@@ -1,81 +1,17 @@
 // The PostgreSQL store on a real server: the SnapshotStore behaviour a host relies on, and what sharing
 // one schema between processes adds (ownership, fenced writes, takeover, the inbox, migrations).
-import { afterEach, describe, expect, it } from "vitest";
-import type {
-  ActorRecord,
-  ActorRecordRules,
-  SnapshotStoreOpenOptions,
-  StoredDelivery,
-} from "../../src/persistence/index.js";
+import { describe, expect, it } from "vitest";
 import {
   ActorTakenOverError,
   SnapshotStoreNotOpenError,
   InvalidActorRecordError,
 } from "../../src/persistence/index.js";
-import { createPostgresStore, type SharedSnapshotStore } from "../../src/persistence/postgres/index.js";
+import { createPostgresStore } from "../../src/persistence/postgres/index.js";
 import { usePostgres } from "../support/postgres.js";
 import { STORE_T0, storeRecord } from "../support/storeRecords.js";
+import { dbName, heard, ids, openStore as store, openOptions, until } from "./fixtures/sharedStores.js";
 
 const postgres = usePostgres();
-const RULES: ActorRecordRules = { machineVersions: { mention: 2 } };
-
-const toClose: SharedSnapshotStore[] = [];
-afterEach(async () => {
-  for (const store of toClose.splice(0)) await store.close();
-});
-
-interface Heard {
-  claimed: string[];
-  delivered: StoredDelivery[];
-  lost: Array<readonly string[] | "all">;
-  warnings: string[];
-}
-
-function options(heard?: Heard, deliver?: () => Promise<boolean | undefined>): SnapshotStoreOpenOptions {
-  return {
-    now: () => STORE_T0,
-    rules: RULES,
-    onWarning: (message) => heard?.warnings.push(message),
-    shared: {
-      claimed: (records) => heard?.claimed.push(...records.map((r) => r.id)),
-      delivered: async (deliveries) => {
-        if ((await deliver?.()) === false) return false;
-        heard?.delivered.push(...deliveries);
-        return true;
-      },
-      lost: (ids) => heard?.lost.push(ids),
-    },
-  };
-}
-
-const heard = (): Heard => ({ claimed: [], delivered: [], lost: [], warnings: [] });
-
-async function store(
-  url: string,
-  o: { leaseMs?: number; heard?: Heard; schema?: string; deliver?: () => Promise<boolean | undefined> } = {},
-): Promise<SharedSnapshotStore> {
-  const s = createPostgresStore({
-    connectionString: url,
-    schema: o.schema ?? "a2a",
-    leaseMs: o.leaseMs ?? 10_000,
-    pollMs: 20,
-  });
-  await s.open(options(o.heard, o.deliver));
-  toClose.push(s);
-  return s;
-}
-
-async function until<T>(what: string, probe: () => T | Promise<T>, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-const ids = (records: ReadonlyArray<Readonly<ActorRecord>>): string[] => records.map((r) => r.id).sort();
 
 describe("PostgreSQL store: one process", { timeout: 30_000 }, () => {
   it("round-trips a record with its timers and delayed events, and keeps it across close and open", async () => {
@@ -153,7 +89,7 @@ describe("PostgreSQL store: one process", { timeout: 30_000 }, () => {
     const url = await postgres().createDatabase();
     const s = createPostgresStore({ connectionString: url });
     await expect(s.get("a")).rejects.toThrow(SnapshotStoreNotOpenError);
-    await s.open(options());
+    await s.open(openOptions({}));
     await s.close();
     await expect(s.put([storeRecord("a")])).rejects.toThrow(/put\(\) refused: the store is not open/);
     await s.close();
@@ -204,8 +140,7 @@ describe("PostgreSQL store: schema and migrations", { timeout: 30_000 }, () => {
 
   it("refuses a schema a newer package migrated, saying so", async () => {
     const url = await postgres().createDatabase();
-    await (await store(url)).close();
-    toClose.splice(0);
+    await (await store(url, {}, true)).close();
     await postgres().query(
       "INSERT INTO a2a.migrations (version, name) VALUES (99, 'from the future')",
       [],
@@ -218,10 +153,9 @@ describe("PostgreSQL store: schema and migrations", { timeout: 30_000 }, () => {
 
   it("sets aside a record it cannot use when it claims it, and migrates an older one", async () => {
     const url = await postgres().createDatabase();
-    const writer = await store(url);
+    const writer = await store(url, {}, true);
     await writer.put([storeRecord("fine"), storeRecord("odd")]);
     await writer.close();
-    toClose.splice(0);
     await postgres().query(
       `UPDATE a2a.actors SET record = json_build_object('id', 'odd', 'machineId', 'gone', 'machineVersion', 1, 'snapshot', 1, 'timers', json_build_array(), 'status', 'active', 'updatedAt', 1) WHERE id = 'odd'`,
       [],
@@ -270,21 +204,6 @@ describe("PostgreSQL store: several processes on one schema", { timeout: 30_000 
     expect((await b.get("theirs"))?.updatedAt).toBe(STORE_T0);
   });
 
-  it("writes nothing once its lease has lapsed, even before it notices and before anyone takes its actors", async () => {
-    const url = await postgres().createDatabase();
-    const a = await store(url, { leaseMs: 60_000 });
-    await a.put([storeRecord("x")]);
-    await postgres().query(
-      "UPDATE a2a.owners SET lease_until = clock_timestamp() - interval '1 ms'",
-      [],
-      dbName(url),
-    );
-    await expect(a.put([storeRecord("x", { updatedAt: STORE_T0 + 1 })])).rejects.toThrow(/lease lapsed/);
-    await expect(a.put([storeRecord("new")])).rejects.toBeInstanceOf(ActorTakenOverError);
-    expect((await a.get("x"))?.updatedAt).toBe(STORE_T0);
-    expect(await a.get("new")).toBeUndefined();
-  });
-
   it("a finished actor stays finished: no process brings it back with a live put", async () => {
     const url = await postgres().createDatabase();
     const a = await store(url);
@@ -309,29 +228,6 @@ describe("PostgreSQL store: several processes on one schema", { timeout: 30_000 
     await until("b to claim a's actors", () => h.claimed.length === 3);
     expect(h.claimed).toEqual(["soon", "late", "never"]);
     expect(ids(await b.list("live"))).toEqual(["late", "never", "soon"]);
-  });
-
-  it("takes over a dead process's actors once its lease lapses; the dead one's writes are refused and it hears it lost them", async () => {
-    const url = await postgres().createDatabase();
-    const ha = heard();
-    const a = await store(url, { heard: ha, leaseMs: 600 });
-    const hb = heard();
-    const b = await store(url, { heard: hb, leaseMs: 600 });
-    await a.put([storeRecord("x")]);
-    // a's lease lapses (as when a process freezes longer than its lease): b takes x, a hears it at its next renewal.
-    await postgres().query(
-      "UPDATE a2a.owners SET lease_until = clock_timestamp() - interval '1 ms' WHERE id = (SELECT owner FROM a2a.actors WHERE id = 'x')",
-      [],
-      dbName(url),
-    );
-    await until("b to take x over", () => hb.claimed.includes("x"));
-    await expect(a.put([storeRecord("x", { updatedAt: STORE_T0 + 1 })])).rejects.toThrow(ActorTakenOverError);
-    await until("a to hear it lost its actors", () => ha.lost.includes("all"));
-    expect(ha.warnings.join("\n")).toMatch(/lease lapsed/);
-    // a registered again: new actors are its own, and x stays b's.
-    await a.put([storeRecord("y")]);
-    expect(ids(await a.list("live"))).toEqual(["y"]);
-    expect(ids(await b.list("live"))).toEqual(["x"]);
   });
 
   it("keeps an event quietly while the owner cannot take it yet, and delivers it once it can", async () => {
@@ -384,7 +280,3 @@ describe("PostgreSQL store: several processes on one schema", { timeout: 30_000 
     );
   });
 });
-
-function dbName(url: string): string {
-  return new URL(url).pathname.slice(1);
-}

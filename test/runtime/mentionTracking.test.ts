@@ -81,22 +81,22 @@ describe("createMentionTracking: trackResponse", () => {
     const puts = store.puts;
 
     // The requester's own post echoed back, a bystander bot, the target in another thread: nothing.
-    expect(trackResponse(toEden.threadId, botMessage(toEden.threadId, "ruda"))).toBe(0);
-    expect(trackResponse(toEden.threadId, botMessage(toEden.threadId, "seum"))).toBe(0);
-    expect(trackResponse(toSeum.threadId, botMessage(toSeum.threadId, "eden"))).toBe(0);
+    expect(await trackResponse(toEden.threadId, botMessage(toEden.threadId, "ruda"))).toBe(0);
+    expect(await trackResponse(toEden.threadId, botMessage(toEden.threadId, "seum"))).toBe(0);
+    expect(await trackResponse(toSeum.threadId, botMessage(toSeum.threadId, "eden"))).toBe(0);
     await parts.actors.idle();
     expect(store.puts).toBe(puts);
     expect(await store.get(toEden.mentionId)).toEqual(stored);
 
     // The target's answer ends every open mention of it in that thread.
-    expect(trackResponse(toEden.threadId, botMessage(toEden.threadId, "eden"))).toBe(2);
+    expect(await trackResponse(toEden.threadId, botMessage(toEden.threadId, "eden"))).toBe(2);
     await parts.actors.persisted();
     expect(await statusOf(mentions, toEden.mentionId)).toBe("responded");
     expect(await statusOf(mentions, toEdenAgain.mentionId)).toBe("responded");
     expect(await statusOf(mentions, toSeum.mentionId)).toBe("pending");
     expect(await store.get(toEden.mentionId)).toMatchObject({ status: "done" });
     // Answered: no longer awaited there, so a second answer tells nobody.
-    expect(trackResponse(toEden.threadId, botMessage(toEden.threadId, "eden"))).toBe(0);
+    expect(await trackResponse(toEden.threadId, botMessage(toEden.threadId, "eden"))).toBe(0);
   });
 
   it("a dormant collaboration (after a restart) is woken by its target's answer, not by another bot's message", async () => {
@@ -110,11 +110,11 @@ describe("createMentionTracking: trackResponse", () => {
     expect([...second.parts.actors.dormantRecords()].map((r) => r.id)).toEqual([sent.mentionId]);
     expect([...second.parts.actors.hostedEntries()]).toEqual([]);
     const puts = store.puts;
-    expect(second.trackResponse(sent.threadId, botMessage(sent.threadId, "ruda"))).toBe(0);
+    expect(await second.trackResponse(sent.threadId, botMessage(sent.threadId, "ruda"))).toBe(0);
     await second.parts.actors.idle();
     expect(store.puts).toBe(puts);
 
-    expect(second.trackResponse(sent.threadId, botMessage(sent.threadId, "eden"))).toBe(1);
+    expect(await second.trackResponse(sent.threadId, botMessage(sent.threadId, "eden"))).toBe(1);
     await second.parts.actors.persisted();
     expect(await store.get(sent.mentionId)).toMatchObject({
       status: "done",
@@ -153,7 +153,8 @@ describe("createMentionTracking: what a late message or a write in flight does n
     await parts.actors.persisted();
     const stored = await store.get(sent.mentionId);
     const puts = store.puts;
-    const late = { ...botMessage(sent.threadId, "eden"), ts: T0 - 1 };
+    // Discord's ids are in the order it made the messages: one made before the mention has a lower one.
+    const late = { ...botMessage(sent.threadId, "eden"), messageId: "1399999999999999999", ts: T0 - 1 };
     trackResponse(sent.threadId, late);
     await parts.actors.idle();
     expect(store.puts).toBe(puts);

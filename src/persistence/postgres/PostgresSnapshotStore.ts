@@ -24,20 +24,23 @@ import { GroupCommit } from "./groupCommit.js";
 import { migrate, quoteIdentifier } from "./migrations.js";
 import { Ownership } from "./ownership.js";
 import { codeOf, describeTarget, openFailure } from "./postgresErrors.js";
-import { leaseLength, type ResolvedPostgresStoreOptions } from "./postgresStoreOptions.js";
-import { named, putRecords, quarantineRecords, registerOwner, releaseOwner } from "./statements.js";
+import { queryTimeout, renewalTimeout, type ResolvedPostgresStoreOptions } from "./postgresStoreOptions.js";
+import { named, putRecords, quarantineRecords, releaseOwner } from "./statements.js";
 
 /** What the store holds while open. */
 interface Opened {
   pool: pg.Pool;
+  /** The lease's own connection. */
+  lease: pg.Pool;
   owner: string;
   rules: ActorRecordRules;
   events: SharedStoreEvents | undefined;
   warn: (message: string) => void;
   /** Puts, one statement at a time, in order. */
   commits: GroupCommit;
-  /** While this process registers again after its lease lapsed. */
-  registering?: Promise<void> | undefined;
+  ownership: Ownership;
+  /** The live actors this process holds: listed at open, claimed, or put by it. */
+  held: Set<string>;
 }
 
 /**
@@ -49,8 +52,6 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
   private readonly s: string;
   private readonly name: string;
   private opened: Opened | undefined;
-  /** The lease and takeover rounds, while open. */
-  private ownership: Ownership | undefined;
   private opening = false;
 
   constructor(private readonly o: ResolvedPostgresStoreOptions) {
@@ -62,15 +63,10 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
     if (this.opened !== undefined || this.opening) throw new SnapshotStoreInUseError(this.name);
     checkMachineVersions(options.rules.machineVersions, `${this.name}: open`);
     this.opening = true;
-    const pool = new pg.Pool({
-      connectionString: this.o.connectionString,
-      max: this.o.poolSize,
-      connectionTimeoutMillis: 5_000,
-      application_name: "a2a-statecharts",
-    });
-    // An idle connection the server drops (a restart) is reported here; without a listener it would end the process.
-    pool.on("error", () => undefined);
-    let registered: string | undefined;
+    const pool = this.pool(this.o.poolSize, queryTimeout(this.o));
+    const lease = this.pool(1, renewalTimeout(this.o));
+    const owner = randomUUID();
+    let registered = false;
     try {
       const client = await pool.connect();
       try {
@@ -84,20 +80,6 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
         machineVersions: { ...machineVersions },
         ...(migrations === undefined ? {} : { migrations: { ...migrations } }),
       };
-      const register = async (): Promise<string> => {
-        const id = randomUUID();
-        await pool.query(registerOwner(this.s), [id, process.pid, hostname(), leaseLength(this.o)]);
-        return id;
-      };
-      const opened: Opened = {
-        pool,
-        owner: await register(),
-        rules,
-        events: options.shared,
-        warn: options.onWarning,
-        commits: new GroupCommit((rows) => this.write(opened, rows)),
-      };
-      registered = opened.owner;
       // Filled by the claims open() makes; later claims are reported as warnings only.
       let report: SnapshotStoreOpenReport | undefined = {
         quarantinedFiles: [],
@@ -105,45 +87,69 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
         migrated: [],
         damagedJournals: [],
       };
+      const held = new Set<string>();
       const ownership = new Ownership({
         pool,
+        lease,
         s: this.s,
         leaseMs: this.o.leaseMs,
         pollMs: this.o.pollMs,
-        owner: () => opened.owner,
-        registerAgain: async () => {
-          // Puts wait for the new lease: a put under the lapsed one would be refused.
-          const again = register().then((id) => {
-            opened.owner = id;
-          });
-          opened.registering = again;
-          try {
-            await again;
-          } finally {
-            opened.registering = undefined;
-          }
-        },
+        owner,
+        pid: process.pid,
+        host: hostname(),
+        instance: options.instance,
+        held,
         usable: (records) => this.usable(opened, records, report),
         events: options.shared,
+        now: options.now,
         warn: options.onWarning,
       });
-      // What no living process owns is this one's from now: list("live") lists it.
+      const opened: Opened = {
+        pool,
+        lease,
+        owner,
+        rules,
+        events: options.shared,
+        warn: options.onWarning,
+        commits: new GroupCommit((rows) => this.write(opened, rows)),
+        ownership,
+        held,
+      };
+      await ownership.register();
+      registered = true;
+      // What no living process owns (and what this instance held before a restart) is this one's from now: list("live") lists it.
       await ownership.claimAll();
       const opening = report;
       report = undefined;
       this.opened = opened;
-      this.ownership = ownership;
       ownership.start();
       return opening;
     } catch (error) {
       // What it claimed goes back at once rather than when the lease lapses.
-      if (registered !== undefined)
-        await pool.query(releaseOwner(this.s), [registered]).catch(() => undefined);
-      await pool.end().catch(() => undefined);
+      if (registered) await lease.query(releaseOwner(this.s), [owner]).catch(() => undefined);
+      await Promise.all([pool.end(), lease.end()]).catch(() => undefined);
       throw openFailure(error, this.o);
     } finally {
       this.opening = false;
     }
+  }
+
+  private pool(max: number, timeoutMs: number): pg.Pool {
+    const pool = new pg.Pool({
+      connectionString: this.o.connectionString,
+      max,
+      connectionTimeoutMillis: Math.max(5_000, timeoutMs),
+      // Bounded waits: a silent connection (a host gone dark) fails its query and is dropped, and
+      // keep-alive notices it while idle.
+      query_timeout: timeoutMs,
+      statement_timeout: timeoutMs,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 5_000,
+      application_name: "a2a-statecharts",
+    });
+    // An idle connection the server drops (a restart) is reported here; without a listener it would end the process.
+    pool.on("error", () => undefined);
+    return pool;
   }
 
   async get(id: string): Promise<ActorRecord | undefined> {
@@ -161,36 +167,51 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
     if (checked.length > 0) await commits.put(checked);
   }
 
-  /** One statement writing a batch, fenced by this process's ownership. */
+  /**
+   * One statement writing a batch, fenced by this process's ownership. Refused only because this
+   * process's own lease lapsed (a pause, the server out of reach for a while), it renews the lease
+   * and writes again: that is no takeover.
+   */
   private async write(opened: Opened, rows: ActorRecord[]): Promise<void> {
-    await opened.registering?.catch(() => undefined);
-    try {
-      await opened.pool.query(
-        named(this.s, "put", putRecords(this.s), [
-          opened.owner,
-          rows.map((r) => r.id),
-          rows.map((r) => r.machineId),
-          rows.map((r) => r.machineVersion),
-          rows.map((r) => r.status),
-          // The bigint columns take whole milliseconds; the record keeps a fractional time exactly.
-          rows.map((r) => Math.floor(r.updatedAt)),
-          rows.map((r) => JSON.stringify(r)),
-          rows.map((r) => nextDue(r) ?? null),
-        ]),
-      );
-    } catch (error) {
-      if (codeOf(error) === "A2A01") {
-        const detail = (error as { detail?: unknown }).detail;
-        throw new ActorTakenOverError(
-          typeof detail === "string" ? detail.split("\n") : rows.map((r) => r.id),
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await opened.pool.query(
+          named(this.s, "put", putRecords(this.s), [
+            opened.owner,
+            rows.map((r) => r.id),
+            rows.map((r) => r.machineId),
+            rows.map((r) => r.machineVersion),
+            rows.map((r) => r.status),
+            // The bigint columns take whole milliseconds; the record keeps a fractional time exactly.
+            rows.map((r) => Math.floor(r.updatedAt)),
+            rows.map((r) => JSON.stringify(r)),
+            rows.map((r) => nextDue(r) ?? null),
+          ]),
         );
+        for (const r of rows) {
+          if (r.status === "active") opened.held.add(r.id);
+          else opened.held.delete(r.id);
+        }
+        return;
+      } catch (error) {
+        const code = codeOf(error);
+        if (code === "A2A02" && attempt < 3) {
+          await opened.ownership.renewNow();
+          continue;
+        }
+        if (code === "A2A01") {
+          const detail = (error as { detail?: unknown }).detail;
+          const ids = typeof detail === "string" ? detail.split("\n") : rows.map((r) => r.id);
+          for (const id of ids) opened.held.delete(id);
+          throw new ActorTakenOverError(ids);
+        }
+        throw error;
       }
-      throw error;
     }
   }
 
   async list(which: "live" | "archive"): Promise<Array<Readonly<ActorRecord>>> {
-    const { pool, owner } = this.held("list");
+    const { pool, owner, held } = this.held("list");
     checkListKind(this.name, which);
     const found =
       which === "live"
@@ -201,6 +222,7 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
         : await pool.query<{ record: ActorRecord }>(
             `SELECT record FROM ${this.s}.actors WHERE status <> 'active'`,
           );
+    if (which === "live") for (const row of found.rows) held.add(row.record.id);
     return found.rows.map((row) => row.record);
   }
 
@@ -223,17 +245,16 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
     const opened = this.opened;
     if (opened === undefined) return;
     this.opened = undefined;
-    await this.ownership?.stop();
-    this.ownership = undefined;
+    await opened.ownership.stop();
     try {
-      await opened.pool.query(releaseOwner(this.s), [opened.owner]);
+      await opened.lease.query(releaseOwner(this.s), [opened.owner]);
     } catch (error) {
       // The lease lapses by itself: the others take the actors over then.
       opened.warn(
         `${this.name}: could not hand the actors over at close (${errorText(error)}); they are taken over once the lease lapses`,
       );
     }
-    await opened.pool.end();
+    await Promise.all([opened.pool.end(), opened.lease.end()]);
   }
 
   async listEveryLive(
@@ -282,6 +303,7 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
       good.push(checked.record);
     }
     if (bad.length > 0) {
+      for (const { id } of bad) opened.held.delete(id);
       await opened.pool.query(quarantineRecords(this.s), [
         opened.owner,
         bad.map((b) => b.id),

@@ -14,6 +14,9 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: (s:
         id text PRIMARY KEY,
         pid integer NOT NULL,
         host text NOT NULL,
+        -- What the process names itself when it alone runs there (the runtime: its locked state
+        -- directory): one that starts again under this name on this host takes the actors back at once.
+        instance text,
         started_at timestamptz NOT NULL DEFAULT clock_timestamp(),
         lease_until timestamptz NOT NULL
       );
@@ -56,6 +59,12 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: (s:
       BEGIN
         RAISE EXCEPTION 'not owned by this process: %', array_to_string(ids, ', ')
           USING ERRCODE = 'A2A01', DETAIL = array_to_string(ids, chr(10));
+      END
+      $fn$;
+      -- A put refused because this process's own lease lapsed: it renews and tries again (no takeover).
+      CREATE FUNCTION ${s}.lease_lapsed() RETURNS void LANGUAGE plpgsql AS $fn$
+      BEGIN
+        RAISE EXCEPTION 'the lease of this process lapsed' USING ERRCODE = 'A2A02';
       END
       $fn$;
     `,

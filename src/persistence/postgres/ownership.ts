@@ -1,73 +1,183 @@
+import { performance } from "node:perf_hooks";
 import type { Pool } from "pg";
 import type { ActorRecord } from "../actorRecord.js";
 import { errorText } from "../DurableJsonFile.js";
 import type { SharedStoreEvents, StoredDelivery } from "../SnapshotStorePort.js";
 import { leaseLength } from "./postgresStoreOptions.js";
-import { claimOrphans, forgetDeadOwners, named, orphanCheck, renewLease, takeInbox } from "./statements.js";
+import {
+  claimOrphans,
+  forgetDeadOwners,
+  heldElsewhere,
+  named,
+  orphanCheck,
+  ownedUnheld,
+  predecessors,
+  renewLease,
+  takeInbox,
+} from "./statements.js";
 
 /** Actors claimed per statement: a takeover of many goes on in several rounds, soonest due first. */
 const CLAIM_BATCH = 1_000;
 const INBOX_BATCH = 500;
+/** A clock this far from the server's is said once: due times taken over between processes are off by it. */
+const SKEW_SAID_MS = 1_000;
 
 export interface OwnershipOptions {
+  /** The application's connections. */
   pool: Pool;
+  /** A connection of its own for the lease: a renewal never waits behind the application's queries. */
+  lease: Pool;
   /** The quoted schema name. */
   s: string;
   leaseMs: number;
   pollMs: number;
-  /** This process's owner id now (it changes when the lease lapsed and the process registers again). */
-  owner: () => string;
-  /** Registers this process again under a new owner id, after its lease lapsed. */
-  registerAgain: () => Promise<void>;
+  /** This process's owner id, kept for its life: a lapsed lease is renewed under it. */
+  owner: string;
+  /** How the process is recorded: pid, host, and its instance name (see SnapshotStoreOpenOptions). */
+  pid: number;
+  host: string;
+  instance: string | undefined;
+  /** The live actors this process holds, as far as the store knows (kept by the store and here). */
+  held: Set<string>;
   /** Checks claimed records (migration, restorability); returns the usable ones, setting the others aside. */
   usable: (records: ActorRecord[]) => Promise<ActorRecord[]>;
   events: SharedStoreEvents | undefined;
+  now: () => number;
   warn: (message: string) => void;
 }
 
 /**
- * While the store is open: renews this process's lease every third of `leaseMs`, and every `pollMs`
- * takes over actors whose owner is gone and hands the events other processes sent to this one's actors
- * to the host. A failed round (the server restarting, say) is tried again at the next tick.
+ * While the store is open: renews this process's lease every third of `leaseMs` on a connection of its
+ * own, and every `pollMs` takes over actors whose owner is gone, reconciles what this process holds with
+ * what the database says it owns, and hands the events other processes sent to this one's actors to the
+ * host. A failed round (the server restarting, say) is tried again at the next tick; every query is
+ * bounded by the pool's timeouts, so a silent connection cannot stop the rounds.
  */
 export class Ownership {
   private renewTimer: NodeJS.Timeout | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private running = false;
-  private renewing: Promise<void> = Promise.resolve();
+  private renewal: Promise<void> | undefined;
   private polling: Promise<void> = Promise.resolve();
+  /** When the lease was last renewed (monotonic ms): past its length, it has lapsed. */
+  private renewedAt = performance.now();
+  /** Said once per lapse, until the lease holds again. */
+  private lapsed = false;
+  /** After a lapse: which held actors other processes took meanwhile. */
+  private checkTaken = false;
+  /** A claim whose outcome is unknown (its reply was lost): what the database says is this process's. */
+  private checkOwned = false;
+  /** Inbox events the host could not apply (an actor it does not host): passed over for a while, by seq. */
+  private readonly unapplied = new Map<string, number>();
+  private skewSaid = false;
+  private registered = false;
   /** The last failure said, so that a server down for a while is reported once, not at every tick. */
   private lastProblem: string | undefined;
 
   constructor(private readonly o: OwnershipOptions) {}
 
+  /** Registers the process (its first lease). */
+  async register(): Promise<void> {
+    await this.renewNow();
+  }
+
   start(): void {
     this.running = true;
-    this.renewTimer = setInterval(
-      () => {
-        this.renewing = this.renewing.then(() => this.renew());
-      },
-      Math.max(1, Math.floor(this.o.leaseMs / 3)),
-    );
-    this.renewTimer.unref();
+    this.scheduleRenewal();
     this.schedulePoll();
   }
 
   async stop(): Promise<void> {
     this.running = false;
-    clearInterval(this.renewTimer);
+    clearTimeout(this.renewTimer);
     clearTimeout(this.pollTimer);
-    await Promise.all([this.renewing, this.polling]);
+    await Promise.all([this.renewal?.catch(() => undefined), this.polling]);
   }
 
-  /** Claims orphaned actors until none is left; returns the usable ones (open() hosts them itself). */
+  /** Renews the lease now (one renewal at a time: a caller during one waits for it). */
+  renewNow(): Promise<void> {
+    this.renewal ??= this.renew().finally(() => {
+      this.renewal = undefined;
+    });
+    return this.renewal;
+  }
+
+  /** Claims orphaned actors, and those of this instance's predecessors, until none is left; returns the usable ones. */
   async claimAll(): Promise<ActorRecord[]> {
+    const { lease, s, owner, host, instance } = this.o;
+    const before =
+      instance === undefined
+        ? []
+        : (await lease.query<{ id: string }>(predecessors(s), [owner, host, instance])).rows.map((r) => r.id);
     const claimed: ActorRecord[] = [];
     for (;;) {
-      const batch = await this.claim();
+      const batch = await this.claim(before);
       claimed.push(...batch.usable);
-      if (batch.count < CLAIM_BATCH) return claimed;
+      if (batch.count < CLAIM_BATCH) break;
     }
+    if (before.length > 0) await lease.query(`DELETE FROM ${s}.owners WHERE id = ANY($1::text[])`, [before]);
+    return claimed;
+  }
+
+  private scheduleRenewal(): void {
+    if (!this.running) return;
+    this.renewTimer = setTimeout(
+      () => {
+        const since = performance.now() - this.renewedAt;
+        if (!this.lapsed && since > leaseLength(this.o)) {
+          this.lapsed = true;
+          this.o.warn(
+            `PostgreSQL store: this process's lease lapsed (last renewed ${Math.round(since)} ms ago: the server was out of reach, or the process paused); its writes wait until it is renewed`,
+          );
+        }
+        this.renewNow()
+          .then(() => this.o.lease.query(forgetDeadOwners(this.o.s)))
+          .catch((error: unknown) =>
+            this.problem(`renewing the lease failed (${errorText(error)}); trying again`),
+          )
+          .finally(() => this.scheduleRenewal());
+      },
+      Math.max(1, Math.floor(this.o.leaseMs / 3)),
+    );
+    this.renewTimer.unref();
+  }
+
+  private async renew(): Promise<void> {
+    const { lease, s, owner, pid, host, instance } = this.o;
+    const asked = this.o.now();
+    const started = performance.now();
+    const renewed = await lease.query<{ lapsed_ms: number | null; server_now: number }>(
+      named(s, "renew", renewLease(s), [owner, leaseLength(this.o), pid, host, instance ?? null]),
+    );
+    const first = !this.registered;
+    this.registered = true;
+    this.renewedAt = started;
+    this.recovered();
+    const row = renewed.rows[0];
+    if (row === undefined) return;
+    this.checkSkew(asked, this.o.now(), row.server_now);
+    // Null: the row was gone (never registered, or forgotten long after a lapse).
+    const lapsedMs = row.lapsed_ms;
+    const hadLapsed = lapsedMs === null ? !first : lapsedMs >= 0;
+    if (!hadLapsed && !this.lapsed) return;
+    const how = lapsedMs !== null && lapsedMs >= 0 ? ` ${Math.round(lapsedMs)} ms before` : "";
+    this.o.warn(
+      hadLapsed
+        ? `PostgreSQL store: this process's lease is renewed again (it had lapsed${how}); actors other processes took over meanwhile are dropped here`
+        : "PostgreSQL store: this process's lease is renewed again, late but before others could take its actors",
+    );
+    this.lapsed = false;
+    // Other processes may have taken some actors over meanwhile: the next poll asks which.
+    if (hadLapsed) this.checkTaken = true;
+  }
+
+  private checkSkew(asked: number, answered: number, serverNow: number): void {
+    const skew = (asked + answered) / 2 - serverNow;
+    if (this.skewSaid || Math.abs(skew) <= SKEW_SAID_MS + (answered - asked) / 2) return;
+    this.skewSaid = true;
+    this.o.warn(
+      `PostgreSQL store: this process's clock is ${Math.round(Math.abs(skew))} ms ${skew > 0 ? "ahead of" : "behind"} the database server's; actors taken over from or by other processes fire off by the difference between their clocks`,
+    );
   }
 
   private schedulePoll(): void {
@@ -78,33 +188,13 @@ export class Ownership {
     this.pollTimer.unref();
   }
 
-  private async renew(): Promise<void> {
-    if (!this.running) return;
-    try {
-      const { pool, s } = this.o;
-      const renewed = await pool.query(
-        named(s, "renew", renewLease(s), [this.o.owner(), leaseLength(this.o)]),
-      );
-      if (renewed.rowCount === 0) {
-        // Lapsed (the server was out of reach longer than the lease): another process may own our actors now.
-        this.o.warn(
-          `PostgreSQL store: this process's lease lapsed; dropping its actors and claiming again what no one took`,
-        );
-        this.o.events?.lost("all");
-        await this.o.registerAgain();
-      }
-      await pool.query(forgetDeadOwners(s));
-      this.recovered();
-    } catch (error) {
-      this.problem(`renewing the lease failed (${errorText(error)}); trying again`);
-    }
-  }
-
   private async poll(): Promise<void> {
     if (!this.running) return;
     try {
+      if (this.checkTaken) await this.dropTaken();
+      if (this.checkOwned) await this.hostOwned();
       for (;;) {
-        const batch = await this.claim();
+        const batch = await this.claim([]);
         if (batch.usable.length > 0) this.o.events?.claimed(batch.usable);
         if (batch.count < CLAIM_BATCH || !this.running) break;
       }
@@ -115,35 +205,76 @@ export class Ownership {
     }
   }
 
-  private async claim(): Promise<{ count: number; usable: ActorRecord[] }> {
-    const { pool, s } = this.o;
+  private async claim(before: string[]): Promise<{ count: number; usable: ActorRecord[] }> {
+    const { pool, s, owner } = this.o;
     const check = await pool.query<{ dead: string[]; unowned: boolean }>(
-      named(s, "orphans", orphanCheck(s), []),
+      named(s, "orphans", orphanCheck(s), [owner]),
     );
     const { dead, unowned } = check.rows[0] ?? { dead: [], unowned: false };
-    if (dead.length === 0 && !unowned) return { count: 0, usable: [] };
-    const claimed = await pool.query<{ record: ActorRecord }>(claimOrphans(s), [
-      this.o.owner(),
-      CLAIM_BATCH,
-      dead,
-    ]);
+    if (dead.length === 0 && before.length === 0 && !unowned) return { count: 0, usable: [] };
+    let claimed;
+    try {
+      claimed = await pool.query<{ record: ActorRecord }>(claimOrphans(s), [
+        owner,
+        CLAIM_BATCH,
+        [...dead, ...before],
+        before,
+      ]);
+    } catch (error) {
+      // It may have committed with its reply lost: the next poll asks what this process owns.
+      this.checkOwned = true;
+      throw error;
+    }
     const records = claimed.rows.map((row) => row.record);
+    for (const record of records) this.o.held.add(record.id);
     return { count: records.length, usable: records.length === 0 ? [] : await this.o.usable(records) };
+  }
+
+  /** Hosts the live actors the database says are this process's but that it does not hold. */
+  private async hostOwned(): Promise<void> {
+    const { pool, s, owner, held } = this.o;
+    const found = await pool.query<{ record: ActorRecord }>(ownedUnheld(s), [owner, [...held]]);
+    this.checkOwned = false;
+    const records = found.rows.map((row) => row.record);
+    if (records.length === 0) return;
+    for (const record of records) held.add(record.id);
+    const usable = await this.o.usable(records);
+    if (usable.length > 0) this.o.events?.claimed(usable);
+  }
+
+  /** Drops the held actors another process took over while this one's lease had lapsed. */
+  private async dropTaken(): Promise<void> {
+    const { pool, s, owner, held } = this.o;
+    const found = await pool.query<{ id: string }>(heldElsewhere(s), [owner, [...held]]);
+    this.checkTaken = false;
+    const ids = found.rows.map((row) => row.id);
+    if (ids.length === 0) return;
+    for (const id of ids) held.delete(id);
+    this.o.warn(
+      `PostgreSQL store: ${ids.length} actor(s) were taken over by other processes while this one's lease had lapsed; dropped here`,
+    );
+    this.o.events?.lost(ids);
   }
 
   private async deliverInbox(): Promise<void> {
     const events = this.o.events;
     if (events === undefined) return;
-    const { pool, s } = this.o;
+    const { pool, s, owner } = this.o;
+    const now = performance.now();
+    // An event the host could not apply waits a few polls, so that it never holds the others back.
+    for (const [seq, at] of this.unapplied) if (now - at > 4 * this.o.pollMs) this.unapplied.delete(seq);
     const taken = await pool.query<{ seq: string; actor_id: string; event: StoredDelivery["event"] }>(
-      named(s, "inbox", takeInbox(s), [this.o.owner(), INBOX_BATCH]),
+      named(s, "inbox", takeInbox(s), [owner, INBOX_BATCH, [...this.unapplied.keys()]]),
     );
     if (taken.rows.length === 0) return;
-    // Deleted only once delivered and durable: a crash in between delivers them again (an answer twice is one answer).
-    if (!(await events.delivered(taken.rows.map((row) => ({ id: row.actor_id, event: row.event }))))) return;
-    await pool.query(`DELETE FROM ${s}.inbox WHERE seq = ANY($1::int8[])`, [
-      taken.rows.map((row) => row.seq),
-    ]);
+    // Each is deleted only once applied and durable: a crash in between delivers it again (an answer twice is one answer).
+    const applied = await events.delivered(taken.rows.map((row) => ({ id: row.actor_id, event: row.event })));
+    const done: string[] = [];
+    taken.rows.forEach((row, i) => {
+      if (applied[i] === true) done.push(row.seq);
+      else this.unapplied.set(row.seq, now);
+    });
+    if (done.length > 0) await pool.query(`DELETE FROM ${s}.inbox WHERE seq = ANY($1::int8[])`, [done]);
   }
 
   private problem(message: string): void {

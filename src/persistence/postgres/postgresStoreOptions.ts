@@ -38,6 +38,20 @@ export function leaseLength(o: { leaseMs: number; pollMs: number }): number {
   return o.leaseMs - o.pollMs;
 }
 
+/**
+ * How long a query may take before the store gives up on it and its connection (client side, and
+ * `statement_timeout` on the server): a silent connection is noticed in this time, not the kernel's
+ * ~15 minutes. Failed writes are retried, so a slow server costs time, never data.
+ */
+export function queryTimeout(o: { leaseMs: number }): number {
+  return Math.min(10_000, Math.max(1_000, o.leaseMs));
+}
+
+/** How long a renewal may take: a third of the lease, as renewals come every third. */
+export function renewalTimeout(o: { leaseMs: number }): number {
+  return Math.max(500, Math.floor(o.leaseMs / 3));
+}
+
 const FN = "createPostgresStore";
 
 /** The options with their defaults; a TypeError naming the option for a wrong one. */

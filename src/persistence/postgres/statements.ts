@@ -13,8 +13,9 @@ export function named(s: string, name: string, text: string, values: unknown[]):
  * A batch put as one statement (so it is atomic without a transaction's extra round trips): each
  * record is inserted, or updated when this process owns it (or both copies are finished, which is
  * final), and only while this process's lease holds (a process whose lease lapsed writes nothing: the
- * others may be taking its actors over); its next due time is set or cleared; when any record cannot be
- * written, not_owned() raises and nothing of the batch is written.
+ * others may be taking its actors over); its next due time is set or cleared. When anything cannot be
+ * written, nothing of the batch is: lease_lapsed() raises when the lease is the reason (the process
+ * renews it and tries again), not_owned() when another process owns an actor (a takeover).
  * $1 owner; $2.. the records' columns as arrays.
  */
 export const putRecords = (s: string): string => `
@@ -43,37 +44,60 @@ export const putRecords = (s: string): string => `
     DELETE FROM ${s}.timers t USING input i, written w
     WHERE w.id = i.id AND t.actor_id = i.id AND (i.status <> 'active' OR i.due_at IS NULL)
   )
-  SELECT ${s}.not_owned(array_agg(i.id)) FROM input i
+  SELECT CASE WHEN EXISTS (SELECT 1 FROM leased) THEN ${s}.not_owned(array_agg(i.id)) ELSE ${s}.lease_lapsed() END
+  FROM input i
   WHERE NOT EXISTS (SELECT 1 FROM written w WHERE w.id = i.id)
   HAVING count(*) > 0`;
 
-export const registerOwner = (s: string): string =>
-  `INSERT INTO ${s}.owners (id, pid, host, lease_until)
-   VALUES ($1, $2, $3, clock_timestamp() + $4 * interval '1 millisecond')`;
+/**
+ * Registers this process, or extends its lease: also one that lapsed, as the process keeps its id (what
+ * others took over meanwhile is theirs, and this one's writes of it are refused). Returns how long ago
+ * the lease had lapsed (null: never registered, or forgotten; negative: it held) and the server's clock.
+ * $1 owner, $2 lease length in ms, $3 pid, $4 host, $5 instance.
+ */
+export const renewLease = (s: string): string => `
+  WITH was AS (SELECT lease_until FROM ${s}.owners WHERE id = $1)
+  INSERT INTO ${s}.owners AS o (id, pid, host, instance, lease_until)
+  VALUES ($1, $3, $4, $5, clock_timestamp() + $2 * interval '1 millisecond')
+  ON CONFLICT (id) DO UPDATE SET lease_until = excluded.lease_until
+  RETURNING (SELECT extract(epoch FROM clock_timestamp() - lease_until) * 1000 FROM was)::float8 AS lapsed_ms,
+            (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS server_now`;
 
-/** Extends this process's lease, unless it has lapsed already (then its actors may be another's). */
-export const renewLease = (s: string): string =>
-  `UPDATE ${s}.owners SET lease_until = clock_timestamp() + $2 * interval '1 millisecond'
-   WHERE id = $1 AND lease_until > clock_timestamp() RETURNING id`;
+/** The earlier owners under this instance name on this host: dead, as the name is held by one process at a time. $1 owner, $2 host, $3 instance. */
+export const predecessors = (s: string): string =>
+  `SELECT id FROM ${s}.owners WHERE instance = $3 AND host = $2 AND id <> $1`;
 
-/** Owners whose lease lapsed, and whether any live actor has no owner: the cheap check before a claim. */
+/** Other owners whose lease lapsed, and whether any live actor has no owner: the cheap check before a claim. $1 owner. */
 export const orphanCheck = (s: string): string =>
-  `SELECT array(SELECT id FROM ${s}.owners WHERE lease_until < clock_timestamp()) AS dead,
+  `SELECT array(SELECT id FROM ${s}.owners WHERE lease_until < clock_timestamp() AND id <> $1) AS dead,
           EXISTS (SELECT 1 FROM ${s}.actors WHERE status = 'active' AND owner IS NULL) AS unowned`;
 
 /**
  * Takes over live actors without a living owner, soonest due first; rows another process is claiming
- * at this moment are skipped, not waited for. $1 owner, $2 limit, $3 the lapsed owners.
+ * at this moment are skipped, not waited for. An owner listed as lapsed that has renewed since keeps its
+ * actors, unless it is a predecessor (dead for sure). $1 owner, $2 limit, $3 the lapsed owners and
+ * predecessors, $4 the predecessors.
  */
 export const claimOrphans = (s: string): string => `
   WITH orphans AS (
     SELECT a.id FROM ${s}.actors a LEFT JOIN ${s}.timers t ON t.actor_id = a.id
     WHERE a.status = 'active' AND (a.owner IS NULL OR a.owner = ANY($3::text[]))
+      AND NOT EXISTS (SELECT 1 FROM ${s}.owners o
+                      WHERE o.id = a.owner AND o.lease_until > clock_timestamp() AND NOT o.id = ANY($4::text[]))
     ORDER BY t.due_at NULLS LAST
     LIMIT $2
     FOR UPDATE OF a SKIP LOCKED
   )
   UPDATE ${s}.actors a SET owner = $1 FROM orphans o WHERE a.id = o.id RETURNING a.record`;
+
+/** Live actors this process owns but does not know it holds (a claim whose reply was lost). $1 owner, $2 the ids it holds. */
+export const ownedUnheld = (s: string): string =>
+  `SELECT record FROM ${s}.actors WHERE owner = $1 AND status = 'active' AND NOT id = ANY($2::text[])`;
+
+/** Of the ids this process holds, those it no longer owns (taken over while its lease had lapsed). $1 owner, $2 the ids. */
+export const heldElsewhere = (s: string): string =>
+  `SELECT h.id FROM unnest($2::text[]) AS h(id)
+   WHERE NOT EXISTS (SELECT 1 FROM ${s}.actors a WHERE a.id = h.id AND a.owner = $1 AND a.status = 'active')`;
 
 /** Lapsed owners that no live actor names any more: gone for good. */
 export const forgetDeadOwners = (s: string): string =>
@@ -90,9 +114,10 @@ export const quarantineRecords = (s: string): string => `
   INSERT INTO ${s}.quarantine (id, problem, record)
   SELECT g.id, p.problem, g.record FROM gone g JOIN unnest($2::text[], $3::text[]) AS p(id, problem) ON p.id = g.id`;
 
+/** Events for this process's actors, oldest first, but those its host could not apply last time. $1 owner, $2 limit, $3 seqs to pass over. */
 export const takeInbox = (s: string): string =>
   `SELECT i.seq, i.actor_id, i.event FROM ${s}.inbox i JOIN ${s}.actors a ON a.id = i.actor_id
-   WHERE a.owner = $1 AND a.status = 'active' ORDER BY i.seq LIMIT $2`;
+   WHERE a.owner = $1 AND a.status = 'active' AND NOT i.seq = ANY($3::int8[]) ORDER BY i.seq LIMIT $2`;
 
 /** Lets go of this process's actors (the others claim them on their next poll) and of its lease. */
 export const releaseOwner = (s: string): string => `
