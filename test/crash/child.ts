@@ -330,8 +330,13 @@ async function main(): Promise<void> {
       const [answer] = open.splice(Math.floor(random() * open.length), 1);
       if (answer !== undefined) {
         await runtime.handleDiscordMessage({
-          // A Discord id (the runtime refuses any other), unique per process and answer.
-          messageId: String(1_500_000_000_000_000_000n + BigInt(process.pid) * 100_000n + BigInt(n)),
+          // A Discord id made now (the runtime refuses any other, and orders an answer after its mention
+          // by it), unique per process and answer.
+          messageId: (
+            ((BigInt(Date.now()) - 1_420_070_400_000n) << 22n) |
+            (BigInt(process.pid & 0x3ff) << 12n) |
+            BigInt(n & 0xfff)
+          ).toString(),
           channelId: answer.threadId,
           threadId: answer.threadId,
           parentChannelId: CHANNEL,

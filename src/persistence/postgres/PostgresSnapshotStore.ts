@@ -126,7 +126,7 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
       return opening;
     } catch (error) {
       // What it claimed goes back at once rather than when the lease lapses.
-      if (registered) await lease.query(releaseOwner(this.s), [owner]).catch(() => undefined);
+      if (registered) await pool.query(releaseOwner(this.s), [owner]).catch(() => undefined);
       await Promise.all([pool.end(), lease.end()]).catch(() => undefined);
       throw openFailure(error, this.o);
     } finally {
@@ -247,7 +247,7 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
     this.opened = undefined;
     await opened.ownership.stop();
     try {
-      await opened.lease.query(releaseOwner(this.s), [opened.owner]);
+      await opened.pool.query(releaseOwner(this.s), [opened.owner]);
     } catch (error) {
       // The lease lapses by itself: the others take the actors over then.
       opened.warn(
