@@ -151,24 +151,24 @@ export class Ownership {
     );
     const first = !this.registered;
     this.registered = true;
+    // Lapsed by this process's count too: a renewal delayed in the network may have reached the server
+    // after the others took actors over, and extended the lease as if it had held.
+    const unrenewedMs = started - this.renewedAt - leaseLength(this.o);
     this.renewedAt = started;
     this.recovered();
     const row = renewed.rows[0];
     if (row === undefined) return;
     this.checkSkew(asked, this.o.now(), row.server_now);
     // Null: the row was gone (never registered, or forgotten long after a lapse).
-    const lapsedMs = row.lapsed_ms;
-    const hadLapsed = lapsedMs === null ? !first : lapsedMs >= 0;
-    if (!hadLapsed && !this.lapsed) return;
-    const how = lapsedMs !== null && lapsedMs >= 0 ? ` ${Math.round(lapsedMs)} ms before` : "";
+    const lapsedMs = row.lapsed_ms ?? (first ? -1 : 0);
+    const hadLapsedMs = Math.max(lapsedMs, first ? -1 : unrenewedMs);
+    if (hadLapsedMs < 0) return;
     this.o.warn(
-      hadLapsed
-        ? `PostgreSQL store: this process's lease is renewed again (it had lapsed${how}); actors other processes took over meanwhile are dropped here`
-        : "PostgreSQL store: this process's lease is renewed again, late but before others could take its actors",
+      `PostgreSQL store: this process's lease is renewed again (it had lapsed ${Math.round(hadLapsedMs)} ms before); actors other processes took over meanwhile are dropped here`,
     );
     this.lapsed = false;
     // Other processes may have taken some actors over meanwhile: the next poll asks which.
-    if (hadLapsed) this.checkTaken = true;
+    this.checkTaken = true;
   }
 
   private checkSkew(asked: number, answered: number, serverNow: number): void {
