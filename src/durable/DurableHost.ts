@@ -299,12 +299,12 @@ export class Host implements DurableHost {
     return { live, dormant, timersPending: delays + this.due.size };
   }
 
-  /** Resolves once every change made so far is durable (or failed for good). */
   /** Queues every changed actor's record now: each actor's lastWrite is then the write of its latest change. */
   flush(): void {
     this.writer.flush();
   }
 
+  /** Resolves once every change made so far is durable (or failed for good). */
   async persisted(): Promise<void> {
     await this.writer.settled();
   }
