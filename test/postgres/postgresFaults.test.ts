@@ -176,4 +176,24 @@ describe("PostgreSQL store under faults", { timeout: 30_000 }, () => {
     expect(ha.warnings.join("\n")).not.toMatch(/lapsed/);
     await a.put([storeRecord("x", { updatedAt: STORE_T0 + 1 })]);
   });
+
+  it("renews its lease on a slow connection (150 ms each way) while 40 queries at a time wait for the pool: no other process takes over", async () => {
+    const { url, proxied, proxy } = await database();
+    const ha = heard();
+    const a = await openStore(proxied, { heard: ha, leaseMs: 1_500 });
+    const hb = heard();
+    await openStore(url, { heard: hb, leaseMs: 1_500 });
+    await a.put([storeRecord("x")]);
+    proxy.latency(150);
+    const until = Date.now() + 4_000;
+    const reader = async () => {
+      while (Date.now() < until) await a.get("x");
+    };
+    await Promise.all(Array.from({ length: 40 }, reader));
+    proxy.heal();
+    await sleep(300);
+    expect(hb.claimed).toEqual([]);
+    expect(ha.warnings.join("\n")).not.toMatch(/lapsed/);
+    await a.put([storeRecord("x", { updatedAt: STORE_T0 + 1 })]);
+  });
 });
