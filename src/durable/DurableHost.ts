@@ -42,6 +42,8 @@ export class Host implements DurableHost {
   private readonly machines: Record<string, AnyStateMachine> = {};
   private readonly actors = new ActorTable();
   private readonly resuming = new Set<string>();
+  /** See takeAbandoned(). */
+  private readonly abandoned = new Set<string>();
   /** The save time of the record whose actor is starting now, if it is being restored. */
   private restoringFrom: number | undefined;
   /** Side effects start once every write queued so far has landed (the one that started them among them). */
@@ -138,7 +140,11 @@ export class Host implements DurableHost {
     // A write being retried fails now: its waiters hear that the host stopped, and the actors stop.
     this.writer.stopRetrying();
     this.due.stop();
-    for (const entry of this.actors.hosted.values()) stopEntry(entry, `${this.name} stopped`);
+    for (const entry of this.actors.hosted.values()) {
+      // Never known stored: its caller is rejected, and the record a lost reply may have left must not run.
+      if (!entry.stored && entry.abandoned.size > 0) this.abandoned.add(entry.id);
+      stopEntry(entry, `${this.name} stopped`);
+    }
     this.actors.clear();
     try {
       await this.writer.settled();
@@ -297,6 +303,17 @@ export class Host implements DurableHost {
     // The hosted actors' XState delays, and the host's own timers (stored due times, dormant wake-ups).
     const { live, dormant, delays } = this.actors.counts();
     return { live, dormant, timersPending: delays + this.due.size };
+  }
+
+  /**
+   * The actors whose callers (`until()` in the runtime) stop() rejected while none of their writes had
+   * landed (the store out of reach): each may be stored all the same, by a write whose reply was lost,
+   * and would carry the rejected call out at the next start. Taken once: the list is then empty.
+   */
+  takeAbandoned(): string[] {
+    const ids = [...this.abandoned];
+    this.abandoned.clear();
+    return ids;
   }
 
   /** Queues every changed actor's record now: each actor's lastWrite is then the write of its latest change. */

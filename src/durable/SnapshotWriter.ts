@@ -118,7 +118,10 @@ export class SnapshotWriter {
 
   private landed(write: Promise<void>, entry: Entry, record: ActorRecord): Promise<void> {
     const own: Promise<void> = write.then(
-      () => this.backoff.succeeded(),
+      () => {
+        entry.stored = true;
+        this.backoff.succeeded();
+      },
       async (error: unknown) => {
         if (error instanceof InvalidActorRecordError) {
           this.o.onRefused(entry, error);

@@ -22,6 +22,8 @@ export interface Entry {
   delays: DelayTracker;
   /** Resolves once the actor's latest snapshot is durable; rejects if the store refuses it. */
   lastWrite: Promise<void>;
+  /** Whether a record of it is known to be durable: it was restored from one, or a write of it landed. */
+  stored: boolean;
   /** Called after every change of the actor is queued for the store: callers waiting for a state. */
   watchers: Set<() => void>;
   /** Callers still waiting, told when the host stops before what they wait for is durable. */
@@ -105,6 +107,7 @@ export function hostEntry(o: {
     actor,
     delays,
     lastWrite: Promise.resolve(),
+    stored: "snapshot" in o.start,
     watchers: new Set(),
     abandoned: new Set(),
   };

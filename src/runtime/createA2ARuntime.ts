@@ -33,6 +33,7 @@ import { createRuntimeActors } from "./runtimeActors.js";
 import { agentOfSession } from "./sessionAgents.js";
 import { createSinkThreads } from "./sinkThreads.js";
 import { closeEach, openStateDir, type StateDirSession } from "./stateFiles.js";
+import { keepWithdrawnCalls } from "./withdrawnCalls.js";
 import { ThreadState } from "./ThreadState.js";
 
 export { MACHINE_MIGRATIONS, MACHINE_VERSIONS } from "./runtimeActors.js";
@@ -266,7 +267,12 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       discord?.close();
       const closing = session;
       session = undefined;
-      const failures = await closeEach([() => actors.stop(), () => closing?.close()]);
+      const failures = await closeEach([
+        () => actors.stop(),
+        // Before the lock is let go: the next start on this directory withdraws them.
+        () => keepWithdrawnCalls(stateDir, actors.takeAbandoned()),
+        () => closing?.close(),
+      ]);
       if (failures.length > 0) throw failures[0];
       log.info({ stateDir }, "stopped");
     },

@@ -13,6 +13,7 @@ import type { EarlierPosts } from "./EarlierPosts.js";
 import type { ActorKind } from "./hostedActor.js";
 import { provideCollaborate, provideFlow, type SideEffectDeps } from "./sideEffects.js";
 import type { ThreadState } from "./ThreadState.js";
+import { withdrawCalls } from "./withdrawnCalls.js";
 
 /** Bumped when a machine changes incompatibly; older snapshots are then migrated or quarantined. */
 export const MACHINE_VERSIONS = { a2aFlow: 1, collaborate: 2 } as const satisfies Record<ActorKind, number>;
@@ -98,6 +99,8 @@ export function createRuntimeActors(d: RuntimeActorsDeps): Host {
       // Waiting for a run and reading its reply change nothing: they need not wait for the disk.
       ungatedEffects: new Set(["agentWait", "readReply"]),
       opened: async (store) => {
+        // Before any actor resumes: what a stop rejected must not run now.
+        await withdrawCalls(d.stateDir, store, d.now, d.warn);
         // One read-only pass over the live records: thread participants, routes, awaited answers. The
         // finished ones' participants and routes are in the thread state this process saved; a shared
         // store's also hold what the other processes did, so there they are read too.

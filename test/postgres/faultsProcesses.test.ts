@@ -177,6 +177,37 @@ describe("gateway processes on PostgreSQL under faults", { timeout: 90_000 }, ()
     expect(takenOverWarnings([g, again])).toEqual([]);
   });
 
+  it("a call rejected as its process stops during an outage is never carried out, though its write had landed with the reply lost", async () => {
+    const em = await discordEmulator();
+    const url = await postgres().createDatabase();
+    const proxy = await startFaultProxy({ host: postgres().host, port: postgres().port });
+    proxies.push(proxy);
+    const stateDir = tempDir("a2a-faults-withdrawn-");
+    const g = await gateway("withdrawn", { connectionString: proxy.url(url), stateDir });
+    // The collaboration's first write commits, its reply is lost, and every retry is refused.
+    const lost = proxy.resetAfterReply("unnest($2::text[]");
+    const call = send(g, 0, "withdrawn").then(
+      () => "acknowledged",
+      (error: unknown) => `rejected: ${String(error)}`,
+    );
+    await lost;
+    proxy.refuse();
+    await sleep(300);
+    await g.stop();
+    expect(await call).toMatch(/^rejected/);
+    const stored = await postgres().query(
+      "SELECT id FROM a2a.actors WHERE status = 'active'",
+      [],
+      new URL(url).pathname.slice(1),
+    );
+    expect(stored, "the write landed").toHaveLength(1);
+    proxy.heal();
+    const again = await gateway("withdrawn-again", { connectionString: proxy.url(url), stateDir });
+    await sleep(1_500);
+    expect(em.messages().filter((m) => m.content.endsWith(" · withdrawn-0"))).toEqual([]);
+    expect(again.warnings.join("\n")).toMatch(/withdrawn, not carried out/);
+  });
+
   it("a SIGKILLed process restarted on its state directory takes its actors back at once, not after its lease", async () => {
     const em = await discordEmulator();
     const connectionString = await postgres().createDatabase();
