@@ -212,19 +212,13 @@ export class Ownership {
     );
     const { dead, unowned } = check.rows[0] ?? { dead: [], unowned: false };
     if (dead.length === 0 && before.length === 0 && !unowned) return { count: 0, usable: [] };
-    let claimed;
-    try {
-      claimed = await pool.query<{ record: ActorRecord }>(claimOrphans(s), [
-        owner,
-        CLAIM_BATCH,
-        [...dead, ...before],
-        before,
-      ]);
-    } catch (error) {
-      // It may have committed with its reply lost: the next poll asks what this process owns.
-      this.checkOwned = true;
-      throw error;
-    }
+    const claimed = await pool
+      .query<{ record: ActorRecord }>(claimOrphans(s), [owner, CLAIM_BATCH, [...dead, ...before], before])
+      .catch((error: unknown) => {
+        // It may have committed with its reply lost: the next poll asks what this process owns.
+        this.checkOwned = true;
+        throw error;
+      });
     const records = claimed.rows.map((row) => row.record);
     for (const record of records) this.o.held.add(record.id);
     return { count: records.length, usable: records.length === 0 ? [] : await this.o.usable(records) };
