@@ -244,4 +244,34 @@ describe("gateway processes on PostgreSQL under faults", { timeout: 90_000 }, ()
     expect(mentions.map((m) => m.status)).toEqual(["responded"]);
     expect(g.warnings.join("\n")).toMatch(/clock is \d+ ms ahead of the database server's/);
   });
+
+  // Due times are written on the scheduling process's clock: a process whose clock is off by `d` fires
+  // the mentions it takes over `d` early or late (the tolerance docs/postgres.md states).
+  it.each([
+    ["ahead", 3_000],
+    ["behind", -3_000],
+  ])(
+    "a mention taken over by a process whose clock is 3 s %s is reminded once, off by the skew",
+    async (label, shiftMs) => {
+      const em = await discordEmulator();
+      const connectionString = await postgres().createDatabase();
+      const a = await gateway(`skew-${label}-a`, { connectionString });
+      const s = await send(a, 0, `skew-${label}`);
+      await a.kill();
+      await gateway(`skew-${label}-b`, { connectionString, clockShiftMs: shiftMs });
+      const due = snowflakeTimestamp(s.messageId) + RESPONSE_TIMEOUT_MS;
+      while (reminders(em, s).length === 0 && Date.now() < due + 10_000) await sleep(50);
+      const [reminder] = reminders(em, s);
+      if (reminder === undefined) throw new Error("no reminder");
+      const offBy = snowflakeTimestamp(reminder.id) - due;
+      console.log(
+        `faults: clock ${shiftMs} ms off, the taken-over reminder posted ${offBy} ms after its due time`,
+      );
+      // Early by the skew when ahead; late by the skew (plus a poll) when behind.
+      if (shiftMs > 0) expect(offBy).toBeLessThan(0);
+      else expect(offBy).toBeGreaterThan(0);
+      await sleep(1_000);
+      expect(reminders(em, s)).toHaveLength(1);
+    },
+  );
 });
