@@ -8,7 +8,7 @@ import { performance } from "node:perf_hooks";
 import { ConversationIndex } from "../src/persistence/ConversationIndex.js";
 import { EVENT_LOG_FILE } from "../src/persistence/EventLog.js";
 import { scanConversationId } from "../src/persistence/scanConversationId.js";
-import { type A2AEvent, A2AEventSchema } from "../src/services/index.js";
+import { type A2AEvent, A2AEventSchema } from "../src/policies/index.js";
 import { seededRandom } from "../test/support/seededRandom.js";
 
 const SIZES = [10_000, 100_000] as const;

@@ -7,7 +7,7 @@
 // the ratio and whether the target is met against each baseline.
 // Run: npx tsx bench/turnSavings.bench.ts [--scripts]   (--scripts adds one row per conversation)
 import { performance } from "node:perf_hooks";
-import { A2AMessageIntent, classifyMessageIntent } from "../src/services/index.js";
+import { A2AMessageIntent, classifyMessageIntent } from "../src/policies/index.js";
 import {
   type Calls,
   FIXED_FILL,

@@ -20,19 +20,19 @@ export type {
   SessionsSendParams,
 } from "./runtime/ports.js";
 export type { A2ALogger, LogFields, LogLevel } from "./runtime/logger.js";
-export type { InboundDiscordMessage } from "./services/collaboration/InboundDiscordMessage.js";
+export type { InboundDiscordMessage } from "./policies/collaboration/InboundDiscordMessage.js";
 export type { SnapshotStore } from "./persistence/SnapshotStorePort.js";
 export type { RuntimeTimers } from "./durable/timers.js";
 
 // Config
-export { parseConfig, A2AConfigError, type ConfigProblem } from "./services/config/parseConfig.js";
-export { A2AConfigSchema, type A2AConfig, type A2AConfigInput } from "./services/config/A2AConfigSchema.js";
+export { parseConfig, A2AConfigError, type ConfigProblem } from "./policies/config/parseConfig.js";
+export { A2AConfigSchema, type A2AConfig, type A2AConfigInput } from "./policies/config/A2AConfigSchema.js";
 // The texts for people and agents (`config.locale`, `config.messages`; a runtime's are `runtime.messages`)
-export type { Locale, MessageOverrides } from "./services/messages/messageCatalog.js";
-export type { MessageCatalog, MessageKey } from "./services/messages/messageKeys.js";
+export type { Locale, MessageOverrides } from "./policies/messages/messageCatalog.js";
+export type { MessageCatalog, MessageKey } from "./policies/messages/messageKeys.js";
 
 // Events
-export { A2AEventSchema, type A2AEvent, type A2AEventType } from "./services/events/A2AEventSchema.js";
+export { A2AEventSchema, type A2AEvent, type A2AEventType } from "./policies/events/A2AEventSchema.js";
 
 // The machines, and the inputs and outputs of each
 export { replyWaitMachine, type ReplyWaitInput, type ReplyWaitOutput } from "./machines/replyWaitMachine.js";
@@ -64,54 +64,54 @@ export type {
 } from "./machines/discordActors.js";
 
 // Reply wait: error classification, retry-after, backoff, the no-reply outcome
-export { A2AErrorCategory, type A2AErrorInfo } from "./services/replyWait/A2AErrorInfo.js";
-export { classifyA2AError } from "./services/replyWait/classifyA2AError.js";
-export { extractRetryAfterMs } from "./services/replyWait/extractRetryAfterMs.js";
-export { calculateBackoffMs } from "./services/replyWait/calculateBackoffMs.js";
-export { buildNoReplyOutcomeMessage } from "./services/replyWait/buildNoReplyOutcomeMessage.js";
+export { A2AErrorCategory, type A2AErrorInfo } from "./policies/replyWait/A2AErrorInfo.js";
+export { classifyA2AError } from "./policies/replyWait/classifyA2AError.js";
+export { extractRetryAfterMs } from "./policies/replyWait/extractRetryAfterMs.js";
+export { calculateBackoffMs } from "./policies/replyWait/calculateBackoffMs.js";
+export { buildNoReplyOutcomeMessage } from "./policies/replyWait/buildNoReplyOutcomeMessage.js";
 
 // Ping-pong: intent, turns, early termination, announce, the agents' extra system prompts
-export { A2AMessageIntent } from "./services/pingPong/A2AMessageIntent.js";
-export { classifyMessageIntent } from "./services/pingPong/classifyMessageIntent.js";
-export { resolveEffectivePingPongTurns } from "./services/pingPong/resolveEffectivePingPongTurns.js";
-export { calculateSimilarity } from "./services/pingPong/calculateSimilarity.js";
+export { A2AMessageIntent } from "./policies/pingPong/A2AMessageIntent.js";
+export { classifyMessageIntent } from "./policies/pingPong/classifyMessageIntent.js";
+export { resolveEffectivePingPongTurns } from "./policies/pingPong/resolveEffectivePingPongTurns.js";
+export { calculateSimilarity } from "./policies/pingPong/calculateSimilarity.js";
 export {
   ANNOUNCE_SKIP_TOKEN,
   isAnnounceSkip,
   isReplySkip,
   REPLY_SKIP_TOKEN,
-} from "./services/pingPong/skipTokens.js";
-export { shouldTerminatePingPong } from "./services/pingPong/shouldTerminatePingPong.js";
-export { decideAnnounce, shouldRunAnnounce } from "./services/pingPong/decideAnnounce.js";
+} from "./policies/pingPong/skipTokens.js";
+export { shouldTerminatePingPong } from "./policies/pingPong/shouldTerminatePingPong.js";
+export { decideAnnounce, shouldRunAnnounce } from "./policies/pingPong/decideAnnounce.js";
 export {
   buildAgentToAgentAnnounceContext,
   buildAgentToAgentReplyContext,
-} from "./services/pingPong/prompts.js";
+} from "./policies/pingPong/prompts.js";
 
 // Collaboration in Discord threads: names, routes, observers, failures, session keys
 export {
   buildCollaborationThreadName,
   buildReportThreadName,
   isReportThreadName,
-} from "./services/collaboration/threadNames.js";
-export { threadRouteKey } from "./services/collaboration/threadRouteKey.js";
+} from "./policies/collaboration/threadNames.js";
+export { threadRouteKey } from "./policies/collaboration/threadRouteKey.js";
 export {
   extractObserverTokens,
   type ObserverRecord,
   toObserverRecord,
-} from "./services/collaboration/observerRecords.js";
+} from "./policies/collaboration/observerRecords.js";
 export {
   classifyDiscordFailure,
   type DiscordFailure,
-} from "./services/collaboration/classifyDiscordFailure.js";
+} from "./policies/collaboration/classifyDiscordFailure.js";
 export {
   filterBootstrapFiles,
   isA2ASessionKey,
   resolveThreadSessionKey,
-} from "./services/collaboration/sessionKeys.js";
+} from "./policies/collaboration/sessionKeys.js";
 
 // Errors a caller can meet (each also has a distinct `name`)
-export { InvalidInputError } from "./services/InvalidInputError.js";
+export { InvalidInputError } from "./policies/InvalidInputError.js";
 export { StateDirLockedError } from "./persistence/StateDirLock.js";
 export type { MachineInputError } from "./machines/MachineInputError.js";
 export type { MissingPortError } from "./runtime/MissingPortError.js";

@@ -28,7 +28,7 @@ import {
   isReplySkip,
   parseConfig,
   REPLY_SKIP_TOKEN,
-} from "../../src/services/index.js";
+} from "../../src/policies/index.js";
 import { flowSettings } from "../../src/runtime/flowSettings.js";
 import type { AnnounceKind, Script } from "./scripts.js";
 

@@ -5,7 +5,7 @@
 // with and without the optimisation: the old flow reads as many of them as its loop asks for (up to
 // 5), the optimised flow stops where the design's rules stop it.
 import type { PingPongTerminationReason } from "../../src/machines/index.js";
-import { A2AMessageIntent, REPLY_SKIP_TOKEN } from "../../src/services/index.js";
+import { A2AMessageIntent, REPLY_SKIP_TOKEN } from "../../src/policies/index.js";
 
 /** Where the announce step would post: a Discord channel, an internal channel, or nowhere. */
 export type AnnounceKind = "discord" | "internal" | "none";

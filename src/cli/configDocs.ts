@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { A2AConfigSchema, DISCORD_ID_PATTERN, LEGACY_CONFIG_KEYS } from "../services/index.js";
-import { LOCALES, MESSAGE_CATALOGS } from "../services/messages/messageCatalog.js";
-import { MESSAGE_KEYS, placeholdersFor } from "../services/messages/messageKeys.js";
+import { A2AConfigSchema, DISCORD_ID_PATTERN, LEGACY_CONFIG_KEYS } from "../policies/index.js";
+import { LOCALES, MESSAGE_CATALOGS } from "../policies/messages/messageCatalog.js";
+import { MESSAGE_KEYS, placeholdersFor } from "../policies/messages/messageKeys.js";
 
 /** The part of JSON Schema that z.toJSONSchema produces for A2AConfigSchema and this page reads. */
 interface JsonSchemaNode {
@@ -93,7 +93,7 @@ export function renderConfigDocs(): string {
   const lines = [
     "# Configuration",
     "",
-    "<!-- Generated from A2AConfigSchema (src/services/config/A2AConfigSchema.ts) by `npx tsx scripts/config-docs.ts`;",
+    "<!-- Generated from A2AConfigSchema (src/policies/config/A2AConfigSchema.ts) by `npx tsx scripts/config-docs.ts`;",
     "     do not edit: change the schema's descriptions and run the script. A test fails when this page is stale. -->",
     "",
     "`createA2ARuntime({ config })` and `parseConfig(config)` take one JSON object. Every setting is optional",

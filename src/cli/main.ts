@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { A2AConfigError, parseConfig } from "../services/index.js";
+import { A2AConfigError, parseConfig } from "../policies/index.js";
 import type { CliIO } from "./io.js";
 import { loadPeer } from "./peerDependencies.js";
 

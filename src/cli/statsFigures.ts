@@ -1,4 +1,4 @@
-import type { A2AEvent, A2AEventOf } from "../services/index.js";
+import type { A2AEvent, A2AEventOf } from "../policies/index.js";
 
 // The figures of `stats`, computed from the control plane's events alone. Every figure is a count or a
 // number of milliseconds; docs/stats.md describes each one.

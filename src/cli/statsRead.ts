@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { EVENT_LOG_FILE } from "../persistence/index.js";
-import { type A2AEvent, A2AEventSchema } from "../services/index.js";
+import { type A2AEvent, A2AEventSchema } from "../policies/index.js";
 
 /** A line of the event log that could not be used. */
 export interface EventLogProblem {

@@ -1,4 +1,4 @@
-import type { A2AEvent } from "../services/index.js";
+import type { A2AEvent } from "../policies/index.js";
 import { computeFigures, type StatsFigures } from "./statsFigures.js";
 import type { EventLogProblem, EventLogReading } from "./statsRead.js";
 

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { readThreadExchanges, THREAD_STATE_DIR } from "../runtime/threadStatePersistence.js";
-import type { ExchangeEndReason } from "../services/collaboration/botExchange.js";
+import type { ExchangeEndReason } from "../policies/collaboration/botExchange.js";
 import { formatDuration } from "./textTable.js";
 
 /** One thread's bot↔bot exchange, as `status --json` prints it. */

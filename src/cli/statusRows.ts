@@ -2,7 +2,7 @@
 // snapshot says (state, attempts, next due time, age), and the cells of the human table.
 import type { StoredActor } from "../persistence/index.js";
 import { eventLabel } from "../machines/index.js";
-import { DISCORD_TRANSIENT_MAX_RETRIES } from "../services/index.js";
+import { DISCORD_TRANSIENT_MAX_RETRIES } from "../policies/index.js";
 import { formatDuration } from "./textTable.js";
 
 /**

@@ -1,6 +1,6 @@
 import { Events } from "discord.js";
 import type { A2ARuntime, PreflightResult } from "../runtime/ports.js";
-import type { InboundDiscordMessage } from "../services/index.js";
+import type { InboundDiscordMessage } from "../policies/index.js";
 
 /** A message an agent must answer: where the gateway starts that agent's run. */
 export interface HandleDecision {

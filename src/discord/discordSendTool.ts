@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { A2ARuntime, DiscordSendResult } from "../runtime/index.js";
-import { ko } from "../services/messages/ko.js";
-import { renderMessage } from "../services/messages/messageCatalog.js";
-import type { MessageCatalog, PlainMessageKey } from "../services/messages/messageKeys.js";
+import { ko } from "../policies/messages/ko.js";
+import { renderMessage } from "../policies/messages/messageCatalog.js";
+import type { MessageCatalog, PlainMessageKey } from "../policies/messages/messageKeys.js";
 
 /** The arguments an agent gives `discord_send`. */
 export const DiscordSendArgsSchema = z.strictObject({

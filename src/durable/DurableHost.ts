@@ -1,6 +1,6 @@
 import type { AnyStateMachine, EventObject } from "xstate";
 import { createLowdbStore } from "../persistence/index.js";
-import { displayText } from "../services/index.js";
+import { displayText } from "../policies/index.js";
 import { type ActorRecord, ActorTakenOverError } from "../persistence/actorRecord.js";
 import { isSharedStore, type SnapshotStore, type StoredDelivery } from "../persistence/SnapshotStorePort.js";
 import { onlyWaits, WAKE_EVENT, wakeTimers } from "./dormancy.js";

@@ -6,7 +6,7 @@ import {
   type InspectionEvent,
 } from "xstate";
 import type { ActorRecord, ActorRecordRules, ActorStatus } from "../persistence/actorRecord.js";
-import { displayText } from "../services/index.js";
+import { displayText } from "../policies/index.js";
 import { collectDue } from "./dueTimers.js";
 import { type DelayTracker, trackDelays } from "./durableDelays.js";
 import { treeInspector } from "./inspection.js";

@@ -12,7 +12,7 @@ import {
   DISCORD_TRANSIENT_MAX_RETRIES,
   isAnnounceSkip,
   resolveEffectivePingPongTurns,
-} from "../services/index.js";
+} from "../policies/index.js";
 import {
   type A2AFlowContext,
   type A2AFlowEvent,

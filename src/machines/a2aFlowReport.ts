@@ -1,5 +1,5 @@
-import type { A2AErrorInfo, A2AEventOf } from "../services/index.js";
-import { decideAnnounce } from "../services/index.js";
+import type { A2AErrorInfo, A2AEventOf } from "../policies/index.js";
+import { decideAnnounce } from "../policies/index.js";
 import type { A2AFlowContext, A2AFlowOutput } from "./a2aFlowContext.js";
 import { envelopeOf } from "./schemas.js";
 

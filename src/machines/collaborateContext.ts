@@ -5,7 +5,7 @@ import {
   type DiscordErrorCode,
   type DiscordFailure,
   discordRetryWaitMs,
-} from "../services/index.js";
+} from "../policies/index.js";
 import type { Due, TimerEvent } from "./Due.js";
 import type { MentionEvent } from "./mentionMachine.js";
 import { epochMs, nonEmpty, positiveMs } from "./schemas.js";

@@ -1,4 +1,4 @@
-import type { A2AEventOf } from "../services/index.js";
+import type { A2AEventOf } from "../policies/index.js";
 import type { CollaborateContext } from "./collaborateContext.js";
 import type { MentionOutput } from "./mentionMachine.js";
 

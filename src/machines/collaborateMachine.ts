@@ -1,5 +1,5 @@
 import { and, assign, emit, sendTo, setup } from "xstate";
-import { classifyDiscordFailure, discordErrorCode, discordRetryAllowed } from "../services/index.js";
+import { classifyDiscordFailure, discordErrorCode, discordRetryAllowed } from "../policies/index.js";
 import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
 import {
   type CollaborateContext,

@@ -2,7 +2,7 @@ import { fromPromise } from "xstate";
 import {
   type CollaborationText,
   renderCollaborationText,
-} from "../services/collaboration/collaborationTexts.js";
+} from "../policies/collaboration/collaborationTexts.js";
 import { unprovided } from "./unprovided.js";
 
 // The Discord side effects the collaboration machines invoke: placeholders the runtime replaces with

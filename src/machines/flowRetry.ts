@@ -7,8 +7,8 @@ import {
   classifyA2AError,
   type DiscordFailure,
   discordTransientBackoffMs,
-} from "../services/index.js";
-import type { MessageCatalog } from "../services/messages/messageKeys.js";
+} from "../policies/index.js";
+import type { MessageCatalog } from "../policies/messages/messageKeys.js";
 import type { AgentStepError } from "./gatewayActors.js";
 import { nextRandom } from "./jitter.js";
 import { envelopeOf, type FlowTrace, type RetryPolicySchema } from "./schemas.js";

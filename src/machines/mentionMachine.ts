@@ -11,7 +11,7 @@ import {
   discordRetryWaitMs,
   elapsedMinutes,
   MENTION_QUOTE_LENGTH,
-} from "../services/index.js";
+} from "../policies/index.js";
 import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
 import { type PostMessageOutput, postMessageActor, postText } from "./discordActors.js";
 import { cameAfter } from "./cameAfter.js";

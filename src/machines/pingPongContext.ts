@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { A2AErrorInfo, EarlyTerminationReason } from "../services/index.js";
+import type { A2AErrorInfo, EarlyTerminationReason } from "../policies/index.js";
 import type { Due, TimerEvent } from "./Due.js";
 import type { AgentStepError } from "./gatewayActors.js";
 import {

@@ -6,7 +6,7 @@ import {
   canRetry,
   cutText,
   shouldTerminatePingPong,
-} from "../services/index.js";
+} from "../policies/index.js";
 import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
 import { classifyFailure, retryBackoff, retryEvent, stepFailureFacts } from "./flowRetry.js";
 import { type AgentStepOutput, agentStepActor } from "./gatewayActors.js";

@@ -6,7 +6,7 @@ import {
   buildNoReplyOutcomeMessage,
   canRetry,
   retryResends,
-} from "../services/index.js";
+} from "../policies/index.js";
 import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
 import type { Due, TimerEvent } from "./Due.js";
 import { classifyFailure, type FailureFacts, retryBackoff, retryEvent } from "./flowRetry.js";

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { A2AMessageIntent } from "../services/index.js";
-import { LOCALES, messageCatalog } from "../services/messages/messageCatalog.js";
-import type { MessageCatalog } from "../services/messages/messageKeys.js";
+import type { A2AMessageIntent } from "../policies/index.js";
+import { LOCALES, messageCatalog } from "../policies/messages/messageCatalog.js";
+import type { MessageCatalog } from "../policies/messages/messageKeys.js";
 
 // Field schemas shared by the machines' input schemas.
 export const nonEmpty = z.string().trim().min(1);

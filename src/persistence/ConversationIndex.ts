@@ -10,7 +10,7 @@ import {
   displayText,
   requireNonEmptyText,
   requireWholeNumber,
-} from "../services/index.js";
+} from "../policies/index.js";
 import { EVENT_LOG_FILE } from "./EventLog.js";
 import { writeFileDurably } from "./DurableJsonFile.js";
 import { freeQuarantineName, quarantineFile } from "./quarantine.js";

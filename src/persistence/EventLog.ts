@@ -7,7 +7,7 @@ import {
   displayText,
   requireNonEmptyText,
   requireWholeNumber,
-} from "../services/index.js";
+} from "../policies/index.js";
 
 export const EVENT_LOG_FILE = "coordination-events.ndjson";
 

@@ -1,4 +1,4 @@
-import { classifyDiscordFailure } from "../services/index.js";
+import { classifyDiscordFailure } from "../policies/index.js";
 import type { DiscordPort, RecentDiscordMessage } from "./ports.js";
 
 /** How many of a channel's latest messages are searched for a post made before a crash. */

@@ -1,5 +1,5 @@
-import type { BotExchange } from "../services/collaboration/botExchange.js";
-import { type ObserverRecord, threadRouteKey } from "../services/index.js";
+import type { BotExchange } from "../policies/collaboration/botExchange.js";
+import { type ObserverRecord, threadRouteKey } from "../policies/index.js";
 
 export interface ThreadRoute {
   threadId: string;

@@ -1,5 +1,5 @@
 import { fromPromise } from "xstate";
-import { displayText } from "../services/index.js";
+import { displayText } from "../policies/index.js";
 import type { AgentStepError, AgentStepInput, AgentStepOutput } from "../machines/index.js";
 import type { GatewayPort } from "./ports.js";
 

@@ -1,4 +1,4 @@
-import { classifyDiscordFailure, type DiscordFailure, isDiscordId } from "../services/index.js";
+import { classifyDiscordFailure, type DiscordFailure, isDiscordId } from "../policies/index.js";
 import type { DiscordChannelInfo, DiscordPort } from "./ports.js";
 import type { ThreadState } from "./ThreadState.js";
 

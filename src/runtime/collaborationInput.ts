@@ -1,5 +1,5 @@
 import type { CollaborateInput } from "../machines/index.js";
-import { type A2AConfig, isReplyInThread, type LoopGuardDecision } from "../services/index.js";
+import { type A2AConfig, isReplyInThread, type LoopGuardDecision } from "../policies/index.js";
 import type { DiscordSendParams } from "./ports.js";
 import type { ThreadState } from "./ThreadState.js";
 

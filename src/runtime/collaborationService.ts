@@ -6,7 +6,7 @@ import {
   displayText,
   IdempotencyCache,
   type LoopGuard,
-} from "../services/index.js";
+} from "../policies/index.js";
 import type { Host } from "../durable/DurableHost.js";
 import type { ChannelDirectory } from "./channelDirectory.js";
 import { collaborationInput } from "./collaborationInput.js";

@@ -11,9 +11,9 @@ import {
   parseConfig,
   resolveAgentA2ASettings,
   displayText,
-} from "../services/index.js";
+} from "../policies/index.js";
 import { GLOBAL_TIMERS } from "../durable/timers.js";
-import { messageCatalog } from "../services/messages/messageCatalog.js";
+import { messageCatalog } from "../policies/messages/messageCatalog.js";
 import { AwaitingAnswers } from "./AwaitingAnswers.js";
 import { CallsInFlight } from "./callsInFlight.js";
 import { ChannelDirectory } from "./channelDirectory.js";

@@ -1,4 +1,4 @@
-import type { A2AEvent } from "../services/index.js";
+import type { A2AEvent } from "../policies/index.js";
 
 /**
  * The warning an event calls for: a reminder, an escalation or a failure notice that Discord refused

@@ -1,4 +1,4 @@
-import { classifyDiscordFailure, type RateLimiter } from "../services/index.js";
+import { classifyDiscordFailure, type RateLimiter } from "../policies/index.js";
 import type { DiscordRateLimit } from "./ports.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { A2AFlowInput } from "../machines/index.js";
-import { type A2AConfig, resolveAgentA2ASettings } from "../services/index.js";
+import { type A2AConfig, resolveAgentA2ASettings } from "../policies/index.js";
 
 /** The part of a flow's input that the config decides, for the target agent (its overrides first). */
 export function flowSettings(

@@ -6,13 +6,13 @@ import {
   isDiscordSystemMessage,
   type LoopGuard,
   toObserverRecord,
-} from "../services/index.js";
-import type { MessageCatalog } from "../services/messages/messageKeys.js";
+} from "../policies/index.js";
+import type { MessageCatalog } from "../policies/messages/messageKeys.js";
 import {
   admitToExchange,
   type BotExchange,
   type ExchangeRules,
-} from "../services/collaboration/botExchange.js";
+} from "../policies/collaboration/botExchange.js";
 import type { ChannelDirectory } from "./channelDirectory.js";
 import type { GuildDirectory } from "./GuildDirectory.js";
 import { InboundDiscordMessageSchema, parsePublicInput } from "./inputSchemas.js";

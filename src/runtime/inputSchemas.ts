@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DISCORD_ID_PATTERN, type InboundDiscordMessage, InvalidInputError } from "../services/index.js";
+import { DISCORD_ID_PATTERN, type InboundDiscordMessage, InvalidInputError } from "../policies/index.js";
 import type { DiscordSendParams, SessionsSendParams } from "./ports.js";
 
 // The runtime's public inputs, validated whole before anything starts: a wrong field is refused by

@@ -1,7 +1,7 @@
 import { cameAfter } from "../machines/index.js";
 import { type ActorRecord, isSharedStore } from "../persistence/index.js";
 import type { Entry } from "../durable/hostedActors.js";
-import type { InboundDiscordMessage } from "../services/index.js";
+import type { InboundDiscordMessage } from "../policies/index.js";
 import type { Host } from "../durable/DurableHost.js";
 import { landedOrRelayed } from "../durable/sharedStoreEvents.js";
 import type { AwaitingAnswers } from "./AwaitingAnswers.js";

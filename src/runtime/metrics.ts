@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import type * as OpenTelemetry from "@opentelemetry/api";
-import { classifyDiscordFailure } from "../services/collaboration/classifyDiscordFailure.js";
-import type { A2AEvent } from "../services/events/A2AEventSchema.js";
+import { classifyDiscordFailure } from "../policies/collaboration/classifyDiscordFailure.js";
+import type { A2AEvent } from "../policies/events/A2AEventSchema.js";
 import type { GatewayPort } from "./ports.js";
 
 /** The meter's name: what an OpenTelemetry view or exporter selects this library's instruments by. */

@@ -1,8 +1,8 @@
 import type { A2ALogger, LogLevel } from "./logger.js";
 import type { InspectionEvent, Observer } from "xstate";
-import type { A2AConfigInput, A2AErrorInfo, A2AEvent, InboundDiscordMessage } from "../services/index.js";
+import type { A2AConfigInput, A2AErrorInfo, A2AEvent, InboundDiscordMessage } from "../policies/index.js";
 import type { RuntimeTimers } from "../durable/timers.js";
-import type { MessageCatalog } from "../services/messages/messageKeys.js";
+import type { MessageCatalog } from "../policies/messages/messageKeys.js";
 import type { SnapshotStore } from "../persistence/SnapshotStorePort.js";
 
 /** The gateway as the runtime sees it: run an agent, wait for the run, read the reply. */

@@ -18,9 +18,9 @@ import {
   type SendMessageInput,
   type SendMessageOutput,
 } from "../machines/index.js";
-import { renderCollaborationText } from "../services/collaboration/collaborationTexts.js";
-import { announceChannelId, type RateLimiter } from "../services/index.js";
-import type { MessageCatalog } from "../services/messages/messageKeys.js";
+import { renderCollaborationText } from "../policies/collaboration/collaborationTexts.js";
+import { announceChannelId, type RateLimiter } from "../policies/index.js";
+import type { MessageCatalog } from "../policies/messages/messageKeys.js";
 import { agentStepActor } from "./agentStep.js";
 import { throughDiscordBucket } from "./discordBuckets.js";
 import type { EarlierPosts } from "./EarlierPosts.js";

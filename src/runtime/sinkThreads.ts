@@ -1,4 +1,4 @@
-import { InvalidInputError, isDiscordId } from "../services/index.js";
+import { InvalidInputError, isDiscordId } from "../policies/index.js";
 import type { ThreadState } from "./ThreadState.js";
 
 /**

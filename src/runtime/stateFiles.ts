@@ -1,5 +1,5 @@
 import { acquireStateDirLock, ConversationIndex, EventLog } from "../persistence/index.js";
-import { displayText, type EventBus } from "../services/index.js";
+import { displayText, type EventBus } from "../policies/index.js";
 import type { ThreadState } from "./ThreadState.js";
 import { openThreadStateStore, type ThreadStateStore } from "./threadStatePersistence.js";
 

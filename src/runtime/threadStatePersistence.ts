@@ -1,6 +1,6 @@
 import { readFile, rm } from "node:fs/promises";
-import { type BotExchange, EXCHANGE_END_REASONS } from "../services/collaboration/botExchange.js";
-import { displayText } from "../services/index.js";
+import { type BotExchange, EXCHANGE_END_REASONS } from "../policies/collaboration/botExchange.js";
+import { displayText } from "../policies/index.js";
 import { join } from "node:path";
 import { z } from "zod";
 import {

@@ -3,7 +3,7 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createMemoryStore } from "../persistence/createMemoryStore.js";
-import { type A2AConfigInput, type A2AEvent, parseConfig } from "../services/index.js";
+import { type A2AConfigInput, type A2AEvent, parseConfig } from "../policies/index.js";
 import { type A2ARuntime, createA2ARuntime, type DiscordPort, type GatewayPort } from "../runtime/index.js";
 import { RecordingDiscord } from "./RecordingDiscord.js";
 import { ScriptedGateway } from "./ScriptedGateway.js";

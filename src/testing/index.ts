@@ -6,11 +6,11 @@ export {
   type DiscordEmulatorOptions,
   type EmulatedMessage,
   startDiscordEmulator,
-} from "../discord/emulator/DiscordEmulator.js";
-export type { RestExchange } from "../discord/emulator/exchanges.js";
-export type { EmulatorFault, FaultMatch } from "../discord/emulator/faults.js";
-export type { BucketLimit, EmulatorRateLimits } from "../discord/emulator/rateLimits.js";
-export { emulatorToken, userIdFromToken } from "../discord/emulator/tokens.js";
+} from "./emulator/DiscordEmulator.js";
+export type { RestExchange } from "./emulator/exchanges.js";
+export type { EmulatorFault, FaultMatch } from "./emulator/faults.js";
+export type { BucketLimit, EmulatorRateLimits } from "./emulator/rateLimits.js";
+export { emulatorToken, userIdFromToken } from "./emulator/tokens.js";
 export { createTestRuntime, type TestRuntime, type TestRuntimeOptions } from "./createTestRuntime.js";
 export {
   discordRateLimit,

@@ -11,7 +11,7 @@ import {
   renderConfigDocs,
 } from "../../src/cli/configDocs.js";
 import { A2AConfigSchema, parseConfig } from "../../src/index.js";
-import { LEGACY_CONFIG_KEYS } from "../../src/services/index.js";
+import { LEGACY_CONFIG_KEYS } from "../../src/policies/index.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type AnyActorRef, createActor, setup } from "xstate";
 import { Timeline } from "../../src/cli/demo/Timeline.js";
-import type { A2AEvent } from "../../src/services/index.js";
+import type { A2AEvent } from "../../src/policies/index.js";
 
 // Small stand-ins for the runtime's machines: a root whose context names its parties and the keys a
 // scenario passes (routeKey, topicId), with a child machine that finishes when told, itself with a

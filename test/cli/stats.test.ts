@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runStats, type StatsReport } from "../../src/cli/stats.js";
 import { acquireStateDirLock, EventLog } from "../../src/persistence/index.js";
-import type { A2AEvent } from "../../src/services/index.js";
+import type { A2AEvent } from "../../src/policies/index.js";
 import { runCli } from "../support/cli.js";
 import { tempDir } from "../support/tempDir.js";
 

@@ -5,7 +5,7 @@
 import { type Client, Routes, type ThreadChannel } from "discord.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bridgeDiscordJs, createDiscordJsPort } from "../../src/discord/index.js";
-import { routes } from "../../src/discord/emulator/restRoutes.js";
+import { routes } from "../../src/testing/emulator/restRoutes.js";
 import {
   type DiscordEmulator,
   emulatorToken,

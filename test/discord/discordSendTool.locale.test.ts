@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { handleDiscordSend } from "../../src/discord/index.js";
 import { type A2ARuntime, createA2ARuntime } from "../../src/index.js";
-import { messageCatalog } from "../../src/services/messages/messageCatalog.js";
+import { messageCatalog } from "../../src/policies/messages/messageCatalog.js";
 import { FakeDiscord, runtimeConfig, tempStateDir } from "../support/runtimeFakes.js";
 
 // The tool answers the agent in the runtime's language (config.locale and config.messages), or in the

@@ -20,7 +20,7 @@ import {
   isSnowflake,
   startDiscordEmulator,
   userIdFromToken,
-} from "../../src/discord/emulator/index.js";
+} from "../../src/testing/emulator/index.js";
 
 const GUILD = "1100000000000000001";
 const GENERAL = "1100000000000000010";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { EmulatorState } from "../../src/discord/emulator/state.js";
-import { snowflakeTimestamp } from "../../src/discord/emulator/snowflake.js";
-import { messageJson } from "../../src/discord/emulator/shapes.js";
+import { EmulatorState } from "../../src/testing/emulator/state.js";
+import { snowflakeTimestamp } from "../../src/testing/emulator/snowflake.js";
+import { messageJson } from "../../src/testing/emulator/shapes.js";
 
 const CHANNEL = "100000000000000001";
 const BOT = "200000000000000001";

@@ -10,7 +10,7 @@ import {
 } from "../../src/persistence/ConversationIndex.js";
 import { EVENT_LOG_FILE, EventLog } from "../../src/persistence/EventLog.js";
 import { scanConversationId } from "../../src/persistence/scanConversationId.js";
-import { type A2AEvent, EventBus, InvalidInputError } from "../../src/services/index.js";
+import { type A2AEvent, EventBus, InvalidInputError } from "../../src/policies/index.js";
 
 const TS = 1_767_225_600_000; // 2026-01-01T00:00:00Z
 const NOW = TS + 86_400_000;

@@ -19,7 +19,7 @@ import {
   type A2AEventOf,
   A2AEventSchema,
   InvalidInputError,
-} from "../../src/services/index.js";
+} from "../../src/policies/index.js";
 
 const TS = 1_767_225_600_000; // 2026-01-01T00:00:00Z
 

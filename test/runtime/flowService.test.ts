@@ -7,7 +7,7 @@ import { ConversationIndex } from "../../src/persistence/index.js";
 import { createFlowService } from "../../src/runtime/flowService.js";
 import { MissingPortError } from "../../src/runtime/MissingPortError.js";
 import type { SessionsSendParams } from "../../src/runtime/ports.js";
-import { EventBus, InvalidInputError, type A2AEvent } from "../../src/services/index.js";
+import { EventBus, InvalidInputError, type A2AEvent } from "../../src/policies/index.js";
 import { callLoosely } from "../support/badInput.js";
 import { drain, FakeGateway, tempStateDir, waitUntil } from "../support/runtimeFakes.js";
 import {

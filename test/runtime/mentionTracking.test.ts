@@ -6,7 +6,7 @@ import { createMemoryStore } from "../../src/durable/index.js";
 import type { ActorRecord } from "../../src/persistence/index.js";
 import { createMentionTracking } from "../../src/runtime/mentionTracking.js";
 import type { DiscordSendParams, DiscordSendResult } from "../../src/runtime/ports.js";
-import type { InboundDiscordMessage } from "../../src/services/index.js";
+import type { InboundDiscordMessage } from "../../src/policies/index.js";
 import { BOTS, CHANNEL, drain, FakeDiscord } from "../support/runtimeFakes.js";
 import { discordSendOver, HoldingStore, runtimeParts, usePartsHarness } from "../support/runtimeParts.js";
 

@@ -6,7 +6,7 @@ import { rmSync } from "node:fs";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type A2ARuntime, createA2ARuntime, type InboundDiscordMessage } from "../../src/index.js";
-import { DISCORD_ID_PATTERN } from "../../src/services/index.js";
+import { DISCORD_ID_PATTERN } from "../../src/policies/index.js";
 import {
   BOTS,
   CHANNEL,

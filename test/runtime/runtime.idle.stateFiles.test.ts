@@ -8,7 +8,7 @@ import { openStateDir } from "../../src/runtime/stateFiles.js";
 import { ThreadStateSaver } from "../../src/runtime/ThreadStateSaver.js";
 import { THREAD_STATE_DIR } from "../../src/runtime/threadStatePersistence.js";
 import { ThreadState } from "../../src/runtime/ThreadState.js";
-import { EventBus, parseConfig } from "../../src/services/index.js";
+import { EventBus, parseConfig } from "../../src/policies/index.js";
 import { CHANNEL, runtimeConfig, tempStateDir } from "../support/runtimeFakes.js";
 
 const T0 = Date.UTC(2026, 10, 24, 9, 0, 0);

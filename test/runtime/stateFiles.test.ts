@@ -9,7 +9,7 @@ import { acquireStateDirLock, EVENT_LOG_FILE, StateDirLockedError } from "../../
 import { openStateDir } from "../../src/runtime/stateFiles.js";
 import { THREAD_STATE_DIR } from "../../src/runtime/threadStatePersistence.js";
 import { ThreadState } from "../../src/runtime/ThreadState.js";
-import { type A2AEvent, EventBus, parseConfig } from "../../src/services/index.js";
+import { type A2AEvent, EventBus, parseConfig } from "../../src/policies/index.js";
 import { runtimeConfig, tempStateDir } from "../support/runtimeFakes.js";
 
 const T0 = Date.UTC(2026, 10, 24, 9, 0, 0);

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ThreadState } from "../../src/runtime/ThreadState.js";
 import { openThreadStateStore } from "../../src/runtime/threadStatePersistence.js";
-import { parseConfig } from "../../src/services/index.js";
+import { parseConfig } from "../../src/policies/index.js";
 import { tempDir } from "../support/tempDir.js";
 
 const HOUR = 3_600_000;

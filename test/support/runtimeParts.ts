@@ -19,7 +19,7 @@ import {
   createDiscordRateLimiters,
   LoopGuard,
   parseConfig,
-} from "../../src/services/index.js";
+} from "../../src/policies/index.js";
 import { runtimeConfig } from "./runtimeFakes.js";
 
 export interface RuntimeParts {

@@ -1,7 +1,7 @@
 import { type Client, Routes } from "discord.js";
 import type { BridgeDiscordJsOptions, HandleDecision } from "../../discord/index.js";
 import type { PreflightResult } from "../../runtime/index.js";
-import type { InboundDiscordMessage } from "../../services/index.js";
+import type { InboundDiscordMessage } from "../../policies/index.js";
 import type { AcceleratedClock } from "./AcceleratedClock.js";
 import type { DemoAgentId } from "./cast.js";
 

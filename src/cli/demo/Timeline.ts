@@ -1,5 +1,5 @@
 import type { InspectionEvent } from "xstate";
-import type { A2AEvent } from "../../services/index.js";
+import type { A2AEvent } from "../../policies/index.js";
 
 interface Watched {
   ref: { getSnapshot?: () => unknown };

@@ -4,7 +4,7 @@
 import { fileURLToPath } from "node:url";
 import { createDiscordJsPort } from "../../discord/index.js";
 import { createA2ARuntime, type DiscordSendParams } from "../../runtime/index.js";
-import type { A2AConfigInput } from "../../services/index.js";
+import type { A2AConfigInput } from "../../policies/index.js";
 import { AcceleratedClock, type ClockOrigin } from "./AcceleratedClock.js";
 import { loginBot } from "./cast.js";
 import { Timeline } from "./Timeline.js";

@@ -5,10 +5,10 @@ import { createInterface } from "node:readline";
 import { join, resolve } from "node:path";
 import type { InspectionEvent } from "xstate";
 import { bridgeDiscordJs, createDiscordJsPort } from "../../discord/index.js";
-import { snowflakeTimestamp } from "../../discord/emulator/index.js";
+import { snowflakeTimestamp } from "../../testing/emulator/index.js";
 import { acquireStateDirLock, readStateDir } from "../../persistence/index.js";
 import { type A2ARuntime, createA2ARuntime, type DiscordSendParams } from "../../runtime/index.js";
-import { type A2AEvent, parseConfig } from "../../services/index.js";
+import { type A2AEvent, parseConfig } from "../../policies/index.js";
 import { AcceleratedClock } from "./AcceleratedClock.js";
 import { type Cast, demoConfig, emulatedCast, type RealDiscordTarget, realCast } from "./cast.js";
 import {

@@ -15,7 +15,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { json } from "../../discord/emulator/restServer.js";
+import { json } from "../emulator/restServer.js";
 import { readChatRequest } from "./parse.js";
 import { answerOf, ScriptBook, turnProblem } from "./script.js";
 import {

@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { en } from "../../../src/services/messages/en.js";
-import { ko } from "../../../src/services/messages/ko.js";
+import { en } from "../../../src/policies/messages/en.js";
+import { ko } from "../../../src/policies/messages/ko.js";
 import {
   LOCALES,
   MESSAGE_CATALOGS,
   messageCatalog,
   renderMessage,
   templateProblem,
-} from "../../../src/services/messages/messageCatalog.js";
-import { MESSAGE_KEYS, MESSAGES } from "../../../src/services/messages/messageKeys.js";
-import { placeholdersOf, renderTemplate } from "../../../src/services/messages/renderTemplate.js";
+} from "../../../src/policies/messages/messageCatalog.js";
+import { MESSAGE_KEYS, MESSAGES } from "../../../src/policies/messages/messageKeys.js";
+import { placeholdersOf, renderTemplate } from "../../../src/policies/messages/renderTemplate.js";
 
 const sorted = (list: readonly string[]) => [...list].sort();
 

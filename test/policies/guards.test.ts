@@ -9,7 +9,7 @@ import {
   type LoopGuardDecision,
   RateLimiter,
   RateLimiterClosedError,
-} from "../../src/services/index.js";
+} from "../../src/policies/index.js";
 import { InvalidInputError } from "../../src/index.js";
 import {
   callLoosely,
@@ -22,7 +22,7 @@ import {
 
 const expectDefinedOrInvalidInput = (run: () => unknown, param: string): unknown =>
   expectAnswerOrInvalidInput(run, [param]);
-import { SlidingWindowLog } from "../../src/services/guards/SlidingWindowLog.js";
+import { SlidingWindowLog } from "../../src/policies/guards/SlidingWindowLog.js";
 
 const HUGE = ONE_MB;
 const JUNK_CASES = junkCases().filter(([, value]) => typeof value !== "string");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decidePreflight, type PreflightContext } from "../../src/services/index.js";
+import { decidePreflight, type PreflightContext } from "../../src/policies/index.js";
 import { type InboundDiscordMessage } from "../../src/index.js";
 
 const BOT = { ruda: "1400000000000000101", eden: "1400000000000000102", seum: "1400000000000000103" };

@@ -6,7 +6,7 @@ import {
   A2AEventSchemas,
   EventBus,
   InvalidEventError,
-} from "../../src/services/index.js";
+} from "../../src/policies/index.js";
 import { type A2AEvent, A2AEventSchema, type A2AEventType } from "../../src/index.js";
 
 // The ten types of API.md §5, written from the contract.

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { RateLimiter } from "../../src/services/guards/RateLimiter.js";
+import { RateLimiter } from "../../src/policies/guards/RateLimiter.js";
 
 const T0 = 1_772_000_000_000;
 

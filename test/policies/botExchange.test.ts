@@ -3,7 +3,7 @@ import {
   admitToExchange,
   type BotExchange,
   type ExchangeRules,
-} from "../../src/services/collaboration/botExchange.js";
+} from "../../src/policies/collaboration/botExchange.js";
 
 const RULES: ExchangeRules = { maxPingPongTurns: 3, autoTerminate: true };
 

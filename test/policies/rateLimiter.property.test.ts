@@ -2,7 +2,7 @@
 // not dropped") keeps each key's start order and never lets `limit + 1` starts into one window.
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { RateLimiter } from "../../src/services/index.js";
+import { RateLimiter } from "../../src/policies/index.js";
 
 interface Op {
   /** Fake milliseconds to advance before this schedule call. */

@@ -9,7 +9,7 @@ import {
   classifyA2AError,
   extractRetryAfterMs,
 } from "../../src/index.js";
-import { canRetry, capMaxAttempts, retryResends } from "../../src/services/index.js";
+import { canRetry, capMaxAttempts, retryResends } from "../../src/policies/index.js";
 import { expectAnswerOrInvalidInput, junkCases, ONE_MB, ONE_MB_KOREAN } from "../support/badInput.js";
 
 const JUNK = junkCases("rate limit");

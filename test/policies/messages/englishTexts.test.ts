@@ -13,9 +13,9 @@ import {
   decidePreflight,
   isReportThreadName,
   type PreflightContext,
-} from "../../../src/services/index.js";
-import { en } from "../../../src/services/messages/en.js";
-import { messageCatalog } from "../../../src/services/messages/messageCatalog.js";
+} from "../../../src/policies/index.js";
+import { en } from "../../../src/policies/messages/en.js";
+import { messageCatalog } from "../../../src/policies/messages/messageCatalog.js";
 
 // Each text with the English catalog; the Korean defaults are the other service tests'.
 

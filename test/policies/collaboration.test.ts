@@ -21,7 +21,7 @@ import {
   discordTransientBackoffMs,
   isDiscordChannelSessionKey,
   MAX_THREAD_NAME_LENGTH,
-} from "../../src/services/index.js";
+} from "../../src/policies/index.js";
 import { callLoosely, expectAnswerOrInvalidInput, junkCases, ONE_MB } from "../support/badInput.js";
 
 const expectDefinedOrInvalidInput = (run: () => unknown, param: string): unknown =>

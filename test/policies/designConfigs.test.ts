@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { A2AConfigError, createA2ARuntime, parseConfig } from "../../src/index.js";
-import { LEGACY_CONFIG_KEYS, resolveAgentA2ASettings } from "../../src/services/index.js";
+import { LEGACY_CONFIG_KEYS, resolveAgentA2ASettings } from "../../src/policies/index.js";
 import { design000Section8_1, design000Section8_2 } from "../fixtures/design-configs/design000.js";
 import {
   design001Section5_2,

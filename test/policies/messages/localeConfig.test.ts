@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { A2AConfigError, parseConfig } from "../../../src/services/config/parseConfig.js";
-import { messageCatalog } from "../../../src/services/messages/messageCatalog.js";
-import { en } from "../../../src/services/messages/en.js";
+import { A2AConfigError, parseConfig } from "../../../src/policies/config/parseConfig.js";
+import { messageCatalog } from "../../../src/policies/messages/messageCatalog.js";
+import { en } from "../../../src/policies/messages/en.js";
 
 function problems(input: unknown) {
   try {

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type A2AConfig, A2AConfigError, A2AConfigSchema, parseConfig } from "../../src/index.js";
-import { resolveAgentA2ASettings } from "../../src/services/index.js";
+import { resolveAgentA2ASettings } from "../../src/policies/index.js";
 
 // The defaults of API.md §1 (design 000 §8.1, 001 §6.1), written from the contract, not from the code.
 const DEFAULTS = {
