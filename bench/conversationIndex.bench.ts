@@ -1,13 +1,13 @@
-// Design 003 §7.3 / issue benchmark (a): getConversationId through the ConversationIndex vs the
-// design's full NDJSON scan, at 10k and 100k log lines, in one run.
+// Issue benchmark (a): getConversationId through the ConversationIndex vs the full NDJSON scan it
+// replaced, at 10k and 100k log lines, in one run (targets: ≥ 10× at 10k lines, ≥ 1,000× at 100k).
 // Run: npx tsx bench/conversationIndex.bench.ts
 import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { ConversationIndex } from "../src/persistence/ConversationIndex.js";
-import { EVENT_LOG_FILE } from "../src/persistence/EventLog.js";
-import { scanConversationId } from "../src/persistence/scanConversationId.js";
+import { ConversationIndex } from "../src/runtime/ConversationIndex.js";
+import { EVENT_LOG_FILE } from "../src/runtime/EventLog.js";
+import { scanConversationId } from "../src/runtime/scanConversationId.js";
 import { type A2AEvent, A2AEventSchema } from "../src/policies/index.js";
 import { seededRandom } from "../test/support/seededRandom.js";
 

@@ -13,7 +13,14 @@ import { promisify } from "node:util";
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const at = process.argv.indexOf("--rounds");
 const ROUNDS = Number(at >= 0 ? process.argv[at + 1] : "15");
-const ENTRY_POINTS = ["index", "discord/index", "durable/index", "testing/index", "inspector/index"];
+const ENTRY_POINTS = [
+  "index",
+  "policies/entryPoint",
+  "discord/index",
+  "durable/index",
+  "testing/index",
+  "inspector/index",
+];
 
 const file = (entry: string) => join(ROOT, "dist", `${entry}.js`);
 

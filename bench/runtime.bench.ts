@@ -1,5 +1,5 @@
 // Issue benchmarks (b), (c) and (d): the runtime with persistence on and 10,000 live collaborations,
-// each with its tracked mention waiting for the target's answer (design 004 §5.4).
+// each with its tracked mention waiting for the target's answer.
 //  (b) start-up rehydration: start() of a fresh runtime on that state dir until it resolves (every live
 //      actor resumed: hosted, or, a collaboration that only waits, kept dormant until its first event);
 //  (c) ~1,000 transitions/s for ~10 s across those actors (reminders at each mention's timeout, an
@@ -9,8 +9,7 @@
 // The state dir is populated in a child process (this file with --populate), so this process's RSS
 // is the rehydrated runtime's alone.
 // Run: npx tsx bench/runtime.bench.ts [--actors N] [--seconds S] [--lowdb-writes N]
-// Experiments (not in `npm run bench`): --shards N (snapshot-store shard count), --skip-refire (keeps
-// the timer queue from re-arming a timeout it already delivered; see docs/benchmarks.md).
+// Experiment (not in `npm run bench`): --shards N (snapshot-store shard count).
 import { AsyncLocalStorage } from "node:async_hooks";
 import { execFile } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
@@ -24,17 +23,14 @@ import { runInNewContext } from "node:vm";
 import { Low } from "lowdb";
 import { JSONFile } from "lowdb/node";
 import type { AnyActorRef, InspectionEvent } from "xstate";
-import {
-  type ActorRecord,
-  ConversationIndex,
-  DurableJsonFile,
-  EventLog,
-  LowdbSnapshotStore,
-} from "../src/persistence/index.js";
+import { type ActorRecord, DurableJsonFile, LowdbSnapshotStore } from "../src/persistence/index.js";
+import { ConversationIndex } from "../src/runtime/ConversationIndex.js";
+import { EventLog } from "../src/runtime/EventLog.js";
 import { createA2ARuntime } from "../src/runtime/index.js";
 import { TimerQueue } from "../src/durable/TimerQueue.js";
 import { FakeDiscord } from "../test/support/runtimeFakes.js";
 import { printTable } from "./table.js";
+import { textLogger } from "../src/runtime/logger.js";
 
 function option(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
@@ -49,15 +45,13 @@ const DRIVE_MS = option("seconds", 10) * 1000;
 const LOWDB_WRITES = option("lowdb-writes", 30);
 /** Snapshot-store shard count for experiments; absent: the store's default, which the runtime uses. */
 const SHARDS = process.argv.includes("--shards") ? option("shards", 32) : undefined;
-/** Experiment: keep the timer queue from re-arming a timeout it already delivered (see docs/benchmarks.md). */
-const SKIP_REFIRE = process.argv.includes("--skip-refire");
 /** Clock time between two mentions posted while populating. Each due timeout makes 2 transitions
  * (pending → reminding → reminded), so with the clock at real speed ~1,000 transitions/s. */
 const SEND_SPACING_MS = 2;
-const RESPONSE_TIMEOUT_MS = 300_000; // the config default (design 004 §8.2: 5 minutes)
+const MENTION_TIMEOUT_MS = 300_000; // the config default: 5 minutes
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
 /** The first timeout falls due at this clock time: the first send's sentAt + the response timeout. */
-const FIRST_DUE = T0 + RESPONSE_TIMEOUT_MS;
+const FIRST_DUE = T0 + MENTION_TIMEOUT_MS;
 /** While start() runs, the clock stands still this long before the first due time. */
 const LEAD_MS = 1_000;
 const INBOUND_CALLS = 100;
@@ -75,7 +69,7 @@ const config = {
     AGENTS.map((id, i) => [id, { discordBotId: String(1_400_000_000_000_000_200n + BigInt(i)), name: id }]),
   ),
   discord: {
-    a2aRetry: { escalationMentionId: HUMAN, responseTimeoutMs: RESPONSE_TIMEOUT_MS },
+    a2aRetry: { escalationMentionId: HUMAN, responseTimeoutMs: MENTION_TIMEOUT_MS },
     collaboration: {
       defaultChannel: CHANNEL,
       allowedChannels: [CHANNEL],
@@ -121,7 +115,7 @@ async function populate(dir: string): Promise<void> {
     config,
     discord: new IndexedFakeDiscord(),
     now: () => sendClock.getStore() ?? T0,
-    onWarning,
+    logger: textLogger(onWarning),
   });
   await runtime.start();
   let next = 0;
@@ -232,19 +226,7 @@ LowdbSnapshotStore.prototype.putAll = function putAll(
 };
 LowdbSnapshotStore.prototype.load = timed("store copies", LowdbSnapshotStore.prototype.load);
 LowdbSnapshotStore.prototype.archived = timed("store copies", LowdbSnapshotStore.prototype.archived);
-const setTimers = timed("TimerQueue.set", TimerQueue.prototype.set);
-const lastSet = new Map<string, string>();
-TimerQueue.prototype.set = function set(this: TimerQueue, actorId, timers) {
-  if (SKIP_REFIRE) {
-    // The same overdue timers as last time: the queue delivered them already; re-arming fires them again.
-    const key = JSON.stringify(timers);
-    const clock = (Reflect.get(this, "now") as () => number)();
-    const overdue = timers.length > 0 && timers.every((t) => t.dueAt <= clock);
-    if (overdue && lastSet.get(actorId) === key) return;
-    lastSet.set(actorId, key);
-  }
-  setTimers.call(this, actorId, timers);
-};
+TimerQueue.prototype.set = timed("TimerQueue.set", TimerQueue.prototype.set);
 // An async function: this times its synchronous part, which is JSON.stringify of the whole file.
 DurableJsonFile.prototype.write = timed("write (sync part)", DurableJsonFile.prototype.write);
 const openStore = timedAsync("LowdbSnapshotStore.open", LowdbSnapshotStore.open.bind(LowdbSnapshotStore));
@@ -262,18 +244,11 @@ const rootIds = new Map<string, string>();
 /** Measured transitions by the state they entered. */
 const enteredStates = new Map<string, number>();
 const entered = (state: string) => enteredStates.get(state) ?? 0;
-/**
- * Timeouts delivered to the mentions while measuring: `after responseTimeout` events, or RESPONSE_TIMEOUT
- * events from the timer queue (to the root) for a state dir written before the timeout was a delay.
- */
+/** Timeouts delivered to the mentions while measuring: `after responseTimeout` events. */
 let timeoutDeliveries = 0;
 function inspect(event: InspectionEvent): void {
   if (event.type === "@xstate.event") {
-    const isRoot = event.actorRef.sessionId === event.rootId;
-    const type = event.event.type;
-    const timeout =
-      (isRoot && type === "RESPONSE_TIMEOUT") || type.startsWith("xstate.after.responseTimeout.");
-    if (measuring && timeout) timeoutDeliveries++;
+    if (measuring && event.event.type.startsWith("xstate.after.responseTimeout.")) timeoutDeliveries++;
     return;
   }
   if (event.type === "@xstate.actor") {
@@ -358,7 +333,7 @@ async function main(): Promise<void> {
       config,
       discord: new IndexedFakeDiscord(),
       now,
-      onWarning,
+      logger: textLogger(onWarning),
       inspect,
     });
 

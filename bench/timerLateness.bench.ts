@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createA2ARuntime, type DiscordPort, type GatewayPort } from "../src/index.js";
+import { textLogger } from "../src/runtime/logger.js";
 
 function option(name: string, fallback: string): string {
   const at = process.argv.indexOf(`--${name}`);
@@ -16,7 +17,7 @@ function option(name: string, fallback: string): string {
 }
 
 const ROUNDS = Number(option("rounds", "10"));
-const RESPONSE_TIMEOUT_MS = Number(option("timeout-ms", "300"));
+const MENTION_TIMEOUT_MS = Number(option("timeout-ms", "300"));
 const CHANNEL = "1400000000000000100";
 const RUDA = "1400000000000000001";
 const EDEN = "1400000000000000002";
@@ -63,13 +64,13 @@ async function round(withFaultyFlow: boolean) {
     config: {
       agents: { ruda: { discordBotId: RUDA }, eden: { discordBotId: EDEN } },
       discord: {
-        a2aRetry: { responseTimeoutMs: RESPONSE_TIMEOUT_MS },
+        a2aRetry: { responseTimeoutMs: MENTION_TIMEOUT_MS },
         collaboration: { defaultChannel: CHANNEL, allowedChannels: [CHANNEL] },
       },
     },
     gateway: gateway.port,
     discord: discord.port,
-    onWarning: () => {},
+    logger: textLogger(() => {}),
   });
   await runtime.start();
   try {
@@ -87,7 +88,7 @@ async function round(withFaultyFlow: boolean) {
     const flowMs = performance.now() - flowStarted;
     while (Number.isNaN(discord.times.reminderStarted)) await new Promise((r) => setTimeout(r, 5));
     return {
-      lateMs: discord.times.reminderStarted - (discord.times.mentionLanded + RESPONSE_TIMEOUT_MS),
+      lateMs: discord.times.reminderStarted - (discord.times.mentionLanded + MENTION_TIMEOUT_MS),
       flowMs,
       flowStatus: flowResult ? `${flowResult.status} (${flowResult.error?.code ?? "no error"})` : "-",
       agentWaits: gateway.calls(),
@@ -112,7 +113,7 @@ for (let i = 0; i < ROUNDS; i++) {
   last = await round(true);
   beside.push(last.lateMs);
 }
-console.log(`reminder due ${RESPONSE_TIMEOUT_MS} ms after the mention, ${ROUNDS} rounds each, real timers`);
+console.log(`reminder due ${MENTION_TIMEOUT_MS} ms after the mention, ${ROUNDS} rounds each, real timers`);
 console.log("| case | reminder lateness |");
 console.log("|---|---|");
 console.log(`| alone | ${summary(alone)} |`);

@@ -1,9 +1,9 @@
-// Design 001 §3 / issue 6 item 5: the turn-savings report. Plays the scripted conversations of
-// bench/turnSavings/scripts.ts (all five intents) through the real a2aFlowMachine in one run, with
-// the optimisation (intent-based turns, early termination, announce decision; default config) and
-// with two old behaviours: the issue's "fixed 5 turns, always announce" (7 calls a conversation,
-// whatever it says) and design 001 §1.2's old loop (5 turns, none with a skip tag, stopped by
-// REPLY_SKIP, always announce). Counts the LLM calls of each and prints them per intent, the totals,
+// Issue 6 item 5: the turn-savings report (target: ≥ 50% fewer LLM calls on average). Plays the
+// scripted conversations of bench/turnSavings/scripts.ts (all five intents) through the real
+// a2aFlowMachine in one run, with the optimisation (intent-based turns, early termination, announce
+// decision; default config) and with two old behaviours: the issue's "fixed 5 turns, always announce"
+// (7 calls a conversation, whatever it says) and the old code's loop (5 turns, none with a skip tag,
+// stopped by REPLY_SKIP, always announce). Counts the LLM calls of each and prints them per intent, the totals,
 // the ratio and whether the target is met against each baseline.
 // Run: npx tsx bench/turnSavings.bench.ts [--scripts]   (--scripts adds one row per conversation)
 import { performance } from "node:perf_hooks";
@@ -23,7 +23,7 @@ import {
 } from "./turnSavings/flows.js";
 import { SCRIPTS, type Script } from "./turnSavings/scripts.js";
 
-const TARGET_SAVINGS = 0.5; // design 001 §3: 평균 LLM 호출 50% 이상 감소
+const TARGET_SAVINGS = 0.5; // the target: 50% fewer LLM calls on average
 const MIN_SCRIPTS = 40;
 const INTENTS = Object.values(A2AMessageIntent);
 
@@ -31,7 +31,7 @@ interface Result {
   script: Script;
   /** The issue's old behaviour: fixed 5 turns, always announce. */
   fixed5: FlowRun;
-  /** Design 001 §1.2's old loop: 5 turns (0 with a skip tag), stopped by REPLY_SKIP, always announce. */
+  /** The old code's loop: 5 turns (0 with a skip tag), stopped by REPLY_SKIP, always announce. */
   oldLoop: FlowRun;
   optimised: FlowRun;
   /** The optimised flow with every conversation given a Discord announce target. */

@@ -41,8 +41,8 @@ const PEER_SETS = {
   oldest: { xstate: "5.20.0", "discord.js": "14.19.0", pg: "8.11.0" },
   newest: { xstate: "5", "discord.js": "14", pg: "8" },
 };
-const LIMITS = { megabytes: 50, packages: 60, rootNames: 40 };
-const ENTRY_POINTS = ["", "/discord", "/testing", "/inspector", "/durable", "/postgres"];
+const LIMITS = { megabytes: 50, packages: 60, rootNames: 25 };
+const ENTRY_POINTS = ["", "/policies", "/discord", "/testing", "/inspector", "/durable", "/postgres"];
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const FIXTURES = join(ROOT, "scripts", "consumer");

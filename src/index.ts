@@ -1,8 +1,8 @@
 // The package root: what a gateway embeds. The runtime and its ports, the machines, the events, the
-// config, the pure policies the machines are made of, and the errors a caller can meet. Nothing here
-// starts a server or needs discord.js: the Discord adapter is `a2a-statecharts/discord`, the emulator
-// `a2a-statecharts/testing`, the inspector `a2a-statecharts/inspector`, the durable host for any
-// machine `a2a-statecharts/durable`.
+// config, and the errors a caller can meet. Nothing here starts a server or needs discord.js: the
+// Discord adapter is `a2a-statecharts/discord`, the emulator `a2a-statecharts/testing`, the inspector
+// `a2a-statecharts/inspector`, the durable host for any machine `a2a-statecharts/durable`, the pure
+// policies the machines are made of `a2a-statecharts/policies`.
 
 // The runtime and its ports
 export { createA2ARuntime } from "./runtime/createA2ARuntime.js";
@@ -20,6 +20,8 @@ export type {
   SessionsSendParams,
 } from "./runtime/ports.js";
 export type { A2ALogger, LogFields, LogLevel } from "./runtime/logger.js";
+// A blocked flow's `error` (`A2AFlowResult.error`); `a2a-statecharts/policies` has the enum and the classifier
+export type { A2AErrorInfo } from "./policies/replyWait/A2AErrorInfo.js";
 export type { InboundDiscordMessage } from "./policies/collaboration/InboundDiscordMessage.js";
 export type { SnapshotStore } from "./persistence/SnapshotStorePort.js";
 export type { RuntimeTimers } from "./durable/timers.js";
@@ -63,55 +65,13 @@ export type {
   PostMessageOutput,
 } from "./machines/discordActors.js";
 
-// Reply wait: error classification, retry-after, backoff, the no-reply outcome
-export { A2AErrorCategory, type A2AErrorInfo } from "./policies/replyWait/A2AErrorInfo.js";
-export { classifyA2AError } from "./policies/replyWait/classifyA2AError.js";
-export { extractRetryAfterMs } from "./policies/replyWait/extractRetryAfterMs.js";
-export { calculateBackoffMs } from "./policies/replyWait/calculateBackoffMs.js";
-export { buildNoReplyOutcomeMessage } from "./policies/replyWait/buildNoReplyOutcomeMessage.js";
-
-// Ping-pong: intent, turns, early termination, announce, the agents' extra system prompts
-export { A2AMessageIntent } from "./policies/pingPong/A2AMessageIntent.js";
-export { classifyMessageIntent } from "./policies/pingPong/classifyMessageIntent.js";
-export { resolveEffectivePingPongTurns } from "./policies/pingPong/resolveEffectivePingPongTurns.js";
-export { calculateSimilarity } from "./policies/pingPong/calculateSimilarity.js";
-export {
-  ANNOUNCE_SKIP_TOKEN,
-  isAnnounceSkip,
-  isReplySkip,
-  REPLY_SKIP_TOKEN,
-} from "./policies/pingPong/skipTokens.js";
-export { shouldTerminatePingPong } from "./policies/pingPong/shouldTerminatePingPong.js";
-export { decideAnnounce, shouldRunAnnounce } from "./policies/pingPong/decideAnnounce.js";
-export {
-  buildAgentToAgentAnnounceContext,
-  buildAgentToAgentReplyContext,
-} from "./policies/pingPong/prompts.js";
-
-// Collaboration in Discord threads: names, routes, observers, failures, session keys
-export {
-  buildCollaborationThreadName,
-  buildReportThreadName,
-  isReportThreadName,
-} from "./policies/collaboration/threadNames.js";
-export { threadRouteKey } from "./policies/collaboration/threadRouteKey.js";
-export {
-  extractObserverTokens,
-  type ObserverRecord,
-  toObserverRecord,
-} from "./policies/collaboration/observerRecords.js";
-export {
-  classifyDiscordFailure,
-  type DiscordFailure,
-} from "./policies/collaboration/classifyDiscordFailure.js";
-export {
-  filterBootstrapFiles,
-  isA2ASessionKey,
-  resolveThreadSessionKey,
-} from "./policies/collaboration/sessionKeys.js";
-
-// Errors a caller can meet (each also has a distinct `name`)
+// Errors a caller can meet: each extends A2AError and has its own `code` and `name`
+export { A2AError } from "./errors/A2AError.js";
 export { InvalidInputError } from "./policies/InvalidInputError.js";
-export { StateDirLockedError } from "./persistence/StateDirLock.js";
-export type { MachineInputError } from "./machines/MachineInputError.js";
-export type { MissingPortError } from "./runtime/MissingPortError.js";
+export { MachineInputError } from "./machines/MachineInputError.js";
+export { MissingPortError } from "./runtime/MissingPortError.js";
+export { StateDirLockedError, StateDirNotWritableError } from "./persistence/StateDirLock.js";
+export { StateFileReadError } from "./persistence/DurableJsonFile.js";
+export { SnapshotStoreInUseError } from "./persistence/SnapshotStorePort.js";
+export { SnapshotStoreWriteError } from "./persistence/snapshotStoreOptions.js";
+export { ActorStoppedError } from "./durable/actorErrors.js";

@@ -1,10 +1,10 @@
 // What the populating and the measured process share: the gateway's config, the clock's origin, and a
 // tiny DiscordPort. Plain ESM, run by plain `node` on the built dist/.
 
-export const RESPONSE_TIMEOUT_MS = 300_000;
+export const MENTION_TIMEOUT_MS = 300_000;
 /** The measured drive starts here: the first live mention falls due at FIRST_DUE. */
 export const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
-export const FIRST_DUE = T0 + RESPONSE_TIMEOUT_MS;
+export const FIRST_DUE = T0 + MENTION_TIMEOUT_MS;
 /** Live mention i is sent at T0 + i × SEND_SPACING_MS: one falls due every 2 ms, ~1,000 transitions/s. */
 export const SEND_SPACING_MS = 2;
 /** A month of finished collaborations is kept: the archive is pruned after this age. */
@@ -26,7 +26,7 @@ export const config = {
   discord: {
     a2aRetry: {
       escalationMentionId: HUMAN,
-      responseTimeoutMs: RESPONSE_TIMEOUT_MS,
+      responseTimeoutMs: MENTION_TIMEOUT_MS,
       cleanupMaxAgeMs: CLEANUP_MAX_AGE_MS,
     },
     collaboration: {

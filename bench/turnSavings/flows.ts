@@ -1,6 +1,6 @@
 // Runs one script through the real a2aFlowMachine (with its real replyWait and pingPong children) on
 // a scripted gateway that counts LLM calls, in the optimised configuration or in one of the two old
-// behaviours: the issue's "fixed 5 turns, always announce" and design 001 §1.2's old loop.
+// behaviours: the issue's "fixed 5 turns, always announce" and the old code's loop.
 import { type AnyMachineSnapshot, createActor, fromPromise, toPromise } from "xstate";
 import {
   type A2AFlowInput,
@@ -35,8 +35,7 @@ import type { AnnounceKind, Script } from "./scripts.js";
 /**
  * `optimised`: the defaults. `fixed5`: the issue's old behaviour, "fixed 5 turns, always announce"
  * (5 ping-pong steps for every message, whatever the tags or the replies, then the announce step).
- * `oldLoop`: design 001 §1.2's old loop (5 turns, 0 with a skip tag, stopped by REPLY_SKIP, always
- * announce).
+ * `oldLoop`: the old code's loop (5 turns, 0 with a skip tag, stopped by REPLY_SKIP, always announce).
  */
 export type Mode = "optimised" | "fixed5" | "oldLoop";
 
@@ -60,7 +59,7 @@ export interface FlowRun {
   filled: number;
 }
 
-/** The old loop's hard limit and its skip tags (design 001 §1.2: DEFAULT/MAX_PING_PONG_TURNS, shouldSkipPingPong). */
+/** The old loop's hard limit and its skip tags (its DEFAULT/MAX_PING_PONG_TURNS, shouldSkipPingPong). */
 export const OLD_MAX_TURNS = 5;
 export const OLD_SKIP_TAGS = /\[NO_REPLY_NEEDED\]|\[NOTIFICATION\]/i;
 
@@ -97,9 +96,9 @@ export function announceTargetOf(kind: AnnounceKind): AnnounceTarget | null {
 }
 
 /**
- * The old loop's arithmetic, independent of the machines (design 001 §1.2): one call for the
- * message, then `runAgentStep` per turn up to 5 unless the message carries a skip tag, breaking after
- * an empty reply or REPLY_SKIP (that step was still a call), then one announce call, always.
+ * The old loop's arithmetic, independent of the machines: one call for the message, then
+ * `runAgentStep` per turn up to 5 unless the message carries a skip tag, breaking after an empty reply
+ * or REPLY_SKIP (that step was still a call), then one announce call, always.
  */
 export function oldLoopCalls(script: Script): Calls {
   let turns = 0;
@@ -156,7 +155,7 @@ function scriptedGateway(script: Script, problems: string[], fill?: string) {
   const agentStep = fromPromise<AgentStepOutput, AgentStepInput>(async ({ input }) => {
     calls.turns += 1;
     const turn = calls.turns;
-    // Turn 1 is the requester answering the target's first reply; then they alternate (design 001 §1.1).
+    // Turn 1 is the requester answering the target's first reply; then they alternate.
     const speaker = turn % 2 === 1 ? requester : target;
     if (input.sessionKey !== speaker)
       throw problem(`turn ${turn} ran as ${input.sessionKey}, not ${speaker}`);

@@ -1,9 +1,9 @@
-// The scripted conversations of the turn-savings benchmark (design 001 §3: ≥ 50% fewer LLM calls).
+// The scripted conversations of the turn-savings benchmark (target: ≥ 50% fewer LLM calls).
 // Each script is one `sessions_send`: the requester's message, the target's first reply, then the
 // ping-pong replies by turn (turn 1 is the requester answering that first reply, then they alternate,
-// as in design 001 §1.2), and what the target's announce step would say. The same replies are used
+// as in the old loop), and what the target's announce step would say. The same replies are used
 // with and without the optimisation: the old flow reads as many of them as its loop asks for (up to
-// 5), the optimised flow stops where the design's rules stop it.
+// 5), the optimised flow stops where the intent and termination rules stop it.
 import type { PingPongTerminationReason } from "../../src/machines/index.js";
 import { A2AMessageIntent, REPLY_SKIP_TOKEN } from "../../src/policies/index.js";
 

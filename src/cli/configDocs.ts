@@ -158,7 +158,7 @@ function legacyKeysSection(): string[] {
     "",
     "Configurations written for earlier a2a gateways load as written. These keys of theirs are read",
     "elsewhere or ignored, each with a warning saying so: passed to",
-    "`parseConfig(config, { onWarning })` and `createA2ARuntime({ onWarning })`, printed by",
+    "`parseConfig(config, { onWarning })`, logged by `createA2ARuntime` (its `logger`), printed by",
     "`a2a-statecharts config`. Any other unknown key is an error.",
     "",
     ...LEGACY_CONFIG_KEYS.map(

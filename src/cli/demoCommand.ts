@@ -1,6 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
+import { A2AError } from "../errors/A2AError.js";
 import { AGENT_IDS, type DemoAgentId, type RealDiscordTarget } from "./demo/cast.js";
 import { type DemoOptions, type DemoReport, runDemo } from "./demo/runDemo.js";
 import { demoStamp } from "./demo/Timeline.js";
@@ -36,7 +37,11 @@ export const DEMO_OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-export class UsageError extends Error {}
+/** A flag or argument of a CLI command that cannot be used; the message names it. */
+export class UsageError extends A2AError {
+  override readonly code = "CLI_USAGE";
+  override readonly name = "UsageError";
+}
 
 function positiveNumber(flag: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;

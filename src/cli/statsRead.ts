@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { EVENT_LOG_FILE } from "../persistence/index.js";
+import { EVENT_LOG_FILE } from "../runtime/EventLog.js";
+import { A2AError } from "../errors/A2AError.js";
 import { type A2AEvent, A2AEventSchema } from "../policies/index.js";
 
 /** A line of the event log that could not be used. */
@@ -28,8 +29,9 @@ export interface EventLogReading {
 export const PROBLEMS_SHOWN = 20;
 
 /** Raised when the state directory itself is missing or not a directory. */
-export class StatsStateDirError extends Error {
-  override name = "StatsStateDirError";
+export class StatsStateDirError extends A2AError {
+  override readonly code = "STATS_STATE_DIR_NOT_FOUND";
+  override readonly name = "StatsStateDirError";
 }
 
 /**

@@ -75,11 +75,9 @@ export function buildReport(reading: EventLogReading, now: number, since: number
   };
 }
 
-/** The requester and the agent asked, from the envelope or, for older writers, the event's data. */
+/** The requester and the agent asked, from the event's envelope. */
 export function parties(e: A2AEvent): { from?: string; to?: string } {
-  const data = e.data as { fromAgentId?: string; toAgentId?: string; targetAgentId?: string };
-  const from = e.fromAgent ?? data.fromAgentId;
-  const to = e.toAgent ?? data.toAgentId ?? data.targetAgentId;
+  const { fromAgent: from, toAgent: to } = e;
   return { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
 }
 

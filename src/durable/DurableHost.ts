@@ -1,9 +1,10 @@
 import type { AnyStateMachine, EventObject } from "xstate";
 import { createLowdbStore } from "../persistence/index.js";
-import { displayText } from "../policies/index.js";
+import { displayText } from "../errors/displayText.js";
 import { type ActorRecord, ActorTakenOverError } from "../persistence/actorRecord.js";
 import { isSharedStore, type SnapshotStore, type StoredDelivery } from "../persistence/SnapshotStorePort.js";
-import { onlyWaits, WAKE_EVENT, wakeTimers } from "./dormancy.js";
+import { ActorExistsError, ActorNotFoundError } from "./actorErrors.js";
+import { earliestDelayDue, onlyWaits } from "./dormancy.js";
 import { EffectRuns, withDurableEffects } from "./durableEffects.js";
 import type { DurableActorInfo, DurableHost, DurableHostOptions } from "./durableHostTypes.js";
 import type { HostHooks } from "./hostHooks.js";
@@ -48,7 +49,8 @@ export class Host implements DurableHost {
   private restoringFrom: number | undefined;
   /** Side effects start once every write queued so far has landed (the one that started them among them). */
   private readonly effects: EffectRuns;
-  private readonly due: TimerQueue;
+  /** When each dormant actor wakes: at its earliest delay, which then fires by itself. */
+  private readonly wakes: TimerQueue;
   private readonly writer: SnapshotWriter;
   private readonly userInspect: ReturnType<typeof toInspectFn>;
   private readonly maxAgeMs: number;
@@ -72,15 +74,7 @@ export class Host implements DurableHost {
     for (const [kind, registration] of Object.entries(o.machines)) {
       this.machines[kind] = withDurableEffects(registration.machine, this.effects.gate, hooks.ungatedEffects);
     }
-    this.due = new TimerQueue(
-      this.now,
-      (timer) => {
-        const entry = this.hostedOrWoken(timer.actorId);
-        // A wake-up's work is done by waking: the restored delays fire by themselves.
-        if (timer.event !== WAKE_EVENT) entry?.actor.send({ type: timer.event, at: this.now() });
-      },
-      this.timers,
-    );
+    this.wakes = new TimerQueue(this.now, (id) => this.hostedOrWoken(id), this.timers);
     this.writer = new SnapshotWriter({
       store: () => this.store,
       stopped: () => this.state === "stopping" || this.state === "stopped",
@@ -127,7 +121,7 @@ export class Host implements DurableHost {
     }
     this.store = store;
     for (const record of live) this.adopt(record);
-    this.due.start();
+    this.wakes.start();
     this.maintenance.start();
     this.state = "running";
     shared.started();
@@ -139,7 +133,7 @@ export class Host implements DurableHost {
     this.state = "stopping";
     // A write being retried fails now: its waiters hear that the host stopped, and the actors stop.
     this.writer.stopRetrying();
-    this.due.stop();
+    this.wakes.stop();
     for (const entry of this.actors.hosted.values()) {
       // Never known stored: its caller is rejected, and the record a lost reply may have left must not run.
       if (!entry.stored && entry.abandoned.size > 0) this.abandoned.add(entry.id);
@@ -159,7 +153,7 @@ export class Host implements DurableHost {
   async idle(): Promise<void> {
     for (;;) {
       // A timer already due is work in flight too: under fake timers its setTimeout waits for an advance.
-      if (this.state === "running") this.due.fireDue();
+      if (this.state === "running") this.wakes.fireDue();
       this.writer.flush();
       if (!this.writer.busy && this.effects.running.size === 0) {
         // A settled write may have started an effect or a transition a microtask later: look once more.
@@ -181,7 +175,7 @@ export class Host implements DurableHost {
     if (typeof id !== "string" || id === "")
       throw new Error(`${this.name}.spawn: id must be a non-empty string`);
     if (this.actors.has(id) || (await store.get(id)) !== undefined) {
-      throw new Error(`${this.name}.spawn: an actor ${JSON.stringify(id)} already exists`);
+      throw new ActorExistsError(id, this.name);
     }
     const entry = this.create(kind, id, input);
     this.writer.flush();
@@ -199,11 +193,7 @@ export class Host implements DurableHost {
         await store.sendTo({ id, event: event as StoredDelivery["event"] });
         return;
       }
-      throw new Error(
-        record === undefined
-          ? `${this.name}.send: no actor ${JSON.stringify(id)}`
-          : `${this.name}.send: actor ${JSON.stringify(id)} has finished (${record.status})`,
-      );
+      throw new ActorNotFoundError(id, this.name, record?.status);
     }
     entry.actor.send(event);
     this.writer.flush();
@@ -243,7 +233,7 @@ export class Host implements DurableHost {
       return;
     }
     this.actors.dormant.set(record.id, record);
-    this.due.set(record.id, wakeTimers(record));
+    this.wakes.set(record.id, earliestDelayDue(record));
   }
 
   /** Lets go of an actor without writing it (another process owns it now). */
@@ -251,7 +241,7 @@ export class Host implements DurableHost {
     const entry = this.actors.hosted.get(id);
     this.actors.hosted.delete(id);
     this.actors.dormant.delete(id);
-    this.due.forget(id);
+    this.wakes.set(id, undefined);
     if (entry !== undefined) stopEntry(entry, "another process took it over");
   }
 
@@ -272,8 +262,7 @@ export class Host implements DurableHost {
     const record = this.actors.dormant.get(id);
     if (record === undefined) return undefined;
     this.actors.dormant.delete(id);
-    // Its timers stay as they are: the queue knows which one it is delivering now, and the restore's
-    // set() leaves that one out (forgetting them first would deliver it twice).
+    this.wakes.set(id, undefined);
     this.resume(record);
     return this.actors.hosted.get(id);
   }
@@ -300,9 +289,9 @@ export class Host implements DurableHost {
 
   /** How many actors are hosted, how many dormant, and how many durable timers wait: for metrics. */
   counts(): { live: number; dormant: number; timersPending: number } {
-    // The hosted actors' XState delays, and the host's own timers (stored due times, dormant wake-ups).
+    // The hosted actors' XState delays, and the dormant actors' wake-ups.
     const { live, dormant, delays } = this.actors.counts();
-    return { live, dormant, timersPending: delays + this.due.size };
+    return { live, dormant, timersPending: delays + this.wakes.size };
   }
 
   /**
@@ -360,7 +349,7 @@ export class Host implements DurableHost {
     return entry;
   }
 
-  /** A stored live actor, restored with its delays and due timers; nothing to write until it changes. */
+  /** A stored live actor, restored with its delays; nothing to write until it changes. */
   private resume(record: Readonly<ActorRecord>): void {
     const machine = this.machines[record.machineId];
     if (machine === undefined) return;
@@ -376,7 +365,6 @@ export class Host implements DurableHost {
       for (const lost of skipped) {
         this.warn(`actor ${record.id}: delayed ${lost.event.type} has no actor to go to any more; dropped`);
       }
-      this.due.set(record.id, record.timers);
     } catch (error) {
       this.actors.hosted.delete(record.id);
       this.warn(
@@ -395,11 +383,9 @@ export class Host implements DurableHost {
   }
 
   private queued(entry: Entry, record: ActorRecord): void {
-    this.due.set(entry.id, record.timers);
     if (record.status !== "active") {
       // Finished: archived by the store once the write lands; nothing of it stays hosted.
       this.actors.hosted.delete(entry.id);
-      this.due.forget(entry.id);
       this.actors.finishing.set(entry.id, record);
       const landed = () => {
         if (this.actors.finishing.get(entry.id) === record) this.actors.finishing.delete(entry.id);
@@ -419,7 +405,6 @@ export class Host implements DurableHost {
       return;
     }
     this.actors.hosted.delete(entry.id);
-    this.due.forget(entry.id);
     this.warn(
       `actor ${entry.id} (${entry.kind}) cannot be stored (${displayText(error)}); stopped it, its last stored state stays`,
     );

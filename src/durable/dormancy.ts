@@ -1,10 +1,7 @@
 import type { ActorRecord } from "../persistence/actorRecord.js";
 
-/** The event a dormant actor's wake-up timer carries: it is hosted, and its own delays take over. */
-export const WAKE_EVENT = "durable.wake";
-
 /**
- * Whether a stored actor only waits (for an event, a delay, a due time) and can stay a record until
+ * Whether a stored actor only waits (for an event or a delay) and can stay a record until
  * then: no side effect of its tree is running. A running promise, callback or observable child must be
  * restored at start, where it runs again; their persisted snapshots, unlike a machine's, have no value.
  */
@@ -26,14 +23,4 @@ function runsAnEffect(snapshot: unknown): boolean {
 export function earliestDelayDue(record: Pick<ActorRecord, "delayed">): number | undefined {
   const delays = (record.delayed ?? []).map((d) => d.dueAt);
   return delays.length === 0 ? undefined : Math.min(...delays);
-}
-
-/** The timers that wake a dormant actor: its context.due timers as they are, and one at its earliest delay. */
-export function wakeTimers(
-  record: Pick<ActorRecord, "timers" | "delayed">,
-): Array<{ event: string; dueAt: number }> {
-  const earliest = earliestDelayDue(record);
-  return earliest === undefined
-    ? [...record.timers]
-    : [...record.timers, { event: WAKE_EVENT, dueAt: earliest }];
 }

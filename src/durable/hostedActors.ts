@@ -6,8 +6,7 @@ import {
   type InspectionEvent,
 } from "xstate";
 import type { ActorRecord, ActorRecordRules, ActorStatus } from "../persistence/actorRecord.js";
-import { displayText } from "../policies/index.js";
-import { collectDue } from "./dueTimers.js";
+import { ActorFailedError, ActorStoppedError } from "./actorErrors.js";
 import { type DelayTracker, trackDelays } from "./durableDelays.js";
 import { treeInspector } from "./inspection.js";
 import type { DurableActorInfo, MachineRegistration } from "./durableHostTypes.js";
@@ -31,7 +30,7 @@ export interface Entry {
 }
 
 /**
- * The record of an actor as it is now: its snapshot, context.due timers and pending XState delays, and
+ * The record of an actor as it is now: its snapshot and pending XState delays, and
  * `meta`, what the embedding layer keeps beside it (read without restoring the actor).
  */
 export function recordOf(
@@ -43,14 +42,13 @@ export function recordOf(
   const snapshot = entry.actor.getSnapshot() as { status: string };
   const status: ActorStatus =
     snapshot.status === "done" ? "done" : snapshot.status === "error" ? "error" : "active";
-  const timers = status === "active" ? collectDue(entry.actor) : [];
   const delayed = status === "active" ? entry.delays.pending() : [];
   return {
     id: entry.id,
     machineId: entry.kind,
     machineVersion: version,
     snapshot: entry.actor.getPersistedSnapshot(),
-    timers,
+    timers: [],
     ...(delayed.length === 0 ? {} : { delayed }),
     status,
     updatedAt: now,
@@ -172,7 +170,7 @@ export function startRestored(actor: AnyActorRef): void {
 /** Stops a hosted actor; callers still waiting on it hear `why` it will not get there. */
 export function stopEntry(entry: Entry, why: string): void {
   entry.actor.stop();
-  const error = new Error(`${why} before actor ${entry.id} reached what its caller waits for`);
+  const error = new ActorStoppedError(entry.id, why);
   for (const abandon of entry.abandoned) abandon(error);
 }
 
@@ -194,10 +192,7 @@ export function settled(actor: AnyActorRef): Promise<void> {
 export function throwIfFailed(method: string, entry: Entry): void {
   const snapshot = entry.actor.getSnapshot() as { status: string; error?: unknown };
   if (snapshot.status !== "error") return;
-  throw new Error(
-    `${method}: actor ${JSON.stringify(entry.id)} (${entry.kind}) failed: ${displayText(snapshot.error)}`,
-    { cause: snapshot.error },
-  );
+  throw new ActorFailedError(entry.id, entry.kind, method, snapshot.error);
 }
 
 /** How the store checks stored records: each kind's version and migration, and a restorable snapshot. */

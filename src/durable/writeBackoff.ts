@@ -1,4 +1,4 @@
-import { displayText } from "../policies/index.js";
+import { displayText } from "../errors/displayText.js";
 import type { RuntimeTimers } from "./timers.js";
 
 export interface WriteBackoffOptions {

@@ -1,5 +1,15 @@
 import { type AnyStateMachine, type InspectionEvent, StateMachine } from "xstate";
-import { activeStates, machineChart, type MachineChart } from "./statechart.js";
+import type {
+  ActorStatus,
+  ActorView,
+  EventView,
+  InspectorHello,
+  InspectorMessage,
+  MachineChart,
+} from "./protocol.js";
+import { activeStates, machineChart } from "./statechart.js";
+
+export type { ActorStatus, ActorView, EventView, InspectorHello, InspectorMessage } from "./protocol.js";
 
 /** At most this many actors are kept (finished ones are dropped first), and this many events. */
 export const MAX_ACTORS = 500;
@@ -7,58 +17,6 @@ export const MAX_ACTORS = 500;
 export const MAX_EVENTS = 200;
 /** Distinct machines whose charts are kept; charts no kept actor uses are dropped beyond this. */
 const MAX_CHARTS = 100;
-
-export type ActorStatus = "active" | "done" | "error" | "stopped";
-
-/** One actor as the page shows it. JSON-safe: ids, texts and numbers only. */
-export interface ActorView {
-  sessionId: string;
-  id: string;
-  systemId?: string;
-  parentSessionId?: string;
-  /** The machine's id, when the actor runs a state machine (else a promise, callback, … actor). */
-  machineId?: string;
-  /** The state value as text (`awaitingResponse`, `a.b`); "" for an actor that is not a machine. */
-  state: string;
-  /** Mermaid ids (in the machine's chart) of the active leaf states and of their active ancestors. */
-  current: string[];
-  active: string[];
-  status: ActorStatus;
-  error?: string;
-  /** Order of registration, and of the latest snapshot (the page follows the most recently updated). */
-  seq: number;
-  updatedSeq: number;
-  updatedAt: number;
-}
-
-/** One event delivered to an actor. */
-export interface EventView {
-  seq: number;
-  at: number;
-  type: string;
-  targetSessionId: string;
-  targetId: string;
-  sourceSessionId?: string;
-  sourceId?: string;
-  /** A short JSON preview of the event's other fields (actor refs, functions and deep values left out). */
-  data?: string;
-}
-
-/** The whole current state of the inspector: actors, their machines' charts, the latest events. */
-export interface InspectorHello {
-  kind: "hello";
-  actors: ActorView[];
-  machines: MachineChart[];
-  events: EventView[];
-}
-
-/** What the page is sent: the whole current state first, then each change. */
-export type InspectorMessage =
-  | InspectorHello
-  | { kind: "machine"; machine: MachineChart }
-  | { kind: "actor"; actor: ActorView }
-  | { kind: "drop"; sessionIds: string[] }
-  | { kind: "event"; event: EventView };
 
 /** The parts of a running xstate Actor the inspector reads (ActorRefLike types only sessionId). */
 interface ActorLike {

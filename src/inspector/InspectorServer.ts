@@ -6,7 +6,7 @@ import type { InspectionEvent } from "xstate";
 import { InspectorModel, type InspectorMessage } from "./InspectorModel.js";
 import { hostOf, isLoopback } from "./loopback.js";
 import { mermaidBundle } from "./mermaidBundle.js";
-import { PAGE_HTML, PAGE_SCRIPT } from "./page.js";
+import { type PageFile, pageFiles } from "./pageFiles.js";
 
 export { MAX_ACTORS, MAX_EVENTS } from "./InspectorModel.js";
 export type { ActorView, EventView, InspectorHello, InspectorMessage } from "./InspectorModel.js";
@@ -36,10 +36,11 @@ const SECURITY_HEADERS = {
 };
 
 /**
- * Serves the offline statechart inspector: `/` the page, `/app.js` its script, `/mermaid.js` the Mermaid bundle the
- * package ships, `/events` the live data as Server-Sent Events (the current state first, then each change),
- * `/state.json` the current state once. It listens on a loopback address only (127.0.0.1 by default) and
- * answers only requests addressed to one, so no other machine and no web page's DNS trick reaches it.
+ * Serves the offline statechart inspector: `/` the page, `/app.js` and the page's other scripts and its
+ * stylesheet (the files in page/), `/mermaid.js` the Mermaid bundle the package ships, `/events` the live
+ * data as Server-Sent Events (the current state first, then each change), `/state.json` the current state
+ * once. It listens on a loopback address only (127.0.0.1 by default) and answers only requests addressed
+ * to one, so no other machine and no web page's DNS trick reaches it.
  */
 export async function startInspectorServer(
   o: { port?: number; host?: string } = {},
@@ -88,10 +89,6 @@ export async function startInspectorServer(
     }
     const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
     switch (path) {
-      case "/":
-        return respond(res, 200, "text/html; charset=utf-8", PAGE_HTML);
-      case "/app.js":
-        return respond(res, 200, "text/javascript; charset=utf-8", PAGE_SCRIPT);
       case "/mermaid.js":
         return void serveMermaid(req, res);
       case "/state.json":
@@ -109,8 +106,20 @@ export async function startInspectorServer(
         return;
       }
       default:
-        return respond(res, 404, "text/plain; charset=utf-8", "not found\n");
+        return void servePage(res, path);
     }
+  };
+
+  const servePage = async (res: ServerResponse, path: string): Promise<void> => {
+    let files: ReadonlyMap<string, PageFile>;
+    try {
+      files = await pageFiles();
+    } catch (error) {
+      return respond(res, 500, "text/plain; charset=utf-8", `${(error as Error).message}\n`);
+    }
+    const file = files.get(path);
+    if (file === undefined) return respond(res, 404, "text/plain; charset=utf-8", "not found\n");
+    respond(res, 200, file.type, file.body);
   };
 
   // Every browser takes gzip; anything else gets the bundle inflated.

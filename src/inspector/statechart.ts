@@ -1,36 +1,9 @@
 import { type AnyStateMachine, type AnyStateNode, StateMachine } from "xstate";
 import { eventLabel, listTransitions, mermaidStateId, toMermaid } from "../machines/index.js";
 import { ANY_STATE_ID, collapseShared, mergeParallelEdges, prefixLine } from "./chartSource.js";
+import type { MachineChart, NestedChart } from "./protocol.js";
 
-/** A machine as the inspector page draws it: its Mermaid source and the Mermaid id of each state. */
-export interface MachineChart {
-  machineId: string;
-  /**
-   * The `stateDiagram-v2` source: toMermaid's, with invoked machines drawn inside their states, a
-   * machine-wide transition drawn once from an "any state" node and parallel edges merged; null when it
-   * could not be drawn (see `error`).
-   */
-  mermaid: string | null;
-  error?: string;
-  /** State key path (`a.b`) → the id toMermaid gives that state in `mermaid`. */
-  stateIds: Record<string, string>;
-  /** Machines invoked by a state, drawn inside that state's box (the page marks their actors' states there). */
-  nested?: NestedChart[];
-}
-
-/** A machine a state invokes, drawn inside that state: its states' ids are the child chart's with `prefix`. */
-export interface NestedChart {
-  /** The Mermaid id of the invoking state in the parent chart. */
-  stateId: string;
-  /** The invocation's id: the child actor's id. */
-  invokeId: string;
-  /** The invoked machine's id (its actors' `machineId`). */
-  machineId: string;
-  /** Prepended to the child chart's Mermaid ids inside the parent chart. */
-  prefix: string;
-  /** State key path in the child machine → its Mermaid id in the parent chart (prefix included). */
-  stateIds: Record<string, string>;
-}
+export type { MachineChart, NestedChart } from "./protocol.js";
 
 /** Which states of a chart are active: leaves are `current`, their compound ancestors `active`. */
 export interface ActiveStates {

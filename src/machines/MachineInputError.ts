@@ -1,7 +1,9 @@
 import type { z } from "zod";
+import { A2AError } from "../errors/A2AError.js";
 
 /** A machine was created with input it cannot run on; the message names the machine and each bad field. */
-export class MachineInputError extends TypeError {
+export class MachineInputError extends A2AError {
+  override readonly code = "INVALID_MACHINE_INPUT";
   override readonly name = "MachineInputError";
 
   constructor(

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import type { A2AErrorInfo, AnnounceSkipReason, DiscordFailure } from "../policies/index.js";
-import type { Due, TimerEvent } from "./Due.js";
 import type { AgentStepError } from "./gatewayActors.js";
 import type { PingPongTerminationReason } from "./pingPongContext.js";
 import {
@@ -74,11 +73,6 @@ export interface A2AFlowContext extends z.output<typeof A2AFlowInputSchema> {
   announceError?: string;
   /** The announce step's backoff under way; the flow waits it out with `after: { backoffDelay }`. */
   backoffMs?: number;
-  /**
-   * Set only in snapshots written before the waits became `after` delays: such a snapshot waits in
-   * `announceRetrying` or `postRetrying` for BACKOFF_ELAPSED at this time, which the runtime still delivers.
-   */
-  due?: Due<"BACKOFF_ELAPSED">;
 }
 
 /**
@@ -88,12 +82,6 @@ export interface A2AFlowContext extends z.output<typeof A2AFlowInputSchema> {
  */
 export type A2AAnnounceSkipReason =
   AnnounceSkipReason | "announce_skip" | "announce_failed" | "post_failed" | "channel_not_allowed";
-
-/**
- * Only for snapshots stored with a `due`, the flow's own (see A2AFlowContext.due) or its reply wait's
- * or ping-pong's, which the flow passes on; the flow's own waits are `after` delays.
- */
-export type A2AFlowEvent = TimerEvent<"BACKOFF_ELAPSED">;
 
 /**
  * How a `sessions_send` flow ended (the runtime's A2AFlowResult adds the "accepted"/"timeout" statuses).

@@ -1,4 +1,4 @@
-import { assign, emit, sendTo, setup } from "xstate";
+import { assign, emit, setup } from "xstate";
 import {
   type A2AErrorInfo,
   type A2AEventOf,
@@ -15,7 +15,6 @@ import {
 } from "../policies/index.js";
 import {
   type A2AFlowContext,
-  type A2AFlowEvent,
   type A2AFlowInput,
   A2AFlowInputSchema,
   type A2AFlowOutput,
@@ -33,7 +32,7 @@ import { catalogOf, envelopeOf } from "./schemas.js";
 type Emitted = A2AEventOf<"a2a.response"> | A2AEventOf<"a2a.retry"> | A2AEventOf<"a2a.complete">;
 
 /**
- * One `sessions_send` from start to end (designs 000 and 001): wait for the reply (with retries),
+ * One `sessions_send` from start to end: wait for the reply (with retries),
  * steer the ping-pong, announce only when it is worth an LLM call, and always finish with
  * `a2a.complete`, whether the reply came, was blocked or timed out, in sync and async mode alike.
  * Ping-pong and announce steps that fail are retried like the reply wait, after a backoff
@@ -48,7 +47,6 @@ export const a2aFlowMachine = setup({
   types: {
     input: {} as A2AFlowInput,
     context: {} as A2AFlowContext,
-    events: {} as A2AFlowEvent,
     output: {} as A2AFlowOutput,
     emitted: {} as Emitted,
   },
@@ -71,8 +69,6 @@ export const a2aFlowMachine = setup({
       context.lastStepError !== undefined && canRetry(context.lastStepError, context.retry.enabled),
     postRetryAllowed: ({ context }) =>
       context.postFailure?.retryable === true && (context.postRetries ?? 0) < DISCORD_TRANSIENT_MAX_RETRIES,
-    // A snapshot stored with a due time; an early, stray or duplicated delivery changes nothing.
-    storedBackoffDue: ({ context, event }) => context.due !== undefined && event.at >= context.due.at,
   },
   actions: {
     recordReply: assign(({ context }, output: ReplyWaitOutput) => ({
@@ -141,12 +137,12 @@ export const a2aFlowMachine = setup({
         backoffMs: context.backoffMs ?? 0,
       }),
     ),
-    startAnnounceRetry: assign(({ context }, at: number) => ({
+    // Each retry starts when its wait is over: lastAt is when the failure was seen.
+    startAnnounceRetry: assign(({ context }) => ({
       announceRetries: (context.announceRetries ?? 0) + 1,
       retryAttempts: context.retryAttempts + 1,
-      lastAt: Math.max(context.lastAt, at),
+      lastAt: context.lastAt + (context.backoffMs ?? 0),
       announceFailure: undefined,
-      due: undefined,
     })),
     giveUpAnnounce: assign(({ context }) => ({
       announceSkipReason: "announce_failed" as const,
@@ -158,10 +154,9 @@ export const a2aFlowMachine = setup({
       postFailure: { ...classifyDiscordFailure(error), message: errorMessage(error) },
       lastAt: failureAt(error, context.lastAt),
     })),
-    startPostRetry: assign(({ context }, at: number) => ({
+    startPostRetry: assign(({ context }) => ({
       postRetries: (context.postRetries ?? 0) + 1,
-      lastAt: Math.max(context.lastAt, at),
-      due: undefined,
+      lastAt: context.lastAt + postRetryWaitMs(context),
     })),
     giveUpPost: assign(({ context }) => ({
       announceSkipReason: "post_failed" as const,
@@ -249,8 +244,6 @@ export const a2aFlowMachine = setup({
           actions: [{ type: "recordWaitCrash", params: errorOf }, "emitFirstResponse"],
         },
       },
-      // Only a replyWait snapshot stored with a due time (before its backoff was an after) waits for it.
-      on: { BACKOFF_ELAPSED: { actions: sendTo("replyWait", ({ event }) => event) } },
     },
     pingPong: {
       invoke: {
@@ -283,8 +276,6 @@ export const a2aFlowMachine = setup({
           actions: ["recordPingPongCrash", { type: "noteFailureTime", params: errorOf }],
         },
       },
-      // Only a ping-pong snapshot stored with a due time (before its backoff was an after) waits for it.
-      on: { BACKOFF_ELAPSED: { actions: sendTo("pingPong", ({ event }) => event) } },
     },
     deciding: {
       always: [
@@ -340,23 +331,7 @@ export const a2aFlowMachine = setup({
     },
     announceRetrying: {
       entry: ["scheduleAnnounceRetry", "emitAnnounceRetry"],
-      after: {
-        backoffDelay: {
-          target: "announcing",
-          actions: {
-            type: "startAnnounceRetry",
-            params: ({ context }) => context.lastAt + (context.backoffMs ?? 0),
-          },
-        },
-      },
-      on: {
-        // A snapshot stored with a due time (before the backoff was an after delay) waits for this event.
-        BACKOFF_ELAPSED: {
-          guard: "storedBackoffDue",
-          target: "announcing",
-          actions: { type: "startAnnounceRetry", params: ({ event }) => event.at },
-        },
-      },
+      after: { backoffDelay: { target: "announcing", actions: "startAnnounceRetry" } },
     },
     posting: {
       invoke: {
@@ -375,7 +350,7 @@ export const a2aFlowMachine = setup({
         onError: { target: "postFailing", actions: { type: "recordPostFailure", params: errorOf } },
       },
     },
-    // A failed post still completes the flow, which reports the text (design 000 §1.2) and why it was not posted.
+    // A failed post never blocked a flow: it still completes, reporting the text and why it was not posted.
     postFailing: {
       always: [
         { guard: "postRetryAllowed", target: "postRetrying" },
@@ -383,23 +358,7 @@ export const a2aFlowMachine = setup({
       ],
     },
     postRetrying: {
-      after: {
-        retryDelay: {
-          target: "posting",
-          actions: {
-            type: "startPostRetry",
-            params: ({ context }) => context.lastAt + postRetryWaitMs(context),
-          },
-        },
-      },
-      on: {
-        // A snapshot stored with a due time (before the retry was an after delay) waits for this event.
-        BACKOFF_ELAPSED: {
-          guard: "storedBackoffDue",
-          target: "posting",
-          actions: { type: "startPostRetry", params: ({ event }) => event.at },
-        },
-      },
+      after: { retryDelay: { target: "posting", actions: "startPostRetry" } },
     },
     completed: { type: "final", entry: "emitComplete" },
   },

@@ -6,7 +6,6 @@ import {
   type DiscordFailure,
   discordRetryWaitMs,
 } from "../policies/index.js";
-import type { Due, TimerEvent } from "./Due.js";
 import type { MentionEvent } from "./mentionMachine.js";
 import { epochMs, nonEmpty, positiveMs } from "./schemas.js";
 
@@ -88,11 +87,6 @@ export interface CollaborateContext extends z.output<typeof CollaborateInputSche
   retries: number;
   failure?: DiscordFailure & { message: string };
   error?: { code: CollaborateErrorCode; message: string };
-  /**
-   * Set only in snapshots written before the retries became `after` delays: such a snapshot waits in
-   * `retrying` or `noticeRetrying` for RETRY_DUE at this time, which the runtime still delivers.
-   */
-  due?: Due<"RETRY_DUE">;
   outcome?: CollaborateOutput["status"];
   /** Deliveries of the mention when it ended (1 + reminders). */
   mentionAttempts?: number;
@@ -104,11 +98,8 @@ export interface CollaborateContext extends z.output<typeof CollaborateInputSche
   noticeError?: { code: CollaborateErrorCode; message: string };
 }
 
-/**
- * RETRY_DUE is only for snapshots stored with a `due` (see CollaborateContext.due), or the mention's,
- * passed on; the collaboration's own retries are `after` delays. The mention's events are passed on.
- */
-export type CollaborateEvent = TimerEvent<"RETRY_DUE"> | MentionEvent;
+/** The mention's events: passed on to the mention while the collaboration awaits the answer. */
+export type CollaborateEvent = MentionEvent;
 
 /** How the collaboration ended: `responded`, `escalated`, `failed` or `rejected`, with its thread and mention. */
 export interface CollaborateOutput {
@@ -163,9 +154,4 @@ export function noticeChannel(context: CollaborateContext): string | undefined {
 /** How long a failed Discord call waits before it is tried again (Retry-After, else 1 s, 2 s, 4 s). */
 export function retryWaitMs(context: CollaborateContext): number {
   return discordRetryWaitMs(context.failure, context.retries);
-}
-
-/** When the retry under way was due: the failure's time plus its wait. */
-export function retryDueAt({ context }: { context: CollaborateContext }): number {
-  return context.lastAt + retryWaitMs(context);
 }

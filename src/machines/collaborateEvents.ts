@@ -2,7 +2,7 @@ import type { A2AEventOf } from "../policies/index.js";
 import type { CollaborateContext } from "./collaborateContext.js";
 import type { MentionOutput } from "./mentionMachine.js";
 
-// The a2a.collaborate.* events (design 002 §1, API.md §5) a collaboration emits, built from its context.
+// The a2a.collaborate.* events (requested, sent, failed, responded) a collaboration emits, from its context.
 
 export type CollaborateEmitted =
   | A2AEventOf<"a2a.collaborate.requested">

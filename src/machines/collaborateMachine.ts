@@ -11,7 +11,6 @@ import {
   channelAllowed,
   collaborationContent,
   noticeChannel,
-  retryDueAt,
   retryWaitMs,
   targetChannel,
   threadNameOf,
@@ -36,7 +35,7 @@ import { parseMachineInput } from "./MachineInputError.js";
 import { type MentionOutput, mentionMachine } from "./mentionMachine.js";
 
 /**
- * One `discord_send` (designs 002 and 004): validate, resolve the thread (explicit, reused within
+ * One `discord_send`: validate, resolve the thread (explicit, reused within
  * the TTL, or new: a starter message is posted in the channel and the `[협업] from → to · topic`
  * thread is opened from it), post the mention in the thread, retry what Discord says may be retried
  * (`after: { retryDelay }`: Discord's Retry-After, else 1 s, 2 s, 4 s, kept across restarts by the
@@ -72,13 +71,10 @@ export const collaborateMachine = setup({
       context.reusableThread !== undefined && channelAllowed(context, context.reusableThread.channelId),
     retryAllowed: ({ context }) => discordRetryAllowed(context.failure, context.retries),
     escalatingFailure: ({ context }) => context.failure?.escalate === true,
-    // A 403/404 is told to a human in the escalation channel, unless notifyOnFailure is off (design 002 §5).
+    // A 403/404 is told to a human in the escalation channel, unless notifyOnFailure is off.
     noticeWanted: ({ context }) => context.mention.notifyOnFailure && noticeChannel(context) !== undefined,
     threadKnown: ({ context }) => context.resolvedThreadId !== undefined,
     starterPosted: ({ context }) => context.starterMessageId !== undefined,
-    // A snapshot stored with a due time; an early, stray or duplicated delivery changes nothing.
-    storedRetryDue: ({ context, event }) =>
-      event.type === "RETRY_DUE" && context.due !== undefined && event.at >= context.due.at,
     mentionResponded: (_, output: MentionOutput) => output.status === "responded",
     mentionEscalated: (_, output: MentionOutput) => output.status === "escalated",
   },
@@ -119,10 +115,10 @@ export const collaborateMachine = setup({
       failure: { ...classifyDiscordFailure(error), message: errorMessage(error) },
       lastAt: failureAt(error, context.lastAt),
     })),
-    startRetry: assign(({ context }, at: number) => ({
+    // The retry starts when its wait is over: lastAt is when the failure was seen.
+    startRetry: assign(({ context }) => ({
       retries: context.retries + 1,
-      lastAt: Math.max(context.lastAt, at),
-      due: undefined,
+      lastAt: context.lastAt + retryWaitMs(context),
       failure: undefined,
     })),
     // The failure is final; a failure notice that follows counts its own retries.
@@ -145,7 +141,7 @@ export const collaborateMachine = setup({
         message: context.failure?.message ?? "Discord call failed",
       },
     })),
-    settle: assign((_, outcome: CollaborateOutput["status"]) => ({ outcome, due: undefined })),
+    settle: assign((_, outcome: CollaborateOutput["status"]) => ({ outcome })),
     recordMentionEnd: assign((_, output: MentionOutput) => ({ mentionAttempts: output.attempts })),
     emitRequested: emit(({ context }) => requestedEvent(context)),
     emitSent: emit(({ context }) => sentEvent(context)),
@@ -235,8 +231,8 @@ export const collaborateMachine = setup({
         onError: { target: "failing", actions: { type: "recordFailure", params: errorOf } },
       },
     },
-    // The mention goes inside the thread in every mode: a sibling bot's mention is handled there
-    // (design 004 §5.2), not in a channel.
+    // The mention goes inside the thread in every mode: the preflight handles a sibling bot's mention
+    // in a thread, not in a channel.
     sending: {
       invoke: {
         id: "postMention",
@@ -270,33 +266,9 @@ export const collaborateMachine = setup({
     retrying: {
       after: {
         retryDelay: [
-          { guard: "threadKnown", target: "sending", actions: { type: "startRetry", params: retryDueAt } },
-          {
-            guard: "starterPosted",
-            target: "creatingThread",
-            actions: { type: "startRetry", params: retryDueAt },
-          },
-          { target: "postingStarter", actions: { type: "startRetry", params: retryDueAt } },
-        ],
-      },
-      on: {
-        // A snapshot stored with a due time (before the retry was an after delay) waits for this event.
-        RETRY_DUE: [
-          {
-            guard: and(["storedRetryDue", "threadKnown"]),
-            target: "sending",
-            actions: { type: "startRetry", params: ({ event }) => event.at },
-          },
-          {
-            guard: and(["storedRetryDue", "starterPosted"]),
-            target: "creatingThread",
-            actions: { type: "startRetry", params: ({ event }) => event.at },
-          },
-          {
-            guard: "storedRetryDue",
-            target: "postingStarter",
-            actions: { type: "startRetry", params: ({ event }) => event.at },
-          },
+          { guard: "threadKnown", target: "sending", actions: "startRetry" },
+          { guard: "starterPosted", target: "creatingThread", actions: "startRetry" },
+          { target: "postingStarter", actions: "startRetry" },
         ],
       },
     },
@@ -317,16 +289,7 @@ export const collaborateMachine = setup({
       ],
     },
     noticeRetrying: {
-      after: {
-        retryDelay: { target: "postingNotice", actions: { type: "startRetry", params: retryDueAt } },
-      },
-      on: {
-        RETRY_DUE: {
-          guard: "storedRetryDue",
-          target: "postingNotice",
-          actions: { type: "startRetry", params: ({ event }) => event.at },
-        },
-      },
+      after: { retryDelay: { target: "postingNotice", actions: "startRetry" } },
     },
     awaitingResponse: {
       invoke: {
@@ -362,14 +325,11 @@ export const collaborateMachine = setup({
         ],
       },
       on: {
-        // The mention's own waits are `after` delays; these timer events reach a mention stored with a due time.
-        RESPONSE_TIMEOUT: { actions: sendTo("mention", ({ event }) => event) },
-        RETRY_DUE: { actions: sendTo("mention", ({ event }) => event) },
         RESPONSE_RECEIVED: { actions: sendTo("mention", ({ event }) => event) },
         CANCEL: { actions: sendTo("mention", ({ event }) => event) },
       },
     },
-    // Design 002 §1: every failure is an event, a rejection included.
+    // Every failure is an a2a.collaborate.failed event for the audit trail, a rejection included.
     rejected: { type: "final", entry: [{ type: "settle", params: "rejected" }, "emitFailed"] },
     failed: { type: "final", entry: [{ type: "settle", params: "failed" }, "emitFailed"] },
     responded: { type: "final", entry: { type: "settle", params: "responded" } },

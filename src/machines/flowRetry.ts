@@ -13,9 +13,10 @@ import type { AgentStepError } from "./gatewayActors.js";
 import { nextRandom } from "./jitter.js";
 import { envelopeOf, type FlowTrace, type RetryPolicySchema } from "./schemas.js";
 
-// The retry policy of design 000 §5, shared by the flow's steps that retry: the reply wait, each
-// ping-pong step and the announce step, and the wait before a failed announcement post is tried
-// again. Pure helpers; each machine keeps its own states and delays.
+// The gateway retry policy (classify the failure, retry while its class allows, back off with jitter),
+// shared by the flow's steps that retry: the reply wait, each ping-pong step and the announce step,
+// and the wait before a failed announcement post is tried again. Pure helpers; each machine keeps its
+// own states and delays.
 
 export type RetryPolicy = z.output<typeof RetryPolicySchema>;
 

@@ -1,6 +1,5 @@
 // The statecharts: pure `setup()` definitions. Side effects are named actors the runtime provides,
-// time arrives in their outputs, waits are `after` delays with named delays (Due.ts: the due times in
-// context of snapshots stored before).
+// time arrives in their outputs, every wait is an `after` delay with a named delay.
 export * from "./a2aFlowContext.js";
 export * from "./a2aFlowMachine.js";
 export {
@@ -13,9 +12,7 @@ export {
   collaborationContent,
 } from "./collaborateContext.js";
 export * from "./collaborateMachine.js";
-export * from "./collaborateMigration.js";
 export * from "./cameAfter.js";
-export * from "./Due.js";
 export * from "./discordActors.js";
 export * from "./gatewayActors.js";
 export * from "./MachineInputError.js";

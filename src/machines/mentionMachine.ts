@@ -15,7 +15,6 @@ import {
 import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
 import { type PostMessageOutput, postMessageActor, postText } from "./discordActors.js";
 import { cameAfter } from "./cameAfter.js";
-import type { Due, TimerEvent } from "./Due.js";
 import { parseMachineInput } from "./MachineInputError.js";
 import { epochMs, nonEmpty, positiveMs } from "./schemas.js";
 
@@ -53,11 +52,6 @@ export interface MentionContext extends z.output<typeof MentionInputSchema> {
   /** When the timeout being handled was due (the latest delivery + the timeout), whenever it fired. */
   firedAt?: number;
   respondedAt?: number;
-  /**
-   * Set only in snapshots written before the waits became `after` delays: such a snapshot waits in
-   * `pending`/`reminded` for RESPONSE_TIMEOUT, or in a retrying state for RETRY_DUE, at this time.
-   */
-  due?: Due<"RESPONSE_TIMEOUT" | "RETRY_DUE">;
   outcome?: MentionOutput["status"];
   /** Retries of the reminder or escalation post under way (up to 3); absent is 0. */
   retries?: number;
@@ -68,9 +62,6 @@ export interface MentionContext extends z.output<typeof MentionInputSchema> {
 }
 
 export type MentionEvent =
-  /** Only for snapshots stored with a `due` (see MentionContext.due); the machine's own waits are `after` delays. */
-  | TimerEvent<"RESPONSE_TIMEOUT">
-  | TimerEvent<"RETRY_DUE">
   /** A message in the mention's thread from `authorId` (the runtime routes thread messages here). */
   | { type: "RESPONSE_RECEIVED"; authorId: string; at: number; messageId?: string }
   | { type: "CANCEL"; at?: number };
@@ -127,11 +118,6 @@ export const mentionMachine = setup({
   actors: { postReminder: postMessageActor, postEscalation: postMessageActor },
   guards: {
     remindersOff: ({ context }) => !context.reminders,
-    // A snapshot stored with a due time; an early, stray or duplicated delivery changes nothing.
-    storedTimeoutDue: ({ context, event }) =>
-      event.type === "RESPONSE_TIMEOUT" &&
-      context.due?.event === "RESPONSE_TIMEOUT" &&
-      event.at >= context.due.at,
     attemptsLeft: ({ context }) => context.attempts < context.maxAttempts,
     notifiesOnFailure: ({ context }) => context.notifyOnFailure,
     targetAnswered: ({ context, event }) =>
@@ -139,14 +125,11 @@ export const mentionMachine = setup({
       event.authorId === context.targetBotId &&
       cameAfter(event, context),
     retryAllowed: ({ context }) => discordRetryAllowed(context.failure, context.retries ?? 0),
-    storedRetryDue: ({ context, event }) =>
-      event.type === "RETRY_DUE" && context.due?.event === "RETRY_DUE" && event.at >= context.due.at,
   },
   actions: {
-    // The timeout is taken: it is owed no more (a reminder being posted owes nothing until it is sent).
-    noteFired: assign(({ context }) => ({ firedAt: timeoutDueAt(context), due: undefined })),
+    noteFired: assign(({ context }) => ({ firedAt: timeoutDueAt(context) })),
     noteResponse: assign(({ event }) => ({ respondedAt: (event as { at: number }).at })),
-    settle: assign((_, outcome: MentionOutput["status"]) => ({ outcome, due: undefined })),
+    settle: assign((_, outcome: MentionOutput["status"]) => ({ outcome })),
     recordReminder: assign(({ context }, output: PostMessageOutput) => ({
       attempts: context.attempts + 1,
       lastDeliveredAt: output.at,
@@ -162,7 +145,6 @@ export const mentionMachine = setup({
     })),
     startRetry: assign(({ context }) => ({
       retries: (context.retries ?? 0) + 1,
-      due: undefined,
       failure: undefined,
     })),
     // The next post starts its own retries.
@@ -345,23 +327,14 @@ export const mentionMachine = setup({
   }),
 });
 
-/**
- * Waits a full timeout for the target's answer. A snapshot stored with a due time (before the timeout
- * was an `after` delay) has no delay scheduled: it waits for RESPONSE_TIMEOUT at that time instead.
- */
+/** Waits a full timeout for the target's answer. */
 function awaitingTimeout() {
-  return {
-    after: { responseTimeout: { target: "timedOut" } },
-    on: { RESPONSE_TIMEOUT: { guard: "storedTimeoutDue", target: "timedOut" } },
-  } as const;
+  return { after: { responseTimeout: { target: "timedOut" } } } as const;
 }
 
-/** Waits out a failed post's retry delay (or, stored with a due time, its RETRY_DUE), then posts again. */
+/** Waits out a failed post's retry delay, then posts again. */
 function retryingThen(post: "reminding" | "escalating") {
-  return {
-    after: { retryDelay: { target: post, actions: "startRetry" } },
-    on: { RETRY_DUE: { guard: "storedRetryDue", target: post, actions: "startRetry" } },
-  } as const;
+  return { after: { retryDelay: { target: post, actions: "startRetry" } } } as const;
 }
 
 /** The escalation event after a post failed for good: nobody was notified, as of the failure. */

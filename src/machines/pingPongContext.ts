@@ -1,6 +1,5 @@
 import { z } from "zod";
 import type { A2AErrorInfo, EarlyTerminationReason } from "../policies/index.js";
-import type { Due, TimerEvent } from "./Due.js";
 import type { AgentStepError } from "./gatewayActors.js";
 import {
   epochMs,
@@ -56,17 +55,9 @@ export interface PingPongContext extends z.output<typeof PingPongInputSchema> {
   lastError?: A2AErrorInfo;
   /** The backoff of the retry under way; the machine waits it out with `after: { backoffDelay }`. */
   backoffMs?: number;
-  /**
-   * Set only in snapshots written before the backoff became an `after` delay: such a snapshot waits in
-   * `retrying` for BACKOFF_ELAPSED at this time, which the runtime still delivers.
-   */
-  due?: Due<"BACKOFF_ELAPSED">;
   /** The failure that ended the conversation, once the retries ran out. */
   error?: A2AErrorInfo;
 }
-
-/** Only for snapshots stored with a `due` (see PingPongContext.due); the machine's own backoff is an `after`. */
-export type PingPongEvent = TimerEvent<"BACKOFF_ELAPSED">;
 
 /** How the ping-pong ended: turns taken, why it stopped, the latest reply. */
 export interface PingPongOutput {

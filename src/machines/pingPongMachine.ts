@@ -13,7 +13,6 @@ import { type AgentStepOutput, agentStepActor } from "./gatewayActors.js";
 import { parseMachineInput } from "./MachineInputError.js";
 import {
   type PingPongContext,
-  type PingPongEvent,
   type PingPongInput,
   PingPongInputSchema,
   type PingPongOutput,
@@ -94,7 +93,6 @@ export const pingPongMachine = setup({
   types: {
     input: {} as PingPongInput,
     context: {} as PingPongContext,
-    events: {} as PingPongEvent,
     output: {} as PingPongOutput,
     emitted: {} as Emitted,
   },
@@ -118,8 +116,6 @@ export const pingPongMachine = setup({
     lastTurn: ({ context }) => context.turn >= context.effectiveTurns,
     retryAllowed: ({ context }) =>
       context.lastError !== undefined && canRetry(context.lastError, context.retry?.enabled === true),
-    // A snapshot stored with a due time; an early, stray or duplicated delivery changes nothing.
-    storedBackoffDue: ({ context, event }) => context.due !== undefined && event.at >= context.due.at,
   },
   actions: {
     terminate: assign((_, reason: PingPongTerminationReason) => ({ terminationReason: reason })),
@@ -166,12 +162,12 @@ export const pingPongMachine = setup({
         backoffMs: context.backoffMs ?? 0,
       }),
     ),
-    startRetry: assign(({ context }, at: number) => ({
+    // The retry starts when the backoff is over: lastAt is when the failure was seen.
+    startRetry: assign(({ context }) => ({
       stepRetries: (context.stepRetries ?? 0) + 1,
       retryAttempts: (context.retryAttempts ?? 0) + 1,
-      lastAt: Math.max(context.lastAt, at),
+      lastAt: context.lastAt + (context.backoffMs ?? 0),
       stepFailure: undefined,
-      due: undefined,
     })),
     giveUp: assign(({ context }) => ({ error: context.lastError, terminationReason: "no_reply" as const })),
     emitResponse: emit(
@@ -293,23 +289,7 @@ export const pingPongMachine = setup({
     },
     retrying: {
       entry: ["scheduleBackoff", "emitRetry"],
-      after: {
-        backoffDelay: {
-          target: "turn",
-          actions: {
-            type: "startRetry",
-            params: ({ context }) => context.lastAt + (context.backoffMs ?? 0),
-          },
-        },
-      },
-      on: {
-        // A snapshot stored with a due time (before the backoff was an after delay) waits for this event.
-        BACKOFF_ELAPSED: {
-          guard: "storedBackoffDue",
-          target: "turn",
-          actions: { type: "startRetry", params: ({ event }) => event.at },
-        },
-      },
+      after: { backoffDelay: { target: "turn", actions: "startRetry" } },
     },
     done: { type: "final" },
   },

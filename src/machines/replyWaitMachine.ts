@@ -1,4 +1,4 @@
-import { and, assign, emit, setup } from "xstate";
+import { assign, emit, setup } from "xstate";
 import { z } from "zod";
 import {
   type A2AErrorInfo,
@@ -8,7 +8,6 @@ import {
   retryResends,
 } from "../policies/index.js";
 import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
-import type { Due, TimerEvent } from "./Due.js";
 import { classifyFailure, type FailureFacts, retryBackoff, retryEvent } from "./flowRetry.js";
 import {
   type AgentWaitOutput,
@@ -66,15 +65,7 @@ export interface ReplyWaitContext extends z.output<typeof ReplyWaitInputSchema> 
   /** The backoff of the retry under way; the machine waits it out with `after: { backoffDelay }`. */
   backoffMs?: number;
   reply?: string;
-  /**
-   * Set only in snapshots written before the backoff became an `after` delay: such a snapshot waits in
-   * `retrying` for BACKOFF_ELAPSED at this time, which the host still delivers.
-   */
-  due?: Due<"BACKOFF_ELAPSED">;
 }
-
-/** Only for snapshots stored with a `due` (see ReplyWaitContext.due); the machine's own backoff is an `after`. */
-export type ReplyWaitEvent = TimerEvent<"BACKOFF_ELAPSED">;
 
 /** `at` is the latest wall-clock time the machine knew when it ended. */
 export type ReplyWaitOutput =
@@ -92,7 +83,6 @@ export const replyWaitMachine = setup({
   types: {
     input: {} as ReplyWaitInput,
     context: {} as ReplyWaitContext,
-    events: {} as ReplyWaitEvent,
     output: {} as ReplyWaitOutput,
     emitted: {} as Emitted,
   },
@@ -111,7 +101,6 @@ export const replyWaitMachine = setup({
     // A failure before any run started (agent() itself failed) has no run to wait on again: it resends.
     resendsMessage: ({ context }) =>
       context.lastError !== undefined && (context.runId === undefined || retryResends(context.lastError)),
-    storedBackoffDue: ({ context, event }) => context.due !== undefined && event.at >= context.due.at,
   },
   actions: {
     recordRun: assign((_, output: SendMessageOutput) => ({
@@ -184,12 +173,12 @@ export const replyWaitMachine = setup({
         backoffMs: context.backoffMs ?? 0,
       }),
     ),
-    startRetry: assign(({ context }, at: number) => ({
+    // The retry starts when the backoff is over: lastAt is when the failure was seen.
+    startRetry: assign(({ context }) => ({
       retryAttempts: context.retryAttempts + 1,
       waitedMs: 0,
-      lastAt: Math.max(context.lastAt, at),
+      lastAt: context.lastAt + (context.backoffMs ?? 0),
       failure: undefined,
-      due: undefined,
     })),
   },
   delays: {
@@ -280,39 +269,9 @@ export const replyWaitMachine = setup({
     retrying: {
       entry: ["scheduleBackoff", "emitRetry"],
       after: {
-        // The retry starts when the backoff is over: lastAt is when the failure was seen.
         backoffDelay: [
-          {
-            guard: "resendsMessage",
-            target: "sending",
-            actions: {
-              type: "startRetry",
-              params: ({ context }) => context.lastAt + (context.backoffMs ?? 0),
-            },
-          },
-          {
-            target: "waiting",
-            actions: {
-              type: "startRetry",
-              params: ({ context }) => context.lastAt + (context.backoffMs ?? 0),
-            },
-          },
-        ],
-      },
-      on: {
-        // A snapshot stored with a due time (before the backoff was an after delay) waits for this event.
-        // One that comes before the due time (a stray or duplicated delivery) changes nothing.
-        BACKOFF_ELAPSED: [
-          {
-            guard: and(["storedBackoffDue", "resendsMessage"]),
-            target: "sending",
-            actions: { type: "startRetry", params: ({ event }) => event.at },
-          },
-          {
-            guard: "storedBackoffDue",
-            target: "waiting",
-            actions: { type: "startRetry", params: ({ event }) => event.at },
-          },
+          { guard: "resendsMessage", target: "sending", actions: "startRetry" },
+          { target: "waiting", actions: "startRetry" },
         ],
       },
     },

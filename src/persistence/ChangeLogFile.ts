@@ -1,7 +1,7 @@
-import { chmod, copyFile, type FileHandle, mkdir, open, readFile, rm } from "node:fs/promises";
+import { chmod, copyFile, type FileHandle, mkdir, open, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { SHARD_COUNT, shardFilesIn, shardOf, writeShard } from "./changeLogShards.js";
-import { errorCode, errorText, syncDirectory } from "./DurableJsonFile.js";
+import { errorCode, errorText } from "./DurableJsonFile.js";
 import { removeLeftoverTempFiles } from "./leftoverTempFiles.js";
 import { freeQuarantineName, quarantineFile } from "./quarantine.js";
 
@@ -22,8 +22,6 @@ export interface ChangeLogOpenOptions {
   onWarning: (message: string) => void;
 }
 
-/** The whole-state snapshot of earlier versions: read once, then replaced by the shard files. */
-const LEGACY_STATE_FILE = "state.json";
 const LOG_FILE = "changes.ndjson";
 const FILE_MODE = 0o600;
 /** Entries a fold reads between two turns of the event loop (a few milliseconds' work). */
@@ -54,8 +52,6 @@ export class ChangeLogFile {
   private readonly dirty = new Set<number>();
   /** Bytes each shard file holds (0: no file). */
   private readonly shardBytes = new Map<number, number>();
-  /** An earlier version's `state.json` is still there: the next fold rewrites every shard and removes it. */
-  private legacy = false;
 
   private constructor(
     private readonly dir: string,
@@ -64,8 +60,7 @@ export class ChangeLogFile {
 
   /**
    * Opens the log, folding the snapshot and every valid change. The log is kept as it is (its changes
-   * are folded in by a later `fold()`), but for damage, which is folded at once, and an earlier
-   * version's `state.json`, which is rewritten as shards at once.
+   * are folded in by a later `fold()`), but for damage, which is folded at once.
    */
   static async open(o: ChangeLogOpenOptions): Promise<{ log: ChangeLogFile; state: FoldedState }> {
     await mkdir(o.dir, { recursive: true, mode: DIR_MODE });
@@ -73,16 +68,14 @@ export class ChangeLogFile {
     // One process holds the state dir: any temp file here is a crashed compaction's.
     await removeLeftoverTempFiles(o.dir);
     const log = new ChangeLogFile(o.dir, undefined);
-    const snapshot = await readSnapshots(o);
-    for (const [n, bytes] of snapshot.shardBytes) log.shardBytes.set(n, bytes);
-    log.legacy = snapshot.legacy;
-    const { state } = snapshot;
+    const { state, shardBytes } = await readSnapshots(o);
+    for (const [n, bytes] of shardBytes) log.shardBytes.set(n, bytes);
     const folded = await foldLog(join(o.dir, LOG_FILE), state, o);
     for (const key of folded.keys) log.dirty.add(shardOf(key));
     log.size = folded.validBytes;
     try {
-      // A damaged log's valid lines are folded in (a copy of it is kept); a migration writes every shard.
-      if (log.legacy || folded.damaged) await log.fold(entriesOf(state));
+      // A damaged log's valid lines are folded in (a copy of it is kept).
+      if (folded.damaged) await log.fold(entriesOf(state));
       else if (folded.validBytes < folded.bytes) {
         // Cut off now, so the next append starts on a clean line and the next start warns no more.
         const handle = await log.appendHandle();
@@ -157,7 +150,6 @@ export class ChangeLogFile {
    * appended (too many to log), whose shards are rewritten too.
    */
   async fold(entries: Iterable<Change>, unlogged: Iterable<string> = []): Promise<void> {
-    if (this.legacy) return this.compact(entries);
     const shards = new Set(this.dirty);
     for (const key of unlogged) shards.add(shardOf(key));
     await this.writeShards(entries, shards);
@@ -199,12 +191,6 @@ export class ChangeLogFile {
       this.shardBytes.set(n, await writeShard(this.dir, n, collections, FILE_MODE));
       byShard.delete(n);
     }
-    if (this.legacy) {
-      // Every shard is written: only now may the old whole-state snapshot go.
-      await rm(join(this.dir, LEGACY_STATE_FILE), { force: true });
-      await syncDirectory(this.dir);
-      this.legacy = false;
-    }
     const handle = await this.appendHandle();
     // The shards hold every change now; a crash before this truncate replays them again, harmlessly.
     await handle.truncate(0);
@@ -228,35 +214,21 @@ export function entriesOf(state: FoldedState): Change[] {
 /** Options of a read; `readOnly`: report damage without setting anything aside. */
 type Reading = ChangeLogOpenOptions & { readOnly?: boolean };
 
-/**
- * The snapshot: an earlier version's `state.json` when it is still there (then the shard files are
- * an interrupted first fold's, and are not read), else every shard file.
- */
-async function readSnapshots(
-  o: Reading,
-): Promise<{ state: FoldedState; shardBytes: Map<number, number>; legacy: boolean }> {
+/** The snapshot: every shard file, folded. */
+async function readSnapshots(o: Reading): Promise<{ state: FoldedState; shardBytes: Map<number, number> }> {
   const state: FoldedState = new Map();
   const shardBytes = new Map<number, number>();
-  const files = await shardFilesIn(o.dir);
-  const legacyText = await readIfPresent(join(o.dir, LEGACY_STATE_FILE));
-  if (legacyText !== undefined) {
-    // Present but unread: the next compaction must still write (or remove) each of them.
-    for (const n of files.keys()) shardBytes.set(n, 1);
-    await readSnapshot(join(o.dir, LEGACY_STATE_FILE), legacyText, state, o);
-    return { state, shardBytes, legacy: true };
-  }
-  for (const [n, file] of files) {
+  for (const [n, file] of await shardFilesIn(o.dir)) {
     const text = await readIfPresent(file);
     if (text === undefined) continue;
     if (await readSnapshot(file, text, state, o)) shardBytes.set(n, Buffer.byteLength(text));
   }
-  return { state, shardBytes, legacy: false };
+  return { state, shardBytes };
 }
 
 /**
- * Folds one snapshot file's text into `state`; false when it is not a saved state (then reported).
- * A shard holds each collection as `[key, value]` pairs (they parse faster than an object's keys);
- * an earlier version's `state.json` as an object.
+ * Folds one shard file's text into `state`; false when it is not a saved state (then reported).
+ * A shard holds each collection as `[key, value]` pairs (they parse faster than an object's keys).
  */
 async function readSnapshot(file: string, text: string, state: FoldedState, o: Reading): Promise<boolean> {
   let collections: unknown;
@@ -265,7 +237,7 @@ async function readSnapshot(file: string, text: string, state: FoldedState, o: R
   } catch {
     collections = undefined;
   }
-  if (!isRecord(collections) || !Object.values(collections).every((c) => isRecord(c) || isPairs(c))) {
+  if (!isRecord(collections) || !Object.values(collections).every(isPairs)) {
     if (o.readOnly) {
       o.onWarning(`${file} is not a saved state (not JSON, or no collections)`);
       return false;
@@ -277,10 +249,7 @@ async function readSnapshot(file: string, text: string, state: FoldedState, o: R
   for (const [c, entries] of Object.entries(collections)) {
     let folded = state.get(c);
     if (folded === undefined) state.set(c, (folded = new Map()));
-    const pairs = Array.isArray(entries)
-      ? (entries as Array<[string, unknown]>)
-      : Object.entries(entries as object);
-    for (const [k, v] of pairs) folded.set(k, v);
+    for (const [k, v] of entries as Array<[string, unknown]>) folded.set(k, v);
   }
   return true;
 }

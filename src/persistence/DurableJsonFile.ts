@@ -1,9 +1,11 @@
 import { type FileHandle, open, readFile, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Adapter } from "lowdb";
+import { A2AError } from "../errors/A2AError.js";
 
 /** A state file exists but does not hold what it should (truncated, not JSON, wrong shape). */
-export class CorruptStateFileError extends Error {
+export class CorruptStateFileError extends A2AError {
+  override readonly code = "CORRUPT_STATE_FILE";
   override readonly name = "CorruptStateFileError";
 
   constructor(
@@ -15,14 +17,17 @@ export class CorruptStateFileError extends Error {
 }
 
 /** A state file could not be read for a reason other than its absence (permissions, a directory in its place). */
-export class StateFileReadError extends Error {
+export class StateFileReadError extends A2AError {
+  override readonly code = "STATE_FILE_UNREADABLE";
   override readonly name = "StateFileReadError";
+  /** What the file system said. */
+  declare readonly cause: unknown;
 
   constructor(
     readonly file: string,
-    override readonly cause: unknown,
+    cause: unknown,
   ) {
-    super(`cannot read state file ${file}: ${errorText(cause)}`);
+    super(`cannot read state file ${file}: ${errorText(cause)}`, { cause });
   }
 }
 
@@ -105,7 +110,8 @@ export async function writeFileDurably(
   let bytes = 0;
   const tmp = `${file}.tmp-${process.pid}`;
   try {
-    // 0600 by default: state files hold message text (design 004 §5.4); the rename keeps the temp file's mode.
+    // 0600 by default: state files hold message text (a mention keeps its request); the rename keeps the
+    // temp file's mode.
     const handle = await open(tmp, "w", mode);
     try {
       // writeFile writes all of each piece (it loops over short writes) from the current position.

@@ -19,7 +19,7 @@ import {
 import { StateDirNotWritableError } from "./StateDirLock.js";
 
 export { SHARD_FILE, shardOf } from "./snapshotLayout.js";
-export { ARCHIVE_HOUR_FILE, LEGACY_ARCHIVE_FILE } from "./archive/archiveFormat.js";
+export { ARCHIVE_HOUR_FILE } from "./archive/archiveFormat.js";
 
 /**
  * Actor snapshots on lowdb, sharded so a write rewrites one file's worth of actors, not all.
@@ -107,9 +107,8 @@ export class LowdbSnapshotStore {
    * migration handles, or a snapshot validateSnapshot refuses, is kept in
    * `quarantine/records-<time>.json`; a journal segment that lost acknowledged records (truncated,
    * corrupt) is copied to `quarantine/` and every record it still holds is loaded. Each is reported
-   * through onWarning and report(), and the rest loads. An archive in the earlier one-file-per-day
-   * format is checked the same way and moved into the hourly files. Any clean-up this needs is
-   * flushed before open() resolves.
+   * through onWarning and report(), and the rest loads. Any clean-up this needs is flushed before
+   * open() resolves.
    */
   static async open(options: SnapshotStoreOptions): Promise<LowdbSnapshotStore> {
     checkOptions(options);
@@ -234,12 +233,7 @@ export class LowdbSnapshotStore {
 
   private needsCompaction(): boolean {
     const { layout } = this;
-    return (
-      layout.dirty.size > 0 ||
-      layout.finished.size > 0 ||
-      layout.legacyArchives.length > 0 ||
-      this.journal.sealed.length > 0
-    );
+    return layout.dirty.size > 0 || layout.finished.size > 0 || this.journal.sealed.length > 0;
   }
 
   /**

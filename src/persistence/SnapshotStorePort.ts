@@ -1,3 +1,4 @@
+import { A2AError } from "../errors/A2AError.js";
 import type { ActorRecord, ActorRecordRules } from "./actorRecord.js";
 import type { SnapshotStoreOpenReport } from "./snapshotStoreOptions.js";
 
@@ -90,7 +91,8 @@ export interface SnapshotStore {
 }
 
 /** A store method was called while the store is not open: before open(), or after close(). */
-export class SnapshotStoreNotOpenError extends Error {
+export class SnapshotStoreNotOpenError extends A2AError {
+  override readonly code = "SNAPSHOT_STORE_NOT_OPEN";
   override readonly name = "SnapshotStoreNotOpenError";
 
   constructor(
@@ -103,7 +105,8 @@ export class SnapshotStoreNotOpenError extends Error {
 }
 
 /** open() of a store that is already open: one holder at a time. */
-export class SnapshotStoreInUseError extends Error {
+export class SnapshotStoreInUseError extends A2AError {
+  override readonly code = "SNAPSHOT_STORE_IN_USE";
   override readonly name = "SnapshotStoreInUseError";
 
   constructor(readonly store: string) {

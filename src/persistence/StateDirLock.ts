@@ -6,11 +6,13 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { tryLock, unlock } from "fs-native-extensions";
+import { A2AError } from "../errors/A2AError.js";
 import { errorCode, errorText } from "./DurableJsonFile.js";
 import { removeLeftoverTempFiles } from "./leftoverTempFiles.js";
 
 /** The state directory is held by a live process (possibly this one). */
-export class StateDirLockedError extends Error {
+export class StateDirLockedError extends A2AError {
+  override readonly code = "STATE_DIR_LOCKED";
   override readonly name = "StateDirLockedError";
 
   /** `pid` is undefined when the holder has not written its pid into the lock file yet. */
@@ -31,14 +33,17 @@ export class StateDirLockedError extends Error {
 }
 
 /** The state directory cannot be created or written. */
-export class StateDirNotWritableError extends Error {
+export class StateDirNotWritableError extends A2AError {
+  override readonly code = "STATE_DIR_NOT_WRITABLE";
   override readonly name = "StateDirNotWritableError";
+  /** What the file system said. */
+  declare readonly cause: unknown;
 
   constructor(
     readonly dir: string,
-    override readonly cause: unknown,
+    cause: unknown,
   ) {
-    super(`state directory ${dir} is not writable: ${errorText(cause)}`);
+    super(`state directory ${dir} is not writable: ${errorText(cause)}`, { cause });
   }
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { A2AError } from "../errors/A2AError.js";
 import { errorText } from "./DurableJsonFile.js";
 
 export type ActorStatus = "active" | "done" | "error";
@@ -10,7 +11,7 @@ export interface ActorRecord {
   machineVersion: number;
   /** The actor's persisted snapshot (`getPersistedSnapshot()`), JSON only. */
   snapshot: unknown;
-  /** Durable timers: wall-clock due times the runtime's scheduler delivers (XState does not persist `after`). */
+  /** Always empty: the host keeps no timers of its own (every wait is an XState delay, in `delayed`). */
   timers: Array<{ event: string; dueAt: number }>;
   /**
    * The actor's pending XState delayed events (`after` transitions, delayed `raise`/`sendTo`), in its
@@ -69,7 +70,8 @@ export const ActorRecordSchema = z.strictObject({
 }) satisfies z.ZodType<ActorRecord>;
 
 /** A record the store will not take (put) — the message names the id and each problem. */
-export class InvalidActorRecordError extends Error {
+export class InvalidActorRecordError extends A2AError {
+  override readonly code: string = "INVALID_ACTOR_RECORD";
   override readonly name: string = "InvalidActorRecordError";
 
   constructor(
@@ -88,6 +90,7 @@ export class InvalidActorRecordError extends Error {
  * actors are the new owner's to run.
  */
 export class ActorTakenOverError extends InvalidActorRecordError {
+  override readonly code = "ACTOR_TAKEN_OVER";
   override readonly name = "ActorTakenOverError";
 
   constructor(readonly ids: readonly string[]) {

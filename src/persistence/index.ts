@@ -1,16 +1,13 @@
 // Persistence layer: lowdb stores with durable writes, the state-directory lock and quarantine.
 export * from "./actorRecord.js";
 export * from "./ChangeLogFile.js";
-export * from "./ConversationIndex.js";
 export * from "./DurableJsonFile.js";
-export * from "./EventLog.js";
 export * from "./journal/keepDamagedJournal.js";
 export * from "./journal/segmentFormat.js";
 export * from "./listQuarantined.js";
 export * from "./quarantine.js";
 export * from "./quarantineEntries.js";
 export * from "./readStateDir.js";
-export * from "./scanConversationId.js";
 export * from "./LowdbSnapshotStore.js";
 export * from "./SnapshotStorePort.js";
 export * from "./snapshotStoreOptions.js";

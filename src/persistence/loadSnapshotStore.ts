@@ -1,5 +1,4 @@
 import { readdir, stat } from "node:fs/promises";
-import { join } from "node:path";
 import {
   type ActorRecord,
   type RawStoreDoc,
@@ -9,7 +8,6 @@ import {
   sameRecord,
 } from "./actorRecord.js";
 import type { ArchiveFiles } from "./archive/ArchiveFiles.js";
-import { LEGACY_ARCHIVE_FILE } from "./archive/archiveFormat.js";
 import { CorruptStateFileError, DurableJsonFile, errorText } from "./DurableJsonFile.js";
 import { replayJournal } from "./journal/replayJournal.js";
 import { removeLeftoverTempFiles } from "./leftoverTempFiles.js";
@@ -35,24 +33,21 @@ export interface LoadContext {
  * Reads a LowdbSnapshotStore's live shards and journal into `layout`: every record checked (and
  * migrated), the ones that cannot be used kept in `quarantine/records-<time>.json`, a store file that
  * does not parse moved aside, a damaged journal segment copied to `quarantine/`; what it did goes into
- * `ctx.report`. Archive day files of the earlier format are read the same way, their records queued
- * for the hourly archive and the files for deletion once that is written. Returns the journal
- * segments' sequence numbers, in order (the caller seals them).
+ * `ctx.report`. Returns the journal segments' sequence numbers, in order (the caller seals them).
  */
 export async function loadSnapshotStore(ctx: LoadContext): Promise<number[]> {
   const { layout } = ctx;
   // The caller holds the state dir's lock: a temp file here is a killed writer's, never renamed into place.
   for (const dir of [ctx.actorsDir, ctx.archiveDir]) await removeLeftoverTempFiles(dir);
   // Each file's records are checked (and migrated) as soon as it is read, so only one file's parsed
-  // JSON is held at a time; the ones that cannot be used are kept aside. `file` undefined: an archive
-  // day of the earlier format, whose records all move to the archive.
+  // JSON is held at a time; the ones that cannot be used are kept aside.
   const quarantined: Array<{ file: string; key: string; problem: string; record: unknown }> = [];
-  const copies = new Map<string, Array<{ file: StoreFile | undefined; record: ActorRecord }>>();
-  const checkFile = (file: StoreFile | undefined, path: string, raw: Record<string, unknown>): void => {
+  const copies = new Map<string, Array<{ file: StoreFile; record: ActorRecord }>>();
+  const checkFile = (file: StoreFile, raw: Record<string, unknown>): void => {
     for (const [key, value] of Object.entries(raw)) {
-      const checked = checkStored(ctx, key, value, path, quarantined);
+      const checked = checkStored(ctx, key, value, file.path, quarantined);
       // A record quarantined or migrated changes its file: rewrite it.
-      if (file !== undefined && (checked === undefined || checked.migrated)) layout.markDirty(file);
+      if (checked === undefined || checked.migrated) layout.markDirty(file);
       if (checked === undefined) continue;
       const held = copies.get(key);
       if (held === undefined) copies.set(key, [{ file, record: checked.record }]);
@@ -67,16 +62,8 @@ export async function loadSnapshotStore(ctx: LoadContext): Promise<number[]> {
     const file = layout.file(name, !(index < layout.shards && name === canonical));
     const raw = await readRaw(ctx, file.path);
     if (raw === undefined) continue;
-    checkFile(file, file.path, raw);
+    checkFile(file, raw);
     layout.fileBytes.set(file.key, (await stat(file.path)).size);
-  }
-  for (const name of await list(ctx.archiveDir)) {
-    if (!LEGACY_ARCHIVE_FILE.test(name)) continue;
-    const path = join(ctx.archiveDir, name);
-    const raw = await readRaw(ctx, path);
-    if (raw === undefined) continue;
-    checkFile(undefined, path, raw);
-    layout.legacyArchives.push(path);
   }
   const replayed = await replayJournal({
     stateDir: ctx.options.dir,
@@ -93,12 +80,7 @@ export async function loadSnapshotStore(ctx: LoadContext): Promise<number[]> {
   // One copy per id: a duplicate is what a crash during a move leaves; the newer copy wins.
   for (const [id, candidates] of copies) {
     const winner = candidates.reduce((best, c) => (newerRecord(c.record, best.record) ? c : best));
-    for (const loser of candidates)
-      if (loser !== winner && loser.file !== undefined) layout.markDirty(loser.file);
-    if (winner.file === undefined) {
-      layout.place(winner.record);
-      continue;
-    }
+    for (const loser of candidates) if (loser !== winner) layout.markDirty(loser.file);
     winner.file.db.data.records[id] = winner.record;
     layout.home.set(id, winner.file);
   }

@@ -14,10 +14,11 @@ import {
   parseRawDoc,
   type RawStoreDoc,
 } from "./actorRecord.js";
+import { A2AError } from "../errors/A2AError.js";
 import { wholeLines } from "./archive/archiveFormat.js";
 import { DAMAGED_JOURNAL_FILE } from "./journal/keepDamagedJournal.js";
 import { journalSegments, readJournalSegment } from "./journal/segmentFormat.js";
-import { ARCHIVE_HOUR_FILE, LEGACY_ARCHIVE_FILE, SHARD_FILE } from "./LowdbSnapshotStore.js";
+import { ARCHIVE_HOUR_FILE, SHARD_FILE } from "./LowdbSnapshotStore.js";
 import { isProcessAlive, readLockFile } from "./StateDirLock.js";
 import { listQuarantined, type QuarantinedFile } from "./listQuarantined.js";
 
@@ -30,7 +31,7 @@ export type StateDirLockInfo =
 /** One persisted actor and where it was read. */
 export interface StoredActor {
   record: ActorRecord;
-  /** The file it was read from (absolute): a shard, an archive hour (or day), or a journal segment not yet folded in. */
+  /** The file it was read from (absolute): a shard, an archive hour, or a journal segment not yet folded in. */
   file: string;
   /** `actors/` (live shards) or `archive/` (finished records, until pruned). */
   location: "live" | "archive";
@@ -62,7 +63,8 @@ export interface ReadStateDirOptions {
 }
 
 /** The state directory does not exist or is not a directory. */
-export class StateDirNotFoundError extends Error {
+export class StateDirNotFoundError extends A2AError {
+  override readonly code = "STATE_DIR_NOT_FOUND";
   override readonly name = "StateDirNotFoundError";
 
   constructor(
@@ -108,7 +110,7 @@ export async function readStateDir(dir: string, options: ReadStateDirOptions = {
       const file = join(folder, name);
       let entries: Array<[string, unknown]>;
       if (location === "archive" && ARCHIVE_HOUR_FILE.test(name)) entries = await readLines(file, problems);
-      else if (location === "live" ? SHARD_FILE.test(name) : LEGACY_ARCHIVE_FILE.test(name))
+      else if (location === "live" && SHARD_FILE.test(name))
         entries = Object.entries((await readRecords(file, problems)) ?? {});
       else continue;
       for (const [key, value] of entries) {

@@ -48,8 +48,6 @@ export class SnapshotLayout {
   readonly finished = new Map<string, ActorRecord>();
   /** Each shard's size on disk as last read or written (the journal may grow to their sum before a fold). */
   readonly fileBytes = new Map<string, number>();
-  /** Archive files of the earlier day format, deleted once their records are in the archive. */
-  readonly legacyArchives: string[] = [];
 
   constructor(
     private readonly actorsDir: string,

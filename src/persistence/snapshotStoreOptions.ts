@@ -1,4 +1,5 @@
 // LowdbSnapshotStore's options, report, stats and errors, and the check of its options.
+import { A2AError } from "../errors/A2AError.js";
 import { isPlainObject } from "./actorRecord.js";
 import { errorText } from "./DurableJsonFile.js";
 
@@ -84,7 +85,8 @@ export const MAX_SHARDS = 4096;
 export const DEFAULT_JOURNAL_MAX_BYTES = 8 * 1024 * 1024;
 
 /** Writing some files failed; their records stay in memory and the files stay dirty, so a later flush() retries. */
-export class SnapshotStoreWriteError extends Error {
+export class SnapshotStoreWriteError extends A2AError {
+  override readonly code = "SNAPSHOT_STORE_WRITE_FAILED";
   override readonly name = "SnapshotStoreWriteError";
 
   constructor(readonly failures: Array<{ file: string; cause: unknown }>) {
@@ -95,7 +97,9 @@ export class SnapshotStoreWriteError extends Error {
   }
 }
 
-export class SnapshotStoreClosedError extends Error {
+/** A write or prune reached a store that close() had already closed: it changed nothing. */
+export class SnapshotStoreClosedError extends A2AError {
+  override readonly code = "SNAPSHOT_STORE_CLOSED";
   override readonly name = "SnapshotStoreClosedError";
 
   constructor(

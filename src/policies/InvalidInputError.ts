@@ -1,8 +1,12 @@
+import { A2AError } from "../errors/A2AError.js";
+
 /**
- * Thrown by a policy function when an argument it cannot do without is unusable. The message names
- * the function, the parameter and what was received, so a caller never meets a bare TypeError.
+ * Thrown by a policy function or a runtime method when an argument it cannot do without is unusable.
+ * The message names the function, the parameter and what was received, so a caller never meets a
+ * bare TypeError.
  */
-export class InvalidInputError extends TypeError {
+export class InvalidInputError extends A2AError {
+  override readonly code = "INVALID_INPUT";
   override readonly name = "InvalidInputError";
 
   constructor(
@@ -53,23 +57,6 @@ export function requireNonEmptyText(fn: string, param: string, value: unknown): 
 export function requireObject<T extends object>(fn: string, param: string, value: T | null | undefined): T {
   if (typeof value !== "object" || value === null) throw new InvalidInputError(fn, param, "an object", value);
   return value;
-}
-
-/**
- * Any value as display text, for messages and prompts: never throws (symbols and prototype-less
- * objects make `String()` and template literals throw a TypeError).
- */
-export function displayText(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (value instanceof Error) return value.message;
-  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint")
-    return String(value);
-  if (typeof value === "symbol") return value.description ?? "";
-  try {
-    return String(value);
-  } catch {
-    return Object.prototype.toString.call(value);
-  }
 }
 
 /** Cuts to at most `max` UTF-16 units without splitting a surrogate pair. */

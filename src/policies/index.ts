@@ -20,6 +20,7 @@ export * from "./events/EventBus.js";
 export * from "./guards/IdempotencyCache.js";
 export * from "./guards/LoopGuard.js";
 export * from "./guards/RateLimiter.js";
+export * from "../errors/displayText.js";
 export * from "./InvalidInputError.js";
 export * from "./pingPong/A2AMessageIntent.js";
 export * from "./pingPong/calculateSimilarity.js";

@@ -12,8 +12,8 @@ import {
   requireWholeNumber,
 } from "../policies/index.js";
 import { EVENT_LOG_FILE } from "./EventLog.js";
-import { writeFileDurably } from "./DurableJsonFile.js";
-import { freeQuarantineName, quarantineFile } from "./quarantine.js";
+import { writeFileDurably } from "../persistence/DurableJsonFile.js";
+import { freeQuarantineName, quarantineFile } from "../persistence/quarantine.js";
 
 export const CONVERSATION_INDEX_FILE = "a2a-conversation-index.json";
 

@@ -21,8 +21,7 @@ export interface CollaborationMeta {
 
 /**
  * The mention child's states in which a collaboration only waits, no post in flight: for a timeout or a
- * retry's delay (an `after` delay stored with the record, or in a snapshot stored before the delays a
- * `context.due` timer), or for the answer.
+ * retry's delay (an `after` delay stored with the record), or for the answer.
  */
 const WAITING_MENTION_STATES: ReadonlySet<unknown> = new Set([
   "pending",

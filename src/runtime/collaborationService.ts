@@ -119,7 +119,7 @@ export function createCollaborationService(
     if (p.threadId) {
       const parent = await directory.parentOf(p.threadId);
       if ("failure" in parent && !parent.failure.retryable) {
-        // A 403/404 is the collaboration's own failure: it fails with it and tells a human (design 002 §5).
+        // A 403/404 is the collaboration's own failure: it fails with it, unretried, and tells a human.
         const { kind, escalate } = parent.failure;
         threadLookupFailure = { kind, retryable: false, escalate, message: displayText(parent.error) };
       } else if ("failure" in parent) {

@@ -36,17 +36,17 @@ import { closeEach, openStateDir, type StateDirSession } from "./stateFiles.js";
 import { keepWithdrawnCalls } from "./withdrawnCalls.js";
 import { ThreadState } from "./ThreadState.js";
 
-export { MACHINE_MIGRATIONS, MACHINE_VERSIONS } from "./runtimeActors.js";
+export { MACHINE_VERSIONS } from "./runtimeActors.js";
 
 /**
  * The A2A runtime a gateway embeds: one actor per `sessionsSend` flow and per `discordSend`
  * collaboration (its tracked mention is a child), run by the durable host: each persisted after every
  * burst of changes, each side effect started once the snapshot that started it is on disk, resumed
- * after a restart with its due times and XState delays at their original wall-clock times.
+ * after a restart with its XState delays at their original wall-clock times.
  *
- * Lazy hosting: at start(), a collaboration whose mention only waits (for a due time or the target's
+ * Lazy hosting: at start(), a collaboration whose mention only waits (for a delay or the target's
  * answer) stays a record, "dormant", indexed by thread; its XState actor is restored on its first
- * event (a due time, a bot's message in its thread). Everything else is hosted at start. An `inspect`
+ * event (its earliest delay, a bot's message in its thread). Everything else is hosted at start. An `inspect`
  * inspector therefore sees a dormant collaboration only once it is hosted.
  */
 export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
@@ -73,7 +73,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       clearTimeout: (handle: unknown) => scheduler.clearTimeout(handle),
     },
   );
-  // Every Discord call the runtime makes is bounded by requestTimeoutMs (design 002 §5).
+  // Every Discord call the runtime makes is bounded by requestTimeoutMs: a hung call is a transient failure.
   const metrics = createRuntimeMetrics();
   const discord =
     options.discord &&

@@ -1,3 +1,4 @@
+import { A2AError } from "../errors/A2AError.js";
 import type { DiscordPort, RuntimeTimers } from "./ports.js";
 
 /**
@@ -5,7 +6,8 @@ import type { DiscordPort, RuntimeTimers } from "./ports.js";
  * HTTP status, so `classifyDiscordFailure` reads it as transient and the machines retry it; a send's
  * nonce makes a first try that lands late harmless.
  */
-export class DiscordCallTimeoutError extends Error {
+export class DiscordCallTimeoutError extends A2AError {
+  override readonly code = "DISCORD_CALL_TIMEOUT";
   override readonly name = "DiscordCallTimeoutError";
 
   constructor(

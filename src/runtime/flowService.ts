@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { A2AFlowInput } from "../machines/index.js";
-import type { ConversationIndex } from "../persistence/index.js";
+import type { ConversationIndex } from "./ConversationIndex.js";
 import type { A2AConfig } from "../policies/index.js";
 import type { Host } from "../durable/DurableHost.js";
 import { flowResult, messageSent } from "./flowResult.js";

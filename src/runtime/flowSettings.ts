@@ -22,7 +22,7 @@ export function flowSettings(
     },
     maxWaitMs: settings.maxWaitMs,
     chunkMs: settings.chunkMs,
-    // Announcements are posted only in these channels (API.md §4's allowlist).
+    // Announcements are posted only in the collaboration allowlist's channels.
     allowedChannels: [...config.discord.collaboration.allowedChannels],
     // Kept in the flow's snapshot only when it is not the default (Korean, no overrides).
     ...(config.locale === "ko" && Object.keys(config.messages).length === 0

@@ -36,14 +36,8 @@ export function consoleLogger(level: LogLevel = "warn"): A2ALogger {
   };
 }
 
-/**
- * The runtime's logger: `logger` (a level is the console from that level up), else the deprecated
- * `onWarning` (warnings and errors, as text), else the console at warn.
- */
-export function runtimeLogger(o: {
-  logger?: A2ALogger | LogLevel;
-  onWarning?: (message: string) => void;
-}): A2ALogger {
+/** The runtime's logger: `logger` (a level is the console from that level up), else the console at warn. */
+export function runtimeLogger(o: { logger?: A2ALogger | LogLevel }): A2ALogger {
   if (typeof o.logger === "string") {
     if (!LEVELS.includes(o.logger)) {
       throw new TypeError(
@@ -60,9 +54,12 @@ export function runtimeLogger(o: {
     }
     return o.logger;
   }
-  const onWarning = o.onWarning;
-  if (onWarning === undefined) return consoleLogger("warn");
-  return { debug: () => {}, info: () => {}, warn: (_f, m) => onWarning(m), error: (_f, m) => onWarning(m) };
+  return consoleLogger("warn");
+}
+
+/** A logger that hands each warning and error to `write` as its text (without the fields), and drops the rest. */
+export function textLogger(write: (message: string) => void): A2ALogger {
+  return { debug: () => {}, info: () => {}, warn: (_f, m) => write(m), error: (_f, m) => write(m) };
 }
 
 function safeJson(fields: LogFields): string {

@@ -254,9 +254,4 @@ export interface A2ARuntimeOptions {
    * lock taken over, a corrupt file set aside, a post that failed for good.
    */
   logger?: A2ALogger | LogLevel;
-  /**
-   * Where warnings go, as text.
-   * @deprecated Use `logger`; when both are given, `logger` is used.
-   */
-  onWarning?: (message: string) => void;
 }

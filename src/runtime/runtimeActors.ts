@@ -3,7 +3,6 @@ import { Host } from "../durable/DurableHost.js";
 import type { MachineRegistration } from "../durable/durableHostTypes.js";
 import type { Entry } from "../durable/hostedActors.js";
 import type { RuntimeTimers } from "../durable/timers.js";
-import { migrateCollaborateSnapshot } from "../machines/index.js";
 import type { ActorRecord } from "../persistence/actorRecord.js";
 import { lowdbStore } from "../persistence/createLowdbStore.js";
 import { isSharedStore, type SnapshotStore } from "../persistence/SnapshotStorePort.js";
@@ -15,17 +14,11 @@ import { provideCollaborate, provideFlow, type SideEffectDeps } from "./sideEffe
 import type { ThreadState } from "./ThreadState.js";
 import { withdrawCalls } from "./withdrawnCalls.js";
 
-/** Bumped when a machine changes incompatibly; older snapshots are then migrated or quarantined. */
-export const MACHINE_VERSIONS = { a2aFlow: 1, collaborate: 2 } as const satisfies Record<ActorKind, number>;
-type SnapshotMigration = (snapshot: unknown, fromVersion: number) => unknown;
-
 /**
- * How older snapshots become current ones at start; a record no migration converts is quarantined.
- * collaborate 2: a new thread is opened from a starter message and the mention posted inside it.
+ * Bumped when a machine changes incompatibly: a stored snapshot of another version is then quarantined,
+ * unless the machine's registration gets a `migrate` that converts it.
  */
-export const MACHINE_MIGRATIONS: Partial<Record<ActorKind, SnapshotMigration>> = {
-  collaborate: migrateCollaborateSnapshot,
-};
+export const MACHINE_VERSIONS = { a2aFlow: 1, collaborate: 1 } as const satisfies Record<ActorKind, number>;
 
 export interface RuntimeActorsDeps {
   /** Where the actors are kept; default: the lowdb store in `stateDir` (whose lock the runtime holds). */
@@ -119,20 +112,17 @@ export function createRuntimeActors(d: RuntimeActorsDeps): Host {
   return host;
 }
 
-/** The runtime's machines as the durable host registers them: each with its version and migration. */
+/** The runtime's machines as the durable host registers them: each with its version. */
 function registrations(machines: Record<ActorKind, AnyStateMachine>): Record<string, MachineRegistration> {
   return Object.fromEntries(
-    (Object.keys(machines) as ActorKind[]).map((kind) => {
-      const migrate = MACHINE_MIGRATIONS[kind];
-      return [
-        kind,
-        { machine: machines[kind], version: MACHINE_VERSIONS[kind], ...(migrate && { migrate }) },
-      ];
-    }),
+    (Object.keys(machines) as ActorKind[]).map((kind) => [
+      kind,
+      { machine: machines[kind], version: MACHINE_VERSIONS[kind] },
+    ]),
   );
 }
 
-/** A collaboration whose mention only waits (for a due time or the target's answer): it may stay a record. */
+/** A collaboration whose mention only waits (for a delay or the target's answer): it may stay a record. */
 function isWaitingCollaboration(record: Readonly<ActorRecord>): boolean {
   return record.machineId === "collaborate" && onlyWaits(record.snapshot);
 }

@@ -23,7 +23,7 @@ export async function scanConversationId(logFile: string, routeKey: string): Pro
     try {
       parsed = JSON.parse(line);
     } catch {
-      continue; // the design's scan skips unparsable lines
+      continue; // the gateway's scan skipped unparsable lines
     }
     if (typeof parsed !== "object" || parsed === null) continue;
     const event = parsed as { type?: unknown; routeKey?: unknown; conversationId?: unknown };

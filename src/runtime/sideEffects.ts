@@ -75,7 +75,7 @@ async function stamped<T>(now: () => number, effect: () => Promise<T>): Promise<
   }
 }
 
-/** Discord's answer when a message already has its thread (FACTS.md: 400 / 160004). */
+/** Discord's answer when a message already has its thread (HTTP 400, JSON error code 160004). */
 const THREAD_ALREADY_CREATED = 160004;
 
 /**

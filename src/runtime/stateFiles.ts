@@ -1,4 +1,6 @@
-import { acquireStateDirLock, ConversationIndex, EventLog } from "../persistence/index.js";
+import { acquireStateDirLock } from "../persistence/index.js";
+import { ConversationIndex } from "./ConversationIndex.js";
+import { EventLog } from "./EventLog.js";
 import { displayText, type EventBus } from "../policies/index.js";
 import type { ThreadState } from "./ThreadState.js";
 import { openThreadStateStore, type ThreadStateStore } from "./threadStatePersistence.js";

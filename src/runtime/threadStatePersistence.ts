@@ -1,23 +1,13 @@
-import { readFile, rm } from "node:fs/promises";
 import { type BotExchange, EXCHANGE_END_REASONS } from "../policies/collaboration/botExchange.js";
 import { displayText } from "../policies/index.js";
 import { join } from "node:path";
 import { z } from "zod";
-import {
-  ChangeLogFile,
-  type FoldedState,
-  errorCode,
-  quarantineEntries,
-  quarantineFile,
-  syncDirectory,
-} from "../persistence/index.js";
+import { ChangeLogFile, type FoldedState, quarantineEntries } from "../persistence/index.js";
 import type { ThreadEntry, ThreadState } from "./ThreadState.js";
 import { ThreadStateSaver } from "./ThreadStateSaver.js";
 
 /** The thread state on disk: `<stateDir>/threads/` (shard files + changes.ndjson, see ChangeLogFile). */
 export const THREAD_STATE_DIR = "threads";
-/** The whole-file format of earlier versions, migrated once at start. */
-const V1_FILE = "threads.json";
 /** The change log is folded into the snapshot once it holds this many bytes, or more (FOLD_SHARE). */
 export const COMPACT_AT_BYTES = 256 * 1024;
 /**
@@ -43,8 +33,7 @@ export interface ThreadStateStore {
  * a log in the background (no caller waits but one that flushes), folded into the snapshot once the
  * log passes COMPACT_AT_BYTES and a quarter of the snapshot.
  * Every entry is validated as it is read; one that fails is kept in `<stateDir>/quarantine/` and
- * reported, and the rest is used. An earlier `threads.json` is migrated (then removed). Expired entries
- * are dropped at once (ThreadState.expire).
+ * reported, and the rest is used. Expired entries are dropped at once (ThreadState.expire).
  */
 export async function openThreadStateStore(o: {
   stateDir: string;
@@ -59,12 +48,8 @@ export async function openThreadStateStore(o: {
     onWarning: warn,
   });
   try {
-    const v1File = join(stateDir, V1_FILE);
-    const v1 = await readV1(v1File, now, warn);
-    const bad = [...(v1?.bad ?? [])];
-    // Checked as they are loaded, with no copy of the state between. The migrated file is older than
-    // the log: the log's entries win.
-    threads.load(validEntries(v1?.candidates ?? [], bad));
+    const bad: BadEntry[] = [];
+    // Checked as they are loaded, with no copy of the state between.
     threads.load(validEntries(candidatesOf(state), bad));
     if (bad.length > 0) {
       const kept = await quarantineEntries(stateDir, "threads", now(), { entries: bad });
@@ -74,10 +59,10 @@ export async function openThreadStateStore(o: {
     }
     threads.expire(now());
     const expired = threads.takeChanges();
-    // Entries set aside or migrated are rewritten at once. What expire() dropped is logged, unless it
-    // is much (an upgrade's first start may drop a month of parents): then it goes straight into the
-    // shards, which is cheaper than logging it first and keeps every write small.
-    if (v1 !== undefined || bad.length > 0) await log.compact(threads.eachEntry());
+    // Entries set aside are rewritten at once. What expire() dropped is logged, unless it is much (a
+    // start after a long stop may drop a month of parents): then it goes straight into the shards,
+    // which is cheaper than logging it first and keeps every write small.
+    if (bad.length > 0) await log.compact(threads.eachEntry());
     else if (expired.length > FOLD_EXPIRED_AT)
       await log.fold(
         threads.eachEntry(),
@@ -86,10 +71,6 @@ export async function openThreadStateStore(o: {
     else await log.append(expired);
     // So that the next start replays a bounded log.
     if (foldDue(log)) await log.fold(threads.eachEntry());
-    if (v1 !== undefined) {
-      await rm(v1File, { force: true });
-      await syncDirectory(stateDir);
-    }
   } catch (error) {
     await log.close();
     throw error;
@@ -254,59 +235,6 @@ function observedKeyMatches(key: string, value: unknown): boolean {
 
 function* candidatesOf(state: FoldedState): Generator<Candidate> {
   for (const [c, entries] of state) for (const [k, v] of entries) yield { c, k, v };
-}
-
-/** The entries of a v1 `threads.json` (entries not validated yet), or undefined when there is none. */
-async function readV1(
-  file: string,
-  now: () => number,
-  warn: (message: string) => void,
-): Promise<{ candidates: Candidate[]; bad: BadEntry[] } | undefined> {
-  let json: unknown;
-  try {
-    json = JSON.parse(await readFile(file, "utf8"));
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return undefined;
-    if (!(error instanceof SyntaxError)) throw error;
-    const moved = await quarantineFile(file, now());
-    warn(`${file} is corrupt (not JSON: ${error.message}); moved it to ${moved} and started without it`);
-    return undefined;
-  }
-  const at = now();
-  const candidates: Candidate[] = [];
-  const bad: BadEntry[] = [];
-  if (!isRecord(json)) return { candidates, bad: [{ c: V1_FILE, k: "", v: json, reason: "not an object" }] };
-  const seenAt = isRecord(json.participantsSeenAt) ? json.participantsSeenAt : {};
-  const each = (name: string, fn: (k: string, v: unknown) => Candidate | Candidate[]) => {
-    const value = json[name];
-    if (isRecord(value)) for (const [k, v] of Object.entries(value)) candidates.push(...[fn(k, v)].flat());
-    else if (value !== undefined) bad.push({ c: name, k: "", v: value, reason: "not an object" });
-  };
-  const ids = (name: string, fn: (id: string) => Candidate) => {
-    const value = json[name];
-    if (!Array.isArray(value)) {
-      if (value !== undefined) bad.push({ c: name, k: "", v: value, reason: "not a list" });
-      return;
-    }
-    for (const id of value as unknown[])
-      if (typeof id === "string" && id !== "") candidates.push(fn(id));
-      else bad.push({ c: name, k: "", v: id, reason: "not an id" });
-  };
-  each("parents", (k, v) => ({ c: "parent", k, v: { channelId: v, at } }));
-  each("participants", (k, v) => ({ c: "participants", k, v: { agentIds: v, seenAt: seenAt[k] ?? at } }));
-  each("routes", (k, v) => ({ c: "route", k, v }));
-  each("observed", (channel, records) =>
-    Array.isArray(records)
-      ? records.map((r: unknown) => ({
-          c: "observed",
-          k: `${channel} ${isRecord(r) ? String(r.messageId) : ""}`,
-          v: r,
-        }))
-      : { c: "observed", k: channel, v: records },
-  );
-  ids("sinkThreads", (id) => ({ c: "sink", k: id, v: true }));
-  ids("systemMessages", (id) => ({ c: "system", k: id, v: at }));
-  return { candidates, bad };
 }
 
 function issuesOf(error: z.ZodError): string {

@@ -1,3 +1,4 @@
+import { GLOBAL_TIMERS, type RuntimeTimers } from "../durable/timers.js";
 import type { GatewayPort } from "../runtime/index.js";
 
 /** What `agentWait` answers: `ok`, or how the run failed (`error` is the gateway's text, e.g. "429 rate limit, retry after 30s"). */
@@ -24,12 +25,26 @@ export interface GatewayCall {
   at: number;
 }
 
+/** How a {@link ScriptedGateway} keeps time; every field is optional. */
+export interface ScriptedGatewayOptions {
+  /** The clock calls are recorded with. Default: `Date.now` (`createTestRuntime` sets its virtual clock). */
+  now?: () => number;
+  /**
+   * How long each `agentWait` of a run takes before it answers (at most its `timeoutMs`), as an agent
+   * thinking would. Default 0: it answers at once. Not for `createTestRuntime`, whose `advance` waits
+   * for gateway calls to settle before it fires a timer: give it a clock that runs by itself.
+   */
+  thinkMs?: number;
+  /** The timers `thinkMs` is waited on. Default: the global ones. */
+  timers?: RuntimeTimers;
+}
+
 /**
  * A {@link GatewayPort} whose agents answer from a script instead of an LLM. Each run started in a
  * session takes that session's next turn (a string is a turn that replies with it); a session without
  * turns left replies nothing. A run started again with an idempotency key it has seen is the same run
- * (a real gateway deduplicates it), so a resend takes no new turn. Every call is recorded with the time of the clock it was given
- * (`createTestRuntime` gives it the virtual clock).
+ * (a real gateway deduplicates it), so a resend takes no new turn. Every call is recorded with the
+ * time of the clock it was given (`createTestRuntime` gives it the virtual clock).
  */
 export class ScriptedGateway implements GatewayPort {
   readonly calls: GatewayCall[] = [];
@@ -40,9 +55,18 @@ export class ScriptedGateway implements GatewayPort {
   private readonly byKey = new Map<string, string>();
   private readonly latest = new Map<string, string>();
   private now: () => number;
+  private readonly thinkMs: number;
+  private readonly timers: RuntimeTimers;
 
-  constructor(scripts: Record<string, Array<string | ScriptedTurn>> = {}, o: { now?: () => number } = {}) {
+  constructor(scripts: Record<string, Array<string | ScriptedTurn>> = {}, o: ScriptedGatewayOptions = {}) {
     this.now = o.now ?? Date.now;
+    this.thinkMs = o.thinkMs ?? 0;
+    if (!(Number.isFinite(this.thinkMs) && this.thinkMs >= 0)) {
+      throw new RangeError(
+        `ScriptedGateway: thinkMs must be a number of milliseconds ≥ 0, got ${String(o.thinkMs)}`,
+      );
+    }
+    this.timers = o.timers ?? GLOBAL_TIMERS;
     for (const [sessionKey, turns] of Object.entries(scripts)) this.script(sessionKey, ...turns);
   }
 
@@ -93,6 +117,8 @@ export class ScriptedGateway implements GatewayPort {
     this.waits.push({ runId: p.runId, timeoutMs: p.timeoutMs, at: this.now() });
     const run = this.runs.get(p.runId);
     if (run === undefined) return { status: "not_found", error: `no run ${p.runId}` };
+    const thinking = Math.min(this.thinkMs, p.timeoutMs);
+    if (thinking > 0) await new Promise<void>((resolve) => this.timers.setTimeout(resolve, thinking));
     const outcome = run.waits.shift();
     if (outcome !== undefined) return outcome;
     if (run.turn.reply !== undefined) this.latest.set(run.sessionKey, run.turn.reply);

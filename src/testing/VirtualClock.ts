@@ -1,29 +1,69 @@
-import type { RuntimeTimers } from "../runtime/index.js";
+import { GLOBAL_TIMERS, type RuntimeTimers } from "../durable/timers.js";
+
+/** Real time, which a running {@link VirtualClock} follows: the global clock and timers unless faked. */
+export interface RealTime {
+  now(): number;
+  timers: RuntimeTimers;
+}
 
 /**
- * A clock and timers that move only when told: `advance` fires every timer due in the span in due order
- * (ties in the order they were set), awaiting `settle` before each one and once at the end, so each
- * timer's consequences land, and may set new timers, before the next one fires.
+ * How a running clock's time follows real time: it read `at` at real time `realAt`, and runs `speed`
+ * times as fast. Clocks running at one pace, in one process or several, read the same time.
+ */
+export interface ClockPace {
+  /** Virtual time at the anchor, in epoch milliseconds. */
+  at: number;
+  /** Real time at the anchor, in epoch milliseconds. */
+  realAt: number;
+  speed: number;
+}
+
+interface Timer {
+  at: number;
+  fn: () => void;
+}
+
+/** The global clock and timers, looked up at each call, so vitest fake timers installed later drive them. */
+export const REAL_TIME: RealTime = { now: () => Date.now(), timers: GLOBAL_TIMERS };
+
+/**
+ * A clock and timers (the runtime's `now` and `timers`, or XState's `clock`) on virtual time. Stopped
+ * (as created), time moves only when told: `advance` fires each timer due in the span at its due
+ * time, awaiting `settle` before each and once at the end, so each timer's consequences land, and may
+ * set new timers, before the next one fires; `moveTo` sets the time and fires what is due at once.
+ * Running (`run`), time follows real time at a pace, and each timer fires when its time comes.
+ * Timers fire in due order, ties in the order they were set.
  */
 export class VirtualClock implements RuntimeTimers {
   private time: number;
-  private readonly queue = new Map<number, { at: number; fn: () => void }>();
+  private readonly queue = new Map<number, Timer>();
   private nextHandle = 1;
   private advancing = false;
+  private firing = false;
+  private running: { pace: ClockPace; real: RealTime; handle?: unknown; armedAt?: number } | undefined;
 
   constructor(start: number) {
+    assertTime("VirtualClock", start);
     this.time = start;
   }
 
-  readonly now = (): number => this.time;
+  readonly now = (): number => {
+    const r = this.running;
+    if (r === undefined) return this.time;
+    return Math.floor(r.pace.at + (r.real.now() - r.pace.realAt) * r.pace.speed);
+  };
 
   setTimeout(fn: () => void, ms: number): unknown {
     const handle = this.nextHandle++;
-    this.queue.set(handle, { at: this.time + Math.max(0, ms), fn });
+    const at = this.now() + Math.max(0, ms);
+    this.queue.set(handle, { at, fn });
+    const armedAt = this.running?.armedAt;
+    if (this.running !== undefined && (armedAt === undefined || at < armedAt)) this.arm();
     return handle;
   }
 
   clearTimeout(handle: unknown): void {
+    // A running clock's real timer stays armed: when it fires it finds nothing due and re-arms.
     this.queue.delete(handle as number);
   }
 
@@ -32,11 +72,45 @@ export class VirtualClock implements RuntimeTimers {
     return this.queue.size;
   }
 
+  /** When the earliest pending timer is due; undefined when none is. */
+  nextDue(): number | undefined {
+    return this.earliest(Number.POSITIVE_INFINITY)?.at;
+  }
+
+  /**
+   * Sets the time (never back) and fires, synchronously and in due order, every timer due by then,
+   * each seeing the new time, as a busy process runs its late timers. Returns how many fired. For
+   * timers whose work is synchronous (XState delays), or a driver that lets I/O run between moves;
+   * `moveTo(clock.now())` fires what is already due. Called from a timer it moves the time, and the
+   * firing under way also fires what that makes due.
+   */
+  moveTo(time: number): number {
+    assertTime("moveTo", time);
+    this.assertStopped("moveTo");
+    if (time < this.time)
+      throw new RangeError(`moveTo: the clock cannot go back from ${this.time} to ${time}`);
+    this.time = time;
+    if (this.firing) return 0;
+    this.firing = true;
+    let fired = 0;
+    try {
+      for (let next = this.earliest(this.time); next !== undefined; next = this.earliest(this.time)) {
+        this.queue.delete(next.handle);
+        fired += 1;
+        next.fn();
+      }
+    } finally {
+      this.firing = false;
+    }
+    return fired;
+  }
+
   /** Moves the clock `ms` forward, firing each timer due on the way at its due time. */
   async advance(ms: number, settle: () => Promise<void>): Promise<void> {
     if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0) {
       throw new TypeError(`advance: ms must be a finite number of milliseconds ≥ 0, got ${String(ms)}`);
     }
+    this.assertStopped("advance");
     if (this.advancing)
       throw new Error("advance: the clock is already advancing; await the earlier call first");
     this.advancing = true;
@@ -44,23 +118,105 @@ export class VirtualClock implements RuntimeTimers {
       const end = this.time + ms;
       for (;;) {
         await settle();
-        const next = this.nextDue(end);
+        const next = this.earliest(end);
         if (next === undefined) break;
         this.queue.delete(next.handle);
         this.time = Math.max(this.time, next.at);
         next.fn();
       }
-      this.time = end;
+      this.time = Math.max(this.time, end);
     } finally {
       this.advancing = false;
     }
   }
 
-  private nextDue(end: number): { handle: number; at: number; fn: () => void } | undefined {
+  /**
+   * From now on time runs by itself at `pace` (default: `speed` times real time from where it stands),
+   * and each timer fires when its time comes, on one real timer; timers already set keep their due
+   * time. Running again changes the pace; `stop()` ends it.
+   */
+  run(pace: ClockPace | number, real: RealTime = REAL_TIME): void {
+    const p = typeof pace === "number" ? { at: this.now(), realAt: real.now(), speed: pace } : { ...pace };
+    if (!(Number.isFinite(p.speed) && p.speed > 0)) {
+      throw new RangeError(`speed must be a number above 0, got ${String(p.speed)}`);
+    }
+    assertTime("run", p.at);
+    assertTime("run", p.realAt);
+    this.disarm();
+    this.running = { pace: p, real };
+    this.arm();
+  }
+
+  /** The pace time runs at, while it runs by itself. */
+  get pace(): ClockPace | undefined {
+    return this.running === undefined ? undefined : { ...this.running.pace };
+  }
+
+  /** Stops time where it stands: it moves again only when told (or after `run`). */
+  stop(): void {
+    if (this.running === undefined) return;
+    const time = this.now();
+    this.disarm();
+    this.running = undefined;
+    this.time = time;
+  }
+
+  private earliest(by: number): { handle: number; at: number; fn: () => void } | undefined {
     let best: { handle: number; at: number; fn: () => void } | undefined;
     for (const [handle, t] of this.queue) {
-      if (t.at <= end && (best === undefined || t.at < best.at)) best = { handle, ...t };
+      if (t.at <= by && (best === undefined || t.at < best.at)) best = { handle, ...t };
     }
     return best;
+  }
+
+  /** Sets a running clock's real timer for its earliest timer. */
+  private arm(): void {
+    const r = this.running;
+    if (r === undefined) return;
+    this.disarm();
+    const at = this.nextDue();
+    if (at === undefined) return;
+    // Rounded up: when it fires, the virtual time has reached `at`.
+    const delay = Math.max(0, Math.ceil((at - this.now()) / r.pace.speed));
+    r.armedAt = at;
+    r.handle = r.real.timers.setTimeout(() => {
+      r.handle = undefined;
+      r.armedAt = undefined;
+      this.fireRunning();
+    }, delay);
+  }
+
+  /**
+   * Fires one due timer and re-arms: timers due together fire in turns of real time, as real timers
+   * do, each after the promise work of the one before.
+   */
+  private fireRunning(): void {
+    const next = this.earliest(this.now());
+    if (next !== undefined) this.queue.delete(next.handle);
+    try {
+      next?.fn();
+    } finally {
+      this.arm();
+    }
+  }
+
+  private disarm(): void {
+    const r = this.running;
+    if (r?.handle === undefined) return;
+    r.real.timers.clearTimeout(r.handle);
+    r.handle = undefined;
+    r.armedAt = undefined;
+  }
+
+  private assertStopped(call: string): void {
+    if (this.running !== undefined) {
+      throw new Error(`${call}: the clock runs by itself; stop() it first`);
+    }
+  }
+}
+
+function assertTime(call: string, time: number): void {
+  if (typeof time !== "number" || !Number.isFinite(time)) {
+    throw new TypeError(`${call}: a time must be a finite number of epoch milliseconds, got ${String(time)}`);
   }
 }

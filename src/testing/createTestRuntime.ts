@@ -8,6 +8,7 @@ import { type A2ARuntime, createA2ARuntime, type DiscordPort, type GatewayPort }
 import { RecordingDiscord } from "./RecordingDiscord.js";
 import { ScriptedGateway } from "./ScriptedGateway.js";
 import { VirtualClock } from "./VirtualClock.js";
+import { textLogger } from "../runtime/logger.js";
 
 /** What {@link createTestRuntime} takes; every field is optional. */
 export interface TestRuntimeOptions<D extends DiscordPort, G extends GatewayPort> {
@@ -82,7 +83,7 @@ export function createTestRuntime<
       now: clock.now,
       timers: clock,
       random: o.random ?? (() => 0.5),
-      onWarning: (message) => warnings.push(message),
+      logger: textLogger((message) => warnings.push(message)),
     });
   let runtime: A2ARuntime;
   try {

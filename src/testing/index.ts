@@ -7,6 +7,7 @@ export {
   type EmulatedMessage,
   startDiscordEmulator,
 } from "./emulator/DiscordEmulator.js";
+export { DiscordError } from "./emulator/errors.js";
 export type { RestExchange } from "./emulator/exchanges.js";
 export type { EmulatorFault, FaultMatch } from "./emulator/faults.js";
 export type { BucketLimit, EmulatorRateLimits } from "./emulator/rateLimits.js";
@@ -18,8 +19,14 @@ export {
   type RecordedThread,
   RecordingDiscord,
 } from "./RecordingDiscord.js";
-export { type GatewayCall, ScriptedGateway, type ScriptedTurn, type WaitOutcome } from "./ScriptedGateway.js";
-export { VirtualClock } from "./VirtualClock.js";
+export {
+  type GatewayCall,
+  ScriptedGateway,
+  type ScriptedGatewayOptions,
+  type ScriptedTurn,
+  type WaitOutcome,
+} from "./ScriptedGateway.js";
+export { type ClockPace, type RealTime, VirtualClock } from "./VirtualClock.js";
 // A fake OpenAI-compatible chat-completions server for OpenClaw's `openai-completions` provider api.
 export { startFakeModel } from "./fakeModel/FakeModel.js";
 export { parseRuntimeLine } from "./fakeModel/parse.js";

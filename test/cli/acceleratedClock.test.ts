@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AcceleratedClock } from "../../src/cli/demo/AcceleratedClock.js";
 import { createA2ARuntime } from "../../src/index.js";
 import { FakeDiscord, runtimeConfig, tempStateDir, waitUntil } from "../support/runtimeFakes.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 
@@ -53,8 +54,8 @@ describe("createA2ARuntime({ now, timers }) on an accelerated clock", () => {
       config: runtimeConfig,
       discord,
       now: clock.now,
-      timers: clock.timers,
-      onWarning: () => {},
+      timers: clock,
+      logger: textLogger(() => {}),
     });
     await runtime.start();
     try {

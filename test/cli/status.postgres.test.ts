@@ -23,7 +23,7 @@ const postgres = usePostgres();
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 // `legacy` lets a store write a record of a machine this package does not run: status flags it.
-const RULES: ActorRecordRules = { machineVersions: { a2aFlow: 1, collaborate: 2, legacy: 1 } };
+const RULES: ActorRecordRules = { machineVersions: { a2aFlow: 1, collaborate: 1, legacy: 1 } };
 
 const toClose: SharedSnapshotStore[] = [];
 afterEach(async () => {
@@ -44,7 +44,7 @@ function collaboration(id: string, dueIn: number): ActorRecord {
   return {
     id,
     machineId: "collaborate",
-    machineVersion: 2,
+    machineVersion: 1,
     snapshot: {
       status: "active",
       value: "awaitingResponse",

@@ -25,15 +25,16 @@ function put(file: string, text: string, at: number): string {
 describe("a2a-statecharts status: quarantined files", () => {
   it("lists every quarantined file (anywhere *.corrupt-*, all of quarantine/) with size and time, as warnings, and exits 0", async () => {
     const dir = tempStateDir("a2a-status-q-");
-    // A runtime sets a corrupt threads.json aside itself.
-    writeFileSync(join(dir, "threads.json"), '{"version":1,"parents":');
+    // A runtime sets a corrupt thread-state shard aside itself.
+    const threads = join(dir, "threads");
+    put(join(threads, "state-00.json"), '{"version":2,"parents":', T0);
     const r = runtime({ stateDir: dir, gateway: new FakeGateway(), discord: new FakeDiscord() });
     await r.start();
     await r.stop();
-    const [threadsCopy] = readdirSync(dir).filter((name) => name.startsWith("threads.json.corrupt-"));
+    const [threadsCopy] = readdirSync(threads).filter((name) => name.startsWith("state-00.json.corrupt-"));
     if (threadsCopy === undefined)
-      throw new Error(`the runtime kept no threads.json copy: ${readdirSync(dir)}`);
-    const runtimeMade = put(join(dir, threadsCopy), '{"version":1,"parents":', T0 - 4_000);
+      throw new Error(`the runtime kept no copy of the shard: ${readdirSync(threads)}`);
+    const runtimeMade = put(join(threads, threadsCopy), '{"version":2,"parents":', T0 - 4_000);
     const shardCopy = put(
       join(dir, "actors", "shard-03.json.corrupt-2026-11-22T08-00-00-000Z"),
       "{",

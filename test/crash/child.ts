@@ -15,6 +15,7 @@ import { DEFAULT_SHARDS, JOURNAL_HEADER, shardOf } from "../../src/persistence/i
 import { createA2ARuntime } from "../../src/runtime/index.js";
 import { DurableDiscord } from "./durableDiscord.js";
 import { seededRandom } from "../support/seededRandom.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 export const BOTS = {
   ruda: "1400000000000000101",
@@ -60,6 +61,7 @@ export interface DiskRecord {
   status: "active" | "done" | "error";
   updatedAt: number;
   timers: Array<{ event: string; dueAt: number }>;
+  delayed?: Array<{ dueAt: number }>;
   snapshot: { value?: unknown; status?: string; context?: { message?: string } };
   meta?: {
     threadId?: string;
@@ -268,7 +270,7 @@ async function main(): Promise<void> {
     stateDir,
     discord,
     config: crashConfig,
-    onWarning: (message) => process.stderr.write(`${JSON.stringify({ warning: message })}\n`),
+    logger: textLogger((message) => process.stderr.write(`${JSON.stringify({ warning: message })}\n`)),
   });
   let stopping = false;
   process.on("SIGTERM", () => {
@@ -344,7 +346,7 @@ async function main(): Promise<void> {
           authorIsBot: true,
           // eden answers and loops in seum. Answering ruda instead would make ruda the agent handling
           // eden's message, and ruda's next discord_send to eden would be refused as reply_in_thread
-          // (design 002 §6) for 10 minutes: the load would stop after the first answer.
+          // for 10 minutes: the load would stop after the first answer.
           content: `<@${BOTS.seum}> 확인했어요, 반영할게요`,
           mentionUserIds: [BOTS.seum],
           ts: Date.now(),

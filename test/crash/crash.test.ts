@@ -386,7 +386,7 @@ describe("crash: SIGKILL at random moments, restart, check", () => {
           fail(round, `(c) ${id} is escalated but no escalation was delivered`);
         }
         // Every send opens a thread of its own: from a starter in the channel that pings nobody, so
-        // the thread has the starter's id (design 004 §5.2: the mention is then handled in the thread).
+        // the thread has the starter's id (and the mention inside it is handled there).
         const starter = byNonce.get(`ruda:${discordNonce(`${id}:starter`)}`);
         if (
           starter?.channelId !== CHANNEL ||
@@ -507,7 +507,7 @@ describe("crash: SIGKILL at random moments, restart, check", () => {
         const r = records.get(id);
         if (r === undefined) continue; // reported by checkState
         if (r.status === "active") {
-          if (r.timers.some((t) => t.dueAt > stoppedAt)) outcomes.progressing += 1;
+          if ((r.delayed ?? []).some((d) => d.dueAt > stoppedAt)) outcomes.progressing += 1;
           else
             failures.push(
               `final: acknowledged ${id} is stuck at ${String(r.snapshot.value)} with no timer due`,
@@ -582,11 +582,10 @@ describe("crash: SIGKILL at random moments, restart, check", () => {
 });
 
 describe("crash: corrupt files at start-up", () => {
-  it("quarantines a truncated shard, an empty archive day and a garbage index to *.corrupt-<time>, says so, and starts", async () => {
+  it("quarantines a truncated shard and a garbage index to *.corrupt-<time>, says so, and starts", async () => {
     const dir = mkdtempSync(join(tmpdir(), "a2a-corrupt-"));
     const stateDir = join(dir, "state");
     mkdirSync(join(stateDir, "actors"), { recursive: true });
-    mkdirSync(join(stateDir, "archive"), { recursive: true });
     const record = {
       id: "collab-lost",
       machineId: "collaborate",
@@ -601,12 +600,10 @@ describe("crash: corrupt files at start-up", () => {
     const garbage = "\u0000\u0000{ not json at all";
     const files = {
       shard: join(stateDir, "actors", "shard-07.json"),
-      archive: join(stateDir, "archive", "archive-2026-01-01.json"),
       index: join(stateDir, "a2a-conversation-index.json"),
       log: join(stateDir, "coordination-events.ndjson"),
     };
     writeFileSync(files.shard, truncated);
-    writeFileSync(files.archive, "");
     writeFileSync(files.index, garbage);
     const logText =
       `${JSON.stringify({ type: "a2a.send", ts: 1, routeKey: "route-1", conversationId: "conv-1" })}\n` +
@@ -638,7 +635,6 @@ describe("crash: corrupt files at start-up", () => {
       };
       // Quarantined, byte for byte: kept for inspection, not overwritten.
       expect(readFileSync(movedOf(files.shard), "utf8")).toBe(truncated);
-      expect(readFileSync(movedOf(files.archive), "utf8")).toBe("");
       expect(readFileSync(movedOf(files.index), "utf8")).toBe(garbage);
 
       // Reported, each naming the file.
@@ -649,9 +645,6 @@ describe("crash: corrupt files at start-up", () => {
         ).toBe(true);
       expectWarning(
         /corrupt state file .*shard-07\.json: not valid JSON.*moved it to .*shard-07\.json\.corrupt-/,
-      );
-      expectWarning(
-        /corrupt state file .*archive-2026-01-01\.json: the file is empty.*moved it to .*\.corrupt-/,
       );
       expectWarning(
         /a2a-conversation-index\.json is corrupt: .*moved it to a2a-conversation-index\.json\.corrupt-/,

@@ -1,4 +1,4 @@
-// The discord.js adapter (API.md §8) against the emulator, with real strict discord.js Clients.
+// The discord.js adapter (port and bridge) against the emulator, with real strict discord.js Clients.
 import { type Client, DiscordAPIError, Events } from "discord.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { bridgeDiscordJs, createDiscordJsPort } from "../../src/discord/index.js";
@@ -7,6 +7,7 @@ import { snowflakeTimestamp } from "../../src/testing/emulator/index.js";
 import { type A2ARuntime, createA2ARuntime, type InboundDiscordMessage } from "../../src/index.js";
 import { loginStrictClient, until } from "../support/discordClients.js";
 import { tempDir } from "../support/tempDir.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 const GUILD = "1500000000000000001";
 const CHANNEL = "1500000000000000010";
@@ -214,7 +215,7 @@ describe("createDiscordJsPort.describeChannel", () => {
         discord: { collaboration: { allowedChannels: [UNKNOWN_CHANNEL] } },
       },
       discord: port,
-      onWarning: () => {},
+      logger: textLogger(() => {}),
     });
     runtimes.push(runtime);
     await runtime.start();
@@ -334,7 +335,7 @@ describe("the runtime over discord.js and the emulator", () => {
         },
       },
       discord: createDiscordJsPort(clientsById),
-      onWarning: () => {},
+      logger: textLogger(() => {}),
     });
     runtimes.push(runtime);
     await runtime.start();

@@ -7,6 +7,7 @@ import { type DiscordEmulator, startDiscordEmulator } from "../../src/testing/in
 import { type A2ARuntime, createA2ARuntime, type DiscordPort } from "../../src/index.js";
 import { loginStrictClient, until } from "../support/discordClients.js";
 import { tempDir } from "../support/tempDir.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 const GUILD = "1500000000000000001";
 const CHANNEL = "1500000000000000010";
@@ -58,7 +59,7 @@ function runtimeOn(stateDir: string, discord: DiscordPort): A2ARuntime {
       },
     },
     discord,
-    onWarning: () => {},
+    logger: textLogger(() => {}),
   });
   runtimes.push(runtime);
   return runtime;

@@ -7,6 +7,7 @@ import { bridgeDiscordJs, createDiscordJsPort, type HandleDecision } from "../..
 import { type A2AEvent, createA2ARuntime, type PreflightResult } from "../../src/index.js";
 import { loginStrictClient, until, useTwoBotEmulator } from "../support/discordClients.js";
 import { tempDir } from "../support/tempDir.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 const CHANNEL = "1710000000000000010";
 const RUDA = "1710000000000000101";
@@ -40,7 +41,7 @@ async function converse(script: Script) {
       session: { agentToAgent: { maxPingPongTurns: MAX_TURNS } },
     },
     discord: createDiscordJsPort(byAgent),
-    onWarning: () => {},
+    logger: textLogger(() => {}),
   });
   fx.runtime = runtime;
   await runtime.start();

@@ -6,6 +6,7 @@ import { bridgeDiscordJs, createDiscordJsPort, type HandleDecision } from "../..
 import { createA2ARuntime, type PreflightResult } from "../../src/index.js";
 import { loginStrictClient, until, useTwoBotEmulator } from "../support/discordClients.js";
 import { tempDir } from "../support/tempDir.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 const CHANNEL = "1700000000000000010";
 const RUDA = "1700000000000000101";
@@ -33,7 +34,7 @@ it("calls onHandle once per handle decision, with the session to run in; observe
       discord: { collaboration: { defaultChannel: CHANNEL, allowedChannels: [CHANNEL] } },
     },
     discord: createDiscordJsPort(clientsById),
-    onWarning: () => {},
+    logger: textLogger(() => {}),
   });
   fx.runtime = runtime;
   await runtime.start();

@@ -13,6 +13,7 @@ import {
 import { loginStrictClient, until, useTwoBotEmulator } from "../support/discordClients.js";
 import { tempDir } from "../support/tempDir.js";
 import { savedThreadEntries } from "../support/threadStateFiles.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 const CHANNEL = "1720000000000000010";
 const RUDA = "1720000000000000101";
@@ -57,7 +58,7 @@ it("threads opened with and without a starter, and members added: no system mess
       },
     },
     discord: createDiscordJsPort({ ruda, eden }),
-    onWarning: () => {},
+    logger: textLogger(() => {}),
   });
   fx.runtime = runtime;
   await runtime.start();

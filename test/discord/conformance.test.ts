@@ -17,6 +17,7 @@ import { loginStrictClient, until } from "../support/discordClients.js";
 import { discordSpec } from "../support/discordSpec.js";
 import { tempDir } from "../support/tempDir.js";
 import { openClawFlows } from "./openClawClient.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 const GUILD = "1500000000000000001";
 const CHANNEL = "1500000000000000010";
@@ -88,7 +89,7 @@ async function runtimeFlows(ruda: Client<true>, eden: Client<true>): Promise<voi
       },
     },
     discord: port,
-    onWarning: () => {},
+    logger: textLogger(() => {}),
   });
   await runtime.start();
   const current = runtime;

@@ -3,6 +3,7 @@ import { handleDiscordSend } from "../../src/discord/index.js";
 import { type A2ARuntime, createA2ARuntime } from "../../src/index.js";
 import { messageCatalog } from "../../src/policies/messages/messageCatalog.js";
 import { FakeDiscord, runtimeConfig, tempStateDir } from "../support/runtimeFakes.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 // The tool answers the agent in the runtime's language (config.locale and config.messages), or in the
 // catalog the gateway passes.
@@ -17,7 +18,7 @@ async function started(config: object) {
     config: { ...runtimeConfig, ...config },
     stateDir: tempStateDir(),
     discord: new FakeDiscord(),
-    onWarning: () => {},
+    logger: textLogger(() => {}),
   });
   running.push(runtime);
   await runtime.start();

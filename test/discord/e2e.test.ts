@@ -1,5 +1,5 @@
 // End-to-end: the runtime over strict discord.js clients and the local Discord emulator, in real time
-// with short configured timeouts (API.md §4, §7).
+// with short configured timeouts.
 import type { Client } from "discord.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { bridgeDiscordJs, createDiscordJsPort } from "../../src/discord/index.js";
@@ -13,6 +13,7 @@ import {
 } from "../../src/index.js";
 import { loginStrictClient, until } from "../support/discordClients.js";
 import { tempDir } from "../support/tempDir.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 const GUILD = "1500000000000000001";
 const CHANNEL = "1500000000000000010";
@@ -100,7 +101,7 @@ async function setUp(
       },
     },
     discord: (options.wrapPort ?? ((port) => port))(createDiscordJsPort(clientsById)),
-    onWarning: (message) => warnings.push(message),
+    logger: textLogger((message) => warnings.push(message)),
   });
   runtimes.push(runtime);
   await runtime.start();
@@ -162,7 +163,7 @@ describe("collaboration end to end over discord.js and the emulator", () => {
     expect(await mentionOf(runtime, sent.mentionId)).toMatchObject({ status: "escalated", attempts: 3 });
   });
 
-  it("a new thread: the mention is posted inside it and eden's bot is asked to handle it there (design 004 §5.2)", async () => {
+  it("a new thread: the mention is posted inside it and eden's bot is asked to handle it there", async () => {
     const { runtime, handled } = await setUp({ a2aRetry: { responseTimeoutMs: 60_000 } });
     const sent = await runtime.discordSend({
       fromAgentId: "ruda",
@@ -460,7 +461,7 @@ describe("collaboration end to end over discord.js and the emulator", () => {
   });
 });
 
-describe("a runtime stopped and restarted mid-wait (API.md §7 Restart)", () => {
+describe("a runtime stopped and restarted mid-wait", () => {
   it("neither loses nor duplicates a reminder: the one due while it was down is posted once, on start", async () => {
     const stateDir = tempDir("a2a-e2e-restart-");
     const config = {
@@ -480,7 +481,7 @@ describe("a runtime stopped and restarted mid-wait (API.md §7 Restart)", () => 
       stateDir,
       config,
       discord: createDiscordJsPort({ ruda, eden }),
-      onWarning: () => {},
+      logger: textLogger(() => {}),
     });
     await first.start();
     const sent = await first.discordSend({
@@ -500,7 +501,7 @@ describe("a runtime stopped and restarted mid-wait (API.md §7 Restart)", () => 
       stateDir,
       config,
       discord: createDiscordJsPort({ ruda, eden }),
-      onWarning: () => {},
+      logger: textLogger(() => {}),
     });
     runtimes.push(second);
     await second.start();

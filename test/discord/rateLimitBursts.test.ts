@@ -8,6 +8,7 @@ import { type A2ARuntime, createA2ARuntime, type DiscordPort } from "../../src/i
 import { type DiscordEmulator, emulatorToken } from "../../src/testing/index.js";
 import { loginStrictClient, startTwoBotEmulator, until } from "../support/discordClients.js";
 import { tempDir } from "../support/tempDir.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 const GUILD = "1700000000000000001";
 const CHANNEL = "1700000000000000010";
@@ -71,7 +72,7 @@ async function startRuntime(stateDir: string, responseTimeoutMs: number, refused
     stateDir,
     config: config(responseTimeoutMs),
     discord: watched(createDiscordJsPort({ ruda, eden }), refused),
-    onWarning: () => {},
+    logger: textLogger(() => {}),
   });
   runtimes.push(runtime);
   await runtime.start();

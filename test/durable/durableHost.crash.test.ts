@@ -18,14 +18,14 @@ function startHost(stateDir: string, mode: "spawn" | "resume") {
     stdio: ["ignore", "pipe", "inherit"],
   });
   children.push(child);
-  return new Promise<{ child: ChildProcess; due?: number; ready: number }>((resolve, reject) => {
+  return new Promise<{ child: ChildProcess; dueAt?: number; ready: number }>((resolve, reject) => {
     let out = "";
     child.stdout?.on("data", (chunk: Buffer) => {
       out += chunk.toString();
       const ready = /ready (\d+)/.exec(out);
       if (ready === null) return;
       const due = /due (\d+)/.exec(out);
-      resolve({ child, ready: Number(ready[1]), ...(due === null ? {} : { due: Number(due[1]) }) });
+      resolve({ child, ready: Number(ready[1]), ...(due === null ? {} : { dueAt: Number(due[1]) }) });
     });
     child.once("exit", (code) => reject(new Error(`the host process exited (${code}) before it was ready`)));
   });
@@ -54,7 +54,7 @@ async function firings(stateDir: string, count: number, limitMs: number): Promis
 it("restarted 1 s after a SIGKILL, the invoked child's after(3000) fires at its original time, once", async () => {
   const stateDir = tempDir("a2a-durable-kill-");
   const first = await startHost(stateDir, "spawn");
-  const due = first.due ?? Number.NaN;
+  const due = first.dueAt ?? Number.NaN;
   await killed(first.child);
   await sleep(1_000);
   const second = await startHost(stateDir, "resume");
@@ -72,7 +72,7 @@ it("restarted 1 s after a SIGKILL, the invoked child's after(3000) fires at its 
 it("restarted after the due time, the wait fires at once, once", async () => {
   const stateDir = tempDir("a2a-durable-late-");
   const first = await startHost(stateDir, "spawn");
-  const due = first.due ?? Number.NaN;
+  const due = first.dueAt ?? Number.NaN;
   await killed(first.child);
   await sleep(Math.max(0, due - Date.now()) + 500);
   const second = await startHost(stateDir, "resume");

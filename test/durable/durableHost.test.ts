@@ -1,6 +1,6 @@
-// The durable host with generic machines on the in-memory store, in simulated time: delays (XState's
-// own `after`, and the context.due convention) keep their wall-clock due times across stop/start, a
-// side effect waits for the write that started it, finished actors are archived, idle() waits.
+// The durable host with generic machines on the in-memory store, in simulated time: XState's `after`
+// delays keep their wall-clock due times across stop/start, a side effect waits for the write that
+// started it, a stored snapshot of an older machine version is migrated, idle() waits.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   type AnyActorRef,
@@ -172,7 +172,7 @@ describe("createDurableHost: XState's own delays are durable", () => {
   });
 });
 
-describe("createDurableHost: side effects, context.due, idle()", () => {
+describe("createDurableHost: side effects", () => {
   it("an invoked promise starts only once the snapshot that started it is durable", async () => {
     const calls: string[] = [];
     const memory = createMemoryStore();
@@ -213,25 +213,43 @@ describe("createDurableHost: side effects, context.due, idle()", () => {
     await h.idle();
     expect(calls).toEqual(["put idle", "put working", "effect", "put done"]);
   });
+});
 
-  it("keeps the context.due convention: the event is sent at its due time, across a restart", async () => {
-    const due = setup({ types: { context: {} as { due?: { event: string; at: number } } } }).createMachine({
-      context: () => ({ due: { event: "RING", at: T0 + 5_000 } }),
-      initial: "waiting",
-      states: {
-        waiting: { on: { RING: { target: "rang", actions: assign({ due: undefined }) } } },
-        rang: {},
-      },
-    });
-    const machines = { alarm: { machine: due, version: 1 } };
+describe("createDurableHost: a machine's version", () => {
+  it("a record stored by an older version is converted by the registration's migrate, then resumes", async () => {
+    const door = (version: 1 | 2) =>
+      setup({ types: { context: {} as Record<string, number> } }).createMachine({
+        context: version === 1 ? { opens: 0 } : { openings: 0 },
+        initial: "closed",
+        states: {
+          closed: { on: { OPEN: "open" } },
+          open: {
+            entry: assign(({ context }) =>
+              version === 1 ? { opens: (context.opens ?? 0) + 1 } : { openings: (context.openings ?? 0) + 1 },
+            ),
+            on: { CLOSE: "closed" },
+          },
+        },
+      });
     const store = createMemoryStore();
-    let h = host(store, machines);
+    let h = host(store, { door: { machine: door(1), version: 1 } });
     await h.start();
-    await h.spawn("alarm", "a1");
-    h = await restart(h, store, machines);
-    await vi.advanceTimersByTimeAsync(5_000);
-    await h.idle();
-    expect(await valueOf(h, "a1")).toBe("rang");
+    await h.spawn("door", "d1");
+    await h.send("d1", { type: "OPEN" });
+    await h.send("d1", { type: "CLOSE" });
+    // Version 2 renamed `opens`: its migrate converts what version 1 stored.
+    const seen: number[] = [];
+    const migrate = (snapshot: unknown, fromVersion: number) => {
+      seen.push(fromVersion);
+      const { context, ...rest } = snapshot as { context: { opens: number } };
+      return { ...rest, context: { openings: context.opens } };
+    };
+    h = await restart(h, store, { door: { machine: door(2), version: 2, migrate } });
+    expect(seen).toEqual([1]);
+    expect((await h.get("d1"))?.context).toEqual({ openings: 1 });
+    await h.send("d1", { type: "OPEN" });
+    expect(await h.get("d1")).toMatchObject({ value: "open", context: { openings: 2 } });
+    expect((await store.get("d1"))?.machineVersion).toBe(2);
   });
 });
 
@@ -411,32 +429,6 @@ describe("createDurableHost: actors that only wait stay records until they are n
     await h.idle();
     expect(created).toEqual(["l1"]);
     expect(await valueOf(h, "l1")).toEqual({ yellow: "blinking" });
-  });
-
-  it("a dormant actor's context.due time wakes it and is delivered once, not again by the restore", async () => {
-    // A machine that counts every RING: a second delivery of the same due time would show.
-    const counter = setup({
-      types: { context: {} as { rings: number; due?: { event: string; at: number } } },
-    }).createMachine({
-      context: () => ({ rings: 0, due: { event: "RING", at: T0 + 5_000 } }),
-      on: { RING: { actions: assign({ rings: ({ context }) => context.rings + 1, due: undefined }) } },
-    });
-    const machines = { counter: { machine: counter, version: 1 } };
-    const store = createMemoryStore();
-    const first = host(store, machines);
-    await first.start();
-    await first.spawn("counter", "c1");
-    await first.stop();
-    hosts.splice(0);
-    const { h, created } = inspectedHost(store, machines);
-    await h.start();
-    expect(created).toEqual([]);
-    await vi.advanceTimersByTimeAsync(5_000);
-    await h.idle();
-    await vi.advanceTimersByTimeAsync(1_000);
-    await h.idle();
-    expect(created).toEqual(["c1"]);
-    expect((await h.get("c1"))?.context).toEqual({ rings: 1 });
   });
 
   it("an event wakes it too, and a running side effect keeps an actor from sleeping (it runs again, at least once)", async () => {

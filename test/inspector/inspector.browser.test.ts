@@ -33,6 +33,7 @@ import {
   MEASURE_LABELS,
   NESTED_BOXES,
 } from "./pageProbes.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 // The offline inspector page in a real browser (Debian's chromium, driven by playwright-core): a live
 // runtime's actors appear in the list, the selected one's statechart is drawn by Mermaid with its current
@@ -68,7 +69,7 @@ describe("the inspector page in chromium", () => {
       gateway: new FakeGateway(),
       discord,
       inspect: server.inspect,
-      onWarning: () => {},
+      logger: textLogger(() => {}),
     });
     await runtime.start();
 

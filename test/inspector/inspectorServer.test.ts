@@ -35,6 +35,7 @@ import {
   waitUntil,
 } from "../support/runtimeFakes.js";
 import { refusedFromNetwork } from "../support/loopbackOnly.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 let server: InspectorServer | undefined;
 let runtime: A2ARuntime | undefined;
@@ -107,7 +108,7 @@ async function startRuntime(inspect: InspectorServer["inspect"]): Promise<A2ARun
     gateway: new FakeGateway(),
     discord: new FakeDiscord(),
     inspect,
-    onWarning: () => {},
+    logger: textLogger(() => {}),
   });
   await runtime.start();
   return runtime;
@@ -245,9 +246,20 @@ describe("startInspectorServer: local only", () => {
     expect(page.body).toContain("<h1>a2a-statecharts inspector</h1>");
     expect(page.body).not.toMatch(/(src|href)="(https?:)?\/\//);
     expect(page.headers["content-security-policy"]).toMatch(/default-src 'none'; script-src 'self';/);
+    // The page's settings are in it, its stylesheet and scripts served beside it (imported by app.js).
+    const config = /<script type="application\/json" id="page-config">([^<]*)<\/script>/.exec(page.body);
+    expect(JSON.parse(config?.[1] ?? "null")).toEqual({ maxEvents: MAX_EVENTS });
+    expect(page.body).toContain('<link rel="stylesheet" href="page.css" />');
+    expect(page.body).toContain('<script type="module" src="app.js"></script>');
+    const css = await get(`${server.url}page.css`);
+    expect(css.headers["content-type"]).toMatch(/^text\/css/);
     const app = await get(`${server.url}app.js`);
     expect(app.headers["content-type"]).toMatch(/javascript/);
-    expect(() => new Function(app.body)).not.toThrow();
+    for (const [, module] of app.body.matchAll(/^import .* from "\.\/([\w.]+)";$/gm)) {
+      const imported = await get(`${server.url}${module}`);
+      expect(imported.status, module).toBe(200);
+      expect(imported.headers["content-type"]).toMatch(/javascript/);
+    }
     const mermaid = await get(`${server.url}mermaid.js`);
     expect(mermaid.status).toBe(200);
     expect(mermaid.headers["content-type"]).toMatch(/javascript/);

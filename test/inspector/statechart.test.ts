@@ -61,7 +61,7 @@ describe("machineChart: the chart the inspector draws", () => {
     expect(toMermaid(collaborateMachine)).toContain("awaitingResponse --> awaitingResponse :");
     expect(source).not.toContain("awaitingResponse --> awaitingResponse");
     expect(source).toContain(
-      'state "awaitingResponse (invoke: mention) (forwards RESPONSE_TIMEOUT, RETRY_DUE, RESPONSE_RECEIVED, CANCEL)" as awaitingResponse {',
+      'state "awaitingResponse (invoke: mention) (forwards RESPONSE_RECEIVED, CANCEL)" as awaitingResponse {',
     );
     expect(source).toContain("awaitingResponse__pending --> awaitingResponse__timedOut : ");
   });

@@ -3,18 +3,16 @@ import type { AnyEventObject, AnyMachineSnapshot } from "xstate";
 import { type A2AFlowContext, listTransitions } from "../../src/machines/index.js";
 import {
   type A2AFlowInput,
-  A2AErrorCategory,
-  type A2AErrorInfo,
   a2aFlowMachine,
-  ANNOUNCE_SKIP_TOKEN,
   type PingPongOutput,
   type ReplyWaitOutput,
 } from "../../src/index.js";
+import { A2AErrorCategory, type A2AErrorInfo, ANNOUNCE_SKIP_TOKEN } from "../../src/policies/entryPoint.js";
 import { pendingChildrenFlow } from "../support/flowFakes.js";
-import { exerciseModel, storedDueTransitions } from "../support/modelBased.js";
+import { exerciseModel } from "../support/modelBased.js";
 
-// Model-based coverage of a2aFlowMachine (designs 000 and 001): every transition it defines fires in
-// some enumerated path. Children are faked: their done and error events are sent by the paths.
+// Model-based coverage of a2aFlowMachine: every transition it defines fires in some enumerated path.
+// Children are faked: their done and error events are sent by the paths.
 
 const REQUESTER = "agent:ruda:a2a:conv-1";
 const TARGET = "agent:eden:a2a:conv-1";
@@ -86,7 +84,6 @@ function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
         at,
       }),
       { type: "xstate.error.actor.replyWait", error: new Error("reply wait crashed") },
-      { type: "BACKOFF_ELAPSED", at },
     ];
   }
   if (snapshot.matches("pingPong")) {
@@ -128,7 +125,6 @@ function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
         at,
       }),
       { type: "xstate.error.actor.pingPong", error: new Error("ping-pong crashed") },
-      { type: "BACKOFF_ELAPSED", at },
     ];
   }
   // Failures and retries of the announce and its post are explored from one path into announcing only:
@@ -160,13 +156,11 @@ function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
       { type: "xstate.error.actor.announceStep", error: new Error("announce timed out") },
     ];
   }
-  // The wait's delay, and a BACKOFF_ELAPSED that a flow without a stored due time ignores.
+  // The wait's delay, as XState delivers it when it is due.
   if (snapshot.matches("announceRetrying")) {
-    return [{ type: "xstate.after.backoffDelay.a2aFlow.announceRetrying" }, { type: "BACKOFF_ELAPSED", at }];
+    return [{ type: "xstate.after.backoffDelay.a2aFlow.announceRetrying" }];
   }
-  if (snapshot.matches("postRetrying")) {
-    return [{ type: "xstate.after.retryDelay.a2aFlow.postRetrying" }, { type: "BACKOFF_ELAPSED", at }];
-  }
+  if (snapshot.matches("postRetrying")) return [{ type: "xstate.after.retryDelay.a2aFlow.postRetrying" }];
   if (snapshot.matches("posting")) {
     return [
       { type: "xstate.done.actor.postAnnouncement", output: { at } },
@@ -178,50 +172,6 @@ function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
 }
 
 const live = pendingChildrenFlow();
-
-/**
- * The transitions of a flow stored by the release before (each retry's wait a due time in the
- * context, delivered as BACKOFF_ELAPSED): the flow is driven into announceRetrying and postRetrying.
- */
-function storedBackoffTransitions(): string[] {
-  const at = 5_000;
-  const toAnnouncing = [
-    {
-      type: "xstate.done.actor.replyWait",
-      output: { outcome: "replied", reply: "네", retryAttempts: 0, at },
-    },
-    {
-      type: "xstate.done.actor.pingPong",
-      output: {
-        actualTurns: 3,
-        terminationReason: "max_turns",
-        earlyTermination: false,
-        replies: [],
-        retryAttempts: 0,
-        at,
-      },
-    },
-  ];
-  const due = { event: "BACKOFF_ELAPSED", at: 60_000 };
-  return [
-    ...storedDueTransitions(
-      live,
-      collaboration,
-      [...toAnnouncing, { type: "xstate.error.actor.announceStep", error: new Error("announce timed out") }],
-      due,
-    ),
-    ...storedDueTransitions(
-      live,
-      collaboration,
-      [
-        ...toAnnouncing,
-        { type: "xstate.done.actor.announceStep", output: { reply: "합의했습니다.", at } },
-        { type: "xstate.error.actor.postAnnouncement", error: new Error("socket hang up") },
-      ],
-      due,
-    ),
-  ];
-}
 
 describe("a2aFlowMachine, enumerated", () => {
   const defined = new Set(listTransitions(a2aFlowMachine).map((t) => t.key));
@@ -242,25 +192,22 @@ describe("a2aFlowMachine, enumerated", () => {
   }
 
   it("fires every transition it defines, and nothing else (union over the inputs)", () => {
-    for (const key of storedBackoffTransitions()) taken.add(key);
     expect(pathsPerInput.size).toBe(3);
     expect([...defined].filter((key) => !taken.has(key))).toEqual([]);
     expect([...taken].filter((key) => !defined.has(key))).toEqual([]);
   });
 
-  it("forwards BACKOFF_ELAPSED while awaiting the reply, and decides the announce both ways", () => {
-    expect(taken.has("a2aFlow.awaitingReply BACKOFF_ELAPSED → (actions only)")).toBe(true);
+  it("decides the announce both ways", () => {
     expect(taken.has("a2aFlow.deciding always [announceWanted] → a2aFlow.announcing")).toBe(true);
     expect(taken.has("a2aFlow.deciding always → a2aFlow.completed")).toBe(true);
   });
 
-  it("retries the announce step after its backoff and the post after its delay, or at a stored due time", () => {
+  it("retries the announce step after its backoff and the post after its delay", () => {
     for (const [state, delay, next] of [
       ["announceRetrying", "backoffDelay", "announcing"],
       ["postRetrying", "retryDelay", "posting"],
     ]) {
       expect(taken).toContain(`a2aFlow.${state} xstate.after.${delay}.a2aFlow.${state} → a2aFlow.${next}`);
-      expect(taken).toContain(`a2aFlow.${state} BACKOFF_ELAPSED [storedBackoffDue] → a2aFlow.${next}`);
     }
   });
 });

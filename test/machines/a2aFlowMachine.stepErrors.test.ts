@@ -1,6 +1,6 @@
 // a2aFlowMachine: failed ping-pong and announce steps, failed announcement posts and the announce
-// channel allowlist (design 000 §6.2 step 5, design 002 §5, API.md §2, §5). Every side effect is
-// scripted on a fake clock; the test delivers each due timer as the runtime's scheduler would.
+// channel allowlist. Every side effect is scripted on a fake clock; the test moves it to each delay as
+// it falls due, as the host would.
 import { describe, expect, it } from "vitest";
 import { createActor } from "xstate";
 import type { A2AEvent, A2AFlowInput, A2AFlowOutput } from "../../src/index.js";
@@ -72,7 +72,7 @@ async function runFlow(overrides: Partial<A2AFlowInput>, script: GatewayScript) 
   };
 }
 
-describe("a2aFlowMachine: a failed ping-pong step (design 000 §6.2 step 5)", () => {
+describe("a2aFlowMachine: a failed ping-pong step", () => {
   it("is classified and retried after a backoff: a rate-limited step runs again and the conversation goes on", async () => {
     const run = await runFlow(
       {},
@@ -202,7 +202,7 @@ describe("a2aFlowMachine: a failed announce step", () => {
   });
 });
 
-describe("a2aFlowMachine: posting the announcement (design 002 §5)", () => {
+describe("a2aFlowMachine: posting the announcement", () => {
   it("retries a transient failure after 1 s, 2 s and 4 s, then reports post_failed", async () => {
     const down = () => Object.assign(new Error("connect ETIMEDOUT"), { code: "ETIMEDOUT" });
     const run = await runFlow(

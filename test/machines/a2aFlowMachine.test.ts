@@ -1,24 +1,17 @@
 import { MachineInputError } from "../../src/machines/MachineInputError.js";
-// a2aFlowMachine: one sessions_send from start to end (designs 000 and 001, API.md §2, §3, §5, §6),
-// with every side effect scripted on a fake clock. Timer events are delivered by the test, as the
-// runtime's scheduler would; nothing waits on real time.
+// a2aFlowMachine: one sessions_send from start to end (reply wait and retries, ping-pong, announce,
+// events), with every side effect scripted on a fake clock. The test delivers each `after` delay when
+// it is due, as the host's clock would; nothing waits on real time.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type AnyActorRef, type AnyEventObject, type AnyMachineSnapshot, createActor } from "xstate";
-import {
-  type A2AEvent,
-  type A2AFlowInput,
-  type A2AFlowOutput,
-  a2aFlowMachine,
-  ANNOUNCE_SKIP_TOKEN,
-  REPLY_SKIP_TOKEN,
-} from "../../src/index.js";
+import { type AnyEventObject, type AnyMachineSnapshot, createActor } from "xstate";
+import { type A2AEvent, type A2AFlowInput, type A2AFlowOutput, a2aFlowMachine } from "../../src/index.js";
+import { ANNOUNCE_SKIP_TOKEN, REPLY_SKIP_TOKEN } from "../../src/policies/entryPoint.js";
 import {
   driveFlow,
   eventCollector,
   flush,
   forEachReachableState,
   type GatewayScript,
-  NEVER,
   pendingChildrenFlow,
   replyWaitDue,
   BACKOFF_OVER,
@@ -74,7 +67,7 @@ function startFlow(overrides: Partial<A2AFlowInput>, script: GatewayScript) {
   return { actor, gateway, collector };
 }
 
-/** Runs a flow to its end, delivering due timers; returns the output, the calls and the events. */
+/** Runs a flow to its end, its delays firing when due; returns the output, the calls and the events. */
 async function runFlow(overrides: Partial<A2AFlowInput>, script: GatewayScript) {
   const { actor, gateway, collector } = startFlow(overrides, script);
   const timers = await driveFlow(actor, gateway);
@@ -103,8 +96,8 @@ function dataOf<T extends A2AEvent["type"]>(events: A2AEvent[], type: T) {
 
 const replied = (reply = PRIMARY): GatewayScript => ({ waits: [{ status: "ok" }], reply });
 
-describe("a2aFlowMachine: the retry timeline of design 000 §7.1", () => {
-  it("send → rate limit → a2a.retry (attempt 1, 2 s) → BACKOFF_ELAPSED → reply → a2a.response → a2a.complete", async () => {
+describe("a2aFlowMachine: the retry timeline of a rate-limited send", () => {
+  it("send → rate limit → a2a.retry (attempt 1, 2 s) → backoff → reply → a2a.response → a2a.complete", async () => {
     const { actor, gateway, collector } = startFlow(
       { message: "인증 모듈 코드 어디에 있어?", skipPingPong: true },
       {
@@ -146,7 +139,7 @@ describe("a2aFlowMachine: the retry timeline of design 000 §7.1", () => {
     await flush();
 
     expect(actor.getSnapshot().status).toBe("done");
-    // A rate limit waits again on the same run (API.md §2): one send, two waits on run-1.
+    // A rate limit waits again on the same run: one send, two waits on run-1.
     expect(gateway.calls.sendMessage).toHaveLength(1);
     expect(gateway.calls.agentWait.map((c) => c.runId)).toEqual(["run-1", "run-1"]);
 
@@ -188,7 +181,7 @@ describe("a2aFlowMachine: the retry timeline of design 000 §7.1", () => {
     const failedAt = gateway.now();
     const [retry] = dataOf(collector.parsed(), "a2a.retry");
     expect(retry).toMatchObject({ errorCode: "gateway_connection", errorCategory: "transient", attempt: 1 });
-    // calculateBackoffMs(0): 2000 ms ± 25% (API.md §2).
+    // calculateBackoffMs(0): 2000 ms ± 25%.
     const backoffMs = retry?.backoffMs ?? 0;
     expect(backoffMs).toBeGreaterThanOrEqual(1_500);
     expect(backoffMs).toBeLessThanOrEqual(2_500);
@@ -222,43 +215,9 @@ describe("a2aFlowMachine: the retry timeline of design 000 §7.1", () => {
     });
     expect(run.timers).toBe(2);
   });
-
-  it("ignores a BACKOFF_ELAPSED delivered during the backoff or once the child is waiting again", async () => {
-    const { actor, gateway } = startFlow(
-      { skipPingPong: true },
-      { waits: [{ status: "error", error: "HTTP 503 overloaded" }, NEVER] },
-    );
-    await flush();
-    const due = replyWaitDue(actor);
-    expect(due?.event).toBe(BACKOFF_OVER);
-    const at = due?.at ?? 0;
-    // The backoff is the child's own after delay: a timer event from outside does not end it.
-    actor.send({ type: "BACKOFF_ELAPSED", at });
-    await flush();
-    expect(gateway.calls.agentWait).toHaveLength(1);
-    due?.to?.send({ type: BACKOFF_OVER });
-    await flush();
-    expect(gateway.calls.agentWait).toHaveLength(2);
-
-    const child = actor.getSnapshot().children["replyWait"] as AnyActorRef | undefined;
-    const before = {
-      flow: valueAndContext(actor.getSnapshot()),
-      child: valueAndContext(child?.getSnapshot()),
-    };
-    expect(before.child.value).toBe("waiting");
-    actor.send({ type: "BACKOFF_ELAPSED", at: at + 1 });
-    actor.send({ type: "BACKOFF_ELAPSED", at: at + 60_000 });
-    await flush();
-    expect({
-      flow: valueAndContext(actor.getSnapshot()),
-      child: valueAndContext(child?.getSnapshot()),
-    }).toEqual(before);
-    expect(gateway.calls.agentWait).toHaveLength(2);
-    expect(gateway.calls.sendMessage).toHaveLength(1);
-  });
 });
 
-describe("a2aFlowMachine: a2a.complete in sync and async mode (design 000 §2.4)", () => {
+describe("a2aFlowMachine: a2a.complete in sync and async mode alike", () => {
   describe.each(["sync", "async"] as const)("%s mode", (mode) => {
     it("emits send, response and complete when the reply comes", async () => {
       const run = await runFlow({ mode, skipPingPong: true }, replied());
@@ -314,7 +273,7 @@ describe("a2aFlowMachine: a2a.complete in sync and async mode (design 000 §2.4)
     });
   });
 
-  it("blocks on the first failure when retries are disabled (pre-design behaviour)", async () => {
+  it("blocks on the first failure when retries are disabled (the behaviour before retries)", async () => {
     const run = await runFlow(
       { retry: { enabled: false, baseBackoffMs: 2_000, maxBackoffMs: 60_000 } },
       { waits: [{ status: "error", error: "HTTP 503 overloaded" }] },
@@ -344,7 +303,7 @@ describe("a2aFlowMachine: a2a.complete in sync and async mode (design 000 §2.4)
   });
 });
 
-describe("a2aFlowMachine: ping-pong by intent (design 001 §4.1–4.2)", () => {
+describe("a2aFlowMachine: ping-pong by intent, with early termination", () => {
   it("a collaboration with 5 configured turns stops early when a reply repeats the previous one", async () => {
     const run = await runFlow(
       { message: "이 아키텍처 설계 같이 검토하자", configuredMaxTurns: 5 },
@@ -464,7 +423,7 @@ describe("a2aFlowMachine: ping-pong by intent (design 001 §4.1–4.2)", () => {
   });
 });
 
-describe("a2aFlowMachine: conditional announce (design 001 §4.3)", () => {
+describe("a2aFlowMachine: conditional announce", () => {
   const discord = { channel: "discord", to: `channel:${CHANNEL}` };
 
   it("runs the announce step and posts its text once when there is a target and a reply", async () => {
@@ -535,7 +494,7 @@ describe("a2aFlowMachine: conditional announce (design 001 §4.3)", () => {
     });
   });
 
-  it("announces an escalation at once, without ping-pong (design 001 §4.1)", async () => {
+  it("announces an escalation at once, without ping-pong", async () => {
     const run = await runFlow(
       { message: "[URGENT] 프로덕션 DB 연결이 끊겼습니다", announceTarget: discord },
       { ...replied("DB 페일오버를 시작했습니다. 5분 안에 복구 예정입니다."), announce: ANNOUNCEMENT },
@@ -554,7 +513,7 @@ describe("a2aFlowMachine: conditional announce (design 001 §4.3)", () => {
         postFailures: [{ status: 403, message: "Missing Permissions" }],
       },
     );
-    // A permission failure is not retried (design 002 §5).
+    // A permission failure is not retried.
     expect(run.calls.postAnnouncement).toHaveLength(1);
     expect(run.complete).toMatchObject({
       announced: false,
@@ -630,12 +589,11 @@ describe("a2aFlowMachine: junk events", () => {
     return [
       { type: "NOPE" },
       { type: "NOPE", at: 9e12 },
-      ...(snapshot.matches("awaitingReply")
+      // Another state's delay: stale, never this state's.
+      ...(snapshot.matches("announceRetrying")
         ? []
-        : snapshot.matches("announceRetrying") || snapshot.matches("postRetrying")
-          ? // Before the due time: a stray or early delivery.
-            [{ type: "BACKOFF_ELAPSED" }, { type: "BACKOFF_ELAPSED", at: 0 }]
-          : [{ type: "BACKOFF_ELAPSED" }, { type: "BACKOFF_ELAPSED", at: 9e12 }]),
+        : [{ type: "xstate.after.backoffDelay.a2aFlow.announceRetrying" }]),
+      ...(snapshot.matches("postRetrying") ? [] : [{ type: "xstate.after.retryDelay.a2aFlow.postRetrying" }]),
       ...ACTOR_IDS.filter((id) => !running.includes(id)).map((id) => ({
         type: `xstate.done.actor.${id}`,
         output: {
@@ -725,19 +683,5 @@ describe("a2aFlowMachine: junk events", () => {
       '"posting"',
     ]);
     expect(visited).toBeGreaterThanOrEqual(7);
-  });
-
-  it("ignores a stale BACKOFF_ELAPSED during the ping-pong", async () => {
-    const { actor, gateway, collector } = startFlow({}, { ...replied(), steps: [NEVER] });
-    await flush();
-    expect(actor.getSnapshot().value).toBe("pingPong");
-    const before = valueAndContext(actor.getSnapshot());
-    const eventsBefore = collector.events.length;
-    actor.send({ type: "BACKOFF_ELAPSED", at: gateway.now() + 1 });
-    await flush();
-    expect(valueAndContext(actor.getSnapshot())).toEqual(before);
-    expect(gateway.calls.agentStep).toHaveLength(1);
-    expect(gateway.calls.agentWait).toHaveLength(1);
-    expect(collector.events).toHaveLength(eventsBefore);
   });
 });

@@ -13,7 +13,7 @@ import {
   T0,
 } from "../support/discordFakes.js";
 import { pending, sendRaw } from "../support/fakeActors.js";
-import { exerciseModel, replayPath, storedDueTransitions } from "../support/modelBased.js";
+import { exerciseModel, replayPath } from "../support/modelBased.js";
 
 const base: CollaborateInput = {
   collaborationId: "collab-1",
@@ -55,7 +55,7 @@ const live = collaborateMachine.provide({
 
 type DiscordCall = "postStarter" | "createThread" | "postMention" | "postNotice";
 
-/** Every class of Discord failure (design 002 §5), stamped with the time it happened. */
+/** Every class of Discord failure (403, 404, 429, 5xx, other 4xx), stamped with the time it happened. */
 function failures(actor: DiscordCall, at: number, everyClass: boolean): AnyEventObject[] {
   const type = `xstate.error.actor.${actor}`;
   const all = everyClass
@@ -114,9 +114,7 @@ function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
     const sentAt = c.sentAt ?? Number.NaN;
     const done = (output: object) => ({ type: "xstate.done.actor.mention", output });
     return [
-      { type: "RESPONSE_TIMEOUT", at: sentAt + c.mention.responseTimeoutMs },
       { type: "RESPONSE_RECEIVED", authorId: IDS.targetBot, at: sentAt + MINUTE },
-      { type: "RETRY_DUE", at: sentAt + MINUTE },
       { type: "CANCEL", at: sentAt + MINUTE },
       done({ status: "responded", attempts: 2, respondedAt: sentAt + 7 * MINUTE }),
       done({ status: "escalated", attempts: 3 }),
@@ -133,7 +131,7 @@ const inputs: Array<[string, CollaborateInput]> = [
   ["explicit thread", { ...base, threadId: IDS.explicitThread, threadParentId: IDS.channel }],
   ["explicit thread, parent unknown", { ...base, channelId: undefined, threadId: IDS.explicitThread }],
   ["reusable thread", { ...base, reusableThread: { threadId: IDS.reusedThread, channelId: IDS.channel } }],
-  // A 403/404 then posts a failure notice in the default channel (design 002 §5).
+  // A 403/404 then posts a failure notice in the default channel.
   [
     "explicit thread, escalation channel",
     { ...base, threadId: IDS.explicitThread, threadParentId: IDS.channel, defaultChannel: IDS.channel },
@@ -160,32 +158,9 @@ const inputs: Array<[string, CollaborateInput]> = [
   ["reply_in_thread", { ...base, replyInThread: true }],
 ];
 
-/**
- * The transitions of a collaboration stored by the release before (a retry's wait a due time in the
- * context, delivered as RETRY_DUE): driven into `retrying` at each step that can fail, and into
- * `noticeRetrying`, then stored there with a due time.
- */
-function storedRetryTransitions(): string[] {
-  const at = T0 + 1_000;
-  const failed = (call: DiscordCall, status: 403 | 503) => ({
-    type: `xstate.error.actor.${call}`,
-    error: status === 403 ? discordApiError(403, at) : httpError(503, at),
-  });
-  const starterDone = { type: "xstate.done.actor.postStarter", output: { messageId: IDS.newThread, at } };
-  const threadDone = { type: "xstate.done.actor.createThread", output: { threadId: IDS.newThread, at } };
-  const noticed = inputs.find(([label]) => label === "explicit thread, escalation channel")?.[1];
-  const due = { event: "RETRY_DUE", at: T0 + 60 * MINUTE };
-  return [
-    ...storedDueTransitions(live, base, [failed("postStarter", 503)], due),
-    ...storedDueTransitions(live, base, [starterDone, failed("createThread", 503)], due),
-    ...storedDueTransitions(live, base, [starterDone, threadDone, failed("postMention", 503)], due),
-    ...storedDueTransitions(live, noticed, [failed("postMention", 403), failed("postNotice", 503)], due),
-  ];
-}
-
 describe("collaborateMachine, enumerated", () => {
   it("fires every transition it defines over the inputs, and nothing it does not define", () => {
-    const taken = new Set<string>(storedRetryTransitions());
+    const taken = new Set<string>();
     let defined = new Set<string>();
     const stats: Record<string, number> = {};
     for (const [label, input] of inputs) {
@@ -205,11 +180,9 @@ describe("collaborateMachine, enumerated", () => {
       [undefined, "postingStarter"],
     ]) {
       const after = guard === undefined ? "" : ` [${guard}]`;
-      const stored = guard === undefined ? "storedRetryDue" : `and(storedRetryDue, ${guard})`;
       expect(taken).toContain(
         `collaborate.retrying xstate.after.retryDelay.collaborate.retrying${after} → collaborate.${step}`,
       );
-      expect(taken).toContain(`collaborate.retrying RETRY_DUE [${stored}] → collaborate.${step}`);
     }
     expect(taken).toContain("collaborate.failing always [retryAllowed] → collaborate.retrying");
     expect(taken).toContain(
@@ -218,9 +191,6 @@ describe("collaborateMachine, enumerated", () => {
     expect(taken).toContain(
       "collaborate.noticeRetrying xstate.after.retryDelay.collaborate.noticeRetrying → collaborate.postingNotice",
     );
-    expect(taken).toContain(
-      "collaborate.noticeRetrying RETRY_DUE [storedRetryDue] → collaborate.postingNotice",
-    );
     console.info(
       `collaborateMachine model: ${JSON.stringify(stats)} paths; ${defined.size} edges defined, ${taken.size} taken`,
     );
@@ -228,16 +198,17 @@ describe("collaborateMachine, enumerated", () => {
 });
 
 /**
- * Events a state must ignore: unknown types, a retry timer (RETRY_DUE) in a collaboration stored with no
- * due time (in awaitingResponse it is the mention's, forwarded), mention events before the mention is
- * sent, and done events of Discord calls or a mention that are not running.
+ * Events a state must ignore: unknown types, another state's retry delay, the mention's own delay (never
+ * forwarded), mention events before the mention is sent, and done events of Discord calls or a mention
+ * that are not running.
  */
 function junkFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
   const c = snapshot.context as CollaborateContext;
   const at = c.lastAt + 1_000;
   const nope = { type: "NOPE" };
-  const retryDue = { type: "RETRY_DUE", at };
-  const timeout = { type: "RESPONSE_TIMEOUT", at: at + 10 * MINUTE };
+  const otherRetry = snapshot.matches("noticeRetrying") ? "retrying" : "noticeRetrying";
+  const retryDue = { type: `xstate.after.retryDelay.collaborate.${otherRetry}` };
+  const timeout = { type: "xstate.after.responseTimeout.mention.pending" };
   const answer = { type: "RESPONSE_RECEIVED", authorId: IDS.targetBot, at };
   const starterDone = { type: "xstate.done.actor.postStarter", output: { messageId: "stale-starter", at } };
   const threadDone = { type: "xstate.done.actor.createThread", output: { threadId: "stale-thread", at } };

@@ -12,10 +12,12 @@ import {
   type MentionContext,
   type PostMessageInput,
 } from "../../src/machines/index.js";
+import { VirtualClock } from "../../src/testing/index.js";
 import {
   type Answer,
   type Clock,
   discordApiError,
+  elapse,
   emittedEvents,
   fakeCreateThread,
   fakePost,
@@ -30,11 +32,10 @@ import {
   SECOND,
   T0,
 } from "../support/discordFakes.js";
-import { simulatedTime } from "../support/simulatedTime.js";
 
-// One discord_send (design 002 §4–6, design 004 §5.1–5.2 and §8.1, API.md §4 and §7): validate, resolve
-// the thread (a new one is opened from a starter message in the channel), post the mention in the thread,
-// retry what Discord allows, then track the answer through the mention child.
+// One discord_send: validate, resolve the thread (a new one is opened from a starter message in the
+// channel), post the mention in the thread, retry what Discord allows, then track the answer through the
+// mention child.
 
 const TARGET = IDS.targetBot;
 const HUMAN = IDS.human;
@@ -67,8 +68,7 @@ const CALL_MS = 300;
 
 /** A Discord call that fails: it takes CALL_MS, and its error is stamped with the time it failed. */
 function failsAfterCall(clock: Clock): number {
-  clock.now += CALL_MS;
-  return clock.now;
+  return elapse(clock, CALL_MS);
 }
 
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -85,10 +85,10 @@ function startCollaboration(
     notice?: (clock: Clock) => PostFake;
   } = {},
 ) {
-  const clock = simulatedTime(T0);
+  const clock = new VirtualClock(T0);
   const starters = fakes.starter?.(clock) ?? postingAt(clock, "starter");
   const threads =
-    fakes.thread?.(clock) ?? fakeCreateThread(() => ({ ok: { threadId: IDS.newThread, at: clock.now } }));
+    fakes.thread?.(clock) ?? fakeCreateThread(() => ({ ok: { threadId: IDS.newThread, at: clock.now() } }));
   const posts = fakes.post?.(clock) ?? postingAt(clock, "mention");
   const notices = fakes.notice?.(clock) ?? postingAt(clock, "notice");
   const reminders = postingAt(clock, "reminder");
@@ -106,7 +106,7 @@ function startCollaboration(
     },
   });
   const input = typeof overrides === "function" ? overrides(base) : { ...base, ...overrides };
-  const actor = createActor(live, { input, inspect: emitted.inspect, clock: clock.timers });
+  const actor = createActor(live, { input, inspect: emitted.inspect, clock });
   actor.start();
   const context = (): CollaborateContext => actor.getSnapshot().context;
   const mentionContext = (): MentionContext | undefined => {
@@ -114,19 +114,19 @@ function startCollaboration(
     return (child?.getSnapshot() as { context?: MentionContext } | undefined)?.context;
   };
   /** When the retry's delay (`after: { retryDelay }`) is due, on XState's clock. */
-  const nextRetry = () => clock.nextDue();
+  const nextRetry = () => clock.nextDue() ?? Number.NaN;
   /** Time passes to `at` (default: when the retry is due): the retry's delay fires if it is due by then. */
   const retryDue = async (at = nextRetry()) => {
-    clock.now = at;
+    clock.moveTo(at);
     await settle();
   };
   /** Time passes to `at`: the mention's timeouts (`after` delays) due by then fire on the way. */
   const timeout = async (at: number) => {
-    clock.now = at;
+    clock.moveTo(at);
     await settle();
   };
   const answer = async (authorId: string, at: number) => {
-    clock.now = Math.max(clock.now, at);
+    clock.moveTo(Math.max(clock.now(), at));
     actor.send({ type: "RESPONSE_RECEIVED", authorId, at });
     await settle();
   };
@@ -154,11 +154,11 @@ function postFailing(calls: number[], fail: (at: number) => unknown, prefix = "m
   return (clock: Clock) =>
     fakePost((_, call): Answer<{ messageId: string; at: number }> => {
       if (calls.includes(call)) return { fail: fail(failsAfterCall(clock)) };
-      return { ok: { messageId: `${prefix}-${call}`, at: clock.now } };
+      return { ok: { messageId: `${prefix}-${call}`, at: clock.now() } };
     });
 }
 
-describe("validation: a rejected collaboration sends nothing (API.md §4, §7)", () => {
+describe("validation: a rejected collaboration sends nothing", () => {
   const { targetBotId: _targetBotId, ...withoutTarget } = base;
   const mentionPrefix = `<@${TARGET}> `;
   const cases: Array<[string, (input: CollaborateInput) => CollaborateInput, string]> = [
@@ -211,7 +211,7 @@ describe("validation: a rejected collaboration sends nothing (API.md §4, §7)",
     expect(c.posts.inputs).toEqual([]);
     expect(c.emitted.ofType("a2a.collaborate.sent")).toEqual([]);
     expect(snapshot.children).toEqual({});
-    // Design 002 §1: the rejection is an event, with its code; nothing here calls a human.
+    // The rejection is an event, with its code, for the audit trail; nothing here calls a human.
     const failed = c.emitted.parsed().filter((e) => e.type === "a2a.collaborate.failed");
     expect(failed).toHaveLength(1);
     expect(failed[0]).toMatchObject({ ts: T0, fromAgent: "ruda", toAgent: "eden" });
@@ -233,7 +233,7 @@ describe("validation: a rejected collaboration sends nothing (API.md §4, §7)",
   });
 });
 
-describe("thread resolution (design 002 §4)", () => {
+describe("thread resolution", () => {
   it("an explicit thread is posted into as is, without creating one", async () => {
     const c = startCollaboration({
       threadId: IDS.explicitThread,
@@ -289,7 +289,7 @@ describe("thread resolution (design 002 §4)", () => {
         text: { kind: "threadName", params: THREAD_NAME_PARAMS },
       },
     ]);
-    // In the thread, where a sibling bot's mention is handled (design 004 §5.2).
+    // In the thread, where a sibling bot's mention is handled.
     expect(c.posts.inputs).toEqual([
       {
         asAgentId: "ruda",
@@ -343,7 +343,7 @@ describe("thread resolution (design 002 §4)", () => {
   });
 });
 
-describe("the mention (design 004 §5.1, API.md §4)", () => {
+describe("the mention", () => {
   it("starts with the target's mention, pings exactly the target, and is posted by the requester", async () => {
     const c = startCollaboration();
     await settle();
@@ -362,11 +362,11 @@ describe("the mention (design 004 §5.1, API.md §4)", () => {
       {},
       {
         // Each call takes a second.
-        starter: (clock) => fakePost(() => ({ ok: { messageId: "starter-1", at: (clock.now += SECOND) } })),
+        starter: (clock) => fakePost(() => ({ ok: { messageId: "starter-1", at: elapse(clock, SECOND) } })),
         thread: (clock) =>
-          fakeCreateThread(() => ({ ok: { threadId: IDS.newThread, at: (clock.now += SECOND) } })),
+          fakeCreateThread(() => ({ ok: { threadId: IDS.newThread, at: elapse(clock, SECOND) } })),
         post: (clock) =>
-          fakePost((_, call) => ({ ok: { messageId: `m-${call}`, at: (clock.now += SECOND) } })),
+          fakePost((_, call) => ({ ok: { messageId: `m-${call}`, at: elapse(clock, SECOND) } })),
       },
     );
     await settle();
@@ -377,7 +377,7 @@ describe("the mention (design 004 §5.1, API.md §4)", () => {
   });
 });
 
-describe("Discord failures (design 002 §5, API.md §4 and §7)", () => {
+describe("Discord failures", () => {
   it("403 fails at once as discord_permission and escalates", async () => {
     const c = startCollaboration({}, { post: postFailing([1], (at) => discordApiError(403, at)) });
     await settle();
@@ -431,7 +431,6 @@ describe("Discord failures (design 002 §5, API.md §4 and §7)", () => {
     const snapshot = c.actor.getSnapshot();
     expect(snapshot.value).toBe("failed");
     expect(snapshot.output?.error?.code).toBe("discord_invalid");
-    expect(snapshot.context.due).toBeUndefined();
     expect(c.posts.inputs).toHaveLength(1);
     for (const e of c.emitted.ofType("a2a.collaborate.failed"))
       expect(e.data).toMatchObject({ escalate: false });
@@ -441,7 +440,6 @@ describe("Discord failures (design 002 §5, API.md §4 and §7)", () => {
     const c = startCollaboration({}, { post: postFailing([1], (at) => rateLimitError(1_500, at)) });
     await settle();
     expect(c.actor.getSnapshot().value).toBe("retrying");
-    expect(c.context().due).toBeUndefined();
     expect(c.nextRetry()).toBe(T0 + CALL_MS + 1_500);
     expect(c.posts.inputs).toHaveLength(1);
 
@@ -466,7 +464,7 @@ describe("Discord failures (design 002 §5, API.md §4 and §7)", () => {
           fakeCreateThread((_, call) =>
             call === 1
               ? { fail: rateLimitError(2_500, failsAfterCall(clock)) }
-              : { ok: { threadId: IDS.newThread, at: clock.now } },
+              : { ok: { threadId: IDS.newThread, at: clock.now() } },
           ),
       },
     );
@@ -495,13 +493,11 @@ describe("Discord failures (design 002 §5, API.md §4 and §7)", () => {
     expect(c.emitted.ofType("a2a.collaborate.sent")).toHaveLength(1);
   });
 
-  it("does not retry before retryAfter has passed, nor on a stray RETRY_DUE", async () => {
+  it("does not retry before retryAfter has passed", async () => {
     const c = startCollaboration({}, { post: postFailing([1], (at) => rateLimitError(1_500, at)) });
     await settle();
     const due = c.nextRetry();
     await c.retryDue(due - 1);
-    c.actor.send({ type: "RETRY_DUE", at: due });
-    await settle();
     expect(c.actor.getSnapshot().value).toBe("retrying");
     expect(c.posts.inputs).toHaveLength(1);
     expect(c.nextRetry()).toBe(due);
@@ -513,7 +509,7 @@ describe("Discord failures (design 002 §5, API.md §4 and §7)", () => {
     const waits: number[] = [];
     for (let retry = 1; retry <= 3; retry++) {
       expect(c.actor.getSnapshot().value).toBe("retrying");
-      const failedAt = c.clock.now;
+      const failedAt = c.clock.now();
       const due = c.nextRetry();
       waits.push(due - failedAt);
       await c.retryDue();
@@ -554,7 +550,7 @@ describe("Discord failures (design 002 §5, API.md §4 and §7)", () => {
     const c = startCollaboration({}, { post: postFailing([1, 2, 3, 4], (at) => rateLimitError(1_500, at)) });
     await settle();
     for (let retry = 1; retry <= 3; retry++) {
-      expect(c.nextRetry()).toBe(c.clock.now + 1_500);
+      expect(c.nextRetry()).toBe(c.clock.now() + 1_500);
       await c.retryDue();
     }
     expect(c.actor.getSnapshot().output?.error?.code).toBe("discord_unavailable");
@@ -562,7 +558,7 @@ describe("Discord failures (design 002 §5, API.md §4 and §7)", () => {
   });
 });
 
-describe("a 403/404 notifies the escalation channel (design 002 §5, API.md §7)", () => {
+describe("a 403/404 notifies the escalation channel", () => {
   const withEscalationChannel: Partial<CollaborateInput> = { defaultChannel: IDS.channel };
   const forbiddenMention = postFailing([1], (at) => discordApiError(403, at));
 
@@ -661,7 +657,7 @@ describe("a 403/404 notifies the escalation channel (design 002 §5, API.md §7)
         fakePost((_, call) => {
           if (call === 1) return { fail: rateLimitError(2_500, failsAfterCall(clock)) };
           if (call === 2) return { fail: httpError(503, failsAfterCall(clock)) };
-          return { ok: { messageId: `notice-${call}`, at: clock.now } };
+          return { ok: { messageId: `notice-${call}`, at: clock.now() } };
         }),
     });
     await settle();
@@ -715,7 +711,7 @@ describe("a crash at each step of a new thread: the re-run posts nothing twice a
   it.each(Object.keys(stateAt) as CollaborationStep[])(
     "killed after %s reached Discord, restored from the snapshot taken before it",
     async (step) => {
-      const clock: Clock = { now: T0 };
+      const clock: Clock = new VirtualClock(T0);
       const discord = idempotentDiscord(clock);
       discord.world.crashAfter = step;
       const first = createActor(discord.machine, { input: base });
@@ -726,7 +722,7 @@ describe("a crash at each step of a new thread: the re-run posts nothing twice a
       expect((persisted as { value?: unknown }).value).toBe(stateAt[step]);
 
       discord.world.crashAfter = undefined;
-      clock.now = T0 + MINUTE;
+      clock.moveTo(T0 + MINUTE);
       const emitted = emittedEvents();
       const second = restoreActor(discord.machine, persisted, emitted.inspect);
       await settle();
@@ -756,7 +752,7 @@ describe("a crash at each step of a new thread: the re-run posts nothing twice a
   );
 });
 
-describe("after sending: the mention child tracks the answer (design 004 §5.4–5.5)", () => {
+describe("after sending: the mention child tracks the answer", () => {
   it("the target's answer ends the collaboration responded", async () => {
     const c = startCollaboration();
     await settle();
@@ -782,7 +778,7 @@ describe("after sending: the mention child tracks the answer (design 004 §5.4�
 
   it("a message from someone else, or from the target before the mention, does not", async () => {
     const c = startCollaboration({}, { post: (clock) => postingAt(clock, "mention") });
-    c.clock.now = T0 + MINUTE;
+    c.clock.moveTo(T0 + MINUTE);
     await settle();
     await c.answer(IDS.otherBot, T0 + 2 * MINUTE);
     await c.answer(HUMAN, T0 + 2 * MINUTE);
@@ -839,11 +835,8 @@ describe("after sending: the mention child tracks the answer (design 004 §5.4�
     await settle();
     expect(c.actor.getSnapshot().value).toBe("awaitingResponse");
     expect(c.mentionContext()).toMatchObject({ reminders: false, attempts: 1 });
-    expect(c.clock.nextDue()).toBeNaN();
-    for (const minutes of [5, 10, 15, 60]) {
-      await c.timeout(T0 + minutes * MINUTE);
-      c.actor.send({ type: "RESPONSE_TIMEOUT", at: T0 + minutes * MINUTE });
-    }
+    expect(c.clock.nextDue()).toBeUndefined();
+    for (const minutes of [5, 10, 15, 60]) await c.timeout(T0 + minutes * MINUTE);
     expect(c.reminders.inputs).toEqual([]);
     expect(c.escalations.inputs).toEqual([]);
     expect(c.actor.getSnapshot().value).toBe("awaitingResponse");

@@ -2,10 +2,12 @@ import { describe, expect, it } from "vitest";
 import { createActor } from "xstate";
 import { A2AEventSchema, type MentionInput, mentionMachine } from "../../src/index.js";
 import { MachineInputError } from "../../src/machines/MachineInputError.js";
+import { VirtualClock } from "../../src/testing/index.js";
 import { type MentionContext, type PostMessageInput } from "../../src/machines/index.js";
 import {
   type Clock,
   discordApiError,
+  elapse,
   emittedEvents,
   fakePost,
   httpError,
@@ -17,12 +19,10 @@ import {
   snowflakeAt,
   T0,
 } from "../support/discordFakes.js";
-import { simulatedTime } from "../support/simulatedTime.js";
 
-// Design 004 §5.4–5.5 and §8.2, API.md §7 "Mention lifecycle": reminders by the requester's bot at
-// each timeout counted from the latest delivery, then one escalation to a human; the target's answer
-// ends it. Time is what the test says: the machine's `after` delays run on a simulated clock the test
-// moves, as the runtime's clock would. (Snapshots stored with a due time: mentionMachine.storedDue.test.ts.)
+// The mention lifecycle: reminders by the requester's bot at each timeout counted from the latest
+// delivery, then one escalation to a human; the target's answer ends it. Time is what the test says:
+// the machine's `after` delays run on a simulated clock the test moves, as the runtime's clock would.
 
 const TARGET = IDS.targetBot;
 const HUMAN = IDS.human;
@@ -52,25 +52,25 @@ function startMention(
   overrides: Partial<MentionInput> = {},
   fakes: { reminder?: (clock: Clock) => PostFake; escalation?: (clock: Clock) => PostFake } = {},
 ) {
-  const clock = simulatedTime(T0);
+  const clock = new VirtualClock(T0);
   const reminders = fakes.reminder?.(clock) ?? postingAt(clock, "reminder");
   const escalations = fakes.escalation?.(clock) ?? postingAt(clock, "escalation");
   const emitted = emittedEvents();
   const actor = createActor(
     mentionMachine.provide({ actors: { postReminder: reminders.logic, postEscalation: escalations.logic } }),
-    { input: { ...base, ...overrides }, inspect: emitted.inspect, clock: clock.timers },
+    { input: { ...base, ...overrides }, inspect: emitted.inspect, clock },
   );
   actor.start();
   const context = (): MentionContext => actor.getSnapshot().context;
   /** Time passes to `at`: each delay due by then (a timeout, a post's retry) fires on the way. */
   const advanceTo = async (at: number) => {
-    clock.now = at;
+    clock.moveTo(at);
     await settle();
   };
   /** Time passes to when the pending delay is due. */
-  const fireDue = () => advanceTo(clock.nextDue());
+  const fireDue = () => advanceTo(clock.nextDue() ?? Number.NaN);
   const answer = async (authorId: string, at: number) => {
-    clock.now = Math.max(clock.now, at);
+    clock.moveTo(Math.max(clock.now(), at));
     actor.send({ type: "RESPONSE_RECEIVED", authorId, at, messageId: snowflakeAt(at) });
     await settle();
   };
@@ -86,13 +86,11 @@ function mentionsIn(text: string): string[] {
   return [...text.matchAll(/<@!?(\d+)>/g)].map((m) => m[1] ?? "");
 }
 
-describe("design 004 §8.2: no answer → two reminders → escalation", () => {
+describe("no answer → two reminders → escalation", () => {
   it("reminds at 5 and 10 minutes and escalates to the human at 15, with the defaults", async () => {
     const m = startMention();
     expect(m.actor.getSnapshot().value).toBe("pending");
     expect(m.clock.nextDue()).toBe(T0 + 5 * MINUTE);
-    // No due time in the context: the wait is XState's own delay.
-    expect(m.context().due).toBeUndefined();
 
     await m.advanceTo(T0 + 5 * MINUTE);
     expect(m.actor.getSnapshot().value).toBe("reminded");
@@ -126,13 +124,13 @@ describe("design 004 §8.2: no answer → two reminders → escalation", () => {
     expect(snapshot.value).toBe("escalated");
     expect(snapshot.status).toBe("done");
     expect(snapshot.output).toMatchObject({ status: "escalated", attempts: 3 });
-    expect(m.clock.nextDue()).toBeNaN();
+    expect(m.clock.nextDue()).toBeUndefined();
     expect(m.reminders.inputs).toHaveLength(2);
     expect(m.escalations.inputs).toHaveLength(1);
     const escalation = m.escalations.inputs[0] as PostMessageInput;
     expect(escalation.asAgentId).toBe("ruda");
     expect(escalation.channelId).toBe(IDS.mentionThread);
-    // Design 004 §5.5's escalation, with Discord mentions for @이든 and @병욱.
+    // The escalation text, with Discord mentions for @이든 and @병욱.
     expect(escalation.content).toBe(
       [
         "⚠️ 응답 없음 (3회 시도, 15분 경과)",
@@ -180,7 +178,7 @@ describe("design 004 §8.2: no answer → two reminders → escalation", () => {
   });
 });
 
-describe("each timeout counts from the actual delivery (API.md §7)", () => {
+describe("each timeout counts from the actual delivery", () => {
   it("a reminder posted late moves the next due to its delivery time + the timeout", async () => {
     const m = startMention(
       {},
@@ -188,8 +186,8 @@ describe("each timeout counts from the actual delivery (API.md §7)", () => {
         // The first reminder reaches Discord 90 s after it fired.
         reminder: (clock) =>
           fakePost((_, call) => {
-            if (call === 1) clock.now += 90 * SECOND;
-            return { ok: { messageId: `reminder-${call}`, at: clock.now } };
+            if (call === 1) elapse(clock, 90 * SECOND);
+            return { ok: { messageId: `reminder-${call}`, at: clock.now() } };
           }),
       },
     );
@@ -223,14 +221,6 @@ describe("each timeout counts from the actual delivery (API.md §7)", () => {
     expect(m.actor.getSnapshot().value).toBe("reminded");
   });
 
-  it("a RESPONSE_TIMEOUT event (the runtime's timer of a stored due time) does not end its wait", async () => {
-    const m = startMention();
-    for (const at of [T0 + 5 * MINUTE, T0 + 60 * MINUTE]) m.actor.send({ type: "RESPONSE_TIMEOUT", at });
-    await settle();
-    expect(m.actor.getSnapshot().value).toBe("pending");
-    expect(m.reminders.inputs).toHaveLength(0);
-  });
-
   it("a timeout that fires late reminds once, counts its minutes to the due time, and waits a full timeout", async () => {
     const m = startMention();
     await m.advanceTo(T0 + 25 * MINUTE);
@@ -249,15 +239,15 @@ describe("each timeout counts from the actual delivery (API.md §7)", () => {
         reminder: (clock) =>
           fakePost((_, call) =>
             call === 1
-              ? { fail: httpError(503, clock.now) }
-              : { ok: { messageId: `r-${call}`, at: clock.now } },
+              ? { fail: httpError(503, clock.now()) }
+              : { ok: { messageId: `r-${call}`, at: clock.now() } },
           ),
       },
     );
     await m.advanceTo(T0 + 5 * MINUTE);
     expect(m.context().attempts).toBe(1);
     expect(m.emitted.ofType("a2a.mention.reminded")).toHaveLength(0);
-    const retryAt = m.clock.nextDue();
+    const retryAt = m.clock.nextDue() ?? Number.NaN;
     expect(retryAt).toBe(T0 + 5 * MINUTE + SECOND);
     await m.fireDue();
     expect(m.reminders.inputs).toHaveLength(2);
@@ -268,15 +258,15 @@ describe("each timeout counts from the actual delivery (API.md §7)", () => {
   });
 });
 
-describe("failed reminder and escalation posts (design 002 §5)", () => {
+describe("failed reminder and escalation posts", () => {
   /** A post fake that fails the listed calls (1-based) with `fail(at)`, `CALL_MS` after it started. */
   const CALL_MS = 300;
   const failing = (calls: Record<number, (at: number) => unknown>, prefix: string) => (clock: Clock) =>
     fakePost((_, call) => {
       const fail = calls[call];
-      if (fail === undefined) return { ok: { messageId: `${prefix}-${call}`, at: clock.now } };
-      clock.now += CALL_MS;
-      return { fail: fail(clock.now) };
+      if (fail === undefined) return { ok: { messageId: `${prefix}-${call}`, at: clock.now() } };
+      elapse(clock, CALL_MS);
+      return { fail: fail(clock.now()) };
     });
   const reachEscalation = async (m: ReturnType<typeof startMention>) => {
     await m.advanceTo(T0 + 5 * MINUTE);
@@ -297,15 +287,12 @@ describe("failed reminder and escalation posts (design 002 §5)", () => {
     await reachEscalation(m);
     expect(m.actor.getSnapshot().value).toBe("escalationRetrying");
     expect(m.clock.nextDue()).toBe(T0 + 15 * MINUTE + CALL_MS + 2_500);
-    expect(m.context().due).toBeUndefined();
-    // Not escalated yet: nobody has been told; a stray timeout event changes nothing.
+    // Not escalated yet: nobody has been told.
     expect(m.emitted.ofType("a2a.mention.escalated")).toEqual([]);
-    m.actor.send({ type: "RESPONSE_TIMEOUT", at: T0 + 20 * MINUTE });
-    await settle();
     expect(m.escalations.inputs).toHaveLength(1);
     await m.fireDue();
     expect(m.actor.getSnapshot().value).toBe("escalationRetrying");
-    expect(m.clock.nextDue()).toBe(m.clock.now + 2 * SECOND);
+    expect(m.clock.nextDue()).toBe(m.clock.now() + 2 * SECOND);
     await m.fireDue();
     expect(m.actor.getSnapshot().value).toBe("escalated");
     expect(m.escalations.inputs).toHaveLength(3);
@@ -327,7 +314,7 @@ describe("failed reminder and escalation posts (design 002 §5)", () => {
     await reachEscalation(m);
     const waits: number[] = [];
     while (m.actor.getSnapshot().value === "escalationRetrying") {
-      waits.push(m.clock.nextDue() - m.clock.now);
+      waits.push((m.clock.nextDue() ?? Number.NaN) - m.clock.now());
       await m.fireDue();
     }
     expect(waits).toEqual([SECOND, 2 * SECOND, 4 * SECOND]);
@@ -335,7 +322,7 @@ describe("failed reminder and escalation posts (design 002 §5)", () => {
     expect(m.actor.getSnapshot().output?.status).toBe("escalated");
     const escalated = m.emitted.parsed().filter((e) => e.type === "a2a.mention.escalated");
     expect(escalated).toHaveLength(1);
-    expect(escalated[0]?.ts).toBe(m.clock.now);
+    expect(escalated[0]?.ts).toBe(m.clock.now());
     expect(escalated[0]?.data).toMatchObject({
       notified: false,
       failedPost: "escalation",
@@ -409,13 +396,13 @@ describe("failed reminder and escalation posts (design 002 §5)", () => {
     expect(m.actor.getSnapshot().value).toBe("escalationRetrying");
     await m.answer(TARGET, T0 + 15 * MINUTE + 500);
     expect(m.actor.getSnapshot().value).toBe("responded");
-    expect(m.clock.nextDue()).toBeNaN();
+    expect(m.clock.nextDue()).toBeUndefined();
     expect(m.escalations.inputs).toHaveLength(1);
     expect(m.emitted.ofType("a2a.mention.escalated")).toEqual([]);
   });
 });
 
-describe("the target's answer (design 004 §5.4, API.md §7)", () => {
+describe("the target's answer", () => {
   const hang = () => fakePost(() => "hang");
 
   it("ends a pending mention responded", async () => {
@@ -424,7 +411,7 @@ describe("the target's answer (design 004 §5.4, API.md §7)", () => {
     const snapshot = m.actor.getSnapshot();
     expect(snapshot.value).toBe("responded");
     expect(snapshot.output).toEqual({ status: "responded", attempts: 1, respondedAt: T0 + 2 * MINUTE });
-    expect(m.clock.nextDue()).toBeNaN();
+    expect(m.clock.nextDue()).toBeUndefined();
     expect(m.reminders.inputs).toHaveLength(0);
   });
 
@@ -448,7 +435,7 @@ describe("the target's answer (design 004 §5.4, API.md §7)", () => {
       respondedAt: T0 + 12 * MINUTE,
     });
     // Nothing is left to time out.
-    expect(m.clock.nextDue()).toBeNaN();
+    expect(m.clock.nextDue()).toBeUndefined();
     expect(m.escalations.inputs).toHaveLength(0);
   });
 
@@ -481,7 +468,7 @@ describe("the target's answer (design 004 §5.4, API.md §7)", () => {
   });
 });
 
-describe("urgent, notifyOnFailure and escalationMentionId (API.md §1, §7)", () => {
+describe("urgent, notifyOnFailure and escalationMentionId", () => {
   it("an urgent mention times out after urgentResponseTimeoutMs", async () => {
     const m = startMention({ urgent: true });
     expect(m.clock.nextDue()).toBe(T0 + MINUTE);
@@ -534,15 +521,12 @@ describe("urgent, notifyOnFailure and escalationMentionId (API.md §1, §7)", ()
   });
 });
 
-describe("reminders off (discord.a2aRetry.enabled false, design 004 §10)", () => {
-  it("arms no timeout: the mention waits untimed, and a stray timeout posts nothing", async () => {
+describe("reminders off (discord.a2aRetry.enabled false)", () => {
+  it("arms no timeout: the mention waits untimed, and posts nothing however long", async () => {
     const m = startMention({ reminders: false });
     expect(m.actor.getSnapshot().value).toBe("untimed");
-    expect(m.clock.nextDue()).toBeNaN();
-    for (const at of [T0 + 5 * MINUTE, T0 + 15 * MINUTE, T0 + 24 * 60 * MINUTE]) {
-      await m.advanceTo(at);
-      m.actor.send({ type: "RESPONSE_TIMEOUT", at });
-    }
+    expect(m.clock.nextDue()).toBeUndefined();
+    for (const at of [T0 + 5 * MINUTE, T0 + 15 * MINUTE, T0 + 24 * 60 * MINUTE]) await m.advanceTo(at);
     expect(m.actor.getSnapshot().value).toBe("untimed");
     expect(m.context()).toMatchObject({ attempts: 1, lastDeliveredAt: T0 });
     expect(m.reminders.inputs).toHaveLength(0);
@@ -568,30 +552,6 @@ describe("reminders off (discord.a2aRetry.enabled false, design 004 §10)", () =
     m.actor.send({ type: "CANCEL", at: T0 + MINUTE });
     await settle();
     expect(m.actor.getSnapshot().output).toEqual({ status: "cancelled", attempts: 1 });
-  });
-
-  it("a mention restored from a snapshot taken before the flag existed keeps reminding", async () => {
-    const first = startMention();
-    const persisted = first.actor.getPersistedSnapshot();
-    const { reminders: _dropped, ...newer } = first.context();
-    first.actor.stop();
-    // That release stored each timeout as a due time in the context.
-    const older = { ...newer, due: { event: "RESPONSE_TIMEOUT" as const, at: T0 + 5 * MINUTE } };
-    expect(older).not.toHaveProperty("reminders");
-    const clock: Clock = { now: T0 };
-    const reminders = postingAt(clock, "reminder");
-    const restored = createActor(
-      mentionMachine.provide({ actors: { postReminder: reminders.logic, postEscalation: reminders.logic } }),
-      { input: base, snapshot: Object.assign({}, persisted, { context: older }) },
-    );
-    restored.start();
-    expect(restored.getSnapshot().value).toBe("pending");
-    clock.now = T0 + 5 * MINUTE;
-    restored.send({ type: "RESPONSE_TIMEOUT", at: clock.now });
-    await settle();
-    expect(restored.getSnapshot().value).toBe("reminded");
-    expect(reminders.inputs).toHaveLength(1);
-    restored.stop();
   });
 });
 

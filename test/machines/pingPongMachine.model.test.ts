@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { AnyEventObject, AnyMachineSnapshot } from "xstate";
-import { A2AMessageIntent, type PingPongInput, pingPongMachine, REPLY_SKIP_TOKEN } from "../../src/index.js";
+import { type PingPongInput, pingPongMachine } from "../../src/index.js";
+import { A2AMessageIntent, REPLY_SKIP_TOKEN } from "../../src/policies/entryPoint.js";
 import { listTransitions, type AgentStepError, type PingPongContext } from "../../src/machines/index.js";
 import { pending } from "../support/fakeActors.js";
-import { exerciseModel, replayPath, storedDueTransitions } from "../support/modelBased.js";
+import { exerciseModel, replayPath } from "../support/modelBased.js";
 
-// Model-based coverage of pingPongMachine (design 001 §4.2, API.md §3): every transition it defines
-// fires in some enumerated path, over several inputs (the `starting` decisions depend on the input).
+// Model-based coverage of pingPongMachine: every transition it defines fires in some enumerated path,
+// over several inputs (the `starting` decisions depend on the input).
 
 const REQUESTER = "agent:ruda:a2a:conv-1";
 const TARGET = "agent:eden:a2a:conv-1";
@@ -37,9 +38,9 @@ const SUBSTANTIVE = [
   "좋은 제안입니다만 재시작 시 로그 재생 비용이 커지니 체크포인트 주기를 설정으로 빼 두겠습니다",
   "동의합니다 그러면 체크포인트 간격은 기본 천 건으로 하고 부하 테스트 뒤에 다시 조정하죠",
 ];
-/** An acknowledgement opening (design 001 §4.2), long enough not to be minimal, without a question. */
+/** An acknowledgement opening, long enough not to be minimal content, without a question: a conclusion. */
 const ACKNOWLEDGEMENT = "알겠습니다, 말씀하신 방향으로 설계 문서에 반영하겠습니다 감사합니다";
-/** An acknowledgement followed by a question: it keeps the conversation going (API.md §3). */
+/** An acknowledgement followed by a question: it keeps the conversation going. */
 const ACK_WITH_QUESTION = "알겠습니다. 그런데 캐시 무효화는 어느 계층에서 하나요?";
 const SHORT = "좋아요";
 
@@ -48,13 +49,11 @@ const BACKOFF_OVER = { type: "xstate.after.backoffDelay.pingPong.retrying" };
 
 /**
  * Events that reach every guard of `turn`: each termination rule, continuing replies, an error; in
- * `retrying`, the backoff's delay and a BACKOFF_ELAPSED that a ping-pong without a stored due time ignores.
+ * `retrying`, the backoff's delay.
  */
 function eventsFor(snapshot: AnyMachineSnapshot): AnyEventObject[] {
   const context = snapshot.context as PingPongContext;
-  if (snapshot.matches("retrying")) {
-    return [BACKOFF_OVER, { type: "BACKOFF_ELAPSED", at: context.lastAt + (context.backoffMs ?? 0) }];
-  }
+  if (snapshot.matches("retrying")) return [BACKOFF_OVER];
   if (!snapshot.matches("turn")) return [];
   const at = context.lastAt + 1_000;
   const done = (reply?: string) => ({
@@ -103,18 +102,6 @@ const inputs: Array<[string, PingPongInput]> = [
 
 const live = pingPongMachine.provide({ actors: { agentStep: pending() } });
 
-/**
- * The transition a snapshot stored by the release before takes (its backoff a due time in the
- * context, delivered as BACKOFF_ELAPSED): the ping-pong is driven into `retrying` and stored there.
- */
-function storedBackoffTransitions(): string[] {
-  const failed = {
-    type: "xstate.done.actor.agentStep",
-    output: { error: { source: "wait", status: "timeout" }, at: 2_000 },
-  };
-  return storedDueTransitions(live, inputs[1]?.[1], [failed], { event: "BACKOFF_ELAPSED", at: 60_000 });
-}
-
 describe("pingPongMachine, enumerated", () => {
   const defined = new Set(listTransitions(pingPongMachine).map((t) => t.key));
   const taken = new Set<string>();
@@ -130,12 +117,11 @@ describe("pingPongMachine, enumerated", () => {
   }
 
   it("fires every transition it defines, and nothing else (union over the inputs)", () => {
-    for (const key of storedBackoffTransitions()) taken.add(key);
     expect(pathsPerInput.size).toBe(inputs.length);
     expect(pathsPerInput.get("3 turns, autoTerminate on")).toBeGreaterThan(30);
     expect([...defined].filter((key) => !taken.has(key))).toEqual([]);
     expect([...taken].filter((key) => !defined.has(key))).toEqual([]);
-    expect(defined.size).toBe(16);
+    expect(defined.size).toBe(15);
   });
 
   it("reaches each early termination through its own guard", () => {
@@ -153,6 +139,5 @@ describe("pingPongMachine, enumerated", () => {
     expect(taken.has("pingPong.retrying xstate.after.backoffDelay.pingPong.retrying → pingPong.turn")).toBe(
       true,
     );
-    expect(taken.has("pingPong.retrying BACKOFF_ELAPSED [storedBackoffDue] → pingPong.turn")).toBe(true);
   });
 });

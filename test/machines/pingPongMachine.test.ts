@@ -1,16 +1,11 @@
 import { MachineInputError } from "../../src/machines/MachineInputError.js";
-// pingPongMachine: the turn control of design 001 §4 (API.md §3, §6). Expectations come from the
-// specification: speakers alternate starting with the requester, early termination rules in order,
-// autoTerminate applied by the machine, one idempotency key per turn, "Turn N of M" in each prompt.
+// pingPongMachine: the turn control of a ping-pong. Expectations come from the specification: speakers
+// alternate starting with the requester, early termination rules in order, autoTerminate applied by the
+// machine, one idempotency key per turn, "Turn N of M" in each prompt.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type AnyEventObject, createActor } from "xstate";
-import {
-  A2AMessageIntent,
-  type PingPongInput,
-  type PingPongOutput,
-  pingPongMachine,
-  REPLY_SKIP_TOKEN,
-} from "../../src/index.js";
+import { type PingPongInput, type PingPongOutput, pingPongMachine } from "../../src/index.js";
+import { A2AMessageIntent, REPLY_SKIP_TOKEN } from "../../src/policies/entryPoint.js";
 import { pending } from "../support/fakeActors.js";
 import {
   eventCollector,
@@ -152,7 +147,7 @@ describe("pingPongMachine: turns", () => {
   });
 });
 
-describe("pingPongMachine: early termination (design 001 §4.2)", () => {
+describe("pingPongMachine: early termination", () => {
   it.each([
     ["explicit_skip", [R[0], REPLY_SKIP_TOKEN], 2],
     ["explicit_skip", [`${REPLY_SKIP_TOKEN}.`], 1],
@@ -179,7 +174,7 @@ describe("pingPongMachine: early termination (design 001 §4.2)", () => {
     expect(output.latestReply).not.toContain(REPLY_SKIP_TOKEN);
   });
 
-  it("compares a reply with the last previous reply only (design 001 §4.2: previousReplies[-1])", async () => {
+  it("compares a reply with the last previous reply only", async () => {
     const { output, calls } = await runPingPong({ effectiveTurns: 3 }, [R[0], R[1], R[0]]);
     expect(calls).toHaveLength(3);
     expect(output).toMatchObject({ terminationReason: "max_turns", earlyTermination: false, actualTurns: 3 });
@@ -219,7 +214,7 @@ describe("pingPongMachine: early termination (design 001 §4.2)", () => {
   });
 });
 
-describe("pingPongMachine: autoTerminate false (design 001 §8.2)", () => {
+describe("pingPongMachine: autoTerminate false", () => {
   it("ignores repetition, minimal content and acknowledgements, running every turn", async () => {
     const { output, calls } = await runPingPong({ effectiveTurns: 4, autoTerminate: false }, [
       "좋아요",
@@ -245,7 +240,7 @@ describe("pingPongMachine: autoTerminate false (design 001 §8.2)", () => {
   });
 });
 
-describe("pingPongMachine: no ping-pong at all (design 001 §1.4)", () => {
+describe("pingPongMachine: no ping-pong at all", () => {
   it.each([
     ["0 effective turns", { effectiveTurns: 0 }, "skipped"],
     ["no requester session", { requesterSessionKey: undefined }, "skipped"],
@@ -311,8 +306,8 @@ describe("pingPongMachine: junk events", () => {
   function junkFor(running: string[]): AnyEventObject[] {
     return [
       { type: "NOPE" },
-      { type: "BACKOFF_ELAPSED" },
-      { type: "BACKOFF_ELAPSED", at: 5_000_000 },
+      // Another machine's delay: never this one's.
+      { type: "xstate.after.backoffDelay.replyWait.retrying" },
       ...[...OTHER_ACTORS, "agentStep"]
         .filter((id) => !running.includes(id))
         .map((id) => ({ type: `xstate.done.actor.${id}`, output: { reply: R[0], at: 5_000_000 } })),

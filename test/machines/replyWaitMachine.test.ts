@@ -1,7 +1,5 @@
 import { MachineInputError } from "../../src/machines/MachineInputError.js";
 import { describe, expect, it, vi } from "vitest";
-import { readdirSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { type AnyEventObject, createActor, fromPromise, SimulatedClock } from "xstate";
 import {
   A2AEventSchema,
@@ -92,7 +90,7 @@ function run(input: ReplyWaitInput, waits: WaitScript, reply = "src/auth/index.t
 }
 
 describe("replyWaitMachine", () => {
-  it("design 000 §7.1: a rate limit is retried on the same run after the server's wait, then replied", async () => {
+  it("a rate limit is retried on the same run after the server's wait, then replied", async () => {
     const r = run(baseInput, [
       { status: "error", error: "429 rate limit exceeded, retry after 2s" },
       { status: "ok" },
@@ -163,7 +161,7 @@ describe("replyWaitMachine", () => {
     expect(r.waitCalls.every((c) => c.timeoutMs === 60_000)).toBe(true);
   });
 
-  it("with retry.enabled false, the first failure blocks (the pre-design behaviour)", async () => {
+  it("with retry.enabled false, the first failure blocks (the behaviour before retries)", async () => {
     const input = { ...baseInput, retry: { ...baseInput.retry, enabled: false } };
     const r = run(input, [{ status: "error", error: "rate limit" }]);
     const output = await r.finish();
@@ -171,7 +169,7 @@ describe("replyWaitMachine", () => {
     expect(r.emitted.map((e) => e.type)).toEqual(["a2a.send"]);
   });
 
-  it("a permanent error blocks at once, with the outcome text of design 000 §1.3", async () => {
+  it("a permanent error blocks at once, with its error in the outcome text", async () => {
     const r = run(baseInput, [{ status: "error", error: "context_length_exceeded" }]);
     expect(await r.finish()).toMatchObject({
       outcome: "blocked",
@@ -180,7 +178,7 @@ describe("replyWaitMachine", () => {
     });
   });
 
-  it("not_found resends once (session_not_found), and a second not_found blocks: no retries are left (API.md §2)", async () => {
+  it("not_found resends once (session_not_found), and a second not_found blocks: no retries are left", async () => {
     const r = run(baseInput, [{ status: "not_found" }, { status: "not_found" }]);
     const output = await r.finish();
     expect(r.sends).toHaveLength(2);
@@ -218,7 +216,7 @@ describe("replyWaitMachine", () => {
   });
 });
 
-describe("replyWaitMachine: a bounded number of chunks per run (design 000 §5.3)", () => {
+describe("replyWaitMachine: a bounded number of chunks per run", () => {
   // A gateway that answers "timeout" at once: a dead run, or a proxy that returns early.
   const instantTimeouts = (n: number) =>
     Array.from({ length: n }, () => ({ status: "timeout" as const, waitedMs: 0 }));
@@ -260,7 +258,7 @@ describe("replyWaitMachine: a bounded number of chunks per run (design 000 §5.3
   });
 });
 
-describe("retry.maxAttempts caps each error class's limit (design 000 §8.1)", () => {
+describe("retry.maxAttempts caps each error class's limit", () => {
   const capped = (maxAttempts: number | undefined): ReplyWaitInput => ({
     ...baseInput,
     retry: { ...baseInput.retry, ...(maxAttempts === undefined ? {} : { maxAttempts }) },
@@ -400,9 +398,7 @@ describe("replyWaitMachine, bad input and junk events", () => {
   it("ignores events it does not expect, in every state", async () => {
     const junk: AnyEventObject[] = [
       { type: "NOPE" },
-      { type: "BACKOFF_ELAPSED", at: 5 },
       { type: "xstate.done.actor.readReply", output: { reply: "x", at: 1 } },
-      { type: "RESPONSE_TIMEOUT", at: 1 },
     ];
     const timers = new SimulatedClock();
     const actor = createActor(
@@ -430,72 +426,10 @@ describe("replyWaitMachine, bad input and junk events", () => {
       output: { status: "error", error: "rate limit", at: 20 },
     });
     check();
-    // The backoff is XState's own delay: a BACKOFF_ELAPSED (above) does not end it, the delay does.
+    // The backoff is XState's own delay: only the delay ends it.
     timers.increment(actor.getSnapshot().context.backoffMs ?? 0);
     sendRaw(actor, { type: "xstate.done.actor.agentWait", output: { status: "ok", at: 30 } });
     check();
     expect(states).toEqual(["sending", "waiting", "retrying", "reading"]);
-  });
-});
-
-/** The replyWait child of the sessions_send flow in test/fixtures/state-dir-v1, as the release before wrote it. */
-function storedRetryingSnapshot(): { snapshot: unknown; dueAt: number } {
-  const dir = fileURLToPath(new URL("../fixtures/state-dir-v1/actors/", import.meta.url));
-  for (const file of readdirSync(dir)) {
-    const shard = JSON.parse(readFileSync(dir + file, "utf8")) as {
-      records: Record<string, { machineId: string; timers: Array<{ dueAt: number }>; snapshot: unknown }>;
-    };
-    for (const record of Object.values(shard.records)) {
-      if (record.machineId !== "a2aFlow") continue;
-      const flow = record.snapshot as { children: { replyWait: { snapshot: unknown } } };
-      return { snapshot: flow.children.replyWait.snapshot, dueAt: record.timers[0]?.dueAt ?? Number.NaN };
-    }
-  }
-  throw new Error("no flow in the fixture");
-}
-
-describe("replyWaitMachine: a backoff stored with a due time (before it was an after delay)", () => {
-  function restore() {
-    const stored = storedRetryingSnapshot();
-    const sends: string[] = [];
-    const waitCalls: string[] = [];
-    const timers = new SimulatedClock();
-    const actor = createActor(
-      replyWaitMachine.provide({
-        actors: {
-          sendMessage: fromPromise<SendMessageOutput, SendMessageInput>(async ({ input: p }) => {
-            sends.push(p.idempotencyKey);
-            return { runId: "run-2", at: stored.dueAt + 10 };
-          }),
-          agentWait: fromPromise<AgentWaitOutput, AgentWaitInput>(async ({ input: p }) => {
-            waitCalls.push(p.runId);
-            return { status: "ok", at: stored.dueAt + 20 };
-          }),
-          readReply: fromPromise<ReadReplyOutput, ReadReplyInput>(async () => ({
-            reply: "검토했어요",
-            at: stored.dueAt + 30,
-          })),
-        },
-      }),
-      // XState restores from the snapshot and ignores the input.
-      { input: baseInput, snapshot: stored.snapshot as never, clock: timers },
-    ).start();
-    return { actor, stored, sends, waitCalls, timers };
-  }
-
-  it("waits in retrying for BACKOFF_ELAPSED at its due time, retries once, and replies", async () => {
-    const { actor, stored, sends, waitCalls, timers } = restore();
-    expect(actor.getSnapshot().value).toBe("retrying");
-    expect(actor.getSnapshot().context.due).toEqual({ event: "BACKOFF_ELAPSED", at: stored.dueAt });
-    // No after delay was scheduled for it: time alone does not end the stored backoff.
-    timers.increment(3_600_000);
-    actor.send({ type: "BACKOFF_ELAPSED", at: stored.dueAt - 1 });
-    expect(actor.getSnapshot().value).toBe("retrying");
-    actor.send({ type: "BACKOFF_ELAPSED", at: stored.dueAt });
-    await vi.waitFor(() => expect(actor.getSnapshot().status).toBe("done"));
-    expect(actor.getSnapshot().output).toMatchObject({ outcome: "replied", retryAttempts: 1 });
-    // A rate limit waits on the same run again: nothing is resent.
-    expect([sends, waitCalls]).toEqual([[], ["run-1"]]);
-    expect(actor.getSnapshot().context.due).toBeUndefined();
   });
 });

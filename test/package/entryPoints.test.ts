@@ -79,6 +79,16 @@ describe("entry points", () => {
     expect(pkg.peerDependencies["discord.js"]).toBeDefined();
   });
 
+  it("only ./testing loads the Discord emulator and ws, its WebSocket server", () => {
+    const loading = Object.keys(pkg.exports)
+      .filter((entry) => entry !== "./package.json")
+      .filter((entry) => {
+        const { files, packages } = loadedBy(entry);
+        return packages.includes("ws") || files.some((f) => f.startsWith("testing/emulator/"));
+      });
+    expect(loading).toEqual(["./testing"]);
+  });
+
   it("only ./postgres needs pg, an optional peer dependency", () => {
     const needing = Object.keys(pkg.exports)
       .filter((entry) => entry !== "./package.json")

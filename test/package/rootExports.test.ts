@@ -6,7 +6,15 @@ import { describe, expect, it } from "vitest";
 // The root is what a gateway reads first: few names, each explained where an editor shows it.
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const ENTRY_POINTS = ["index", "discord/index", "testing/index", "inspector/index", "durable/index"];
+const ENTRY_POINTS = [
+  "index",
+  "discord/index",
+  "testing/index",
+  "inspector/index",
+  "durable/index",
+  "persistence/postgres/index",
+  "policies/entryPoint",
+];
 
 const program = ts.createProgram(
   ENTRY_POINTS.map((e) => resolve(ROOT, `src/${e}.ts`)),
@@ -40,9 +48,11 @@ function exportsOf(entry: string): Array<{ name: string; value: boolean; documen
 describe("the root entry point", () => {
   const root = exportsOf("index");
 
-  it("exports at most 40 values", () => {
+  // The runtime, the five machines, the config, the events and the errors: the pure policies live in
+  // `a2a-statecharts/policies`.
+  it("exports at most 25 values", () => {
     const values = root.filter((e) => e.value).map((e) => e.name);
-    expect(values.length, values.join(", ")).toBeLessThanOrEqual(40);
+    expect(values.length, values.join(", ")).toBeLessThanOrEqual(25);
   });
 
   it.each(ENTRY_POINTS)("every name %s exports has a doc comment", (entry) => {

@@ -3,6 +3,7 @@ import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ChangeLogFile, entriesOf } from "../../src/persistence/index.js";
+import { shardFile, shardOf } from "../../src/persistence/changeLogShards.js";
 import { tempDirs } from "./tempDirs.js";
 
 const dirs = tempDirs();
@@ -97,12 +98,14 @@ describe("ChangeLogFile", () => {
   it("moves aside a snapshot that is not a saved state, and starts from the log", async () => {
     const dir = join(await dirs.make(), "threads");
     await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, "state.json"), '{"collections":{"a":{"1":1}');
+    await writeFile(join(dir, "state-00.json"), '{"version":2,"collections":{"a":[["1",1]]');
     await writeFile(join(dir, "changes.ndjson"), line("a", "2", 2));
     const opened = await openLog(dir);
     expect(entriesOf(opened.state)).toEqual([{ c: "a", k: "2", v: 2 }]);
-    expect(opened.warnings).toEqual([expect.stringMatching(/state\.json is not a saved state.*moved it to/)]);
-    expect((await readdir(dir)).some((name) => name.startsWith("state.json.corrupt-"))).toBe(true);
+    expect(opened.warnings).toEqual([
+      expect.stringMatching(/state-00\.json is not a saved state.*moved it to/),
+    ]);
+    expect((await readdir(dir)).some((name) => name.startsWith("state-00.json.corrupt-"))).toBe(true);
     await opened.log.close();
   });
 
@@ -110,7 +113,7 @@ describe("ChangeLogFile", () => {
     const dir = join(await dirs.make(), "threads");
     await mkdir(dir, { recursive: true });
     const log = line("a", "2", 2) + "garbage}\n" + line("a", "3", 3) + '{"c":"a","k":"4"';
-    await writeFile(join(dir, "state.json"), '{"collections":{"a":{"1":1}');
+    await writeFile(join(dir, "state-00.json"), '{"version":2,"collections":{"a":[["1",1]]');
     await writeFile(join(dir, "changes.ndjson"), log);
     const warnings: string[] = [];
     const state = await ChangeLogFile.read({ dir, now: () => T0, onWarning: (m) => warnings.push(m) });
@@ -119,11 +122,11 @@ describe("ChangeLogFile", () => {
       { c: "a", k: "3", v: 3 },
     ]);
     expect(warnings).toEqual([
-      expect.stringMatching(/state\.json is not a saved state/),
+      expect.stringMatching(/state-00\.json is not a saved state/),
       expect.stringMatching(/incomplete last line/),
       expect.stringMatching(/damaged: line\(s\) 2 are not changes$/),
     ]);
-    expect((await readdir(dir)).sort()).toEqual(["changes.ndjson", "state.json"]);
+    expect((await readdir(dir)).sort()).toEqual(["changes.ndjson", "state-00.json"]);
     expect(await readFile(join(dir, "changes.ndjson"), "utf8")).toBe(log);
     // A folder that does not exist (a runtime that never saved thread state) reads as empty.
     expect(
@@ -166,7 +169,7 @@ describe("ChangeLogFile", () => {
   it("keeps its folder 0700 and its files 0600, and removes temp files a crashed compaction left", async () => {
     const dir = join(await dirs.make(), "threads");
     await mkdir(dir, { recursive: true, mode: 0o755 });
-    await writeFile(join(dir, "state.json.tmp-4242"), "half a snapsh");
+    await writeFile(join(dir, "state-00.json.tmp-4242"), "half a snapsh");
     const opened = await openLog(dir);
     await opened.log.append([{ c: "a", k: "1", v: 1 }]);
     await opened.log.compact([{ c: "a", k: "1", v: 1 }]);
@@ -181,7 +184,10 @@ describe("ChangeLogFile", () => {
     const dir = join(await dirs.make(), "threads");
     await mkdir(dir, { recursive: true });
     // The fold of these very changes landed; the log was not emptied yet.
-    await writeFile(join(dir, "state.json"), JSON.stringify({ version: 1, collections: { a: { 1: 1 } } }));
+    await writeFile(
+      join(dir, shardFile(shardOf("1"))),
+      JSON.stringify({ version: 2, collections: { a: [["1", 1]] } }),
+    );
     await writeFile(join(dir, "changes.ndjson"), line("a", "1", 1) + line("a", "2", 2) + line("a", "2"));
     const opened = await openLog(dir);
     expect(entriesOf(opened.state)).toEqual([{ c: "a", k: "1", v: 1 }]);

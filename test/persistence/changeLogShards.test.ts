@@ -163,44 +163,6 @@ describe("ChangeLogFile shards", () => {
     await log.close();
   });
 
-  it("an earlier version's state.json is rewritten as shards at open and then removed", async () => {
-    const dir = join(await dirs.make(), "threads");
-    await mkdir(dir, { recursive: true });
-    const collections = { a: Object.fromEntries(keys(200).map((k) => [k, 1])) };
-    await writeFile(join(dir, "state.json"), JSON.stringify({ version: 1, collections }));
-    await writeFile(join(dir, "changes.ndjson"), `${JSON.stringify({ c: "a", k: "thread-0" })}\n`);
-    const expected = keys(200)
-      .slice(1)
-      .map((k) => ({ c: "a", k, v: 1 }));
-
-    const opened = await openLog(dir);
-    expect(sorted(entriesOf(opened.state))).toEqual(sorted(expected));
-    const files = await readdir(dir);
-    expect(files).not.toContain("state.json");
-    expect(files.filter((name) => name.startsWith("state-")).length).toBeGreaterThan(SHARD_COUNT / 2);
-    expect(opened.log.logBytes).toBe(0);
-    await opened.log.close();
-    const again = await openLog(dir);
-    expect(sorted(entriesOf(again.state))).toEqual(sorted(expected));
-    await again.log.close();
-  });
-
-  it("while state.json is still there, shard files beside it are an interrupted migration's and are not read", async () => {
-    const dir = join(await dirs.make(), "threads");
-    await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, "state.json"), JSON.stringify({ version: 1, collections: { a: { x: 1 } } }));
-    // A stale shard: it holds an entry state.json no longer has.
-    const stale = join(dir, shardFile(shardOf("gone")));
-    await writeFile(stale, JSON.stringify({ version: 2, collections: { a: [["gone", 1]] } }));
-    const opened = await openLog(dir);
-    expect(entriesOf(opened.state)).toEqual([{ c: "a", k: "x", v: 1 }]);
-    await opened.log.close();
-    const again = await openLog(dir);
-    expect(entriesOf(again.state)).toEqual([{ c: "a", k: "x", v: 1 }]);
-    expect(await readdir(dir)).not.toContain("state.json");
-    await again.log.close();
-  });
-
   it("a shard that is not a saved state is moved aside and reported; the other shards are used", async () => {
     const dir = join(await dirs.make(), "threads");
     const first = await openLog(dir);

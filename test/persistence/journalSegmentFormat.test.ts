@@ -1,15 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  JOURNAL_BLOCK_BYTES,
-  JOURNAL_HEADER,
-  parseJournal,
-  readJournalSegment,
-} from "../../src/persistence/index.js";
+import { JOURNAL_BLOCK_BYTES, JOURNAL_HEADER, readJournalSegment } from "../../src/persistence/index.js";
 
 const BLOCK = JOURNAL_BLOCK_BYTES;
 
-/** A format-2 segment as the writer leaves it: header, lines, zeros to a whole number of blocks. */
+/** A segment as the writer leaves it: header, lines, zeros to a whole number of blocks. */
 function segment(data: string, blocks = Math.ceil((Buffer.byteLength(data) + 1) / BLOCK)): Buffer {
   const bytes = Buffer.alloc(blocks * BLOCK);
   bytes.write(data, 0, "utf8");
@@ -22,12 +17,12 @@ const lines = (count: number): string => Array.from({ length: count }, (_, n) =>
 describe("journal segment format", () => {
   it("reads whole lines before the zero padding, and an empty or never-written segment as empty", () => {
     expect(readJournalSegment(segment(JOURNAL_HEADER + lines(3)))).toEqual({
-      format: 2,
       values: [0, 1, 2].map((n) => ({ id: `m${n}`, n })),
       torn: false,
     });
-    expect(readJournalSegment(Buffer.alloc(0))).toEqual({ format: "legacy", values: [], torn: false });
-    expect(readJournalSegment(Buffer.alloc(BLOCK))).toEqual({ format: 2, values: [], torn: false });
+    // Created, then a crash before the first append grew it.
+    expect(readJournalSegment(Buffer.alloc(0))).toEqual({ values: [], torn: false });
+    expect(readJournalSegment(Buffer.alloc(BLOCK))).toEqual({ values: [], torn: false });
     // The first append (header included) cut short by a crash.
     expect(readJournalSegment(segment(JOURNAL_HEADER.slice(0, 10)))).toMatchObject({ torn: true });
     expect(readJournalSegment(segment(JOURNAL_HEADER.slice(0, 10))).damage).toBeUndefined();
@@ -35,7 +30,7 @@ describe("journal segment format", () => {
 
   it("a partial last line before the padding is a torn append, not damage", () => {
     const reading = readJournalSegment(segment(JOURNAL_HEADER + lines(2) + lineOf(2).slice(0, 7)));
-    expect(reading).toMatchObject({ format: 2, torn: true, values: [{ id: "m0" }, { id: "m1" }] });
+    expect(reading).toMatchObject({ torn: true, values: [{ id: "m0" }, { id: "m1" }] });
     expect(reading.damage).toBeUndefined();
   });
 
@@ -74,16 +69,14 @@ describe("journal segment format", () => {
     expect(readJournalSegment(stray).damage?.problem).toContain(`at byte ${BLOCK - 3}`);
   });
 
-  it("reads a segment written before format 2 as it always did; refuses a header of an unknown version", () => {
-    expect(readJournalSegment(Buffer.from(lines(2) + lineOf(2).slice(0, 5)))).toMatchObject({
-      format: "legacy",
-      values: [{ id: "m0" }, { id: "m1" }],
-      torn: true,
-    });
-    expect(parseJournal(`${lines(1)}{oops\n${lineOf(1)}`)).toMatchObject({
-      values: [{ id: "m0" }, { id: "m1" }],
+  it("refuses data that does not begin with the header, and a header of an unknown version", () => {
+    const headless = readJournalSegment(segment(lines(2)));
+    expect(headless).toMatchObject({ values: [], torn: false, damage: { kind: "corrupt" } });
+    expect(headless.damage?.problem).toMatch(/does not begin with the journal header/);
+    // The header's beginning and no padding: cut short after it was written, not a torn append.
+    expect(readJournalSegment(Buffer.from(JOURNAL_HEADER.slice(0, 10)))).toMatchObject({
       torn: false,
-      damage: { kind: "corrupt", linesLost: 1 },
+      damage: { kind: "truncated" },
     });
     const future = readJournalSegment(segment(`{"journal":"a2a-snapshot","version":3}\n${lines(1)}`));
     expect(future).toMatchObject({ values: [], damage: { kind: "corrupt" } });

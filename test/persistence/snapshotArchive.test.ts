@@ -1,4 +1,4 @@
-import { appendFile, mkdir, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { appendFile, readFile, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { LowdbSnapshotStore, type SnapshotStoreOptions } from "../../src/persistence/index.js";
@@ -161,22 +161,6 @@ describe("LowdbSnapshotStore: the archive, on disk by the hour", () => {
     await store.compact();
     expect((await stat(ids)).size).toBe(4 * 8);
     for (const id of ["a", "b", "c", "d"]) expect((await store.get(id))?.id).toBe(id);
-  });
-
-  it("moves an archive of the earlier one-file-per-day format into the hours at open, then deletes it", async () => {
-    const dir = await dirs.make();
-    await mkdir(join(dir, "archive"), { recursive: true });
-    const legacy = join(dir, "archive", "archive-2024-05-01.json");
-    const records = { x: done("x", T0), y: done("y", T0 + 2 * HOUR) };
-    await writeFile(legacy, JSON.stringify({ version: 1, records }));
-    const { store, warnings } = await open(dir);
-    expect(warnings).toEqual([]);
-    expect(await archiveLines(dir)).toEqual({
-      "archive-2024-05-01T12.ndjson": [records.x],
-      "archive-2024-05-01T14.ndjson": [records.y],
-    });
-    expect(await archiveNames(dir)).not.toContain("archive-2024-05-01.json");
-    expect(await store.get("y")).toEqual(records.y);
   });
 });
 

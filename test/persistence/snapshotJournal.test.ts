@@ -1,13 +1,4 @@
-import {
-  appendFile,
-  type FileHandle,
-  mkdir,
-  open as fsOpen,
-  readFile,
-  readdir,
-  stat,
-  writeFile,
-} from "node:fs/promises";
+import { type FileHandle, mkdir, open as fsOpen, readFile, readdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
@@ -75,7 +66,10 @@ async function shards(dir: string): Promise<Record<string, unknown>> {
   return out;
 }
 
-/** The state a crash leaves: shards as `files` says, a journal segment with `lines`, no store open. */
+/**
+ * The state a crash leaves: shards as `files` says, a journal segment with `lines` (after its header,
+ * zeros to a whole number of blocks, as the writer leaves it), no store open.
+ */
 async function crashState(
   dir: string,
   files: Record<string, ActorRecord>,
@@ -89,12 +83,15 @@ async function crashState(
     byShard.set(file, { ...(byShard.get(file) ?? {}), [record.id]: record });
   }
   for (const [file, records] of byShard) await writeFile(file, JSON.stringify({ version: 1, records }));
-  await writeFile(join(dir, "actors", segment), lines);
+  const data = Buffer.from(JOURNAL_HEADER + lines, "utf8");
+  const bytes = Buffer.alloc(Math.ceil((data.length + 1) / JOURNAL_BLOCK_BYTES) * JOURNAL_BLOCK_BYTES);
+  data.copy(bytes);
+  await writeFile(join(dir, "actors", segment), bytes);
 }
 
 const line = (record: ActorRecord): string => `${JSON.stringify(record)}\n`;
 
-/** A format-2 segment's data: what comes before its zero padding. */
+/** A segment's data: what comes before its zero padding. */
 function dataOf(bytes: Buffer): string {
   const end = bytes.indexOf(0);
   return bytes.subarray(0, end < 0 ? bytes.length : end).toString("utf8");
@@ -177,10 +174,10 @@ describe("LowdbSnapshotStore journal", () => {
     const { store, warnings } = await open(dir);
     const path = join(dir, "actors", "journal-000001.ndjson");
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain(`ACKNOWLEDGED RECORDS MAY BE LOST: corrupt journal ${path}: line 2`);
+    expect(warnings[0]).toContain(`ACKNOWLEDGED RECORDS MAY BE LOST: corrupt journal ${path}: line 3`);
     const keptAt = join(dir, "quarantine", "journal-000001.ndjson.damaged-2024-05-01T12-00-00-000Z");
     expect(store.report().damagedJournals).toEqual([
-      { file: path, keptAt, kind: "corrupt", problem: expect.stringContaining("line 2"), linesLost: 1 },
+      { file: path, keptAt, kind: "corrupt", problem: expect.stringContaining("line 3"), linesLost: 1 },
     ]);
     expect(store.report().quarantinedFiles).toEqual([]);
     // Both valid lines were appended and acknowledged: the one after the damage is kept too.
@@ -435,7 +432,8 @@ describe("LowdbSnapshotStore journal", () => {
     expect(byId.has("c")).toBe(false);
     expect(await readFile(segment, "utf8")).toBe(text);
 
-    await appendFile(segment, "{oops\n");
+    // A corrupt line (the header is line 1) is reported; nothing is moved.
+    await crashState(dir, {}, `${line(a1)}{oops\n${line(b1)}`);
     expect((await readStateDir(dir)).problems).toEqual([
       { file: segment, problem: expect.stringContaining("line 3") },
     ]);

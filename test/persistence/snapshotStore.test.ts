@@ -292,24 +292,6 @@ describe("LowdbSnapshotStore: archive and prune", () => {
     expect(await archiveLines(dir)).toEqual({ "archive-2024-05-01T12.ndjson": [done] });
     expect(await onDisk(dir)).toEqual({});
   });
-
-  it("keeps the live copy until the archive is on disk: a crash in between leaves a duplicate that open() resolves", async () => {
-    const dir = await dirs.make();
-    const live = rec("dup", { updatedAt: T0 });
-    const done = rec("dup", { status: "done", timers: [], updatedAt: T0 + 1 });
-    await mkdir(join(dir, "actors"), { recursive: true });
-    await mkdir(join(dir, "archive"), { recursive: true });
-    await writeFile(shardFile(dir, "dup", 4), JSON.stringify({ version: 1, records: { dup: live } }));
-    await writeFile(
-      join(dir, "archive", "archive-2024-05-01.json"),
-      JSON.stringify({ version: 1, records: { dup: done } }),
-    );
-    const { store, warnings } = await open(dir);
-    expect(warnings).toEqual([]);
-    expect(store.load()).toEqual([]);
-    expect(await store.archived()).toEqual([done]);
-    expect((await readJson(shardFile(dir, "dup", 4))).records).toEqual({});
-  });
 });
 
 describe("LowdbSnapshotStore: quarantine at open", () => {

@@ -183,12 +183,12 @@ describe("acquireStateDirLock", () => {
     await mkdir(join(dir, "archive", "deep"), { recursive: true });
     const leftovers = [
       `.lock.tmp-${process.pid}`, // a live pid too: with the lock held, no writer is alive in here
-      "threads.json.tmp-77",
+      "a2a-conversation-index.json.tmp-77",
       join("actors", "shard-03.json.tmp-123"),
-      join("archive", "deep", "archive-2026-01-01.json.tmp-x"),
+      join("archive", "deep", "archive-2026-01-01T09.ndjson.tmp-x"),
     ];
     const kept = [
-      "threads.json",
+      "a2a-conversation-index.json",
       join("actors", "shard-03.json"),
       join("actors", "journal-1.ndjson"),
       "tmp-notes",

@@ -43,7 +43,7 @@ describe("a store file written in pieces", () => {
   });
 
   it("is what DurableJsonFile writes, with the bytes it reports, and reads back as written", async () => {
-    const file = join(tempDir("a2a-chunks-"), "archive-2026-11-22.json");
+    const file = join(tempDir("a2a-chunks-"), "shard-00.json");
     const reported: number[] = [];
     const d = doc(Array.from({ length: 650 }, (_, i) => `collab-${i}`));
     await new DurableJsonFile<StoreDoc>(file, {

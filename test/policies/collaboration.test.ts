@@ -1,4 +1,4 @@
-// Collaboration policies: API.md §4 (wins over the designs), design 002 §2–§5 and design 004 §3–§6.
+// Collaboration policies: thread names and route keys, observer records, Discord failures, session keys.
 import { DiscordAPIError, HTTPError, RateLimitError } from "discord.js";
 import { describe, expect, it } from "vitest";
 import {
@@ -7,14 +7,14 @@ import {
   classifyDiscordFailure,
   extractObserverTokens,
   filterBootstrapFiles,
-  type InboundDiscordMessage,
   InvalidInputError,
   isA2ASessionKey,
   isReportThreadName,
   resolveThreadSessionKey,
   threadRouteKey,
   toObserverRecord,
-} from "../../src/index.js";
+} from "../../src/policies/entryPoint.js";
+import type { InboundDiscordMessage } from "../../src/index.js";
 import {
   buildThreadStarterMessage,
   DISCORD_TRANSIENT_MAX_RETRIES,
@@ -43,13 +43,13 @@ const BAD_TEXT_CASES: ReadonlyArray<readonly [string, unknown]> = [
 /** Calls a function with arguments the type system would refuse, as a JavaScript caller could. */
 
 // ---------------------------------------------------------------------------------------------
-// Thread names (API.md §4; design 002 §2 and §4)
+// Thread names (collaboration and report threads)
 // ---------------------------------------------------------------------------------------------
 describe("buildCollaborationThreadName", () => {
   const HEAD = "[협업] 루다 → 이든"; // 12 UTF-16 units
   const PREFIX = `${HEAD} · `; // 15 UTF-16 units
 
-  it("builds the design 002 §4 example from a given topic", () => {
+  it('builds "[협업] {from} → {to} · {topic}" from a given topic', () => {
     expect(
       buildCollaborationThreadName({ fromName: "루다", toName: "이든", topic: "인증 모듈 코드 리뷰" }),
     ).toBe("[협업] 루다 → 이든 · 인증 모듈 코드 리뷰");
@@ -286,7 +286,7 @@ describe("buildReportThreadName / isReportThreadName", () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Thread route keys (design 002 §4)
+// Thread route keys
 // ---------------------------------------------------------------------------------------------
 describe("threadRouteKey", () => {
   it('is "from:to" without a topic', () => {
@@ -324,7 +324,7 @@ describe("threadRouteKey", () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Observer tokens and records (design 002 §3)
+// Observer tokens and records
 // ---------------------------------------------------------------------------------------------
 describe("extractObserverTokens", () => {
   it("takes the ids of <@id> and <@!id> user mentions", () => {
@@ -417,7 +417,7 @@ describe("extractObserverTokens", () => {
     expect(extractObserverTokens("`src/a/b.ts` and src/a/b.ts").codeRefs).toEqual(["src/a/b.ts"]);
   });
 
-  it("extracts every kind from one message (the design 002 §3 use case)", () => {
+  it("extracts every kind from one message (a review request)", () => {
     expect(
       extractObserverTokens(
         "<@555> @이든 PR #42 리뷰 부탁: https://github.com/org/repo/pull/42. src/auth/login.ts 의 verify() 가 `null` 반환",
@@ -478,7 +478,7 @@ describe("toObserverRecord", () => {
     ts: 1_772_000_000_000,
   };
 
-  it("keeps the design 002 §3 compact fields", () => {
+  it("keeps the compact fields only", () => {
     expect(toObserverRecord(message, "루다")).toEqual({
       messageId: "m-1",
       sender: "루다",
@@ -569,7 +569,7 @@ describe("toObserverRecord", () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Discord failures (design 002 §5, API.md §4, FACTS.md discord.js)
+// Discord failures (discord.js errors and plain `{ status }` objects)
 // ---------------------------------------------------------------------------------------------
 describe("classifyDiscordFailure", () => {
   const noBody = { body: undefined, files: undefined };
@@ -754,7 +754,7 @@ describe("discordTransientBackoffMs", () => {
     expect(DISCORD_TRANSIENT_MAX_RETRIES).toBe(3);
   });
 
-  it("waits 1 s, 2 s, 4 s before retries 1, 2, 3 (design 002 §5)", () => {
+  it("waits 1 s, 2 s, 4 s before retries 1, 2, 3", () => {
     expect([1, 2, 3].map(discordTransientBackoffMs)).toEqual([1_000, 2_000, 4_000]);
   });
 
@@ -777,7 +777,7 @@ describe("discordTransientBackoffMs", () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Session keys and bootstrap files (design 004 §3.1, §5.3, §6.2)
+// Session keys and bootstrap files
 // ---------------------------------------------------------------------------------------------
 describe("session keys", () => {
   it('resolves a thread session key "agent:{agentId}:discord:channel:{threadId}"', () => {
@@ -794,7 +794,7 @@ describe("session keys", () => {
     expect(isA2ASessionKey("a2a:agent:eden:x")).toBe(false);
   });
 
-  it("does not take a thread session key for an A2A one (design 004 §5.3)", () => {
+  it("does not take a thread session key for an A2A one", () => {
     expect(isA2ASessionKey(resolveThreadSessionKey("eden", "123456"))).toBe(false);
     expect(isDiscordChannelSessionKey(resolveThreadSessionKey("eden", "123456"))).toBe(true);
   });

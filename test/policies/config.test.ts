@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { type A2AConfig, A2AConfigError, A2AConfigSchema, parseConfig } from "../../src/index.js";
 import { resolveAgentA2ASettings } from "../../src/policies/index.js";
 
-// The defaults of API.md §1 (design 000 §8.1, 001 §6.1), written from the contract, not from the code.
+// The documented defaults, written out here, not taken from the code.
 const DEFAULTS = {
   session: {
     agentToAgent: {
@@ -148,8 +148,8 @@ const BOOLEANS = [
 
 const MEGA = "x".repeat(1_000_000);
 
-describe("parseConfig: defaults (API.md §1)", () => {
-  it("fills in every default of API.md §1 when called without input", () => {
+describe("parseConfig: defaults", () => {
+  it("fills in every documented default when called without input", () => {
     expect(parseConfig()).toEqual(DEFAULTS);
   });
 
@@ -263,7 +263,7 @@ describe("parseConfig: partial input keeps the other defaults", () => {
   });
 });
 
-describe("parseConfig: maxPingPongTurns is an integer 0..10 (design 001 §5.2, §6.1)", () => {
+describe("parseConfig: maxPingPongTurns is an integer 0..10", () => {
   it.each([0, 1, 5, 10])("accepts %d", (turns) => {
     expect(
       parseConfig(at("session.agentToAgent.maxPingPongTurns", turns)).session.agentToAgent.maxPingPongTurns,
@@ -410,8 +410,9 @@ describe("parseConfig: strict objects, unknown keys named with their full path",
     expect(paths(error)).toEqual(["session.agentToAgent.maxPingpongTurns"]);
   });
 
-  it("reads the design's per-agent shape under the top-level agents map as an override (design 000 §8.2)", () => {
-    // design 000 §8.2 sketches agents.seum.agentToAgent; API.md §1 puts overrides under session.agentToAgent.agents
+  it("reads the early per-agent shape under the top-level agents map as an override", () => {
+    // An early sample config wrote agents.seum.agentToAgent; overrides belong under
+    // session.agentToAgent.agents
     const config = parseConfig({
       agents: {
         seum: { discordBotId: "100000000000000001", agentToAgent: { timeout: { maxWaitMs: 600000 } } },
@@ -656,7 +657,7 @@ describe("parseConfig: junk values where a value is expected", () => {
   });
 });
 
-describe("resolveAgentA2ASettings: per-agent overrides (API.md §1, design 000 §8.2, 001 §6.2)", () => {
+describe("resolveAgentA2ASettings: per-agent overrides", () => {
   const config: A2AConfig = parseConfig({
     session: {
       agentToAgent: {
@@ -733,7 +734,7 @@ describe("resolveAgentA2ASettings: per-agent overrides (API.md §1, design 000 �
     });
   });
 
-  it("uses the API.md defaults when nothing is configured", () => {
+  it("uses the documented defaults when nothing is configured", () => {
     expect(resolveAgentA2ASettings(parseConfig(), "seum")).toEqual({
       maxPingPongTurns: 5,
       maxWaitMs: 300000,

@@ -13,6 +13,7 @@ import {
 } from "../fixtures/design-configs/design001.js";
 import { design002Appendix } from "../fixtures/design-configs/design002.js";
 import { design004Section10 } from "../fixtures/design-configs/design004.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 /** parseConfig with its warnings collected. */
 function load(input: unknown): { config: ReturnType<typeof parseConfig>; warnings: string[] } {
@@ -31,8 +32,8 @@ function problems(input: unknown): Array<{ path: string; message: string }> {
   throw new Error("parseConfig accepted the config");
 }
 
-describe("the designs' sample configurations load", () => {
-  it("design 000 §8.1: retry and timeout under session.agentToAgent, without warnings", () => {
+describe("the early sample configurations load", () => {
+  it("retry and timeout under session.agentToAgent, without warnings", () => {
     const { config, warnings } = load(design000Section8_1);
     expect(warnings).toEqual([]);
     expect(config.session.agentToAgent.retry).toEqual({
@@ -44,7 +45,7 @@ describe("the designs' sample configurations load", () => {
     expect(config.session.agentToAgent.timeout).toEqual({ maxWaitMs: 300000, chunkMs: 30000 });
   });
 
-  it("design 000 §8.2: agents.seum.agentToAgent becomes seum's override, with a warning", () => {
+  it("agents.seum.agentToAgent becomes seum's override, with a warning", () => {
     const { config, warnings } = load(design000Section8_2);
     expect(config.session.agentToAgent.agents).toEqual({ seum: { timeout: { maxWaitMs: 600000 } } });
     // The entry held only the override: it registers no agent (which would need a discordBotId).
@@ -56,7 +57,7 @@ describe("the designs' sample configurations load", () => {
     ]);
   });
 
-  it("design 001 §5.2 and §6.1: the ping-pong keys, without warnings", () => {
+  it("the ping-pong keys, alone and with retry and timeout, without warnings", () => {
     expect(load(design001Section5_2).warnings).toEqual([]);
     expect(load(design001Section5_2).config.session.agentToAgent.maxPingPongTurns).toBe(10);
     const { config, warnings } = load(design001Section6_1);
@@ -65,7 +66,7 @@ describe("the designs' sample configurations load", () => {
     expect(config.session.agentToAgent.maxPingPongTurns).toBe(5);
   });
 
-  it("design 001 §6.2: each agent's maxPingPongTurns becomes its override", () => {
+  it("each agent's agents.<id>.agentToAgent.maxPingPongTurns becomes its override", () => {
     const { config, warnings } = load(design001Section6_2);
     expect(config.session.agentToAgent.agents).toEqual({
       seum: { maxPingPongTurns: 3 },
@@ -78,7 +79,7 @@ describe("the designs' sample configurations load", () => {
     );
   });
 
-  it("design 002 appendix: the collaboration section as given, without warnings", () => {
+  it("the collaboration section as given, without warnings", () => {
     const { config, warnings } = load(design002Appendix);
     expect(warnings).toEqual([]);
     expect(config.discord.collaboration).toMatchObject({
@@ -92,7 +93,7 @@ describe("the designs' sample configurations load", () => {
     });
   });
 
-  it("design 004 §10: checkIntervalMs is ignored with a warning saying why", () => {
+  it("the a2aRetry section: checkIntervalMs is ignored with a warning saying why", () => {
     const { config, warnings } = load(design004Section10);
     expect(config.discord.a2aRetry).toEqual({
       enabled: true,
@@ -110,7 +111,7 @@ describe("the designs' sample configurations load", () => {
     ]);
   });
 
-  it("every design sample together loads, and the input objects are left as they were", () => {
+  it("every sample together loads, and the input objects are left as they were", () => {
     const merged = {
       ...design000Section8_1,
       ...design000Section8_2,
@@ -128,14 +129,14 @@ describe("the designs' sample configurations load", () => {
   });
 });
 
-describe("keys of the designs: what is still refused", () => {
-  it("session.agentToAgent.suggestedTurnsOverride (design 001 §5.1) is ignored with a reason", () => {
+describe("keys of the samples: what is still refused", () => {
+  it("session.agentToAgent.suggestedTurnsOverride is ignored with a reason", () => {
     const { config, warnings } = load({ session: { agentToAgent: { suggestedTurnsOverride: 2 } } });
     expect(config).toEqual(parseConfig());
     expect(warnings).toEqual([expect.stringMatching(/suggestedTurnsOverride is ignored: /)]);
   });
 
-  it("a key in no design still throws, next to an ignored one", () => {
+  it("a key in no sample still throws, next to an ignored one", () => {
     expect(problems({ discord: { a2aRetry: { checkIntervalMs: 1, pollEveryMs: 1 } } })).toEqual([
       expect.objectContaining({
         path: "discord.a2aRetry.pollEveryMs",
@@ -152,7 +153,7 @@ describe("keys of the designs: what is still refused", () => {
     ]);
   });
 
-  it("refuses an override given both in the design's place and in ours", () => {
+  it("refuses an override given both under agents.<id>.agentToAgent and in ours", () => {
     const found = problems({
       agents: { seum: { discordBotId: "100000000000000001", agentToAgent: { maxPingPongTurns: 3 } } },
       session: { agentToAgent: { agents: { seum: { maxPingPongTurns: 2 } } } },
@@ -165,7 +166,7 @@ describe("keys of the designs: what is still refused", () => {
     ]);
   });
 
-  it("keeps an agent that has a bot as well as the design's override", () => {
+  it("keeps an agent that has a bot as well as an agents.<id>.agentToAgent override", () => {
     const { config } = load({
       agents: { seum: { discordBotId: "100000000000000001", agentToAgent: { maxPingPongTurns: 3 } } },
     });
@@ -276,14 +277,14 @@ describe("who shows the warnings", () => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
-  it("createA2ARuntime passes them to its onWarning", async () => {
+  it("createA2ARuntime logs them as warnings", async () => {
     const dir = mkdtempSync(join(tmpdir(), "a2a-design-config-"));
     dirs.push(dir);
     const warnings: string[] = [];
     const runtime = createA2ARuntime({
       config: design004Section10,
       stateDir: join(dir, "state"),
-      onWarning: (message) => warnings.push(message),
+      logger: textLogger((message) => warnings.push(message)),
     });
     await runtime.stop();
     expect(warnings).toEqual([expect.stringMatching(/^config key discord\.a2aRetry\.checkIntervalMs /)]);

@@ -9,7 +9,7 @@ import {
 } from "../../src/policies/index.js";
 import { type A2AEvent, A2AEventSchema, type A2AEventType } from "../../src/index.js";
 
-// The ten types of API.md §5, written from the contract.
+// The ten public event types, written out here, not taken from the code.
 const API_TYPES = [
   "a2a.send",
   "a2a.response",
@@ -49,7 +49,7 @@ const retryEvent: A2AEventOf<"a2a.retry"> = {
   runId: "run-1",
   fromAgent: "main",
   toAgent: "seum",
-  // design 000 §6.2 step 3 and API.md §2: emitted before the backoff wait
+  // emitted before the backoff wait
   data: {
     errorCode: "rate_limit",
     errorCategory: "transient",
@@ -71,7 +71,6 @@ const completeEvent: A2AEventOf<"a2a.complete"> = {
   runId: "run-2",
   fromAgent: "main",
   toAgent: "seum",
-  // design 000 §6.2 step 3, design 001 §7.1, API.md §5
   data: {
     retryAttempts: 1,
     messageIntent: "collaboration",
@@ -285,8 +284,8 @@ function definedOrInvalid(fn: () => unknown): void {
   }
 }
 
-describe("event types (API.md §5)", () => {
-  it("A2A_EVENT_TYPES lists the ten types of API.md §5, and the exchange's end", () => {
+describe("event types", () => {
+  it("A2A_EVENT_TYPES lists the ten public types, and the exchange's end", () => {
     expect([...A2A_EVENT_TYPES].sort()).toEqual([...ALL_TYPES].sort());
     expect(new Set(A2A_EVENT_TYPES).size).toBe(A2A_EVENT_TYPES.length);
   });
@@ -386,7 +385,7 @@ describe("A2AEventSchema: valid events", () => {
   });
 });
 
-describe("A2AEventSchema: terminationReason (API.md §5)", () => {
+describe("A2AEventSchema: terminationReason", () => {
   it.each(TERMINATION_REASONS)("accepts %s", (reason) => {
     const parsed = A2AEventSchema.parse(withData(completeEvent, { terminationReason: reason }));
     expect(parsed.type === "a2a.complete" && parsed.data.terminationReason).toBe(reason);
@@ -426,14 +425,11 @@ describe("A2AEventSchema: invalid events", () => {
     expect(result.error?.issues.map((i) => i.path.join("."))).toContain(`data.${field}`);
   });
 
-  it.each(["fromAgentId", "toAgentId"])(
-    "rejects a collaborate event without data.%s (design 002 §1)",
-    (field) => {
-      for (const type of API_TYPES.filter((t) => t.startsWith("a2a.collaborate."))) {
-        expect(parses(withoutData(VALID[type], field))).toBe(false);
-      }
-    },
-  );
+  it.each(["fromAgentId", "toAgentId"])("rejects a collaborate event without data.%s", (field) => {
+    for (const type of API_TYPES.filter((t) => t.startsWith("a2a.collaborate."))) {
+      expect(parses(withoutData(VALID[type], field))).toBe(false);
+    }
+  });
 
   it("rejects a2a.retry attempt 0 (the retry's number counts from 1)", () => {
     const result = A2AEventSchema.safeParse(withData(retryEvent, { attempt: 0 }));

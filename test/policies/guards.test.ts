@@ -1,4 +1,4 @@
-// Guards: loop guard, rate limits and idempotency (API.md §4; design 002 §5–§6; design 004 §7.4, §12).
+// Guards: loop guard, rate limits and idempotency.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   createDiscordRateLimiters,
@@ -37,7 +37,7 @@ function warningOf(decision: LoopGuardDecision): string | undefined {
 }
 
 // ---------------------------------------------------------------------------------------------
-// LoopGuard (design 002 §6 + appendix; design 004 §7.4 "6msg/60s")
+// LoopGuard (≤ 10 collaborations per agent pair in 5 minutes, ≤ 6 agent messages per thread in 60 s)
 // ---------------------------------------------------------------------------------------------
 describe("LoopGuard", () => {
   const MIN = 60_000;
@@ -269,7 +269,7 @@ describe("isReplyInThread", () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// RateLimiter (design 002 §5: queue, never drop) on vitest fake timers
+// RateLimiter (queue, never drop) on vitest fake timers
 // ---------------------------------------------------------------------------------------------
 describe("RateLimiter", () => {
   const T0 = 1_772_000_000_000;
@@ -572,7 +572,7 @@ describe("createDiscordRateLimiters", () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// IdempotencyCache (design 002 §5: same key within 5 minutes → the first result, nothing new)
+// IdempotencyCache (same key within 5 minutes → the first result, nothing new)
 // ---------------------------------------------------------------------------------------------
 describe("IdempotencyCache", () => {
   let now = 0;

@@ -1,4 +1,4 @@
-// Ping-pong: API.md §3 and design 001 §4 (intent, turns, early termination, announce, prompts).
+// Ping-pong policies: intent, turns, early termination, announce, prompts.
 // Expectations are taken from the specification, not from running the code.
 import { describe, expect, it } from "vitest";
 import {
@@ -15,7 +15,7 @@ import {
   resolveEffectivePingPongTurns,
   shouldRunAnnounce,
   shouldTerminatePingPong,
-} from "../../src/index.js";
+} from "../../src/policies/entryPoint.js";
 import { expectAnswerOrInvalidInput, junkCases, ONE_MB, ONE_MB_KOREAN } from "../support/badInput.js";
 
 const JUNK = junkCases("REPLY_SKIP");
@@ -35,7 +35,7 @@ const COLLABORATION = { intent: A2AMessageIntent.COLLABORATION, suggestedTurns: 
 const DEFAULT_QUESTION = { intent: A2AMessageIntent.QUESTION, suggestedTurns: 1, confidence: 0.5 };
 
 describe("A2AMessageIntent", () => {
-  it("has the string values of design 001 §4.1", () => {
+  it("has the lower-case string values", () => {
     expect(A2AMessageIntent.NOTIFICATION).toBe("notification");
     expect(A2AMessageIntent.QUESTION).toBe("question");
     expect(A2AMessageIntent.COLLABORATION).toBe("collaboration");
@@ -44,11 +44,11 @@ describe("A2AMessageIntent", () => {
   });
 });
 
-describe("classifyMessageIntent (design 001 §4.1, API.md §3)", () => {
+describe("classifyMessageIntent", () => {
   const expectIntent = (message: string, expected: typeof QUESTION) =>
     expect(classifyMessageIntent(message)).toEqual(expected);
 
-  describe("the examples of design 001 §2.1", () => {
+  describe("the Korean examples the rules were written for", () => {
     it("'이 파일 어디 있어?' is a question (1 turn)", () => expectIntent("이 파일 어디 있어?", QUESTION));
     it("'이 아키텍처 설계 같이 검토하자' is a collaboration (configured turns)", () =>
       expectIntent("이 아키텍처 설계 같이 검토하자", COLLABORATION));
@@ -98,7 +98,7 @@ describe("classifyMessageIntent (design 001 §4.1, API.md §3)", () => {
       (message) => expectIntent(message, DEFAULT_QUESTION),
     );
 
-    it("the pair must be on one line (design's `.` does not cross a line break)", () =>
+    it("the pair must be on one line (the rule's `a.*b`: `.` does not cross a line break)", () =>
       expectIntent("작업 목록입니다\n완료 여부는 나중에", DEFAULT_QUESTION));
   });
 
@@ -197,8 +197,8 @@ describe("classifyMessageIntent (design 001 §4.1, API.md §3)", () => {
   });
 });
 
-describe("resolveEffectivePingPongTurns (design 001 §4.1)", () => {
-  // Design 001 §4.1: explicit skip → 0; suggested 0 → 0; suggested -1 → config; else min(suggested, config).
+describe("resolveEffectivePingPongTurns", () => {
+  // Explicit skip → 0; suggested 0 → 0; suggested -1 → config; else min(suggested, config).
   const byIntent = [NOTIFICATION, ESCALATION, QUESTION, RESULT_REPORT, COLLABORATION, DEFAULT_QUESTION];
   const configs = [0, 1, 2, 5, 10];
   const expected = (suggested: number, config: number) => {
@@ -331,7 +331,7 @@ describe("resolveEffectivePingPongTurns (design 001 §4.1)", () => {
   });
 });
 
-describe("calculateSimilarity (design 001 §4.2, API.md §3)", () => {
+describe("calculateSimilarity", () => {
   it.each<[string, string, number]>([
     ["a b c", "a b c", 1],
     ["a b c", "a b d", 2 / 4],
@@ -378,7 +378,7 @@ describe("calculateSimilarity (design 001 §4.2, API.md §3)", () => {
   });
 });
 
-describe("isReplySkip / isAnnounceSkip (API.md §3)", () => {
+describe("isReplySkip / isAnnounceSkip", () => {
   it("the tokens are exactly REPLY_SKIP and ANNOUNCE_SKIP", () => {
     expect(REPLY_SKIP_TOKEN).toBe("REPLY_SKIP");
     expect(ANNOUNCE_SKIP_TOKEN).toBe("ANNOUNCE_SKIP");
@@ -448,7 +448,7 @@ describe("isReplySkip / isAnnounceSkip (API.md §3)", () => {
   });
 });
 
-describe("shouldTerminatePingPong (design 001 §4.2, API.md §3)", () => {
+describe("shouldTerminatePingPong", () => {
   const SUBSTANTIVE = "배포 스크립트를 수정했고 스테이징에서 검증 중입니다";
   const SUBSTANTIVE_EN = "the deployment script was updated and verified on staging this morning";
   const UNRELATED = "database migration plan needs another index on the orders table";
@@ -554,7 +554,7 @@ describe("shouldTerminatePingPong (design 001 §4.2, API.md §3)", () => {
       expect(decide(text)).toEqual({ terminate: true, reason: "minimal_content" });
     });
 
-    it("design 001 §2.2's '더 이상 논의할 사항이 없습니다' is ended by the system", () => {
+    it("an agent's closing '더 이상 논의할 사항이 없습니다' is ended by the system", () => {
       const text = "더 이상 논의할 사항이 없습니다";
       expect(text.length).toBeLessThan(20);
       expect(decide(text)).toEqual({ terminate: true, reason: "minimal_content" });
@@ -700,7 +700,7 @@ describe("shouldTerminatePingPong (design 001 §4.2, API.md §3)", () => {
   });
 });
 
-describe("decideAnnounce / shouldRunAnnounce (design 001 §4.3, API.md §3)", () => {
+describe("decideAnnounce / shouldRunAnnounce", () => {
   const RUN: AnnounceParams = {
     announceTarget: { channel: "discord", to: "channel:1234567890" },
     requesterSessionKey: "agent:ruda:main",
@@ -783,7 +783,7 @@ describe("decideAnnounce / shouldRunAnnounce (design 001 §4.3, API.md §3)", ()
   });
 });
 
-describe("buildAgentToAgentReplyContext (design 001 §4.4, API.md §3)", () => {
+describe("buildAgentToAgentReplyContext", () => {
   const BASE: ReplyContextParams = {
     requesterSessionKey: "agent:ruda:main",
     targetSessionKey: "agent:eden:main",
@@ -877,7 +877,7 @@ describe("buildAgentToAgentReplyContext (design 001 §4.4, API.md §3)", () => {
   });
 });
 
-describe("buildAgentToAgentAnnounceContext (design 001 §1.2, API.md §3)", () => {
+describe("buildAgentToAgentAnnounceContext", () => {
   const EXACT_ANNOUNCE_SKIP = /(?<![A-Za-z0-9_])ANNOUNCE_SKIP(?![A-Za-z0-9_])/;
   const FULL: AnnounceContextParams = {
     originalMessage: "이 아키텍처 설계 같이 검토하자",

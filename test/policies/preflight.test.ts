@@ -41,7 +41,7 @@ function inThread(patch: Partial<InboundDiscordMessage>): InboundDiscordMessage 
   };
 }
 
-describe("decidePreflight (design 002 §7, design 004 §5.2)", () => {
+describe("decidePreflight", () => {
   it("a sibling bot mentioning a bot in a thread: the mentioned bot handles it in the thread's session", () => {
     expect(decidePreflight(inThread({ mentionUserIds: [BOT.eden] }), context())).toEqual({
       action: "handle",

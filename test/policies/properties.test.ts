@@ -1,4 +1,4 @@
-// Property tests for the numeric policies: calculateBackoffMs (API.md §2) and calculateSimilarity (API.md §3).
+// Property tests for the numeric policies: calculateBackoffMs and calculateSimilarity.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -6,7 +6,7 @@ import {
   type A2AErrorInfo,
   calculateBackoffMs,
   calculateSimilarity,
-} from "../../src/index.js";
+} from "../../src/policies/entryPoint.js";
 
 const info = (retryAfterMs?: number): A2AErrorInfo => ({
   category: A2AErrorCategory.TRANSIENT,
@@ -22,7 +22,7 @@ const info = (retryAfterMs?: number): A2AErrorInfo => ({
 const unit = fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true });
 const attempts = fc.oneof(fc.nat({ max: 40 }), fc.nat({ max: 2_000 }));
 
-/** The bounds API.md §2 gives when there is no usable retryAfterMs. */
+/** min(base·2^attempt, max) ± 25%: the bounds when there is no usable retryAfterMs. */
 function bounds(attempt: number, baseMs: number, maxMs: number) {
   const capped = Math.min(baseMs * 2 ** attempt, maxMs);
   return { low: Math.floor(0.75 * capped), high: Math.floor(1.25 * capped) };

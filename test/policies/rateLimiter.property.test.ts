@@ -1,5 +1,5 @@
-// Property: the queueing rate limiter (design 002 §5, API.md §4 "requests queue in order, they are
-// not dropped") keeps each key's start order and never lets `limit + 1` starts into one window.
+// Property: the queueing rate limiter (requests queue in order, they are not dropped) keeps each key's
+// start order and never lets `limit + 1` starts into one window.
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { RateLimiter } from "../../src/policies/index.js";

@@ -1,4 +1,4 @@
-// Reply wait, retry and blocked outcome: API.md §2 and design 000 (§1.3, §4, §5, §7.1).
+// Reply wait, retry and blocked outcome: classification, retry decisions, backoff and outcome text.
 // Expectations are taken from the specification, not from running the code.
 import { describe, expect, it } from "vitest";
 import {
@@ -8,7 +8,7 @@ import {
   calculateBackoffMs,
   classifyA2AError,
   extractRetryAfterMs,
-} from "../../src/index.js";
+} from "../../src/policies/entryPoint.js";
 import { canRetry, capMaxAttempts, retryResends } from "../../src/policies/index.js";
 import { expectAnswerOrInvalidInput, junkCases, ONE_MB, ONE_MB_KOREAN } from "../support/badInput.js";
 
@@ -37,14 +37,14 @@ function expectBackoff(value: number) {
 const fixed = (r: number) => () => r;
 
 describe("A2AErrorCategory", () => {
-  it("has the string values of design 000 §4.1", () => {
+  it("has the lower-case string values", () => {
     expect(A2AErrorCategory.TRANSIENT).toBe("transient");
     expect(A2AErrorCategory.PERMANENT).toBe("permanent");
     expect(A2AErrorCategory.CONDITIONAL).toBe("conditional");
   });
 });
 
-describe("classifyA2AError: each rule's result (API.md §2, design 000 §4.3)", () => {
+describe("classifyA2AError: each rule's result", () => {
   it("rule 1: a gateway error is TRANSIENT gateway_connection, retryable, 3 attempts, message keeps the cause", () => {
     const info = classifyA2AError({ gatewayError: new Error("ECONNRESET socket hang up"), attempt: 0 });
     expect(info).toMatchObject({
@@ -139,7 +139,7 @@ describe("classifyA2AError: each rule's result (API.md §2, design 000 §4.3)", 
     });
   });
 
-  it("rule 6: status error without a waitError uses the default message of design 000 §4.3", () => {
+  it("rule 6: status error without a waitError uses the default message", () => {
     const info = classifyA2AError({ waitStatus: "error", attempt: 0 });
     expect(info).toMatchObject({
       category: A2AErrorCategory.PERMANENT,
@@ -362,7 +362,7 @@ describe("classifyA2AError: attempt and maxAttempts are echoed", () => {
   });
 });
 
-describe("canRetry: retryable && attempt < maxAttempts - 1 && retry.enabled (API.md §2)", () => {
+describe("canRetry: retryable && attempt < maxAttempts - 1 && retry.enabled", () => {
   it.each<[string, ClassifyParams, boolean]>([
     ["gateway_connection at 0", { gatewayError: new Error("x"), attempt: 0 }, true],
     ["gateway_connection at 1", { gatewayError: new Error("x"), attempt: 1 }, true],
@@ -413,7 +413,7 @@ describe("canRetry: retryable && attempt < maxAttempts - 1 && retry.enabled (API
   });
 });
 
-describe("capMaxAttempts: config retry.maxAttempts caps a class's limit (design 000 §8.1)", () => {
+describe("capMaxAttempts: config retry.maxAttempts caps a class's limit", () => {
   const EVERY_CLASS: ClassifyParams[] = [
     { gatewayError: new Error("x"), attempt: 0 },
     { waitStatus: "not_found", attempt: 0 },
@@ -455,7 +455,7 @@ describe("capMaxAttempts: config retry.maxAttempts caps a class's limit (design 
   });
 });
 
-describe("retryResends: wait_timeout and session_not_found resend, the rest wait again (API.md §2)", () => {
+describe("retryResends: wait_timeout and session_not_found resend, the rest wait again", () => {
   it.each<[string, ClassifyParams, boolean]>([
     ["wait_timeout", { waitStatus: "timeout", attempt: 0 }, true],
     ["session_not_found", { waitStatus: "not_found", attempt: 0 }, true],
@@ -472,7 +472,7 @@ describe("retryResends: wait_timeout and session_not_found resend, the rest wait
   });
 });
 
-describe("extractRetryAfterMs (API.md §2)", () => {
+describe("extractRetryAfterMs", () => {
   it.each<[string, number]>([
     ["retry after 30s", 30_000],
     ["Retry-After: 12", 12_000],
@@ -525,7 +525,7 @@ describe("extractRetryAfterMs (API.md §2)", () => {
   });
 });
 
-describe("calculateBackoffMs (API.md §2, design 000 §5.2)", () => {
+describe("calculateBackoffMs", () => {
   const noHint: A2AErrorInfo = classifyA2AError({ waitError: "overloaded", attempt: 0 });
 
   it.each<[number, number]>([
@@ -533,7 +533,7 @@ describe("calculateBackoffMs (API.md §2, design 000 §5.2)", () => {
     [1, 4_000],
     [2, 8_000],
     [3, 16_000],
-  ])("design 000 §5.2 table: attempt %i → %i ms at random 0.5", (attempt, ms) => {
+  ])("doubling from 2 s: attempt %i → %i ms at random 0.5", (attempt, ms) => {
     expect(calculateBackoffMs(attempt, noHint, { random: fixed(0.5) })).toBe(ms);
   });
 
@@ -664,7 +664,7 @@ describe("calculateBackoffMs (API.md §2, design 000 §5.2)", () => {
   });
 });
 
-describe("buildNoReplyOutcomeMessage (API.md §2, design 000 §1.3)", () => {
+describe("buildNoReplyOutcomeMessage", () => {
   it.each<[string, OutcomeParams, string]>([
     ["waitError first", { waitError: "LLM 서버 과부하" }, `${PREFIX} (LLM 서버 과부하)`],
     [
@@ -818,7 +818,7 @@ describe("classifyA2AError, canRetry and retryResends given bad input", () => {
 });
 
 /**
- * The retry loop of API.md §2 played on the policies: classify the failure, decide with canRetry,
+ * The retry loop played on the policies: classify the failure, decide with canRetry,
  * compute the backoff, then resend or wait again. The script lists each wait's outcome.
  */
 type WaitOutcome = "ok" | Omit<ClassifyParams, "attempt">;
@@ -853,7 +853,7 @@ function playRetryPolicy(script: readonly WaitOutcome[], enabled: boolean, rando
 }
 
 describe("the retry policy sequence", () => {
-  it("design 000 §7.1 timeline: rate limit → TRANSIENT → a2a.retry attempt 1 with a 2 s backoff → wait again → reply", () => {
+  it("rate-limit timeline: rate limit → TRANSIENT → a2a.retry attempt 1 with a 2 s backoff → wait again → reply", () => {
     const played = playRetryPolicy(
       [{ waitStatus: "error", waitError: "429 Too Many Requests: retry after 2s" }, "ok"],
       true,
@@ -874,7 +874,7 @@ describe("the retry policy sequence", () => {
     });
   });
 
-  it("a rate limit without a hint waits the 10 s default (API.md §2 over the timeline's 2 s)", () => {
+  it("a rate limit without a hint waits the 10 s default, not the 2 s backoff", () => {
     const played = playRetryPolicy([{ waitStatus: "error", waitError: "rate limit" }, "ok"], true);
     expect(played.retries.map((r) => r.backoffMs)).toEqual([10_000]);
   });
@@ -919,7 +919,7 @@ describe("the retry policy sequence", () => {
     });
   });
 
-  it("retry.enabled false: the first failure blocks, as before the design", () => {
+  it("retry.enabled false: the first failure blocks, as before retries existed", () => {
     const played = playRetryPolicy([{ gatewayError: new Error("ECONNRESET") }, "ok"], false);
     expect(played).toMatchObject({
       outcome: "blocked",

@@ -22,7 +22,7 @@ const SENDS = 300;
 const KILLS = 10;
 const LEASE_MS = 2_000;
 /** Each collaboration's reminders fall due 1, 2 and 3 timeouts after its mention (chained on the actual posts). */
-const RESPONSE_TIMEOUT_MS = 8_000;
+const MENTION_TIMEOUT_MS = 8_000;
 const MAX_ATTEMPTS = 3;
 /** The issue's bound: a reminder or escalation is posted by its due time + leaseMs + 1 s. */
 const LATEST_MS = LEASE_MS + 1_000;
@@ -43,7 +43,7 @@ const config = {
   },
   discord: {
     a2aRetry: {
-      responseTimeoutMs: RESPONSE_TIMEOUT_MS,
+      responseTimeoutMs: MENTION_TIMEOUT_MS,
       maxAttempts: MAX_ATTEMPTS,
       escalationMentionId: HUMAN,
     },
@@ -87,7 +87,7 @@ function deliveries(em: DiscordEmulator, a: Acked) {
   let previous = snowflakeTimestamp(mention.id);
   for (const { what, prefix } of DELIVERIES) {
     const posts = inThread.filter((m) => m.content.startsWith(prefix));
-    const due = previous + RESPONSE_TIMEOUT_MS;
+    const due = previous + MENTION_TIMEOUT_MS;
     const first = posts[0];
     if (posts.length !== 1 || first === undefined) {
       found.push({ what, due, posts: posts.length });
@@ -232,9 +232,9 @@ it("3 processes, 300 collaborations, 10 SIGKILLs: every reminder and escalation 
   })();
 
   // ---- 10 SIGKILLs while the reminders fall due ----
-  const windowStart = sendsStart + RESPONSE_TIMEOUT_MS;
+  const windowStart = sendsStart + MENTION_TIMEOUT_MS;
   // The last escalation is due 3 timeouts after the last mention (later if its reminders were late).
-  const windowEnd = sendsStart + (SENDS - 1) * SEND_SPACING_MS + MAX_ATTEMPTS * RESPONSE_TIMEOUT_MS;
+  const windowEnd = sendsStart + (SENDS - 1) * SEND_SPACING_MS + MAX_ATTEMPTS * MENTION_TIMEOUT_MS;
   // One failure at a time, as the bound assumes: a kill waits until the previous one is taken over
   // (no live actor without a live owner, nothing due a second ago unposted). A kill before that can
   // hit the process that has just claimed the previous victim's actors (often the restarted victim

@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type A2ARuntime, createA2ARuntime, type InboundDiscordMessage } from "../../src/index.js";
 import { createPostgresStore, PostgresStoreError } from "../../src/persistence/postgres/index.js";
+import { textLogger } from "../../src/runtime/logger.js";
 import { ManualClock } from "../fixtures/manualClock.js";
 import { useClockedRuntimes } from "../support/clockedRuntime.js";
 import { usePostgres } from "../support/postgres.js";
@@ -27,7 +28,11 @@ afterEach(async () => {
 
 function gateway(url: string, clock: ManualClock, discord: FakeDiscord, onWarning?: (w: string) => void) {
   const store = createPostgresStore({ connectionString: url, leaseMs: 1_000, pollMs: 20 });
-  return clocked(tempStateDir(), clock, { discord, store, ...(onWarning && { onWarning }) } as never).r;
+  return clocked(tempStateDir(), clock, {
+    discord,
+    store,
+    ...(onWarning && { logger: textLogger(onWarning) }),
+  }).r;
 }
 
 /** A FakeDiscord that also counts the reminder posts it was asked for, nonce duplicates included. */
@@ -205,15 +210,15 @@ describe(
         stateDir,
         config: runtimeConfig,
         store: createPostgresStore({ connectionString }),
-        onWarning: () => {},
-      } as never);
+        logger: textLogger(() => {}),
+      });
       const error = await r.start().then(
         () => undefined,
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(PostgresStoreError);
       // The state directory's lock was let go: a runtime on the lowdb store starts there.
-      const after = createA2ARuntime({ stateDir, config: runtimeConfig, onWarning: () => {} } as never);
+      const after = createA2ARuntime({ stateDir, config: runtimeConfig, logger: textLogger(() => {}) });
       await after.start();
       await after.stop();
       return error as PostgresStoreError;

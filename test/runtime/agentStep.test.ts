@@ -25,7 +25,7 @@ async function step(port: GatewayPort): Promise<AgentStepOutput> {
   return toPromise(actor);
 }
 
-describe("agentStepActor: a failed step is an answer with its error (design 000 §6.2 step 5)", () => {
+describe("agentStepActor: a failed step is an answer with its error", () => {
   it("answers the reply when the run ends ok", async () => {
     expect(await step(gateway({}))).toEqual({ reply: "네, 확인했습니다", at: 42 });
   });

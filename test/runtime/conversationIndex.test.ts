@@ -7,9 +7,9 @@ import {
   ConversationIndex,
   type ConversationIndexFile,
   type ConversationIndexOptions,
-} from "../../src/persistence/ConversationIndex.js";
-import { EVENT_LOG_FILE, EventLog } from "../../src/persistence/EventLog.js";
-import { scanConversationId } from "../../src/persistence/scanConversationId.js";
+} from "../../src/runtime/ConversationIndex.js";
+import { EVENT_LOG_FILE, EventLog } from "../../src/runtime/EventLog.js";
+import { scanConversationId } from "../../src/runtime/scanConversationId.js";
 import { type A2AEvent, EventBus, InvalidInputError } from "../../src/policies/index.js";
 
 const TS = 1_767_225_600_000; // 2026-01-01T00:00:00Z
@@ -98,8 +98,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-// Design 003 §7.1: A2AIndexWriter.
-describe("ConversationIndex as the writer (design 003 §7.1)", () => {
+describe("ConversationIndex as the writer", () => {
   it("adds an entry to the index file when an a2a.send arrives", async () => {
     const index = await openIndex();
     expect(index.observe(send(ROUTE, "conv-1", TS, "run-9"))).toBe(true);
@@ -143,7 +142,7 @@ describe("ConversationIndex as the writer (design 003 §7.1)", () => {
     await index.close();
   });
 
-  it("an event with the same timestamp replaces the entry (design 003 §4.3 compares with >)", async () => {
+  it("an event with the same timestamp replaces the entry (only an older one is ignored)", async () => {
     const index = await openIndex();
     index.observe(send(ROUTE, "conv-1", TS));
     expect(index.observe(complete(ROUTE, "conv-1b", TS))).toBe(true);
@@ -199,8 +198,7 @@ describe("ConversationIndex as the writer (design 003 §7.1)", () => {
   });
 });
 
-// Design 003 §7.1: A2AIndexReader.
-describe("ConversationIndex as the reader (design 003 §7.1)", () => {
+describe("ConversationIndex as the reader", () => {
   it("returns the conversationId of a known routeKey from the persisted index", async () => {
     await writeFile(
       indexFile(),

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { DiscordCallTimeoutError, withDiscordCallTimeout } from "../../src/runtime/discordCallTimeout.js";
 import { GLOBAL_TIMERS } from "../../src/durable/timers.js";
-import { classifyDiscordFailure, type DiscordPort } from "../../src/index.js";
+import type { DiscordPort } from "../../src/index.js";
+import { classifyDiscordFailure } from "../../src/policies/entryPoint.js";
 
 const SEND = {
   asAgentId: "ruda",
@@ -24,7 +25,7 @@ function hangingPort() {
   return { port, settle };
 }
 
-describe("withDiscordCallTimeout (design 002 §5: a Discord call gets 10 s)", () => {
+describe("withDiscordCallTimeout: a Discord call gets 10 s", () => {
   beforeEach(() => {
     vi.useFakeTimers();
   });

@@ -12,7 +12,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { EVENT_LOG_FILE, EventLog } from "../../src/persistence/EventLog.js";
+import { EVENT_LOG_FILE, EventLog } from "../../src/runtime/EventLog.js";
 import { CAN_LIST_OPEN_FILES, openFilesUnder } from "../support/openFiles.js";
 import {
   type A2AEvent,

@@ -3,7 +3,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { createMemoryStore } from "../../src/durable/index.js";
 import { GLOBAL_TIMERS } from "../../src/durable/timers.js";
-import { ConversationIndex } from "../../src/persistence/index.js";
+import { ConversationIndex } from "../../src/runtime/ConversationIndex.js";
 import { createFlowService } from "../../src/runtime/flowService.js";
 import { MissingPortError } from "../../src/runtime/MissingPortError.js";
 import type { SessionsSendParams } from "../../src/runtime/ports.js";

@@ -31,7 +31,7 @@ async function announce(to: string, discord = new FakeDiscord()) {
   return { result, discord, complete: complete?.type === "a2a.complete" ? complete.data : undefined };
 }
 
-describe("createA2ARuntime: announcements go only to allowed channels (API.md §4, §5)", () => {
+describe("createA2ARuntime: announcements go only to allowed channels", () => {
   it("posts to a channel in discord.collaboration.allowedChannels", async () => {
     const { result, discord, complete } = await announce(`channel:${CHANNEL}`);
     expect(discord.in(CHANNEL).map((m) => m.content)).toEqual([ANNOUNCEMENT]);

@@ -67,7 +67,7 @@ function tenNewThreads(r: ReturnType<typeof runtime>): Array<Promise<DiscordSend
   });
 }
 
-/** Five threads open at once; the rest wait for the minute to pass (API.md §4: ≤ 5/min per guild). */
+/** Five threads open at once; the rest wait for the minute to pass (≤ 5 a minute per guild, queued). */
 async function expectFivePerMinute(discord: FakeDiscord, sends: Array<Promise<DiscordSendResult>>) {
   // Polled, not idle(): the five held by the limiter are side effects in flight until the minute passes,
   // so runtime.idle() would wait for a clock that only this test moves.
@@ -114,7 +114,7 @@ describe("createA2ARuntime: thread creation is limited per guild", () => {
   });
 });
 
-describe("createA2ARuntime: every Discord call has a timeout (design 002 §5)", () => {
+describe("createA2ARuntime: every Discord call has a timeout", () => {
   it.each([
     ["by default, after 10 s", undefined, 10_000],
     ["after requestTimeoutMs", 3_000, 3_000],
@@ -151,7 +151,7 @@ describe("createA2ARuntime: every Discord call has a timeout (design 002 §5)", 
       await vi.advanceTimersByTimeAsync(timeoutMs - 1);
       await drain(); // not idle(): the post is still in flight
       expect(calls).toBe(1);
-      // The timeout: a transient failure, retried after 1 s (design 002 §5), not before.
+      // The timeout: a transient failure, retried after 1 s, not before.
       await vi.advanceTimersByTimeAsync(1);
       await vi.advanceTimersByTimeAsync(999);
       await r.idle();
@@ -166,7 +166,7 @@ describe("createA2ARuntime: every Discord call has a timeout (design 002 §5)", 
   );
 });
 
-describe("createA2ARuntime: sink (report) threads by id (design 002 §2)", () => {
+describe("createA2ARuntime: sink (report) threads by id", () => {
   const mentionInSink = humanMessage({
     channelId: SINK,
     threadId: SINK,

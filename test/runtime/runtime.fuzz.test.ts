@@ -17,6 +17,7 @@ import {
   tempStateDir,
 } from "../support/runtimeFakes.js";
 import { callLoosely } from "../support/badInput.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 /** A method's whole run, generous for a loaded CI machine (about 10 s each on 2 cores). */
 const FUZZ_TIMEOUT_MS = 60_000;
@@ -188,7 +189,7 @@ function start(): Promise<void> {
     config,
     discord,
     gateway: new FakeGateway(),
-    onWarning: () => {},
+    logger: textLogger(() => {}),
   });
   return runtime.start();
 }

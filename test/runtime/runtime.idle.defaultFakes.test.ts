@@ -4,6 +4,7 @@ import { afterEach, beforeEach, expect, it, vi } from "vitest";
 import { createA2ARuntime } from "../../src/index.js";
 import { RecordingDiscord } from "../../src/testing/index.js";
 import { BOTS, runtimeConfig, tempStateDir } from "../support/runtimeFakes.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 const MINUTE = 60_000;
@@ -22,7 +23,7 @@ it("under vi.useFakeTimers() with its defaults, advance + idle() posts the first
     config: runtimeConfig,
     stateDir: tempStateDir(),
     discord,
-    onWarning: () => {},
+    logger: textLogger(() => {}),
   });
   await r.start();
   try {

@@ -3,7 +3,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ChangeLogFile, CONVERSATION_INDEX_FILE, EVENT_LOG_FILE } from "../../src/persistence/index.js";
+import { ChangeLogFile } from "../../src/persistence/index.js";
+import { CONVERSATION_INDEX_FILE } from "../../src/runtime/ConversationIndex.js";
+import { EVENT_LOG_FILE } from "../../src/runtime/EventLog.js";
 import { openStateDir } from "../../src/runtime/stateFiles.js";
 import { ThreadStateSaver } from "../../src/runtime/ThreadStateSaver.js";
 import { THREAD_STATE_DIR } from "../../src/runtime/threadStatePersistence.js";

@@ -48,7 +48,7 @@ const config = {
   discord: { ...runtimeConfig.discord, a2aRetry: { responseTimeoutMs: REMINDER_MS } },
 };
 
-describe("createA2ARuntime: a gateway that answers timeout at once (design 000 §5.3)", () => {
+describe("createA2ARuntime: a gateway that answers timeout at once", () => {
   for (const timeoutSeconds of [60, 0]) {
     it(`timeoutSeconds ${timeoutSeconds}: the flow blocks after a bounded number of waits, and a reminder fires on time`, async () => {
       const gateway = new InstantTimeoutGateway();

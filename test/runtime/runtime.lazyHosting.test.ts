@@ -8,6 +8,7 @@ import {
   tempStateDir,
   useRuntimeHarness,
 } from "../support/runtimeFakes.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 // Lazy hosting: after a restart, a collaboration whose mention only waits (for a timeout or an answer)
 // stays a record until its first event; the restart guarantees are those of a hosted one.
@@ -34,7 +35,7 @@ async function populate(
   afterMs = 0,
   config: A2AConfigInput = runtimeConfig,
 ) {
-  const first = createA2ARuntime({ config, stateDir: dir, discord, onWarning: () => {} });
+  const first = createA2ARuntime({ config, stateDir: dir, discord, logger: textLogger(() => {}) });
   await first.start();
   const sent: Array<{ threadId: string; mentionId: string }> = [];
   for (const topicId of topics) {
@@ -182,7 +183,7 @@ describe("createA2ARuntime: lazy hosting of waiting collaborations", () => {
     await third.idle();
     expect(reminders()).toHaveLength(1);
     expect(reminders()[0]?.channelId).toBe(sent[0]?.threadId);
-    // Due a full timeout after the reminder was sent (T+7): T+12.
+    // The next timeout falls due a full timeout after the reminder was sent (T+7): T+12.
     await vi.advanceTimersByTimeAsync(5 * MINUTE - 1);
     await third.idle();
     expect(reminders()).toHaveLength(1);
@@ -195,7 +196,12 @@ describe("createA2ARuntime: lazy hosting of waiting collaborations", () => {
     const dir = tempStateDir();
     const discord = new FakeDiscord();
     // t1 is sent at T0 and reminded at T+5; t2 is sent at T+3, still pending at T+6; t3 is answered.
-    const first = createA2ARuntime({ config: runtimeConfig, stateDir: dir, discord, onWarning: () => {} });
+    const first = createA2ARuntime({
+      config: runtimeConfig,
+      stateDir: dir,
+      discord,
+      logger: textLogger(() => {}),
+    });
     await first.start();
     // t2 comes from seum: ruda, having just been answered by eden in t3, must answer in that thread.
     const send = async (topicId: string, fromAgentId = "ruda") => {

@@ -7,8 +7,8 @@ import {
 } from "../../src/index.js";
 import { runtimeConfig, tempStateDir } from "../support/runtimeFakes.js";
 
-// The runtime logs through `logger` (pino's shape: fields first, then the message), by level; the old
-// `onWarning` still gets the warnings; without either, warnings go to the console.
+// The runtime logs through `logger` (pino's shape: fields first, then the message), by level; without
+// one, warnings go to the console.
 
 const started: A2ARuntime[] = [];
 afterEach(async () => {
@@ -74,18 +74,6 @@ describe("createA2ARuntime({ logger })", () => {
       expect.stringMatching(/^a2a-statecharts: config key .*checkIntervalMs/),
     );
     expect(info).not.toHaveBeenCalled();
-  });
-
-  it("the deprecated onWarning still gets each warning as text, unless a logger is given", async () => {
-    const onWarning = vi.fn();
-    await start({ onWarning });
-    expect(onWarning).toHaveBeenCalledWith(expect.stringContaining("checkIntervalMs is ignored"));
-
-    const both = vi.fn();
-    const { logger, lines } = recordingLogger();
-    await start({ onWarning: both, logger });
-    expect(both).not.toHaveBeenCalled();
-    expect(lines.some((l) => l.level === "warn")).toBe(true);
   });
 
   it("refuses a logger that lacks a level, or an unknown level, naming it", () => {

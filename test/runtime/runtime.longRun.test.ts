@@ -69,7 +69,7 @@ interface Checkpoint {
   day: number;
   /** The whole state dir: everything below, and the lock and the conversation index. */
   stateDirKiB: number;
-  /** The snapshot store's files: live shards and archive days (without the journal). */
+  /** The snapshot store's files: live shards and archive hours (without the journal). */
   storeKiB: number;
   /** The journal segments, folded into the store's files each time they pass journalMaxBytes. */
   journalKiB: number;

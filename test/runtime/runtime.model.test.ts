@@ -52,7 +52,7 @@ describe("the runtime against a model of mentions", () => {
             await real.start();
             await fc.asyncModelRun(
               () => ({
-                model: { mentions: new MentionModel(LIFECYCLE), sends: 0, now: () => real.clock.now },
+                model: { mentions: new MentionModel(LIFECYCLE), sends: 0, now: real.clock.now },
                 real,
               }),
               commands,

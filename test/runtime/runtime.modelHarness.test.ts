@@ -6,8 +6,9 @@ import type * as FsPromises from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { currentGeneration, enter, kill, newGeneration } from "../support/model/generations.js";
+import { VirtualClock } from "../../src/testing/index.js";
 import { MentionModel } from "../support/model/mentionModel.js";
-import { VirtualClock } from "../support/model/virtualClock.js";
+import { ProcessTimers } from "../support/model/processTimers.js";
 import { drain } from "../support/runtimeFakes.js";
 import { tempDir } from "../support/tempDir.js";
 
@@ -21,7 +22,7 @@ const fs = await import("node:fs/promises");
 const settings = { responseTimeoutMs: 60_000, urgentResponseTimeoutMs: 20_000, maxAttempts: 3 };
 const mention = { id: "m1", threadId: "t1", targetAgentId: "eden", text: "요청", urgent: false, at: 0 };
 
-describe("MentionModel (API.md §7 mention lifecycle)", () => {
+describe("MentionModel: the mention lifecycle", () => {
   it("reminds at each timeout from the latest delivery while attempts < maxAttempts, then escalates", () => {
     const model = new MentionModel(settings);
     model.acknowledge(mention);
@@ -90,16 +91,17 @@ describe("the simulated crash", () => {
 
   it("a killed process's timers never fire; a live one's fire in due order inside it", async () => {
     const clock = new VirtualClock(1_000);
+    const timers = new ProcessTimers(clock);
     const [live, dead] = [newGeneration(), newGeneration()];
     const fired: string[] = [];
-    clock.timersFor(live).setTimeout(() => fired.push(`b in ${currentGeneration()?.id}`), 20);
-    clock.timersFor(live).setTimeout(() => fired.push("a"), 10);
-    clock.timersFor(dead).setTimeout(() => fired.push("dead"), 5);
+    timers.of(live).setTimeout(() => fired.push(`b in ${currentGeneration()?.id}`), 20);
+    timers.of(live).setTimeout(() => fired.push("a"), 10);
+    timers.of(dead).setTimeout(() => fired.push("dead"), 5);
     await kill(dead);
-    clock.moveTo(1_015);
-    expect(clock.fireDue()).toBe(true);
-    clock.moveTo(1_020);
-    clock.fireDue();
+    timers.dropDead();
+    expect(clock.nextDue()).toBe(1_010);
+    expect(clock.moveTo(1_015)).toBe(1);
+    expect(clock.moveTo(1_020)).toBe(1);
     expect(fired).toEqual(["a", `b in ${live.id}`]);
     expect(clock.nextDue()).toBeUndefined();
   });

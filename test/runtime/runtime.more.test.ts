@@ -3,20 +3,15 @@ import { join } from "node:path";
 import { createInspector } from "@statelyai/inspect";
 import { describe, expect, it, vi } from "vitest";
 import { type A2ARuntime, createA2ARuntime } from "../../src/index.js";
-import { MACHINE_VERSIONS } from "../../src/runtime/index.js";
-import { LowdbSnapshotStore } from "../../src/persistence/index.js";
-import { v1Context, v1SendingInChannel, v1Snapshot } from "../support/collaborateV1.js";
 import {
-  BOTS,
-  CHANNEL,
   FakeDiscord,
   FakeGateway,
-  HUMAN,
   runtimeConfig,
   tempStateDir,
   useRuntimeHarness,
 } from "../support/runtimeFakes.js";
 import { savedThreadEntries } from "../support/threadStateFiles.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 const runtime = useRuntimeHarness(T0);
@@ -26,7 +21,12 @@ describe("createA2ARuntime: more", () => {
     const dir = tempStateDir();
     const waits = [{ status: "error" as const, error: "overloaded, retry after 30s" }];
     const gateway = new FakeGateway({ waits, replies: { "agent:eden:main": ["여기 있어요"] } });
-    const first = createA2ARuntime({ config: runtimeConfig, stateDir: dir, gateway, onWarning: () => {} });
+    const first = createA2ARuntime({
+      config: runtimeConfig,
+      stateDir: dir,
+      gateway,
+      logger: textLogger(() => {}),
+    });
     await first.start();
     const events: string[] = [];
     first.onEvent((e) => events.push(e.type));
@@ -52,7 +52,12 @@ describe("createA2ARuntime: more", () => {
   it("after a restart, the target's answer in the thread still ends the resumed mention responded", async () => {
     const dir = tempStateDir();
     const discord = new FakeDiscord();
-    const first = createA2ARuntime({ config: runtimeConfig, stateDir: dir, discord, onWarning: () => {} });
+    const first = createA2ARuntime({
+      config: runtimeConfig,
+      stateDir: dir,
+      discord,
+      logger: textLogger(() => {}),
+    });
     await first.start();
     const sent = await first.discordSend({
       fromAgentId: "ruda",
@@ -79,57 +84,6 @@ describe("createA2ARuntime: more", () => {
     ]);
   });
 
-  it("a collaboration stored by version 1 mid-way to a new thread is migrated and posts its mention in the thread; one it cannot convert is quarantined", async () => {
-    const dir = tempStateDir();
-    const parties = {
-      channelId: CHANNEL,
-      targetBotId: BOTS.eden,
-      humanId: HUMAN,
-      message: "리뷰 부탁",
-      startedAt: T0,
-    };
-    const old = await LowdbSnapshotStore.open({
-      dir,
-      machineVersions: { ...MACHINE_VERSIONS, collaborate: 1 },
-    });
-    const record = (id: string, snapshot: unknown) => ({
-      id,
-      machineId: "collaborate",
-      machineVersion: 1,
-      snapshot,
-      timers: [],
-      status: "active" as const,
-      updatedAt: T0,
-    });
-    await old.put(record("collab-v1", v1SendingInChannel({ ...parties, collaborationId: "collab-v1" })));
-    // Opening a thread from a mention it does not name: no version 1 actor was ever stored like this.
-    const odd = v1Snapshot("creatingThread", v1Context({ ...parties, collaborationId: "collab-odd" }));
-    await old.put(record("collab-odd", odd));
-    await old.close();
-
-    const warnings: string[] = [];
-    const discord = new FakeDiscord();
-    const r = runtime({ stateDir: dir, discord, onWarning: (m) => warnings.push(m) });
-    await r.start();
-    await r.idle();
-    const [mention] = await r.mentions();
-    expect(mention).toMatchObject({ id: "collab-v1", status: "pending", attempts: 1 });
-    const [starter, ...inChannel] = discord.in(CHANNEL);
-    expect(inChannel).toEqual([]);
-    expect(starter?.mentionUserIds).toEqual([]);
-    expect(discord.threads.map((t) => t.threadId)).toEqual([starter?.messageId]);
-    expect(mention?.threadId).toBe(starter?.messageId);
-    expect(discord.in(mention?.threadId ?? "")).toEqual([
-      expect.objectContaining({ content: `<@${BOTS.eden}> 리뷰 부탁`, mentionUserIds: [BOTS.eden] }),
-    ]);
-    expect(warnings.join("\n")).toMatch(/"collab-odd".*quarantined.*the migration cannot convert it/);
-    await r.stop();
-    const reopened = await LowdbSnapshotStore.open({ dir, machineVersions: { ...MACHINE_VERSIONS } });
-    expect((await reopened.get("collab-v1"))?.machineVersion).toBe(MACHINE_VERSIONS.collaborate);
-    expect(await reopened.get("collab-odd")).toBeUndefined();
-    await reopened.close();
-  });
-
   it("sync: a permanent error resolves blocked, with the classified error", async () => {
     const gateway = new FakeGateway({ waits: [{ status: "error", error: "context_length_exceeded" }] });
     const r = runtime({ stateDir: tempStateDir(), gateway });
@@ -149,7 +103,12 @@ describe("createA2ARuntime: more", () => {
   it("thread state survives a restart: a bot that joined by mention is still a participant, observer history is kept", async () => {
     const dir = tempStateDir();
     const discord = new FakeDiscord();
-    const first = createA2ARuntime({ config: runtimeConfig, stateDir: dir, discord, onWarning: () => {} });
+    const first = createA2ARuntime({
+      config: runtimeConfig,
+      stateDir: dir,
+      discord,
+      logger: textLogger(() => {}),
+    });
     await first.start();
     const sent = await first.discordSend({
       fromAgentId: "ruda",
@@ -231,7 +190,7 @@ describe("createA2ARuntime: more", () => {
 
   it("skips a malformed inbound message with a warning instead of throwing", async () => {
     const warnings: string[] = [];
-    const r = runtime({ stateDir: tempStateDir(), onWarning: (m) => warnings.push(m) });
+    const r = runtime({ stateDir: tempStateDir(), logger: textLogger((m) => warnings.push(m)) });
     await r.start();
     const junk = { messageId: 1, content: null } as unknown as Parameters<
       A2ARuntime["handleDiscordMessage"]
@@ -252,7 +211,7 @@ describe("createA2ARuntime: more", () => {
     writeFileSync(join(dir, "actors", "shard-00.json"), '{"version":1,"records":{"a":');
     writeFileSync(join(dir, "a2a-conversation-index.json"), "not json");
     const warnings: string[] = [];
-    const r = runtime({ stateDir: dir, onWarning: (m) => warnings.push(m) });
+    const r = runtime({ stateDir: dir, logger: textLogger((m) => warnings.push(m)) });
     await r.start();
     expect(warnings.join("\n")).toMatch(/corrupt/);
     const { readdirSync } = await import("node:fs");

@@ -10,6 +10,7 @@ import {
   useRuntimeHarness,
   waitUntil,
 } from "../support/runtimeFakes.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 // Exactly once beyond Discord's nonce window: a post Discord accepted just before a crash, re-run by
 // a restart later than the window, is found among the channel's recent messages and not made again.
@@ -102,7 +103,7 @@ async function crashThenRestart(
   await waitUntil(() => discord.messages.some(scenario.crashOn), "the post Discord accepts");
   await first.stop();
   vi.setSystemTime(Date.now() + restartAfterMs);
-  const second = runtime({ stateDir: dir, discord, onWarning });
+  const second = runtime({ stateDir: dir, discord, logger: textLogger(onWarning) });
   await second.start();
   const settled = async () =>
     (await second.mentions()).some((m) => matches(m, scenario.after.status, scenario.after.attempts));
@@ -172,7 +173,7 @@ describe("a post accepted by Discord just before a crash", () => {
     await second.start();
     await second.idle();
     expect(discord.recentCalls).toHaveLength(1);
-    // Discord's 5xx: retried after 1 s (design 002 §5).
+    // Discord's 5xx: retried after 1 s.
     await vi.advanceTimersByTimeAsync(1_000);
     await second.idle();
     expect(await second.mentions()).toHaveLength(1);

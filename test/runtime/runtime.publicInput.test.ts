@@ -12,6 +12,7 @@ import {
   useRuntimeHarness,
 } from "../support/runtimeFakes.js";
 import { callLoosely } from "../support/badInput.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 // Issue 10: a wrongly typed field is refused by name and never crashes the process; the allowlists
 // fail closed for explicit threads, DMs and threads whose parent is unknown.
@@ -32,7 +33,7 @@ async function started(o: Parameters<typeof runtime>[0] = {}) {
     stateDir: stateDir(),
     discord,
     gateway: new FakeGateway(),
-    onWarning: (m) => warnings.push(m),
+    logger: textLogger((m) => warnings.push(m)),
     ...o,
   });
   await r.start();

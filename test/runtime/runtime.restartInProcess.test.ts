@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { EVENT_LOG_FILE } from "../../src/persistence/index.js";
+import { EVENT_LOG_FILE } from "../../src/runtime/EventLog.js";
 import { FakeDiscord, FakeGateway, tempStateDir, useRuntimeHarness } from "../support/runtimeFakes.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 const runtime = useRuntimeHarness(T0);
@@ -15,7 +16,7 @@ describe("one runtime stopped and started again in the same process", () => {
       stateDir: dir,
       gateway: new FakeGateway(),
       discord: new FakeDiscord(),
-      onWarning: (message) => warnings.push(message),
+      logger: textLogger((message) => warnings.push(message)),
     });
     for (let round = 0; round < 3; round++) {
       await r.start();

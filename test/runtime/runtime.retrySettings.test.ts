@@ -4,8 +4,8 @@ import type { RecordingDiscord } from "../../src/testing/index.js";
 import { BOTS, runtimeConfig } from "../support/runtimeFakes.js";
 
 // The two retry switches of the config, through the runtime: session.agentToAgent.retry.maxAttempts
-// (design 000 §8.1) caps each error class's attempts, discord.a2aRetry.enabled (design 004 §10) turns
-// the mention's reminders and escalation off. On the testing kit: only logical time is involved.
+// caps each error class's attempts, discord.a2aRetry.enabled turns the mention's reminders and
+// escalation off. On the testing kit: only logical time is involved.
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 const MINUTE = 60_000;

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { LowdbSnapshotStore } from "../../src/persistence/index.js";
 import { MACHINE_VERSIONS } from "../../src/runtime/index.js";
 import { FakeDiscord, tempStateDir, useRuntimeHarness } from "../support/runtimeFakes.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 const runtime = useRuntimeHarness(T0);
@@ -46,7 +47,7 @@ describe("createA2ARuntime: a stored snapshot its machine cannot restore", () =>
     await setStateValue(dir, broken.mentionId, "noSuchState");
 
     const warnings: string[] = [];
-    const again = runtime({ stateDir: dir, discord, onWarning: (w) => warnings.push(w) });
+    const again = runtime({ stateDir: dir, discord, logger: textLogger((w) => warnings.push(w)) });
     await again.start();
     expect(warnings.join("\n")).toContain(`record ${JSON.stringify(broken.mentionId)}`);
     expect(warnings.join("\n")).toContain("noSuchState");

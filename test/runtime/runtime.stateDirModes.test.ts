@@ -17,11 +17,11 @@ function modes(dir: string): Map<string, number> {
   return found;
 }
 
-describe("createA2ARuntime: the state dir is its owner's alone (design 004 §5.4)", () => {
+describe("createA2ARuntime: the state dir is its owner's alone", () => {
   it("after a start, a tracked send and a stop: the dir is 0700, every file the runtime wrote 0600, leftover temp files gone", async () => {
     const dir = tempStateDir();
     chmodSync(dir, 0o755); // as a user's mkdir leaves it
-    writeFileSync(join(dir, "threads.json.tmp-4242"), "{"); // a write killed before its rename
+    writeFileSync(join(dir, "a2a-conversation-index.json.tmp-4242"), "{"); // a write killed before its rename
     const discord = new FakeDiscord();
     const r = runtime({ stateDir: dir, discord });
     await r.start();

@@ -13,6 +13,7 @@ import {
   waitUntil,
   useRuntimeHarness,
 } from "../support/runtimeFakes.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 const MINUTE = 60_000;
@@ -66,7 +67,7 @@ describe("createA2ARuntime: sessionsSend", () => {
     expect(events).toEqual(["a2a.send"]);
   });
 
-  it("reuses the route's conversationId for the next message on the same route (design 003)", async () => {
+  it("reuses the route's conversationId for the next message on the same route", async () => {
     const gateway = new FakeGateway({ replies: { "agent:eden:main": ["a", "b"] } });
     const r = runtime({ stateDir: tempStateDir(), gateway });
     await r.start();
@@ -252,7 +253,12 @@ describe("createA2ARuntime: restarts", () => {
   });
 
   async function trackMention(dir: string, discord: FakeDiscord) {
-    const r = createA2ARuntime({ config: runtimeConfig, stateDir: dir, discord, onWarning: () => {} });
+    const r = createA2ARuntime({
+      config: runtimeConfig,
+      stateDir: dir,
+      discord,
+      logger: textLogger(() => {}),
+    });
     await r.start();
     const sent = await r.discordSend({
       fromAgentId: "ruda",

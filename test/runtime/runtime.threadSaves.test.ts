@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BOTS, CHANNEL, FakeDiscord, tempStateDir, useRuntimeHarness } from "../support/runtimeFakes.js";
+import { textLogger } from "../../src/runtime/logger.js";
 import { savedThreadEntries, threadStateBytes } from "../support/threadStateFiles.js";
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
@@ -24,10 +25,11 @@ function observerRecord(messageId: string, ts: number) {
   };
 }
 
-function filesBelow(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath, entry.name));
+/** Writes a thread-state change log (`threads/changes.ndjson`) of `[collection, key, value]` entries. */
+function writeThreadLog(stateDir: string, entries: Array<[string, string, unknown]>): void {
+  mkdirSync(join(stateDir, "threads"), { recursive: true });
+  const lines = entries.map(([c, k, v]) => `${JSON.stringify({ c, k, v })}\n`);
+  writeFileSync(join(stateDir, "threads", "changes.ndjson"), lines.join(""));
 }
 
 describe("createA2ARuntime: the thread state is saved change by change", () => {
@@ -74,24 +76,22 @@ describe("createA2ARuntime: the thread state is saved change by change", () => {
   });
 });
 
-describe("createA2ARuntime: a damaged or older thread state", () => {
-  it("starts despite a wrong field type in threads.json: the bad entries are quarantined and reported, the rest is used", async () => {
+describe("createA2ARuntime: a damaged thread state", () => {
+  it("starts despite entries of the wrong type: they are quarantined and reported, the rest is used", async () => {
     const dir = tempStateDir();
-    writeFileSync(
-      join(dir, "threads.json"),
-      JSON.stringify({
-        version: 1,
-        parents: { [THREAD]: CHANNEL, bad: 7 },
-        participants: { x: 5, [THREAD]: ["ruda", "eden"] },
-        participantsSeenAt: { [THREAD]: T0 },
-        routes: {},
-        sinkThreads: [SINK],
-        systemMessages: [],
-        observed: {},
-      }),
-    );
+    writeThreadLog(dir, [
+      ["parent", THREAD, { channelId: CHANNEL, at: T0 }],
+      ["parent", "bad", { channelId: 7, at: T0 }],
+      ["participants", "x", { agentIds: 5, seenAt: T0 }],
+      ["participants", THREAD, { agentIds: ["ruda", "eden"], seenAt: T0 }],
+      ["sink", SINK, true],
+    ]);
     const warnings: string[] = [];
-    const r = runtime({ stateDir: dir, discord: new FakeDiscord(), onWarning: (m) => warnings.push(m) });
+    const r = runtime({
+      stateDir: dir,
+      discord: new FakeDiscord(),
+      logger: textLogger((m) => warnings.push(m)),
+    });
     await r.start();
     expect(warnings).toEqual([
       expect.stringMatching(/2 thread-state entries are invalid; dropped them and kept them in .*quarantine/),
@@ -125,72 +125,22 @@ describe("createA2ARuntime: a damaged or older thread state", () => {
     });
     // The thread's parent is known (the message does not name it), so ruda handles eden's mention.
     expect(decision).toMatchObject({ action: "handle", agentId: "ruda" });
-    expect(existsSync(join(dir, "threads.json"))).toBe(false);
     await r.stop();
     expect(savedThreadEntries(dir).get(`participants ${THREAD}`)).toMatchObject({
       agentIds: ["ruda", "eden"],
     });
-  });
-
-  it("migrates a v1 threads.json once: every valid entry is folded in, then the file is removed", async () => {
-    const dir = tempStateDir();
-    writeFileSync(
-      join(dir, "threads.json"),
-      JSON.stringify({
-        version: 1,
-        parents: { [THREAD]: CHANNEL },
-        participants: { [THREAD]: ["ruda", "eden"] },
-        participantsSeenAt: { [THREAD]: T0 - HOUR },
-        routes: { "ruda:eden": { threadId: THREAD, channelId: CHANNEL, lastUsedAt: T0 - HOUR } },
-        sinkThreads: [SINK],
-        systemMessages: ["1400000000000000950"],
-        observed: { [THREAD]: [observerRecord("1400000000000000951", T0 - HOUR)] },
-      }),
-    );
-    const warnings: string[] = [];
-    const discord = new FakeDiscord();
-    const r = runtime({ stateDir: dir, discord, onWarning: (m) => warnings.push(m) });
-    await r.start();
-    expect(warnings).toEqual([]);
-    expect(existsSync(join(dir, "threads.json"))).toBe(false);
-    const saved = savedThreadEntries(dir);
-    expect(saved.get(`participants ${THREAD}`)).toEqual({ agentIds: ["ruda", "eden"], seenAt: T0 - HOUR });
-    expect(saved.get(`sink ${SINK}`)).toBe(true);
-    expect(saved.get("system 1400000000000000950")).toBe(T0);
-    expect(saved.get(`observed ${THREAD} 1400000000000000951`)).toMatchObject({ summary: "요약" });
-    // The migrated route is reused: the pair's next collaboration goes to the same thread.
-    const sent = await r.discordSend({ fromAgentId: "ruda", targetAgentId: "eden", message: "이어서" });
-    expect(sent).toMatchObject({ status: "sent", threadId: THREAD });
-  });
-
-  it("moves a threads.json that is not JSON aside and starts without it", async () => {
-    const dir = tempStateDir();
-    writeFileSync(join(dir, "threads.json"), '{"parents": {');
-    const warnings: string[] = [];
-    const r = runtime({ stateDir: dir, discord: new FakeDiscord(), onWarning: (m) => warnings.push(m) });
-    await r.start();
-    expect(warnings).toEqual([
-      expect.stringMatching(/threads\.json is corrupt .*moved it to .*threads\.json\.corrupt-/),
-    ]);
-    expect(readdirSync(dir).filter((name) => name.startsWith("threads.json"))).toEqual([
-      expect.stringMatching(/^threads\.json\.corrupt-/),
-    ]);
+    expect(savedThreadEntries(dir).has("parent bad")).toBe(false);
   });
 });
 
 describe("createA2ARuntime: expiry at start", () => {
   it("drops the routes, participants and observer records a long stop made stale", async () => {
     const dir = tempStateDir();
-    writeFileSync(
-      join(dir, "threads.json"),
-      JSON.stringify({
-        parents: {},
-        participants: { [THREAD]: ["ruda", "eden"] },
-        participantsSeenAt: { [THREAD]: T0 - 25 * HOUR },
-        routes: { "ruda:eden": { threadId: THREAD, channelId: CHANNEL, lastUsedAt: T0 - 7 * HOUR } },
-        observed: { [THREAD]: [observerRecord("1400000000000000951", T0 - 25 * HOUR)] },
-      }),
-    );
+    writeThreadLog(dir, [
+      ["participants", THREAD, { agentIds: ["ruda", "eden"], seenAt: T0 - 25 * HOUR }],
+      ["route", "ruda:eden", { threadId: THREAD, channelId: CHANNEL, lastUsedAt: T0 - 7 * HOUR }],
+      ["observed", `${THREAD} 1400000000000000951`, observerRecord("1400000000000000951", T0 - 25 * HOUR)],
+    ]);
     const r = runtime({ stateDir: dir, discord: new FakeDiscord() });
     await r.start();
     expect([...savedThreadEntries(dir).keys()]).toEqual([]);
@@ -198,7 +148,7 @@ describe("createA2ARuntime: expiry at start", () => {
     expect(sent).toMatchObject({ status: "sent" });
     expect(sent).not.toMatchObject({ threadId: THREAD });
     await r.stop();
-    // Nothing of the stale thread is left in any state file.
-    expect(filesBelow(dir).filter((file) => readFileSync(file, "utf8").includes(THREAD))).toEqual([]);
+    // Nothing of the stale thread is left in the saved thread state.
+    expect([...savedThreadEntries(dir).keys()].filter((key) => key.includes(THREAD))).toEqual([]);
   });
 });

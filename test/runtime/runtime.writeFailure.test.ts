@@ -11,6 +11,7 @@ import {
   useRuntimeHarness,
   waitUntil,
 } from "../support/runtimeFakes.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 const runtime = useRuntimeHarness(T0);
@@ -32,7 +33,7 @@ describe("createA2ARuntime: snapshot writes that fail", () => {
     const dir = tempStateDir();
     const discord = new FakeDiscord();
     const warnings: string[] = [];
-    const r = runtime({ stateDir: dir, discord, onWarning: (w) => warnings.push(w) });
+    const r = runtime({ stateDir: dir, discord, logger: textLogger((w) => warnings.push(w)) });
     await r.start();
     const repair = breakSnapshotWrites(dir);
 
@@ -67,7 +68,7 @@ describe("createA2ARuntime: snapshot writes that fail", () => {
     const dir = tempStateDir();
     const discord = new FakeDiscord();
     const warnings: string[] = [];
-    const r = runtime({ stateDir: dir, discord, onWarning: (w) => warnings.push(w) });
+    const r = runtime({ stateDir: dir, discord, logger: textLogger((w) => warnings.push(w)) });
     await r.start();
     const probe = await open(join(dir, "probe"), "w");
     const proto = Object.getPrototypeOf(probe) as FileHandle;
@@ -101,7 +102,7 @@ describe("createA2ARuntime: snapshot writes that fail", () => {
     vi.restoreAllMocks();
     expect(sent.status).toBe("sent");
     await r.stop();
-    const again = runtime({ stateDir: dir, discord, onWarning: (w) => warnings.push(w) });
+    const again = runtime({ stateDir: dir, discord, logger: textLogger((w) => warnings.push(w)) });
     await again.start();
     expect(await again.mentions()).toEqual([
       expect.objectContaining({ id: sent.status === "sent" ? sent.mentionId : "", status: "pending" }),
@@ -129,7 +130,7 @@ describe("createA2ARuntime: snapshot writes that fail", () => {
       stateDir: dir,
       config: runtimeConfig,
       discord: new FakeDiscord(),
-      onWarning: (w) => warnings.push(w),
+      logger: textLogger((w) => warnings.push(w)),
     });
   }
 });

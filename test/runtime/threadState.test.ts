@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ObserverRecord } from "../../src/index.js";
+import type { ObserverRecord } from "../../src/policies/entryPoint.js";
 import { ThreadState } from "../../src/runtime/ThreadState.js";
 
 const HOUR = 3_600_000;

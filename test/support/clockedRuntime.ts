@@ -4,6 +4,7 @@ import { afterEach } from "vitest";
 import { type A2AEvent, type A2ARuntime, type A2ARuntimeOptions, createA2ARuntime } from "../../src/index.js";
 import type { ManualClock } from "../fixtures/manualClock.js";
 import { runtimeConfig } from "./runtimeFakes.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 /** Call at the top of a test file: `runtimeOn(stateDir, clock, { gateway | discord, … })`; `config` replaces runtimeConfig. */
 export function useClockedRuntimes() {
@@ -14,7 +15,7 @@ export function useClockedRuntimes() {
   return function runtimeOn(
     stateDir: string,
     clock: ManualClock,
-    ports: Pick<A2ARuntimeOptions, "gateway" | "discord" | "inspect" | "config">,
+    ports: Pick<A2ARuntimeOptions, "gateway" | "discord" | "inspect" | "config" | "store" | "logger">,
   ): { r: A2ARuntime; events: A2AEvent[] } {
     const events: A2AEvent[] = [];
     const r = createA2ARuntime({
@@ -23,7 +24,7 @@ export function useClockedRuntimes() {
       now: clock.now,
       timers: clock,
       random: () => 0.5,
-      onWarning: () => {},
+      logger: textLogger(() => {}),
       ...ports,
     });
     r.onEvent((e) => events.push(e));

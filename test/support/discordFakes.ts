@@ -9,6 +9,7 @@ import {
   type InspectionEvent,
 } from "xstate";
 import { type A2AEvent, A2AEventSchema, collaborateMachine, mentionMachine } from "../../src/index.js";
+import type { VirtualClock } from "../../src/testing/index.js";
 import {
   type CreateThreadInput,
   type CreateThreadOutput,
@@ -30,7 +31,7 @@ export const IDS = {
   targetBot: "1400000000000000001",
   /** Another agent's bot, neither requester nor target. */
   otherBot: "1400000000000000002",
-  /** 병욱, the human of design 004 §10's `escalationMentionId`. */
+  /** 병욱, the human `escalationMentionId` names. */
   human: "974537452750528553",
   channel: "1400000000000000010",
   otherChannel: "1400000000000000011",
@@ -71,14 +72,21 @@ export function fakeCreateThread(
   return scripted<CreateThreadInput, CreateThreadOutput>(answer);
 }
 
-/** A test's wall clock: fakes stamp their outputs and errors with `clock.now`. */
-export interface Clock {
-  now: number;
+/**
+ * A test's wall clock (a `VirtualClock`): fakes stamp their outputs and errors with `clock.now()`, and
+ * one that takes time moves it on.
+ */
+export type Clock = Pick<VirtualClock, "now" | "moveTo">;
+
+/** `ms` pass on the clock (a call that takes that long), firing what falls due; the time then. */
+export function elapse(clock: Clock, ms: number): number {
+  clock.moveTo(clock.now() + ms);
+  return clock.now();
 }
 
 /** A post that succeeds at the clock's time, as message `${prefix}-{call}`. */
 export function postingAt(clock: Clock, prefix = "msg") {
-  return fakePost((_, call) => ({ ok: { messageId: `${prefix}-${call}`, at: clock.now } }));
+  return fakePost((_, call) => ({ ok: { messageId: `${prefix}-${call}`, at: clock.now() } }));
 }
 
 const ROUTE = "/channels/:id/messages";
@@ -167,12 +175,12 @@ export function idempotentDiscord(clock: Clock) {
       const first = messages.find((m) => m.nonceKey === input.nonceKey);
       const messageId = first?.messageId ?? `140000000000000${++ids}`;
       if (first === undefined) messages.push({ ...input, messageId });
-      return world.crashAfter === step ? hang() : { messageId, at: clock.now };
+      return world.crashAfter === step ? hang() : { messageId, at: clock.now() };
     });
   const createThread = fromPromise<CreateThreadOutput, CreateThreadInput>(async ({ input }) => {
     const threadId = input.fromMessageId ?? `150000000000000${++ids}`;
     if (!threads.some((t) => t.threadId === threadId)) threads.push({ ...input, threadId });
-    return world.crashAfter === "createThread" ? hang() : { threadId, at: clock.now };
+    return world.crashAfter === "createThread" ? hang() : { threadId, at: clock.now() };
   });
   const machine = collaborateMachine.provide({
     actors: {

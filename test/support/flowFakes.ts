@@ -6,7 +6,6 @@ import {
   createActor,
   fromPromise,
   type InspectionEvent,
-  SimulatedClock,
 } from "xstate";
 import {
   type A2AEvent,
@@ -29,6 +28,7 @@ import {
   type SendMessageOutput,
 } from "../../src/machines/index.js";
 import { postRetryWaitMs } from "../../src/machines/flowRetry.js";
+import { VirtualClock } from "../../src/testing/index.js";
 import { pending } from "./fakeActors.js";
 import { edgeCoveringPaths, type ModelOptions } from "./modelBased.js";
 
@@ -94,14 +94,11 @@ export interface GatewayScript {
  * fake clock that advances by what the call would take, and stamps its output with that time.
  */
 export function scriptedGateway(script: GatewayScript = {}) {
-  let now = script.startAt ?? 1_700_000_000_000;
-  // XState's clock for the actors' `after` delays, kept at `now`: a delay fires when `now` reaches it.
-  const clock = new SimulatedClock();
-  clock.set(now);
+  // Also XState's clock for the actors' `after` delays: a delay fires when the time reaches it.
+  const clock = new VirtualClock(script.startAt ?? 1_700_000_000_000);
   const tick = (ms: number) => {
-    now += ms;
-    clock.set(now);
-    return now;
+    clock.moveTo(clock.now() + ms);
+    return clock.now();
   };
   const waits = [...(script.waits ?? [])];
   const steps = [...(script.steps ?? [])];
@@ -184,16 +181,15 @@ export function scriptedGateway(script: GatewayScript = {}) {
     pingPong,
     /** a2aFlowMachine with every child and side effect scripted. */
     flow,
-    now: () => now,
+    now: clock.now,
     /** Moves the fake clock, as the runtime's clock moves while a timer is pending. */
     setNow: (at: number) => {
-      now = Math.max(now, at);
-      clock.set(now);
+      clock.moveTo(Math.max(clock.now(), at));
     },
   };
 }
 
-export type ScriptedGateway = ReturnType<typeof scriptedGateway>;
+export type GatewayFakes = ReturnType<typeof scriptedGateway>;
 
 /**
  * a2aFlowMachine whose children never settle on their own: model-based replays send their done and
@@ -214,8 +210,8 @@ export function pendingChildrenFlow() {
 /** The event XState delivers to the reply-wait child when its backoff (`after: { backoffDelay }`) is over. */
 export const BACKOFF_OVER = "xstate.after.backoffDelay.replyWait.retrying";
 
-/** A timer a flow tree waits for; `to` is the child an `after` event goes to (a `due` goes to the root). */
-export type FlowTimer = { event: string; at: number; to?: AnyActorRef };
+/** An `after` delay a flow tree waits for; `to` is the actor it goes to. */
+export type FlowTimer = { event: string; at: number; to: AnyActorRef };
 
 /** The reply-wait child's backoff, if it is in one: when it ends (`at`) and the event that ends it. */
 export function replyWaitDue(flow: AnyActorRef): FlowTimer | undefined {
@@ -224,7 +220,6 @@ export function replyWaitDue(flow: AnyActorRef): FlowTimer | undefined {
 }
 
 type TimedContext = Parameters<typeof postRetryWaitMs>[0] & {
-  due?: { event: string; at: number };
   lastAt?: number;
   backoffMs?: number;
 };
@@ -248,7 +243,6 @@ function ownTimer(actor: AnyActorRef): FlowTimer | undefined {
     context?: TimedContext;
   };
   const context = snapshot.context;
-  if (context?.due !== undefined) return context.due;
   const id = snapshot.machine?.id;
   const wait = AFTER_WAITS.find((w) => w.machine === id && w.state === snapshot.value);
   if (wait === undefined || context?.lastAt === undefined) return undefined;
@@ -256,7 +250,7 @@ function ownTimer(actor: AnyActorRef): FlowTimer | undefined {
   return { event, at: context.lastAt + wait.ms(context), to: actor };
 }
 
-/** The timer the flow or any of its children waits for (the runtime's scheduler or XState delivers it). */
+/** The `after` delay the flow or any of its children waits for. */
 export function flowDue(actor: AnyActorRef): FlowTimer | undefined {
   const snapshot = actor.getSnapshot() as {
     status?: string;
@@ -274,15 +268,10 @@ export function flowDue(actor: AnyActorRef): FlowTimer | undefined {
 
 /**
  * Drives a flow as the runtime would: lets side effects settle and, while the flow or a child waits
- * for a timer, moves the fake clock to its due time and delivers it (a `due` to the root). An `after`
- * fires on its own when the flow runs on `gateway.clock` (so a delay that is not due then does not
+ * for a delay, moves the fake clock to its due time. The delay fires on its own when the flow runs on `gateway.clock` (so a delay that is not due then does not
  * fire); on another clock it is sent to the actor that waits. Returns how many timers came due.
  */
-export async function driveFlow(
-  flow: AnyActorRef,
-  gateway: ScriptedGateway,
-  maxTimers = 20,
-): Promise<number> {
+export async function driveFlow(flow: AnyActorRef, gateway: GatewayFakes, maxTimers = 20): Promise<number> {
   let delivered = 0;
   for (;;) {
     await flush();
@@ -290,8 +279,7 @@ export async function driveFlow(
     const due = flowDue(flow);
     if (due === undefined || delivered >= maxTimers) return delivered;
     gateway.setNow(due.at);
-    if (due.to === undefined) flow.send({ type: due.event, at: due.at });
-    else if ((due.to as { clock?: unknown }).clock !== gateway.clock) due.to.send({ type: due.event });
+    if ((due.to as { clock?: unknown }).clock !== gateway.clock) due.to.send({ type: due.event });
     delivered += 1;
   }
 }

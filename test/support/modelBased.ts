@@ -94,35 +94,3 @@ export function exerciseModel(machine: AnyStateMachine, live: AnyStateMachine, o
   for (const path of paths) for (const key of replayPath(live, options.input, path)) taken.add(key);
   return { defined, taken, paths: paths.length };
 }
-
-/**
- * The transitions a snapshot stored by the release before the `after` delays takes, which a model
- * starting from the input never reaches: drives `live` from `input` through `steps`, stores it with
- * `due` in its context (as that release did), restores it and sends the due event at its time.
- */
-export function storedDueTransitions(
-  live: AnyStateMachine,
-  input: unknown,
-  steps: readonly AnyEventObject[],
-  due: { event: string; at: number },
-): string[] {
-  const first = createActor(live, { input }).start();
-  for (const step of steps) first.send(step);
-  const persisted = first.getPersistedSnapshot() as unknown as { context: object };
-  first.stop();
-  const taken: string[] = [];
-  const rootRef: { current?: AnyActorRef } = {};
-  const restored = createActor(live, {
-    input,
-    snapshot: { ...persisted, context: { ...persisted.context, due } } as never,
-    inspect: recordTransitions(
-      () => rootRef.current,
-      (key) => taken.push(key),
-    ),
-  });
-  rootRef.current = restored;
-  restored.start();
-  restored.send({ type: due.event, at: due.at });
-  restored.stop();
-  return taken;
-}

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, vi } from "vitest";
 import { type A2ARuntime, createA2ARuntime, type DiscordPort, type GatewayPort } from "../../src/index.js";
 import { type DiscordChannelInfo } from "../../src/runtime/index.js";
 import { tempDir } from "./tempDir.js";
+import { textLogger } from "../../src/runtime/logger.js";
 
 /** A state directory for one test, removed after its file. */
 export function tempStateDir(prefix = "a2a-runtime-"): string {
@@ -203,7 +204,7 @@ export function useRuntimeHarness(t0: number): (o: Parameters<typeof createA2ARu
     vi.useRealTimers();
   });
   return (o) => {
-    const r = createA2ARuntime({ config: runtimeConfig, onWarning: () => {}, ...o });
+    const r = createA2ARuntime({ config: runtimeConfig, logger: textLogger(() => {}), ...o });
     running.push(r);
     return r;
   };

@@ -2,19 +2,18 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 /**
- * The thread state as saved in `<stateDir>/threads/` (an earlier version's state.json, else the shard
- * files, then each line of changes.ndjson), read without touching the files: `"<collection> <key>"` → value.
+ * The thread state as saved in `<stateDir>/threads/` (the shard files, then each line of
+ * changes.ndjson), read without touching the files: `"<collection> <key>"` → value.
  */
 export function savedThreadEntries(stateDir: string): Map<string, unknown> {
   const dir = join(stateDir, "threads");
   const entries = new Map<string, unknown>();
-  const legacy = join(dir, "state.json");
-  for (const file of existsSync(legacy) ? [legacy] : snapshotFiles(stateDir)) {
+  for (const file of snapshotFiles(stateDir)) {
     const { collections } = JSON.parse(readFileSync(file, "utf8")) as {
-      collections: Record<string, Record<string, unknown> | Array<[string, unknown]>>;
+      collections: Record<string, Array<[string, unknown]>>;
     };
-    for (const [c, byKey] of Object.entries(collections))
-      for (const [k, v] of Array.isArray(byKey) ? byKey : Object.entries(byKey)) entries.set(`${c} ${k}`, v);
+    for (const [c, pairs] of Object.entries(collections))
+      for (const [k, v] of pairs) entries.set(`${c} ${k}`, v);
   }
   const logFile = join(dir, "changes.ndjson");
   const lines = existsSync(logFile) ? readFileSync(logFile, "utf8").split("\n").filter(Boolean) : [];

@@ -257,7 +257,7 @@ describe("createTestRuntime: a runtime on a virtual clock", () => {
     );
   });
 
-  it("returns at once, as API.md's shape has it: the runtime's calls wait for its start", async () => {
+  it("returns at once, not a promise: the runtime's calls wait for its start", async () => {
     const t = createTestRuntime({ config: runtimeConfig, now: T0 });
     try {
       const sent = await t.runtime.discordSend({

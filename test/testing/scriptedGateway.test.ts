@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ScriptedGateway } from "../../src/testing/index.js";
+import { ScriptedGateway, VirtualClock } from "../../src/testing/index.js";
 
 const call = (idempotencyKey: string) => ({ sessionKey: "agent:eden:main", message: "hi", idempotencyKey });
 
@@ -44,5 +44,22 @@ describe("ScriptedGateway", () => {
     const run = await gateway.agent(call("k"));
     expect(await gateway.agentWait({ runId: run.runId, timeoutMs: 1 })).toEqual({ status: "ok" });
     expect(await gateway.readLatestAssistantReply({ sessionKey: "agent:eden:main" })).toBeUndefined();
+  });
+
+  it("thinks thinkMs on its timers before each agentWait answers, at most the wait's timeout", async () => {
+    const clock = new VirtualClock(0);
+    const gateway = new ScriptedGateway(
+      { "agent:eden:main": ["답"] },
+      { now: clock.now, timers: clock, thinkMs: 4_000 },
+    );
+    const run = await gateway.agent(call("k"));
+    let answered: unknown;
+    void gateway.agentWait({ runId: run.runId, timeoutMs: 3_000 }).then((outcome) => (answered = outcome));
+    await clock.advance(2_999, async () => {});
+    expect(answered).toBeUndefined();
+    await clock.advance(1, async () => {});
+    expect(answered).toEqual({ status: "ok" });
+    expect(gateway.waits).toEqual([{ runId: run.runId, timeoutMs: 3_000, at: 0 }]);
+    expect(() => new ScriptedGateway({}, { thinkMs: -1 })).toThrow(/thinkMs/);
   });
 });

@@ -85,7 +85,7 @@ export function demoConfig(
 export async function loginBot(token: string, apiUrl: string | undefined): Promise<Client<true>> {
   const client = new Client({
     intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent],
-    // Strict, as API.md §8 asks: the machines own every retry of a 5xx or a 429.
+    // Strict, retrying nothing itself: the machines own every retry of a 5xx or a 429.
     rest: { ...(apiUrl === undefined ? {} : { api: apiUrl }), retries: 0, rejectOnRateLimit: ["/channels"] },
   });
   const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));

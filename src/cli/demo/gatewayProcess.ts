@@ -5,14 +5,16 @@ import { fileURLToPath } from "node:url";
 import { createDiscordJsPort } from "../../discord/index.js";
 import { createA2ARuntime, type DiscordSendParams } from "../../runtime/index.js";
 import type { A2AConfigInput } from "../../policies/index.js";
-import { AcceleratedClock, type ClockOrigin } from "./AcceleratedClock.js";
+import type { ClockPace } from "../../testing/VirtualClock.js";
+import { AcceleratedClock } from "./AcceleratedClock.js";
 import { loginBot } from "./cast.js";
 import { Timeline } from "./Timeline.js";
+import { textLogger } from "../../runtime/logger.js";
 
 export interface GatewayProcessInput {
   stateDir: string;
   config: A2AConfigInput;
-  origin: ClockOrigin;
+  origin: ClockPace;
   asAgentId: string;
   token: string;
   apiUrl?: string;
@@ -53,9 +55,9 @@ async function run(input: GatewayProcessInput): Promise<void> {
     config: input.config,
     discord: createDiscordJsPort({ [input.asAgentId]: client }),
     now: clock.now,
-    timers: clock.timers,
+    timers: clock,
     inspect: timeline.inspect,
-    onWarning: (message) => timeline.note(`warning: ${message}`),
+    logger: textLogger((message) => timeline.note(`warning: ${message}`)),
   });
   runtime.onEvent(timeline.onA2AEvent);
   await runtime.start();

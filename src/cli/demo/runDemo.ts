@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import type { InspectionEvent } from "xstate";
 import { bridgeDiscordJs, createDiscordJsPort } from "../../discord/index.js";
 import { snowflakeTimestamp } from "../../testing/emulator/index.js";
+import { ScriptedGateway } from "../../testing/ScriptedGateway.js";
 import { acquireStateDirLock, readStateDir } from "../../persistence/index.js";
 import { type A2ARuntime, createA2ARuntime, type DiscordSendParams } from "../../runtime/index.js";
 import { type A2AEvent, parseConfig } from "../../policies/index.js";
@@ -18,8 +19,8 @@ import {
 } from "./gatewayProcess.js";
 import { type DemoWorld, finalMention, isReminder, SCENARIOS, type Scenario } from "./scenarios.js";
 import { ScriptedBots } from "./ScriptedBots.js";
-import { ScriptedGateway } from "./ScriptedGateway.js";
 import { demoStamp, Timeline } from "./Timeline.js";
+import { textLogger } from "../../runtime/logger.js";
 
 export interface DemoOptions {
   /** Demo time runs this many times faster than real time. */
@@ -167,7 +168,10 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
     const config = demoConfig(cast, o.config, o.speed);
     const a2aRetry = parseConfig(config).discord.a2aRetry;
     // An agent "thinks" 4 s at the default 5-minute timeout; shorter timeouts shorten everything alike.
-    const gateway = new ScriptedGateway(clock, a2aRetry.responseTimeoutMs / 75);
+    const gateway = new ScriptedGateway(
+      {},
+      { now: clock.now, timers: clock, thinkMs: a2aRetry.responseTimeoutMs / 75 },
+    );
     // Setting up ran in real time; the scenarios run in demo time, counted from here.
     clock.accelerate(o.speed);
     const bots = new ScriptedBots(cast.clients, clock, (error) =>
@@ -213,12 +217,12 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
       gateway,
       discord: createDiscordJsPort(cast.clients),
       now: clock.now,
-      timers: clock.timers,
+      timers: clock,
       inspect: (event: InspectionEvent) => {
         timeline.inspect(event);
         o.inspect?.(event);
       },
-      onWarning: warn,
+      logger: textLogger(warn),
     });
     runtime.onEvent((e) => {
       events.push(e);
@@ -312,7 +316,8 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
               : 0),
           0,
         ),
-        llmCalls: gateway.totalCalls(),
+        // Every run started, a resend of one included.
+        llmCalls: gateway.calls.length,
         // Every mention, the one sent by the killed gateway included.
         collaborations: (await runtime.mentions()).length,
         reminders: events.filter((e) => e.type === "a2a.mention.reminded").length,

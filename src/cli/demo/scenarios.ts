@@ -1,8 +1,8 @@
 import type { A2ARuntime, MentionSummary } from "../../runtime/index.js";
+import type { ScriptedGateway } from "../../testing/ScriptedGateway.js";
 import type { AcceleratedClock } from "./AcceleratedClock.js";
 import type { Cast } from "./cast.js";
 import type { ScriptedBots } from "./ScriptedBots.js";
-import type { ScriptedGateway } from "./ScriptedGateway.js";
 import type { Timeline } from "./Timeline.js";
 
 /** What a scenario plays against: one runtime over Discord (emulated or real) and scripted agents. */
@@ -75,8 +75,8 @@ export const SCENARIOS: Scenario[] = [
     expected: () => "ok after 1 retry (rate_limit)",
     async play({ gateway, runtime }, key) {
       gateway.script("agent:eden:main", {
-        failures: [{ status: "error", error: "429 Too Many Requests: retry after 2s" }],
-        replies: ["액세스 토큰은 15분, 리프레시 토큰은 7일 뒤에 만료돼요."],
+        waits: [{ status: "error", error: "429 Too Many Requests: retry after 2s" }],
+        reply: "액세스 토큰은 15분, 리프레시 토큰은 7일 뒤에 만료돼요.",
       });
       const r = await runtime.sessionsSend({
         requesterSessionKey: "agent:ruda:main",
@@ -94,8 +94,7 @@ export const SCENARIOS: Scenario[] = [
     expected: () => "blocked by context_exceeded after 0 retries",
     async play({ gateway, runtime }, key) {
       gateway.script("agent:seum:main", {
-        failures: [{ status: "error", error: "context_length_exceeded: the conversation is too long" }],
-        replies: [],
+        waits: [{ status: "error", error: "context_length_exceeded: the conversation is too long" }],
       });
       const r = await runtime.sessionsSend({
         requesterSessionKey: "agent:ruda:main",
@@ -115,14 +114,13 @@ export const SCENARIOS: Scenario[] = [
       // The two agents converge and start saying the same thing: turn 2 repeats turn 1.
       const agreed =
         "인증은 JWT 와 refresh token 조합, 세션 저장소는 Redis, 만료는 토큰 수명에 맞추는 걸로 정리하죠.";
-      gateway.script("agent:eden:design", {
-        replies: [
-          "인증 모듈은 JWT 와 refresh token 조합이 좋겠습니다. 세션 저장소는 어떻게 할까요?",
-          agreed,
-          agreed,
-        ],
-      });
-      gateway.script("agent:ruda:design", { replies: [agreed, agreed, agreed] });
+      gateway.script(
+        "agent:eden:design",
+        "인증 모듈은 JWT 와 refresh token 조합이 좋겠습니다. 세션 저장소는 어떻게 할까요?",
+        agreed,
+        agreed,
+      );
+      gateway.script("agent:ruda:design", agreed, agreed, agreed);
       const r = await runtime.sessionsSend({
         requesterSessionKey: "agent:ruda:design",
         targetSessionKey: "agent:eden:design",
@@ -138,7 +136,7 @@ export const SCENARIOS: Scenario[] = [
     title: "Ruda tells Seum a release is out: a notification, no back-and-forth, no announcement",
     expected: () => "ok, 0 turns, skipped, not announced",
     async play({ gateway, runtime }, key) {
-      gateway.script("agent:seum:ops", { replies: ["확인했습니다."] });
+      gateway.script("agent:seum:ops", "확인했습니다.");
       const r = await runtime.sessionsSend({
         requesterSessionKey: "agent:ruda:ops",
         targetSessionKey: "agent:seum:ops",

@@ -1,5 +1,6 @@
 import { readFile, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { A2AError } from "../../errors/A2AError.js";
 import { type ActorRecord, type ActorRecordRules, checkActorRecord, newerRecord } from "../actorRecord.js";
 import { errorCode, errorText, syncDirectory, writeFileDurably } from "../DurableJsonFile.js";
 import { DurableAppender } from "./DurableAppender.js";
@@ -25,14 +26,17 @@ export interface ArchiveFilesOptions {
 }
 
 /** An archive file could not be written; what was being appended is still where it came from. */
-export class ArchiveWriteError extends Error {
+export class ArchiveWriteError extends A2AError {
+  override readonly code = "ARCHIVE_WRITE_FAILED";
   override readonly name = "ArchiveWriteError";
+  /** What the file system said. */
+  declare readonly cause: unknown;
 
   constructor(
     readonly file: string,
-    override readonly cause: unknown,
+    cause: unknown,
   ) {
-    super(`could not append to ${file}: ${errorText(cause)}`);
+    super(`could not append to ${file}: ${errorText(cause)}`, { cause });
   }
 }
 

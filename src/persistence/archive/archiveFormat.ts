@@ -2,16 +2,13 @@
  * The archive's files: their names, and their lines. Finished records are appended, one JSON line each, to the file of the UTC
  * hour of their updatedAt (`archive-2026-11-24T13.ndjson`), beside a list of their ids' hashes
  * (`archive-2026-11-24T13.ids`) that tells, without reading the records, which hours may hold an id.
- * An hour's file is small enough to rewrite when prune cuts into it; earlier versions kept one JSON
- * document per UTC day (`archive-2026-11-24.json`), which open() migrates.
+ * An hour's file is small enough to rewrite when prune cuts into it.
  */
 
 /** An hour's records. */
 export const ARCHIVE_HOUR_FILE = /^archive-(\d{4}-\d{2}-\d{2}T\d{2})\.ndjson$/;
 /** An hour's id hashes. */
 export const ARCHIVE_IDS_FILE = /^archive-(\d{4}-\d{2}-\d{2}T\d{2})\.ids$/;
-/** A day's records as one JSON document (`{ version: 1, records: { id: record } }`), as earlier versions wrote them. */
-export const LEGACY_ARCHIVE_FILE = /^archive-\d{4}-\d{2}-\d{2}\.json$/;
 
 const HOUR_MS = 3_600_000;
 

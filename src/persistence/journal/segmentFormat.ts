@@ -1,22 +1,21 @@
 /**
  * The snapshot journal's segment format, and how a reader tells a harmless torn tail from lost data.
  *
- * A segment `actors/journal-<n>.ndjson` (format 2) is:
+ * A segment `actors/journal-<n>.ndjson` is:
  *   - a header line, `{"journal":"a2a-snapshot","version":2}`;
  *   - one JSON record per line, appended in put order;
  *   - zero bytes up to the file's size. The writer grows the file with ftruncate (sparse) in whole
  *     blocks of JOURNAL_BLOCK_BYTES before it writes, and always keeps at least one zero byte after the data.
- * So every segment the writer leaves is a whole number of blocks, and its data ends at the first zero byte.
+ * So every segment the writer leaves is empty (created, never appended to) or a whole number of blocks,
+ * and its data ends at the first zero byte.
  * That tells the damage apart:
  *   - a last line without its newline, followed by zeros: an append a crash (or a failed write) cut
  *     short. Its batch was never acknowledged (an append is acknowledged only after the whole batch and
  *     its fdatasync landed), so it is dropped with a brief warning;
  *   - a file that is not a whole number of blocks, or whose data runs to its end: it was cut short after
  *     it was written (acknowledged records may be missing): "truncated";
- *   - a line that is not JSON, or bytes after the zero padding: "corrupt". The valid lines around a
- *     corrupt one are kept.
- * A segment written before format 2 (no header, no padding: a "legacy" segment) reads as it always
- * did: a last line without its newline is a torn tail, and it cannot tell a truncation from it.
+ *   - a line that is not JSON, bytes after the zero padding, or data that does not begin with the
+ *     header: "corrupt". The valid lines around a corrupt one are kept.
  */
 
 /** A journal segment in `actors/`: its sequence number captured. */
@@ -50,7 +49,6 @@ export interface JournalDamage {
 
 /** A segment's content as read. */
 export interface JournalReading {
-  format: "legacy" | 2;
   /** The records' raw values, in append order. */
   values: unknown[];
   /** A last line cut short by a crash or a failed append: never acknowledged. */
@@ -64,32 +62,26 @@ const HEADER_BYTES = Buffer.from(JOURNAL_HEADER, "utf8");
 /** Reads a segment's bytes (the whole file) by the rules in this module's comment. */
 export function readJournalSegment(bytes: Uint8Array): JournalReading {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // Created but never appended to: a crash came before the first append grew it.
+  if (buffer.length === 0) return { values: [], torn: false };
   const zeroAt = buffer.indexOf(ZERO);
   const dataEnd = zeroAt < 0 ? buffer.length : zeroAt;
-  const isFormat2 =
-    zeroAt === 0 ||
-    startsWith(buffer, HEADER_BYTES) ||
-    (zeroAt > 0 && startsWith(HEADER_BYTES, buffer.subarray(0, zeroAt)));
-  if (!isFormat2) {
-    if (buffer.length > 0 && buffer.subarray(0, dataEnd).toString("utf8").startsWith('{"journal"')) {
-      const version = buffer.subarray(0, buffer.indexOf(0x0a)).toString("utf8");
-      return {
-        format: 2,
-        values: [],
-        torn: false,
-        damage: { kind: "corrupt", problem: `unsupported journal header ${version}` },
-      };
-    }
-    return { format: "legacy", ...readLines(buffer.toString("utf8"), 0) };
+  const data = buffer.subarray(0, dataEnd);
+  if (!startsWith(data, HEADER_BYTES) && !startsWith(HEADER_BYTES, data)) {
+    const newline = data.indexOf(0x0a);
+    const first = data.subarray(0, newline < 0 ? dataEnd : newline).toString("utf8");
+    const problem = first.startsWith('{"journal"')
+      ? `unsupported journal header ${first}`
+      : "not a journal segment: its data does not begin with the journal header";
+    return { values: [], torn: false, damage: { kind: "corrupt", problem } };
   }
   // Only the header's beginning before the zeros: the segment's first append was cut short.
   if (dataEnd < HEADER_BYTES.length) {
-    if (zeroAt >= 0 && buffer.length % JOURNAL_BLOCK_BYTES === 0)
-      return { format: 2, values: [], torn: dataEnd > 0 };
-    return { format: 2, values: [], torn: false, damage: truncated(buffer.length) };
+    if (zeroAt >= 0 && buffer.length % JOURNAL_BLOCK_BYTES === 0) return { values: [], torn: dataEnd > 0 };
+    return { values: [], torn: false, damage: truncated(buffer.length) };
   }
-  const lines = readLines(buffer.subarray(HEADER_BYTES.length, dataEnd).toString("utf8"), 1);
-  const reading: JournalReading = { format: 2, values: lines.values, torn: lines.torn };
+  const lines = readLines(buffer.subarray(HEADER_BYTES.length, dataEnd).toString("utf8"));
+  const reading: JournalReading = { values: lines.values, torn: lines.torn };
   if (zeroAt < 0 || buffer.length % JOURNAL_BLOCK_BYTES !== 0) {
     // The cut may have fallen anywhere: a partial last line is lost data here, not a torn append.
     reading.torn = false;
@@ -108,15 +100,6 @@ export function readJournalSegment(bytes: Uint8Array): JournalReading {
   return reading;
 }
 
-/** A segment's content, for a caller that holds its text rather than its bytes. */
-export type ParsedJournal = Omit<JournalReading, "format">;
-
-/** Reads a segment's text by the same rules as readJournalSegment. */
-export function parseJournal(text: string): ParsedJournal {
-  const { format: _format, ...parsed } = readJournalSegment(Buffer.from(text, "utf8"));
-  return parsed;
-}
-
 function truncated(size: number, linesLost?: number): JournalDamage {
   return {
     kind: "truncated",
@@ -131,11 +114,11 @@ function lineProblems(damage: JournalDamage | undefined): string {
   return damage === undefined ? "" : `; ${damage.problem}`;
 }
 
-/** Lines of JSON; a line that does not parse is counted and skipped, the ones after it are kept. */
-function readLines(
-  text: string,
-  firstLine: number,
-): { values: unknown[]; torn: boolean; damage?: JournalDamage } {
+/**
+ * The lines of JSON after the header (numbered from 2, as in the file); a line that does not parse
+ * is counted and skipped, the ones after it are kept.
+ */
+function readLines(text: string): { values: unknown[]; torn: boolean; damage?: JournalDamage } {
   const lines = text.split("\n");
   const tail = lines.pop() ?? "";
   const values: unknown[] = [];
@@ -148,7 +131,7 @@ function readLines(
       values.push(JSON.parse(line));
     } catch (error) {
       if (bad.length === 0) firstProblem = error instanceof Error ? error.message : String(error);
-      bad.push(i + 1 + firstLine);
+      bad.push(i + 2);
     }
   }
   if (bad.length === 0) return { values, torn: tail !== "" };

@@ -4,8 +4,10 @@ import { PostgresSnapshotStore } from "./PostgresSnapshotStore.js";
 import { type PostgresStoreOptions, resolvePostgresStoreOptions } from "./postgresStoreOptions.js";
 
 export type { PostgresStoreOptions } from "./postgresStoreOptions.js";
+// Errors the store rejects with: each extends A2AError (from the root or `a2a-statecharts/durable`)
 export { PostgresStoreError } from "./postgresErrors.js";
-export { ActorTakenOverError } from "../actorRecord.js";
+export { ActorTakenOverError, InvalidActorRecordError } from "../actorRecord.js";
+export { SnapshotStoreInUseError, SnapshotStoreNotOpenError } from "../SnapshotStorePort.js";
 export type { SharedSnapshotStore } from "../SnapshotStorePort.js";
 
 /**

@@ -1,13 +1,15 @@
+import { A2AError } from "../../errors/A2AError.js";
 import { errorText } from "../DurableJsonFile.js";
 
 /** The PostgreSQL store cannot start: the server, the credentials, the database or the permissions. */
-export class PostgresStoreError extends Error {
+export class PostgresStoreError extends A2AError {
+  override readonly code = "POSTGRES_STORE_FAILED";
   override readonly name = "PostgresStoreError";
 
   constructor(
     message: string,
-    /** PostgreSQL's SQLSTATE or Node's error code, when there is one. */
-    readonly code: string | undefined,
+    /** The failure underneath's code, when it has one: PostgreSQL's SQLSTATE (`28P01`) or Node's (`ECONNREFUSED`). */
+    readonly causeCode: string | undefined,
     options?: { cause?: unknown },
   ) {
     super(message, options);
@@ -93,6 +95,7 @@ export function openFailure(
 }
 
 export function codeOf(error: unknown): string | undefined {
+  if (error instanceof PostgresStoreError) return error.causeCode;
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" ? code : undefined;
 }

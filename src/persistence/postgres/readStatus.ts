@@ -233,7 +233,7 @@ function readFailure(
   const detail = error instanceof Error ? error.message : String(error);
   const say = (what: string) =>
     new PostgresStoreError(`PostgreSQL store (${target}): ${what}`, codeOf(error), { cause: error });
-  if (error instanceof PostgresStoreError && error.code === undefined) return say(error.message);
+  if (error instanceof PostgresStoreError && error.causeCode === undefined) return say(error.message);
   switch (codeOf(error)) {
     case "42501":
       return say(

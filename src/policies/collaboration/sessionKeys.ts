@@ -20,7 +20,7 @@ export function isDiscordChannelSessionKey(key: string): boolean {
 }
 
 const A2A_BOOTSTRAP_ALLOWLIST = new Set(["AGENTS.md", "TOOLS.md", "IDENTITY.md"]);
-// HEARTBEAT.md steers agents into `HEARTBEAT_OK` answers, which derail a thread conversation (design 004 §6.2).
+// HEARTBEAT.md steers agents into `HEARTBEAT_OK` answers, which derail a thread conversation.
 const THREAD_SESSION_DENYLIST = new Set(["HEARTBEAT.md"]);
 
 /**

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { A2AError } from "../../errors/A2AError.js";
 import { cutText } from "../InvalidInputError.js";
 import { type A2AConfig, A2AConfigSchema } from "./A2AConfigSchema.js";
 import { DISCORD_ID_TEXT } from "./discordId.js";
@@ -12,7 +13,8 @@ export interface ConfigProblem {
 }
 
 /** A config `parseConfig` refused; `problems` lists each one, and the message names each path. */
-export class A2AConfigError extends Error {
+export class A2AConfigError extends A2AError {
+  override readonly code = "INVALID_CONFIG";
   override readonly name = "A2AConfigError";
 
   constructor(readonly problems: ConfigProblem[]) {

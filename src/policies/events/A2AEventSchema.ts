@@ -72,7 +72,7 @@ const CompleteData = z.looseObject({
   announceError: text.optional(),
 });
 
-// Design 002 §1's CollaborateEvent; the thread is unknown until it is resolved.
+// The data of every a2a.collaborate.* event; the thread is unknown until it is resolved.
 const CollaborateData = z.looseObject({
   collaborationId: text.optional(),
   threadId: text.optional(),

@@ -1,3 +1,4 @@
+import { A2AError } from "../../errors/A2AError.js";
 import { cutText } from "../InvalidInputError.js";
 import { type A2AEvent, A2AEventSchema, type A2AEventType } from "./A2AEventSchema.js";
 
@@ -6,7 +7,9 @@ export type A2AEventListener = (event: A2AEvent) => void;
 /** A listener's selection: one type, a dotted prefix ending in `.*` (`a2a.collaborate.*`), or `*`. */
 export type A2AEventPattern = A2AEventType | `${string}.*` | "*";
 
-export class InvalidEventError extends Error {
+/** An emitted value that is not a valid A2A event; nothing was delivered. */
+export class InvalidEventError extends A2AError {
+  override readonly code = "INVALID_EVENT";
   override readonly name = "InvalidEventError";
 }
 

@@ -1,3 +1,4 @@
+import { A2AError } from "../../errors/A2AError.js";
 import { InvalidInputError, requireObject, requireWholeNumber } from "../InvalidInputError.js";
 import { SlidingWindowLog } from "./SlidingWindowLog.js";
 
@@ -20,7 +21,9 @@ export interface RateLimiterOptions {
   timers?: Partial<RateLimiterTimers>;
 }
 
-export class RateLimiterClosedError extends Error {
+/** A task scheduled on a closed rate limiter, or still queued when it closed: it never ran. */
+export class RateLimiterClosedError extends A2AError {
+  override readonly code = "RATE_LIMITER_CLOSED";
   override readonly name = "RateLimiterClosedError";
 }
 

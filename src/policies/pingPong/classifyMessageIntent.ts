@@ -12,7 +12,8 @@ interface IntentRule {
   inOrder?: Array<[string, string]>;
 }
 
-// Design 001 §4.1, in its order. English equivalents match on word boundaries only.
+// The Korean rules in their order, first match wins. English equivalents match on word boundaries
+// only, and change the class of no Korean example.
 const RULES: IntentRule[] = [
   {
     result: { intent: A2AMessageIntent.NOTIFICATION, suggestedTurns: 0, confidence: 1.0 },

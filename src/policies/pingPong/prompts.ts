@@ -1,4 +1,5 @@
-import { asText, displayText, requireObject, requireWholeNumber } from "../InvalidInputError.js";
+import { displayText } from "../../errors/displayText.js";
+import { asText, requireObject, requireWholeNumber } from "../InvalidInputError.js";
 import { ko } from "../messages/ko.js";
 import { renderMessage } from "../messages/messageCatalog.js";
 import type { MessageCatalog } from "../messages/messageKeys.js";

@@ -21,7 +21,7 @@ export const REPETITION_THRESHOLD = 0.85;
 export const MINIMAL_CONTENT_LENGTH = 20;
 
 const QUESTION_MARK = /[?？]/;
-// Design 001 §4.2's acknowledgement openings, plus English ones on a word boundary.
+// Korean acknowledgement openings that conclude an exchange, plus English ones on a word boundary.
 const CONCLUSION =
   /^(?:알겠습니다|확인했습니다|감사합니다|네,?\s*이해했습니다|완료|(?:understood|got it|noted|thanks|thank you|sounds good|will do)(?![\p{L}\p{N}_]))/iu;
 

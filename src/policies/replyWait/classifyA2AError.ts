@@ -1,4 +1,5 @@
-import { asText, cutText, displayText, requireWholeNumber } from "../InvalidInputError.js";
+import { displayText } from "../../errors/displayText.js";
+import { asText, cutText, requireWholeNumber } from "../InvalidInputError.js";
 import { A2AErrorCategory, type A2AErrorInfo } from "./A2AErrorInfo.js";
 import { extractRetryAfterMs } from "./extractRetryAfterMs.js";
 import { ko } from "../messages/ko.js";

@@ -1,17 +1,25 @@
 // Discord's error answers, as the emulator's state and routes throw them.
 
+import { A2AError } from "../../errors/A2AError.js";
 import type { Json } from "./state.js";
 
-/** An error the REST layer turns into a Discord JSON error body. */
-export class DiscordError extends Error {
+/**
+ * A Discord error answer of the emulator: its REST layer sends it as Discord's JSON error body, and
+ * `postAsUser` throws it (an unknown user or channel, an empty message), with Discord's HTTP status
+ * and JSON error code.
+ */
+export class DiscordError extends A2AError {
+  override readonly code = "DISCORD_EMULATOR_ERROR";
+  override readonly name = "DiscordError";
+
   constructor(
     readonly status: number,
-    readonly code: number,
+    /** Discord's JSON error code (10003 Unknown Channel, 50013 Missing Permissions, …). */
+    readonly discordCode: number,
     message: string,
     readonly errors?: Json,
   ) {
     super(message);
-    this.name = "DiscordError";
   }
 }
 

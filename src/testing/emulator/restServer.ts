@@ -136,7 +136,11 @@ export async function handleRest(
       json(
         res,
         error.status,
-        { message: error.message, code: error.code, ...(error.errors ? { errors: error.errors } : {}) },
+        {
+          message: error.message,
+          code: error.discordCode,
+          ...(error.errors ? { errors: error.errors } : {}),
+        },
         headers(taken.state),
       );
     } else if (error instanceof SyntaxError) {

@@ -68,10 +68,10 @@ async function send(model: Model, real: SimulatedGateway, s: Send): Promise<void
     ),
   );
   // Time passes while a failed write is retried: what fell due meanwhile fired.
-  model.mentions.advanceTo(real.clock.now);
+  model.mentions.advanceTo(real.clock.now());
   if (outcome.dead) return;
   const result = outcome.value;
-  // Design 002's rule, not this model's subject: an agent that just handled B's answer replies in that thread.
+  // Not this model's subject: an agent that just handled B's answer replies in that thread.
   if (result.status === "rejected" && result.error.code === "reply_in_thread") return;
   if (result.status !== "sent")
     throw new Error(`discordSend ${text} was refused: ${JSON.stringify(result.error)}`);
@@ -115,7 +115,7 @@ class ReplyCommand implements Command {
     const message = {
       threadId: mention.threadId,
       authorAgentId: this.byTarget ? mention.targetAgentId : undefined,
-      at: real.clock.now,
+      at: real.clock.now(),
     };
     if (this.crash !== undefined) planCrash(real, this.crash);
     const outcome = await real.drive(
@@ -133,7 +133,7 @@ class ReplyCommand implements Command {
       ),
     );
     if (!outcome.dead) model.mentions.message(message);
-    model.mentions.advanceTo(real.clock.now);
+    model.mentions.advanceTo(real.clock.now());
     if (this.crash !== undefined) {
       await real.settle();
       await real.crash();
@@ -156,7 +156,7 @@ class AdvanceCommand implements Command {
   constructor(readonly ms: number) {}
   check = () => true;
   async run(model: Model, real: SimulatedGateway) {
-    const to = real.clock.now + this.ms;
+    const to = real.clock.now() + this.ms;
     await real.advanceTo(to);
     model.mentions.advanceTo(to);
     await check(model, real);
@@ -169,9 +169,9 @@ class RestartCommand implements Command {
   check = () => true;
   async run(model: Model, real: SimulatedGateway) {
     await real.stop();
-    real.clock.moveTo(real.clock.now + this.downMs);
+    real.moveTo(real.clock.now() + this.downMs);
     await real.start();
-    model.mentions.startAt(real.clock.now);
+    model.mentions.startAt(real.clock.now());
     await check(model, real);
   }
   toString = () => `restart(down ${this.downMs / 1000}s)`;
@@ -191,15 +191,15 @@ class CrashCommand implements Command {
       await send(model, real, this.during.send);
       await real.settle();
     } else {
-      await real.advanceTo(real.clock.now + this.during.advanceMs);
-      model.mentions.advanceTo(real.clock.now);
+      await real.advanceTo(real.clock.now() + this.during.advanceMs);
+      model.mentions.advanceTo(real.clock.now());
     }
     await real.crash();
     // A crash while time passes restarts where the process died (downMs 0): whether the reminder due
     // then was recorded or not, the next process then owes the same thing.
-    real.clock.moveTo(real.clock.now + this.downMs);
+    real.moveTo(real.clock.now() + this.downMs);
     await real.start();
-    model.mentions.startAt(real.clock.now);
+    model.mentions.startAt(real.clock.now());
     await check(model, real);
   }
   toString = () => {
@@ -220,12 +220,12 @@ class CrashWhileStartingCommand implements Command {
   check = () => true;
   async run(model: Model, real: SimulatedGateway) {
     await real.stop();
-    real.clock.moveTo(real.clock.now + this.downMs);
+    real.moveTo(real.clock.now() + this.downMs);
     await real.startAndCrash(this.afterWrites);
     // Both start at the same instant: an overdue reminder the first posted but did not record is
     // posted again with the same nonce, so once, at that instant.
     await real.start();
-    model.mentions.startAt(real.clock.now);
+    model.mentions.startAt(real.clock.now());
     await check(model, real);
   }
   toString = () => `crashWhileStarting(down ${this.downMs / 1000}s, after ${this.afterWrites} writes)`;
@@ -249,7 +249,7 @@ class SimultaneousStartCommand implements Command {
       throw new Error(`two processes started on ${real.dir} at once and ${holders.length} hold it: ${why}`);
     }
     await real.adopt(holder, [a, b]);
-    model.mentions.startAt(real.clock.now);
+    model.mentions.startAt(real.clock.now());
     await check(model, real);
   }
   toString = () => `simultaneousStart(noise ${this.delays.map((d) => `[${d.join(",")}]`).join(" ")})`;

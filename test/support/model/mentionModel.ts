@@ -1,4 +1,4 @@
-/** The mention lifecycle settings the model follows (API.md §7). */
+/** The mention lifecycle settings the model follows. */
 export interface LifecycleSettings {
   responseTimeoutMs: number;
   urgentResponseTimeoutMs: number;

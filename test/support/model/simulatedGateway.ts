@@ -1,9 +1,11 @@
 import { rm } from "node:fs/promises";
 import { type A2AConfigInput, type A2ARuntime, createA2ARuntime } from "../../../src/index.js";
+import { VirtualClock } from "../../../src/testing/index.js";
 import { tempDir } from "../tempDir.js";
 import { enter, type Generation, kill, newGeneration } from "./generations.js";
+import { ProcessTimers } from "./processTimers.js";
 import { TimedDiscord } from "./timedDiscord.js";
-import { VirtualClock } from "./virtualClock.js";
+import { textLogger } from "../../../src/runtime/logger.js";
 
 /** One simulated gateway process: its generation and its runtime. */
 export interface Process {
@@ -25,6 +27,7 @@ const MAX_WAITED_TIMERS = 1_000;
 export class SimulatedGateway {
   readonly clock: VirtualClock;
   readonly discord: TimedDiscord;
+  private readonly timers: ProcessTimers;
   readonly dir = tempDir("a2a-model-");
   readonly warnings: string[] = [];
   current: Process | undefined;
@@ -35,7 +38,8 @@ export class SimulatedGateway {
     t0: number,
   ) {
     this.clock = new VirtualClock(t0);
-    this.discord = new TimedDiscord(() => this.clock.now);
+    this.timers = new ProcessTimers(this.clock);
+    this.discord = new TimedDiscord(this.clock.now);
   }
 
   /** A new process and its runtime (not started). */
@@ -46,9 +50,9 @@ export class SimulatedGateway {
         stateDir: this.dir,
         config: this.config,
         discord: this.discord,
-        now: () => this.clock.now,
-        timers: this.clock.timersFor(generation),
-        onWarning: (w) => this.warnings.push(`[process ${generation.id}] ${w}`),
+        now: this.clock.now,
+        timers: this.timers.of(generation),
+        logger: textLogger((w) => this.warnings.push(`[process ${generation.id}] ${w}`)),
       }),
     );
     const proc = { generation, runtime };
@@ -107,17 +111,18 @@ export class SimulatedGateway {
   /**
    * Lets the running process work until it is quiet: timers due now fire, and no fs call is in flight
    * for a few rounds of I/O callbacks. Returns early if the process dies (a crash point was reached).
+   * The first round never counts as quiet: timers the clock's last move fired start their work in it.
    */
   async settle(): Promise<void> {
     const generation = this.requireCurrent().generation;
     const started = performance.now();
-    for (let quiet = 0; quiet < QUIET_ROUNDS && !generation.dead;) {
+    for (let quiet = -1; quiet < QUIET_ROUNDS && !generation.dead;) {
       if (performance.now() - started > SETTLE_LIMIT_MS) {
         throw new Error(
           `the runtime did not settle within ${SETTLE_LIMIT_MS} ms of real time (${generation.inflight} fs calls in flight)`,
         );
       }
-      const fired = this.clock.fireDue();
+      const fired = this.moveTo(this.clock.now());
       await new Promise<void>((resolve) => setImmediate(resolve));
       quiet = fired || generation.inflight > 0 ? 0 : quiet + 1;
     }
@@ -139,12 +144,12 @@ export class SimulatedGateway {
       await this.settle();
       if (generation.dead) return { dead: true };
       if (settled.outcome !== undefined) break;
-      const next = this.clock.nextDue();
+      const next = this.nextDue();
       if (next === undefined) throw new Error("a call into the runtime waits for nothing that can happen");
       if (moves === MAX_WAITED_TIMERS) {
         throw new Error(`a call into the runtime still waits after ${MAX_WAITED_TIMERS} of its timers fired`);
       }
-      this.clock.moveTo(Math.max(this.clock.now, next));
+      this.moveTo(Math.max(this.clock.now(), next));
     }
     const { outcome } = settled;
     if ("error" in outcome) throw outcome.error;
@@ -154,13 +159,28 @@ export class SimulatedGateway {
   /** Moves the clock to `time`, stopping at each timer due on the way and letting the runtime settle there. */
   async advanceTo(time: number): Promise<void> {
     const generation = this.requireCurrent().generation;
-    for (let next = this.clock.nextDue(); next !== undefined && next <= time; next = this.clock.nextDue()) {
-      this.clock.moveTo(Math.max(this.clock.now, next));
+    for (let next = this.nextDue(); next !== undefined && next <= time; next = this.nextDue()) {
+      this.moveTo(Math.max(this.clock.now(), next));
       await this.settle();
       if (generation.dead) return;
     }
-    this.clock.moveTo(time);
+    this.moveTo(time);
     await this.settle();
+  }
+
+  /**
+   * Moves the clock to `time` (also while no process runs), firing every live timer due by then;
+   * whether any fired.
+   */
+  moveTo(time: number): boolean {
+    this.timers.dropDead();
+    return this.clock.moveTo(time) > 0;
+  }
+
+  /** When a live process's timer is due next, if any is. */
+  private nextDue(): number | undefined {
+    this.timers.dropDead();
+    return this.clock.nextDue();
   }
 
   /** The running process is killed now (if its crash point did not come first). */

@@ -1,0 +1,72 @@
+// What a durable host's spawn and send (and the runtime's calls, which run on one) reject with when
+// the actor itself is the problem, so that a caller can tell these apart from a store failure.
+import { A2AError } from "../errors/A2AError.js";
+import type { ActorStatus } from "../persistence/actorRecord.js";
+import { errorText } from "../persistence/DurableJsonFile.js";
+
+/** spawn() with an id that an actor, live or finished, already has: nothing was started. */
+export class ActorExistsError extends A2AError {
+  override readonly code = "ACTOR_EXISTS";
+  override readonly name = "ActorExistsError";
+
+  constructor(
+    readonly actorId: string,
+    host: string,
+  ) {
+    super(`${host}.spawn: an actor ${JSON.stringify(actorId)} already exists`);
+  }
+}
+
+/** send() to an actor that is not there: none has the id, or it has finished (`status` says how). */
+export class ActorNotFoundError extends A2AError {
+  override readonly code = "ACTOR_NOT_FOUND";
+  override readonly name = "ActorNotFoundError";
+
+  constructor(
+    readonly actorId: string,
+    host: string,
+    /** The stored status of a finished actor (`done` or `error`); undefined when none has the id. */
+    readonly status?: ActorStatus,
+  ) {
+    super(
+      status === undefined
+        ? `${host}.send: no actor ${JSON.stringify(actorId)}`
+        : `${host}.send: actor ${JSON.stringify(actorId)} has finished (${status})`,
+    );
+  }
+}
+
+/**
+ * The actor failed (its input, an action or a guard threw) and is stored with status `error`; `cause`
+ * is what it threw, such as a MachineInputError.
+ */
+export class ActorFailedError extends A2AError {
+  override readonly code = "ACTOR_FAILED";
+  override readonly name = "ActorFailedError";
+
+  constructor(
+    readonly actorId: string,
+    readonly kind: string,
+    method: string,
+    cause: unknown,
+  ) {
+    super(`${method}: actor ${JSON.stringify(actorId)} (${kind}) failed: ${errorText(cause)}`, { cause });
+  }
+}
+
+/**
+ * The host stopped, or another process took the actor over, before the actor reached what the call
+ * waits for. An actor already stored goes on after the next start (or in the process that owns it
+ * now); the runtime withdraws one whose first write had not landed at its next start.
+ */
+export class ActorStoppedError extends A2AError {
+  override readonly code = "ACTOR_STOPPED";
+  override readonly name = "ActorStoppedError";
+
+  constructor(
+    readonly actorId: string,
+    why: string,
+  ) {
+    super(`${why} before actor ${actorId} reached what its caller waits for`);
+  }
+}
