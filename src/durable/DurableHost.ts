@@ -64,7 +64,7 @@ export class Host implements DurableHost {
     this.now = o.now ?? Date.now;
     this.timers = o.timers ?? GLOBAL_TIMERS;
     this.name = hooks.name ?? "DurableHost";
-    this.userInspect = toInspectFn(o.inspect);
+    this.userInspect = toInspectFn(o.inspect, `create${this.name}`);
     this.effects = new EffectRuns({
       ready: () => this.writer.settled(),
       open: () => this.state === "running" || this.state === "starting",

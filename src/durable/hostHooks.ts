@@ -31,8 +31,6 @@ export interface HostHooks {
   ungatedEffects?: ReadonlySet<string>;
   /** A live record a shared store handed over while running (its process stopped or died), before it is hosted. */
   adopted?: (record: Readonly<ActorRecord>) => void;
-  /** Delivers an event another process sent through a shared store (default: sent to the actor as it is). */
-  deliver?: (entry: Entry, event: { type: string; [key: string]: unknown }) => void;
   /** After the store opened and the archive was pruned, before any actor resumes. */
   opened?: (store: SnapshotStore) => Promise<void> | void;
 }

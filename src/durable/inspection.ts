@@ -4,19 +4,20 @@ type InspectFn = (event: InspectionEvent) => void;
 
 /**
  * The user's `inspect` option as a function: an @statelyai/inspect inspector (its `.inspect`
- * observer), an observer with `next`, or a function. Anything else is a clear error.
+ * observer), an observer with `next`, or a function. Anything else is a TypeError naming `owner`, the
+ * call that took the option.
  */
-export function toInspectFn(inspect: unknown): InspectFn | undefined {
+export function toInspectFn(inspect: unknown, owner: string): InspectFn | undefined {
   if (inspect === undefined || inspect === null) return undefined;
   if (typeof inspect === "function") return inspect as InspectFn;
   if (typeof inspect === "object") {
     const inner = (inspect as { inspect?: unknown }).inspect;
-    if (inner !== undefined) return toInspectFn(inner);
+    if (inner !== undefined) return toInspectFn(inner, owner);
     const next = (inspect as { next?: unknown }).next;
     if (typeof next === "function") return (event) => next.call(inspect, event);
   }
   throw new TypeError(
-    "createA2ARuntime: inspect must be an @statelyai/inspect inspector, an observer with next(), or a function",
+    `${owner}: inspect must be an @statelyai/inspect inspector, an observer with next(), or a function`,
   );
 }
 
@@ -30,10 +31,14 @@ export function treeInspector(handlers: {
   onTreeChanged: () => void;
   user?: InspectFn;
 }): InspectFn {
+  // XState reports a snapshot after every event, the same object when the event changed nothing (no
+  // transition was enabled): such an event is not a change, and nothing is written for it.
+  const last = new WeakMap<object, unknown>();
   return (event) => {
     if (event.type === "@xstate.actor") {
       (event.actorRef as AnyActorRef & { on?: AnyActorRef["on"] }).on?.("*", handlers.onEmitted);
-    } else if (event.type === "@xstate.snapshot") {
+    } else if (event.type === "@xstate.snapshot" && last.get(event.actorRef) !== event.snapshot) {
+      last.set(event.actorRef, event.snapshot);
       handlers.onTreeChanged();
     }
     handlers.user?.(event);

@@ -40,8 +40,7 @@ export function sharedStoreEvents(host: Host, hooks: HostHooks): HostSharedStore
       const told = deliveries.map(({ id, event }) => {
         const entry = host.hostedOrWoken(id);
         if (entry === undefined) return undefined;
-        if (hooks.deliver === undefined) entry.actor.send(event);
-        else hooks.deliver(entry, event);
+        entry.actor.send(event);
         return entry;
       });
       host.flush();

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import {
-  buildCollaborationThreadName,
   type CollaborationThreadNameParams,
   type DiscordErrorCode,
   type DiscordFailure,
@@ -111,11 +110,6 @@ export interface CollaborateOutput {
   error?: { code: CollaborateErrorCode; message: string };
 }
 
-/** What the target reads: the mention first, so Discord pings exactly that bot. */
-export function collaborationContent(targetBotId: string, message: string): string {
-  return `<@${targetBotId}> ${message.trim()}`;
-}
-
 /** What the new thread's name says: the agents' names and the topic (thread name, topic id or message). */
 export function threadNameParams(context: CollaborateContext): CollaborationThreadNameParams {
   const topic = context.threadName ?? context.topicId;
@@ -125,11 +119,6 @@ export function threadNameParams(context: CollaborateContext): CollaborationThre
     ...(topic ? { topic } : {}),
     message: context.message,
   };
-}
-
-/** The new thread's name in the default language, `[협업] {from} → {to} · {topic}`. */
-export function threadNameOf(context: CollaborateContext): string {
-  return buildCollaborationThreadName(threadNameParams(context));
 }
 
 /** The channel the collaboration posts in: the explicit thread's parent, the given channel or the default. */

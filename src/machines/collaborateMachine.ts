@@ -1,5 +1,10 @@
 import { and, assign, emit, sendTo, setup } from "xstate";
-import { classifyDiscordFailure, discordErrorCode, discordRetryAllowed } from "../policies/index.js";
+import {
+  classifyDiscordFailure,
+  discordErrorCode,
+  discordRetryAllowed,
+  mentionContent,
+} from "../policies/index.js";
 import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
 import {
   type CollaborateContext,
@@ -9,11 +14,9 @@ import {
   CollaborateInputSchema,
   type CollaborateOutput,
   channelAllowed,
-  collaborationContent,
   noticeChannel,
   retryWaitMs,
   targetChannel,
-  threadNameOf,
   threadNameParams,
 } from "./collaborateContext.js";
 import {
@@ -29,7 +32,6 @@ import {
   createThreadActor,
   type PostMessageOutput,
   postMessageActor,
-  postText,
 } from "./discordActors.js";
 import { parseMachineInput } from "./MachineInputError.js";
 import { type MentionOutput, mentionMachine } from "./mentionMachine.js";
@@ -60,7 +62,7 @@ export const collaborateMachine = setup({
     unknownTarget: ({ context }) => !context.targetBotId,
     emptyMessage: ({ context }) => context.message.trim() === "",
     messageTooLong: ({ context }) =>
-      collaborationContent(context.targetBotId ?? "", context.message).length > context.maxMessageLength,
+      mentionContent(context.targetBotId ?? "", context.message).length > context.maxMessageLength,
     threadLookupFailed: ({ context }) => context.threadLookupFailure !== undefined,
     // Fails closed: an explicit thread whose parent the runtime could not learn is not allowed.
     channelNotAllowed: ({ context }) => !channelAllowed(context, targetChannel(context)),
@@ -202,7 +204,7 @@ export const collaborateMachine = setup({
         input: ({ context }) => ({
           asAgentId: context.fromAgentId,
           channelId: context.parentChannelId as string,
-          ...postText({ kind: "threadStarter", params: threadNameParams(context) }),
+          text: { kind: "threadStarter", params: threadNameParams(context) },
           mentionUserIds: [],
           nonceKey: `${context.collaborationId}:starter`,
         }),
@@ -221,7 +223,6 @@ export const collaborateMachine = setup({
           asAgentId: context.fromAgentId,
           channelId: context.parentChannelId as string,
           fromMessageId: context.starterMessageId as string,
-          name: threadNameOf(context),
           text: { kind: "threadName", params: threadNameParams(context) },
         }),
         onDone: {
@@ -240,7 +241,10 @@ export const collaborateMachine = setup({
         input: ({ context }) => ({
           asAgentId: context.fromAgentId,
           channelId: context.resolvedThreadId as string,
-          content: collaborationContent(context.targetBotId as string, context.message),
+          text: {
+            kind: "mention",
+            params: { targetBotId: context.targetBotId as string, message: context.message },
+          },
           mentionUserIds: [context.targetBotId as string],
           nonceKey: `${context.collaborationId}:mention`,
         }),

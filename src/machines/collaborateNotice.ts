@@ -1,5 +1,5 @@
 import { type CollaborateContext, noticeChannel } from "./collaborateContext.js";
-import { type PostMessageInput, postText } from "./discordActors.js";
+import type { PostMessageInput } from "./discordActors.js";
 
 /**
  * The post that tells a human about a 403/404: in the escalation channel, by the
@@ -11,7 +11,7 @@ export function failureNoticeInput(context: CollaborateContext): PostMessageInpu
   return {
     asAgentId: context.fromAgentId,
     channelId: noticeChannel(context) as string,
-    ...postText({
+    text: {
       kind: "failureNotice",
       params: {
         fromName: context.fromName,
@@ -22,7 +22,7 @@ export function failureNoticeInput(context: CollaborateContext): PostMessageInpu
         originalText: context.message,
         ...(human === undefined ? {} : { escalationMentionId: human }),
       },
-    }),
+    },
     mentionUserIds: human === undefined ? [] : [human],
     nonceKey: `${context.collaborationId}:failure-notice`,
   };

@@ -1,8 +1,5 @@
 import { fromPromise } from "xstate";
-import {
-  type CollaborationText,
-  renderCollaborationText,
-} from "../policies/collaboration/collaborationTexts.js";
+import type { CollaborationText } from "../policies/collaboration/collaborationTexts.js";
 import { unprovided } from "./unprovided.js";
 
 // The Discord side effects the collaboration machines invoke: placeholders the runtime replaces with
@@ -13,10 +10,8 @@ import { unprovided } from "./unprovided.js";
 export interface PostMessageInput {
   asAgentId: string;
   channelId: string;
-  /** The text in the default language (Korean); the runtime posts `text` instead when it is given. */
-  content: string;
-  /** What `content` says, for the runtime to write in the configured language. */
-  text?: CollaborationText;
+  /** What the post says: the runtime writes it in the language configured when it posts. */
+  text: CollaborationText;
   /** Exactly the users this message may ping. */
   mentionUserIds: string[];
   /** Stable per message; the runtime derives Discord's ≤ 25-char nonce from it, so a re-run posts once. */
@@ -32,10 +27,8 @@ export interface PostMessageOutput {
 export interface CreateThreadInput {
   asAgentId: string;
   channelId: string;
-  /** The name in the default language (Korean); the runtime names the thread from `text` when it is given. */
-  name: string;
-  /** What `name` says, for the runtime to write in the configured language. */
-  text?: CollaborationText;
+  /** What the thread's name says: the runtime writes it in the language configured when it opens the thread. */
+  text: CollaborationText;
   fromMessageId?: string;
 }
 /** The new thread's id, and when. */
@@ -48,8 +41,3 @@ export const postMessageActor = fromPromise<PostMessageOutput, PostMessageInput>
 export const createThreadActor = fromPromise<CreateThreadOutput, CreateThreadInput>(
   unprovided("createThread"),
 );
-
-/** A post's `content` in the default language, with its `text` for the runtime to write in the configured one. */
-export function postText(text: CollaborationText): Pick<PostMessageInput, "content" | "text"> {
-  return { content: renderCollaborationText(text), text };
-}

@@ -9,7 +9,6 @@ export {
   type CollaborateInput,
   CollaborateInputSchema,
   type CollaborateOutput,
-  collaborationContent,
 } from "./collaborateContext.js";
 export * from "./collaborateMachine.js";
 export * from "./cameAfter.js";

@@ -13,7 +13,7 @@ import {
   MENTION_QUOTE_LENGTH,
 } from "../policies/index.js";
 import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
-import { type PostMessageOutput, postMessageActor, postText } from "./discordActors.js";
+import { type PostMessageOutput, postMessageActor } from "./discordActors.js";
 import { cameAfter } from "./cameAfter.js";
 import { parseMachineInput } from "./MachineInputError.js";
 import { epochMs, nonEmpty, positiveMs } from "./schemas.js";
@@ -242,7 +242,7 @@ export const mentionMachine = setup({
         input: ({ context }) => ({
           asAgentId: context.fromAgentId,
           channelId: context.threadId,
-          ...postText({ kind: "reminder", params: messageParams(context) }),
+          text: { kind: "reminder", params: messageParams(context) },
           mentionUserIds: [context.targetBotId],
           nonceKey: `${context.mentionId}:reminder:${context.attempts}`,
         }),
@@ -281,7 +281,7 @@ export const mentionMachine = setup({
         input: ({ context }) => ({
           asAgentId: context.fromAgentId,
           channelId: context.threadId,
-          ...postText({
+          text: {
             kind: "escalation",
             params: {
               ...messageParams(context),
@@ -289,7 +289,7 @@ export const mentionMachine = setup({
                 ? {}
                 : { escalationMentionId: context.escalationMentionId }),
             },
-          }),
+          },
           // The human is pinged; the target is named without a ping.
           mentionUserIds: context.escalationMentionId === undefined ? [] : [context.escalationMentionId],
           nonceKey: `${context.mentionId}:escalation`,

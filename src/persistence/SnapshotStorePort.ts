@@ -24,6 +24,12 @@ export interface StoredDelivery {
   event: { type: string; [key: string]: unknown };
 }
 
+/** Which live records `listEveryLive` lists. */
+export interface LiveRecordFilter {
+  machineId?: string;
+  meta?: Readonly<Record<string, string>>;
+}
+
 /** What a store shared by several processes tells the host that opened it. */
 export interface SharedStoreEvents {
   /** Live records this process now owns (their process stopped, or its lease lapsed): host them. */
@@ -45,8 +51,12 @@ export interface SharedStoreEvents {
  */
 export interface SharedSnapshotStore extends SnapshotStore {
   readonly shared: true;
-  /** Every process's live records, optionally of one machine, or of one thread (`meta.threadId`). */
-  listEveryLive(filter?: { machineId?: string; threadId?: string }): Promise<Array<Readonly<ActorRecord>>>;
+  /**
+   * Every process's live records; with `machineId`, that machine's only; with `meta`, only those whose
+   * `meta` holds each of these keys at exactly this value (the way a host's user finds records by what it
+   * keeps beside their snapshots, e.g. `{ meta: { threadId } }`).
+   */
+  listEveryLive(filter?: LiveRecordFilter): Promise<Array<Readonly<ActorRecord>>>;
   /** Sends an event to a live actor whichever process owns it; resolves once the event is durable. */
   sendTo(delivery: StoredDelivery): Promise<void>;
 }

@@ -26,6 +26,8 @@ export {
   isReportThreadName,
 } from "./collaboration/threadNames.js";
 export { threadRouteKey } from "./collaboration/threadRouteKey.js";
+// What a collaboration machine's post says (PostMessageInput.text), in a language of your catalog
+export { type CollaborationText, renderCollaborationText } from "./collaboration/collaborationTexts.js";
 export {
   extractObserverTokens,
   type ObserverRecord,

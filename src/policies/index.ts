@@ -2,6 +2,7 @@
 
 export * from "./collaboration/announceChannel.js";
 export * from "./collaboration/classifyDiscordFailure.js";
+export * from "./collaboration/collaborationTexts.js";
 export * from "./collaboration/discordIds.js";
 export * from "./collaboration/discordRetry.js";
 export * from "./collaboration/InboundDiscordMessage.js";

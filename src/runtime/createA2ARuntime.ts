@@ -137,7 +137,6 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     threads,
     awaiting,
     indexRecord: (record) => indexRecord(record),
-    deliver: (entry, event) => tellResponse(entry, event),
     emit: emitEvent,
     now,
     timers: scheduler,
@@ -192,11 +191,10 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     now,
     warn,
   });
-  const { trackResponse, tellResponse, relayResponse, mentions, indexRecord } = createMentionTracking({
+  const { routeThreadMessage, mentions, indexRecord } = createMentionTracking({
     actors,
     threads,
     awaiting,
-    agentOfBot,
     requireStarted,
     now,
     cleanupMaxAgeMs,
@@ -213,12 +211,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     messages,
     now,
     warn,
-    recordAnswer: async (threadId, message) => {
-      // Collaborations another process runs hear of it through the shared store, once it is stored there.
-      const relayed = relayResponse(threadId, message);
-      // The caller may treat the answer as recorded once handleDiscordMessage returns: make it so.
-      await Promise.all([relayed, trackResponse(threadId, message)]);
-    },
+    // The caller may treat an answer as recorded once handleDiscordMessage returns: it waits for this.
+    routeThreadMessage,
     exchangeRules: (agentId) => ({
       maxPingPongTurns: resolveAgentA2ASettings(config, agentId).maxPingPongTurns,
       autoTerminate: config.session.agentToAgent.autoTerminate,

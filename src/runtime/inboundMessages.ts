@@ -32,8 +32,11 @@ export interface InboundDeps {
   messages: MessageCatalog;
   now: () => number;
   warn: (message: string) => void;
-  /** Ends the mentions an agent's bot message answers in its thread; resolves once that is on disk. */
-  recordAnswer: (threadId: string, message: InboundDiscordMessage) => Promise<void>;
+  /**
+   * Hands a thread's message to the thread's live collaborations, whose mentions decide whether it
+   * answers them; resolves once what it changed is on disk.
+   */
+  routeThreadMessage: (threadId: string, message: InboundDiscordMessage) => Promise<void>;
   /** The turn control of an exchange opened by a message handed to `agentId`. */
   exchangeRules: (agentId: string) => ExchangeRules;
   /** Reports a bot↔bot exchange that ended (as `a2a.exchange.ended`). */
@@ -92,10 +95,8 @@ export function createInboundHandler(
       ...(threadId === undefined ? {} : { threadId }),
       ...(parentChannelId === undefined ? {} : { parentChannelId }),
     };
-    // Response tracking comes first: an answer ends its mentions even when the loop guard drops it.
-    // Only an agent's bot can answer a mention; a human's message never ends one.
-    if (threadId !== undefined && agentOfBot.has(message.authorId))
-      await deps.recordAnswer(threadId, message);
+    // First: an answer ends its mentions even when the loop guard drops it.
+    if (threadId !== undefined) await deps.routeThreadMessage(threadId, message);
 
     const decision = decidePreflight(message, {
       threadCommunication: config.discord.threadCommunication,

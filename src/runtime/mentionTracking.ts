@@ -1,4 +1,3 @@
-import { cameAfter } from "../machines/index.js";
 import { type ActorRecord, isSharedStore } from "../persistence/index.js";
 import type { Entry } from "../durable/hostedActors.js";
 import type { InboundDiscordMessage } from "../policies/index.js";
@@ -9,20 +8,19 @@ import { type CollaborationMeta, collaborationMeta, dormantMeta } from "./collab
 import type { MentionSummary } from "./ports.js";
 import type { ThreadState } from "./ThreadState.js";
 
-/** The event that tells a collaboration its target answered. */
-export type ResponseEvent = { type: "RESPONSE_RECEIVED"; authorId: string; at: number; messageId: string };
+/**
+ * What a collaboration hears of each agent's message in its thread. Whether the message answers its
+ * mention (the target's, sent after the mention) is the mention machine's to decide; one that does not
+ * changes nothing, so nothing is written.
+ */
+export type ThreadMessageEvent = {
+  type: "RESPONSE_RECEIVED";
+  authorId: string;
+  at: number;
+  messageId: string;
+};
 
-/** An event relayed through a shared store is checked before it reaches an actor. */
-function isResponseEvent(event: { type: string; [key: string]: unknown }): event is ResponseEvent {
-  return (
-    event.type === "RESPONSE_RECEIVED" &&
-    typeof event.authorId === "string" &&
-    typeof event.at === "number" &&
-    typeof event.messageId === "string"
-  );
-}
-
-function responseEvent(m: InboundDiscordMessage): ResponseEvent {
+function threadMessageEvent(m: InboundDiscordMessage): ThreadMessageEvent {
   return { type: "RESPONSE_RECEIVED", authorId: m.authorId, at: m.ts, messageId: m.messageId };
 }
 
@@ -30,8 +28,6 @@ export interface MentionTrackingDeps {
   actors: Host;
   threads: ThreadState;
   awaiting: AwaitingAnswers;
-  /** Agent id by its bot's user id. */
-  agentOfBot: ReadonlyMap<string, string>;
   requireStarted: (method: string) => void;
   /** How long finished collaborations stay listed. */
   cleanupMaxAgeMs: number;
@@ -39,72 +35,45 @@ export interface MentionTrackingDeps {
 }
 
 /**
- * The mentions side of the collaborations: which collaborations await an answer in which thread,
- * telling them of their target's message, listing them (mentions()), and indexing the stored ones at
- * start.
+ * The mentions side of the collaborations: handing an agent's thread message to every live collaboration
+ * in that thread, listing them (mentions()), and indexing the stored ones at start.
  */
 export function createMentionTracking(deps: MentionTrackingDeps) {
-  const { actors, threads, agentOfBot, requireStarted, now, cleanupMaxAgeMs } = deps;
+  const { actors, threads, requireStarted, now, cleanupMaxAgeMs } = deps;
   const { awaiting } = deps;
 
   /**
-   * Tells every collaboration awaiting an answer in the thread; resolves once each one told has it
-   * durably (relayed through a shared store to the process that took it over meanwhile, if one did).
-   * Resolves how many were told.
+   * Hands the message to every live collaboration in the thread: those this process runs, and (with a
+   * store shared by several processes) the others' through the store. Resolves once each change it made
+   * is durable (relayed through a shared store to the process that took an actor over meanwhile, if one
+   * did) and each relayed event is stored.
    */
-  async function trackResponse(threadId: string, m: InboundDiscordMessage): Promise<number> {
-    const event = responseEvent(m);
+  async function routeThreadMessage(threadId: string, m: InboundDiscordMessage): Promise<void> {
+    const event = threadMessageEvent(m);
     const told: Entry[] = [];
     for (const id of awaiting.in(threadId)) {
       const entry = actors.hostedOrWoken(id);
-      if (entry !== undefined && tellResponse(entry, event)) told.push(entry);
+      if (entry === undefined) continue;
+      entry.actor.send(event);
+      told.push(entry);
     }
-    if (told.length === 0) return 0;
     actors.flush();
     const store = actors.openStore("handleDiscordMessage");
-    await Promise.all(told.map((entry) => landedOrRelayed(store, entry, event)));
-    return told.length;
+    await Promise.all([
+      ...told.map((entry) => landedOrRelayed(store, entry, event)),
+      relayToOtherProcesses(threadId, event),
+    ]);
   }
 
-  /**
-   * Tells a hosted collaboration of a message in its thread, if it is its target's answer; returns
-   * whether it was. Also how an answer relayed by another process (through a shared store) arrives.
-   */
-  function tellResponse(entry: Entry, event: { type: string; [key: string]: unknown }): boolean {
-    if (entry.kind !== "collaborate" || !isResponseEvent(event)) return false;
-    const snapshot = entry.actor.getSnapshot() as { value: string };
-    if (snapshot.value !== "awaitingResponse") return false;
-    // Only the target's answer can end a mention. Another bot's message (the requester's own post
-    // echoed back, say) would rewrite an unchanged snapshot and move its save time past the first
-    // try of a post in flight, which EarlierPosts reads as the post's age.
-    // A message of the target's from before the mention (delivered late) cannot answer it either.
-    const meta = collaborationMeta(entry.actor);
-    if (agentOfBot.get(event.authorId) !== meta.targetAgentId || !cameAfter(event, meta)) return false;
-    entry.actor.send(event);
-    return true;
-  }
-
-  /**
-   * With a store shared by several processes: sends the answer to the collaborations in the thread that
-   * other processes run (their owner checks it as tellResponse does); resolves once it is stored.
-   * Returns how many were sent.
-   */
-  async function relayResponse(threadId: string, m: InboundDiscordMessage): Promise<number> {
+  /** With a store shared by several processes: the event to the thread's collaborations the others run. */
+  async function relayToOtherProcesses(threadId: string, event: ThreadMessageEvent): Promise<void> {
     const store = actors.openStore("handleDiscordMessage");
-    if (!isSharedStore(store)) return 0;
+    if (!isSharedStore(store)) return;
     const local = new Set(actors.ids());
-    const author = agentOfBot.get(m.authorId);
-    const others = (await store.listEveryLive({ machineId: "collaborate", threadId })).filter((record) => {
-      const meta = record.meta as CollaborationMeta | undefined;
-      return (
-        !local.has(record.id) &&
-        meta !== undefined &&
-        meta.targetAgentId === author &&
-        cameAfter({ at: m.ts, messageId: m.messageId }, meta)
-      );
-    });
-    await Promise.all(others.map((record) => store.sendTo({ id: record.id, event: responseEvent(m) })));
-    return others.length;
+    const others = (await store.listEveryLive({ machineId: "collaborate", meta: { threadId } })).filter(
+      (record) => !local.has(record.id),
+    );
+    await Promise.all(others.map((record) => store.sendTo({ id: record.id, event })));
   }
 
   async function mentions(): Promise<MentionSummary[]> {
@@ -155,5 +124,5 @@ export function createMentionTracking(deps: MentionTrackingDeps) {
     }
   }
 
-  return { trackResponse, tellResponse, relayResponse, mentions, indexRecord };
+  return { routeThreadMessage, mentions, indexRecord };
 }

@@ -1,7 +1,6 @@
 import type { AnyStateMachine, InspectionEvent, Observer } from "xstate";
 import { Host } from "../durable/DurableHost.js";
 import type { MachineRegistration } from "../durable/durableHostTypes.js";
-import type { Entry } from "../durable/hostedActors.js";
 import type { RuntimeTimers } from "../durable/timers.js";
 import type { ActorRecord } from "../persistence/actorRecord.js";
 import { lowdbStore } from "../persistence/createLowdbStore.js";
@@ -36,8 +35,6 @@ export interface RuntimeActorsDeps {
   timers: RuntimeTimers;
   inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | object | undefined;
   warn: (message: string) => void;
-  /** Delivers an event another process sent through a shared store (an answer it saw). */
-  deliver?: (entry: Entry, event: { type: string; [key: string]: unknown }) => void;
   /** Told of each record queued for the store, with the write that makes it durable (for metrics). */
   queued?: (write: Promise<void>) => void;
 }
@@ -102,7 +99,6 @@ export function createRuntimeActors(d: RuntimeActorsDeps): Host {
       },
       // Taken over from another process (a shared store): indexed as at start.
       adopted: indexLive,
-      ...(d.deliver === undefined ? {} : { deliver: d.deliver }),
     },
   );
   // Routes, participants, parents and observer history expire by age; expire() saves what it drops.

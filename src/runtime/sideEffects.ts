@@ -18,8 +18,7 @@ import {
   type SendMessageInput,
   type SendMessageOutput,
 } from "../machines/index.js";
-import { renderCollaborationText } from "../policies/collaboration/collaborationTexts.js";
-import { announceChannelId, type RateLimiter } from "../policies/index.js";
+import { announceChannelId, type RateLimiter, renderCollaborationText } from "../policies/index.js";
 import type { MessageCatalog } from "../policies/messages/messageKeys.js";
 import { agentStepActor } from "./agentStep.js";
 import { throughDiscordBucket } from "./discordBuckets.js";
@@ -85,7 +84,7 @@ const THREAD_ALREADY_CREATED = 160004;
  */
 async function createThreadOnce(
   discord: DiscordPort,
-  input: CreateThreadInput,
+  input: Parameters<DiscordPort["createThread"]>[0],
 ): ReturnType<DiscordPort["createThread"]> {
   try {
     return await discord.createThread(input);
@@ -163,14 +162,11 @@ export function provideFlow(deps: SideEffectDeps) {
 export function provideCollaborate(deps: SideEffectDeps) {
   const { now } = deps;
   const discord = () => required(deps.discord, "discord");
-  // Snapshots stored before texts carried `text` have only `content`, in the default language.
-  const localized = (input: PostMessageInput): PostMessageInput =>
-    input.text === undefined
-      ? input
-      : { ...input, content: renderCollaborationText(input.text, deps.messages) };
   const post = (kind: "starter" | "mention" | "system") =>
     fromPromise<PostMessageOutput, PostMessageInput>(({ input: stored }) => {
-      const input = localized(stored);
+      // Written here, as it is posted: in the language configured now.
+      const { text, ...rest } = stored;
+      const input = { ...rest, content: renderCollaborationText(text, deps.messages) };
       const send = postOnce(deps, input, (nonce) =>
         throughDiscordBucket(deps.limiters.messages, input.channelId, () =>
           discord().sendMessage({
@@ -201,7 +197,8 @@ export function provideCollaborate(deps: SideEffectDeps) {
         stamped(now, async () => {
           const bucket = await deps.threadCreationBucket(input.channelId);
           const { text, ...thread } = input;
-          const name = text === undefined ? input.name : renderCollaborationText(text, deps.messages);
+          // Named here, as it is opened: in the language configured now.
+          const name = renderCollaborationText(text, deps.messages);
           const { threadId } = await throughDiscordBucket(deps.limiters.threadCreation, bucket, () =>
             createThreadOnce(discord(), { ...thread, name }),
           );

@@ -10,6 +10,7 @@ import {
   type EventObject,
   fromPromise,
   raise,
+  sendTo,
   setup,
 } from "xstate";
 import {
@@ -169,6 +170,40 @@ describe("createDurableHost: XState's own delays are durable", () => {
     expect(await h.get("p1")).toMatchObject({ status: "done", value: "finished" });
     expect(await h.list()).toEqual([]);
     expect((await store.list("archive")).map((r) => r.id)).toEqual(["p1"]);
+  });
+});
+
+describe("createDurableHost: what is written", () => {
+  it("an event that enables no transition, in the actor or its children, writes nothing", async () => {
+    const store = createMemoryStore();
+    const puts: string[][] = [];
+    const counted: SnapshotStore = Object.assign(Object.create(store) as SnapshotStore, {
+      put: (records: readonly ActorRecord[]) => {
+        puts.push(records.map((r) => r.id));
+        return store.put(records);
+      },
+    });
+    const door = setup({}).createMachine({
+      initial: "shut",
+      states: {
+        shut: { on: { KEY: { guard: ({ event }) => event.fits === true, target: "open" } } },
+        open: {},
+      },
+    });
+    const house = setup({ actors: { door } }).createMachine({
+      invoke: { id: "door", src: "door" },
+      on: { KEY: { actions: sendTo("door", ({ event }) => event) } },
+    });
+    const h = host(counted, { house: { machine: house, version: 1 } });
+    await h.start();
+    await h.spawn("house", "h1");
+    const before = puts.length;
+    await h.send("h1", { type: "KEY", fits: false } as EventObject);
+    await h.send("h1", { type: "NOTHING" });
+    await h.idle();
+    expect(puts.length).toBe(before);
+    await h.send("h1", { type: "KEY", fits: true } as EventObject);
+    expect(puts.slice(before)).toEqual([["h1"]]);
   });
 });
 
@@ -356,6 +391,12 @@ describe("createDurableHost: refusals name what is wrong", () => {
     expect((await store.get("c1"))?.snapshot).toMatchObject({ status: "active", value: "idle" });
     expect(warnings).toContainEqual(expect.stringMatching(/actor c1 \(courier\) cannot be stored/));
     outsider.stop();
+  });
+
+  it("an inspect option that is not an inspector names createDurableHost", () => {
+    expect(() => createDurableHost({ store: createMemoryStore(), machines: {}, inspect: 42 })).toThrow(
+      /^createDurableHost: inspect must be an @statelyai\/inspect inspector/,
+    );
   });
 
   it("before start, an unknown kind, a taken id, an unknown actor", async () => {

@@ -7,11 +7,7 @@ import {
   collaborateMachine,
   mentionMachine,
 } from "../../src/index.js";
-import {
-  type CollaborateContext,
-  type MentionContext,
-  type PostMessageInput,
-} from "../../src/machines/index.js";
+import { type CollaborateContext, type MentionContext } from "../../src/machines/index.js";
 import { VirtualClock } from "../../src/testing/index.js";
 import {
   type Answer,
@@ -31,6 +27,7 @@ import {
   rateLimitError,
   SECOND,
   T0,
+  type RecordedPost,
 } from "../support/discordFakes.js";
 
 // One discord_send: validate, resolve the thread (a new one is opened from a starter message in the
@@ -295,6 +292,7 @@ describe("thread resolution", () => {
         asAgentId: "ruda",
         channelId: IDS.newThread,
         content: `<@${TARGET}> ${MESSAGE}`,
+        text: { kind: "mention", params: { targetBotId: TARGET, message: MESSAGE } },
         mentionUserIds: [TARGET],
         nonceKey: "collab-1:mention",
       },
@@ -347,7 +345,7 @@ describe("the mention", () => {
   it("starts with the target's mention, pings exactly the target, and is posted by the requester", async () => {
     const c = startCollaboration();
     await settle();
-    const post = c.posts.inputs[0] as PostMessageInput;
+    const post = c.posts.inputs[0] as RecordedPost;
     expect(post.asAgentId).toBe("ruda");
     expect(post.content.startsWith(`<@${TARGET}>`)).toBe(true);
     expect(post.content).toContain(MESSAGE);
@@ -567,7 +565,7 @@ describe("a 403/404 notifies the escalation channel", () => {
     await settle();
     expect(c.actor.getSnapshot().value).toBe("failed");
     expect(c.notices.inputs).toHaveLength(1);
-    const notice = c.notices.inputs[0] as PostMessageInput;
+    const notice = c.notices.inputs[0] as RecordedPost;
     expect(notice).toMatchObject({
       asAgentId: "ruda",
       channelId: IDS.channel,
@@ -612,7 +610,7 @@ describe("a 403/404 notifies the escalation channel", () => {
       { post: forbiddenMention },
     );
     await settle();
-    const notice = nobody.notices.inputs[0] as PostMessageInput;
+    const notice = nobody.notices.inputs[0] as RecordedPost;
     expect(notice.mentionUserIds).toEqual([]);
     expect(notice.content).not.toMatch(/<@!?\d+>/);
     expect(notice.content.split("\n").at(-1)).toBe("채널 권한 확인 필요");

@@ -3,7 +3,7 @@ import { createActor } from "xstate";
 import { A2AEventSchema, type MentionInput, mentionMachine } from "../../src/index.js";
 import { MachineInputError } from "../../src/machines/MachineInputError.js";
 import { VirtualClock } from "../../src/testing/index.js";
-import { type MentionContext, type PostMessageInput } from "../../src/machines/index.js";
+import type { MentionContext } from "../../src/machines/index.js";
 import {
   type Clock,
   discordApiError,
@@ -18,6 +18,7 @@ import {
   SECOND,
   snowflakeAt,
   T0,
+  type RecordedPost,
 } from "../support/discordFakes.js";
 
 // The mention lifecycle: reminders by the requester's bot at each timeout counted from the latest
@@ -95,7 +96,7 @@ describe("no answer → two reminders → escalation", () => {
     await m.advanceTo(T0 + 5 * MINUTE);
     expect(m.actor.getSnapshot().value).toBe("reminded");
     expect(m.reminders.inputs).toHaveLength(1);
-    const first = m.reminders.inputs[0] as PostMessageInput;
+    const first = m.reminders.inputs[0] as RecordedPost;
     expect(first).toMatchObject({
       asAgentId: "ruda",
       channelId: IDS.mentionThread,
@@ -108,7 +109,7 @@ describe("no answer → two reminders → escalation", () => {
     await m.advanceTo(T0 + 10 * MINUTE);
     expect(m.actor.getSnapshot().value).toBe("reminded");
     expect(m.reminders.inputs).toHaveLength(2);
-    const second = m.reminders.inputs[1] as PostMessageInput;
+    const second = m.reminders.inputs[1] as RecordedPost;
     expect(second).toMatchObject({
       asAgentId: "ruda",
       channelId: IDS.mentionThread,
@@ -127,7 +128,7 @@ describe("no answer → two reminders → escalation", () => {
     expect(m.clock.nextDue()).toBeUndefined();
     expect(m.reminders.inputs).toHaveLength(2);
     expect(m.escalations.inputs).toHaveLength(1);
-    const escalation = m.escalations.inputs[0] as PostMessageInput;
+    const escalation = m.escalations.inputs[0] as RecordedPost;
     expect(escalation.asAgentId).toBe("ruda");
     expect(escalation.channelId).toBe(IDS.mentionThread);
     // The escalation text, with Discord mentions for @이든 and @병욱.
@@ -170,7 +171,7 @@ describe("no answer → two reminders → escalation", () => {
     const long = `첫 줄\n${"가".repeat(800)}`;
     const m = startMention({ originalText: long });
     await m.fireDue();
-    const content = (m.reminders.inputs[0] as PostMessageInput).content;
+    const content = (m.reminders.inputs[0] as RecordedPost).content;
     expect(content.startsWith(`[리마인더 1/3] <@${TARGET}>`)).toBe(true);
     expect(content.split("\n")).toHaveLength(2);
     expect(content).toContain('원본: "첫 줄 가가');
@@ -502,7 +503,7 @@ describe("urgent, notifyOnFailure and escalationMentionId", () => {
     await m.advanceTo(T0 + 10 * MINUTE);
     await m.advanceTo(T0 + 15 * MINUTE);
     expect(m.actor.getSnapshot().value).toBe("escalated");
-    const escalation = m.escalations.inputs[0] as PostMessageInput;
+    const escalation = m.escalations.inputs[0] as RecordedPost;
     expect(escalation.mentionUserIds).toEqual([]);
     expect(escalation.content.split("\n")[0]).toBe("⚠️ 응답 없음 (3회 시도, 15분 경과)");
     // Only the target is named (as the subject); no one is asked to check.

@@ -188,6 +188,26 @@ describe("PostgreSQL store: several processes on one schema", { timeout: 30_000 
     expect(ids(await b.listEveryLive())).toEqual(["mine"]);
   });
 
+  it("listEveryLive finds every process's live records by machine and by what their meta holds", async () => {
+    const url = await postgres().createDatabase();
+    const a = await store(url);
+    const b = await store(url);
+    await a.put([
+      storeRecord("a1", { meta: { threadId: "t1", n: 1 } }),
+      storeRecord("a2", { meta: { threadId: "t2" } }),
+    ]);
+    await b.put([
+      storeRecord("b1", { meta: { threadId: "t1" } }),
+      storeRecord("b2", { status: "done", meta: { threadId: "t1" } }),
+    ]);
+    expect(ids(await a.listEveryLive({ meta: { threadId: "t1" } })).sort()).toEqual(["a1", "b1"]);
+    expect(ids(await a.listEveryLive({ machineId: "mention", meta: { threadId: "t2" } }))).toEqual(["a2"]);
+    expect(ids(await a.listEveryLive({ machineId: "other", meta: { threadId: "t1" } }))).toEqual([]);
+    // Every key must match: a record without one, or with another value, is not listed.
+    expect(ids(await b.listEveryLive({ meta: { threadId: "t1", topicId: "x" } }))).toEqual([]);
+    expect(ids(await b.listEveryLive({ meta: { threadId: "t3" } }))).toEqual([]);
+  });
+
   it("puts made together go as one statement, and one caller's taken-over actor fails only that caller", async () => {
     const url = await postgres().createDatabase();
     const a = await store(url);

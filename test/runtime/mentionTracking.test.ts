@@ -13,8 +13,6 @@ import { discordSendOver, HoldingStore, runtimeParts, usePartsHarness } from "..
 const T0 = Date.UTC(2026, 10, 24, 9, 0, 0);
 const keep = usePartsHarness(T0);
 
-const agentOfBot = new Map(Object.entries(BOTS).map(([agentId, botId]) => [botId, agentId]));
-
 /** A runtime's actors with mention tracking and discordSend, started on `store` (as at a runtime's start). */
 async function tracked(store: HoldingStore, discord: FakeDiscord) {
   const parts = runtimeParts({ store, discord });
@@ -22,7 +20,6 @@ async function tracked(store: HoldingStore, discord: FakeDiscord) {
     actors: parts.actors,
     threads: parts.threads,
     awaiting: parts.awaiting,
-    agentOfBot,
     requireStarted: () => undefined,
     cleanupMaxAgeMs: parts.config.discord.a2aRetry.cleanupMaxAgeMs,
     now: () => Date.now(),
@@ -66,11 +63,11 @@ const statusOf = async (mentions: () => Promise<Array<{ id: string; status: stri
 
 type Sent = Extract<DiscordSendResult, { status: "sent" }>;
 
-describe("createMentionTracking: trackResponse", () => {
-  it("tells only the collaborations awaiting in that thread, and only for their target's bot", async () => {
+describe("createMentionTracking: routeThreadMessage", () => {
+  it("the target's answer ends its mentions in that thread; any other message changes and writes nothing", async () => {
     const store = new HoldingStore(createMemoryStore());
     const discord = new FakeDiscord();
-    const { parts, trackResponse, mentions, send } = await tracked(store, discord);
+    const { parts, routeThreadMessage, mentions, send } = await tracked(store, discord);
     const toEden = await send({});
     // The pair's thread is reused: two mentions of eden await in it.
     const toEdenAgain = await send({ message: "하나 더" });
@@ -80,26 +77,33 @@ describe("createMentionTracking: trackResponse", () => {
     const stored = await store.get(toEden.mentionId);
     const puts = store.puts;
 
-    // The requester's own post echoed back, a bystander bot, the target in another thread: nothing.
-    expect(await trackResponse(toEden.threadId, botMessage(toEden.threadId, "ruda"))).toBe(0);
-    expect(await trackResponse(toEden.threadId, botMessage(toEden.threadId, "seum"))).toBe(0);
-    expect(await trackResponse(toSeum.threadId, botMessage(toSeum.threadId, "eden"))).toBe(0);
+    // The requester's own post echoed back, a bystander bot, a human, the target in another thread:
+    // each reaches the mentions of its thread, which ignore it, so nothing is written.
+    await routeThreadMessage(toEden.threadId, botMessage(toEden.threadId, "ruda"));
+    await routeThreadMessage(toEden.threadId, botMessage(toEden.threadId, "seum"));
+    await routeThreadMessage(toEden.threadId, {
+      ...botMessage(toEden.threadId, "eden"),
+      authorId: "1400000000000000999",
+      authorIsBot: false,
+    });
+    await routeThreadMessage(toSeum.threadId, botMessage(toSeum.threadId, "eden"));
     await parts.actors.idle();
     expect(store.puts).toBe(puts);
     expect(await store.get(toEden.mentionId)).toEqual(stored);
+    expect(await statusOf(mentions, toSeum.mentionId)).toBe("pending");
 
     // The target's answer ends every open mention of it in that thread.
-    expect(await trackResponse(toEden.threadId, botMessage(toEden.threadId, "eden"))).toBe(2);
+    await routeThreadMessage(toEden.threadId, botMessage(toEden.threadId, "eden"));
     await parts.actors.persisted();
     expect(await statusOf(mentions, toEden.mentionId)).toBe("responded");
     expect(await statusOf(mentions, toEdenAgain.mentionId)).toBe("responded");
     expect(await statusOf(mentions, toSeum.mentionId)).toBe("pending");
     expect(await store.get(toEden.mentionId)).toMatchObject({ status: "done" });
-    // Answered: no longer awaited there, so a second answer tells nobody.
-    expect(await trackResponse(toEden.threadId, botMessage(toEden.threadId, "eden"))).toBe(0);
+    // Answered: no longer awaited there.
+    expect(parts.awaiting.in(toEden.threadId)).toEqual([]);
   });
 
-  it("a dormant collaboration (after a restart) is woken by its target's answer, not by another bot's message", async () => {
+  it("a dormant collaboration (after a restart) is ended by its target's answer; another bot's message writes nothing", async () => {
     const store = new HoldingStore(createMemoryStore());
     const discord = new FakeDiscord();
     const first = await tracked(store, discord);
@@ -110,11 +114,11 @@ describe("createMentionTracking: trackResponse", () => {
     expect([...second.parts.actors.dormantRecords()].map((r) => r.id)).toEqual([sent.mentionId]);
     expect([...second.parts.actors.hostedEntries()]).toEqual([]);
     const puts = store.puts;
-    expect(await second.trackResponse(sent.threadId, botMessage(sent.threadId, "ruda"))).toBe(0);
+    await second.routeThreadMessage(sent.threadId, botMessage(sent.threadId, "ruda"));
     await second.parts.actors.idle();
     expect(store.puts).toBe(puts);
 
-    expect(await second.trackResponse(sent.threadId, botMessage(sent.threadId, "eden"))).toBe(1);
+    await second.routeThreadMessage(sent.threadId, botMessage(sent.threadId, "eden"));
     await second.parts.actors.persisted();
     expect(await store.get(sent.mentionId)).toMatchObject({
       status: "done",
@@ -127,9 +131,9 @@ describe("createMentionTracking: trackResponse", () => {
 describe("createMentionTracking: mentions()", () => {
   it("lists a finished collaboration until cleanupMaxAgeMs after it ended", async () => {
     const store = new HoldingStore(createMemoryStore());
-    const { parts, trackResponse, mentions, send } = await tracked(store, new FakeDiscord());
+    const { parts, routeThreadMessage, mentions, send } = await tracked(store, new FakeDiscord());
     const sent = await send({});
-    trackResponse(sent.threadId, botMessage(sent.threadId, "eden"));
+    routeThreadMessage(sent.threadId, botMessage(sent.threadId, "eden"));
     await parts.actors.persisted();
     const maxAge = parts.config.discord.a2aRetry.cleanupMaxAgeMs;
     // The clock alone moves: no timer is due.
@@ -142,12 +146,12 @@ describe("createMentionTracking: mentions()", () => {
 });
 
 describe("createMentionTracking: what a late message or a write in flight does not change", () => {
-  // A target's message from before its mention was sent (delivered late, in a reused thread) is not
-  // told: its mention would ignore it, and the unchanged snapshot would be written again with a later
-  // save time, which EarlierPosts reads as the first try of a reminder post in flight.
-  it("a target's message from before the mention tells nothing and writes nothing", async () => {
+  // A target's message from before its mention was sent (delivered late, in a reused thread) does not
+  // answer it; were the unchanged snapshot written again, its later save time would read, to
+  // EarlierPosts, as the first try of a reminder post in flight.
+  it("a target's message from before the mention changes nothing and writes nothing", async () => {
     const store = new HoldingStore(createMemoryStore());
-    const { parts, trackResponse, send } = await tracked(store, new FakeDiscord());
+    const { parts, routeThreadMessage, send } = await tracked(store, new FakeDiscord());
     const sent = await send({});
     await vi.advanceTimersByTimeAsync(60_000);
     await parts.actors.persisted();
@@ -155,7 +159,7 @@ describe("createMentionTracking: what a late message or a write in flight does n
     const puts = store.puts;
     // Discord's ids are in the order it made the messages: one made before the mention has a lower one.
     const late = { ...botMessage(sent.threadId, "eden"), messageId: "1399999999999999999", ts: T0 - 1 };
-    trackResponse(sent.threadId, late);
+    routeThreadMessage(sent.threadId, late);
     await parts.actors.idle();
     expect(store.puts).toBe(puts);
     expect(await store.get(sent.mentionId)).toEqual(stored);
@@ -166,12 +170,12 @@ describe("createMentionTracking: what a late message or a write in flight does n
   // mentions() lists it from that record.
   it("mentions() lists a collaboration whose final write is still in flight", async () => {
     const store = new HoldingStore(createMemoryStore());
-    const { parts, trackResponse, mentions, send } = await tracked(store, new FakeDiscord());
+    const { parts, routeThreadMessage, mentions, send } = await tracked(store, new FakeDiscord());
     const sent = await send({});
     await parts.actors.persisted();
     store.hold();
     try {
-      trackResponse(sent.threadId, botMessage(sent.threadId, "eden"));
+      routeThreadMessage(sent.threadId, botMessage(sent.threadId, "eden"));
       // Not idle(): the held write is in flight until release(), and idle() would wait for it.
       await drain();
       expect((await mentions()).map((m) => m.id)).toEqual([sent.mentionId]);
@@ -189,7 +193,7 @@ describe("createMentionTracking: after a restart", () => {
     const first = await tracked(store, discord);
     const answered = await first.send({});
     const waiting = await first.send({ targetAgentId: "seum" });
-    first.trackResponse(answered.threadId, botMessage(answered.threadId, "eden"));
+    first.routeThreadMessage(answered.threadId, botMessage(answered.threadId, "eden"));
     await first.parts.actors.persisted();
     await first.parts.stop();
     const listedBefore = { ...store.listed };
@@ -243,7 +247,6 @@ describe("createMentionTracking: after a restart", () => {
       actors: parts.actors,
       threads: parts.threads,
       awaiting: parts.awaiting,
-      agentOfBot,
       requireStarted: () => undefined,
       cleanupMaxAgeMs: 86_400_000,
       now: () => Date.now(),

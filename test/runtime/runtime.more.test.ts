@@ -170,7 +170,7 @@ describe("createA2ARuntime: more", () => {
 
   it("refuses an inspect option it cannot use, naming it", () => {
     // @ts-expect-error a number is no inspector; a JavaScript caller can still pass one
-    expect(() => createA2ARuntime({ inspect: 42 })).toThrow(/inspect must be/);
+    expect(() => createA2ARuntime({ inspect: 42 })).toThrow(/^createA2ARuntime: inspect must be/);
     // @ts-expect-error the config is typed: a misspelt key is a compile error (and a runtime one)
     expect(() => createA2ARuntime({ config: { sesion: {} } })).toThrow(/sesion/);
   });

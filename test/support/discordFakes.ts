@@ -9,6 +9,7 @@ import {
   type InspectionEvent,
 } from "xstate";
 import { type A2AEvent, A2AEventSchema, collaborateMachine, mentionMachine } from "../../src/index.js";
+import { renderCollaborationText } from "../../src/policies/index.js";
 import type { VirtualClock } from "../../src/testing/index.js";
 import {
   type CreateThreadInput,
@@ -48,11 +49,15 @@ export type Answer<O> = { ok: O } | { fail: unknown } | "hang";
  * A fake side-effect actor that records each input and answers as `answer` decides for that call
  * (1-based). Answers are computed when the actor starts, so a test can read its own clock there.
  */
-export function scripted<I, O>(answer: (input: I, call: number) => Answer<O>) {
-  const inputs: I[] = [];
+export function scripted<I, O, R = I>(
+  answer: (input: R, call: number) => Answer<O>,
+  view: (input: I) => R = (input) => input as unknown as R,
+) {
+  const inputs: R[] = [];
   const logic = fromPromise<O, I>(({ input }) => {
-    inputs.push(input);
-    const a = answer(input, inputs.length);
+    const seen = view(input);
+    inputs.push(seen);
+    const a = answer(seen, inputs.length);
     if (a === "hang") return new Promise<never>(() => {});
     if ("fail" in a) return Promise.reject(a.fail);
     return Promise.resolve(a.ok);
@@ -60,16 +65,27 @@ export function scripted<I, O>(answer: (input: I, call: number) => Answer<O>) {
   return { logic, inputs };
 }
 
+/** A post as the fakes record it: with the text the runtime would post in the default language. */
+export type RecordedPost = PostMessageInput & { content: string };
+/** A thread creation as the fakes record it: with the name the runtime would give in the default language. */
+export type RecordedThread = CreateThreadInput & { name: string };
+
 /** A fake `postReminder`/`postEscalation`/`postMention`. */
-export function fakePost(answer: (input: PostMessageInput, call: number) => Answer<PostMessageOutput>) {
-  return scripted<PostMessageInput, PostMessageOutput>(answer);
+export function fakePost(answer: (input: RecordedPost, call: number) => Answer<PostMessageOutput>) {
+  return scripted<PostMessageInput, PostMessageOutput, RecordedPost>(answer, (input) => ({
+    ...input,
+    content: renderCollaborationText(input.text),
+  }));
 }
 
 /** A fake `createThread`. */
 export function fakeCreateThread(
-  answer: (input: CreateThreadInput, call: number) => Answer<CreateThreadOutput>,
+  answer: (input: RecordedThread, call: number) => Answer<CreateThreadOutput>,
 ) {
-  return scripted<CreateThreadInput, CreateThreadOutput>(answer);
+  return scripted<CreateThreadInput, CreateThreadOutput, RecordedThread>(answer, (input) => ({
+    ...input,
+    name: renderCollaborationText(input.text),
+  }));
 }
 
 /**

@@ -13,6 +13,7 @@ import { checkMachineVersions, type SnapshotStoreOpenReport } from "../snapshotS
 import {
   checkCutoff,
   checkListKind,
+  type LiveRecordFilter,
   type SharedSnapshotStore,
   type SharedStoreEvents,
   type SnapshotStoreOpenOptions,
@@ -257,14 +258,12 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
     await Promise.all([opened.pool.end(), opened.lease.end()]);
   }
 
-  async listEveryLive(
-    filter: { machineId?: string; threadId?: string } = {},
-  ): Promise<Array<Readonly<ActorRecord>>> {
+  async listEveryLive(filter: LiveRecordFilter = {}): Promise<Array<Readonly<ActorRecord>>> {
     const { pool } = this.held("listEveryLive");
     const found = await pool.query<{ record: ActorRecord }>(
-      `SELECT record FROM ${this.s}.actors WHERE status = 'active'
-         AND ($1::text IS NULL OR machine_id = $1) AND ($2::text IS NULL OR record->'meta'->>'threadId' = $2)`,
-      [filter.machineId ?? null, filter.threadId ?? null],
+      `SELECT record FROM ${this.s}.actors WHERE status = 'active' AND ($1::text IS NULL OR machine_id = $1)
+         AND ($2::jsonb IS NULL OR (record->'meta')::jsonb @> $2::jsonb)`,
+      [filter.machineId ?? null, filter.meta === undefined ? null : JSON.stringify(filter.meta)],
     );
     return found.rows.map((row) => row.record);
   }

@@ -8,7 +8,7 @@ export type { PostgresStoreOptions } from "./postgresStoreOptions.js";
 export { PostgresStoreError } from "./postgresErrors.js";
 export { ActorTakenOverError, InvalidActorRecordError } from "../actorRecord.js";
 export { SnapshotStoreInUseError, SnapshotStoreNotOpenError } from "../SnapshotStorePort.js";
-export type { SharedSnapshotStore } from "../SnapshotStorePort.js";
+export type { LiveRecordFilter, SharedSnapshotStore } from "../SnapshotStorePort.js";
 
 /**
  * A snapshot store on PostgreSQL, for a runtime (`createA2ARuntime({ store })`) or a durable host.

@@ -31,7 +31,8 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: (s:
         owner text
       );
       CREATE INDEX actors_live_owner ON ${s}.actors (owner) WHERE status = 'active';
-      CREATE INDEX actors_live_thread ON ${s}.actors ((record->'meta'->>'threadId')) WHERE status = 'active';
+      -- Live records found by what their meta holds (listEveryLive({ meta })).
+      CREATE INDEX actors_live_meta ON ${s}.actors USING gin (((record->'meta')::jsonb) jsonb_path_ops) WHERE status = 'active';
       CREATE INDEX actors_archived_at ON ${s}.actors (updated_at) WHERE status <> 'active';
       -- Each live actor's next due time (its timers and XState delays): takeovers claim the soonest first.
       CREATE TABLE ${s}.timers (

@@ -23,7 +23,14 @@ export type CollaborationText =
   | { kind: "escalation"; params: MentionMessageParams & { escalationMentionId?: string } }
   | { kind: "failureNotice"; params: FailureNoticeParams }
   | { kind: "threadName"; params: CollaborationThreadNameParams }
-  | { kind: "threadStarter"; params: CollaborationThreadNameParams };
+  | { kind: "threadStarter"; params: CollaborationThreadNameParams }
+  /** The mention itself: the requester's message, in no language of ours. */
+  | { kind: "mention"; params: { targetBotId: string; message: string } };
+
+/** What the target reads: the mention first, so Discord pings exactly that bot. */
+export function mentionContent(targetBotId: string, message: string): string {
+  return `<@${targetBotId}> ${message.trim()}`;
+}
 
 /** The text in `catalog`'s language (Korean by default). */
 export function renderCollaborationText(text: CollaborationText, catalog: MessageCatalog = ko): string {
@@ -38,5 +45,7 @@ export function renderCollaborationText(text: CollaborationText, catalog: Messag
       return buildCollaborationThreadName(text.params, catalog);
     case "threadStarter":
       return buildThreadStarterMessage(buildCollaborationThreadName(text.params, catalog), catalog);
+    case "mention":
+      return mentionContent(text.params.targetBotId, text.params.message);
   }
 }
