@@ -56,7 +56,7 @@ function record(i: number, at: number): string {
       children: {},
       historyValue: {},
     },
-    timers: [{ event: "REMIND", dueAt: at + 300_000 }],
+    delayed: [{ id: "remind", source: [], target: [], event: { type: "REMIND" }, dueAt: at + 300_000 }],
     status: "active",
     updatedAt: at,
   });

@@ -34,7 +34,9 @@ function record(i: number, updatedAt: number): ActorRecord {
       children: {},
       historyValue: {},
     },
-    timers: [{ event: "REMIND", dueAt: updatedAt + 300_000 }],
+    delayed: [
+      { id: "remind", source: [], target: [], event: { type: "REMIND" }, dueAt: updatedAt + 300_000 },
+    ],
     status: "active",
     updatedAt,
   };

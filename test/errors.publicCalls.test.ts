@@ -41,7 +41,6 @@ function record(id: string): ActorRecord {
     machineId: "job",
     machineVersion: 1,
     snapshot: {},
-    timers: [],
     status: "active",
     updatedAt: 1,
   };

@@ -71,10 +71,11 @@ export function toRow({ record, file, location, problem }: StoredActor, now: num
   };
 }
 
-/** A record's durable timers and XState delays, earliest first. */
+/** A record's XState delays, earliest first. */
 function waitsOf(record: StoredActor["record"]): Array<{ event: string; dueAt: number }> {
-  const delays = (record.delayed ?? []).map((d) => ({ event: eventLabel(d.event.type), dueAt: d.dueAt }));
-  return [...record.timers, ...delays].sort((a, b) => a.dueAt - b.dueAt);
+  return (record.delayed ?? [])
+    .map((d) => ({ event: eventLabel(d.event.type), dueAt: d.dueAt }))
+    .sort((a, b) => a.dueAt - b.dueAt);
 }
 
 /** Active first, by next due time then age; then finished ones, latest first. */

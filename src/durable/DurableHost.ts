@@ -100,7 +100,7 @@ export class Host implements DurableHost {
     if (this.state !== "stopped") throw new Error(`${this.name}.start: the host is already ${this.state}`);
     this.state = "starting";
     const shared = sharedStoreEvents(this, this.hooks);
-    const store = this.o.store ?? createLowdbStore({ stateDir: this.o.stateDir ?? ".a2a-state" });
+    const store = this.o.store ?? createLowdbStore({ stateDir: this.o.stateDir ?? ".durable-state" });
     let live: ReadonlyArray<Readonly<ActorRecord>>;
     try {
       await store.open({
@@ -228,7 +228,7 @@ export class Host implements DurableHost {
   /** A stored live actor: restored now, or kept dormant (as its record) when it only waits. */
   adopt(record: Readonly<ActorRecord>): void {
     if (this.actors.has(record.id)) return;
-    if (!onlyWaits(record) || this.hooks.mayStayDormant?.(record) === false) {
+    if (!onlyWaits(record)) {
       this.resume(record);
       return;
     }

@@ -9,7 +9,7 @@ interface HeapEntry {
 
 /**
  * When each dormant actor wakes, in one binary min-heap with one `setTimeout` for the earliest, so
- * 10,000 waiting reminders cost one timer, not 10,000. Replacing an actor's time is lazy: stale heap
+ * 10,000 waiting actors cost one timer, not 10,000. Replacing an actor's time is lazy: stale heap
  * entries are skipped when they surface (a generation number per actor, never reused).
  */
 export class TimerQueue {

@@ -20,7 +20,7 @@ export interface Logger {
 export interface DurableHostOptions {
   /** Where actors are kept; default: the lowdb store in `stateDir`. */
   store?: SnapshotStore;
-  /** The directory of the default store (default `.a2a-state`). */
+  /** The directory of the default store (default `.durable-state`). */
   stateDir?: string;
   machines: Record<string, MachineRegistration>;
   /** Wall-clock time (default `Date.now`): due times are kept in it. */

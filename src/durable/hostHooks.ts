@@ -17,8 +17,6 @@ export interface HostHooks {
   metaOf?: (entry: Entry) => Record<string, unknown> | undefined;
   /** Told after each record is queued for the store (the actor's lastWrite is then its write). */
   onQueued?: (entry: Entry, record: ActorRecord) => void;
-  /** Whether a stored actor that only waits may stay dormant (default: every one may). */
-  mayStayDormant?: (record: Readonly<ActorRecord>) => boolean;
   /**
    * Starts a side effect. `restoredFrom`: the save time of the record its actor was restored from, when
    * the effect is one the restore re-runs (it may have run before the restart).

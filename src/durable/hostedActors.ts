@@ -48,7 +48,6 @@ export function recordOf(
     machineId: entry.kind,
     machineVersion: version,
     snapshot: entry.actor.getPersistedSnapshot(),
-    timers: [],
     ...(delayed.length === 0 ? {} : { delayed }),
     status,
     updatedAt: now,

@@ -26,7 +26,7 @@ export interface MaintenanceOptions {
 }
 
 /**
- * A host's housekeeping (pruning the archive; the A2A runtime adds expiring its thread state): named tasks run one after
+ * A host's housekeeping (pruning the archive, and what a layer on top adds): named tasks run one after
  * another every `periodMs` on the injected scheduler, from start() to stop(). One run at a time: the
  * next is scheduled when a run ends. A failing task is reported and retried next period; the other
  * tasks still run. Nobody's answer waits on a run, and its timer never keeps a process alive.

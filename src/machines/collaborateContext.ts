@@ -5,8 +5,8 @@ import {
   type DiscordFailure,
   discordRetryWaitMs,
 } from "../policies/index.js";
-import type { MentionEvent } from "./mentionMachine.js";
-import { epochMs, nonEmpty, positiveMs } from "./schemas.js";
+import { type MentionEvent, MentionSettingsSchema } from "./mentionMachine.js";
+import { epochMs, nonEmpty } from "./schemas.js";
 
 // The collaborate machine's input, context, events and output, and the reads of its context that
 // its states and events share.
@@ -48,15 +48,8 @@ export const CollaborateInputSchema = z.object({
   loopGuard: z.object({ allowed: z.boolean(), warning: z.string().optional() }).default({ allowed: true }),
   /** The sender is answering a message from the target in a collaboration thread. */
   replyInThread: z.boolean().default(false),
-  mention: z.object({
-    responseTimeoutMs: positiveMs,
-    urgentResponseTimeoutMs: positiveMs,
-    maxAttempts: z.int().min(1),
-    escalationMentionId: z.string().optional(),
-    notifyOnFailure: z.boolean(),
-    /** Remind and escalate (`discord.a2aRetry.enabled`); absent, as in a collaboration stored before: true. */
-    reminders: z.boolean().default(true),
-  }),
+  /** The mention's reminder settings: the config's `discord.a2aRetry`, as it is there. */
+  mention: MentionSettingsSchema,
   startedAt: epochMs,
 });
 /** What `collaborateMachine` starts from: one `discordSend`, checked, with its thread and settings. */

@@ -1,6 +1,7 @@
 import { assign, emit, setup } from "xstate";
 import { z } from "zod";
 import {
+  A2ARetrySchema,
   type A2AEventOf,
   classifyDiscordFailure,
   cutText,
@@ -16,7 +17,25 @@ import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
 import { type PostMessageOutput, postMessageActor } from "./discordActors.js";
 import { cameAfter } from "./cameAfter.js";
 import { parseMachineInput } from "./MachineInputError.js";
-import { epochMs, nonEmpty, positiveMs } from "./schemas.js";
+import { epochMs, nonEmpty } from "./schemas.js";
+
+/**
+ * What a mention is reminded and escalated by, named and checked as the config's `discord.a2aRetry` has
+ * it, so the runtime hands that section over as it is (`enabled` false: no timeout is ever due, and the
+ * mention waits, untimed, until the target answers or it is cancelled).
+ */
+export const MentionSettingsSchema = z.object(
+  A2ARetrySchema.pick({
+    enabled: true,
+    responseTimeoutMs: true,
+    urgentResponseTimeoutMs: true,
+    maxAttempts: true,
+    escalationMentionId: true,
+    notifyOnFailure: true,
+  }).shape,
+);
+/** The reminder settings of a mention (`discord.a2aRetry`'s, as the config has them). */
+export type MentionSettings = z.input<typeof MentionSettingsSchema>;
 
 export const MentionInputSchema = z.object({
   mentionId: nonEmpty,
@@ -28,18 +47,9 @@ export const MentionInputSchema = z.object({
   targetBotId: nonEmpty,
   originalText: z.string().transform((text) => cutText(text, MENTION_QUOTE_LENGTH)),
   urgent: z.boolean().default(false),
-  responseTimeoutMs: positiveMs,
-  urgentResponseTimeoutMs: positiveMs,
-  maxAttempts: z.int().min(1),
-  escalationMentionId: z.string().optional(),
-  notifyOnFailure: z.boolean().default(true),
-  /**
-   * Remind and escalate at each timeout (`discord.a2aRetry.enabled`). With false no timeout is ever due:
-   * the mention waits, `untimed`, until the target answers or it is cancelled.
-   */
-  reminders: z.boolean().default(true),
   /** When the original mention was actually sent: attempt 1, and the clock of the first timeout. */
   sentAt: epochMs,
+  ...MentionSettingsSchema.shape,
 });
 /** What `mentionMachine` starts from: the posted mention, whom it asks, and the reminder settings. */
 export type MentionInput = z.input<typeof MentionInputSchema>;
@@ -117,7 +127,7 @@ export const mentionMachine = setup({
   },
   actors: { postReminder: postMessageActor, postEscalation: postMessageActor },
   guards: {
-    remindersOff: ({ context }) => !context.reminders,
+    remindersOff: ({ context }) => !context.enabled,
     attemptsLeft: ({ context }) => context.attempts < context.maxAttempts,
     notifiesOnFailure: ({ context }) => context.notifyOnFailure,
     targetAnswered: ({ context, event }) =>

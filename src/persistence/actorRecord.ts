@@ -4,15 +4,13 @@ import { errorText } from "./DurableJsonFile.js";
 
 export type ActorStatus = "active" | "done" | "error";
 
-/** One persisted actor: what the runtime needs to rehydrate it and re-arm its durable timers. */
+/** One persisted actor: what a host needs to restore it and re-arm its delays. */
 export interface ActorRecord {
   id: string;
   machineId: string;
   machineVersion: number;
   /** The actor's persisted snapshot (`getPersistedSnapshot()`), JSON only. */
   snapshot: unknown;
-  /** Always empty: the host keeps no timers of its own (every wait is an XState delay, in `delayed`). */
-  timers: Array<{ event: string; dueAt: number }>;
   /**
    * The actor's pending XState delayed events (`after` transitions, delayed `raise`/`sendTo`), in its
    * own tree, by wall-clock due time: XState keeps them in memory only, so the host re-schedules them.
@@ -49,9 +47,6 @@ export const ActorRecordSchema = z.strictObject({
   machineId: z.string().min(1),
   machineVersion: z.number().int().nonnegative(),
   snapshot: z.unknown().refine((value) => value !== undefined, "the snapshot is missing"),
-  timers: z.array(
-    z.strictObject({ event: z.string().min(1), dueAt: z.number().nonnegative().max(MAX_TIME) }),
-  ),
   delayed: z
     .array(
       z.strictObject({

@@ -61,14 +61,8 @@ export function collaborationInput(
       targetAgentId: p.targetAgentId,
       ...(handling === undefined ? {} : { handling }),
     }),
-    mention: {
-      responseTimeoutMs: retry.responseTimeoutMs,
-      urgentResponseTimeoutMs: retry.urgentResponseTimeoutMs,
-      maxAttempts: retry.maxAttempts,
-      ...(retry.escalationMentionId === undefined ? {} : { escalationMentionId: retry.escalationMentionId }),
-      notifyOnFailure: retry.notifyOnFailure,
-      reminders: retry.enabled,
-    },
+    // As the config has it: the mention takes what it needs.
+    mention: retry,
     startedAt: facts.at,
   };
 }

@@ -1,10 +1,9 @@
 import type { AnyActorRef } from "xstate";
 import type { CollaborateInput, MentionContext } from "../machines/index.js";
-import type { ActorRecord } from "../persistence/index.js";
 import type { MentionSummary } from "./ports.js";
 
-// A collaboration's thread and its mention's progress, read from a live actor or from a stored record
-// (a dormant one): what mentions() lists and what indexes the thread state.
+// A collaboration's thread and its mention's progress, read from the live actor and kept in its record's
+// meta: what mentions() lists (a dormant one from its record) and what indexes the thread state.
 
 /** What a collaboration record keeps outside its snapshot, for mentions() and the thread state. */
 export interface CollaborationMeta {
@@ -19,18 +18,6 @@ export interface CollaborationMeta {
   messageId?: string;
 }
 
-/**
- * The mention child's states in which a collaboration only waits, no post in flight: for a timeout or a
- * retry's delay (an `after` delay stored with the record), or for the answer.
- */
-const WAITING_MENTION_STATES: ReadonlySet<unknown> = new Set([
-  "pending",
-  "reminded",
-  "untimed",
-  "reminderRetrying",
-  "escalationRetrying",
-]);
-
 type CollaborationContextView = CollaborateInput & {
   resolvedThreadId?: string;
   parentChannelId?: string;
@@ -39,13 +26,6 @@ type CollaborationContextView = CollaborateInput & {
   mentionAttempts?: number;
 };
 type MentionView = { value: string; context: MentionContext };
-/** A collaborate snapshot as persisted (`getPersistedSnapshot()`): children hold their own snapshots. */
-type PersistedCollaboration = {
-  status?: unknown;
-  value?: unknown;
-  context?: CollaborationContextView;
-  children?: Record<string, { snapshot?: { status?: unknown; value?: unknown; context?: MentionContext } }>;
-};
 
 /** The collaboration's thread and its mention's progress, read from the live actor tree. */
 export function collaborationMeta(actor: AnyActorRef): CollaborationMeta {
@@ -54,49 +34,9 @@ export function collaborationMeta(actor: AnyActorRef): CollaborationMeta {
     context: CollaborationContextView;
     children: Record<string, AnyActorRef | undefined>;
   };
+  const c = snapshot.context;
   const child = snapshot.children.mention?.getSnapshot() as MentionView | undefined;
-  return metaOf(snapshot.value, snapshot.context, child);
-}
-
-/**
- * A collaboration that only waits: in `awaitingResponse`, its mention child (`mention`) active in a
- * waiting state (see WAITING_MENTION_STATES). It can stay a record until its first event or its
- * earliest stored delay (lazy hosting).
- */
-export function onlyWaits(snapshot: unknown): boolean {
-  const s = snapshot as PersistedCollaboration | null;
-  if (typeof s !== "object" || s === null) return false;
-  const child = s.children?.mention?.snapshot;
-  return (
-    s.status === "active" &&
-    s.value === "awaitingResponse" &&
-    typeof s.context === "object" &&
-    child !== undefined &&
-    child.status === "active" &&
-    WAITING_MENTION_STATES.has(child.value) &&
-    typeof child.context === "object"
-  );
-}
-
-/** collaborationMeta of a dormant (only waiting, see onlyWaits) collaboration, read from its record. */
-export function dormantMeta(record: Readonly<ActorRecord>): CollaborationMeta {
-  const s = record.snapshot as PersistedCollaboration;
-  const child = s.children?.mention?.snapshot;
-  return metaOf(
-    s.value as string,
-    s.context as CollaborationContextView,
-    child === undefined
-      ? undefined
-      : { value: child.value as string, context: child.context as MentionContext },
-  );
-}
-
-function metaOf(
-  value: string,
-  c: CollaborationContextView,
-  child: MentionView | undefined,
-): CollaborationMeta {
-  const mention = mentionStatus(value, c.mentionAttempts, child);
+  const mention = mentionStatus(snapshot.value, c.mentionAttempts, child);
   return {
     fromAgentId: c.fromAgentId,
     targetAgentId: c.targetAgentId,

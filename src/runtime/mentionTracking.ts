@@ -4,7 +4,7 @@ import type { InboundDiscordMessage } from "../policies/index.js";
 import type { Host } from "../durable/DurableHost.js";
 import { landedOrRelayed } from "../durable/sharedStoreEvents.js";
 import type { AwaitingAnswers } from "./AwaitingAnswers.js";
-import { type CollaborationMeta, collaborationMeta, dormantMeta } from "./collaborationMeta.js";
+import { type CollaborationMeta, collaborationMeta } from "./collaborationMeta.js";
 import type { MentionSummary } from "./ports.js";
 import type { ThreadState } from "./ThreadState.js";
 
@@ -91,13 +91,13 @@ export function createMentionTracking(deps: MentionTrackingDeps) {
     // Another process's live collaborations, as last stored (its own entries below are newer).
     if (isSharedStore(store)) {
       for (const record of await store.listEveryLive({ machineId: "collaborate" }))
-        add(record.id, (record.meta as CollaborationMeta | undefined) ?? dormantMeta(record));
+        add(record.id, record.meta as CollaborationMeta | undefined);
     }
     // One that has just finished is archived once its last write lands: until then it is listed from that record.
     for (const record of actors.finishingRecords())
       if (record.machineId === "collaborate") add(record.id, record.meta as CollaborationMeta | undefined);
     for (const record of actors.dormantRecords())
-      if (record.machineId === "collaborate") add(record.id, dormantMeta(record));
+      if (record.machineId === "collaborate") add(record.id, record.meta as CollaborationMeta | undefined);
     for (const entry of actors.hostedEntries())
       if (entry.kind === "collaborate") add(entry.id, collaborationMeta(entry.actor));
     return [...summaries.values()];

@@ -6,7 +6,7 @@ import type { ActorRecord } from "../persistence/actorRecord.js";
 import { lowdbStore } from "../persistence/createLowdbStore.js";
 import { isSharedStore, type SnapshotStore } from "../persistence/SnapshotStorePort.js";
 import type { AwaitingAnswers } from "./AwaitingAnswers.js";
-import { type CollaborationMeta, collaborationMeta, dormantMeta, onlyWaits } from "./collaborationMeta.js";
+import { type CollaborationMeta, collaborationMeta } from "./collaborationMeta.js";
 import type { EarlierPosts } from "./EarlierPosts.js";
 import type { ActorKind } from "./hostedActor.js";
 import { provideCollaborate, provideFlow, type SideEffectDeps } from "./sideEffects.js";
@@ -46,12 +46,6 @@ export interface RuntimeActorsDeps {
  */
 export function createRuntimeActors(d: RuntimeActorsDeps): Host {
   const { threads, awaiting } = d;
-  const indexLive = (record: Readonly<ActorRecord>): void => {
-    d.indexRecord(record);
-    // A dormant collaboration is indexed by the thread its snapshot awaits in (its meta, when present, says the same).
-    const threadId = isWaitingCollaboration(record) ? dormantMeta(record).threadId : undefined;
-    if (threadId !== undefined) awaiting.add(threadId, record.id);
-  };
   const host = new Host(
     {
       store: d.store ?? lowdbStore({ stateDir: d.stateDir, cleanupMaxAgeMs: d.cleanupMaxAgeMs }, false),
@@ -81,8 +75,6 @@ export function createRuntimeActors(d: RuntimeActorsDeps): Host {
         if (record.status === "active") awaiting.add(meta.threadId, entry.id);
         else awaiting.remove(meta.threadId, entry.id);
       },
-      // Only a collaboration whose mention waits stays a record: the others are few and short-lived.
-      mayStayDormant: isWaitingCollaboration,
       // A post re-run after a restart may have been made before the crash: EarlierPosts checks for it.
       startEffect: (start, restoredFrom) =>
         restoredFrom === undefined ? start() : d.earlierPosts.restoring(restoredFrom, start),
@@ -95,10 +87,10 @@ export function createRuntimeActors(d: RuntimeActorsDeps): Host {
         // finished ones' participants and routes are in the thread state this process saved; a shared
         // store's also hold what the other processes did, so there they are read too.
         if (isSharedStore(store)) for (const record of await store.list("archive")) d.indexRecord(record);
-        for (const record of await store.list("live")) indexLive(record);
+        for (const record of await store.list("live")) d.indexRecord(record);
       },
       // Taken over from another process (a shared store): indexed as at start.
-      adopted: indexLive,
+      adopted: d.indexRecord,
     },
   );
   // Routes, participants, parents and observer history expire by age; expire() saves what it drops.
@@ -116,9 +108,4 @@ function registrations(machines: Record<ActorKind, AnyStateMachine>): Record<str
       { machine: machines[kind], version: MACHINE_VERSIONS[kind] },
     ]),
   );
-}
-
-/** A collaboration whose mention only waits (for a delay or the target's answer): it may stay a record. */
-function isWaitingCollaboration(record: Readonly<ActorRecord>): boolean {
-  return record.machineId === "collaborate" && onlyWaits(record.snapshot);
 }

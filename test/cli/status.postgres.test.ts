@@ -55,7 +55,7 @@ function collaboration(id: string, dueIn: number): ActorRecord {
         },
       },
     },
-    timers: [{ event: "REMIND", dueAt: STORE_T0 + dueIn }],
+    delayed: [{ id: "remind", source: [], target: [], event: { type: "REMIND" }, dueAt: STORE_T0 + dueIn }],
     status: "active",
     updatedAt: STORE_T0,
   };
@@ -67,7 +67,6 @@ function finished(id: string): ActorRecord {
     machineId: "a2aFlow",
     machineVersion: 1,
     snapshot: { status: "done", value: "completed", context: { startedAt: STORE_T0 - MINUTE } },
-    timers: [],
     status: "done",
     updatedAt: STORE_T0,
   };

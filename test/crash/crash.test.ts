@@ -591,7 +591,6 @@ describe("crash: corrupt files at start-up", () => {
       machineId: "collaborate",
       machineVersion: 1,
       snapshot: { status: "active", value: "awaitingResponse", context: {} },
-      timers: [],
       status: "active",
       updatedAt: Date.now(),
     };

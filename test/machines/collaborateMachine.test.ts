@@ -829,10 +829,10 @@ describe("after sending: the mention child tracks the answer", () => {
   });
 
   it("reminders off: the mention waits untimed, no timeout reminds or escalates, the answer still ends it", async () => {
-    const c = startCollaboration({ mention: { ...base.mention, reminders: false } });
+    const c = startCollaboration({ mention: { ...base.mention, enabled: false } });
     await settle();
     expect(c.actor.getSnapshot().value).toBe("awaitingResponse");
-    expect(c.mentionContext()).toMatchObject({ reminders: false, attempts: 1 });
+    expect(c.mentionContext()).toMatchObject({ enabled: false, attempts: 1 });
     expect(c.clock.nextDue()).toBeUndefined();
     for (const minutes of [5, 10, 15, 60]) await c.timeout(T0 + minutes * MINUTE);
     expect(c.reminders.inputs).toEqual([]);
@@ -842,10 +842,10 @@ describe("after sending: the mention child tracks the answer", () => {
     expect(c.actor.getSnapshot().output).toMatchObject({ status: "responded", mentionAttempts: 1 });
   });
 
-  it("a collaboration stored before the reminders flag (its mention settings lack it) reminds as before", async () => {
-    const c = startCollaboration();
+  it("mention settings left out are the config's defaults: reminders on, every 5 minutes, 3 attempts", async () => {
+    const c = startCollaboration({ mention: {} });
     await settle();
-    expect(c.mentionContext()?.reminders).toBe(true);
+    expect(c.mentionContext()).toMatchObject({ enabled: true, responseTimeoutMs: 300_000, maxAttempts: 3 });
     expect(c.clock.nextDue()).toBe(T0 + 5 * MINUTE);
   });
 });

@@ -109,7 +109,7 @@ const inputs: Array<[string, MentionInput]> = [
   ["maxAttempts 1, notifyOnFailure false", { ...base, maxAttempts: 1, notifyOnFailure: false }],
   ["notifyOnFailure false", { ...base, notifyOnFailure: false }],
   ["no escalationMentionId", { ...base, escalationMentionId: undefined }],
-  ["reminders off", { ...base, reminders: false }],
+  ["reminders off", { ...base, enabled: false }],
 ];
 
 describe("mentionMachine, enumerated", () => {

@@ -524,7 +524,7 @@ describe("urgent, notifyOnFailure and escalationMentionId", () => {
 
 describe("reminders off (discord.a2aRetry.enabled false)", () => {
   it("arms no timeout: the mention waits untimed, and posts nothing however long", async () => {
-    const m = startMention({ reminders: false });
+    const m = startMention({ enabled: false });
     expect(m.actor.getSnapshot().value).toBe("untimed");
     expect(m.clock.nextDue()).toBeUndefined();
     for (const at of [T0 + 5 * MINUTE, T0 + 15 * MINUTE, T0 + 24 * 60 * MINUTE]) await m.advanceTo(at);
@@ -536,7 +536,7 @@ describe("reminders off (discord.a2aRetry.enabled false)", () => {
   });
 
   it("the target's answer still ends it responded; others' messages do not", async () => {
-    const m = startMention({ reminders: false, maxAttempts: 1 });
+    const m = startMention({ enabled: false, maxAttempts: 1 });
     await m.answer(IDS.otherBot, T0 + 20 * MINUTE);
     await m.answer(TARGET, T0 - 1);
     expect(m.actor.getSnapshot().value).toBe("untimed");
@@ -549,7 +549,7 @@ describe("reminders off (discord.a2aRetry.enabled false)", () => {
   });
 
   it("a cancel ends it cancelled", async () => {
-    const m = startMention({ reminders: false });
+    const m = startMention({ enabled: false });
     m.actor.send({ type: "CANCEL", at: T0 + MINUTE });
     await settle();
     expect(m.actor.getSnapshot().output).toEqual({ status: "cancelled", attempts: 1 });

@@ -26,7 +26,6 @@ for (let n = 0; failures < FAILURES_TO_STOP && n < MAX_PUTS; n++) {
       machineId: "mention",
       machineVersion: 1,
       snapshot: { value: "waiting", n, filler },
-      timers: [],
       status: "active",
       updatedAt: n,
     });

@@ -15,7 +15,7 @@ afterEach(async () => {
 const T0 = STORE_T0; // 2024-05-01T12:00Z
 const HOUR = 3_600_000;
 const rec = storeRecord;
-const done = (id: string, updatedAt: number) => rec(id, { status: "done", timers: [], updatedAt });
+const done = (id: string, updatedAt: number) => rec(id, { status: "done", updatedAt });
 
 async function open(dir: string, options: Partial<SnapshotStoreOptions> = {}) {
   const warnings: string[] = [];

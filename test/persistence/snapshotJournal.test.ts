@@ -136,7 +136,7 @@ describe("LowdbSnapshotStore journal", () => {
     const a0 = rec("a");
     const a1 = rec("a", { updatedAt: T0 + 1, snapshot: { v: 1 } });
     const a2 = rec("a", { updatedAt: T0 + 1, snapshot: { v: 2 } }); // same millisecond: the later line wins
-    const b1 = rec("b", { status: "done", timers: [], updatedAt: T0 + 5 }); // finished: moves to the archive
+    const b1 = rec("b", { status: "done", updatedAt: T0 + 5 }); // finished: moves to the archive
     const c1 = rec("c", { updatedAt: T0 + 9 });
     await crashState(dir, { a: a0, b: rec("b") }, line(a1) + line(b1) + line(a2) + line(c1));
     const { store, warnings } = await open(dir);
@@ -420,7 +420,7 @@ describe("LowdbSnapshotStore journal", () => {
   it("status (readStateDir) replays the journal read-only and shows the latest records", async () => {
     const dir = await dirs.make();
     const a1 = rec("a", { updatedAt: T0 + 1 });
-    const b1 = rec("b", { status: "done", timers: [], updatedAt: T0 + 2 });
+    const b1 = rec("b", { status: "done", updatedAt: T0 + 2 });
     await crashState(dir, { a: rec("a"), b: rec("b") }, line(a1) + line(b1) + line(rec("c")).slice(0, 10));
     const segment = join(dir, "actors", "journal-000001.ndjson");
     const text = await readFile(segment, "utf8");

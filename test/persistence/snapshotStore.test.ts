@@ -210,7 +210,7 @@ describe("LowdbSnapshotStore: durability and coalescing", () => {
     original.status = "done";
     const got = await store.get("c");
     if (got === undefined) throw new Error("missing");
-    got.timers.push({ event: "X", dueAt: 1 });
+    (got.meta as { k: number }).k = 2;
     expect(await store.get("c")).toEqual(rec("c", { meta: { k: 1 } }));
     expect(store.load()).toEqual([rec("c", { meta: { k: 1 } })]);
   });
@@ -235,7 +235,7 @@ describe("LowdbSnapshotStore: archive and prune", () => {
     await store.compact();
     expect(Object.keys((await readJson(shardFile(dir, "m1", 4))).records)).toContain("m1");
 
-    const finished = rec("m1", { status: "done", timers: [], updatedAt: T0 + 60_000 });
+    const finished = rec("m1", { status: "done", updatedAt: T0 + 60_000 });
     await store.put(finished);
     await store.compact();
     expect(await archiveLines(dir)).toEqual({ "archive-2024-05-01T12.ndjson": [finished] });
@@ -281,7 +281,7 @@ describe("LowdbSnapshotStore: archive and prune", () => {
     await store.compact();
     const archiveFile = join(dir, "archive", "archive-2024-05-01T12.ndjson");
     await mkdir(join(archiveFile, "blocker"), { recursive: true }); // opening it fails
-    const done = rec("m", { status: "done", timers: [], updatedAt: T0 + 5 });
+    const done = rec("m", { status: "done", updatedAt: T0 + 5 });
     await store.put(done); // durable in the journal
     await expect(store.compact()).rejects.toThrow(`could not write ${archiveFile}`);
     expect(await onDisk(dir)).toEqual({ m: rec("m") }); // not lost: still in its live shard

@@ -71,11 +71,10 @@ describe.each(implementations)("SnapshotStore contract: $name", ({ make, heldErr
     expect(await store.get("a")).toEqual(storeRecord("a"));
   });
 
-  it("round-trips a record with its timers and pending delayed events", async () => {
+  it("round-trips a record with its pending delayed events", async () => {
     const { store } = make();
     await opened(store);
     const record = storeRecord("a", {
-      timers: [{ event: "REMIND", dueAt: STORE_T0 + 5_000 }],
       delayed: [
         {
           id: "xstate.after.3000.m.wait",
@@ -118,7 +117,7 @@ describe.each(implementations)("SnapshotStore contract: $name", ({ make, heldErr
     const record = storeRecord("a");
     await store.put([record]);
     (record.snapshot as { value: string }).value = "changed after put";
-    record.timers.push({ event: "LATE", dueAt: 1 });
+    record.delayed?.push({ id: "late", source: [], target: [], event: { type: "LATE" }, dueAt: 1 });
     const read = await store.get("a");
     (read?.snapshot as { value: string }).value = "changed after get";
     expect(await store.get("a")).toEqual(storeRecord("a"));
@@ -248,7 +247,7 @@ describe("createMemoryStore", () => {
     const store = await opened(createMemoryStore());
     await store.put([storeRecord("a")]);
     const [listed] = await store.list("live");
-    expect(() => (listed?.timers as unknown[]).push({ event: "X", dueAt: 1 })).toThrow(TypeError);
+    expect(() => (listed?.delayed as unknown[]).push({ id: "x" })).toThrow(TypeError);
     expect(() => ((listed?.snapshot as { value: string }).value = "changed")).toThrow(TypeError);
     expect(await store.get("a")).toEqual(storeRecord("a"));
   });

@@ -12,7 +12,6 @@ function record(id: string, text = "x"): ActorRecord {
     machineId: "collaborate",
     machineVersion: 2,
     snapshot: { value: "awaitingResponse", context: { text } },
-    timers: [],
     status: "done",
     updatedAt: 1,
   };

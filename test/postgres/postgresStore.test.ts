@@ -157,7 +157,7 @@ describe("PostgreSQL store: schema and migrations", { timeout: 30_000 }, () => {
     await writer.put([storeRecord("fine"), storeRecord("odd")]);
     await writer.close();
     await postgres().query(
-      `UPDATE a2a.actors SET record = json_build_object('id', 'odd', 'machineId', 'gone', 'machineVersion', 1, 'snapshot', 1, 'timers', json_build_array(), 'status', 'active', 'updatedAt', 1) WHERE id = 'odd'`,
+      `UPDATE a2a.actors SET record = json_build_object('id', 'odd', 'machineId', 'gone', 'machineVersion', 1, 'snapshot', 1, 'status', 'active', 'updatedAt', 1) WHERE id = 'odd'`,
       [],
       dbName(url),
     );
@@ -240,9 +240,13 @@ describe("PostgreSQL store: several processes on one schema", { timeout: 30_000 
     const h = heard();
     const b = await store(url, { heard: h });
     await a.put([
-      storeRecord("late", { timers: [{ event: "T", dueAt: STORE_T0 + 9_000 }] }),
-      storeRecord("soon", { timers: [{ event: "T", dueAt: STORE_T0 + 1_000 }] }),
-      storeRecord("never", { timers: [] }),
+      storeRecord("late", {
+        delayed: [{ id: "t", source: [], target: [], event: { type: "T" }, dueAt: STORE_T0 + 9_000 }],
+      }),
+      storeRecord("soon", {
+        delayed: [{ id: "t", source: [], target: [], event: { type: "T" }, dueAt: STORE_T0 + 1_000 }],
+      }),
+      storeRecord("never", { delayed: [] }),
     ]);
     await a.close();
     await until("b to claim a's actors", () => h.claimed.length === 3);

@@ -256,7 +256,6 @@ describe("createMentionTracking: after a restart", () => {
       machineId,
       machineVersion: 1,
       snapshot: {},
-      timers: [],
       status: "active",
       updatedAt: Date.now(),
       meta,

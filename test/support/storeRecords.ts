@@ -10,7 +10,7 @@ export function storeRecord(id: string, over: Partial<ActorRecord> = {}): ActorR
     machineId: "mention",
     machineVersion: 2,
     snapshot: { status: "active", value: "waiting", context: { id } },
-    timers: [{ event: "REMIND", dueAt: STORE_T0 + 300_000 }],
+    delayed: [{ id: "remind", source: [], target: [], event: { type: "REMIND" }, dueAt: STORE_T0 + 300_000 }],
     status: "active",
     updatedAt: STORE_T0,
     ...over,

@@ -324,12 +324,12 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
 
 /**
  * A live record's next due time, in whole milliseconds (floored: it wakes its actor under 1 ms early at
- * most, and the actor's own delay then waits the rest): its earliest timer or XState delay.
+ * most, and the actor's own delay then waits the rest): its earliest XState delay.
  */
 function nextDue(record: ActorRecord): number | undefined {
   if (record.status !== "active") return undefined;
   let due: number | undefined;
-  for (const { dueAt } of [...record.timers, ...(record.delayed ?? [])]) {
+  for (const { dueAt } of record.delayed ?? []) {
     if (due === undefined || dueAt < due) due = dueAt;
   }
   return due === undefined ? undefined : Math.floor(due);

@@ -15,8 +15,8 @@ export type { LiveRecordFilter, SharedSnapshotStore } from "../SnapshotStorePort
  * Several processes opened on the same database and schema share one control plane: each live actor
  * is owned by one process at a time (a lease the process renews while it lives); when a process stops
  * or dies, the others take its actors over within `leaseMs`, soonest due first, and fire what fell due
- * (once: the snapshot that starts a post is committed before the post, and a post run again carries the
- * same Discord nonce). Every write is committed before the caller hears of it.
+ * (once: the snapshot that starts a side effect is committed before the effect runs). Every write is
+ * committed before the caller hears of it.
  *
  * The tables live in `schema` (default `a2a`), created and migrated by the store at open. A server that
  * cannot be reached, refused credentials or missing permissions fail open() (the runtime's start())

@@ -34,13 +34,13 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: (s:
       -- Live records found by what their meta holds (listEveryLive({ meta })).
       CREATE INDEX actors_live_meta ON ${s}.actors USING gin (((record->'meta')::jsonb) jsonb_path_ops) WHERE status = 'active';
       CREATE INDEX actors_archived_at ON ${s}.actors (updated_at) WHERE status <> 'active';
-      -- Each live actor's next due time (its timers and XState delays): takeovers claim the soonest first.
+      -- Each live actor's next due time (its earliest XState delay): takeovers claim the soonest first.
       CREATE TABLE ${s}.timers (
         actor_id text PRIMARY KEY,
         due_at bigint NOT NULL
       );
       CREATE INDEX timers_due ON ${s}.timers (due_at);
-      -- Events for an actor that another process hosts (an answer seen by a process that does not own the mention).
+      -- Events for a live actor, sent by a process that does not own it; its owner applies them.
       CREATE TABLE ${s}.inbox (
         seq bigserial PRIMARY KEY,
         actor_id text NOT NULL,

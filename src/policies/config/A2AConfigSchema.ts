@@ -104,6 +104,44 @@ const AgentToAgentSchema = z.strictObject({
     ),
 });
 
+/** `discord.a2aRetry`: what a mention is reminded and escalated by (the mention machine takes it as it is). */
+export const A2ARetrySchema = z.strictObject({
+  enabled: z
+    .boolean()
+    .default(true)
+    .describe(
+      "Remind a silent target and escalate to a human. With false, a `discordSend` mention is still " +
+        "tracked (an answer in the thread ends it `responded`, `mentions()` lists it) but never " +
+        "reminded or escalated: it waits without a timeout.",
+    ),
+  responseTimeoutMs: durationMs(300_000).describe(
+    "Time without an answer from the target, counted from the latest delivery (the mention or the " +
+      "last reminder), before the next reminder or the escalation.",
+  ),
+  urgentResponseTimeoutMs: durationMs(60_000).describe(
+    "`responseTimeoutMs` for a mention sent with `urgent: true`.",
+  ),
+  maxAttempts: count(3).describe(
+    "Deliveries before escalating: the mention is 1, each reminder adds 1; at the timeout after the " +
+      "last one the escalation is posted. With the defaults: reminders at 5 and 10 minutes, " +
+      "escalation at 15.",
+  ),
+  cleanupMaxAgeMs: durationMs(86_400_000).describe(
+    "How long a finished collaboration or flow stays stored (and listed by `mentions()`), counted " +
+      "from its last update, before it is pruned. Also how long the runtime remembers the ids of the " +
+      "reminders it posted, and (up to `participantTTL`) a thread's parent channel that no live " +
+      "collaboration, participant, route or sink needs. A running runtime prunes and expires every quarter of this age (at " +
+      "least a minute apart, at most an hour).",
+  ),
+  escalationMentionId: discordId
+    .optional()
+    .describe("Discord user id of the human the escalation pings; unset, the escalation pings nobody."),
+  notifyOnFailure: z
+    .boolean()
+    .default(true)
+    .describe("Post the escalation message. With false, the mention ends `escalated` silently."),
+});
+
 const DiscordSchema = z.strictObject({
   threadCommunication: z
     .strictObject({
@@ -132,45 +170,9 @@ const DiscordSchema = z.strictObject({
     })
     .prefault({})
     .describe("Who handles messages inside Discord threads."),
-  a2aRetry: z
-    .strictObject({
-      enabled: z
-        .boolean()
-        .default(true)
-        .describe(
-          "Remind a silent target and escalate to a human. With false, a `discordSend` mention is still " +
-            "tracked (an answer in the thread ends it `responded`, `mentions()` lists it) but never " +
-            "reminded or escalated: it waits without a timeout.",
-        ),
-      responseTimeoutMs: durationMs(300_000).describe(
-        "Time without an answer from the target, counted from the latest delivery (the mention or the " +
-          "last reminder), before the next reminder or the escalation.",
-      ),
-      urgentResponseTimeoutMs: durationMs(60_000).describe(
-        "`responseTimeoutMs` for a mention sent with `urgent: true`.",
-      ),
-      maxAttempts: count(3).describe(
-        "Deliveries before escalating: the mention is 1, each reminder adds 1; at the timeout after the " +
-          "last one the escalation is posted. With the defaults: reminders at 5 and 10 minutes, " +
-          "escalation at 15.",
-      ),
-      cleanupMaxAgeMs: durationMs(86_400_000).describe(
-        "How long a finished collaboration or flow stays stored (and listed by `mentions()`), counted " +
-          "from its last update, before it is pruned. Also how long the runtime remembers the ids of the " +
-          "reminders it posted, and (up to `participantTTL`) a thread's parent channel that no live " +
-          "collaboration, participant, route or sink needs. A running runtime prunes and expires every quarter of this age (at " +
-          "least a minute apart, at most an hour).",
-      ),
-      escalationMentionId: discordId
-        .optional()
-        .describe("Discord user id of the human the escalation pings; unset, the escalation pings nobody."),
-      notifyOnFailure: z
-        .boolean()
-        .default(true)
-        .describe("Post the escalation message. With false, the mention ends `escalated` silently."),
-    })
-    .prefault({})
-    .describe("Reminders to a silent target of `discordSend` and escalation to a human."),
+  a2aRetry: A2ARetrySchema.prefault({}).describe(
+    "Reminders to a silent target of `discordSend` and escalation to a human.",
+  ),
   collaboration: z
     .strictObject({
       defaultChannel: discordId
