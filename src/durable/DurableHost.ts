@@ -7,7 +7,6 @@ import { ActorExistsError, ActorNotFoundError } from "./actorErrors.js";
 import { earliestDelayDue, onlyWaits } from "./dormancy.js";
 import { EffectRuns, withDurableEffects } from "./durableEffects.js";
 import type { DurableActorInfo, DurableHost, DurableHostOptions } from "./durableHostTypes.js";
-import type { HostHooks } from "./hostHooks.js";
 import { toInspectFn } from "./inspection.js";
 import { Maintenance, maintenancePeriodMs } from "./maintenance.js";
 import { landedOrRelayed, listedElsewhere, sharedStoreEvents } from "./sharedStoreEvents.js";
@@ -33,7 +32,10 @@ export function createDurableHost(options: DurableHostOptions): DurableHost {
   return new Host(options);
 }
 
-/** The durable host, with what the A2A runtime uses beyond the public {@link DurableHost}. */
+/**
+ * The durable host. Beyond the public {@link DurableHost}, a layer built on it (the A2A runtime) calls the
+ * methods below `list()`: creating an actor synchronously, reaching hosted and dormant ones, flushing.
+ */
 export class Host implements DurableHost {
   /** Housekeeping while running: pruning the archive; a layer on top may add its own tasks. */
   readonly maintenance: Maintenance;
@@ -57,22 +59,23 @@ export class Host implements DurableHost {
   private store: SnapshotStore | undefined;
   private state: "stopped" | "starting" | "running" | "stopping" = "stopped";
 
-  constructor(
-    private readonly o: DurableHostOptions,
-    private readonly hooks: HostHooks = {},
-  ) {
+  constructor(private readonly o: DurableHostOptions) {
     this.now = o.now ?? Date.now;
     this.timers = o.timers ?? GLOBAL_TIMERS;
-    this.name = hooks.name ?? "DurableHost";
+    this.name = o.name ?? "DurableHost";
     this.userInspect = toInspectFn(o.inspect, `create${this.name}`);
     this.effects = new EffectRuns({
       ready: () => this.writer.settled(),
       open: () => this.state === "running" || this.state === "starting",
       restoredFrom: () => this.restoringFrom,
-      start: hooks.startEffect,
+      start: o.startEffect,
     });
     for (const [kind, registration] of Object.entries(o.machines)) {
-      this.machines[kind] = withDurableEffects(registration.machine, this.effects.gate, hooks.ungatedEffects);
+      this.machines[kind] = withDurableEffects(
+        registration.machine,
+        this.effects.gate,
+        new Set(o.ungatedEffects),
+      );
     }
     this.wakes = new TimerQueue(this.now, (id) => this.hostedOrWoken(id), this.timers);
     this.writer = new SnapshotWriter({
@@ -80,7 +83,12 @@ export class Host implements DurableHost {
       stopped: () => this.state === "stopping" || this.state === "stopped",
       hosted: (entry) => this.actors.hosted.get(entry.id) === entry,
       recordOf: (entry) =>
-        recordOf(entry, this.o.machines[entry.kind]?.version ?? 0, this.now(), this.hooks.metaOf?.(entry)),
+        recordOf(
+          entry,
+          this.o.machines[entry.kind]?.version ?? 0,
+          this.now(),
+          this.o.meta?.(entry.actor, entry.kind),
+        ),
       onQueued: (entry, record) => this.queued(entry, record),
       onRefused: (entry, error) => this.refuse(entry, error),
       timers: this.timers,
@@ -99,7 +107,7 @@ export class Host implements DurableHost {
   async start(): Promise<void> {
     if (this.state !== "stopped") throw new Error(`${this.name}.start: the host is already ${this.state}`);
     this.state = "starting";
-    const shared = sharedStoreEvents(this, this.hooks);
+    const shared = sharedStoreEvents(this);
     const store = this.o.store ?? createLowdbStore({ stateDir: this.o.stateDir ?? ".durable-state" });
     let live: ReadonlyArray<Readonly<ActorRecord>>;
     try {
@@ -108,10 +116,10 @@ export class Host implements DurableHost {
         rules: recordRules(this.o.machines, this.machines),
         onWarning: (message) => this.warn(message),
         shared,
-        ...(this.hooks.instance === undefined ? {} : { instance: this.hooks.instance }),
+        ...(this.o.instance === undefined ? {} : { instance: this.o.instance }),
       });
       await store.prune(this.now() - this.maxAgeMs);
-      await this.hooks.opened?.(store);
+      await this.o.onOpen?.(store);
       live = await store.list("live");
     } catch (error) {
       // Whatever failed, the store is let go: a later start (this host's or another's) can take it.
@@ -228,6 +236,7 @@ export class Host implements DurableHost {
   /** A stored live actor: restored now, or kept dormant (as its record) when it only waits. */
   adopt(record: Readonly<ActorRecord>): void {
     if (this.actors.has(record.id)) return;
+    this.o.onAdopt?.(record);
     if (!onlyWaits(record)) {
       this.resume(record);
       return;
@@ -337,7 +346,7 @@ export class Host implements DurableHost {
       timers: this.timers,
       now: this.now,
       restoring: () => this.resuming.has(id),
-      onEmitted: this.hooks.onEmitted ?? (() => {}),
+      onEmitted: this.o.onEmitted ?? (() => {}),
       user: this.userInspect,
       changed: () => this.markDirty(id),
       failed: (error) => {
@@ -392,7 +401,7 @@ export class Host implements DurableHost {
       };
       entry.lastWrite.then(landed, landed);
     }
-    this.hooks.onQueued?.(entry, record);
+    this.o.onRecord?.(record, entry.lastWrite);
     for (const watcher of [...entry.watchers]) watcher();
   }
 

@@ -1,4 +1,5 @@
-import type { AnyStateMachine, EventObject } from "xstate";
+import type { AnyActorRef, AnyStateMachine, EventObject } from "xstate";
+import type { ActorRecord } from "../persistence/actorRecord.js";
 import type { SnapshotStore } from "../persistence/SnapshotStorePort.js";
 import type { RuntimeTimers } from "./timers.js";
 
@@ -32,6 +33,45 @@ export interface DurableHostOptions {
   logger?: Logger;
   /** How long finished actors stay archived before they are pruned (default one day). */
   cleanupMaxAgeMs?: number;
+  /**
+   * What to keep beside an actor's snapshot in its record (`ActorRecord.meta`), computed at each write:
+   * read without restoring the actor, and how a store shared by several processes finds records
+   * (`listEveryLive({ meta: { threadId } })`). JSON data only.
+   */
+  meta?: (actor: AnyActorRef, kind: string) => Record<string, unknown> | undefined;
+  /** Told of every event an actor, or any actor of its tree, emits (XState's `emit`). */
+  onEmitted?: (event: { type: string }) => void;
+  /**
+   * This host's identity across restarts (e.g. the path of a state directory only it holds): a store
+   * shared by several processes gives it back the actors an earlier process of that identity owned at
+   * once, rather than after their lease lapses. Only one live process may use an identity.
+   */
+  instance?: string;
+  /** How errors and warnings name the host (default `DurableHost`). */
+  name?: string;
+  /**
+   * Told of every record the host queues for the store, with the promise that settles once it is
+   * durable (rejected when the store refuses it): an index kept beside the store follows the records.
+   */
+  onRecord?: (record: Readonly<ActorRecord>, durable: Promise<void>) => void;
+  /**
+   * Told of each stored live actor the host takes on without writing it, before it runs or stays
+   * dormant: at start, and when a shared store hands over one whose process stopped or died.
+   */
+  onAdopt?: (record: Readonly<ActorRecord>) => void;
+  /** Called once the store is open (and its archive pruned), before any actor resumes. */
+  onOpen?: (store: SnapshotStore) => Promise<void> | void;
+  /**
+   * Side-effect actors (by their name in `setup({ actors })`) that change nothing outside, such as a
+   * wait or a read: they start at once rather than after the write of the snapshot that started them.
+   */
+  ungatedEffects?: readonly string[];
+  /**
+   * Starts each side effect once the snapshot that started it is durable (default: at once then).
+   * `restoredFrom` is the save time of the record its actor was restored from when a restart runs the
+   * effect again (it may have run before the crash): the place to look for what it did before.
+   */
+  startEffect?: (start: () => void, restoredFrom: number | undefined) => void;
 }
 
 /** One actor as the host keeps it. */

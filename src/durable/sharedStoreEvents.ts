@@ -9,7 +9,6 @@ import {
 import type { DurableActorInfo } from "./durableHostTypes.js";
 import { type Entry, info } from "./hostedActors.js";
 import type { Host } from "./DurableHost.js";
-import type { HostHooks } from "./hostHooks.js";
 
 /** What a host does with a shared store's news, plus `started()`, which the host calls once running. */
 export interface HostSharedStoreEvents extends SharedStoreEvents {
@@ -21,13 +20,10 @@ export interface HostSharedStoreEvents extends SharedStoreEvents {
  * or died are hosted here (as at start), events other processes sent are delivered, and actors taken
  * over by another process are dropped. Claims that come while the host is still starting wait for it.
  */
-export function sharedStoreEvents(host: Host, hooks: HostHooks): HostSharedStoreEvents {
+export function sharedStoreEvents(host: Host): HostSharedStoreEvents {
   let early: Array<Readonly<ActorRecord>> | undefined = [];
   const adopt = (records: ReadonlyArray<Readonly<ActorRecord>>) => {
-    for (const record of records) {
-      hooks.adopted?.(record);
-      host.adopt(record);
-    }
+    for (const record of records) host.adopt(record);
   };
   return {
     claimed(records) {

@@ -42,57 +42,52 @@ export interface RuntimeActorsDeps {
 /**
  * The runtime's actors on the durable host: the flow and collaboration machines wired to their side
  * effects, each collaboration's record carrying its meta (thread, agents, mention) so the runtime's
- * indexes follow it, and only collaborations whose mention waits left dormant.
+ * indexes follow it.
  */
 export function createRuntimeActors(d: RuntimeActorsDeps): Host {
   const { threads, awaiting } = d;
-  const host = new Host(
-    {
-      store: d.store ?? lowdbStore({ stateDir: d.stateDir, cleanupMaxAgeMs: d.cleanupMaxAgeMs }, false),
-      machines: registrations({
-        a2aFlow: provideFlow(d.sideEffects),
-        collaborate: provideCollaborate(d.sideEffects),
-      }),
-      now: d.now,
-      timers: d.timers,
-      inspect: d.inspect,
-      logger: { warn: d.warn },
-      cleanupMaxAgeMs: d.cleanupMaxAgeMs,
+  const host = new Host({
+    store: d.store ?? lowdbStore({ stateDir: d.stateDir, cleanupMaxAgeMs: d.cleanupMaxAgeMs }, false),
+    machines: registrations({
+      a2aFlow: provideFlow(d.sideEffects),
+      collaborate: provideCollaborate(d.sideEffects),
+    }),
+    now: d.now,
+    timers: d.timers,
+    inspect: d.inspect,
+    logger: { warn: d.warn },
+    cleanupMaxAgeMs: d.cleanupMaxAgeMs,
+    // A collaboration's thread, agents and mention, for mentions() and the thread index.
+    meta: (actor, kind) => (kind === "collaborate" ? { ...collaborationMeta(actor) } : undefined),
+    onEmitted: d.emit,
+    // The runtime holds the state directory's lock: no other process runs under this name meanwhile.
+    instance: d.stateDir,
+    name: "A2ARuntime",
+    onRecord: (record, durable) => {
+      d.queued?.(durable);
+      const meta = record.meta as CollaborationMeta | undefined;
+      if (meta?.threadId === undefined) return;
+      if (meta.parentChannelId !== undefined) {
+        threads.addParticipants(meta.threadId, [meta.fromAgentId, meta.targetAgentId]);
+      }
+      if (record.status === "active") awaiting.add(meta.threadId, record.id);
+      else awaiting.remove(meta.threadId, record.id);
     },
-    {
-      name: "A2ARuntime",
-      // The runtime holds the state directory's lock: no other process runs under this name meanwhile.
-      instance: d.stateDir,
-      onEmitted: d.emit,
-      metaOf: (entry) => (entry.kind === "collaborate" ? { ...collaborationMeta(entry.actor) } : undefined),
-      onQueued: (entry, record) => {
-        d.queued?.(entry.lastWrite);
-        const meta = record.meta as CollaborationMeta | undefined;
-        if (meta?.threadId === undefined) return;
-        if (meta.parentChannelId !== undefined) {
-          threads.addParticipants(meta.threadId, [meta.fromAgentId, meta.targetAgentId]);
-        }
-        if (record.status === "active") awaiting.add(meta.threadId, entry.id);
-        else awaiting.remove(meta.threadId, entry.id);
-      },
-      // A post re-run after a restart may have been made before the crash: EarlierPosts checks for it.
-      startEffect: (start, restoredFrom) =>
-        restoredFrom === undefined ? start() : d.earlierPosts.restoring(restoredFrom, start),
-      // Waiting for a run and reading its reply change nothing: they need not wait for the disk.
-      ungatedEffects: new Set(["agentWait", "readReply"]),
-      opened: async (store) => {
-        // Before any actor resumes: what a stop rejected must not run now.
-        await withdrawCalls(d.stateDir, store, d.now, d.warn);
-        // One read-only pass over the live records: thread participants, routes, awaited answers. The
-        // finished ones' participants and routes are in the thread state this process saved; a shared
-        // store's also hold what the other processes did, so there they are read too.
-        if (isSharedStore(store)) for (const record of await store.list("archive")) d.indexRecord(record);
-        for (const record of await store.list("live")) d.indexRecord(record);
-      },
-      // Taken over from another process (a shared store): indexed as at start.
-      adopted: d.indexRecord,
+    // Each stored live actor, at start or taken over from another process: indexed before it runs.
+    onAdopt: d.indexRecord,
+    // A post re-run after a restart may have been made before the crash: EarlierPosts checks for it.
+    startEffect: (start, restoredFrom) =>
+      restoredFrom === undefined ? start() : d.earlierPosts.restoring(restoredFrom, start),
+    // Waiting for a run and reading its reply change nothing: they need not wait for the disk.
+    ungatedEffects: ["agentWait", "readReply"],
+    onOpen: async (store) => {
+      // Before any actor resumes: what a stop rejected must not run now.
+      await withdrawCalls(d.stateDir, store, d.now, d.warn);
+      // The finished collaborations' participants and routes are in the thread state this process
+      // saved; a shared store's archive also holds what the other processes did, so it is read too.
+      if (isSharedStore(store)) for (const record of await store.list("archive")) d.indexRecord(record);
     },
-  );
+  });
   // Routes, participants, parents and observer history expire by age; expire() saves what it drops.
   host.maintenance.add("expiring thread state", (at) => {
     threads.expire(at);

@@ -7,6 +7,7 @@ import {
   assign,
   createActor,
   createMachine,
+  emit,
   type EventObject,
   fromPromise,
   raise,
@@ -204,6 +205,85 @@ describe("createDurableHost: what is written", () => {
     expect(puts.length).toBe(before);
     await h.send("h1", { type: "KEY", fits: true } as EventObject);
     expect(puts.slice(before)).toEqual([["h1"]]);
+  });
+});
+
+describe("createDurableHost: meta", () => {
+  it("keeps what `meta` returns beside each snapshot, computed again at every write", async () => {
+    const store = createMemoryStore();
+    const h = createDurableHost({
+      store,
+      machines: { light: { machine: light, version: 1 } },
+      meta: (actor, kind) => ({ kind, value: JSON.stringify(actor.getSnapshot().value) }),
+      logger: { warn: () => {} },
+    });
+    hosts.push(h);
+    await h.start();
+    await h.spawn("light", "l1");
+    expect((await store.get("l1"))?.meta).toEqual({ kind: "light", value: '"green"' });
+    await vi.advanceTimersByTimeAsync(30_000);
+    await h.idle();
+    expect((await store.get("l1"))?.meta).toEqual({ kind: "light", value: '{"yellow":"blinking"}' });
+  });
+});
+
+describe("createDurableHost: onRecord, onAdopt and onOpen", () => {
+  it("tells each record written with its write, and each stored live actor taken on at start, after the store opened", async () => {
+    const store = createMemoryStore();
+    const told: string[] = [];
+    const options = {
+      store,
+      machines: { light: { machine: light, version: 1 } },
+      onRecord: (record: Readonly<ActorRecord>, durable: Promise<void>) => {
+        told.push(`record ${record.id} ${JSON.stringify((record.snapshot as { value: unknown }).value)}`);
+        void durable.then(() => told.push(`durable ${record.id}`));
+      },
+      onAdopt: (record: Readonly<ActorRecord>) => told.push(`adopt ${record.id}`),
+      onOpen: () => void told.push("open"),
+      logger: { warn: () => {} },
+    };
+    const first = createDurableHost(options);
+    await first.start();
+    await first.spawn("light", "l1");
+    expect(told).toEqual(["open", 'record l1 "green"', "durable l1"]);
+    await first.stop();
+    told.length = 0;
+    const second = createDurableHost(options);
+    hosts.push(second);
+    await second.start();
+    expect(told).toEqual(["open", "adopt l1"]);
+  });
+});
+
+describe("createDurableHost: onEmitted and name", () => {
+  it("hears what any actor of a tree emits, and names itself in errors as told", async () => {
+    type Pong = { type: "pong"; from: string };
+    const child = setup({ types: { emitted: {} as Pong } }).createMachine({
+      on: { PING: { actions: emit({ type: "pong", from: "child" }) } },
+    });
+    const parent = setup({ types: { emitted: {} as Pong }, actors: { child } }).createMachine({
+      invoke: { id: "child", src: "child" },
+      on: {
+        PING: { actions: [emit({ type: "pong", from: "parent" }), sendTo("child", { type: "PING" })] },
+      },
+    });
+    const heard: unknown[] = [];
+    const h = createDurableHost({
+      store: createMemoryStore(),
+      machines: { parent: { machine: parent, version: 1 } },
+      onEmitted: (event) => heard.push(event),
+      name: "Orders",
+      logger: { warn: () => {} },
+    });
+    hosts.push(h);
+    await expect(h.spawn("parent", "p")).rejects.toThrow(/^Orders\.spawn: the host is not running/);
+    await h.start();
+    await h.spawn("parent", "p");
+    await h.send("p", { type: "PING" });
+    expect(heard).toEqual([
+      { type: "pong", from: "parent" },
+      { type: "pong", from: "child" },
+    ]);
   });
 });
 
