@@ -401,7 +401,13 @@ export class Host implements DurableHost {
       };
       entry.lastWrite.then(landed, landed);
     }
-    this.o.onRecord?.(record, entry.lastWrite);
+    this.o.onRecord?.(
+      record,
+      entry.lastWrite.then(
+        () => true,
+        () => false,
+      ),
+    );
     for (const watcher of [...entry.watchers]) watcher();
   }
 

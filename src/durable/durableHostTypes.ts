@@ -50,10 +50,10 @@ export interface DurableHostOptions {
   /** How errors and warnings name the host (default `DurableHost`). */
   name?: string;
   /**
-   * Told of every record the host queues for the store, with the promise that settles once it is
-   * durable (rejected when the store refuses it): an index kept beside the store follows the records.
+   * Told of every record the host queues for the store, with a promise of whether it became durable
+   * (false: the store refused it; it never rejects): an index kept beside the store follows the records.
    */
-  onRecord?: (record: Readonly<ActorRecord>, durable: Promise<void>) => void;
+  onRecord?: (record: Readonly<ActorRecord>, durable: Promise<boolean>) => void;
   /**
    * Told of each stored live actor the host takes on without writing it, before it runs or stays
    * dormant: at start, and when a shared store hands over one whose process stopped or died.

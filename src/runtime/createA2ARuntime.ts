@@ -142,9 +142,9 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     timers: scheduler,
     inspect: options.inspect,
     warn,
-    queued: (write) => {
+    queued: (durable) => {
       const queuedAt = performance.now();
-      write.then(() => metrics.persisted(performance.now() - queuedAt)).catch(() => {});
+      void durable.then((landed) => landed && metrics.persisted(performance.now() - queuedAt));
     },
   });
   bus.subscribe("*", (event) => metrics.event(event));

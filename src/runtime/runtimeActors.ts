@@ -35,8 +35,8 @@ export interface RuntimeActorsDeps {
   timers: RuntimeTimers;
   inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | object | undefined;
   warn: (message: string) => void;
-  /** Told of each record queued for the store, with the write that makes it durable (for metrics). */
-  queued?: (write: Promise<void>) => void;
+  /** Told of each record queued for the store, with whether its write became durable (for metrics). */
+  queued?: (durable: Promise<boolean>) => void;
 }
 
 /**

@@ -234,9 +234,9 @@ describe("createDurableHost: onRecord, onAdopt and onOpen", () => {
     const options = {
       store,
       machines: { light: { machine: light, version: 1 } },
-      onRecord: (record: Readonly<ActorRecord>, durable: Promise<void>) => {
+      onRecord: (record: Readonly<ActorRecord>, durable: Promise<boolean>) => {
         told.push(`record ${record.id} ${JSON.stringify((record.snapshot as { value: unknown }).value)}`);
-        void durable.then(() => told.push(`durable ${record.id}`));
+        void durable.then((landed) => told.push(`durable ${record.id} ${landed}`));
       },
       onAdopt: (record: Readonly<ActorRecord>) => told.push(`adopt ${record.id}`),
       onOpen: () => void told.push("open"),
@@ -245,7 +245,7 @@ describe("createDurableHost: onRecord, onAdopt and onOpen", () => {
     const first = createDurableHost(options);
     await first.start();
     await first.spawn("light", "l1");
-    expect(told).toEqual(["open", 'record l1 "green"', "durable l1"]);
+    expect(told).toEqual(["open", 'record l1 "green"', "durable l1 true"]);
     await first.stop();
     told.length = 0;
     const second = createDurableHost(options);
@@ -417,10 +417,13 @@ describe("createDurableHost: refusals name what is wrong", () => {
     });
     const warnings: string[] = [];
     const store = createMemoryStore();
+    // onRecord hears whether each write landed: false for the refused one, and nothing rejects.
+    const landed: Array<Promise<string>> = [];
     const h = createDurableHost({
       store,
       machines: { holder: { machine: holder, version: 1 } },
       logger: { warn: (m) => warnings.push(m) },
+      onRecord: (record, durable) => void landed.push(durable.then((ok) => `${record.id} ${ok}`)),
     });
     hosts.push(h);
     await h.start();
@@ -434,6 +437,7 @@ describe("createDurableHost: refusals name what is wrong", () => {
     expect(await h.get("bigint")).toBeUndefined();
     expect(warnings).toContainEqual(expect.stringMatching(/actor bigint \(holder\) cannot be stored/));
     expect(warnings.filter((w) => w.includes("trying again"))).toEqual([]);
+    expect((await Promise.all(landed)).sort()).toEqual(["bigint false", "fine true", "fine true"]);
   });
 
   it("a delayed event that holds an actor outside the tree rejects its send, naming it; the stored state stays", async () => {
