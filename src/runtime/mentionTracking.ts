@@ -9,7 +9,7 @@ import type { MentionSummary } from "./ports.js";
 import type { ThreadState } from "./ThreadState.js";
 
 /**
- * What a collaboration hears of each agent's message in its thread. Whether the message answers its
+ * What a collaboration hears of each message in its thread (a human's too). Whether it answers the
  * mention (the target's, sent after the mention) is the mention machine's to decide; one that does not
  * changes nothing, so nothing is written.
  */
@@ -35,7 +35,7 @@ export interface MentionTrackingDeps {
 }
 
 /**
- * The mentions side of the collaborations: handing an agent's thread message to every live collaboration
+ * The mentions side of the collaborations: handing each thread message to every live collaboration
  * in that thread, listing them (mentions()), and indexing the stored ones at start.
  */
 export function createMentionTracking(deps: MentionTrackingDeps) {
