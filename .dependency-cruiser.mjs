@@ -31,6 +31,14 @@ export default {
       };
     }),
     {
+      name: "durable-host-through-its-entry-point",
+      comment:
+        "The runtime and the layers above use the durable host as any user does: through a2a-statecharts/durable (its timers aside).",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/durable/" },
+      to: { path: "^src/durable/", pathNot: "^src/durable/(index|timers)\\.ts$" },
+    },
+    {
       name: "no-circular",
       comment: "No import cycle in src/: each module can be read after what it imports.",
       severity: "error",

@@ -74,4 +74,4 @@ export { StateDirLockedError, StateDirNotWritableError } from "./persistence/Sta
 export { StateFileReadError } from "./persistence/DurableJsonFile.js";
 export { SnapshotStoreInUseError } from "./persistence/SnapshotStorePort.js";
 export { SnapshotStoreWriteError } from "./persistence/snapshotStoreOptions.js";
-export { ActorStoppedError } from "./durable/actorErrors.js";
+export { ActorStoppedError } from "./durable/index.js";

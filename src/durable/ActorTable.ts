@@ -2,6 +2,8 @@ import type { ActorRecord } from "../persistence/actorRecord.js";
 import type { DurableActorInfo } from "./durableHostTypes.js";
 import { type Entry, info } from "./hostedActors.js";
 
+type MetaOf = (entry: Entry) => Record<string, unknown> | undefined;
+
 /**
  * The actors a host runs: hosted (XState actors), dormant (live records that only wait, restored on
  * their first event or due time) and finishing (finished, their last write still in flight).
@@ -18,28 +20,23 @@ export class ActorTable {
     return this.hosted.has(id) || this.dormant.has(id);
   }
 
-  /** The ids of every actor run here, hosted or dormant. */
-  ids(): string[] {
-    return [...this.hosted.keys(), ...this.dormant.keys()];
-  }
-
   /** What is known here of an actor, without the store: hosted, dormant or finishing. */
-  info(id: string): DurableActorInfo | undefined {
+  info(id: string, metaOf: MetaOf): DurableActorInfo | undefined {
     const entry = this.hosted.get(id);
-    if (entry !== undefined) return info(id, entry.kind, entry.actor.getSnapshot());
+    if (entry !== undefined) return info(id, entry.kind, entry.actor.getSnapshot(), metaOf(entry));
     const record = this.dormant.get(id) ?? this.finishing.get(id);
-    return record === undefined ? undefined : info(id, record.machineId, record.snapshot);
+    return record === undefined ? undefined : info(id, record.machineId, record.snapshot, record.meta);
   }
 
-  /** The hosted and dormant actors, without their context. */
-  list(): Array<Omit<DurableActorInfo, "context">> {
+  /** The hosted, dormant and finishing actors, without their context. */
+  list(metaOf: MetaOf): Array<Omit<DurableActorInfo, "context">> {
     const hosted = [...this.hosted.values()].map((entry) =>
-      info(entry.id, entry.kind, entry.actor.getSnapshot()),
+      info(entry.id, entry.kind, entry.actor.getSnapshot(), metaOf(entry)),
     );
-    const dormant = [...this.dormant.values()].map((record) =>
-      info(record.id, record.machineId, record.snapshot),
+    const records = [...this.dormant.values(), ...this.finishing.values()].map((record) =>
+      info(record.id, record.machineId, record.snapshot, record.meta),
     );
-    return [...hosted, ...dormant].map(({ context: _context, ...rest }) => rest);
+    return [...hosted, ...records].map(({ context: _context, ...rest }) => rest);
   }
 
   /** How many actors are hosted, how many dormant, and how many XState delays the hosted ones hold. */

@@ -6,12 +6,19 @@ import { isSharedStore, type SnapshotStore, type StoredDelivery } from "../persi
 import { ActorExistsError, ActorNotFoundError } from "./actorErrors.js";
 import { earliestDelayDue, onlyWaits } from "./dormancy.js";
 import { EffectRuns, withDurableEffects } from "./durableEffects.js";
-import type { DurableActorInfo, DurableHost, DurableHostOptions } from "./durableHostTypes.js";
+import type {
+  DurableActor,
+  DurableActorInfo,
+  DurableHost,
+  DurableHostCounts,
+  DurableHostOptions,
+} from "./durableHostTypes.js";
 import { toInspectFn } from "./inspection.js";
 import { Maintenance, maintenancePeriodMs } from "./maintenance.js";
 import { landedOrRelayed, listedElsewhere, sharedStoreEvents } from "./sharedStoreEvents.js";
 import { SnapshotWriter } from "./SnapshotWriter.js";
 import {
+  durableActor,
   type Entry,
   hostEntry,
   info,
@@ -33,20 +40,18 @@ export function createDurableHost(options: DurableHostOptions): DurableHost {
 }
 
 /**
- * The durable host. Beyond the public {@link DurableHost}, a layer built on it (the A2A runtime) calls the
- * methods below `list()`: creating an actor synchronously, reaching hosted and dormant ones, flushing.
+ * The durable host. Its public methods beyond {@link DurableHost} (adopting, dropping and waking actors)
+ * are for the store events of a store shared by several processes.
  */
 export class Host implements DurableHost {
-  /** Housekeeping while running: pruning the archive; a layer on top may add its own tasks. */
-  readonly maintenance: Maintenance;
+  /** Housekeeping while running: pruning the archive, then the user's. */
+  private readonly maintenance: Maintenance;
   private readonly now: () => number;
   private readonly timers: RuntimeTimers;
   private readonly name: string;
   private readonly machines: Record<string, AnyStateMachine> = {};
   private readonly actors = new ActorTable();
   private readonly resuming = new Set<string>();
-  /** See takeAbandoned(). */
-  private readonly abandoned = new Set<string>();
   /** The save time of the record whose actor is starting now, if it is being restored. */
   private restoringFrom: number | undefined;
   /** Side effects start once every write queued so far has landed (the one that started them among them). */
@@ -83,12 +88,7 @@ export class Host implements DurableHost {
       stopped: () => this.state === "stopping" || this.state === "stopped",
       hosted: (entry) => this.actors.hosted.get(entry.id) === entry,
       recordOf: (entry) =>
-        recordOf(
-          entry,
-          this.o.machines[entry.kind]?.version ?? 0,
-          this.now(),
-          this.o.meta?.(entry.actor, entry.kind),
-        ),
+        recordOf(entry, this.o.machines[entry.kind]?.version ?? 0, this.now(), this.metaOf(entry)),
       onQueued: (entry, record) => this.queued(entry, record),
       onRefused: (entry, error) => this.refuse(entry, error),
       timers: this.timers,
@@ -102,6 +102,7 @@ export class Host implements DurableHost {
       onError: (task, error) => this.warn(`${task} failed (${displayText(error)}); tried again next period`),
     });
     this.maintenance.add("pruning the archive", (at) => this.store?.prune(at - this.maxAgeMs));
+    if (o.housekeeping !== undefined) this.maintenance.add("housekeeping", o.housekeeping);
   }
 
   async start(): Promise<void> {
@@ -142,9 +143,10 @@ export class Host implements DurableHost {
     // A write being retried fails now: its waiters hear that the host stopped, and the actors stop.
     this.writer.stopRetrying();
     this.wakes.stop();
+    const abandoned: string[] = [];
     for (const entry of this.actors.hosted.values()) {
       // Never known stored: its caller is rejected, and the record a lost reply may have left must not run.
-      if (!entry.stored && entry.abandoned.size > 0) this.abandoned.add(entry.id);
+      if (!entry.stored && entry.abandoned.size > 0) abandoned.push(entry.id);
       stopEntry(entry, `${this.name} stopped`);
     }
     this.actors.clear();
@@ -155,6 +157,8 @@ export class Host implements DurableHost {
     } finally {
       this.store = undefined;
       this.state = "stopped";
+      // Told even when closing failed: the store may well hold them.
+      if (abandoned.length > 0) await this.o.onAbandoned?.(abandoned);
     }
   }
 
@@ -185,7 +189,7 @@ export class Host implements DurableHost {
     if (this.actors.has(id) || (await store.get(id)) !== undefined) {
       throw new ActorExistsError(id, this.name);
     }
-    const entry = this.create(kind, id, input);
+    const entry = this.createEntry(kind, id, input);
     this.writer.flush();
     await entry.lastWrite;
     throwIfFailed(`${this.name}.spawn`, entry);
@@ -211,20 +215,37 @@ export class Host implements DurableHost {
 
   async get(id: string): Promise<DurableActorInfo | undefined> {
     const store = this.openStore("get");
-    const known = this.actors.info(id);
+    const known = this.actors.info(id, this.metaOf);
     if (known !== undefined) return known;
     const record = await store.get(id);
-    return record === undefined ? undefined : info(id, record.machineId, record.snapshot);
+    return record === undefined ? undefined : info(id, record.machineId, record.snapshot, record.meta);
   }
 
   async list(): Promise<Array<Omit<DurableActorInfo, "context">>> {
     const store = this.openStore("list");
-    const here = this.actors.list();
+    const here = this.actors.list(this.metaOf);
     return [...here, ...(await listedElsewhere(store, here))];
   }
 
+  create(kind: string, id: string, input?: unknown): DurableActor {
+    this.openStore("create");
+    if (this.actors.has(id)) throw new ActorExistsError(id, this.name, "create");
+    return durableActor(this.createEntry(kind, id, input), this.flushWrites);
+  }
+
+  actor(id: string): DurableActor | undefined {
+    const entry = this.hostedOrWoken(id);
+    return entry === undefined ? undefined : durableActor(entry, this.flushWrites);
+  }
+
+  counts(): DurableHostCounts {
+    // The hosted actors' XState delays, and the dormant actors' wake-ups.
+    const { live, dormant, delays } = this.actors.counts();
+    return { live, dormant, timersPending: delays + this.wakes.size, writesPending: this.writer.pending };
+  }
+
   /** Creates and starts an actor of a registered kind; its first snapshot is written with the next batch. */
-  create(kind: string, id: string, input: unknown): Entry {
+  private createEntry(kind: string, id: string, input: unknown): Entry {
     const machine = this.machines[kind];
     if (machine === undefined) throw new Error(`${this.name}: no machine of kind ${JSON.stringify(kind)}`);
     const entry = this.host(kind, id, machine, { input });
@@ -254,11 +275,6 @@ export class Host implements DurableHost {
     if (entry !== undefined) stopEntry(entry, "another process took it over");
   }
 
-  /** The ids of every actor this host runs, hosted or dormant. */
-  ids(): string[] {
-    return this.actors.ids();
-  }
-
   /** Whether the host is running (a shared store's events before that wait for it). */
   get running(): boolean {
     return this.state === "running";
@@ -276,61 +292,24 @@ export class Host implements DurableHost {
     return this.actors.hosted.get(id);
   }
 
-  /** The hosted actors (read only). */
-  hostedEntries(): IterableIterator<Entry> {
-    return this.actors.hosted.values();
-  }
-
-  /** The records of finished actors whose last write is still in flight. */
-  finishingRecords(): IterableIterator<ActorRecord> {
-    return this.actors.finishing.values();
-  }
-
-  /** The dormant actors' records: the store's own, read only. */
-  dormantRecords(): IterableIterator<Readonly<ActorRecord>> {
-    return this.actors.dormant.values();
-  }
-
-  /** Whether a snapshot write is queued or not yet durable. */
-  get writing(): boolean {
-    return this.writer.busy;
-  }
-
-  /** How many actors are hosted, how many dormant, and how many durable timers wait: for metrics. */
-  counts(): { live: number; dormant: number; timersPending: number } {
-    // The hosted actors' XState delays, and the dormant actors' wake-ups.
-    const { live, dormant, delays } = this.actors.counts();
-    return { live, dormant, timersPending: delays + this.wakes.size };
-  }
-
-  /**
-   * The actors whose callers (`until()` in the runtime) stop() rejected while none of their writes had
-   * landed (the store out of reach): each may be stored all the same, by a write whose reply was lost,
-   * and would carry the rejected call out at the next start. Taken once: the list is then empty.
-   */
-  takeAbandoned(): string[] {
-    const ids = [...this.abandoned];
-    this.abandoned.clear();
-    return ids;
-  }
-
   /** Queues every changed actor's record now: each actor's lastWrite is then the write of its latest change. */
   flush(): void {
     this.writer.flush();
   }
 
-  /** Resolves once every change made so far is durable (or failed for good). */
-  async persisted(): Promise<void> {
-    await this.writer.settled();
-  }
-
   /** The open store; throws naming `method` while the host is not running. */
-  openStore(method: string): SnapshotStore {
+  private openStore(method: string): SnapshotStore {
     if (this.state !== "running" || this.store === undefined) {
       throw new Error(`${this.name}.${method}: the host is not running; call start() first`);
     }
     return this.store;
   }
+
+  private readonly flushWrites = (): void => this.writer.flush();
+
+  /** The meta `options.meta` computes for a hosted actor. */
+  private readonly metaOf = (entry: Entry): Record<string, unknown> | undefined =>
+    this.o.meta?.(entry.actor, entry.kind);
 
   private host(
     kind: string,

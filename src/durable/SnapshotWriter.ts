@@ -54,7 +54,12 @@ export class SnapshotWriter {
 
   /** Whether something is queued or not yet durable. */
   get busy(): boolean {
-    return this.dirty.size > 0 || this.again.size > 0 || this.writes.size > 0;
+    return this.pending > 0;
+  }
+
+  /** Records marked or queued again, and batches not yet durable. */
+  get pending(): number {
+    return this.dirty.size + this.again.size + this.writes.size;
   }
 
   /** Queues every marked actor's record now, as one batch. */

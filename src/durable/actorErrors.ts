@@ -12,8 +12,9 @@ export class ActorExistsError extends A2AError {
   constructor(
     readonly actorId: string,
     host: string,
+    method: "spawn" | "create" = "spawn",
   ) {
-    super(`${host}.spawn: an actor ${JSON.stringify(actorId)} already exists`);
+    super(`${host}.${method}: an actor ${JSON.stringify(actorId)} already exists`);
   }
 }
 

@@ -72,6 +72,18 @@ export interface DurableHostOptions {
    * effect again (it may have run before the crash): the place to look for what it did before.
    */
   startEffect?: (start: () => void, restoredFrom: number | undefined) => void;
+  /**
+   * Called by `stop()` with the actors whose `when()` callers it rejected while no write of theirs had
+   * landed (the store out of reach): each may be stored all the same, by a write whose reply was lost,
+   * and would run at the next start. The place to remember them, to withdraw them in `onOpen`.
+   */
+  onAbandoned?: (ids: string[]) => Promise<void> | void;
+  /**
+   * Periodic housekeeping of your own, run after the host prunes its archive (every quarter of
+   * `cleanupMaxAgeMs`, between one minute and one hour) while the host runs; a failure is logged and it
+   * runs again next period.
+   */
+  housekeeping?: (now: number) => unknown;
 }
 
 /** One actor as the host keeps it. */
@@ -85,6 +97,38 @@ export interface DurableActorInfo {
   context: unknown;
   /** A done actor's output (the final state's `output`); absent while it runs. */
   output?: unknown;
+  /** What `meta` keeps beside the actor (see {@link DurableHostOptions.meta}), if anything. */
+  meta?: Record<string, unknown>;
+}
+
+/**
+ * An actor this host runs, for a layer built on the host: its XState actor to send events to and read,
+ * and a way to wait for a state of it that a crash cannot take back.
+ */
+export interface DurableActor {
+  readonly id: string;
+  readonly kind: string;
+  /** The running XState actor. A change it makes is written with the next batch of writes. */
+  readonly actor: AnyActorRef;
+  /**
+   * Resolves with `pick()`'s value once it returns one and the snapshot showing it is durable; checked
+   * again after every change. If the actor fails, it resolves with `onError(error)` once the failed state
+   * is written or refused, or rejects with the error without `onError`. `stop()` rejects it with an
+   * `ActorStoppedError`.
+   */
+  when<T>(pick: () => T | undefined, onError?: (error: unknown) => T): Promise<T>;
+}
+
+/** How many actors a host runs, and what it has in flight: for metrics and for waiting until idle. */
+export interface DurableHostCounts {
+  /** Actors running as XState actors. */
+  live: number;
+  /** Live actors kept as their records until their next event or due time. */
+  dormant: number;
+  /** The live actors' pending delays and the dormant ones' wake-ups. */
+  timersPending: number;
+  /** Records queued for the store or being written (a failed write stays until it lands). */
+  writesPending: number;
 }
 
 /**
@@ -108,6 +152,22 @@ export interface DurableHost {
   send(id: string, event: EventObject): Promise<void>;
   /** A live or archived actor, or undefined. */
   get(id: string): Promise<DurableActorInfo | undefined>;
-  /** Every live actor (finished ones are archived); with a shared store, every process's. */
+  /**
+   * Every live actor (finished ones are archived, and listed until their last write lands); with a
+   * shared store, every process's.
+   */
   list(): Promise<Array<Omit<DurableActorInfo, "context">>>;
+
+  // For a layer built on the host, which reaches its actors directly rather than through events.
+
+  /**
+   * Creates and starts an actor at once and queues its first snapshot: `spawn()` without waiting, for a
+   * caller that watches it from its first state (with `when()`). Throws if the kind is unknown, the host
+   * is not running, or it runs an actor of that id (`ActorExistsError`); the store is not asked, so an id
+   * must be new (a UUID), not one of an archived actor.
+   */
+  create(kind: string, id: string, input?: unknown): DurableActor;
+  /** The actor with this id if this host runs it (a dormant one is restored first), else undefined. */
+  actor(id: string): DurableActor | undefined;
+  counts(): DurableHostCounts;
 }

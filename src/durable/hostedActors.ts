@@ -9,7 +9,7 @@ import type { ActorRecord, ActorRecordRules, ActorStatus } from "../persistence/
 import { ActorFailedError, ActorStoppedError } from "./actorErrors.js";
 import { type DelayTracker, trackDelays } from "./durableDelays.js";
 import { treeInspector } from "./inspection.js";
-import type { DurableActorInfo, MachineRegistration } from "./durableHostTypes.js";
+import type { DurableActor, DurableActorInfo, MachineRegistration } from "./durableHostTypes.js";
 import { snapshotValidity } from "./snapshotValidity.js";
 import { clearLongTimeout, type RuntimeTimers, setLongTimeout, setSoon } from "./timers.js";
 
@@ -110,6 +110,46 @@ export function hostEntry(o: {
   };
 }
 
+/** The handle a layer on the host gets for a hosted actor; `flush` queues every changed actor's record. */
+export function durableActor(entry: Entry, flush: () => void): DurableActor {
+  return {
+    id: entry.id,
+    kind: entry.kind,
+    actor: entry.actor,
+    when: (pick, onError) => {
+      // A change not queued yet has no write to wait for: lastWrite must be the one that holds it.
+      flush();
+      return when(entry, pick, onError);
+    },
+  };
+}
+
+/** See {@link DurableActor.when}; the actor's latest change is queued already. */
+function when<T>(entry: Entry, pick: () => T | undefined, onError?: (error: unknown) => T): Promise<T> {
+  return new Promise((resolveValue, rejectValue) => {
+    const check = () => {
+      const s = entry.actor.getSnapshot() as { status: string; error?: unknown };
+      if (s.status === "error" && onError === undefined) {
+        entry.watchers.delete(check);
+        entry.abandoned.delete(rejectValue);
+        rejectValue(s.error);
+        return;
+      }
+      const failed = s.status === "error";
+      const value = failed ? onError?.(s.error) : pick();
+      if (value === undefined) return;
+      entry.watchers.delete(check);
+      // A failure is the answer whether or not the store takes the failed state (it may refuse it).
+      entry.lastWrite
+        .then(() => resolveValue(value), failed ? () => resolveValue(value) : rejectValue)
+        .finally(() => entry.abandoned.delete(rejectValue));
+    };
+    entry.abandoned.add(rejectValue);
+    entry.watchers.add(check);
+    check();
+  });
+}
+
 /** An actor of `machine`, new from its input or restored from a persisted snapshot (not started). */
 export function createHostedActor(
   machine: AnyStateMachine,
@@ -127,7 +167,12 @@ export function createHostedActor(
 }
 
 /** What the host tells of an actor, from its snapshot (live) or its stored one. */
-export function info(id: string, kind: string, snapshot: unknown): DurableActorInfo {
+export function info(
+  id: string,
+  kind: string,
+  snapshot: unknown,
+  meta: Record<string, unknown> | undefined,
+): DurableActorInfo {
   const s = (snapshot ?? {}) as { status?: unknown; value?: unknown; context?: unknown; output?: unknown };
   return {
     id,
@@ -136,6 +181,7 @@ export function info(id: string, kind: string, snapshot: unknown): DurableActorI
     value: s.value,
     context: s.context,
     ...(s.status === "done" ? { output: s.output } : {}),
+    ...(meta === undefined ? {} : { meta }),
   };
 }
 

@@ -1,8 +1,10 @@
 // The entry point `a2a-statecharts/durable`: durable XState actors for any machine.
 export { createDurableHost } from "./DurableHost.js";
 export type {
+  DurableActor,
   DurableActorInfo,
   DurableHost,
+  DurableHostCounts,
   DurableHostOptions,
   Logger,
   MachineRegistration,

@@ -71,8 +71,8 @@ export async function listedElsewhere(
   const known = new Set(here.map((actor) => actor.id));
   return (await store.listEveryLive())
     .filter((record) => !known.has(record.id))
-    .map(({ id, machineId, snapshot }) => {
-      const { context: _context, ...rest } = info(id, machineId, snapshot);
+    .map(({ id, machineId, snapshot, meta }) => {
+      const { context: _context, ...rest } = info(id, machineId, snapshot, meta);
       return rest;
     });
 }

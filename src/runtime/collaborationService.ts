@@ -7,10 +7,9 @@ import {
   IdempotencyCache,
   type LoopGuard,
 } from "../policies/index.js";
-import type { Host } from "../durable/DurableHost.js";
+import type { DurableHost } from "../durable/index.js";
 import type { ChannelDirectory } from "./channelDirectory.js";
 import { collaborationInput } from "./collaborationInput.js";
-import { until } from "./hostedActor.js";
 import { DiscordSendParamsSchema, parsePublicInput } from "./inputSchemas.js";
 import { MissingPortError } from "./MissingPortError.js";
 import type { DiscordSendParams, DiscordSendResult } from "./ports.js";
@@ -23,7 +22,7 @@ export interface CollaborationServiceDeps {
   config: A2AConfig;
   /** Whether a DiscordPort was given: without one, discordSend throws at the call. */
   hasDiscord: boolean;
-  actors: Host;
+  actors: DurableHost;
   threads: ThreadState;
   directory: ChannelDirectory;
   loopGuard: LoopGuard;
@@ -159,11 +158,10 @@ export function createCollaborationService(
       },
       config,
     );
-    const entry = actors.create("collaborate", id, input);
-    return until<DiscordSendResult>(
-      entry,
+    const collaboration = actors.create("collaborate", id, input);
+    return collaboration.when<DiscordSendResult>(
       () => {
-        const snapshot = entry.actor.getSnapshot() as {
+        const snapshot = collaboration.actor.getSnapshot() as {
           status: string;
           value: string;
           context: {

@@ -33,7 +33,6 @@ import { createRuntimeActors } from "./runtimeActors.js";
 import { agentOfSession } from "./sessionAgents.js";
 import { createSinkThreads } from "./sinkThreads.js";
 import { closeEach, openStateDir, type StateDirSession } from "./stateFiles.js";
-import { keepWithdrawnCalls } from "./withdrawnCalls.js";
 import { ThreadState } from "./ThreadState.js";
 
 export { MACHINE_VERSIONS } from "./runtimeActors.js";
@@ -128,7 +127,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     earlierPosts,
   };
   const cleanupMaxAgeMs = config.discord.a2aRetry.cleanupMaxAgeMs;
-  const actors = createRuntimeActors({
+  const { host: actors, store } = createRuntimeActors({
     store: options.store,
     stateDir,
     cleanupMaxAgeMs,
@@ -193,6 +192,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   });
   const { routeThreadMessage, mentions, indexRecord } = createMentionTracking({
     actors,
+    store,
     threads,
     awaiting,
     requireStarted,
@@ -249,7 +249,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       running = true;
       everStarted = true;
       stopObserving = metrics.observe(() => actors.counts());
-      log.info({ stateDir, ...actors.counts() }, "started");
+      const { live, dormant, timersPending } = actors.counts();
+      log.info({ stateDir, live, dormant, timersPending }, "started");
     },
 
     async stop() {
@@ -261,12 +262,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
       discord?.close();
       const closing = session;
       session = undefined;
-      const failures = await closeEach([
-        () => actors.stop(),
-        // Before the lock is let go: the next start on this directory withdraws them.
-        () => keepWithdrawnCalls(stateDir, actors.takeAbandoned()),
-        () => closing?.close(),
-      ]);
+      const failures = await closeEach([() => actors.stop(), () => closing?.close()]);
       if (failures.length > 0) throw failures[0];
       log.info({ stateDir }, "stopped");
     },
@@ -293,7 +289,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
         const stalled = await Promise.race([
           actors.idle().then(() => false),
           untilStalled({
-            busy: () => actors.writing || calls.size > 0 || (discord?.inFlight ?? 0) > 0,
+            busy: () => actors.counts().writesPending > 0 || calls.size > 0 || (discord?.inFlight ?? 0) > 0,
             progress: () => emitted,
             watch,
           }),

@@ -2,10 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { A2AFlowInput } from "../machines/index.js";
 import type { ConversationIndex } from "./ConversationIndex.js";
 import type { A2AConfig } from "../policies/index.js";
-import type { Host } from "../durable/DurableHost.js";
+import type { DurableHost } from "../durable/index.js";
 import { flowResult, messageSent } from "./flowResult.js";
 import { flowSettings } from "./flowSettings.js";
-import { until } from "./hostedActor.js";
 import { parsePublicInput, SessionsSendParamsSchema } from "./inputSchemas.js";
 import { MissingPortError } from "./MissingPortError.js";
 import type { A2AFlowResult, RuntimeTimers, SessionsSendParams } from "./ports.js";
@@ -15,7 +14,7 @@ export interface FlowServiceDeps {
   config: A2AConfig;
   /** Whether a GatewayPort was given: without one, sessionsSend throws at the call. */
   hasGateway: boolean;
-  actors: Host;
+  actors: DurableHost;
   /** The open conversation index (routeKey → conversationId), while running. */
   index: () => ConversationIndex | undefined;
   requireStarted: (method: string) => unknown;
@@ -60,11 +59,11 @@ export function createFlowService(
       toAgent,
       startedAt: now(),
     };
-    const entry = actors.create("a2aFlow", id, input);
+    const flow = actors.create("a2aFlow", id, input);
     const resultOf = (status: A2AFlowResult["status"]): A2AFlowResult =>
-      flowResult(entry.actor, conversationId, status);
-    const finished = until(entry, () => {
-      const s = entry.actor.getSnapshot() as { status: string };
+      flowResult(flow.actor, conversationId, status);
+    const finished = flow.when(() => {
+      const s = flow.actor.getSnapshot() as { status: string };
       // "ok" stands for the flow's own status (ok or blocked); an actor that failed outright rejects.
       return s.status === "done" ? resultOf("ok") : undefined;
     });
@@ -73,7 +72,7 @@ export function createFlowService(
     finished.catch(() => undefined);
     if (timeoutSeconds === 0) {
       // Accepted once the message left (or the flow ended before it could): the flow goes on as an actor.
-      return until(entry, () => (messageSent(entry.actor) ? resultOf("accepted") : undefined));
+      return flow.when(() => (messageSent(flow.actor) ? resultOf("accepted") : undefined));
     }
     let timer: unknown;
     const timedOut = new Promise<A2AFlowResult>((resolveTimeout) => {

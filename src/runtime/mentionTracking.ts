@@ -1,10 +1,8 @@
-import { type ActorRecord, isSharedStore } from "../persistence/index.js";
-import type { Entry } from "../durable/hostedActors.js";
+import { ActorNotFoundError, type DurableHost } from "../durable/index.js";
+import { type ActorRecord, isSharedStore, type SnapshotStore } from "../persistence/index.js";
 import type { InboundDiscordMessage } from "../policies/index.js";
-import type { Host } from "../durable/DurableHost.js";
-import { landedOrRelayed } from "../durable/sharedStoreEvents.js";
 import type { AwaitingAnswers } from "./AwaitingAnswers.js";
-import { type CollaborationMeta, collaborationMeta } from "./collaborationMeta.js";
+import type { CollaborationMeta } from "./collaborationMeta.js";
 import type { MentionSummary } from "./ports.js";
 import type { ThreadState } from "./ThreadState.js";
 
@@ -25,7 +23,9 @@ function threadMessageEvent(m: InboundDiscordMessage): ThreadMessageEvent {
 }
 
 export interface MentionTrackingDeps {
-  actors: Host;
+  actors: DurableHost;
+  /** The store the actors are kept in: a shared one is asked for the other processes' collaborations. */
+  store: SnapshotStore;
   threads: ThreadState;
   awaiting: AwaitingAnswers;
   requireStarted: (method: string) => void;
@@ -39,7 +39,7 @@ export interface MentionTrackingDeps {
  * in that thread, listing them (mentions()), and indexing the stored ones at start.
  */
 export function createMentionTracking(deps: MentionTrackingDeps) {
-  const { actors, threads, requireStarted, now, cleanupMaxAgeMs } = deps;
+  const { actors, store, threads, requireStarted, now, cleanupMaxAgeMs } = deps;
   const { awaiting } = deps;
 
   /**
@@ -50,35 +50,26 @@ export function createMentionTracking(deps: MentionTrackingDeps) {
    */
   async function routeThreadMessage(threadId: string, m: InboundDiscordMessage): Promise<void> {
     const event = threadMessageEvent(m);
-    const told: Entry[] = [];
-    for (const id of awaiting.in(threadId)) {
-      const entry = actors.hostedOrWoken(id);
-      if (entry === undefined) continue;
-      entry.actor.send(event);
-      told.push(entry);
+    const here = [...awaiting.in(threadId)];
+    const told = here.map((id) => tell(id, event));
+    if (isSharedStore(store)) {
+      const others = await store.listEveryLive({ machineId: "collaborate", meta: { threadId } });
+      for (const { id } of others) if (!here.includes(id)) told.push(tell(id, event));
     }
-    actors.flush();
-    const store = actors.openStore("handleDiscordMessage");
-    await Promise.all([
-      ...told.map((entry) => landedOrRelayed(store, entry, event)),
-      relayToOtherProcesses(threadId, event),
-    ]);
+    await Promise.all(told);
   }
 
-  /** With a store shared by several processes: the event to the thread's collaborations the others run. */
-  async function relayToOtherProcesses(threadId: string, event: ThreadMessageEvent): Promise<void> {
-    const store = actors.openStore("handleDiscordMessage");
-    if (!isSharedStore(store)) return;
-    const local = new Set(actors.ids());
-    const others = (await store.listEveryLive({ machineId: "collaborate", meta: { threadId } })).filter(
-      (record) => !local.has(record.id),
-    );
-    await Promise.all(others.map((record) => store.sendTo({ id: record.id, event })));
+  /** One that has ended meanwhile has nothing to hear. */
+  async function tell(id: string, event: ThreadMessageEvent): Promise<void> {
+    try {
+      await actors.send(id, event);
+    } catch (error) {
+      if (!(error instanceof ActorNotFoundError)) throw error;
+    }
   }
 
   async function mentions(): Promise<MentionSummary[]> {
     requireStarted("mentions");
-    const store = actors.openStore("mentions");
     await store.prune(now() - cleanupMaxAgeMs);
     const summaries = new Map<string, MentionSummary>();
     const add = (id: string, meta: CollaborationMeta | undefined) => {
@@ -88,18 +79,10 @@ export function createMentionTracking(deps: MentionTrackingDeps) {
     for (const record of await store.list("archive")) {
       if (record.machineId === "collaborate") add(record.id, record.meta as CollaborationMeta | undefined);
     }
-    // Another process's live collaborations, as last stored (its own entries below are newer).
-    if (isSharedStore(store)) {
-      for (const record of await store.listEveryLive({ machineId: "collaborate" }))
-        add(record.id, record.meta as CollaborationMeta | undefined);
+    // Live ones (every process's, with a shared store), and those whose last write is still in flight.
+    for (const actor of await actors.list()) {
+      if (actor.kind === "collaborate") add(actor.id, actor.meta as CollaborationMeta | undefined);
     }
-    // One that has just finished is archived once its last write lands: until then it is listed from that record.
-    for (const record of actors.finishingRecords())
-      if (record.machineId === "collaborate") add(record.id, record.meta as CollaborationMeta | undefined);
-    for (const record of actors.dormantRecords())
-      if (record.machineId === "collaborate") add(record.id, record.meta as CollaborationMeta | undefined);
-    for (const entry of actors.hostedEntries())
-      if (entry.kind === "collaborate") add(entry.id, collaborationMeta(entry.actor));
     return [...summaries.values()];
   }
 

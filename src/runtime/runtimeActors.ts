@@ -1,6 +1,5 @@
 import type { AnyStateMachine, InspectionEvent, Observer } from "xstate";
-import { Host } from "../durable/DurableHost.js";
-import type { MachineRegistration } from "../durable/durableHostTypes.js";
+import { createDurableHost, type DurableHost, type MachineRegistration } from "../durable/index.js";
 import type { RuntimeTimers } from "../durable/timers.js";
 import type { ActorRecord } from "../persistence/actorRecord.js";
 import { lowdbStore } from "../persistence/createLowdbStore.js";
@@ -8,10 +7,12 @@ import { isSharedStore, type SnapshotStore } from "../persistence/SnapshotStoreP
 import type { AwaitingAnswers } from "./AwaitingAnswers.js";
 import { type CollaborationMeta, collaborationMeta } from "./collaborationMeta.js";
 import type { EarlierPosts } from "./EarlierPosts.js";
-import type { ActorKind } from "./hostedActor.js";
 import { provideCollaborate, provideFlow, type SideEffectDeps } from "./sideEffects.js";
 import type { ThreadState } from "./ThreadState.js";
-import { withdrawCalls } from "./withdrawnCalls.js";
+import { keepWithdrawnCalls, withdrawCalls } from "./withdrawnCalls.js";
+
+/** The kinds of actor the runtime hosts: a sessionsSend flow, a discordSend collaboration. */
+export type ActorKind = "a2aFlow" | "collaborate";
 
 /**
  * Bumped when a machine changes incompatibly: a stored snapshot of another version is then quarantined,
@@ -39,15 +40,22 @@ export interface RuntimeActorsDeps {
   queued?: (durable: Promise<boolean>) => void;
 }
 
+/** The runtime's durable host, and the store it keeps the actors in (for the queries of the runtime's own). */
+export interface RuntimeActors {
+  host: DurableHost;
+  store: SnapshotStore;
+}
+
 /**
  * The runtime's actors on the durable host: the flow and collaboration machines wired to their side
  * effects, each collaboration's record carrying its meta (thread, agents, mention) so the runtime's
  * indexes follow it.
  */
-export function createRuntimeActors(d: RuntimeActorsDeps): Host {
+export function createRuntimeActors(d: RuntimeActorsDeps): RuntimeActors {
   const { threads, awaiting } = d;
-  const host = new Host({
-    store: d.store ?? lowdbStore({ stateDir: d.stateDir, cleanupMaxAgeMs: d.cleanupMaxAgeMs }, false),
+  const store = d.store ?? lowdbStore({ stateDir: d.stateDir, cleanupMaxAgeMs: d.cleanupMaxAgeMs }, false);
+  const host = createDurableHost({
+    store,
     machines: registrations({
       a2aFlow: provideFlow(d.sideEffects),
       collaborate: provideCollaborate(d.sideEffects),
@@ -87,12 +95,14 @@ export function createRuntimeActors(d: RuntimeActorsDeps): Host {
       // saved; a shared store's archive also holds what the other processes did, so it is read too.
       if (isSharedStore(store)) for (const record of await store.list("archive")) d.indexRecord(record);
     },
+    // Before the state directory's lock is let go: the next start on it withdraws them (onOpen above).
+    onAbandoned: (ids) => keepWithdrawnCalls(d.stateDir, ids),
+    // Routes, participants, parents and observer history expire by age; expire() saves what it drops.
+    housekeeping: (at) => {
+      threads.expire(at);
+    },
   });
-  // Routes, participants, parents and observer history expire by age; expire() saves what it drops.
-  host.maintenance.add("expiring thread state", (at) => {
-    threads.expire(at);
-  });
-  return host;
+  return { host, store };
 }
 
 /** The runtime's machines as the durable host registers them: each with its version. */

@@ -32,7 +32,7 @@ const ask = (p: Partial<DiscordSendParams> = {}): DiscordSendParams => ({
   ...p,
 });
 
-const hosted = (parts: RuntimeParts) => [...parts.actors.hostedEntries()];
+const hosted = (parts: RuntimeParts) => parts.actors.list();
 
 describe("createCollaborationService: refusals", () => {
   it("an unknown sender is rejected unknown_agent, reported as a2a.collaborate.failed, with no actor", async () => {
@@ -53,7 +53,7 @@ describe("createCollaborationService: refusals", () => {
         }),
       }),
     ]);
-    expect(hosted(parts)).toEqual([]);
+    expect(await hosted(parts)).toEqual([]);
     expect(discord.messages).toEqual([]);
   });
 
@@ -75,7 +75,7 @@ describe("createCollaborationService: refusals", () => {
     expect(result).toMatchObject({ status: "rejected", error: { code: "sink_thread" } });
     expect(result.status === "rejected" && result.error.message).toContain(SINK);
     expect(discord.describeCalls).toEqual([]);
-    expect(hosted(parts)).toEqual([]);
+    expect(await hosted(parts)).toEqual([]);
   });
 
   it("bad input is rejected invalid_input naming the field", async () => {
@@ -90,7 +90,7 @@ describe("createCollaborationService: refusals", () => {
     const call = discordSend(ask());
     await expect(call).rejects.toBeInstanceOf(MissingPortError);
     await expect(call).rejects.toMatchObject({ method: "discordSend", option: "discord" });
-    expect(hosted(parts)).toEqual([]);
+    expect(await hosted(parts)).toEqual([]);
   });
 
   it("the loop guard refuses a pair past its limit (loop_guard), after warning on the last allowed one", async () => {
@@ -129,7 +129,7 @@ describe("createCollaborationService: sent", () => {
       mentionUserIds: [BOTS.eden],
     });
     expect(mention?.content).toContain("코드 리뷰 해줘");
-    expect(hosted(parts).map((e) => [e.id, e.kind])).toEqual([[result.mentionId, "collaborate"]]);
+    expect((await hosted(parts)).map((e) => [e.id, e.kind])).toEqual([[result.mentionId, "collaborate"]]);
     // What the caller is told is on record.
     expect(await store.get(result.mentionId)).toMatchObject({
       status: "active",
@@ -164,7 +164,7 @@ describe("createCollaborationService: sent", () => {
     expect(first).toMatchObject({ status: "sent" });
     expect(during).toEqual(first);
     expect(after).toEqual(first);
-    expect(hosted(parts)).toHaveLength(1);
+    expect(await hosted(parts)).toHaveLength(1);
     expect(discord.threads).toHaveLength(1);
   });
 });
@@ -229,7 +229,7 @@ describe("createCollaborationService: an explicit thread", () => {
     const refused = await discordSend(ask({ threadId: THREAD }));
     expect(refused).toMatchObject({ status: "rejected", error: { code: "discord_unavailable" } });
     expect(refused.status === "rejected" && refused.error.message).toContain(THREAD);
-    expect(hosted(parts)).toEqual([]);
+    expect(await hosted(parts)).toEqual([]);
     expect(await discordSend(ask({ threadId: THREAD }))).toMatchObject({ status: "sent", threadId: THREAD });
   });
 });

@@ -65,7 +65,7 @@ async function flowService(
   return { parts, sessionsSend };
 }
 
-const hosted = (parts: RuntimeParts) => [...parts.actors.hostedEntries()];
+const hosted = (parts: RuntimeParts) => parts.actors.list();
 
 describe("createFlowService: refusals before any actor", () => {
   it.each([
@@ -81,7 +81,7 @@ describe("createFlowService: refusals before any actor", () => {
     expect(error).toBeInstanceOf(InvalidInputError);
     expect(error).toMatchObject({ param: field });
     expect((error as Error).message).toContain(`sessionsSend: ${field} must be`);
-    expect(hosted(parts)).toEqual([]);
+    expect(await hosted(parts)).toEqual([]);
     expect(gateway.agentCalls).toEqual([]);
   });
 
@@ -90,7 +90,7 @@ describe("createFlowService: refusals before any actor", () => {
     const call = sessionsSend({ targetSessionKey: EDEN, message: "안녕" });
     await expect(call).rejects.toBeInstanceOf(MissingPortError);
     await expect(call).rejects.toMatchObject({ method: "sessionsSend", option: "gateway" });
-    expect(hosted(parts)).toEqual([]);
+    expect(await hosted(parts)).toEqual([]);
   });
 
   it("refuses while the runtime is not running, and starts no flow", async () => {
@@ -99,7 +99,7 @@ describe("createFlowService: refusals before any actor", () => {
     await expect(sessionsSend({ targetSessionKey: EDEN, message: "안녕" })).rejects.toThrow(
       /sessionsSend: the runtime is not running/,
     );
-    expect(hosted(parts)).toEqual([]);
+    expect(await hosted(parts)).toEqual([]);
   });
 });
 
@@ -143,7 +143,7 @@ describe("createFlowService: timeoutSeconds 0 answers accepted", () => {
       store.release();
     }
     expect(await answer).toMatchObject({ status: "accepted" });
-    const [entry] = hosted(parts);
+    const [entry] = await hosted(parts);
     expect(await store.get(entry?.id ?? "")).toMatchObject({ status: "active" });
   });
 
@@ -152,7 +152,7 @@ describe("createFlowService: timeoutSeconds 0 answers accepted", () => {
     const gateway = new FakeGateway({ hangWaits: true });
     const { parts, sessionsSend } = await flowService({ gateway, store });
     await sessionsSend({ targetSessionKey: EDEN, message: "안녕" });
-    const entries = hosted(parts);
+    const entries = await hosted(parts);
     expect(entries.map((e) => e.kind)).toEqual(["a2aFlow"]);
     const id = entries[0]?.id ?? "";
     expect(id).toMatch(/^flow-/);
@@ -168,7 +168,7 @@ describe("createFlowService: the host stops while a caller waits", () => {
     const { parts, sessionsSend } = await flowService({ gateway });
     const answer = sessionsSend({ targetSessionKey: EDEN, message: "안녕" });
     await waitUntil(() => gateway.agentCalls.length === 1, "the message sent");
-    const id = hosted(parts)[0]?.id ?? "";
+    const id = (await hosted(parts))[0]?.id ?? "";
     await parts.stop();
     await expect(answer).rejects.toThrow(`stopped before actor ${id} reached what its caller waits for`);
   });
@@ -193,7 +193,7 @@ describe("createFlowService: timeoutSeconds > 0", () => {
       terminationReason: "skipped",
       announced: false,
     });
-    expect(hosted(parts)).toEqual([]);
+    expect(await hosted(parts)).toEqual([]);
     const archived = await store.list("archive");
     expect(archived.map((r) => [r.machineId, r.status])).toEqual([["a2aFlow", "done"]]);
   });
@@ -209,7 +209,7 @@ describe("createFlowService: timeoutSeconds > 0", () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(await answer).toMatchObject({ status: "timeout", retryAttempts: 0, actualTurns: 0 });
     // The flow goes on as an actor.
-    expect(hosted(parts).map((e) => e.kind)).toEqual(["a2aFlow"]);
+    expect((await hosted(parts)).map((e) => e.kind)).toEqual(["a2aFlow"]);
   });
 });
 

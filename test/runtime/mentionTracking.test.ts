@@ -18,6 +18,7 @@ async function tracked(store: HoldingStore, discord: FakeDiscord) {
   const parts = runtimeParts({ store, discord });
   const tracking = createMentionTracking({
     actors: parts.actors,
+    store: parts.store,
     threads: parts.threads,
     awaiting: parts.awaiting,
     requireStarted: () => undefined,
@@ -73,7 +74,7 @@ describe("createMentionTracking: routeThreadMessage", () => {
     const toEdenAgain = await send({ message: "하나 더" });
     expect(toEdenAgain.threadId).toBe(toEden.threadId);
     const toSeum = await send({ targetAgentId: "seum" });
-    await parts.actors.persisted();
+    await parts.actors.idle();
     const stored = await store.get(toEden.mentionId);
     const puts = store.puts;
 
@@ -94,7 +95,7 @@ describe("createMentionTracking: routeThreadMessage", () => {
 
     // The target's answer ends every open mention of it in that thread.
     await routeThreadMessage(toEden.threadId, botMessage(toEden.threadId, "eden"));
-    await parts.actors.persisted();
+    await parts.actors.idle();
     expect(await statusOf(mentions, toEden.mentionId)).toBe("responded");
     expect(await statusOf(mentions, toEdenAgain.mentionId)).toBe("responded");
     expect(await statusOf(mentions, toSeum.mentionId)).toBe("pending");
@@ -111,15 +112,15 @@ describe("createMentionTracking: routeThreadMessage", () => {
     await first.parts.stop();
 
     const second = await tracked(store, discord);
-    expect([...second.parts.actors.dormantRecords()].map((r) => r.id)).toEqual([sent.mentionId]);
-    expect([...second.parts.actors.hostedEntries()]).toEqual([]);
+    expect(second.parts.actors.counts()).toMatchObject({ live: 0, dormant: 1 });
+    expect((await second.parts.actors.list()).map((actor) => actor.id)).toEqual([sent.mentionId]);
     const puts = store.puts;
     await second.routeThreadMessage(sent.threadId, botMessage(sent.threadId, "ruda"));
     await second.parts.actors.idle();
     expect(store.puts).toBe(puts);
 
     await second.routeThreadMessage(sent.threadId, botMessage(sent.threadId, "eden"));
-    await second.parts.actors.persisted();
+    await second.parts.actors.idle();
     expect(await store.get(sent.mentionId)).toMatchObject({
       status: "done",
       meta: { mention: { status: "responded" } },
@@ -134,7 +135,7 @@ describe("createMentionTracking: mentions()", () => {
     const { parts, routeThreadMessage, mentions, send } = await tracked(store, new FakeDiscord());
     const sent = await send({});
     routeThreadMessage(sent.threadId, botMessage(sent.threadId, "eden"));
-    await parts.actors.persisted();
+    await parts.actors.idle();
     const maxAge = parts.config.discord.a2aRetry.cleanupMaxAgeMs;
     // The clock alone moves: no timer is due.
     vi.setSystemTime(T0 + maxAge);
@@ -154,7 +155,7 @@ describe("createMentionTracking: what a late message or a write in flight does n
     const { parts, routeThreadMessage, send } = await tracked(store, new FakeDiscord());
     const sent = await send({});
     await vi.advanceTimersByTimeAsync(60_000);
-    await parts.actors.persisted();
+    await parts.actors.idle();
     const stored = await store.get(sent.mentionId);
     const puts = store.puts;
     // Discord's ids are in the order it made the messages: one made before the mention has a lower one.
@@ -172,7 +173,7 @@ describe("createMentionTracking: what a late message or a write in flight does n
     const store = new HoldingStore(createMemoryStore());
     const { parts, routeThreadMessage, mentions, send } = await tracked(store, new FakeDiscord());
     const sent = await send({});
-    await parts.actors.persisted();
+    await parts.actors.idle();
     store.hold();
     try {
       routeThreadMessage(sent.threadId, botMessage(sent.threadId, "eden"));
@@ -194,7 +195,7 @@ describe("createMentionTracking: after a restart", () => {
     const answered = await first.send({});
     const waiting = await first.send({ targetAgentId: "seum" });
     first.routeThreadMessage(answered.threadId, botMessage(answered.threadId, "eden"));
-    await first.parts.actors.persisted();
+    await first.parts.actors.idle();
     await first.parts.stop();
     const listedBefore = { ...store.listed };
     const second = await tracked(store, discord);
@@ -245,6 +246,7 @@ describe("createMentionTracking: after a restart", () => {
     const parts = runtimeParts({ store: createMemoryStore() });
     const { indexRecord } = createMentionTracking({
       actors: parts.actors,
+      store: parts.store,
       threads: parts.threads,
       awaiting: parts.awaiting,
       requireStarted: () => undefined,

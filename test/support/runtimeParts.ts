@@ -2,7 +2,7 @@
 // rest of the runtime: for tests of one runtime concern (the flow service, the collaboration service,
 // mention tracking) over a real host and store.
 import { afterEach, beforeEach, vi } from "vitest";
-import type { Host } from "../../src/durable/DurableHost.js";
+import type { DurableHost } from "../../src/durable/durableHostTypes.js";
 import { GLOBAL_TIMERS } from "../../src/durable/timers.js";
 import type { ActorRecord } from "../../src/persistence/actorRecord.js";
 import type { SnapshotStore } from "../../src/persistence/SnapshotStorePort.js";
@@ -11,7 +11,7 @@ import { ChannelDirectory } from "../../src/runtime/channelDirectory.js";
 import { createCollaborationService } from "../../src/runtime/collaborationService.js";
 import { EarlierPosts } from "../../src/runtime/EarlierPosts.js";
 import type { DiscordPort, GatewayPort } from "../../src/runtime/ports.js";
-import { createRuntimeActors } from "../../src/runtime/runtimeActors.js";
+import { createRuntimeActors, type RuntimeActors } from "../../src/runtime/runtimeActors.js";
 import { agentOfSession } from "../../src/runtime/sessionAgents.js";
 import { ThreadState } from "../../src/runtime/ThreadState.js";
 import {
@@ -24,7 +24,9 @@ import { runtimeConfig } from "./runtimeFakes.js";
 
 export interface RuntimeParts {
   config: A2AConfig;
-  actors: Host;
+  actors: DurableHost;
+  /** The store the actors are kept in. */
+  store: SnapshotStore;
   threads: ThreadState;
   awaiting: AwaitingAnswers;
   /** Every event the actors emitted, in order. */
@@ -76,7 +78,7 @@ export function runtimeParts(o: {
     onEmit: () => {},
     warnings,
     indexRecord: () => {},
-    actors: createRuntimeActors({
+    ...createRuntimeActorsOf({
       store: o.store,
       // Unused: the actors live in `store`.
       stateDir: "/nonexistent/a2a-state",
@@ -111,6 +113,12 @@ export function runtimeParts(o: {
     },
   };
   return parts;
+}
+
+/** The host as `parts.actors`, beside its store. */
+function createRuntimeActorsOf(...args: Parameters<typeof createRuntimeActors>) {
+  const { host, store }: RuntimeActors = createRuntimeActors(...args);
+  return { actors: host, store };
 }
 
 /**
