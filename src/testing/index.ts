@@ -27,29 +27,3 @@ export {
   type WaitOutcome,
 } from "./ScriptedGateway.js";
 export { type ClockPace, type RealTime, VirtualClock } from "./VirtualClock.js";
-// A fake OpenAI-compatible chat-completions server for OpenClaw's `openai-completions` provider api.
-export { startFakeModel } from "./fakeModel/FakeModel.js";
-export { parseRuntimeLine } from "./fakeModel/parse.js";
-export type {
-  FakeChatMessage,
-  FakeContentPart,
-  FakeErrorTurn,
-  FakeMessageToolCall,
-  FakeModel,
-  FakeModelAnswer,
-  FakeModelOptions,
-  FakeModelRequest,
-  FakeModelScript,
-  FakeScriptEntry,
-  FakeSessionMatch,
-  FakeSilentToken,
-  FakeSilentTurn,
-  FakeTextTurn,
-  FakeToolCallTurn,
-  FakeToolDefinition,
-  FakeToolResult,
-  FakeTurn,
-  FakeTurns,
-  FakeTurnSource,
-  RecordedModelRequest,
-} from "./fakeModel/types.js";

@@ -8,11 +8,9 @@ import {
   type DiscordEmulator,
   type EmulatedMessage,
   emulatorToken,
-  type FakeModel,
-  type FakeModelScript,
   startDiscordEmulator,
-  startFakeModel,
 } from "a2a-statecharts/testing";
+import { type FakeModel, type FakeModelScript, startFakeModel } from "../../../src/testing/index.js";
 // @ts-expect-error: a plain .mjs script without types
 import { packOpenClawPlugin } from "../../../../../scripts/pack-openclaw-plugin.mjs";
 import { AGENTS, IDS, openclawConfig } from "./openclawConfig.js";

@@ -15,7 +15,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { json } from "../emulator/restServer.js";
 import { readChatRequest } from "./parse.js";
 import { answerOf, ScriptBook, turnProblem } from "./script.js";
 import {
@@ -35,6 +34,22 @@ import type {
   FakeTurn,
   RecordedModelRequest,
 } from "./types.js";
+
+/** Answers with `body` as JSON. */
+function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    "Content-Type": "application/json",
+    "Content-Length": Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 const CHAT_PATH = "/v1/chat/completions";

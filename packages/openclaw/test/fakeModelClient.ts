@@ -1,7 +1,7 @@
 // Plain-fetch client helpers for the fake model's tests: request bodies as OpenClaw sends them, and
 // readers of its SSE and JSON answers.
 import { expect } from "vitest";
-import type { FakeModel } from "../../src/testing/index.js";
+import type { FakeModel } from "../src/testing/index.js";
 
 /** A system prompt ending as OpenClaw's does. */
 export const system = (agent: string, session: string): { role: string; content: string } => ({

@@ -4,7 +4,7 @@ import {
   type FakeModelOptions,
   parseRuntimeLine,
   startFakeModel,
-} from "../../src/testing/index.js";
+} from "../src/testing/index.js";
 import {
   answerText,
   body,
