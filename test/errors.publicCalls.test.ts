@@ -25,8 +25,8 @@ import {
   type DurableHost,
   type SnapshotStoreOpenOptions,
 } from "../src/durable/index.js";
-import { DiscordError, startDiscordEmulator } from "../src/testing/index.js";
-import { FakeGateway, tempStateDir, useRuntimeHarness, waitUntil } from "./support/runtimeFakes.js";
+import { DiscordError, ScriptedGateway, startDiscordEmulator } from "../src/testing/index.js";
+import { tempStateDir, useRuntimeHarness, waitUntil } from "./support/runtimeFakes.js";
 import { tempDir } from "./support/tempDir.js";
 
 const OPEN: SnapshotStoreOpenOptions = {
@@ -82,7 +82,10 @@ describe("the runtime's calls throw the exported classes", () => {
 
   it("stop() when what it must write cannot be written: SnapshotStoreWriteError", async () => {
     const dir = tempStateDir();
-    const r = runtime({ stateDir: dir, gateway: new FakeGateway({ hangWaits: true }) });
+    const r = runtime({
+      stateDir: dir,
+      gateway: new ScriptedGateway({ "agent:eden:main": [{ hangs: true }] }),
+    });
     await r.start();
     await r.sessionsSend({ targetSessionKey: "agent:eden:main", message: "안녕" });
     breakActorsDir(dir);
@@ -100,7 +103,7 @@ describe("the runtime's calls throw the exported classes", () => {
   });
 
   it("a call still waiting when the runtime stops: ActorStoppedError", async () => {
-    const gateway = new FakeGateway({ hangWaits: true });
+    const gateway = new ScriptedGateway({ "agent:eden:main": [{ hangs: true }] });
     const r = runtime({ stateDir: tempStateDir(), store: createMemoryStore(), gateway });
     await r.start();
     const answer = r.sessionsSend({
@@ -112,7 +115,7 @@ describe("the runtime's calls throw the exported classes", () => {
       () => undefined,
       (e: unknown) => e,
     );
-    await waitUntil(() => gateway.waitCalls.length === 1, "the wait started");
+    await waitUntil(() => gateway.waits.length === 1, "the wait started");
     await r.stop();
     const error = await settled;
     expect(error).toBeInstanceOf(ActorStoppedError);

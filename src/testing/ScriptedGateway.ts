@@ -6,13 +6,15 @@ export type WaitOutcome = Awaited<ReturnType<GatewayPort["agentWait"]>>;
 
 /**
  * One run (turn) of a scripted agent: the reply it leaves, the `agentWait` outcomes it answers before
- * `ok` (a rate limit, a timeout), or an error `agent()` throws when the run is started (that turn is
- * then used up: the runtime's resend takes the next one).
+ * `ok` (a rate limit, a timeout), an error `agent()` throws when the run is started (that turn is
+ * then used up: the runtime's resend takes the next one), or `hangs`: after its `waits`, `agentWait`
+ * for this run never answers, as a run that outlives the caller's wait.
  */
 export interface ScriptedTurn {
   reply?: string;
   waits?: WaitOutcome[];
   throws?: unknown;
+  hangs?: true;
 }
 
 /** A call of `agent()` as the scripted gateway saw it, at the time of its clock, with the run it got. */
@@ -121,6 +123,7 @@ export class ScriptedGateway implements GatewayPort {
     if (thinking > 0) await new Promise<void>((resolve) => this.timers.setTimeout(resolve, thinking));
     const outcome = run.waits.shift();
     if (outcome !== undefined) return outcome;
+    if (run.turn.hangs === true) return new Promise<WaitOutcome>(() => {});
     if (run.turn.reply !== undefined) this.latest.set(run.sessionKey, run.turn.reply);
     return { status: "ok" };
   }

@@ -2,7 +2,8 @@ import { mkdirSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runStatus, type StatusReport } from "../../src/cli/status.js";
-import { FakeDiscord, FakeGateway, tempStateDir, useRuntimeHarness } from "../support/runtimeFakes.js";
+import { FakeDiscord, tempStateDir, useRuntimeHarness } from "../support/runtimeFakes.js";
+import { ScriptedGateway } from "../../src/testing/index.js";
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 const runtime = useRuntimeHarness(T0);
@@ -28,7 +29,7 @@ describe("a2a-statecharts status: quarantined files", () => {
     // A runtime sets a corrupt thread-state shard aside itself.
     const threads = join(dir, "threads");
     put(join(threads, "state-00.json"), '{"version":2,"parents":', T0);
-    const r = runtime({ stateDir: dir, gateway: new FakeGateway(), discord: new FakeDiscord() });
+    const r = runtime({ stateDir: dir, gateway: new ScriptedGateway(), discord: new FakeDiscord() });
     await r.start();
     await r.stop();
     const [threadsCopy] = readdirSync(threads).filter((name) => name.startsWith("state-00.json.corrupt-"));
@@ -78,7 +79,7 @@ describe("a2a-statecharts status: quarantined files", () => {
 
   it("an ordinary state dir has nothing quarantined and no warning", async () => {
     const dir = tempStateDir("a2a-status-q-");
-    const r = runtime({ stateDir: dir, gateway: new FakeGateway(), discord: new FakeDiscord() });
+    const r = runtime({ stateDir: dir, gateway: new ScriptedGateway(), discord: new FakeDiscord() });
     await r.start();
     await r.stop();
     const { code, err } = await status("-d", dir);

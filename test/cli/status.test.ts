@@ -7,14 +7,8 @@ import { WRITE_SIZE } from "../../src/cli/io.js";
 import { type ActorStatusRow, runStatus, type StatusReport, valueText } from "../../src/cli/status.js";
 import { formatDuration } from "../../src/cli/textTable.js";
 import { shardOf } from "../../src/persistence/index.js";
-import {
-  drain,
-  FakeDiscord,
-  FakeGateway,
-  tempStateDir,
-  useRuntimeHarness,
-  waitUntil,
-} from "../support/runtimeFakes.js";
+import { drain, FakeDiscord, tempStateDir, useRuntimeHarness, waitUntil } from "../support/runtimeFakes.js";
+import { ScriptedGateway } from "../../src/testing/index.js";
 import { tempDir } from "../support/tempDir.js";
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
@@ -37,9 +31,10 @@ async function status(...argv: string[]) {
  */
 async function populatedStateDir(): Promise<{ dir: string; mentionId: string }> {
   const dir = tempStateDir("a2a-status-");
-  const gateway = new FakeGateway({
-    waits: [{ status: "error", error: "429 rate limit: retry after 2s" }],
-    replies: { "agent:eden:main": ["리뷰 완료"] },
+  const gateway = new ScriptedGateway({
+    "agent:eden:main": [
+      { reply: "리뷰 완료", waits: [{ status: "error", error: "429 rate limit: retry after 2s" }] },
+    ],
   });
   const r = runtime({ stateDir: dir, gateway, discord: new FakeDiscord() });
   await r.start();
@@ -252,7 +247,7 @@ describe("a2a-statecharts status", () => {
 
   it("reads the state dir of a runtime running in this process", async () => {
     const { dir, mentionId } = await populatedStateDir();
-    const r = runtime({ stateDir: dir, gateway: new FakeGateway(), discord: new FakeDiscord() });
+    const r = runtime({ stateDir: dir, gateway: new ScriptedGateway(), discord: new FakeDiscord() });
     await r.start();
     const { code, out } = await status("--state-dir", dir);
     expect(code).toBe(0);

@@ -5,12 +5,12 @@ import { GLOBAL_TIMERS } from "../../src/durable/timers.js";
 import {
   BOTS,
   FakeDiscord,
-  FakeGateway,
   runtimeConfig,
   tempStateDir,
   useRuntimeHarness,
   waitUntil,
 } from "../support/runtimeFakes.js";
+import { ScriptedGateway } from "../../src/testing/index.js";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -158,7 +158,7 @@ describe("the runtime's maintenance", () => {
         a2aRetry: { ...runtimeConfig.discord.a2aRetry, cleanupMaxAgeMs: HOUR },
       },
     };
-    const r = runtime({ stateDir: dir, config, gateway: new FakeGateway(), discord: new FakeDiscord() });
+    const r = runtime({ stateDir: dir, config, gateway: new ScriptedGateway(), discord: new FakeDiscord() });
     await r.start();
     const sent = await r.discordSend({ fromAgentId: "ruda", targetAgentId: "eden", message: "리뷰 부탁" });
     if (sent.status !== "sent") throw new Error(`discordSend was ${sent.status}`);

@@ -13,14 +13,8 @@ import {
   pingPongMachine,
   replyWaitMachine,
 } from "../../src/machines/index.js";
-import {
-  BOTS,
-  FakeDiscord,
-  FakeGateway,
-  runtimeConfig,
-  tempStateDir,
-  waitUntil,
-} from "../support/runtimeFakes.js";
+import { BOTS, FakeDiscord, runtimeConfig, tempStateDir, waitUntil } from "../support/runtimeFakes.js";
+import { ScriptedGateway } from "../../src/testing/index.js";
 import { useChromium } from "../support/chromium.js";
 import { tempDir } from "../support/tempDir.js";
 import {
@@ -66,7 +60,7 @@ describe("the inspector page in chromium", () => {
     runtime = createA2ARuntime({
       stateDir: tempStateDir("a2a-inspector-"),
       config: runtimeConfig,
-      gateway: new FakeGateway(),
+      gateway: new ScriptedGateway(),
       discord,
       inspect: server.inspect,
       logger: textLogger(() => {}),

@@ -26,14 +26,8 @@ import {
   pingPongMachine,
   replyWaitMachine,
 } from "../../src/machines/index.js";
-import {
-  BOTS,
-  FakeDiscord,
-  FakeGateway,
-  runtimeConfig,
-  tempStateDir,
-  waitUntil,
-} from "../support/runtimeFakes.js";
+import { BOTS, FakeDiscord, runtimeConfig, tempStateDir, waitUntil } from "../support/runtimeFakes.js";
+import { ScriptedGateway } from "../../src/testing/index.js";
 import { refusedFromNetwork } from "../support/loopbackOnly.js";
 import { textLogger } from "../../src/runtime/logger.js";
 
@@ -105,7 +99,7 @@ async function startRuntime(inspect: InspectorServer["inspect"]): Promise<A2ARun
   runtime = createA2ARuntime({
     stateDir: tempStateDir("a2a-inspector-"),
     config: runtimeConfig,
-    gateway: new FakeGateway(),
+    gateway: new ScriptedGateway(),
     discord: new FakeDiscord(),
     inspect,
     logger: textLogger(() => {}),

@@ -9,7 +9,8 @@ import { MissingPortError } from "../../src/runtime/MissingPortError.js";
 import type { SessionsSendParams } from "../../src/runtime/ports.js";
 import { EventBus, InvalidInputError, type A2AEvent } from "../../src/policies/index.js";
 import { callLoosely } from "../support/badInput.js";
-import { drain, FakeGateway, tempStateDir, waitUntil } from "../support/runtimeFakes.js";
+import { ScriptedGateway, type ScriptedTurn } from "../../src/testing/index.js";
+import { drain, tempStateDir, waitUntil } from "../support/runtimeFakes.js";
 import {
   deferred,
   HoldingStore,
@@ -24,12 +25,12 @@ const EDEN = "agent:eden:main";
 const keep = usePartsHarness(T0);
 
 // These tests poll rather than await actors.idle(): each holds a gateway call open (a held `agent`, or
-// `hangWaits`), a side effect in flight that idle() would wait for until the test lets it go.
+// a run that hangs), a side effect in flight that idle() would wait for until the test lets it go.
 
 /** A gateway whose `agent` call (the message leaving) waits until the test lets it go. */
-class HeldGateway extends FakeGateway {
+class HeldGateway extends ScriptedGateway {
   readonly sent = deferred();
-  override async agent(p: Parameters<FakeGateway["agent"]>[0]) {
+  override async agent(p: Parameters<ScriptedGateway["agent"]>[0]) {
     const run = await super.agent(p);
     await this.sent.promise;
     return run;
@@ -38,7 +39,7 @@ class HeldGateway extends FakeGateway {
 
 async function flowService(
   o: {
-    gateway?: FakeGateway;
+    gateway?: ScriptedGateway;
     store?: ReturnType<typeof createMemoryStore>;
     index?: ConversationIndex;
     running?: boolean;
@@ -66,6 +67,10 @@ async function flowService(
 }
 
 const hosted = (parts: RuntimeParts) => parts.actors.list();
+/** EDEN's first `runs` runs never end (a long LLM run). */
+const hanging = (runs = 1): Record<string, ScriptedTurn[]> => ({
+  [EDEN]: Array.from({ length: runs }, () => ({ hangs: true })),
+});
 
 describe("createFlowService: refusals before any actor", () => {
   it.each([
@@ -75,14 +80,14 @@ describe("createFlowService: refusals before any actor", () => {
     ["timeoutSeconds", { targetSessionKey: EDEN, message: "안녕", timeoutSeconds: -1 }],
     ["announceTarget.channel", { targetSessionKey: EDEN, message: "안녕", announceTarget: { channel: 5 } }],
   ])("a bad %s rejects with an InvalidInputError naming it, and starts no flow", async (field, params) => {
-    const gateway = new FakeGateway();
+    const gateway = new ScriptedGateway();
     const { parts, sessionsSend } = await flowService({ gateway });
     const error: unknown = await callLoosely(sessionsSend, params).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidInputError);
     expect(error).toMatchObject({ param: field });
     expect((error as Error).message).toContain(`sessionsSend: ${field} must be`);
     expect(await hosted(parts)).toEqual([]);
-    expect(gateway.agentCalls).toEqual([]);
+    expect(gateway.calls).toEqual([]);
   });
 
   it("without a gateway throws MissingPortError naming the option, and starts no flow", async () => {
@@ -94,7 +99,7 @@ describe("createFlowService: refusals before any actor", () => {
   });
 
   it("refuses while the runtime is not running, and starts no flow", async () => {
-    const gateway = new FakeGateway();
+    const gateway = new ScriptedGateway();
     const { parts, sessionsSend } = await flowService({ gateway, running: false });
     await expect(sessionsSend({ targetSessionKey: EDEN, message: "안녕" })).rejects.toThrow(
       /sessionsSend: the runtime is not running/,
@@ -105,11 +110,11 @@ describe("createFlowService: refusals before any actor", () => {
 
 describe("createFlowService: timeoutSeconds 0 answers accepted", () => {
   it("once the message has left, not before", async () => {
-    const gateway = new HeldGateway({ hangWaits: true });
+    const gateway = new HeldGateway(hanging());
     const { sessionsSend } = await flowService({ gateway });
     const answer = sessionsSend({ targetSessionKey: EDEN, message: "이 파일 어디 있어?" });
     const state = settledState(answer);
-    await waitUntil(() => gateway.agentCalls.length === 1, "the message sent");
+    await waitUntil(() => gateway.calls.length === 1, "the message sent");
     await drain();
     expect(state()).toBe("pending");
     gateway.sent.resolve();
@@ -124,11 +129,11 @@ describe("createFlowService: timeoutSeconds 0 answers accepted", () => {
 
   it("only once the snapshot showing the message sent is durable: a held write holds the answer", async () => {
     const store = new HoldingStore(createMemoryStore());
-    const gateway = new HeldGateway({ hangWaits: true });
+    const gateway = new HeldGateway(hanging());
     const { parts, sessionsSend } = await flowService({ gateway, store });
     const answer = sessionsSend({ targetSessionKey: EDEN, message: "이 파일 어디 있어?" });
     const state = settledState(answer);
-    await waitUntil(() => gateway.agentCalls.length === 1, "the message sent");
+    await waitUntil(() => gateway.calls.length === 1, "the message sent");
     await drain();
     try {
       // From here the write of "sent" (the run id) is held back.
@@ -149,7 +154,7 @@ describe("createFlowService: timeoutSeconds 0 answers accepted", () => {
 
   it("tells the host of its new actor, whose id is the gateway's idempotency key", async () => {
     const store = createMemoryStore();
-    const gateway = new FakeGateway({ hangWaits: true });
+    const gateway = new ScriptedGateway(hanging());
     const { parts, sessionsSend } = await flowService({ gateway, store });
     await sessionsSend({ targetSessionKey: EDEN, message: "안녕" });
     const entries = await hosted(parts);
@@ -157,17 +162,17 @@ describe("createFlowService: timeoutSeconds 0 answers accepted", () => {
     const id = entries[0]?.id ?? "";
     expect(id).toMatch(/^flow-/);
     // Stable across restarts: a send re-run after a crash is deduplicated by the gateway.
-    expect(gateway.agentCalls).toEqual([expect.objectContaining({ sessionKey: EDEN, idempotencyKey: id })]);
+    expect(gateway.calls).toEqual([expect.objectContaining({ sessionKey: EDEN, idempotencyKey: id })]);
     expect(await store.get(id)).toMatchObject({ machineId: "a2aFlow", status: "active" });
   });
 });
 
 describe("createFlowService: the host stops while a caller waits", () => {
   it("the call rejects naming the actor, rather than hang", async () => {
-    const gateway = new HeldGateway({ hangWaits: true });
+    const gateway = new HeldGateway(hanging());
     const { parts, sessionsSend } = await flowService({ gateway });
     const answer = sessionsSend({ targetSessionKey: EDEN, message: "안녕" });
-    await waitUntil(() => gateway.agentCalls.length === 1, "the message sent");
+    await waitUntil(() => gateway.calls.length === 1, "the message sent");
     const id = (await hosted(parts))[0]?.id ?? "";
     await parts.stop();
     await expect(answer).rejects.toThrow(`stopped before actor ${id} reached what its caller waits for`);
@@ -177,7 +182,7 @@ describe("createFlowService: the host stops while a caller waits", () => {
 describe("createFlowService: timeoutSeconds > 0", () => {
   it("answers with the flow's result once it ended, and its record is archived", async () => {
     const store = createMemoryStore();
-    const gateway = new FakeGateway({ replies: { [EDEN]: ["src/auth/index.ts 에 있어요"] } });
+    const gateway = new ScriptedGateway({ [EDEN]: ["src/auth/index.ts 에 있어요"] });
     const { parts, sessionsSend } = await flowService({ gateway, store });
     const result = await sessionsSend({
       targetSessionKey: EDEN,
@@ -199,11 +204,11 @@ describe("createFlowService: timeoutSeconds > 0", () => {
   });
 
   it("answers timeout when timeoutSeconds pass first, not a moment sooner", async () => {
-    const gateway = new FakeGateway({ hangWaits: true });
+    const gateway = new ScriptedGateway(hanging());
     const { parts, sessionsSend } = await flowService({ gateway });
     const answer = sessionsSend({ targetSessionKey: EDEN, message: "뭐가 문제야?", timeoutSeconds: 5 });
     const state = settledState(answer);
-    await waitUntil(() => gateway.waitCalls.length === 1, "the wait for the run");
+    await waitUntil(() => gateway.waits.length === 1, "the wait for the run");
     await vi.advanceTimersByTimeAsync(4_999);
     expect(state()).toBe("pending");
     await vi.advanceTimersByTimeAsync(1);
@@ -219,7 +224,7 @@ describe("createFlowService: conversations by route", () => {
     try {
       const bus = new EventBus();
       index.attach(bus);
-      const gateway = new FakeGateway({ hangWaits: true });
+      const gateway = new ScriptedGateway(hanging(3));
       const { parts, sessionsSend } = await flowService({ gateway, index });
       parts.onEmit = (event) => bus.emit(event as A2AEvent);
       const send = (p: Partial<SessionsSendParams>) =>
@@ -243,7 +248,7 @@ describe("createFlowService: conversations by route", () => {
       const bus = new EventBus();
       index.attach(bus);
       const { parts, sessionsSend } = await flowService({
-        gateway: new FakeGateway({ hangWaits: true }),
+        gateway: new ScriptedGateway(hanging(2)),
         index,
       });
       parts.onEmit = (event) => bus.emit(event as A2AEvent);

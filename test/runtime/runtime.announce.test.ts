@@ -1,20 +1,15 @@
 import { describe, expect, it } from "vitest";
 import type { A2AEvent } from "../../src/index.js";
-import {
-  CHANNEL,
-  FakeDiscord,
-  FakeGateway,
-  tempStateDir,
-  useRuntimeHarness,
-} from "../support/runtimeFakes.js";
+import { CHANNEL, FakeDiscord, tempStateDir, useRuntimeHarness } from "../support/runtimeFakes.js";
+import { ScriptedGateway } from "../../src/testing/index.js";
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 const runtime = useRuntimeHarness(T0);
 const ANNOUNCEMENT = "eden이 배포를 확인했습니다.";
 
 async function announce(to: string, discord = new FakeDiscord()) {
-  const gateway = new FakeGateway({
-    replies: { "agent:eden:main": ["확인했습니다, 배포 문제 없습니다.", ANNOUNCEMENT] },
+  const gateway = new ScriptedGateway({
+    "agent:eden:main": ["확인했습니다, 배포 문제 없습니다.", ANNOUNCEMENT],
   });
   const r = runtime({ stateDir: tempStateDir(), gateway, discord });
   await r.start();

@@ -7,15 +7,8 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type A2ARuntime, createA2ARuntime, type InboundDiscordMessage } from "../../src/index.js";
 import { DISCORD_ID_PATTERN } from "../../src/policies/index.js";
-import {
-  BOTS,
-  CHANNEL,
-  FakeDiscord,
-  FakeGateway,
-  HUMAN,
-  runtimeConfig,
-  tempStateDir,
-} from "../support/runtimeFakes.js";
+import { BOTS, CHANNEL, FakeDiscord, HUMAN, runtimeConfig, tempStateDir } from "../support/runtimeFakes.js";
+import { ScriptedGateway } from "../../src/testing/index.js";
 import { callLoosely } from "../support/badInput.js";
 import { textLogger } from "../../src/runtime/logger.js";
 
@@ -188,7 +181,7 @@ function start(): Promise<void> {
     stateDir: dir,
     config,
     discord,
-    gateway: new FakeGateway(),
+    gateway: new ScriptedGateway(),
     logger: textLogger(() => {}),
   });
   return runtime.start();

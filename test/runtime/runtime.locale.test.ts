@@ -1,15 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../fixtures/manualClock.js";
 import { useClockedRuntimes } from "../support/clockedRuntime.js";
-import {
-  BOTS,
-  CHANNEL,
-  FakeDiscord,
-  FakeGateway,
-  HUMAN,
-  runtimeConfig,
-  tempStateDir,
-} from "../support/runtimeFakes.js";
+import { BOTS, CHANNEL, FakeDiscord, HUMAN, runtimeConfig, tempStateDir } from "../support/runtimeFakes.js";
+import { ScriptedGateway } from "../../src/testing/index.js";
 
 // The texts a collaboration posts (its thread's name and starter, the reminders, the escalation) are
 // written in the configured locale, with the config's message overrides, by the runtime as it posts.
@@ -163,7 +156,7 @@ describe("a flow's texts (sessionsSend)", () => {
     ],
     ["en", "run not found", "[outcome] blocked: no reply received (run not found)"],
   ] as const)("%s: a blocked flow's error and outcome message", async (locale, error, outcome) => {
-    const gateway = new FakeGateway({ waits: [{ status: "not_found" }] });
+    const gateway = new ScriptedGateway({ "agent:eden:main": [{ waits: [{ status: "not_found" }] }] });
     const { r, events } = runtimeOn(tempStateDir(), new ManualClock(T0), {
       gateway,
       config: { ...runtimeConfig, ...noRetry, locale },

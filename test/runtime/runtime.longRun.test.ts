@@ -5,7 +5,8 @@ import { describe, expect, it, vi } from "vitest";
 import type { DiscordPort } from "../../src/index.js";
 import { readStateDir } from "../../src/persistence/index.js";
 import { COMPACT_AT_BYTES } from "../../src/runtime/threadStatePersistence.js";
-import { BOTS, CHANNEL, FakeGateway, tempStateDir, useRuntimeHarness } from "../support/runtimeFakes.js";
+import { BOTS, CHANNEL, tempStateDir, useRuntimeHarness } from "../support/runtimeFakes.js";
+import { ScriptedGateway } from "../../src/testing/index.js";
 import { savedThreadEntries } from "../support/threadStateFiles.js";
 
 const T0 = Date.UTC(2026, 10, 1, 0, 0, 0);
@@ -132,7 +133,7 @@ describe("a long run", () => {
   it(`${COLLABORATIONS} answered collaborations over ${DAYS} simulated days stay bounded on disk and in memory`, async () => {
     const dir = tempStateDir("a2a-long-run-");
     const discord = new CountingDiscord();
-    const r = runtime({ stateDir: dir, config, gateway: new FakeGateway(), discord });
+    const r = runtime({ stateDir: dir, config, gateway: new ScriptedGateway(), discord });
     await r.start();
     const loop = monitorEventLoopDelay({ resolution: 5 });
     loop.enable();

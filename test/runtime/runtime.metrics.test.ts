@@ -10,7 +10,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../fixtures/manualClock.js";
 import { useClockedRuntimes } from "../support/clockedRuntime.js";
-import { BOTS, CHANNEL, FakeDiscord, FakeGateway, tempStateDir } from "../support/runtimeFakes.js";
+import { BOTS, CHANNEL, FakeDiscord, tempStateDir } from "../support/runtimeFakes.js";
+import { ScriptedGateway } from "../../src/testing/index.js";
 
 // The runtime's metrics as an application's OpenTelemetry SDK sees them: a MeterProvider with the
 // SDK's in-memory exporter, registered globally before the runtime is created.
@@ -61,9 +62,10 @@ describe("metrics through @opentelemetry/api", () => {
     discord.failures.push(
       Object.assign(new Error("You are being rate limited."), { status: 429, retryAfter: 1_000 }),
     );
-    const gateway = new FakeGateway({
-      waits: [{ status: "error", error: "429 rate limit: retry after 2s" }],
-      replies: { "agent:eden:main": ["리뷰 완료"] },
+    const gateway = new ScriptedGateway({
+      "agent:eden:main": [
+        { reply: "리뷰 완료", waits: [{ status: "error", error: "429 rate limit: retry after 2s" }] },
+      ],
     });
     const { r, events } = clocked(tempStateDir(), clock, { discord, gateway });
     await r.start();
@@ -119,7 +121,7 @@ describe("metrics through @opentelemetry/api", () => {
     const end = await collected();
     expect(value(end, "a2a.flows", { outcome: "ok" })).toBe(1);
     expect(value(end, "a2a.retries", { error_code: "rate_limit" })).toBe(1);
-    expect(value(end, "a2a.llm.calls")).toBe(gateway.agentCalls.length);
+    expect(value(end, "a2a.llm.calls")).toBe(gateway.calls.length);
     expect(value(end, "a2a.turns_saved")).toBeGreaterThan(0);
     expect(value(end, "a2a.mentions", { outcome: "responded" })).toBe(1);
     expect(value(end, "a2a.mentions", { outcome: "escalated" })).toBe(1);

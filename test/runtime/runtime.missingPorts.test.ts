@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MissingPortError } from "../../src/runtime/MissingPortError.js";
-import { FakeDiscord, FakeGateway, tempStateDir, useRuntimeHarness } from "../support/runtimeFakes.js";
+import { FakeDiscord, tempStateDir, useRuntimeHarness } from "../support/runtimeFakes.js";
+import { ScriptedGateway } from "../../src/testing/index.js";
 
 const T0 = Date.UTC(2026, 10, 24, 9, 0, 0);
 const runtime = useRuntimeHarness(T0);
@@ -17,7 +18,7 @@ describe("createA2ARuntime without the port a call needs", () => {
   });
 
   it("discordSend without a discord port throws at the call, naming the option, and posts nothing", async () => {
-    const r = runtime({ stateDir: tempStateDir(), gateway: new FakeGateway() });
+    const r = runtime({ stateDir: tempStateDir(), gateway: new ScriptedGateway() });
     await r.start();
     const call = r.discordSend({ fromAgentId: "ruda", targetAgentId: "eden", message: "리뷰 부탁" });
     await expect(call).rejects.toBeInstanceOf(MissingPortError);

@@ -3,13 +3,8 @@ import { join } from "node:path";
 import { createInspector } from "@statelyai/inspect";
 import { describe, expect, it, vi } from "vitest";
 import { type A2ARuntime, createA2ARuntime } from "../../src/index.js";
-import {
-  FakeDiscord,
-  FakeGateway,
-  runtimeConfig,
-  tempStateDir,
-  useRuntimeHarness,
-} from "../support/runtimeFakes.js";
+import { FakeDiscord, runtimeConfig, tempStateDir, useRuntimeHarness } from "../support/runtimeFakes.js";
+import { ScriptedGateway } from "../../src/testing/index.js";
 import { savedThreadEntries } from "../support/threadStateFiles.js";
 import { textLogger } from "../../src/runtime/logger.js";
 
@@ -19,8 +14,11 @@ const runtime = useRuntimeHarness(T0);
 describe("createA2ARuntime: more", () => {
   it("a flow stopped in its backoff resumes after a restart: the overdue retry fires at once and completes", async () => {
     const dir = tempStateDir();
-    const waits = [{ status: "error" as const, error: "overloaded, retry after 30s" }];
-    const gateway = new FakeGateway({ waits, replies: { "agent:eden:main": ["여기 있어요"] } });
+    const gateway = new ScriptedGateway({
+      "agent:eden:main": [
+        { reply: "여기 있어요", waits: [{ status: "error", error: "overloaded, retry after 30s" }] },
+      ],
+    });
     const first = createA2ARuntime({
       config: runtimeConfig,
       stateDir: dir,
@@ -46,7 +44,7 @@ describe("createA2ARuntime: more", () => {
     await second.idle();
     expect(later).toEqual(["a2a.response", "a2a.complete"]);
     // The retry waited again on the same run; nothing was sent twice.
-    expect(gateway.agentCalls).toHaveLength(1);
+    expect(gateway.calls).toHaveLength(1);
   });
 
   it("after a restart, the target's answer in the thread still ends the resumed mention responded", async () => {
@@ -85,7 +83,9 @@ describe("createA2ARuntime: more", () => {
   });
 
   it("sync: a permanent error resolves blocked, with the classified error", async () => {
-    const gateway = new FakeGateway({ waits: [{ status: "error", error: "context_length_exceeded" }] });
+    const gateway = new ScriptedGateway({
+      "agent:eden:main": [{ waits: [{ status: "error", error: "context_length_exceeded" }] }],
+    });
     const r = runtime({ stateDir: tempStateDir(), gateway });
     await r.start();
     const result = await r.sessionsSend({

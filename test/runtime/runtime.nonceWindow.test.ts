@@ -4,12 +4,12 @@ import {
   BOTS,
   CHANNEL,
   FakeDiscord,
-  FakeGateway,
   type SentMessage,
   tempStateDir,
   useRuntimeHarness,
   waitUntil,
 } from "../support/runtimeFakes.js";
+import { ScriptedGateway } from "../../src/testing/index.js";
 import { textLogger } from "../../src/runtime/logger.js";
 
 // Exactly once beyond Discord's nonce window: a post Discord accepted just before a crash, re-run by
@@ -275,9 +275,7 @@ describe("a post accepted by Discord just before a crash", () => {
     discord.crashOn = (p) => p.content === announcement;
     const dir = tempStateDir();
     const gateway = () =>
-      new FakeGateway({
-        replies: { "agent:eden:main": ["확인했습니다, 배포 문제 없습니다.", announcement] },
-      });
+      new ScriptedGateway({ "agent:eden:main": ["확인했습니다, 배포 문제 없습니다.", announcement] });
     const first = runtime({ stateDir: dir, gateway: gateway(), discord });
     await first.start();
     first

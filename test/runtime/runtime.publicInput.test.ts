@@ -5,12 +5,12 @@ import {
   BOTS,
   CHANNEL,
   FakeDiscord,
-  FakeGateway,
   HUMAN,
   runtimeConfig,
   tempStateDir,
   useRuntimeHarness,
 } from "../support/runtimeFakes.js";
+import { ScriptedGateway } from "../../src/testing/index.js";
 import { callLoosely } from "../support/badInput.js";
 import { textLogger } from "../../src/runtime/logger.js";
 
@@ -32,7 +32,7 @@ async function started(o: Parameters<typeof runtime>[0] = {}) {
   const r = runtime({
     stateDir: stateDir(),
     discord,
-    gateway: new FakeGateway(),
+    gateway: new ScriptedGateway(),
     logger: textLogger((m) => warnings.push(m)),
     ...o,
   });
@@ -98,13 +98,13 @@ describe("createA2ARuntime: public input is validated whole", () => {
   });
 
   it(`timeoutSeconds is bounded by ${MAX_TIMEOUT_SECONDS} (what one timer can wait), not overflowed into "timeout"`, async () => {
-    const gateway = new FakeGateway({ hangWaits: true });
+    const gateway = new ScriptedGateway({ "agent:eden:main": [{ hangs: true }] });
     const { r } = await started({ gateway });
     const p = { targetSessionKey: "agent:eden:main", message: "안녕", timeoutSeconds: 3e6 };
     await expect(r.sessionsSend(p)).rejects.toThrow(
       /timeoutSeconds must be a number of seconds from 0 to 2147483/,
     );
-    expect(gateway.agentCalls).toEqual([]);
+    expect(gateway.calls).toEqual([]);
   });
 
   it.each([

@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EVENT_LOG_FILE } from "../../src/runtime/EventLog.js";
-import { FakeDiscord, FakeGateway, tempStateDir, useRuntimeHarness } from "../support/runtimeFakes.js";
+import { FakeDiscord, tempStateDir, useRuntimeHarness } from "../support/runtimeFakes.js";
+import { ScriptedGateway } from "../../src/testing/index.js";
 import { textLogger } from "../../src/runtime/logger.js";
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
@@ -14,7 +15,7 @@ describe("one runtime stopped and started again in the same process", () => {
     const warnings: string[] = [];
     const r = runtime({
       stateDir: dir,
-      gateway: new FakeGateway(),
+      gateway: new ScriptedGateway(),
       discord: new FakeDiscord(),
       logger: textLogger((message) => warnings.push(message)),
     });
@@ -41,7 +42,7 @@ describe("one runtime stopped and started again in the same process", () => {
 
   it("posts again after a restart: stop() closes the Discord rate limiters, start() opens them again", async () => {
     const discord = new FakeDiscord();
-    const r = runtime({ stateDir: tempStateDir(), gateway: new FakeGateway(), discord });
+    const r = runtime({ stateDir: tempStateDir(), gateway: new ScriptedGateway(), discord });
     await r.start();
     await r.stop();
     await r.start();

@@ -1,13 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { InboundDiscordMessage } from "../../src/index.js";
-import {
-  BOTS,
-  CHANNEL,
-  FakeDiscord,
-  FakeGateway,
-  tempStateDir,
-  useRuntimeHarness,
-} from "../support/runtimeFakes.js";
+import { BOTS, CHANNEL, FakeDiscord, tempStateDir, useRuntimeHarness } from "../support/runtimeFakes.js";
+import { ScriptedGateway } from "../../src/testing/index.js";
 
 const T0 = Date.UTC(2026, 10, 24, 9, 0, 0);
 const runtime = useRuntimeHarness(T0);
@@ -24,7 +18,11 @@ const message = (n: number): InboundDiscordMessage => ({
 
 describe("createA2ARuntime: messages that arrive while it stops", () => {
   it("are dropped with the reason `stopping`, during stop() and after it, instead of throwing", async () => {
-    const r = runtime({ stateDir: tempStateDir(), gateway: new FakeGateway(), discord: new FakeDiscord() });
+    const r = runtime({
+      stateDir: tempStateDir(),
+      gateway: new ScriptedGateway(),
+      discord: new FakeDiscord(),
+    });
     await r.start();
     expect(await r.handleDiscordMessage(message(1))).toMatchObject({ action: "handle", agentId: "eden" });
     const stopped = r.stop();

@@ -6,7 +6,6 @@ import {
   BOTS,
   CHANNEL,
   FakeDiscord,
-  FakeGateway,
   HUMAN,
   runtimeConfig,
   tempStateDir,
@@ -14,6 +13,7 @@ import {
   useRuntimeHarness,
 } from "../support/runtimeFakes.js";
 import { textLogger } from "../../src/runtime/logger.js";
+import { ScriptedGateway } from "../../src/testing/index.js";
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 const MINUTE = 60_000;
@@ -23,7 +23,7 @@ const runtime = useRuntimeHarness(T0);
 describe("createA2ARuntime: sessionsSend", () => {
   it("async: accepted once sent, then the flow completes as an actor and every event reaches onEvent and the log", async () => {
     const dir = tempStateDir();
-    const gateway = new FakeGateway({ replies: { "agent:eden:main": ["src/auth/index.ts 에 있어요"] } });
+    const gateway = new ScriptedGateway({ "agent:eden:main": ["src/auth/index.ts 에 있어요"] });
     const r = runtime({ stateDir: dir, gateway });
     const events: A2AEvent[] = [];
     await r.start();
@@ -50,7 +50,7 @@ describe("createA2ARuntime: sessionsSend", () => {
   });
 
   it("sync: answers timeout when the caller's wait runs out, and the flow still completes later", async () => {
-    const gateway = new FakeGateway({ hangWaits: true });
+    const gateway = new ScriptedGateway({ "agent:eden:main": [{ hangs: true }] });
     const r = runtime({ stateDir: tempStateDir(), gateway });
     await r.start();
     const events: string[] = [];
@@ -68,7 +68,7 @@ describe("createA2ARuntime: sessionsSend", () => {
   });
 
   it("reuses the route's conversationId for the next message on the same route", async () => {
-    const gateway = new FakeGateway({ replies: { "agent:eden:main": ["a", "b"] } });
+    const gateway = new ScriptedGateway({ "agent:eden:main": ["a", "b"] });
     const r = runtime({ stateDir: tempStateDir(), gateway });
     await r.start();
     const first = await r.sessionsSend({
@@ -85,7 +85,7 @@ describe("createA2ARuntime: sessionsSend", () => {
   });
 
   it("rejects bad input with a clear error", async () => {
-    const r = runtime({ stateDir: tempStateDir(), gateway: new FakeGateway() });
+    const r = runtime({ stateDir: tempStateDir(), gateway: new ScriptedGateway() });
     await r.start();
     await expect(r.sessionsSend({ targetSessionKey: "", message: "x" })).rejects.toThrow(/targetSessionKey/);
     await expect(r.sessionsSend({ targetSessionKey: "agent:eden:main", message: " " })).rejects.toThrow(

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, vi } from "vitest";
-import { type A2ARuntime, createA2ARuntime, type DiscordPort, type GatewayPort } from "../../src/index.js";
+import { type A2ARuntime, createA2ARuntime, type DiscordPort } from "../../src/index.js";
 import { type DiscordChannelInfo } from "../../src/runtime/index.js";
 import { tempDir } from "./tempDir.js";
 import { textLogger } from "../../src/runtime/logger.js";
@@ -7,44 +7,6 @@ import { textLogger } from "../../src/runtime/logger.js";
 /** A state directory for one test, removed after its file. */
 export function tempStateDir(prefix = "a2a-runtime-"): string {
   return tempDir(prefix);
-}
-
-type WaitResult = Awaited<ReturnType<GatewayPort["agentWait"]>>;
-
-/**
- * A gateway whose agents answer from a script: `replies[sessionKey]` are the replies that session's
- * runs produce in order, `waits` the agentWait results to return before "ok" (per run id order).
- * It records every call, so tests can check idempotency keys.
- */
-export class FakeGateway implements GatewayPort {
-  readonly agentCalls: Array<{ sessionKey: string; message: string; idempotencyKey: string }> = [];
-  readonly waitCalls: Array<{ runId: string; timeoutMs: number }> = [];
-  private runs = 0;
-
-  constructor(
-    private readonly script: {
-      replies?: Record<string, string[]>;
-      /** Results of agentWait calls, consumed in order before the default "ok". */
-      waits?: WaitResult[];
-      /** agentWait never settles (a long LLM run), for "timeout" and restart tests. */
-      hangWaits?: boolean;
-    } = {},
-  ) {}
-
-  async agent(p: { sessionKey: string; message: string; idempotencyKey: string }) {
-    this.agentCalls.push({ sessionKey: p.sessionKey, message: p.message, idempotencyKey: p.idempotencyKey });
-    return { runId: `run-${++this.runs}` };
-  }
-
-  async agentWait(p: { runId: string; timeoutMs: number }): Promise<WaitResult> {
-    this.waitCalls.push(p);
-    if (this.script.hangWaits) return new Promise<WaitResult>(() => {});
-    return this.script.waits?.shift() ?? { status: "ok" };
-  }
-
-  async readLatestAssistantReply(p: { sessionKey: string }) {
-    return this.script.replies?.[p.sessionKey]?.shift();
-  }
 }
 
 export interface SentMessage {

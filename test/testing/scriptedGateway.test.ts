@@ -46,6 +46,26 @@ describe("ScriptedGateway", () => {
     expect(await gateway.readLatestAssistantReply({ sessionKey: "agent:eden:main" })).toBeUndefined();
   });
 
+  it("a turn that hangs answers its waits, then never answers; the session's next run plays on", async () => {
+    const gateway = new ScriptedGateway({
+      "agent:eden:main": [{ reply: "늦은 답", waits: [{ status: "timeout" }], hangs: true }, "다음"],
+    });
+    const run = await gateway.agent(call("k1"));
+    expect(await gateway.agentWait({ runId: run.runId, timeoutMs: 1 })).toEqual({ status: "timeout" });
+    let answered = false;
+    void gateway.agentWait({ runId: run.runId, timeoutMs: 1 }).then(() => (answered = true));
+    // A resend is the same run: it hangs too.
+    expect(await gateway.agent(call("k1"))).toEqual(run);
+    void gateway.agentWait({ runId: run.runId, timeoutMs: 1 }).then(() => (answered = true));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(answered).toBe(false);
+    expect(await gateway.readLatestAssistantReply({ sessionKey: "agent:eden:main" })).toBeUndefined();
+    const next = await gateway.agent(call("k2"));
+    expect(await gateway.agentWait({ runId: next.runId, timeoutMs: 1 })).toEqual({ status: "ok" });
+    expect(await gateway.readLatestAssistantReply({ sessionKey: "agent:eden:main" })).toBe("다음");
+    expect(gateway.waits.map((w) => w.runId)).toEqual(["run-1", "run-1", "run-1", "run-2"]);
+  });
+
   it("thinks thinkMs on its timers before each agentWait answers, at most the wait's timeout", async () => {
     const clock = new VirtualClock(0);
     const gateway = new ScriptedGateway(
