@@ -10,8 +10,9 @@
 //   (e) ruda's model calls a2a_send and eden's first run fails with a rate limit: retried after the
 //       backoff, the flow ends ok; two agents that would answer each other forever stop at the turn limit;
 //   (f) a bad plugin config costs the plugin only: the gateway and its Discord channel still run.
-import type { EmulatedMessage, FakeModelRequest, FakeTurn } from "a2a-statecharts/testing";
+import type { EmulatedMessage } from "a2a-statecharts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FakeModelRequest, FakeTurn } from "../../src/testing/index.js";
 import { type Harness, startHarness } from "./support/harness.js";
 import { IDS } from "./support/openclawConfig.js";
 
