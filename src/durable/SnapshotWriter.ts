@@ -32,12 +32,12 @@ export class SnapshotWriter {
   /** Records put again as they were: a finished actor's last one, or one no longer hosted. */
   private readonly again = new Map<string, { entry: Entry; record: ActorRecord }>();
   private readonly failed = new Map<string, { entry: Entry; record: ActorRecord }>();
-  private readonly writes = new Set<Promise<void>>();
+  /** Batches queued and not yet settled. */
+  private inFlight = 0;
+  /** Settles once every batch queued so far has: one link per batch, so waiting costs the same at any load. */
+  private allQueued: Promise<void> = Promise.resolve();
   private readonly backoff: WriteBackoff;
   private scheduled = false;
-  /** Batches queued so far, and the promise settled() gave when that was the count. */
-  private queuedWrites = 0;
-  private waiting: { writes: number; all: Promise<void> } | undefined;
 
   constructor(private readonly o: SnapshotWriterOptions) {
     this.backoff = new WriteBackoff({ timers: o.timers, warn: o.warn, retry: () => this.retryFailed() });
@@ -59,7 +59,7 @@ export class SnapshotWriter {
 
   /** Records marked or queued again, and batches not yet durable. */
   get pending(): number {
-    return this.dirty.size + this.again.size + this.writes.size;
+    return this.dirty.size + this.again.size + this.inFlight;
   }
 
   /** Queues every marked actor's record now, as one batch. */
@@ -107,13 +107,7 @@ export class SnapshotWriter {
   /** Resolves once every write queued so far has landed or failed for good. */
   settled(): Promise<void> {
     this.flush();
-    if (this.writes.size === 0) return Promise.resolve();
-    // Every effect that starts waits here: while no write was queued since, they share one promise.
-    if (this.waiting?.writes !== this.queuedWrites) {
-      const all = Promise.allSettled([...this.writes]).then(() => undefined);
-      this.waiting = { writes: this.queuedWrites, all };
-    }
-    return this.waiting.all;
+    return this.inFlight === 0 ? Promise.resolve() : this.allQueued;
   }
 
   /** The host stops: a write waiting to be retried fails now, and its waiters hear why. */
@@ -155,10 +149,13 @@ export class SnapshotWriter {
     this.flush();
   }
 
+  /** `write` never rejects: it settles once each record of its batch has landed or failed for good. */
   private track(write: Promise<void>): void {
-    this.queuedWrites += 1;
-    this.writes.add(write);
-    const done = () => this.writes.delete(write);
-    write.then(done, done);
+    this.inFlight += 1;
+    const settled = () => {
+      this.inFlight -= 1;
+    };
+    void write.then(settled);
+    this.allQueued = this.allQueued.then(() => write);
   }
 }
