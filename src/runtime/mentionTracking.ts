@@ -51,12 +51,19 @@ export function createMentionTracking(deps: MentionTrackingDeps) {
   async function routeThreadMessage(threadId: string, m: InboundDiscordMessage): Promise<void> {
     const event = threadMessageEvent(m);
     const here = [...awaiting.in(threadId)];
-    const told = here.map((id) => tell(id, event));
-    if (isSharedStore(store)) {
-      const others = await store.listEveryLive({ machineId: "collaborate", meta: { threadId } });
-      for (const { id } of others) if (!here.includes(id)) told.push(tell(id, event));
-    }
-    await Promise.all(told);
+    // One Promise.all over every call: a failure of one leaves no other's rejection unhandled.
+    await Promise.all([...here.map((id) => tell(id, event)), tellOtherProcesses(threadId, event, here)]);
+  }
+
+  /** With a store shared by several processes: the thread's collaborations that `here` does not list. */
+  async function tellOtherProcesses(
+    threadId: string,
+    event: ThreadMessageEvent,
+    here: string[],
+  ): Promise<void> {
+    if (!isSharedStore(store)) return;
+    const others = await store.listEveryLive({ machineId: "collaborate", meta: { threadId } });
+    await Promise.all(others.filter(({ id }) => !here.includes(id)).map(({ id }) => tell(id, event)));
   }
 
   /** One that has ended meanwhile has nothing to hear. */
