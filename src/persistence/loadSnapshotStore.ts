@@ -92,8 +92,11 @@ export async function loadSnapshotStore(ctx: LoadContext): Promise<number[]> {
   }
   // Then the journal over the files: its last line per id, unless a file or the archive holds a newer
   // copy (what a compaction wrote before the crash; replaying a line already folded in changes nothing).
+  const archived = await ctx.archive.getEach(
+    [...journal.keys()].filter((id) => layout.held(id) === undefined && ctx.archive.mayHold(id)),
+  );
   for (const record of journal.values()) {
-    const current = layout.held(record.id) ?? (await archivedCopy(ctx.archive, record.id));
+    const current = layout.held(record.id) ?? archived.get(record.id);
     if (current !== undefined && (newerRecord(current, record) || sameRecord(current, record))) continue;
     layout.place(record);
   }
@@ -128,11 +131,6 @@ function checkStored(
     toVersion: checked.record.machineVersion,
   });
   return { record: checked.record, migrated: true };
-}
-
-/** The archive's copy of a record, read only when the archive may hold it. */
-async function archivedCopy(archive: ArchiveFiles, id: string): Promise<ActorRecord | undefined> {
-  return archive.mayHold(id) ? archive.get(id) : undefined;
 }
 
 /** A folder's entries, sorted. */

@@ -52,6 +52,17 @@ describe("LowdbSnapshotStore: the archive, on disk by the hour", () => {
     expect(await again.archived()).toEqual([finished]);
   });
 
+  it("get() finds each id of an hour, whatever its characters, and never another id that contains it", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir);
+    const ids = ["m1", "m10", "xm1", 'a"b', "a\\b", "ü-🙂", "a\nb"];
+    await store.putAll(ids.map((id, i) => done(id, T0 + i)));
+    await store.compact();
+    const { store: again } = await open(dir);
+    for (const [i, id] of ids.entries()) expect(await again.get(id)).toEqual(done(id, T0 + i));
+    expect(await again.get("m")).toBeUndefined();
+  });
+
   it("keeps no archived record in memory: get() and archived() read the hour files, which are appended to", async () => {
     const dir = await dirs.make();
     const { store } = await open(dir);

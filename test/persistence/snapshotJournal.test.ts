@@ -10,6 +10,7 @@ import {
   readStateDir,
   shardOf,
 } from "../../src/persistence/index.js";
+import { ArchiveFiles } from "../../src/persistence/archive/ArchiveFiles.js";
 import { tempDirs } from "./tempDirs.js";
 import { CAN_LIST_OPEN_FILES, openFilesUnder } from "../support/openFiles.js";
 import { STORE_T0, archiveLines, storeRecord } from "../support/storeRecords.js";
@@ -246,6 +247,34 @@ describe("LowdbSnapshotStore journal", () => {
     const again = await open(dir);
     expect(again.warnings).toEqual([]);
     expect(again.store.load().sort((a, b) => a.updatedAt - b.updatedAt)).toEqual(records);
+  });
+
+  it("replaying finished records the archive holds reads each archive hour once, however many there are", async () => {
+    const hourReads = async (finished: number) => {
+      const dir = await dirs.make();
+      const { store } = await open(dir);
+      // Finished within one hour: the compaction archives them all in that hour's file.
+      for (let i = 0; i < finished; i += 1)
+        void store.put(rec(`m${i}`, { status: "done", updatedAt: T0 + i }));
+      await store.flush();
+      const segment = (await journals(dir))[0] ?? "";
+      const journalText = await readFile(join(dir, "actors", segment), "utf8");
+      await store.compact();
+      await store.close();
+      // A crash between the compaction's writes and the journal's removal.
+      await writeFile(join(dir, "actors", segment), journalText);
+      const lines = vi.spyOn(ArchiveFiles.prototype as unknown as { lines: () => Promise<unknown> }, "lines");
+      const again = await open(dir);
+      expect(again.warnings).toEqual([]);
+      expect(again.store.load()).toEqual([]);
+      expect(await again.store.get(`m${finished - 1}`)).toMatchObject({ status: "done" });
+      const reads = lines.mock.calls.length;
+      lines.mockRestore();
+      return reads;
+    };
+    // One read for the whole replay and one for get() above, not one per replayed record.
+    expect(await hourReads(10)).toBe(2);
+    expect(await hourReads(300)).toBe(2);
   });
 
   it("compacts by itself once the journal passes journalMaxBytes, and puts made meanwhile stay durable", async () => {

@@ -106,12 +106,26 @@ export class ArchiveFiles {
 
   /** The newest archived copy of a record, read from the hours that may hold it. */
   async get(id: string): Promise<ActorRecord | undefined> {
-    const hash = idHash(id);
-    let found: ActorRecord | undefined;
+    return (await this.getEach([id])).get(id);
+  }
+
+  /** The newest archived copy of each of `ids` the archive holds: each hour that may hold one is read once. */
+  async getEach(ids: Iterable<string>): Promise<Map<string, ActorRecord>> {
+    const byHash = new Map<number, string[]>();
+    for (const id of ids) {
+      const hash = idHash(id);
+      byHash.set(hash, [...(byHash.get(hash) ?? []), id]);
+    }
+    const found = new Map<string, ActorRecord>();
     for (const hour of [...this.hours.values()]) {
-      if (!hour.hashes.has(hash)) continue;
-      const record = (await this.readHour(hour, id)).get(id);
-      if (record !== undefined && (found === undefined || newerRecord(record, found))) found = record;
+      const wanted = new Set<string>();
+      for (const [hash, sameHash] of byHash)
+        if (hour.hashes.has(hash)) for (const id of sameHash) wanted.add(id);
+      if (wanted.size === 0) continue;
+      for (const [id, record] of await this.readHour(hour, wanted)) {
+        const held = found.get(id);
+        if (held === undefined || newerRecord(record, held)) found.set(id, record);
+      }
     }
     return found;
   }
@@ -201,15 +215,17 @@ export class ArchiveFiles {
   }
 
   /**
-   * An hour's usable records, newest copy per id (only `only`'s, when given). A missing file (pruned
-   * meanwhile) holds none; the last line without its newline is an append that never completed.
+   * An hour's usable records, newest copy per id (only those of `only`'s ids, when given). A missing
+   * file (pruned meanwhile) holds none; the last line without its newline is an append that never completed.
    */
-  private async readHour(hour: Hour, only?: string): Promise<Map<string, ActorRecord>> {
+  private async readHour(hour: Hour, only?: ReadonlySet<string>): Promise<Map<string, ActorRecord>> {
     const out = new Map<string, ActorRecord>();
     for (const { line, lineNo } of await this.lines(hour)) {
-      if (only !== undefined && !line.includes(JSON.stringify(only))) continue;
+      // A line of another id is skipped unread: checking a record costs a parse and a validation.
+      const id = leadingId(line);
+      if (only !== undefined && id !== undefined && !only.has(id)) continue;
       const record = this.check(hour, lineNo, line);
-      if (record === undefined || (only !== undefined && record.id !== only)) continue;
+      if (record === undefined || (only !== undefined && !only.has(record.id))) continue;
       const held = out.get(record.id);
       if (held === undefined || !newerRecord(held, record)) out.set(record.id, record);
     }
@@ -302,6 +318,17 @@ export class ArchiveFiles {
 async function readHashes(path: string): Promise<Float64Array | undefined> {
   try {
     return decodeHashes(await readFile(path));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The id a record's line starts with (records are written id first), if it does. */
+function leadingId(line: string): string | undefined {
+  const match = /^\{"id":("(?:[^"\\]|\\.)*")/.exec(line);
+  if (match?.[1] === undefined) return undefined;
+  try {
+    return JSON.parse(match[1]) as string;
   } catch {
     return undefined;
   }
