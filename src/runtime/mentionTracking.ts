@@ -63,7 +63,8 @@ export function createMentionTracking(deps: MentionTrackingDeps) {
   ): Promise<void> {
     if (!isSharedStore(store)) return;
     const others = await store.listEveryLive({ machineId: "collaborate", meta: { threadId } });
-    await Promise.all(others.filter(({ id }) => !here.includes(id)).map(({ id }) => tell(id, event)));
+    const told = new Set(here);
+    await Promise.all(others.filter(({ id }) => !told.has(id)).map(({ id }) => tell(id, event)));
   }
 
   /** One that has ended meanwhile has nothing to hear. */

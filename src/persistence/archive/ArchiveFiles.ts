@@ -114,7 +114,9 @@ export class ArchiveFiles {
     const byHash = new Map<number, string[]>();
     for (const id of ids) {
       const hash = idHash(id);
-      byHash.set(hash, [...(byHash.get(hash) ?? []), id]);
+      const same = byHash.get(hash);
+      if (same === undefined) byHash.set(hash, [id]);
+      else same.push(id);
     }
     const found = new Map<string, ActorRecord>();
     for (const hour of [...this.hours.values()]) {
