@@ -1,5 +1,5 @@
 import pg from "pg";
-import { type ActorRecord, ActorRecordSchema } from "../actorRecord.js";
+import { type RecordFate, inspectRecord } from "../actorRecord.js";
 import type { StoredActor } from "../readStateDir.js";
 import { quoteIdentifier, SCHEMA_NAME } from "./migrations.js";
 import {
@@ -71,6 +71,12 @@ export interface PostgresStatusReading {
   /** Events one process sent to an actor another owns, not yet taken by the owner. */
   inbox: { events: number; oldestAt: number | null };
 }
+
+/** What a process of this version does with a live record it takes over, when its machine is unknown or at another version. */
+const FATE: RecordFate = {
+  unknown: "a process of this version sets it aside when it takes it over",
+  otherVersion: "a process of this version migrates it or sets it aside when it takes it over",
+};
 
 const TABLES = ["migrations", "owners", "actors", "timers", "inbox", "quarantine"];
 
@@ -174,10 +180,14 @@ async function readTables(
   );
   const actors: PostgresStoredActor[] = [];
   const problems: Array<{ id: string; problem: string }> = [];
-  for (const row of rows.rows) {
-    const checked = checkRow(row.id, row.record, machineVersions);
-    if ("record" in checked) actors.push({ ...checked, owner: row.owner, file: `${schema}.actors` });
-    else problems.push({ id: row.id, problem: checked.problem });
+  for (const { id, owner, record: value } of rows.rows) {
+    const { record, problem } = inspectRecord(id, value, machineVersions, FATE);
+    const file = `${schema}.actors`;
+    if (record === undefined) problems.push({ id, problem });
+    // A finished record is never loaded again: what its machine is now does not matter.
+    else if (record.status !== "active") actors.push({ record, location: "archive", owner, file });
+    else
+      actors.push({ record, location: "live", owner, file, ...(problem === undefined ? {} : { problem }) });
   }
   return {
     serverNow,
@@ -188,40 +198,6 @@ async function readTables(
     quarantined: quarantined.rows,
     inbox: inbox.rows[0] ?? { events: 0, oldestAt: null },
   };
-}
-
-/**
- * A row's record checked as a store checks what it claims: a live one of an unknown machine or another
- * version is flagged (and kept); a row that is no record at all is a problem.
- */
-function checkRow(
-  id: string,
-  value: unknown,
-  versions: Record<string, number> | undefined,
-): Omit<PostgresStoredActor, "owner" | "file"> | { problem: string } {
-  const parsed = ActorRecordSchema.safeParse(value);
-  if (!parsed.success) {
-    return {
-      problem: parsed.error.issues
-        .map((i) => `${i.path.map(String).join(".") || "(record)"}: ${i.message}`)
-        .join("; "),
-    };
-  }
-  const record: ActorRecord = parsed.data;
-  if (record.id !== id) return { problem: `its id ${JSON.stringify(record.id)} differs from its row's` };
-  if (record.status !== "active") return { record, location: "archive" };
-  const { machineId, machineVersion } = record;
-  const expected =
-    versions !== undefined && Object.hasOwn(versions, machineId) ? versions[machineId] : undefined;
-  let problem: string | undefined;
-  if (versions !== undefined && expected === undefined) {
-    problem = `unknown machine ${JSON.stringify(machineId)}: a process of this version sets it aside when it takes it over`;
-  } else if (expected !== undefined && expected !== machineVersion) {
-    problem =
-      `machine ${JSON.stringify(machineId)} is at version ${expected}, the snapshot is version ${machineVersion}: ` +
-      "a process of this version migrates it or sets it aside when it takes it over";
-  }
-  return problem === undefined ? { record, location: "live" } : { record, location: "live", problem };
 }
 
 /** A failed read, said so that the user knows what to fix (the password is never part of it). */
