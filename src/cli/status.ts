@@ -61,11 +61,8 @@ Exit status: 0 listed (warnings included), 1 the directory or the database canno
 
 export type { QuarantinedRow } from "./quarantineWarnings.js";
 
-export interface StatusWarning {
-  file: string;
-  id?: string;
-  problem: string;
-}
+/** A file or record that could not be read, or a quarantined file. */
+export type StatusWarning = StateDirProblem;
 
 export interface StatusReport {
   stateDir: string;
@@ -173,17 +170,9 @@ export async function collectStatus(dir: string, now: number): Promise<StatusRep
     lock: reading.lock,
     actors,
     exchanges,
-    warnings: [
-      ...reading.problems.map(toWarning),
-      ...exchangeWarnings,
-      ...quarantined.map(quarantineWarning),
-    ],
+    warnings: [...reading.problems, ...exchangeWarnings, ...quarantined.map(quarantineWarning)],
     quarantined,
   };
-}
-
-function toWarning(p: StateDirProblem): StatusWarning {
-  return { file: p.file, ...(p.id === undefined ? {} : { id: p.id }), problem: p.problem };
 }
 
 // ---- the human table ----

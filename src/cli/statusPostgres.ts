@@ -9,7 +9,6 @@ import {
 import { MACHINE_VERSIONS } from "../runtime/index.js";
 import { type CliIO, firstLine, writeText } from "./io.js";
 import { jsonDocument } from "./jsonText.js";
-import { postgresUsageError } from "./postgresUsage.js";
 import {
   ACTOR_HEADER,
   type ActorStatusRow,
@@ -53,17 +52,12 @@ export interface PostgresStatusReport {
   quarantined: Array<{ id: string; machineId: string | null; problem: string; at: number; atIso: string }>;
 }
 
-/** Runs `status --postgres URL [--schema NAME] [--json]`; the exit status. */
+/** Runs `status --postgres URL [--schema NAME] [--json]` (its usage checked by status); the exit status. */
 export async function runPostgresStatus(
   o: { connectionString: string; schema: string | undefined; json: boolean },
   io: CliIO,
   now: number,
 ): Promise<number> {
-  const usage = postgresUsageError(o.connectionString, o.schema);
-  if (usage !== undefined) {
-    io.err(`a2a-statecharts status: ${usage}`);
-    return 2;
-  }
   const schema = o.schema ?? "a2a";
   let report: PostgresStatusReport;
   try {

@@ -2,7 +2,7 @@ import { chmod, copyFile, type FileHandle, mkdir, open, readFile } from "node:fs
 import { join } from "node:path";
 import { SHARD_COUNT, shardFilesIn, shardOf, writeShard } from "./changeLogShards.js";
 import { errorCode, errorText } from "./DurableJsonFile.js";
-import { removeLeftoverTempFiles } from "./leftoverTempFiles.js";
+import { removeLeftoverTempFiles } from "./stateDirFiles.js";
 import { freeQuarantineName, quarantineFile } from "./quarantine.js";
 
 /** One change to a keyed collection: `v` is the entry's new value; without `v` the entry is deleted. */

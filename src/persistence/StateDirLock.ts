@@ -8,7 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { tryLock, unlock } from "fs-native-extensions";
 import { A2AError } from "../errors/A2AError.js";
 import { errorCode, errorText } from "./DurableJsonFile.js";
-import { removeLeftoverTempFiles } from "./leftoverTempFiles.js";
+import { removeLeftoverTempFiles } from "./stateDirFiles.js";
 
 /** The state directory is held by a live process (possibly this one). */
 export class StateDirLockedError extends A2AError {

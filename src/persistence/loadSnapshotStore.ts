@@ -12,7 +12,7 @@ import { CorruptStateFileError, DurableJsonFile, errorText } from "./DurableJson
 import { keepDamagedJournal } from "./journal/keepDamagedJournal.js";
 import { replayJournal } from "./journal/replayJournal.js";
 import type { JournalDamage } from "./journal/segmentFormat.js";
-import { removeLeftoverTempFiles } from "./leftoverTempFiles.js";
+import { removeLeftoverTempFiles } from "./stateDirFiles.js";
 import { keepInQuarantine, quarantineFile, quarantineStamp } from "./quarantine.js";
 import { SHARD_FILE, type SnapshotLayout, type StoreFile, isEmpty } from "./snapshotLayout.js";
 import type { SnapshotStoreOpenReport, SnapshotStoreOptions } from "./snapshotStoreOptions.js";

@@ -23,7 +23,7 @@ import { DAMAGED_JOURNAL_FILE } from "./journal/keepDamagedJournal.js";
 import { replayJournal } from "./journal/replayJournal.js";
 import { ARCHIVE_HOUR_FILE, SHARD_FILE } from "./LowdbSnapshotStore.js";
 import { isProcessAlive, readLockFile } from "./StateDirLock.js";
-import { listQuarantined, type QuarantinedFile } from "./listQuarantined.js";
+import { listQuarantined, type QuarantinedFile } from "./stateDirFiles.js";
 
 /** Who holds the state directory's `.lock`, as the file says (acquireStateDirLock's format). */
 export type StateDirLockInfo =

@@ -1,7 +1,8 @@
 import pg from "pg";
 import { type RecordFate, inspectRecord } from "../actorRecord.js";
 import type { StoredActor } from "../readStateDir.js";
-import { quoteIdentifier, SCHEMA_NAME } from "./migrations.js";
+import { quoteIdentifier } from "./migrations.js";
+import { checkTarget } from "./postgresStoreOptions.js";
 import {
   codeOf,
   describeTarget,
@@ -88,15 +89,12 @@ const TABLES = ["migrations", "owners", "actors", "timers", "inbox", "quarantine
  * of reach, refused credentials, a missing database, a schema without the store's tables, no permission.
  */
 export async function readPostgresStatus(options: ReadPostgresStatusOptions): Promise<PostgresStatusReading> {
-  const { connectionString, schema = "a2a", machineVersions, statementTimeoutMs = 10_000 } = options;
-  if (typeof connectionString !== "string" || connectionString.trim() === "") {
-    throw new TypeError("readPostgresStatus: connectionString must be a non-empty string");
-  }
-  if (!SCHEMA_NAME.test(schema)) {
-    throw new TypeError(
-      `readPostgresStatus: schema must be a lower-case SQL name (letters, digits, _; at most 63), got ${JSON.stringify(schema)}`,
-    );
-  }
+  const { machineVersions, statementTimeoutMs = 10_000 } = options;
+  const { connectionString, schema } = checkTarget(
+    "readPostgresStatus",
+    options.connectionString,
+    options.schema,
+  );
   if (!Number.isInteger(statementTimeoutMs) || statementTimeoutMs < 1) {
     throw new TypeError(
       `readPostgresStatus: statementTimeoutMs must be a whole number of milliseconds ≥ 1, got ${String(statementTimeoutMs)}`,
