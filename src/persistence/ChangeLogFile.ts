@@ -1,7 +1,7 @@
 import { chmod, copyFile, type FileHandle, mkdir, open, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { SHARD_COUNT, shardFilesIn, shardOf, writeShard } from "./changeLogShards.js";
-import { errorCode, errorText } from "./DurableJsonFile.js";
+import { errorCode, errorText, writeAll } from "./DurableJsonFile.js";
 import { removeLeftoverTempFiles } from "./stateDirFiles.js";
 import { freeQuarantineName, quarantineFile } from "./quarantine.js";
 
@@ -126,11 +126,7 @@ export class ChangeLogFile {
         await handle.truncate(this.tornAt);
         this.tornAt = undefined;
       }
-      for (let written = 0; written < bytes.length;) {
-        const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
-        if (bytesWritten <= 0) throw new Error(`${LOG_FILE}: the write made no progress`);
-        written += bytesWritten;
-      }
+      await writeAll(handle, bytes, null);
       await handle.sync();
     } catch (error) {
       await handle.truncate(start).catch(() => (this.tornAt = start));

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { tryLock, unlock } from "fs-native-extensions";
 import { A2AError } from "../errors/A2AError.js";
-import { errorCode, errorText } from "./DurableJsonFile.js";
+import { errorCode, errorText, writeAll } from "./DurableJsonFile.js";
 import { removeLeftoverTempFiles } from "./stateDirFiles.js";
 
 /** The state directory is held by a live process (possibly this one). */
@@ -272,12 +272,7 @@ async function readAll(fh: FileHandle): Promise<string> {
  */
 async function overwrite(fh: FileHandle, text: string): Promise<void> {
   const buffer = Buffer.from(text, "utf8");
-  let written = 0;
-  while (written < buffer.length) {
-    const { bytesWritten } = await fh.write(buffer, written, buffer.length - written, written);
-    if (bytesWritten === 0) throw new Error(`wrote 0 of ${buffer.length - written} bytes to the lock file`);
-    written += bytesWritten;
-  }
+  await writeAll(fh, buffer, 0);
   await fh.truncate(buffer.length);
   await fh.sync();
 }
