@@ -22,14 +22,8 @@ import { hourLines } from "./archive/ArchiveFiles.js";
 import { DAMAGED_JOURNAL_FILE } from "./journal/keepDamagedJournal.js";
 import { replayJournal } from "./journal/replayJournal.js";
 import { ARCHIVE_HOUR_FILE, SHARD_FILE } from "./LowdbSnapshotStore.js";
-import { isProcessAlive, readLockFile } from "./StateDirLock.js";
+import { readLockFile, type StateDirLockInfo } from "./StateDirLock.js";
 import { listQuarantined, type QuarantinedFile } from "./stateDirFiles.js";
-
-/** Who holds the state directory's `.lock`, as the file says (acquireStateDirLock's format). */
-export type StateDirLockInfo =
-  | { kind: "none"; lockFile: string }
-  | { kind: "held"; lockFile: string; pid: number; startedAt?: number; alive: boolean }
-  | { kind: "unreadable"; lockFile: string; problem: string };
 
 /** One persisted actor and where it was read. */
 export interface StoredActor {
@@ -176,7 +170,7 @@ export async function readStateDir(dir: string, options: ReadStateDirOptions = {
         problem: "a damaged journal segment was kept here: acknowledged records may have been lost",
       });
   }
-  const lock = await readLockInfo(join(root, ".lock"));
+  const lock = await readLockFile(join(root, ".lock"));
   return { dir: root, lock, actors: [...actors.values()], problems, quarantined };
 }
 
@@ -208,13 +202,4 @@ async function readShard(
     problems.push({ file, problem });
     return undefined;
   }
-}
-
-/** The lock file as acquireStateDirLock writes it: `{ pid, startedAt, token }`. */
-async function readLockInfo(lockFile: string): Promise<StateDirLockInfo> {
-  const lock = await readLockFile(lockFile);
-  if (lock.kind === "missing") return { kind: "none", lockFile };
-  if (lock.kind === "unreadable") return { kind: "unreadable", lockFile, problem: lock.problem };
-  const { pid, startedAt } = lock.content;
-  return { kind: "held", lockFile, pid, ...(startedAt > 0 ? { startedAt } : {}), alive: isProcessAlive(pid) };
 }
