@@ -13,9 +13,8 @@ import { postgresUsageError } from "./postgresUsage.js";
 import { type QuarantinedRow, quarantineWarning, toQuarantinedRow } from "./quarantineWarnings.js";
 import { collectExchanges, type ExchangeStatusRow, exchangeTable } from "./statusExchanges.js";
 import {
-  ACTOR_HEADER,
   type ActorStatusRow,
-  actorCells,
+  actorLines,
   actorsSummary,
   byUrgency,
   toRow,
@@ -199,14 +198,6 @@ async function printTable(report: StatusReport, io: CliIO): Promise<void> {
     await writeText(io, lines);
   }
   io.out(footer(report));
-}
-
-/** The actors table a line at a time: at a million actors, its cells are made as they are written, not held. */
-function actorLines(actors: readonly ActorStatusRow[]): Iterable<string> {
-  return alignedLines(function* () {
-    yield ACTOR_HEADER;
-    for (const actor of actors) yield actorCells(actor);
-  });
 }
 
 function lockNotes(lock: StateDirLockInfo, dir: string): string[] {

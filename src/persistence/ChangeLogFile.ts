@@ -1,5 +1,6 @@
 import { chmod, copyFile, type FileHandle, mkdir, open, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { wholeLines } from "./archive/archiveFormat.js";
 import { SHARD_COUNT, shardFilesIn, shardOf, writeShard } from "./changeLogShards.js";
 import { errorCode, errorText, writeAll } from "./DurableJsonFile.js";
 import { removeLeftoverTempFiles } from "./stateDirFiles.js";
@@ -270,14 +271,12 @@ async function foldLog(
   const text = await readIfPresent(file);
   if (text === undefined || text === "") return { keys, bytes: 0, validBytes: 0, damaged: false };
   const end = text.lastIndexOf("\n") + 1;
-  const lines = text.slice(0, end).split("\n");
-  lines.pop();
   const bad: number[] = [];
-  lines.forEach((line, i) => {
+  for (const { line, lineNo } of wholeLines(text)) {
     const change = parseChange(line);
     if (change === undefined) {
-      bad.push(i + 1);
-      return;
+      bad.push(lineNo);
+      continue;
     }
     keys.add(change.k);
     if (!("v" in change)) state.get(change.c)?.delete(change.k);
@@ -286,7 +285,7 @@ async function foldLog(
       entries.set(change.k, change.v);
       state.set(change.c, entries);
     }
-  });
+  }
   const folded = {
     keys,
     bytes: Buffer.byteLength(text),
