@@ -113,15 +113,25 @@ export interface ActorRecordRules {
 export type CheckedRecord =
   { ok: true; record: ActorRecord; fromVersion?: number } | { ok: false; problem: string };
 
+/** A record migrated to its machine's current version, as a store's open report lists it. */
+export interface MigratedRecord {
+  id: string;
+  machineId: string;
+  fromVersion: number;
+  toVersion: number;
+}
+
 /**
  * Validates a record stored under `key`. With `stored` (a record read at open), a record of an older
- * version is migrated when possible, and the snapshot is checked with `validateSnapshot`.
+ * version is migrated when possible (and added to `migrated`), and the snapshot is checked with
+ * `validateSnapshot`.
  */
 export function checkActorRecord(
   key: string,
   value: unknown,
   rules: ActorRecordRules,
   stored: boolean,
+  migrated?: MigratedRecord[],
 ): CheckedRecord {
   const parsed = parseRecord(key, value);
   if (!("record" in parsed)) return { ok: false, problem: parsed.problem };
@@ -149,7 +159,9 @@ export function checkActorRecord(
   if (snapshot === undefined)
     return { ok: false, problem: `${versions} and the migration cannot convert it` };
   const checked = restorable({ ...record, machineVersion: expected, snapshot }, rules);
-  return checked.ok ? { ...checked, fromVersion: machineVersion } : checked;
+  if (!checked.ok) return checked;
+  migrated?.push({ id: key, machineId, fromVersion: machineVersion, toVersion: expected });
+  return { ...checked, fromVersion: machineVersion };
 }
 
 /** A value stored under `key` as a record, or what makes it none (the schema's complaints, another id). */

@@ -113,17 +113,13 @@ function checkStored(doc: MemoryDoc, options: SnapshotStoreOpenOptions): Snapsho
   };
   for (const which of ["live", "archive"] as const) {
     for (const [id, value] of Object.entries(doc[which])) {
-      const checked = checkActorRecord(id, value, options.rules, true);
+      const checked = checkActorRecord(id, value, options.rules, true, report.migrated);
       if (!checked.ok) {
         Reflect.deleteProperty(doc[which], id);
         doc.quarantine.push({ id, problem: checked.problem, record: value, at: options.now() });
         report.quarantinedRecords.push({ id, file: `${NAME} (${which})`, problem: checked.problem });
         options.onWarning(`${NAME}: record ${JSON.stringify(id)} was set aside: ${checked.problem}`);
         continue;
-      }
-      if (checked.fromVersion !== undefined) {
-        const { machineId, machineVersion } = checked.record;
-        report.migrated.push({ id, machineId, fromVersion: checked.fromVersion, toVersion: machineVersion });
       }
       doc[which][id] = checked.record;
     }

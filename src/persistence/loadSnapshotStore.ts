@@ -119,19 +119,10 @@ function checkStored(
   file: string,
   quarantined: Array<{ file: string; key: string; problem: string; record: unknown }>,
 ): { record: ActorRecord; migrated: boolean } | undefined {
-  const checked = checkActorRecord(key, value, ctx.options, true);
-  if (!checked.ok) {
-    quarantined.push({ file, key, problem: checked.problem, record: value });
-    return undefined;
-  }
-  if (checked.fromVersion === undefined) return { record: checked.record, migrated: false };
-  ctx.report.migrated.push({
-    id: key,
-    machineId: checked.record.machineId,
-    fromVersion: checked.fromVersion,
-    toVersion: checked.record.machineVersion,
-  });
-  return { record: checked.record, migrated: true };
+  const checked = checkActorRecord(key, value, ctx.options, true, ctx.report.migrated);
+  if (checked.ok) return { record: checked.record, migrated: checked.fromVersion !== undefined };
+  quarantined.push({ file, key, problem: checked.problem, record: value });
+  return undefined;
 }
 
 /**
