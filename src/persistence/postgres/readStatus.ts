@@ -3,13 +3,7 @@ import { type RecordFate, inspectRecord } from "../actorRecord.js";
 import type { StoredActor } from "../readStateDir.js";
 import { quoteIdentifier } from "./migrations.js";
 import { checkTarget } from "./postgresStoreOptions.js";
-import {
-  codeOf,
-  describeTarget,
-  isConnectionError,
-  openFailure,
-  PostgresStoreError,
-} from "./postgresErrors.js";
+import { describeTarget, openFailure, PostgresStoreError } from "./postgresErrors.js";
 
 /** Options of {@link readPostgresStatus}. */
 export interface ReadPostgresStatusOptions {
@@ -117,7 +111,7 @@ export async function readPostgresStatus(options: ReadPostgresStatusOptions): Pr
     await client.query("COMMIT");
     return { target, schema, schemaVersion, ...reading };
   } catch (error) {
-    throw readFailure(error, { connectionString, schema, statementTimeoutMs });
+    throw openFailure(error, { connectionString, schema, statementTimeoutMs });
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -196,29 +190,4 @@ async function readTables(
     quarantined: quarantined.rows,
     inbox: inbox.rows[0] ?? { events: 0, oldestAt: null },
   };
-}
-
-/** A failed read, said so that the user knows what to fix (the password is never part of it). */
-function readFailure(
-  error: unknown,
-  o: { connectionString: string; schema: string; statementTimeoutMs: number },
-): PostgresStoreError {
-  const target = describeTarget(o.connectionString);
-  const detail = error instanceof Error ? error.message : String(error);
-  const say = (what: string) =>
-    new PostgresStoreError(`PostgreSQL store (${target}): ${what}`, codeOf(error), { cause: error });
-  if (error instanceof PostgresStoreError && error.causeCode === undefined) return say(error.message);
-  switch (codeOf(error)) {
-    case "42501":
-      return say(
-        `permission denied (${detail}): reading the store needs USAGE on schema "${o.schema}" and SELECT on its tables`,
-      );
-    case "57014":
-      return say(
-        `a query ran longer than ${o.statementTimeoutMs} ms and was cancelled: the server is overloaded, or a transaction holds a lock on the store's tables`,
-      );
-  }
-  if (error instanceof PostgresStoreError || isConnectionError(error)) return openFailure(error, o);
-  if (["28P01", "28000", "3D000"].includes(codeOf(error) ?? "")) return openFailure(error, o);
-  return say(`reading the store failed: ${detail}`);
 }
