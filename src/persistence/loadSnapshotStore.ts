@@ -9,11 +9,10 @@ import {
 } from "./actorRecord.js";
 import type { ArchiveFiles } from "./archive/ArchiveFiles.js";
 import { CorruptStateFileError, DurableJsonFile, errorText } from "./DurableJsonFile.js";
-import { keepDamagedJournal } from "./journal/keepDamagedJournal.js";
 import { replayJournal } from "./journal/replayJournal.js";
 import type { JournalDamage } from "./journal/segmentFormat.js";
 import { removeLeftoverTempFiles } from "./stateDirFiles.js";
-import { keepInQuarantine, quarantineFile, quarantineStamp } from "./quarantine.js";
+import { keepDamagedJournal, keepInQuarantine, quarantineFile, quarantineStamp } from "./quarantine.js";
 import { SHARD_FILE, type SnapshotLayout, type StoreFile, isEmpty } from "./snapshotLayout.js";
 import type { SnapshotStoreOpenReport, SnapshotStoreOptions } from "./snapshotStoreOptions.js";
 import { StateDirNotWritableError } from "./StateDirLock.js";

@@ -19,7 +19,7 @@ import {
 } from "./actorRecord.js";
 import { A2AError } from "../errors/A2AError.js";
 import { hourLines } from "./archive/ArchiveFiles.js";
-import { DAMAGED_JOURNAL_FILE } from "./journal/keepDamagedJournal.js";
+import { DAMAGED_JOURNAL_FILE } from "./quarantine.js";
 import { replayJournal } from "./journal/replayJournal.js";
 import { ARCHIVE_HOUR_FILE, SHARD_FILE } from "./LowdbSnapshotStore.js";
 import { readLockFile, type StateDirLockInfo } from "./StateDirLock.js";
