@@ -34,11 +34,10 @@
 // how old), and "X added Y" when a mention adds a member (Discord documents neither).
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { recordExchange, type RestExchange } from "./exchanges.js";
 import { type EmulatorFault, FaultQueue } from "./faults.js";
 import { Gateway } from "./gateway.js";
 import { type EmulatorRateLimits, RateLimitBuckets } from "./rateLimits.js";
-import { API_PREFIX, handleRest } from "./restServer.js";
+import { API_PREFIX, handleRest, type RestExchange } from "./restServer.js";
 import { EmulatorState, type EmulatorUser } from "./state.js";
 
 /** The emulated guild: its channels, its users (bots and humans), and the clock that stamps messages. */
@@ -173,8 +172,7 @@ export async function startDiscordEmulator(o: DiscordEmulatorOptions): Promise<D
   const recorded: RestExchange[] | null = o.recordExchanges === true ? [] : null;
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
-    if (recorded) recordExchange(req, res, recorded);
-    void handleRest({ state, faults, buckets, gatewayUrl, held }, req, res).catch(() => {
+    void handleRest({ state, faults, buckets, gatewayUrl, held, recorded }, req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500).end();
     });
   });

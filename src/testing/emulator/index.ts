@@ -4,7 +4,7 @@ export {
   type EmulatedMessage,
   startDiscordEmulator,
 } from "./DiscordEmulator.js";
-export type { RestExchange } from "./exchanges.js";
+export type { RestExchange } from "./restServer.js";
 export type { EmulatorFault, FaultMatch } from "./faults.js";
 export type { BucketLimit, EmulatorRateLimits } from "./rateLimits.js";
 export { isSnowflake, SnowflakeGenerator, snowflakeTimestamp } from "./snowflake.js";
