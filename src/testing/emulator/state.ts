@@ -237,13 +237,10 @@ export class EmulatorState {
       ...(input.nonce === undefined ? {} : { nonce: input.nonce }),
       ...(referencedMessageId === undefined ? {} : { referencedMessageId }),
     };
-    this.messages.push(message);
-    this.messagesById.set(message.id, message);
     // Only a post that asked for enforcement is one a later enforced post with its nonce returns.
     if (nonceKey && input.enforceNonce) this.nonces.set(nonceKey, message);
-    channel.lastMessageId = message.id;
     channel.messageCount += 1;
-    this.listener?.messageCreated(message);
+    this.store(channel, message);
     if (channel.type !== 0) {
       const joined = [input.authorId, ...mentionIds].filter((id) => !channel.members.has(id));
       for (const id of joined) channel.members.set(id, now);
@@ -383,9 +380,13 @@ export class EmulatorState {
       mentionEveryone: false,
       ...(o.createdThreadId === undefined ? {} : { createdThreadId: o.createdThreadId }),
     };
+    this.store(channel, message);
+  }
+
+  private store(channel: EmulatorChannel, message: EmulatorMessage): void {
     this.messages.push(message);
-    this.messagesById.set(id, message);
-    channel.lastMessageId = id;
+    this.messagesById.set(message.id, message);
+    channel.lastMessageId = message.id;
     this.listener?.messageCreated(message);
   }
 
