@@ -36,7 +36,11 @@ export interface EmulatorChannel {
 
 export interface EmulatorMessage {
   id: string;
-  /** Discord's message type: 0 a post, 19 a reply, or a system message (see SYSTEM_MESSAGE). */
+  /**
+   * Discord's message type: 0 a post, 19 a reply; 18 "X started a thread" (in the parent of a public
+   * thread opened without a message; `content` is the thread's name), 1 / 2 "X added / removed Y"
+   * (in a thread, `mentionIds` = [Y]). The system ones (1, 2, 18) carry no nonce.
+   */
   type: number;
   channelId: string;
   authorId: string;
