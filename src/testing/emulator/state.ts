@@ -36,11 +36,7 @@ export interface EmulatorChannel {
 
 export interface EmulatorMessage {
   id: string;
-  /**
-   * Discord's message type: 0 a post, 19 a reply; 18 "X started a thread" (in the parent of a public
-   * thread opened without a message; `content` is the thread's name), 1 / 2 "X added / removed Y"
-   * (in a thread, `mentionIds` = [Y]). The system ones (1, 2, 18) carry no nonce.
-   */
+  /** Discord's message type: 0 a post, 19 a reply, or a system message (SYSTEM_MESSAGE; no nonce). */
   type: number;
   channelId: string;
   authorId: string;
@@ -59,7 +55,10 @@ export interface EmulatorMessage {
   reactions?: Map<string, Set<string>>;
 }
 
-/** The system messages Discord posts for threads: "X added / removed Y" (Y in `mentions`), "X started a thread". */
+/**
+ * The system messages Discord posts for threads: "X added / removed Y" in a thread (`mentionIds` = [Y]),
+ * "X started a thread" in the parent of a public thread opened without a message (`content` its name).
+ */
 export const SYSTEM_MESSAGE = { recipientAdd: 1, recipientRemove: 2, threadCreated: 18 } as const;
 
 export interface AllowedMentions {
