@@ -5,7 +5,7 @@ import { createInterface } from "node:readline";
 import { join, resolve } from "node:path";
 import type { InspectionEvent } from "xstate";
 import { bridgeDiscordJs, createDiscordJsPort } from "../../discord/index.js";
-import { snowflakeTimestamp } from "../../testing/emulator/index.js";
+import { snowflakeTimestamp } from "../../testing/emulator/snowflake.js";
 import { ScriptedGateway } from "../../testing/ScriptedGateway.js";
 import { acquireStateDirLock, readStateDir } from "../../persistence/index.js";
 import { type A2ARuntime, createA2ARuntime, type DiscordSendParams } from "../../runtime/index.js";
