@@ -180,7 +180,7 @@ async function summary(report: DemoReport): Promise<string[]> {
         : `${o.actual} (expected: ${o.expected})`,
   ]);
   const width = Math.max(...rows.map((r) => (r[1] ?? "").length));
-  const c = report.counts;
+  const f = report.figures;
   const dir = relative(process.cwd(), report.stateDir) || ".";
   const played = report.outcomes.filter((o) => o.skipped === undefined);
   const failed = played.filter((o) => !o.passed).length;
@@ -189,9 +189,9 @@ async function summary(report: DemoReport): Promise<string[]> {
     "Summary",
     ...rows.map(([mark, title, end]) => `  ${mark} ${(title ?? "").padEnd(width)}  ${end}`),
     "",
-    `  flows ${c.flows} · retries ${c.retries} · LLM calls ${c.llmCalls} · turns saved ${c.turnsSaved} ` +
-      `(against a fixed 5 per flow) · collaborations ${c.collaborations} · reminders ${c.reminders} · ` +
-      `escalations ${c.escalations} · state transitions ${c.transitions}`,
+    `  flows ${f.flows.flows} · retries ${f.retries.total} · LLM calls ${report.llmCalls} · turns saved ${f.flows.saved} ` +
+      `(against a fixed 5 per flow) · collaborations ${report.collaborations} · reminders ${f.mentions.reminders} · ` +
+      `escalations ${f.mentions.escalated} · state transitions ${report.transitions}`,
     `  demo time ${demoStamp(report.demoMs)} in ${(report.realMs / 1000).toFixed(1)} s real`,
     `  state lives in ${report.stateDir}: ${await filesIn(join(report.stateDir, "actors"), "actor shard", ".json")}, ` +
       `${await filesIn(join(report.stateDir, "archive"), "archive hour", ".ndjson")}, threads/, coordination-events.ndjson`,

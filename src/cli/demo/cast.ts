@@ -1,6 +1,5 @@
 import { Client, Events, GatewayIntentBits, Routes } from "discord.js";
 import { type DiscordEmulator, emulatorToken, startDiscordEmulator } from "../../testing/index.js";
-import type { AcceleratedClock } from "./AcceleratedClock.js";
 
 /** The demo's three agents, each with its own bot. */
 export const AGENT_NAMES = { ruda: "루다", eden: "이든", seum: "세움" } as const;
@@ -148,7 +147,9 @@ function castOf(
 }
 
 /** The bundled Discord emulator on 127.0.0.1, running on demo time, with the three bots logged in. */
-export async function emulatedCast(clock: AcceleratedClock): Promise<Cast & { emulator: DiscordEmulator }> {
+export async function emulatedCast(clock: {
+  now: () => number;
+}): Promise<Cast & { emulator: DiscordEmulator }> {
   const emulator = await startDiscordEmulator({
     channels: [EMULATED.channel],
     users: [

@@ -1,13 +1,15 @@
 import type { A2ARuntime, MentionSummary } from "../../runtime/index.js";
 import type { ScriptedGateway } from "../../testing/ScriptedGateway.js";
-import type { AcceleratedClock } from "./AcceleratedClock.js";
+import type { VirtualClock } from "../../testing/VirtualClock.js";
 import type { Cast } from "./cast.js";
-import type { ScriptedBots } from "./ScriptedBots.js";
+import { type ScriptedBots, sleep } from "./ScriptedBots.js";
 import type { Timeline } from "./Timeline.js";
 
 /** What a scenario plays against: one runtime over Discord (emulated or real) and scripted agents. */
 export interface DemoWorld {
-  clock: AcceleratedClock;
+  /** Demo time, running `speed` times faster than real time. */
+  clock: VirtualClock;
+  speed: number;
   cast: Cast;
   gateway: ScriptedGateway;
   bots: ScriptedBots;
@@ -37,12 +39,12 @@ const FINAL_MENTION = new Set<MentionSummary["status"]>(["responded", "escalated
 
 /** Polls over real time, bounded by a span of demo time (plus slack for a slow machine). */
 export async function waitFor<T>(
-  world: Pick<DemoWorld, "clock">,
+  world: Pick<DemoWorld, "speed">,
   what: string,
   check: () => Promise<T | undefined>,
   demoLimitMs = 30 * 60_000,
 ): Promise<T> {
-  const deadline = Date.now() + demoLimitMs / world.clock.origin.speed + 10_000;
+  const deadline = Date.now() + demoLimitMs / world.speed + 10_000;
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;
@@ -219,7 +221,7 @@ export const SCENARIOS: Scenario[] = [
         threadName: "배포 일정",
         topicId: key,
       });
-      await clock.sleep(world.responseTimeoutMs * 0.4);
+      await sleep(clock, world.responseTimeoutMs * 0.4);
       await cast.postAsHuman?.(r.threadId, `<@${cast.botIds.eden}> 목요일은 QA 가 있으니 금요일 배포로 가죠`);
       const human = await waitFor(world, "the human's message to be handled", async () =>
         bots.decisions.find((d) => d.message.authorId === humanId && d.message.channelId === r.threadId),
