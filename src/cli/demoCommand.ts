@@ -1,11 +1,9 @@
 import { readdir } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { parseArgs } from "node:util";
-import { A2AError } from "../errors/A2AError.js";
 import { AGENT_IDS, type DemoAgentId, type RealDiscordTarget } from "./demo/cast.js";
 import { type DemoOptions, type DemoReport, runDemo } from "./demo/runDemo.js";
 import { demoStamp } from "./demo/Timeline.js";
-import type { CliIO } from "./io.js";
+import { type CliIO, readCommandLine, UsageError } from "./io.js";
 
 const DEMO_USAGE = `Usage: a2a-statecharts demo [options]
 
@@ -34,14 +32,7 @@ export const DEMO_OPTIONS = {
   channel: { type: "string" },
   human: { type: "string" },
   "discord-api": { type: "string" },
-  help: { type: "boolean", short: "h" },
 } as const;
-
-/** A flag or argument of a CLI command that cannot be used; the message names it. */
-export class UsageError extends A2AError {
-  override readonly code = "CLI_USAGE";
-  override readonly name = "UsageError";
-}
 
 function positiveNumber(flag: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;
@@ -102,8 +93,8 @@ type DemoValues = {
   "discord-api"?: string;
 };
 
-/** The demo's options from its parsed flags; a UsageError names a bad one. */
-export function demoOptionsFrom(values: DemoValues, print: (line: string) => void): DemoOptions {
+/** The demo's options from its parsed flags, printing to `io`; a UsageError names a bad one. */
+export function demoOptionsFrom(values: DemoValues, io: CliIO): DemoOptions {
   const discord = realDiscordTarget(values);
   if (discord !== undefined && values.speed !== undefined && Number(values.speed) !== 1) {
     throw new UsageError("--speed must be 1 with real Discord: its messages carry real time");
@@ -118,31 +109,17 @@ export function demoOptionsFrom(values: DemoValues, print: (line: string) => voi
     stateDir: values["state-dir"] ?? ".a2a-demo",
     ...(discord === undefined ? {} : { discord }),
     config: { discord: { a2aRetry: { responseTimeoutMs: Math.round(responseTimeoutS * 1000) } } },
-    print,
+    print: io.out,
+    ...(io.status === undefined ? {} : { progress: io.status }),
   };
 }
 
 /** `a2a-statecharts demo`: parses the flags, runs, prints the summary. */
 export async function runDemoCommand(argv: string[], io: CliIO): Promise<number> {
-  let options: DemoOptions;
-  try {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      options: DEMO_OPTIONS,
-      strict: true,
-      allowPositionals: true,
-    });
-    if (values.help === true) {
-      io.out(DEMO_USAGE);
-      return 0;
-    }
-    if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-    options = demoOptionsFrom(values, io.out);
-    if (io.status !== undefined) options.progress = io.status;
-  } catch (error) {
-    io.err(`a2a-statecharts demo: ${(error as Error).message} (see --help)`);
-    return 2;
-  }
+  const options = readCommandLine(io, "demo", DEMO_USAGE, argv, DEMO_OPTIONS, ({ values }) =>
+    demoOptionsFrom(values, io),
+  );
+  if (typeof options === "number") return options;
   return playDemo(options, io, "demo");
 }
 
