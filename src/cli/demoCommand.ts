@@ -42,12 +42,12 @@ function positiveNumber(flag: string, raw: string | undefined, fallback: number)
   return value;
 }
 
-function realDiscordTarget(values: {
-  token?: string[];
-  channel?: string;
-  human?: string;
-  "discord-api"?: string;
-}): RealDiscordTarget | undefined {
+/** The demo's flags as parseArgs reads them. */
+type DemoValues = {
+  [K in keyof typeof DEMO_OPTIONS]?: (typeof DEMO_OPTIONS)[K] extends { multiple: true } ? string[] : string;
+};
+
+function realDiscordTarget(values: DemoValues): RealDiscordTarget | undefined {
   const env = process.env;
   const tokens: Partial<Record<DemoAgentId, string>> = {};
   for (const id of AGENT_IDS) {
@@ -83,16 +83,6 @@ function realDiscordTarget(values: {
   };
 }
 
-type DemoValues = {
-  speed?: string;
-  "state-dir"?: string;
-  "response-timeout"?: string;
-  token?: string[];
-  channel?: string;
-  human?: string;
-  "discord-api"?: string;
-};
-
 /** The demo's options from its parsed flags, printing to `io`; a UsageError names a bad one. */
 export function demoOptionsFrom(values: DemoValues, io: CliIO): DemoOptions {
   const discord = realDiscordTarget(values);
@@ -108,7 +98,7 @@ export function demoOptionsFrom(values: DemoValues, io: CliIO): DemoOptions {
     speed: discord === undefined ? positiveNumber("--speed", values.speed, 60) : 1,
     stateDir: values["state-dir"] ?? ".a2a-demo",
     ...(discord === undefined ? {} : { discord }),
-    config: { discord: { a2aRetry: { responseTimeoutMs: Math.round(responseTimeoutS * 1000) } } },
+    responseTimeoutMs: Math.round(responseTimeoutS * 1000),
     print: io.out,
     ...(io.status === undefined ? {} : { progress: io.status }),
   };

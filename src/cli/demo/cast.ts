@@ -1,4 +1,5 @@
 import { Client, Events, GatewayIntentBits, Routes } from "discord.js";
+import type { A2AConfigInput } from "../../policies/index.js";
 import { type DiscordEmulator, emulatorToken, startDiscordEmulator } from "../../testing/index.js";
 
 /** The demo's three agents, each with its own bot. */
@@ -39,45 +40,33 @@ export interface RealDiscordTarget {
   apiUrl?: string;
 }
 
-type Json = Record<string, unknown>;
-const isPlainObject = (x: unknown): x is Json => typeof x === "object" && x !== null && !Array.isArray(x);
-
-function merged(base: Json, overrides: Json): Json {
-  const out: Json = { ...base };
-  for (const [key, value] of Object.entries(overrides)) {
-    const under = out[key];
-    out[key] = isPlainObject(under) && isPlainObject(value) ? merged(under, value) : value;
-  }
-  return out;
-}
-
 /**
- * The runtime config of the demo: its agents and channel, with `overrides` merged in key by key. At
+ * The runtime config of the demo: its agents and channel, and `responseTimeoutMs` before a reminder. At
  * `speed` × real time, a Discord call still gets its 10 s of real time (10 demo seconds at 60× would be
- * 170 ms), unless the overrides say otherwise.
+ * 170 ms).
  */
 export function demoConfig(
   cast: Pick<Cast, "botIds" | "channelId" | "humanId">,
-  overrides: Json = {},
+  responseTimeoutMs: number,
   speed = 1,
-): Json {
+): A2AConfigInput {
   const agents = Object.fromEntries(
     AGENT_IDS.map((id) => [id, { discordBotId: cast.botIds[id], name: AGENT_NAMES[id] }]),
   );
-  return merged(
-    {
-      agents,
-      discord: {
-        a2aRetry: cast.humanId === undefined ? {} : { escalationMentionId: cast.humanId },
-        collaboration: {
-          defaultChannel: cast.channelId,
-          allowedChannels: [cast.channelId],
-          requestTimeoutMs: Math.ceil(10_000 * speed),
-        },
+  return {
+    agents,
+    discord: {
+      a2aRetry: {
+        responseTimeoutMs,
+        ...(cast.humanId === undefined ? {} : { escalationMentionId: cast.humanId }),
+      },
+      collaboration: {
+        defaultChannel: cast.channelId,
+        allowedChannels: [cast.channelId],
+        requestTimeoutMs: Math.ceil(10_000 * speed),
       },
     },
-    overrides,
-  );
+  };
 }
 
 /** A strict discord.js client logged in with `token` (to `apiUrl` instead of discord.com when given). */

@@ -29,8 +29,8 @@ export interface DemoOptions {
   stateDir: string;
   /** Real Discord instead of the bundled emulator. */
   discord?: RealDiscordTarget;
-  /** Config overrides (merged over the demo's agents and channel). */
-  config?: Record<string, unknown>;
+  /** How long an agent has to answer a mention before a reminder. */
+  responseTimeoutMs: number;
   /** Also given every inspection event (the `inspect` command's viewers). */
   inspect?: (event: InspectionEvent) => void;
   print: (line: string) => void;
@@ -167,7 +167,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
   let detach = (): void => {};
   try {
     o.print(`Discord: ${cast.describe}; bots ruda, eden, seum logged in\n`);
-    const config = demoConfig(cast, o.config, o.speed);
+    const config = demoConfig(cast, o.responseTimeoutMs, o.speed);
     const a2aRetry = parseConfig(config).discord.a2aRetry;
     // An agent "thinks" 4 s at the default 5-minute timeout; shorter timeouts shorten everything alike.
     const gateway = new ScriptedGateway(
