@@ -72,14 +72,11 @@ export async function runStats(argv: string[], io: CliIO, now: () => number = Da
       io.err(`a2a-statecharts stats: cannot write ${file}: ${firstLine(error)}`);
       return 1;
     }
-    if (json) io.err(`wrote ${file}`);
   }
-  if (json) {
-    for (const line of logWarnings(report)) io.err(line);
-    io.out(JSON.stringify(report, null, 2));
-  } else {
-    printStats(report, io);
-    if (html !== undefined) io.out(`wrote ${resolve(html)}`);
-  }
+  for (const line of logWarnings(report)) io.err(line);
+  if (json) io.out(JSON.stringify(report, null, 2));
+  else printStats(report, io);
+  // With --json, stdout is the document alone.
+  if (html !== undefined) (json ? io.err : io.out)(`wrote ${resolve(html)}`);
   return 0;
 }

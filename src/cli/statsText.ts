@@ -6,7 +6,6 @@ import { alignColumns, formatDuration } from "./textTable.js";
 // `stats` for a person at a terminal: the totals by section, then one row per agent and per pair.
 
 export function printStats(report: StatsReport, io: CliIO): void {
-  for (const line of logWarnings(report)) io.err(line);
   io.out(headline(report));
   if (report.log.events === 0) return;
   const t = report.totals;

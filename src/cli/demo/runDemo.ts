@@ -64,7 +64,7 @@ export interface DemoReport {
 const MARKER = "a2a-demo.json";
 
 /** Empties the state dir for a fresh run; refuses a dir the demo did not make or one a live process holds. */
-async function prepareStateDir(dir: string, warn: (message: string) => void): Promise<void> {
+async function prepareStateDir(dir: string): Promise<void> {
   if (existsSync(dir)) {
     const entries = await readdir(dir);
     if (entries.length > 0 && !entries.includes(MARKER)) {
@@ -73,7 +73,8 @@ async function prepareStateDir(dir: string, warn: (message: string) => void): Pr
       );
     }
     if (entries.length > 0) {
-      const lock = await acquireStateDirLock(dir, { onWarning: warn });
+      // A previous demo's stale lock is expected here: the directory is wiped anyway.
+      const lock = await acquireStateDirLock(dir, { onWarning: () => {} });
       await lock.release();
       await rm(dir, { recursive: true, force: true });
     }
@@ -158,8 +159,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
     `[${[RESTART, ...SCENARIOS].findIndex((s) => s.key === scenario.key) + 1} ${scenario.key}]`;
   for (const scenario of [RESTART, ...SCENARIOS]) timeline.claim(scenario.key, tagOf(scenario));
   const warn = (message: string) => timeline.note(`warning: ${message}`);
-  // A previous demo's stale lock is expected there: the directory is wiped anyway.
-  await prepareStateDir(stateDir, () => {});
+  await prepareStateDir(stateDir);
 
   o.print(`a2a-statecharts demo: demo time runs ${o.speed}× real time; state in ${stateDir}`);
   const cast: Cast = o.discord === undefined ? await emulatedCast(clock) : await realCast(o.discord);
