@@ -77,43 +77,42 @@ export async function runInspect(argv: string[], io: CliIO): Promise<number> {
     return 1;
   }
   let stately: { relay: StatelyRelay; inspector: ReturnType<typeof createWebSocketInspector> } | undefined;
-  if (settings.relayPort !== undefined) {
-    let relay: StatelyRelay;
-    let createInspector: typeof createWebSocketInspector;
-    try {
-      // An optional peer dependency: only the relay needs it.
-      createInspector = await loadPeer(
-        async () => (await import("@statelyai/inspect")).createWebSocketInspector,
-      );
-    } catch (error) {
-      await page.close();
-      io.err(`a2a-statecharts inspect --stately-relay: ${(error as Error).message}`);
-      return 1;
-    }
-    try {
-      relay = await startStatelyRelay({ port: settings.relayPort });
-    } catch (error) {
-      await page.close();
-      io.err(
-        `a2a-statecharts inspect: cannot run the @statelyai/inspect relay on 127.0.0.1:${settings.relayPort}: ` +
-          `${(error as Error).message}; pass --stately-relay with another port, or leave it out`,
-      );
-      return 1;
-    }
-    stately = { relay, inspector: createInspector({ url: relay.wsUrl }) };
-  }
-  io.out(`offline statechart page:  ${page.url}`);
-  if (stately !== undefined) {
-    io.out(
-      `@statelyai/inspect relay: ${stately.relay.url} (WebSocket ${stately.relay.wsUrl}); it streams every ` +
-        "actor's events and context, conversation text included, to any process on this machine",
-    );
-  }
-  const inspect = (event: InspectionEvent): void => {
-    page.inspect(event);
-    stately?.inspector.inspect.next?.(event);
-  };
+  // From here on every return closes what was started.
   try {
+    if (settings.relayPort !== undefined) {
+      let createInspector: typeof createWebSocketInspector;
+      try {
+        // An optional peer dependency: only the relay needs it.
+        createInspector = await loadPeer(
+          async () => (await import("@statelyai/inspect")).createWebSocketInspector,
+        );
+      } catch (error) {
+        io.err(`a2a-statecharts inspect --stately-relay: ${(error as Error).message}`);
+        return 1;
+      }
+      let relay: StatelyRelay;
+      try {
+        relay = await startStatelyRelay({ port: settings.relayPort });
+      } catch (error) {
+        io.err(
+          `a2a-statecharts inspect: cannot run the @statelyai/inspect relay on 127.0.0.1:${settings.relayPort}: ` +
+            `${(error as Error).message}; pass --stately-relay with another port, or leave it out`,
+        );
+        return 1;
+      }
+      stately = { relay, inspector: createInspector({ url: relay.wsUrl }) };
+    }
+    io.out(`offline statechart page:  ${page.url}`);
+    if (stately !== undefined) {
+      io.out(
+        `@statelyai/inspect relay: ${stately.relay.url} (WebSocket ${stately.relay.wsUrl}); it streams every ` +
+          "actor's events and context, conversation text included, to any process on this machine",
+      );
+    }
+    const inspect = (event: InspectionEvent): void => {
+      page.inspect(event);
+      stately?.inspector.inspect.next?.(event);
+    };
     const code = await playDemo({ ...demo, inspect }, io, "inspect");
     if (!settings.exit) {
       io.out(`\nthe viewers keep serving at ${page.url}; press Ctrl-C to stop`);
