@@ -426,7 +426,7 @@ function describeShapeProblem(parsed: unknown): string | undefined {
 }
 
 /** coordination-events.ndjson.N (highest N = oldest first), then the live file. */
-async function listLogFiles(dir: string): Promise<string[]> {
+export async function listLogFiles(dir: string): Promise<string[]> {
   const names = await readdir(dir);
   const rotated = names
     .map((name) => ({ name, n: rotationNumber(name) }))
