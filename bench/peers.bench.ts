@@ -71,6 +71,8 @@ interface Figures {
   duplicated: number;
   reruns: number;
   killToFiringMs: number;
+  /** The restarted worker's own start (DBOS.launch, boss.start, host.start) in ms. */
+  restartStartMs: number;
 }
 
 /** One worker process and what /proc last said of it. */
@@ -254,6 +256,7 @@ async function runSystem(
       }
       firingAgainAt ??= firstFiringAfter(effects, killedAt, killedRange);
     }
+    const restartStartMs = Number((await restarted.waitFor("started")).ms);
     for (const w of workers) w.sample();
     await Promise.all(workers.map((w) => w.end("SIGTERM")));
     ended.push(...workers);
@@ -281,6 +284,7 @@ async function runSystem(
       duplicated: effects.duplicated,
       reruns: effects.reruns,
       killToFiringMs: firingAgainAt === undefined ? Number.NaN : firingAgainAt - killedAt,
+      restartStartMs,
     };
   } finally {
     await Promise.all(workers.map((w) => w.end("SIGKILL")));
@@ -371,6 +375,7 @@ async function main(): Promise<void> {
           "dup",
           "re-runs",
           "kill → firing ms",
+          "of it start() ms",
         ],
         rows.map((r) => [
           LABELS[r.system] ?? r.system,
@@ -386,6 +391,7 @@ async function main(): Promise<void> {
           String(r.duplicated),
           String(r.reruns),
           fixed(0)(r.killToFiringMs),
+          fixed(0)(r.restartStartMs),
         ]),
       );
       const ours = rows.filter((r) => r.system === "lowdb" || r.system === "pg1");
