@@ -51,7 +51,7 @@ interface PendingLine {
  *
  * Durability: fsync happens on flush() and close(), not per line. An fsync per event would bound
  * throughput by the disk's sync latency (milliseconds) on the event path; the log is an audit trail
- * that nothing reads to recover state (the conversation index and the actor snapshots are written
+ * that nothing reads to recover state (the thread state and the actor snapshots are written
  * durably on their own), so losing the last unsynced lines in a power cut is an acceptable cost.
  * Callers that need a durability point (runtime.stop) call flush().
  */

@@ -1,5 +1,4 @@
 import { acquireStateDirLock } from "../persistence/index.js";
-import { ConversationIndex } from "./ConversationIndex.js";
 import { EventLog } from "./EventLog.js";
 import { displayText, type EventBus } from "../policies/index.js";
 import type { ThreadState } from "./ThreadState.js";
@@ -8,12 +7,11 @@ import { openThreadStateStore, type ThreadStateStore } from "./threadStatePersis
 /** The files a running runtime holds open in its state directory (the lock and the actor store aside). */
 export interface StateFiles {
   log: EventLog;
-  index: ConversationIndex;
   threadStore: ThreadStateStore;
 }
 
 /**
- * Opens the event log, the conversation index and the thread state, in that order.
+ * Opens the event log and the thread state, in that order.
  * If one fails, whatever opened is closed again (no file handle left behind) and the error is rethrown.
  */
 export async function openStateFiles(o: {
@@ -26,20 +24,10 @@ export async function openStateFiles(o: {
   const opened: Partial<StateFiles> = {};
   try {
     opened.log = await EventLog.open({ dir: stateDir, onWarning: warn });
-    opened.index = await ConversationIndex.open({
-      dir: stateDir,
-      now,
-      rebuildFromLog: true,
-      onWarning: warn,
-    });
     opened.threadStore = await openThreadStateStore({ stateDir, threads: o.threads, now, onWarning: warn });
     return opened as StateFiles;
   } catch (error) {
-    const failures = await closeEach([
-      () => opened.threadStore?.close(),
-      () => opened.index?.close(),
-      () => opened.log?.close(),
-    ]);
+    const failures = await closeEach([() => opened.threadStore?.close(), () => opened.log?.close()]);
     for (const failure of failures) warn(`closing after a failed start: ${displayText(failure)}`);
     throw error;
   }
@@ -57,15 +45,15 @@ export async function closeEach(closers: ReadonlyArray<() => unknown>): Promise<
 
 /** What a running runtime holds in its state directory beside its actor store: the lock and its files. */
 export interface StateDirSession extends StateFiles {
-  /** Resolves once no event-log append, index write or thread-state save is in flight. */
+  /** Resolves once no event-log append or thread-state save is in flight. */
   idle(): Promise<void>;
   /** Stops logging, closes every file, then releases the lock; rejects with the first failure. */
   close(): Promise<void>;
 }
 
 /**
- * Takes the state directory's lock, opens its files, and from then logs every event of `bus` and feeds
- * the conversation index with them. A failure releases whatever it took.
+ * Takes the state directory's lock, opens its files, and from then logs every event of `bus` and keeps
+ * each route's latest conversation in the thread state. A failure releases whatever it took.
  */
 export async function openStateDir(o: {
   stateDir: string;
@@ -82,7 +70,7 @@ export async function openStateDir(o: {
     await lock.release();
     throw error;
   }
-  const { log, index, threadStore } = files;
+  const { log, threadStore } = files;
   /** Appends not yet written, for idle(). */
   const appending = new Set<Promise<void>>();
   const unsubscribeLog = o.bus.subscribe("*", (event) => {
@@ -92,20 +80,22 @@ export async function openStateDir(o: {
     appending.add(append);
     void append.then(() => appending.delete(append));
   });
-  const detachIndex = index.attach(o.bus);
+  const unsubscribeConversations = (["a2a.send", "a2a.response", "a2a.complete"] as const).map((type) =>
+    o.bus.subscribe(type, ({ routeKey, conversationId, ts }) => {
+      if (routeKey && conversationId) o.threads.noteConversation(routeKey, conversationId, ts);
+    }),
+  );
   return {
     ...files,
     async idle() {
-      // A failed index write was reported when it failed (and is retried by the next one).
-      const indexWrite = () => index.flush().catch(() => undefined);
       while (appending.size > 0) await Promise.all([...appending]);
-      await Promise.all([indexWrite(), threadStore.idle()]);
+      await threadStore.idle();
     },
     async close() {
       unsubscribeLog();
-      detachIndex();
+      for (const unsubscribe of unsubscribeConversations) unsubscribe();
       try {
-        const failures = await closeEach([() => threadStore.close(), () => log.close(), () => index.close()]);
+        const failures = await closeEach([() => threadStore.close(), () => log.close()]);
         if (failures.length > 0) throw failures[0];
       } finally {
         await lock.release();

@@ -167,6 +167,7 @@ const ENTRY_SCHEMAS = {
     endedBy: z.enum(EXCHANGE_END_REASONS).optional(),
     at: Time,
   }),
+  conversation: z.object({ conversationId: Str, at: Time }),
 } as const;
 
 interface Candidate {
