@@ -13,7 +13,8 @@ export interface ThreadRoute {
  * in a thread and its last activity; `route`: a pair's thread (by threadRouteKey); `sink`: a report
  * thread; `system`: a message the runtime posted as a system message, and when; `observed`: one
  * observer record, keyed by channel and message; `exchange`: a thread's bot↔bot exchange;
- * `conversation`: a sessionsSend route's latest conversation and the `ts` of the event that set it.
+ * `conversation`: a sessionsSend route's latest conversation and the `ts` of the event that set it;
+ * `withdrawn`: the actor of a call rejected as the runtime stopped, which the next start withdraws.
  */
 export type ThreadEntry =
   | { c: "parent"; k: string; v?: { channelId: string; at: number } }
@@ -23,7 +24,8 @@ export type ThreadEntry =
   | { c: "system"; k: string; v?: number }
   | { c: "observed"; k: string; v?: ObserverRecord }
   | { c: "exchange"; k: string; v?: BotExchange }
-  | { c: "conversation"; k: string; v?: { conversationId: string; at: number } };
+  | { c: "conversation"; k: string; v?: { conversationId: string; at: number } }
+  | { c: "withdrawn"; k: string; v?: true };
 
 export type ThreadCollection = ThreadEntry["c"];
 /** The collections held as a Map of their persisted values (the observer history is held by channel). */
@@ -55,12 +57,9 @@ const systemPostKey = (channelId: string, agentId: string, content: string) =>
   `${channelId}\n${agentId}\n${content.trim()}`;
 
 /**
- * What the runtime knows of Discord threads and routes: parents, participants, the route cache that
- * lets a pair of agents reuse their thread, sink threads, the messages it posted as system messages,
- * who is answering whom, the compact observer history, each thread's bot↔bot exchange (its turn
- * control) and each sessionsSend route's latest conversation. All of it but the short-lived "who is
- * answering whom" is persisted entry by entry: `onChange` says that entries changed, `takeChanges()`
- * hands them over, and `expire()` keeps it all bounded.
+ * What the runtime knows of Discord threads and routes (see ThreadEntry), persisted entry by entry:
+ * `onChange` says that entries changed, `takeChanges()` hands them over, and `expire()` keeps it all
+ * bounded. Who is answering whom and the system posts in flight are short-lived, and not persisted.
  */
 export class ThreadState {
   onChange: () => void = () => {};
@@ -73,6 +72,7 @@ export class ThreadState {
     system: new Map(),
     exchange: new Map(),
     conversation: new Map(),
+    withdrawn: new Map(),
   };
   private readonly handling = new Map<string, { senderAgentId: string; threadId: string; at: number }>();
   private readonly observed = new Map<string, ObserverRecord[]>();
@@ -94,8 +94,7 @@ export class ThreadState {
     if (known === undefined && this.now() - at > this.limits.participantTTL) return;
     const ids = [...new Set([...(known?.agentIds ?? []), ...agentIds])];
     if (ids.length !== known?.agentIds.length) {
-      this.held.participants.set(threadId, { agentIds: ids, seenAt: known?.seenAt ?? 0 });
-      this.mark("participants", threadId);
+      this.put("participants", threadId, { agentIds: ids, seenAt: known?.seenAt ?? 0 });
     }
     this.touch(threadId, at);
   }
@@ -116,8 +115,7 @@ export class ThreadState {
   setParent(threadId: string, channelId: string, at = this.now()): void {
     const known = this.held.parent.get(threadId);
     if (known?.channelId === channelId && at - known.at <= ACTIVITY_SAVE_STEP_MS) return;
-    this.held.parent.set(threadId, { channelId, at: Math.max(at, known?.at ?? 0) });
-    this.mark("parent", threadId);
+    this.put("parent", threadId, { channelId, at: Math.max(at, known?.at ?? 0) });
   }
 
   isSinkThread(threadId: string): boolean {
@@ -126,8 +124,7 @@ export class ThreadState {
 
   markSinkThread(threadId: string): void {
     if (this.held.sink.has(threadId)) return;
-    this.held.sink.set(threadId, true);
-    this.mark("sink", threadId);
+    this.put("sink", threadId, true);
   }
 
   participantsOf(threadId: string): string[] {
@@ -156,8 +153,7 @@ export class ThreadState {
       known.lastUsedAt === p.lastUsedAt;
     // A route seen again as it is (every start re-reads them from the records) changes nothing to save.
     if (!same && (known === undefined || known.lastUsedAt <= p.lastUsedAt)) {
-      this.held.route.set(key, { threadId: p.threadId, channelId: p.channelId, lastUsedAt: p.lastUsedAt });
-      this.mark("route", key);
+      this.put("route", key, { threadId: p.threadId, channelId: p.channelId, lastUsedAt: p.lastUsedAt });
     }
     this.setParent(p.threadId, p.channelId, p.lastUsedAt);
   }
@@ -192,6 +188,16 @@ export class ThreadState {
     const known = this.held.conversation.get(routeKey);
     if (known !== undefined && known.at > at) return;
     this.keepLatest("conversation", routeKey, { conversationId, at }, CONVERSATIONS_KEPT);
+  }
+
+  /** The actors of calls rejected as the runtime stopped, for the next start to withdraw. */
+  withdrawnCalls(): string[] {
+    return [...this.held.withdrawn.keys()];
+  }
+
+  /** Keeps the actors of rejected calls until the next start; `kept` false: they were withdrawn. */
+  keepWithdrawn(ids: readonly string[], kept = true): void {
+    for (const id of ids) this.put("withdrawn", id, kept || undefined);
   }
 
   markSystemMessage(messageId: string, at = this.now()): void {
@@ -263,10 +269,7 @@ export class ThreadState {
 
   /** Keeps the thread's exchange as it now is; undefined: a new one opens with the next handled message. */
   setExchange(threadId: string, exchange: BotExchange | undefined): void {
-    const exchanges = this.held.exchange;
-    if (exchange === undefined ? !exchanges.delete(threadId) : exchanges.get(threadId) === exchange) return;
-    if (exchange !== undefined) exchanges.set(threadId, exchange);
-    this.mark("exchange", threadId);
+    if (this.held.exchange.get(threadId) !== exchange) this.put("exchange", threadId, exchange);
   }
 
   /** Keeps at most `observerHistoryLimit` compact records per channel, none older than the TTL. */
@@ -293,27 +296,19 @@ export class ThreadState {
   }
 
   /**
-   * Drops what no longer matters, so the state stays bounded however long the runtime runs:
-   * - a route unused for `threadReuseTTL` (it can no longer be reused);
-   * - a thread's participants `participantTTL` after its last activity;
-   * - observer records older than `observerHistoryTTL`, and a channel left with none;
-   * - a system-message id older than `cleanupMaxAgeMs` (its reminders are long answered or escalated);
-   * - a thread's exchange `participantTTL` after its last handled message or its end;
-   * - a thread's parent not learnt or used for `cleanupMaxAgeMs` or `participantTTL`, whichever is
-   *   shorter, unless the thread still matters: a live collaboration awaits there, it has participants
-   *   or a route, or it is a sink thread. A parent dropped this way is asked of Discord again if that
-   *   thread ever comes back.
-   * Sink threads are kept: they are registered; conversations are bounded by count. Returns how many
-   * entries were removed.
+   * Drops what no longer matters, each by its age, so the state stays bounded however long the runtime
+   * runs. A parent is kept while its thread still matters (a live collaboration awaits there, it has
+   * participants or a route, or it is a sink thread); one dropped is asked of Discord again if that
+   * thread comes back. Sink threads and withdrawn calls are kept; conversations are bounded by count.
+   * Returns how many entries were removed.
    */
   expire(now: number = this.now()): { removed: number } {
     let removed = 0;
     const dropWhere = <C extends KeyedCollection>(c: C, old: (value: ValueOf<C>, key: string) => boolean) => {
-      const held = this.held[c] as Map<string, ValueOf<C>>;
-      for (const [key, value] of held)
-        if (old(value, key) && held.delete(key)) {
+      for (const [key, value] of this.held[c] as Map<string, ValueOf<C>>)
+        if (old(value, key)) {
           removed += 1;
-          this.mark(c, key);
+          this.put(c, key, undefined);
         }
     };
     dropWhere("route", (route) => now - route.lastUsedAt >= this.limits.threadReuseTTL);
@@ -376,6 +371,14 @@ export class ThreadState {
   /** Hands changes taken but not saved back, so the next save writes them (as they are then). */
   returnChanges(changes: readonly ThreadEntry[]): void {
     for (const { c, k } of changes) this.mark(c, k, false);
+  }
+
+  /** Sets an entry (removes it, with undefined) and notes the change. */
+  private put<C extends KeyedCollection>(c: C, key: string, value: ValueOf<C> | undefined): void {
+    const held = this.held[c] as Map<string, ValueOf<C>>;
+    if (value === undefined) held.delete(key);
+    else held.set(key, value);
+    this.mark(c, key);
   }
 
   private mark(c: ThreadCollection, key: string, notify = true): void {

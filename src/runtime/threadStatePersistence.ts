@@ -168,6 +168,7 @@ const ENTRY_SCHEMAS = {
     at: Time,
   }),
   conversation: z.object({ conversationId: Str, at: Time }),
+  withdrawn: z.literal(true),
 } as const;
 
 interface Candidate {
