@@ -21,21 +21,6 @@ export interface EventLogOptions {
   onWarning?: (message: string) => void;
 }
 
-export interface EventLogStats {
-  /** The live file's path. */
-  file: string;
-  /** Bytes appended by this instance, over every file it wrote. */
-  bytesWritten: number;
-  linesWritten: number;
-  /** Write calls: fewer than lines when appends were batched. */
-  writes: number;
-  rotations: number;
-  /** The live file's current size. */
-  fileBytes: number;
-  /** Appends waiting for their write. */
-  pending: number;
-}
-
 interface PendingLine {
   text: string;
   bytes: number;
@@ -61,10 +46,6 @@ export class EventLog {
   private unsynced = false;
   private closed = false;
   private closing: Promise<void> | undefined;
-  private bytesWritten = 0;
-  private linesWritten = 0;
-  private writes = 0;
-  private rotations = 0;
   /** maxBytes, or further on after a failed rotation, so a lasting failure warns once per maxBytes. */
   private rotateAt: number;
 
@@ -148,18 +129,6 @@ export class EventLog {
     }
   }
 
-  stats(): EventLogStats {
-    return {
-      file: this.file,
-      bytesWritten: this.bytesWritten,
-      linesWritten: this.linesWritten,
-      writes: this.writes,
-      rotations: this.rotations,
-      fileBytes: this.fileBytes,
-      pending: this.pending.length,
-    };
-  }
-
   private async drain(): Promise<void> {
     try {
       while (this.pending.length > 0) {
@@ -216,9 +185,6 @@ export class EventLog {
     this.needsNewline = false;
     this.unsynced = true;
     this.fileBytes += buffer.length;
-    this.bytesWritten += buffer.length;
-    this.linesWritten += chunk.length;
-    this.writes += 1;
     for (const line of chunk) line.resolve();
   }
 
@@ -249,7 +215,6 @@ export class EventLog {
         }
         await rename(this.file, `${this.file}.1`);
       }
-      this.rotations += 1;
       failed = false;
     } catch (error) {
       // Nothing is lost: the live file keeps growing past maxBytes until a later rotation succeeds.
