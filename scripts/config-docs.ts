@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { renderConfigDocs } from "../src/cli/configDocs.js";
+import { renderConfigDocs } from "./configDocs.js";
 
 const CONFIG_DOCS_FILE = "docs/config.md";
 

@@ -32,7 +32,7 @@ import { InvalidEventError } from "../src/policies/events/EventBus.js";
 import { InvalidInputError } from "../src/policies/InvalidInputError.js";
 import { RateLimiterClosedError } from "../src/policies/guards/RateLimiter.js";
 import { StatsStateDirError } from "../src/cli/statsRead.js";
-import { UsageError } from "../src/cli/demoCommand.js";
+import { UsageError } from "../src/cli/io.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 

@@ -1,11 +1,9 @@
 import { readdir } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { parseArgs } from "node:util";
-import { A2AError } from "../errors/A2AError.js";
 import { AGENT_IDS, type DemoAgentId, type RealDiscordTarget } from "./demo/cast.js";
 import { type DemoOptions, type DemoReport, runDemo } from "./demo/runDemo.js";
 import { demoStamp } from "./demo/Timeline.js";
-import type { CliIO } from "./io.js";
+import { type CliIO, readCommandLine, UsageError } from "./io.js";
 
 const DEMO_USAGE = `Usage: a2a-statecharts demo [options]
 
@@ -34,14 +32,7 @@ export const DEMO_OPTIONS = {
   channel: { type: "string" },
   human: { type: "string" },
   "discord-api": { type: "string" },
-  help: { type: "boolean", short: "h" },
 } as const;
-
-/** A flag or argument of a CLI command that cannot be used; the message names it. */
-export class UsageError extends A2AError {
-  override readonly code = "CLI_USAGE";
-  override readonly name = "UsageError";
-}
 
 function positiveNumber(flag: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;
@@ -51,12 +42,12 @@ function positiveNumber(flag: string, raw: string | undefined, fallback: number)
   return value;
 }
 
-function realDiscordTarget(values: {
-  token?: string[];
-  channel?: string;
-  human?: string;
-  "discord-api"?: string;
-}): RealDiscordTarget | undefined {
+/** The demo's flags as parseArgs reads them. */
+type DemoValues = {
+  [K in keyof typeof DEMO_OPTIONS]?: (typeof DEMO_OPTIONS)[K] extends { multiple: true } ? string[] : string;
+};
+
+function realDiscordTarget(values: DemoValues): RealDiscordTarget | undefined {
   const env = process.env;
   const tokens: Partial<Record<DemoAgentId, string>> = {};
   for (const id of AGENT_IDS) {
@@ -92,18 +83,8 @@ function realDiscordTarget(values: {
   };
 }
 
-type DemoValues = {
-  speed?: string;
-  "state-dir"?: string;
-  "response-timeout"?: string;
-  token?: string[];
-  channel?: string;
-  human?: string;
-  "discord-api"?: string;
-};
-
-/** The demo's options from its parsed flags; a UsageError names a bad one. */
-export function demoOptionsFrom(values: DemoValues, print: (line: string) => void): DemoOptions {
+/** The demo's options from its parsed flags, printing to `io`; a UsageError names a bad one. */
+export function demoOptionsFrom(values: DemoValues, io: CliIO): DemoOptions {
   const discord = realDiscordTarget(values);
   if (discord !== undefined && values.speed !== undefined && Number(values.speed) !== 1) {
     throw new UsageError("--speed must be 1 with real Discord: its messages carry real time");
@@ -117,32 +98,18 @@ export function demoOptionsFrom(values: DemoValues, print: (line: string) => voi
     speed: discord === undefined ? positiveNumber("--speed", values.speed, 60) : 1,
     stateDir: values["state-dir"] ?? ".a2a-demo",
     ...(discord === undefined ? {} : { discord }),
-    config: { discord: { a2aRetry: { responseTimeoutMs: Math.round(responseTimeoutS * 1000) } } },
-    print,
+    responseTimeoutMs: Math.round(responseTimeoutS * 1000),
+    print: io.out,
+    ...(io.status === undefined ? {} : { progress: io.status }),
   };
 }
 
 /** `a2a-statecharts demo`: parses the flags, runs, prints the summary. */
 export async function runDemoCommand(argv: string[], io: CliIO): Promise<number> {
-  let options: DemoOptions;
-  try {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      options: DEMO_OPTIONS,
-      strict: true,
-      allowPositionals: true,
-    });
-    if (values.help === true) {
-      io.out(DEMO_USAGE);
-      return 0;
-    }
-    if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-    options = demoOptionsFrom(values, io.out);
-    if (io.status !== undefined) options.progress = io.status;
-  } catch (error) {
-    io.err(`a2a-statecharts demo: ${(error as Error).message} (see --help)`);
-    return 2;
-  }
+  const options = readCommandLine(io, "demo", DEMO_USAGE, argv, DEMO_OPTIONS, ({ values }) =>
+    demoOptionsFrom(values, io),
+  );
+  if (typeof options === "number") return options;
   return playDemo(options, io, "demo");
 }
 
@@ -180,7 +147,7 @@ async function summary(report: DemoReport): Promise<string[]> {
         : `${o.actual} (expected: ${o.expected})`,
   ]);
   const width = Math.max(...rows.map((r) => (r[1] ?? "").length));
-  const c = report.counts;
+  const f = report.figures;
   const dir = relative(process.cwd(), report.stateDir) || ".";
   const played = report.outcomes.filter((o) => o.skipped === undefined);
   const failed = played.filter((o) => !o.passed).length;
@@ -189,9 +156,9 @@ async function summary(report: DemoReport): Promise<string[]> {
     "Summary",
     ...rows.map(([mark, title, end]) => `  ${mark} ${(title ?? "").padEnd(width)}  ${end}`),
     "",
-    `  flows ${c.flows} · retries ${c.retries} · LLM calls ${c.llmCalls} · turns saved ${c.turnsSaved} ` +
-      `(against a fixed 5 per flow) · collaborations ${c.collaborations} · reminders ${c.reminders} · ` +
-      `escalations ${c.escalations} · state transitions ${c.transitions}`,
+    `  flows ${f.flows.flows} · retries ${f.retries.total} · LLM calls ${report.llmCalls} · turns saved ${f.flows.saved} ` +
+      `(against a fixed 5 per flow) · collaborations ${report.collaborations} · reminders ${f.mentions.reminders} · ` +
+      `escalations ${f.mentions.escalated} · state transitions ${report.transitions}`,
     `  demo time ${demoStamp(report.demoMs)} in ${(report.realMs / 1000).toFixed(1)} s real`,
     `  state lives in ${report.stateDir}: ${await filesIn(join(report.stateDir, "actors"), "actor shard", ".json")}, ` +
       `${await filesIn(join(report.stateDir, "archive"), "archive hour", ".ndjson")}, threads/, coordination-events.ndjson`,

@@ -1,8 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { statechartDocs } from "../machines/index.js";
-import type { CliIO } from "./io.js";
+import { type CliIO, readCommandLine, UsageError } from "./io.js";
 
 const USAGE = `Usage: a2a-statecharts diagram [--out DIR] [--check]
 
@@ -27,30 +26,22 @@ function defaultOut(): string | undefined {
 
 /** `a2a-statecharts diagram`: prints the statechart pages, or writes them (`npm run diagrams` here). */
 export async function runDiagram(argv: string[], io: CliIO): Promise<number> {
-  let out: string | undefined;
-  let check: boolean;
-  try {
-    const { values } = parseArgs({
-      args: argv,
-      strict: true,
-      options: {
-        out: { type: "string" },
-        check: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-    if (values.help === true) {
-      io.out(USAGE);
-      return 0;
-    }
-    const dir = values.out ?? defaultOut();
-    out = dir === undefined ? undefined : resolve(dir);
-    check = values.check === true;
-    if (check && out === undefined) throw new Error("--check needs --out DIR: the folder to compare with");
-  } catch (error) {
-    io.err(`a2a-statecharts diagram: ${(error as Error).message} (see --help)`);
-    return 2;
-  }
+  const flags = readCommandLine(
+    io,
+    "diagram",
+    USAGE,
+    argv,
+    { out: { type: "string" }, check: { type: "boolean" } },
+    ({ values }) => {
+      const dir = values.out ?? defaultOut();
+      const check = values.check === true;
+      if (check && dir === undefined)
+        throw new UsageError("--check needs --out DIR: the folder to compare with");
+      return { out: dir === undefined ? undefined : resolve(dir), check };
+    },
+  );
+  if (typeof flags === "number") return flags;
+  const { out, check } = flags;
   if (out === undefined) {
     io.out(
       statechartDocs()

@@ -1,10 +1,9 @@
 import type { createWebSocketInspector } from "@statelyai/inspect";
-import { parseArgs } from "node:util";
 import type { InspectionEvent } from "xstate";
-import { DEMO_OPTIONS, demoOptionsFrom, playDemo, UsageError } from "./demoCommand.js";
+import { DEMO_OPTIONS, demoOptionsFrom, playDemo } from "./demoCommand.js";
 import { startInspectorServer } from "../inspector/InspectorServer.js";
 import { type StatelyRelay, startStatelyRelay } from "./StatelyRelay.js";
-import type { CliIO } from "./io.js";
+import { type CliIO, readCommandLine, UsageError } from "./io.js";
 import { loadPeer } from "./peerDependencies.js";
 
 const DEFAULT_RELAY_PORT = 8080;
@@ -50,39 +49,23 @@ function withRelayPort(argv: string[]): string[] {
 
 /** `a2a-statecharts inspect`: the demo with the offline page and the Stately WebSocket inspector attached. */
 export async function runInspect(argv: string[], io: CliIO): Promise<number> {
-  let settings: { port: number; relayPort: number | undefined; exit: boolean };
-  let demo: ReturnType<typeof demoOptionsFrom>;
-  try {
-    const { values, positionals } = parseArgs({
-      args: withRelayPort(argv),
-      strict: true,
-      allowPositionals: true,
-      options: {
-        ...DEMO_OPTIONS,
-        port: { type: "string" },
-        "stately-relay": { type: "string" },
-        exit: { type: "boolean" },
-      },
-    });
-    if (values.help === true) {
-      io.out(INSPECT_USAGE);
-      return 0;
-    }
-    if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-    settings = {
-      port: port("--port", values.port, 7474),
-      relayPort:
-        values["stately-relay"] === undefined
-          ? undefined
-          : port("--stately-relay", values["stately-relay"], DEFAULT_RELAY_PORT),
-      exit: values.exit === true,
-    };
-    demo = demoOptionsFrom({ ...values, speed: values.speed ?? "10" }, io.out);
-    if (io.status !== undefined) demo.progress = io.status;
-  } catch (error) {
-    io.err(`a2a-statecharts inspect: ${(error as Error).message} (see --help)`);
-    return 2;
-  }
+  const options = {
+    ...DEMO_OPTIONS,
+    port: { type: "string" },
+    "stately-relay": { type: "string" },
+    exit: { type: "boolean" },
+  } as const;
+  const flags = readCommandLine(io, "inspect", INSPECT_USAGE, withRelayPort(argv), options, ({ values }) => ({
+    port: port("--port", values.port, 7474),
+    relayPort:
+      values["stately-relay"] === undefined
+        ? undefined
+        : port("--stately-relay", values["stately-relay"], DEFAULT_RELAY_PORT),
+    exit: values.exit === true,
+    demo: demoOptionsFrom({ ...values, speed: values.speed ?? "10" }, io),
+  }));
+  if (typeof flags === "number") return flags;
+  const { demo, ...settings } = flags;
 
   let page: Awaited<ReturnType<typeof startInspectorServer>>;
   try {
@@ -94,43 +77,42 @@ export async function runInspect(argv: string[], io: CliIO): Promise<number> {
     return 1;
   }
   let stately: { relay: StatelyRelay; inspector: ReturnType<typeof createWebSocketInspector> } | undefined;
-  if (settings.relayPort !== undefined) {
-    let relay: StatelyRelay;
-    let createInspector: typeof createWebSocketInspector;
-    try {
-      // An optional peer dependency: only the relay needs it.
-      createInspector = await loadPeer(
-        async () => (await import("@statelyai/inspect")).createWebSocketInspector,
-      );
-    } catch (error) {
-      await page.close();
-      io.err(`a2a-statecharts inspect --stately-relay: ${(error as Error).message}`);
-      return 1;
-    }
-    try {
-      relay = await startStatelyRelay({ port: settings.relayPort });
-    } catch (error) {
-      await page.close();
-      io.err(
-        `a2a-statecharts inspect: cannot run the @statelyai/inspect relay on 127.0.0.1:${settings.relayPort}: ` +
-          `${(error as Error).message}; pass --stately-relay with another port, or leave it out`,
-      );
-      return 1;
-    }
-    stately = { relay, inspector: createInspector({ url: relay.wsUrl }) };
-  }
-  io.out(`offline statechart page:  ${page.url}`);
-  if (stately !== undefined) {
-    io.out(
-      `@statelyai/inspect relay: ${stately.relay.url} (WebSocket ${stately.relay.wsUrl}); it streams every ` +
-        "actor's events and context, conversation text included, to any process on this machine",
-    );
-  }
-  const inspect = (event: InspectionEvent): void => {
-    page.inspect(event);
-    stately?.inspector.inspect.next?.(event);
-  };
+  // From here on every return closes what was started.
   try {
+    if (settings.relayPort !== undefined) {
+      let createInspector: typeof createWebSocketInspector;
+      try {
+        // An optional peer dependency: only the relay needs it.
+        createInspector = await loadPeer(
+          async () => (await import("@statelyai/inspect")).createWebSocketInspector,
+        );
+      } catch (error) {
+        io.err(`a2a-statecharts inspect --stately-relay: ${(error as Error).message}`);
+        return 1;
+      }
+      let relay: StatelyRelay;
+      try {
+        relay = await startStatelyRelay({ port: settings.relayPort });
+      } catch (error) {
+        io.err(
+          `a2a-statecharts inspect: cannot run the @statelyai/inspect relay on 127.0.0.1:${settings.relayPort}: ` +
+            `${(error as Error).message}; pass --stately-relay with another port, or leave it out`,
+        );
+        return 1;
+      }
+      stately = { relay, inspector: createInspector({ url: relay.wsUrl }) };
+    }
+    io.out(`offline statechart page:  ${page.url}`);
+    if (stately !== undefined) {
+      io.out(
+        `@statelyai/inspect relay: ${stately.relay.url} (WebSocket ${stately.relay.wsUrl}); it streams every ` +
+          "actor's events and context, conversation text included, to any process on this machine",
+      );
+    }
+    const inspect = (event: InspectionEvent): void => {
+      page.inspect(event);
+      stately?.inspector.inspect.next?.(event);
+    };
     const code = await playDemo({ ...demo, inspect }, io, "inspect");
     if (!settings.exit) {
       io.out(`\nthe viewers keep serving at ${page.url}; press Ctrl-C to stop`);

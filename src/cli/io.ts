@@ -1,4 +1,6 @@
 import type { Writable } from "node:stream";
+import { type ParseArgsConfig, parseArgs } from "node:util";
+import { A2AError } from "../errors/A2AError.js";
 
 /** Where a command writes: lines to stdout and stderr. Tests collect arrays; bin.ts passes the process's streams. */
 export interface CliIO {
@@ -81,4 +83,49 @@ export function firstLine(error: unknown): string {
 /** What node:util's parseArgs says of a bad flag: its first sentence, which names the flag (the rest is advice about `--`). */
 export function flagProblem(error: unknown): string {
   return firstLine(error).split(". ")[0] ?? "";
+}
+
+/** A flag or argument of a CLI command that cannot be used; the message names it. */
+export class UsageError extends A2AError {
+  override readonly code = "CLI_USAGE";
+  override readonly name = "UsageError";
+}
+
+type FlagOptions = NonNullable<ParseArgsConfig["options"]>;
+type Flags<O extends FlagOptions> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: true }>
+>;
+
+/**
+ * A command's flags (node:util's parseArgs, with -h/--help and at most `maxPositionals` arguments),
+ * made by `read` into what the command needs; `read` throws on a bad one. Instead, the exit status
+ * when the command is not to run: 0 after the usage for --help, 2 after the problem on stderr.
+ */
+export function readCommandLine<O extends FlagOptions, T>(
+  io: CliIO,
+  command: string,
+  usage: string,
+  argv: string[],
+  options: O,
+  read: (flags: Flags<O>) => T,
+  maxPositionals = 0,
+): T | number {
+  try {
+    const flags = parseArgs({
+      args: argv,
+      options: { ...options, help: { type: "boolean", short: "h" } },
+      strict: true,
+      allowPositionals: true,
+    });
+    if ((flags.values as { help?: boolean }).help === true) {
+      io.out(usage);
+      return 0;
+    }
+    const extra = flags.positionals[maxPositionals];
+    if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);
+    return read(flags as unknown as Flags<O>);
+  } catch (error) {
+    io.err(`a2a-statecharts ${command}: ${flagProblem(error)} (see --help)`);
+    return 2;
+  }
 }

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { A2AConfigError, parseConfig } from "../policies/index.js";
-import type { CliIO } from "./io.js";
+import { type CliIO, readCommandLine } from "./io.js";
 import { loadPeer } from "./peerDependencies.js";
 
 const HELP = `a2a-statecharts — the agent-to-agent control plane as XState statecharts
@@ -90,24 +90,8 @@ prints the defaults. Keys of the design documents' samples that are read elsewhe
 reported as warnings on stderr. Every setting is described in docs/config.md.`;
 
 async function runConfig(argv: string[], io: CliIO): Promise<number> {
-  let file: string | undefined;
-  try {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: { help: { type: "boolean", short: "h" } },
-    });
-    if (values.help === true) {
-      io.out(CONFIG_USAGE);
-      return 0;
-    }
-    if (positionals.length > 1) throw new Error(`expected at most one file, got ${positionals.length}`);
-    file = positionals[0];
-  } catch (error) {
-    io.err(`a2a-statecharts config: ${(error as Error).message} (see --help)`);
-    return 2;
-  }
+  const file = readCommandLine(io, "config", CONFIG_USAGE, argv, {}, ({ positionals }) => positionals[0], 1);
+  if (typeof file === "number") return file;
   let input: unknown;
   if (file !== undefined) {
     try {

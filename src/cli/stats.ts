@@ -1,7 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
-import { type CliIO, firstLine, flagProblem } from "./io.js";
+import { type CliIO, firstLine, readCommandLine, UsageError } from "./io.js";
 import { renderStatsHtml } from "./statsHtml.js";
 import { readEventLog, StatsStateDirError } from "./statsRead.js";
 import { buildReport, parseSince, type StatsReport } from "./statsReport.js";
@@ -32,50 +31,27 @@ discord_send / sessions_send ratio; in total, by agent asked and by pair.
 It takes no lock, so it works beside a running gateway. Corrupt or partial lines are reported
 and left out. Exit status: 0 done, 1 the directory is missing or unreadable, 2 bad usage.`;
 
+const STATS_OPTIONS = {
+  "state-dir": { type: "string", short: "d" },
+  since: { type: "string" },
+  json: { type: "boolean" },
+  html: { type: "string" },
+} as const;
+
 /**
  * `a2a-statecharts stats [--state-dir DIR] [--since TIME] [--json] [--html FILE]`: the dashboards'
  * figures from the event log, as text, one JSON document, and/or an HTML page. `now` is injected for tests.
  */
 export async function runStats(argv: string[], io: CliIO, now: () => number = Date.now): Promise<number> {
-  let values: { "state-dir"?: string; since?: string; json?: boolean; html?: string; help?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        "state-dir": { type: "string", short: "d" },
-        since: { type: "string" },
-        json: { type: "boolean" },
-        html: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    }));
-  } catch (error) {
-    io.err(`a2a-statecharts stats: ${flagProblem(error)} (see --help)`);
-    return 2;
-  }
-  if (values.help) {
-    io.out(STATS_HELP);
-    return 0;
-  }
-  const dir = values["state-dir"] ?? DEFAULT_STATE_DIR;
-  const usage = (problem: string) => {
-    io.err(`a2a-statecharts stats: ${problem} (see --help)`);
-    return 2;
-  };
-  if (dir.trim() === "") return usage("--state-dir needs a directory, got an empty string");
-  if (values.html !== undefined && values.html.trim() === "")
-    return usage("--html needs a file, got an empty string");
   const at = now();
-  let since: number | null = null;
-  if (values.since !== undefined) {
-    try {
-      since = parseSince(values.since, at);
-    } catch (error) {
-      return usage(firstLine(error));
-    }
-  }
+  const flags = readCommandLine(io, "stats", STATS_HELP, argv, STATS_OPTIONS, ({ values }) => {
+    const dir = values["state-dir"] ?? DEFAULT_STATE_DIR;
+    if (dir.trim() === "") throw new UsageError("--state-dir needs a directory, got an empty string");
+    if (values.html?.trim() === "") throw new UsageError("--html needs a file, got an empty string");
+    return { ...values, dir, since: values.since === undefined ? null : parseSince(values.since, at) };
+  });
+  if (typeof flags === "number") return flags;
+  const { dir, since, html, json } = flags;
 
   let report: StatsReport;
   try {
@@ -88,22 +64,19 @@ export async function runStats(argv: string[], io: CliIO, now: () => number = Da
     );
     return 1;
   }
-  if (values.html !== undefined) {
-    const file = resolve(values.html);
+  if (html !== undefined) {
+    const file = resolve(html);
     try {
       await writeFile(file, renderStatsHtml(report));
     } catch (error) {
       io.err(`a2a-statecharts stats: cannot write ${file}: ${firstLine(error)}`);
       return 1;
     }
-    if (values.json) io.err(`wrote ${file}`);
   }
-  if (values.json) {
-    for (const line of logWarnings(report)) io.err(line);
-    io.out(JSON.stringify(report, null, 2));
-  } else {
-    printStats(report, io);
-    if (values.html !== undefined) io.out(`wrote ${resolve(values.html)}`);
-  }
+  for (const line of logWarnings(report)) io.err(line);
+  if (json) io.out(JSON.stringify(report, null, 2));
+  else printStats(report, io);
+  // With --json, stdout is the document alone.
+  if (html !== undefined) (json ? io.err : io.out)(`wrote ${resolve(html)}`);
   return 0;
 }

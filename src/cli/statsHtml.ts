@@ -1,7 +1,7 @@
 import { barChart, columnChart, escapeHtml, type Series } from "./statsCharts.js";
 import type { StatsFigures } from "./statsFigures.js";
 import type { StatsReport } from "./statsReport.js";
-import { GROUP_COLUMNS, groupCells, ms, pct } from "./statsText.js";
+import { GROUP_COLUMNS, groupCells, iso, ms, pct, retryRows } from "./statsText.js";
 
 // The `stats --html` page: one self-contained file, no script, no network (its CSP allows inline
 // styles only), so it opens anywhere, also from an attachment or a CI artifact.
@@ -151,9 +151,7 @@ function outcomeChart(t: StatsFigures): string {
 }
 
 function retriesTable(t: StatsFigures): string {
-  const rows = Object.entries(t.retries.byCode)
-    .sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0]))
-    .map(([code, x]) => [code, x.category, String(x.count)]);
+  const rows = retryRows(t);
   const reasons = Object.entries(t.flows.earlyTerminations.byReason).map(([k, n]) => [k, String(n)]);
   const skips = Object.entries(t.flows.announce.skippedByReason).map(([k, n]) => [k, String(n)]);
   return `<section id="retries"><h2>Retries by error code (${t.retries.total}; flows retried ${t.retries.flowsRetried}, ended ok ${t.retries.flowsRetriedOk})</h2>
@@ -186,8 +184,4 @@ function warnings(report: StatsReport): string {
 function clock(ts: number, bucketMs: number): string {
   const text = new Date(ts).toISOString();
   return bucketMs >= 86_400_000 ? text.slice(5, 10) : text.slice(11, 16);
-}
-
-function iso(ts: number): string {
-  return new Date(ts).toISOString().replace(/\.\d{3}Z$/, "Z");
 }

@@ -1,6 +1,6 @@
-import { readdir, readFile, stat } from "node:fs/promises";
-import { join, resolve } from "node:path";
-import { EVENT_LOG_FILE } from "../runtime/EventLog.js";
+import { readFile, stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { listLogFiles } from "../runtime/EventLog.js";
 import { A2AError } from "../errors/A2AError.js";
 import { type A2AEvent, A2AEventSchema } from "../policies/index.js";
 
@@ -53,7 +53,7 @@ export async function readEventLog(stateDir: string): Promise<EventLogReading> {
   }
   if (!isDir) throw new StatsStateDirError(`${dir} is not a directory`);
 
-  const files = await logFiles(dir);
+  const files = await listLogFiles(dir);
   const reading: EventLogReading = { stateDir: dir, files, events: [], corrupt: 0, partial: 0, problems: [] };
   const note = (problem: EventLogProblem) => {
     if (reading.problems.length < PROBLEMS_SHOWN) reading.problems.push(problem);
@@ -107,21 +107,4 @@ function parseLine(line: string, into: A2AEvent[]): string | undefined {
   }
   into.push(parsed.data);
   return undefined;
-}
-
-/** The rotated files (highest number = oldest first), then the live file, as present. */
-async function logFiles(dir: string): Promise<string[]> {
-  const names = await readdir(dir);
-  const rotated = names
-    .map((name) => ({ name, n: rotationNumber(name) }))
-    .filter((entry): entry is { name: string; n: number } => entry.n !== undefined)
-    .sort((a, b) => b.n - a.n)
-    .map((entry) => join(dir, entry.name));
-  return names.includes(EVENT_LOG_FILE) ? [...rotated, join(dir, EVENT_LOG_FILE)] : rotated;
-}
-
-function rotationNumber(name: string): number | undefined {
-  if (!name.startsWith(`${EVENT_LOG_FILE}.`)) return undefined;
-  const suffix = name.slice(EVENT_LOG_FILE.length + 1);
-  return /^[1-9]\d*$/.test(suffix) ? Number(suffix) : undefined;
 }

@@ -66,19 +66,12 @@ export function buildReport(reading: EventLogReading, now: number, since: number
       lastTs: events.at(-1)?.ts ?? null,
     },
     totals: computeFigures(events),
-    byAgent: groupFigures(events, (e) => parties(e).to),
-    byPair: groupFigures(events, (e) => {
-      const { from, to } = parties(e);
-      return from === undefined || to === undefined ? undefined : `${from}→${to}`;
-    }),
+    byAgent: groupFigures(events, (e) => e.toAgent),
+    byPair: groupFigures(events, ({ fromAgent: from, toAgent: to }) =>
+      from === undefined || to === undefined ? undefined : `${from}→${to}`,
+    ),
     timeline: timeline(events),
   };
-}
-
-/** The requester and the agent asked, from the event's envelope. */
-export function parties(e: A2AEvent): { from?: string; to?: string } {
-  const { fromAgent: from, toAgent: to } = e;
-  return { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
 }
 
 function groupFigures(

@@ -6,7 +6,6 @@ import { alignColumns, formatDuration } from "./textTable.js";
 // `stats` for a person at a terminal: the totals by section, then one row per agent and per pair.
 
 export function printStats(report: StatsReport, io: CliIO): void {
-  for (const line of logWarnings(report)) io.err(line);
   io.out(headline(report));
   if (report.log.events === 0) return;
   const t = report.totals;
@@ -82,10 +81,17 @@ function retryLines(t: StatsFigures): string[] {
     `retries: ${r.total}${counts(r.byCategory)}; flows retried ${r.flowsRetried}, ended ok ${r.flowsRetriedOk} (success rate ${pct(r.successRate)})`,
   ];
   if (r.total === 0) return lines;
-  const rows = Object.entries(r.byCode)
+  return [
+    ...lines,
+    ...alignColumns([["ERROR CODE", "CATEGORY", "RETRIES"], ...retryRows(t)]).map((l) => `    ${l}`),
+  ];
+}
+
+/** Retries by error code, the most frequent first: code, category, count. */
+export function retryRows(t: StatsFigures): string[][] {
+  return Object.entries(t.retries.byCode)
     .sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0]))
     .map(([code, x]) => [code, x.category, String(x.count)]);
-  return [...lines, ...alignColumns([["ERROR CODE", "CATEGORY", "RETRIES"], ...rows]).map((l) => `    ${l}`)];
 }
 
 function mentionLines(t: StatsFigures): string[] {
@@ -157,6 +163,7 @@ function num(value: number | null): string {
   return value === null ? "-" : String(Math.round(value * 100) / 100);
 }
 
-function iso(ts: number): string {
+/** An ISO time to the second. */
+export function iso(ts: number): string {
   return new Date(ts).toISOString().replace(/\.\d{3}Z$/, "Z");
 }

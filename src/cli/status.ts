@@ -13,9 +13,8 @@ import { postgresUsageError } from "./postgresUsage.js";
 import { type QuarantinedRow, quarantineWarning, toQuarantinedRow } from "./quarantineWarnings.js";
 import { collectExchanges, type ExchangeStatusRow, exchangeTable } from "./statusExchanges.js";
 import {
-  ACTOR_HEADER,
   type ActorStatusRow,
-  actorCells,
+  actorLines,
   actorsSummary,
   byUrgency,
   toRow,
@@ -61,11 +60,8 @@ Exit status: 0 listed (warnings included), 1 the directory or the database canno
 
 export type { QuarantinedRow } from "./quarantineWarnings.js";
 
-export interface StatusWarning {
-  file: string;
-  id?: string;
-  problem: string;
-}
+/** A file or record that could not be read, or a quarantined file. */
+export type StatusWarning = StateDirProblem;
 
 export interface StatusReport {
   stateDir: string;
@@ -173,17 +169,9 @@ export async function collectStatus(dir: string, now: number): Promise<StatusRep
     lock: reading.lock,
     actors,
     exchanges,
-    warnings: [
-      ...reading.problems.map(toWarning),
-      ...exchangeWarnings,
-      ...quarantined.map(quarantineWarning),
-    ],
+    warnings: [...reading.problems, ...exchangeWarnings, ...quarantined.map(quarantineWarning)],
     quarantined,
   };
-}
-
-function toWarning(p: StateDirProblem): StatusWarning {
-  return { file: p.file, ...(p.id === undefined ? {} : { id: p.id }), problem: p.problem };
 }
 
 // ---- the human table ----
@@ -210,14 +198,6 @@ async function printTable(report: StatusReport, io: CliIO): Promise<void> {
     await writeText(io, lines);
   }
   io.out(footer(report));
-}
-
-/** The actors table a line at a time: at a million actors, its cells are made as they are written, not held. */
-function actorLines(actors: readonly ActorStatusRow[]): Iterable<string> {
-  return alignedLines(function* () {
-    yield ACTOR_HEADER;
-    for (const actor of actors) yield actorCells(actor);
-  });
 }
 
 function lockNotes(lock: StateDirLockInfo, dir: string): string[] {

@@ -9,17 +9,15 @@ import {
 import { MACHINE_VERSIONS } from "../runtime/index.js";
 import { type CliIO, firstLine, writeText } from "./io.js";
 import { jsonDocument } from "./jsonText.js";
-import { postgresUsageError } from "./postgresUsage.js";
 import {
-  ACTOR_HEADER,
   type ActorStatusRow,
-  actorCells,
+  actorLines,
   actorsSummary,
   byUrgency,
   toRow,
   warningLine,
 } from "./statusRows.js";
-import { alignColumns, alignedLines, formatDuration } from "./textTable.js";
+import { alignColumns, formatDuration } from "./textTable.js";
 
 /** A registered gateway process, as `status --postgres --json` prints it (times on the server's clock). */
 export interface ProcessStatusRow extends PostgresProcess {
@@ -53,17 +51,12 @@ export interface PostgresStatusReport {
   quarantined: Array<{ id: string; machineId: string | null; problem: string; at: number; atIso: string }>;
 }
 
-/** Runs `status --postgres URL [--schema NAME] [--json]`; the exit status. */
+/** Runs `status --postgres URL [--schema NAME] [--json]` (its usage checked by status); the exit status. */
 export async function runPostgresStatus(
   o: { connectionString: string; schema: string | undefined; json: boolean },
   io: CliIO,
   now: number,
 ): Promise<number> {
-  const usage = postgresUsageError(o.connectionString, o.schema);
-  if (usage !== undefined) {
-    io.err(`a2a-statecharts status: ${usage}`);
-    return 2;
-  }
   const schema = o.schema ?? "a2a";
   let report: PostgresStatusReport;
   try {
@@ -151,7 +144,7 @@ async function printPostgresTable(report: PostgresStatusReport, io: CliIO): Prom
   for (const line of processLines(report)) io.out(line);
   io.out("");
   if (report.actors.length === 0) io.out(`no actors in schema ${report.schema}`);
-  else await writeText(io, actorLines(report.actors));
+  else await writeText(io, actorLines(report.actors, ownerText));
   const { events, oldestAgeMs } = report.inbox;
   if (events > 0) {
     io.out(
@@ -162,17 +155,6 @@ async function printPostgresTable(report: PostgresStatusReport, io: CliIO): Prom
   io.out(
     `${actorsSummary(report.actors, report.warnings.length)} · ${plural(report.processes.length, "process", "processes")} · PostgreSQL ${report.postgres}, schema ${report.schema}`,
   );
-}
-
-/** The actors table with their owners, a line at a time: many actors' cells are made as written, not held. */
-function actorLines(actors: readonly PostgresActorStatusRow[]): Iterable<string> {
-  return alignedLines(function* () {
-    yield [...ACTOR_HEADER.slice(0, 4), "OWNER", ...ACTOR_HEADER.slice(4)];
-    for (const a of actors) {
-      const cells = actorCells(a);
-      yield [...cells.slice(0, 4), ownerText(a), ...cells.slice(4)];
-    }
-  });
 }
 
 function processLines(report: PostgresStatusReport): string[] {

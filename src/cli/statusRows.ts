@@ -3,7 +3,7 @@
 import type { StoredActor } from "../persistence/index.js";
 import { eventLabel } from "../machines/index.js";
 import { DISCORD_TRANSIENT_MAX_RETRIES } from "../policies/index.js";
-import { formatDuration } from "./textTable.js";
+import { alignedLines, formatDuration } from "./textTable.js";
 
 /**
  * What an actor counts, of its limit when known: a mention's deliveries ("mention": the mention is 1,
@@ -185,10 +185,24 @@ function asNumber(value: unknown): number | undefined {
 
 // ---- the human table ----
 
-/** The header of the actors table; actorCells gives a row's cells in this order. */
-export const ACTOR_HEADER = ["ID", "MACHINE", "STATE", "STATUS", "ATTEMPTS", "NEXT DUE", "AGE"];
+const ACTOR_HEADER = ["ID", "MACHINE", "STATE", "STATUS", "ATTEMPTS", "NEXT DUE", "AGE"];
 
-export function actorCells(a: ActorStatusRow): string[] {
+/**
+ * The actors table a line at a time: at a million actors, its cells are made as they are written, not
+ * held. `owner` adds an OWNER column after STATUS.
+ */
+export function actorLines<R extends ActorStatusRow>(
+  actors: readonly R[],
+  owner?: (actor: R) => string,
+): Iterable<string> {
+  const withOwner = (cells: string[], cell: string) => [...cells.slice(0, 4), cell, ...cells.slice(4)];
+  return alignedLines(function* () {
+    yield owner === undefined ? ACTOR_HEADER : withOwner(ACTOR_HEADER, "OWNER");
+    for (const a of actors) yield owner === undefined ? actorCells(a) : withOwner(actorCells(a), owner(a));
+  });
+}
+
+function actorCells(a: ActorStatusRow): string[] {
   return [
     a.id,
     a.machine,

@@ -101,10 +101,6 @@ export class InspectorModel {
     };
   }
 
-  get actorCount(): number {
-    return this.actors.size;
-  }
-
   handle(event: InspectionEvent): void {
     const ref = event.actorRef as unknown as ActorLike;
     if (typeof ref?.sessionId !== "string") return;

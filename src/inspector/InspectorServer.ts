@@ -5,8 +5,7 @@ import { gunzip } from "node:zlib";
 import type { InspectionEvent } from "xstate";
 import { InspectorModel, type InspectorMessage } from "./InspectorModel.js";
 import { hostOf, isLoopback } from "./loopback.js";
-import { mermaidBundle } from "./mermaidBundle.js";
-import { type PageFile, pageFiles } from "./pageFiles.js";
+import { pageFile } from "./pageFiles.js";
 
 export { MAX_ACTORS, MAX_EVENTS } from "./InspectorModel.js";
 export type { ActorView, EventView, InspectorHello, InspectorMessage } from "./InspectorModel.js";
@@ -89,8 +88,6 @@ export async function startInspectorServer(
     }
     const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
     switch (path) {
-      case "/mermaid.js":
-        return void serveMermaid(req, res);
       case "/state.json":
         return respond(res, 200, "application/json", JSON.stringify(model.hello()));
       case "/events": {
@@ -106,37 +103,26 @@ export async function startInspectorServer(
         return;
       }
       default:
-        return void servePage(res, path);
+        return void serveFile(req, res, path);
     }
   };
 
-  const servePage = async (res: ServerResponse, path: string): Promise<void> => {
-    let files: ReadonlyMap<string, PageFile>;
+  // A gzipped file goes as it is to a browser (every one takes gzip), inflated to anything else.
+  const serveFile = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    let file;
     try {
-      files = await pageFiles();
+      file = await pageFile(path);
     } catch (error) {
       return respond(res, 500, "text/plain; charset=utf-8", `${(error as Error).message}\n`);
     }
-    const file = files.get(path);
     if (file === undefined) return respond(res, 404, "text/plain; charset=utf-8", "not found\n");
-    respond(res, 200, file.type, file.body);
-  };
-
-  // Every browser takes gzip; anything else gets the bundle inflated.
-  const serveMermaid = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    let body: Buffer;
-    try {
-      body = await mermaidBundle();
-    } catch (error) {
-      return respond(res, 500, "text/plain; charset=utf-8", `${(error as Error).message}\n`);
-    }
-    const gzipped = /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
-    if (!gzipped) body = await promisify(gunzip)(body);
+    const gzipped = file.gzipped === true && /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
+    const body = file.gzipped && !gzipped ? await promisify(gunzip)(file.body) : file.body;
     res.writeHead(200, {
       ...SECURITY_HEADERS,
-      "Content-Type": "text/javascript; charset=utf-8",
-      "Content-Length": body.length,
-      Vary: "Accept-Encoding",
+      "Content-Type": file.type,
+      "Content-Length": Buffer.byteLength(body),
+      ...(file.gzipped ? { Vary: "Accept-Encoding" } : {}),
       ...(gzipped ? { "Content-Encoding": "gzip" } : {}),
     });
     res.end(req.method === "HEAD" ? undefined : body);

@@ -1,13 +1,17 @@
 import { readdir, readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { gzip } from "node:zlib";
 import { MAX_EVENTS } from "./InspectorModel.js";
 import type { PageConfig } from "./protocol.js";
 
-/** A file of the inspector page as served. */
+/** A file of the inspector page as served; `gzipped` when `body` is gzip-compressed. */
 export interface PageFile {
   type: string;
-  body: string;
+  body: string | Buffer;
+  gzipped?: boolean;
 }
 
 /**
@@ -27,19 +31,27 @@ const CONFIG_SLOT = '<script type="application/json" id="page-config"></script>'
 
 const config: PageConfig = { maxEvents: MAX_EVENTS };
 
-/**
- * The inspector page by the path it is served at, read once: `/` is index.html with the page's settings
- * put in, and each stylesheet and script is served at `/<name>`.
- */
-export function pageFiles(): Promise<ReadonlyMap<string, PageFile>> {
-  loading ??= load().catch((error: unknown) => {
-    loading = undefined; // a later request tries again
-    throw error;
-  });
-  return loading;
+/** Loads once; a failed load is tried again at the next call. */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let loading: Promise<T> | undefined;
+  return () =>
+    (loading ??= load().catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    }));
 }
 
-let loading: Promise<ReadonlyMap<string, PageFile>> | undefined;
+/**
+ * The file served at `path`: `/` is index.html with the page's settings put in, each stylesheet and
+ * script of page/ is at `/<name>`, and `/mermaid.js` is Mermaid's browser bundle.
+ */
+export async function pageFile(path: string): Promise<PageFile | undefined> {
+  if (path === "/mermaid.js")
+    return { type: TYPES[".js"] as string, body: await mermaidBundle(), gzipped: true };
+  return (await pageFiles()).get(path);
+}
+
+const pageFiles = once(load);
 
 async function load(): Promise<ReadonlyMap<string, PageFile>> {
   let names: string[];
@@ -70,3 +82,30 @@ function withConfig(html: string): string {
   const json = JSON.stringify(config).replaceAll("<", "\\u003c");
   return html.replace(CONFIG_SLOT, () => CONFIG_SLOT.replace("></", `>${json}</`));
 }
+
+/** The file the build puts next to the built inspector: Mermaid's browser bundle, gzip-compressed. */
+const SHIPPED_MERMAID_BUNDLE = "mermaid.min.js.gz";
+
+/**
+ * Mermaid's single-file browser bundle (it defines `window.mermaid`), gzip-compressed. The package
+ * ships it instead of depending on mermaid: the npm package with its dependencies is over 80 MB, the
+ * compressed bundle under 1 MB. A source checkout has no shipped copy; there the bundle comes from the
+ * mermaid dev dependency, compressed on first use.
+ */
+const mermaidBundle = once(async (): Promise<Buffer> => {
+  try {
+    return await readFile(fileURLToPath(new URL(`./${SHIPPED_MERMAID_BUNDLE}`, import.meta.url)));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  let source: string;
+  try {
+    source = createRequire(import.meta.url).resolve("mermaid/dist/mermaid.min.js");
+  } catch {
+    throw new Error(
+      `the inspector's Mermaid bundle is missing: neither ${SHIPPED_MERMAID_BUNDLE} next to the inspector ` +
+        "nor the mermaid package is there (reinstall a2a-statecharts, or run `npm run build` in a checkout)",
+    );
+  }
+  return promisify(gzip)(await readFile(source));
+});

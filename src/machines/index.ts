@@ -21,4 +21,5 @@ export * from "./pingPongMachine.js";
 export * from "./replyWaitMachine.js";
 export type { FlowTrace } from "./schemas.js";
 export * from "./transitions.js";
+export * from "./statechartDocs.js";
 export * from "./toMermaid.js";

@@ -1,13 +1,8 @@
-import type { AnyStateMachine, AnyStateNode } from "xstate";
-import { a2aFlowMachine } from "./a2aFlowMachine.js";
-import { collaborateMachine } from "./collaborateMachine.js";
-import { mentionMachine } from "./mentionMachine.js";
-import { pingPongMachine } from "./pingPongMachine.js";
-import { replyWaitMachine } from "./replyWaitMachine.js";
+import { type AnyStateMachine, type AnyStateNode, StateMachine } from "xstate";
 import { describeTransition, listTransitions, type TransitionInfo } from "./transitions.js";
 
-// Statechart diagrams, generated from the machine objects (`npm run diagrams` writes them to
-// docs/statecharts; a test fails when the committed pages are stale). Pure: no I/O.
+// Statechart diagrams, drawn from the machine objects: the docs pages (statechartDocs.ts) and the
+// inspector's charts. Pure: no I/O.
 
 /** Words Mermaid's state-diagram lexer reads as keywords: a state with such an id gets a `_` suffix. */
 const RESERVED_IDS = new Set([
@@ -37,7 +32,6 @@ function mermaidText(text: string): string {
   return text.replace(/[#;"\r\n]/g, (c) => TEXT_ENTITIES[c] ?? c);
 }
 
-/** A valid Mermaid id for a state: its key path joined with `_`, clear of keywords and Mermaid's own `x_start`/`x_end`. */
 /**
  * The Mermaid id toMermaid gives the state at `path` (its keys from the root): the path joined with `_`,
  * anything but letters, digits and `_` as `_`, and a `_` suffix for keywords and ids ending `_start`/`_end`.
@@ -45,10 +39,6 @@ function mermaidText(text: string): string {
 export function mermaidStateId(path: readonly string[]): string {
   const id = path.join("_").replace(/[^\p{L}\p{N}_]/gu, "_");
   return RESERVED_IDS.has(id.toLowerCase()) || /_(start|end)$/.test(id) ? `${id}_` : id;
-}
-
-function mermaidId(node: AnyStateNode): string {
-  return mermaidStateId(node.path);
 }
 
 /** An event type as a reader wants it: `done: agentWait`, `error: agentWait`, `always`, `after 500ms`. */
@@ -104,6 +94,35 @@ function isTransient(node: AnyStateNode): boolean {
   return (node.always ?? []).some((t) => t.guard === undefined);
 }
 
+/** How the inspector draws a chart for reading; toMermaid (the docs) uses none of them. */
+export interface ChartOptions {
+  /** A machine an atomic state invokes is drawn inside that state (one level), its ids prefixed `<state id>__`. */
+  nestInvoked?: boolean;
+  /** A root transition drawn from several states is drawn once, from an "any state" node. */
+  anyState?: boolean;
+  /** One edge per pair of states, a label line each (toMermaid merges only self-loops, as Mermaid draws one). */
+  mergeEdges?: boolean;
+}
+
+/** A machine a state invokes, drawn inside that state: its states' ids are its own with `prefix`. */
+export interface NestedMermaidChart {
+  stateId: string;
+  invokeId: string;
+  machineId: string;
+  prefix: string;
+  stateIds: Record<string, string>;
+}
+
+/** A drawn chart: the source, each state's Mermaid id by key path (`a.b`), the machines drawn inside states. */
+export interface MermaidChart {
+  source: string;
+  stateIds: Record<string, string>;
+  nested: NestedMermaidChart[];
+}
+
+/** The id of the node that root transitions are drawn from with `anyState`. */
+const ANY_STATE_ID = "any_state__";
+
 /**
  * The machine as a Mermaid `stateDiagram-v2`: its initial state, every state (compound ones as
  * `state x { … }`, states that invoke an actor with an `invoke: name` line), every transition of
@@ -116,36 +135,43 @@ function isTransient(node: AnyStateNode): boolean {
  * definition order, transitions in listTransitions order.
  */
 export function toMermaid(machine: AnyStateMachine): string {
+  return mermaidChart(machine).source;
+}
+
+/** The chart of `machine` drawn with `options`; throws when two states map to one Mermaid id. */
+export function mermaidChart(
+  machine: AnyStateMachine,
+  options: ChartOptions = {},
+  prefix = "",
+): MermaidChart {
   const nodes = allNodes(machine.root);
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const ids = new Map<AnyStateNode, string>();
   for (const node of nodes.slice(1)) {
-    const id = mermaidId(node);
+    const id = prefix + mermaidStateId(node.path);
     const clash = [...ids.entries()].find(([, other]) => other === id);
     if (clash)
       throw new Error(`toMermaid: states ${clash[0].id} and ${node.id} both map to the Mermaid id ${id}`);
     ids.set(node, id);
   }
-  const idOf = (node: AnyStateNode): string => ids.get(node) ?? mermaidId(node);
+  const idOf = (node: AnyStateNode): string => ids.get(node) ?? prefix + mermaidStateId(node.path);
   const nodeOf = (stateId: string): AnyStateNode => {
     const node = byId.get(stateId);
     if (node === undefined) throw new Error(`toMermaid: ${machine.id} has no state ${stateId}`);
     return node;
   };
-
+  const anyId = prefix + ANY_STATE_ID;
+  const anyState = options.anyState === true && ![...ids.values()].includes(anyId);
   const transitions = listTransitions(machine);
+  const nested: NestedMermaidChart[] = [];
+  const taken = new Set(ids.values());
 
-  /**
-   * The edges drawn in `parent`'s block: transitions of its children, root ones in the top block.
-   * Mermaid draws only one self-loop per state, so a state's self-loops share one edge, a label line each.
-   */
-  const edges = (parent: AnyStateNode): string[] => {
-    const lines: Array<string | { id: string; labels: string[] }> = [];
-    const loops = new Map<AnyStateNode, { id: string; labels: string[] }>();
+  /** The edges drawn in `parent`'s block: transitions of its children, root ones in the top block. */
+  const edges = (parent: AnyStateNode): Map<string, { from: string; to: string; labels: string[] }> => {
+    const groups = new Map<string, { from: string; to: string; labels: string[] }>();
     for (const t of transitions) {
       const source = nodeOf(t.source);
       const label = edgeLabel(t, source);
-      const targets = t.targets.map(nodeOf);
       const froms =
         source === machine.root
           ? parent === machine.root
@@ -154,44 +180,65 @@ export function toMermaid(machine: AnyStateMachine): string {
           : source.parent === parent
             ? [source]
             : [];
-      for (const from of froms) {
-        for (const to of targets.length ? targets : [from]) {
-          const loop = to === from ? loops.get(from) : undefined;
-          if (to !== from) lines.push(`${idOf(from)} --> ${idOf(to)} : ${label}`);
-          else if (loop) loop.labels.push(label);
-          else {
-            const entry = { id: idOf(from), labels: [label] };
-            loops.set(from, entry);
-            lines.push(entry);
-          }
-        }
+      const pairs = (t.targets.length ? t.targets.map(nodeOf) : [undefined]).flatMap((target) => {
+        const others = froms.filter((from) => from !== target);
+        const collapse = anyState && source === machine.root && target !== undefined && others.length > 1;
+        return froms.flatMap((from) => {
+          const to = idOf(target ?? from);
+          if (!collapse || from === target) return [[idOf(from), to]];
+          return from === others[0] ? [[anyId, to]] : [];
+        });
+      });
+      for (const [from = "", to = ""] of pairs) {
+        const key = from === to || options.mergeEdges ? `${from} ${to}` : `${groups.size}`;
+        const group = groups.get(key);
+        if (group) group.labels.push(label);
+        else groups.set(key, { from, to, labels: [label] });
       }
     }
-    return lines.map((line) =>
-      typeof line === "string" ? line : `${line.id} --> ${line.id} : ${line.labels.join("<br/>")}`,
-    );
+    return groups;
   };
 
   const block = (parent: AnyStateNode, indent: string): string[] => {
     const lines: string[] = [];
     const kids = children(parent);
+    const groups = edges(parent);
     if (parent.type === "parallel") {
       kids.forEach((kid, i) => {
         if (i > 0) lines.push(`${indent}--`);
-        lines.push(...declare(kid, indent));
+        lines.push(...declare(kid, indent, groups));
       });
     } else {
       for (const initial of parent.initial.target) lines.push(`${indent}[*] --> ${idOf(initial)}`);
-      for (const kid of kids) lines.push(...declare(kid, indent));
+      for (const kid of kids) lines.push(...declare(kid, indent, groups));
     }
-    lines.push(...edges(parent).map((line) => indent + line));
+    let anyDeclared = false;
+    for (const { from, to, labels } of groups.values()) {
+      if (from === anyId && !anyDeclared) lines.push(`${indent}state "any state" as ${anyId}`);
+      anyDeclared ||= from === anyId;
+      lines.push(`${indent}${from} --> ${to} : ${labels.join("<br/>")}`);
+    }
     for (const kid of kids) if (kid.type === "final") lines.push(`${indent}${idOf(kid)} --> [*]`);
     return lines;
   };
 
-  const declare = (node: AnyStateNode, indent: string): string[] => {
+  const declare = (node: AnyStateNode, indent: string, groups: ReturnType<typeof edges>): string[] => {
     const id = idOf(node);
     const invokes = invokeNames(node).map((name) => `invoke: ${name}`);
+    const inner = options.nestInvoked && node.type === "atomic" ? nestedChart(node, id) : undefined;
+    if (inner !== undefined) {
+      // Mermaid cannot loop an edge on a box: the state's self-loops go in its title.
+      const loops = groups.get(`${id} ${id}`)?.labels ?? [];
+      groups.delete(`${id} ${id}`);
+      const forwarded = loops.filter((l) => l.endsWith(" (forward)")).map((l) => l.slice(0, -10));
+      const title = [
+        mermaidText(node.key),
+        ...invokes.map((line) => `(${mermaidText(line)})`),
+        ...(forwarded.length === 0 ? [] : [`(forwards ${forwarded.join(", ")})`]),
+        ...loops.filter((l) => !l.endsWith(" (forward)")).map((l) => `(${l})`),
+      ];
+      return [`${indent}state "${title.join(" ")}" as ${id} {`, ...inner(`${indent}  `), `${indent}}`];
+    }
     if (node.type === "compound" || node.type === "parallel") {
       const label = [node.key, ...invokes.map((line) => `(${line})`)].join(" ");
       return [
@@ -208,171 +255,36 @@ export function toMermaid(machine: AnyStateMachine): string {
     ];
   };
 
-  return ["stateDiagram-v2", ...block(machine.root, "  ")].join("\n") + "\n";
-}
+  /** The block of the first state machine `node` invokes, drawn with its ids prefixed; undefined if it cannot be. */
+  const nestedChart = (node: AnyStateNode, stateId: string): ((indent: string) => string[]) | undefined => {
+    const actors = (machine.implementations as { actors?: Record<string, unknown> }).actors ?? {};
+    for (const invoke of node.invoke) {
+      const logic = typeof invoke.src === "string" ? actors[invoke.src] : invoke.src;
+      if (!(logic instanceof StateMachine)) continue;
+      const child = logic as AnyStateMachine;
+      const childPrefix = `${stateId}__`;
+      let chart: MermaidChart;
+      try {
+        chart = mermaidChart(child, { ...options, nestInvoked: false }, childPrefix);
+      } catch {
+        return undefined;
+      }
+      if (Object.values(chart.stateIds).some((id) => taken.has(id))) return undefined;
+      for (const id of Object.values(chart.stateIds)) taken.add(id);
+      nested.push({
+        stateId,
+        invokeId: invoke.id,
+        machineId: child.id,
+        prefix: childPrefix,
+        stateIds: chart.stateIds,
+      });
+      const body = chart.source.split("\n").slice(1, -1);
+      return (indent) => body.map((line) => indent + line.slice(2));
+    }
+    return undefined;
+  };
 
-interface MachineDoc {
-  name: string;
-  machine: AnyStateMachine;
-  /** One line for the index. */
-  tagline: string;
-  /** What the machine is for (from its doc comment). */
-  purpose: string;
-}
-
-const MACHINES: MachineDoc[] = [
-  {
-    name: "replyWaitMachine",
-    machine: replyWaitMachine,
-    tagline: "Sends one message to the target agent and waits for its reply, with retries.",
-    purpose:
-      "Waits for the target agent's reply to one message. It sends the message, then waits " +
-      "in chunks of `chunkMs` up to `maxWaitMs`. Each failure is classified; a retryable one backs off " +
-      "and then either waits again on the same run or resends the message as a new run with the same " +
-      "idempotency key. The machine ends `replied` or `blocked`.",
-  },
-  {
-    name: "pingPongMachine",
-    machine: pingPongMachine,
-    tagline: "Steers the follow-up conversation between requester and target, turn by turn.",
-    purpose:
-      "Steers the follow-up conversation between requester and target. The two agents " +
-      "take alternating steps; after each reply the first guard that holds ends the conversation: no " +
-      "reply, an explicit skip, then (with `autoTerminate`) repetition, minimal content or a conclusion, " +
-      "else the turn limit. With no turns to take, or no primary reply, it ends at once.",
-  },
-  {
-    name: "a2aFlowMachine",
-    machine: a2aFlowMachine,
-    tagline: "One `sessions_send` from start to end: reply, ping-pong, announce, complete.",
-    purpose:
-      "Runs one `sessions_send` from start to end. It waits for the reply (the " +
-      "replyWait machine, with its retries), steers the ping-pong (the pingPong machine), announces the " +
-      "result only when that is worth an LLM call, and always finishes with `a2a.complete`, whether the " +
-      "reply came, was blocked or timed out, in sync and async mode alike.",
-  },
-  {
-    name: "mentionMachine",
-    machine: mentionMachine,
-    tagline: "Tracks one mention of an agent in a thread: reminders, then escalation to a human.",
-    purpose:
-      "Tracks one mention of an agent in a Discord thread until the agent answers. At each timeout " +
-      "the requester's bot reminds the target; after the last reminder's timeout it escalates to a " +
-      "human. Each timeout is `after responseTimeout`, counted from the latest " +
-      "delivery, and a failed post is tried again `after retryDelay`; the runtime keeps both across a " +
-      "restart. The target's answer or a cancel ends the mention in any live state. With " +
-      "reminders off (`discord.a2aRetry.enabled: false`) no timeout is armed and the mention waits `untimed`.",
-  },
-  {
-    name: "collaborateMachine",
-    machine: collaborateMachine,
-    tagline: "One `discord_send`: validate, resolve the thread, post the mention in it, track it.",
-    purpose:
-      "Runs one `discord_send`. It validates the request and resolves the thread " +
-      "(the explicit one, one reused within the TTL, or a new one). A new collaboration thread " +
-      "(`[협업] from → to · topic` in Korean) is opened from a starter message posted in the channel without pings (one thread per " +
-      "message, so a re-run after a crash cannot open a second). The mention is posted inside the " +
-      "thread, where the target's bot handles it. A failure Discord allows to retry is " +
-      "retried from the step that failed; then the mention is tracked (the mention machine) until the " +
-      "target answers or a human is called.",
-  },
-];
-
-const GENERATED =
-  "<!-- Generated by `npm run diagrams` (src/machines/toMermaid.ts). Do not edit by hand. -->";
-
-function cell(text: string): string {
-  return text.replace(/\|/g, "\\|");
-}
-
-function code(text: string): string {
-  return `\`${cell(text)}\``;
-}
-
-/** A state as the tables name it: its key path (`a.b`), or `(any live state)` for the machine root. */
-function stateName(machine: AnyStateMachine, stateId: string): string {
-  const node = machine.getStateNodeById(stateId);
-  return node === machine.root ? "(any live state)" : code(node.path.join("."));
-}
-
-function machinePage({ name, machine, purpose }: MachineDoc): string {
-  const transitions = listTransitions(machine);
-  const rows = transitions.map((t) => {
-    const reentered = t.reenter && t.targets.length > 0 ? " (re-entered)" : "";
-    const target = t.targets.length
-      ? t.targets.map((id) => stateName(machine, id)).join(", ") + reentered
-      : "(none: actions only)";
-    return `| ${stateName(machine, t.source)} | ${code(eventLabel(t.event))} | ${t.guard === undefined ? "" : code(t.guard)} | ${target} |`;
-  });
-  const rootEvents = [
-    ...new Set(transitions.filter((t) => t.source === machine.root.id).map((t) => t.event)),
-  ];
-  const rootNote = rootEvents.length
-    ? [
-        "",
-        `${rootEvents.map((e) => code(eventLabel(e))).join(" and ")} ${rootEvents.length > 1 ? "are" : "is"} handled ` +
-          "on the machine root, in every live state: the diagram draws those transitions from each non-final " +
-          "state but transient ones (left at once by an `always` without a guard).",
-      ]
-    : [];
-  return [
-    `# ${name}`,
-    "",
-    GENERATED,
-    "",
-    purpose,
-    "",
-    "```mermaid",
-    toMermaid(machine).trimEnd(),
-    "```",
-    ...rootNote,
-    "",
-    "## Transitions",
-    "",
-    "In definition order: for one source and event, the first row whose guard holds is taken.",
-    "",
-    "| Source | Event | Guard | Target |",
-    "| --- | --- | --- | --- |",
-    ...rows,
-    "",
-  ].join("\n");
-}
-
-function indexPage(): string {
-  return [
-    "# Statecharts",
-    "",
-    GENERATED,
-    "",
-    "One Mermaid diagram per XState machine in `src/machines`, generated from the machine objects by " +
-      "`npm run diagrams`. A test fails when these pages differ from what the script would generate now: " +
-      "after changing a machine, run `npm run diagrams` and commit the result.",
-    "",
-    "| Machine | What it does |",
-    "| --- | --- |",
-    ...MACHINES.map((m) => `| [${m.name}](${m.name}.md) | ${cell(m.tagline)} |`),
-    "",
-    "## Reading the diagrams",
-    "",
-    "- An edge is labelled `event [guard]`; an edge without a guard is the fallback taken when the " +
-      "guarded ones before it (see each page's table) do not hold.",
-    "- `done: x` and `error: x` are the completion and failure of the actor invoked with id `x`; " +
-      "`always` is an eventless transition, taken as soon as its guard holds.",
-    "- A state that runs an actor while it is active shows `invoke: x`.",
-    "- A self-loop is a transition back into the same state; the table marks the ones that re-enter it " +
-      "(exit and enter again, which restarts its actor). A self-loop marked `(forward)` is a transition " +
-      "with no target that only sends the event on to the invoked child (`(actions only)` if it does more).",
-    "- Transitions on the machine root apply in every live state and are drawn from each non-final state " +
-      "but transient ones (left at once by an `always` without a guard, they never see an event).",
-    "- `[*]` marks the initial state and the final states.",
-    "",
-  ].join("\n");
-}
-
-/** One markdown page per machine under docs/statecharts, plus the index (README.md). Pure. */
-export function statechartDocs(): Array<{ file: string; content: string }> {
-  return [
-    ...MACHINES.map((m) => ({ file: `docs/statecharts/${m.name}.md`, content: machinePage(m) })),
-    { file: "docs/statecharts/README.md", content: indexPage() },
-  ];
+  const source = ["stateDiagram-v2", ...block(machine.root, "  ")].join("\n") + "\n";
+  const stateIds = Object.fromEntries(nodes.slice(1).map((node) => [node.path.join("."), idOf(node)]));
+  return { source, stateIds, nested };
 }

@@ -1,8 +1,9 @@
 import { chmod, copyFile, type FileHandle, mkdir, open, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { wholeLines } from "./archive/archiveFormat.js";
 import { SHARD_COUNT, shardFilesIn, shardOf, writeShard } from "./changeLogShards.js";
-import { errorCode, errorText } from "./DurableJsonFile.js";
-import { removeLeftoverTempFiles } from "./leftoverTempFiles.js";
+import { errorCode, errorText, writeAll } from "./DurableJsonFile.js";
+import { removeLeftoverTempFiles } from "./stateDirFiles.js";
 import { freeQuarantineName, quarantineFile } from "./quarantine.js";
 
 /** One change to a keyed collection: `v` is the entry's new value; without `v` the entry is deleted. */
@@ -126,11 +127,7 @@ export class ChangeLogFile {
         await handle.truncate(this.tornAt);
         this.tornAt = undefined;
       }
-      for (let written = 0; written < bytes.length;) {
-        const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
-        if (bytesWritten <= 0) throw new Error(`${LOG_FILE}: the write made no progress`);
-        written += bytesWritten;
-      }
+      await writeAll(handle, bytes, null);
       await handle.sync();
     } catch (error) {
       await handle.truncate(start).catch(() => (this.tornAt = start));
@@ -274,14 +271,12 @@ async function foldLog(
   const text = await readIfPresent(file);
   if (text === undefined || text === "") return { keys, bytes: 0, validBytes: 0, damaged: false };
   const end = text.lastIndexOf("\n") + 1;
-  const lines = text.slice(0, end).split("\n");
-  lines.pop();
   const bad: number[] = [];
-  lines.forEach((line, i) => {
+  for (const { line, lineNo } of wholeLines(text)) {
     const change = parseChange(line);
     if (change === undefined) {
-      bad.push(i + 1);
-      return;
+      bad.push(lineNo);
+      continue;
     }
     keys.add(change.k);
     if (!("v" in change)) state.get(change.c)?.delete(change.k);
@@ -290,7 +285,7 @@ async function foldLog(
       entries.set(change.k, change.v);
       state.set(change.c, entries);
     }
-  });
+  }
   const folded = {
     keys,
     bytes: Buffer.byteLength(text),

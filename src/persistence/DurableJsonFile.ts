@@ -132,6 +132,23 @@ export async function writeFileDurably(
   return bytes;
 }
 
+/**
+ * Writes all of `bytes` at `position` (at the file's position when null), looping over short writes;
+ * a write that makes no progress throws.
+ */
+export async function writeAll(
+  handle: FileHandle,
+  bytes: Uint8Array,
+  position: number | null,
+): Promise<void> {
+  for (let done = 0; done < bytes.length;) {
+    const at = position === null ? null : position + done;
+    const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, at);
+    if (bytesWritten <= 0) throw new Error(`the write stopped after ${done} of ${bytes.length} bytes`);
+    done += bytesWritten;
+  }
+}
+
 /** fsync a directory so that a rename or unlink in it survives power loss. */
 export async function syncDirectory(dir: string): Promise<void> {
   let handle: FileHandle | undefined;

@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { tryLock, unlock } from "fs-native-extensions";
 import { A2AError } from "../errors/A2AError.js";
-import { errorCode, errorText } from "./DurableJsonFile.js";
-import { removeLeftoverTempFiles } from "./leftoverTempFiles.js";
+import { errorCode, errorText, writeAll } from "./DurableJsonFile.js";
+import { removeLeftoverTempFiles } from "./stateDirFiles.js";
 
 /** The state directory is held by a live process (possibly this one). */
 export class StateDirLockedError extends A2AError {
@@ -60,14 +60,14 @@ export interface AcquireStateDirLockOptions {
   now?: () => number;
 }
 
-/** What the holder writes into the lock file, so that a refused start can name it. */
-export interface LockContent {
-  pid: number;
-  startedAt: number;
-  token: string;
-  /** The holder's host name (a state dir on a shared file system can be locked from another host). */
-  hostname?: string;
-}
+/**
+ * Who holds a state directory's `.lock`, as the file says: the holder writes `{ pid, startedAt, token,
+ * hostname }` into it, so that a refused start can name it, and empties it at a clean stop.
+ */
+export type StateDirLockInfo =
+  | { kind: "none"; lockFile: string }
+  | { kind: "held"; lockFile: string; pid: number; startedAt?: number; alive: boolean }
+  | { kind: "unreadable"; lockFile: string; problem: string };
 
 /**
  * Takes an exclusive kernel lock on `dir/.lock` so that only one runtime uses a state directory:
@@ -108,17 +108,12 @@ export async function acquireStateDirLock(
   try {
     locked = tryLockFile(locks, fh, lockFile);
     if (!locked) throw new StateDirLockedError(dir, await holderPid(fh), lockFile);
-    const previous = parseLockText(await readAll(fh));
-    const mine: LockContent = {
-      pid: process.pid,
-      startedAt: now(),
-      token: randomUUID(),
-      hostname: hostname(),
-    };
+    const previous = parseLockText(await readAll(fh), lockFile);
+    const mine = { pid: process.pid, startedAt: now(), token: randomUUID(), hostname: hostname() };
     await overwrite(fh, `${JSON.stringify(mine)}\n`);
     if (previous.kind === "held") {
       warn(
-        `state directory ${dir}: took over the stale lock of process ${previous.content.pid}, ` +
+        `state directory ${dir}: took over the stale lock of process ${previous.pid}, ` +
           `which ended without releasing it (killed or crashed) (${lockFile})`,
       );
     } else if (previous.kind === "unreadable") {
@@ -148,48 +143,40 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
-export type LockRead =
-  { kind: "missing" } | { kind: "unreadable"; problem: string } | { kind: "held"; content: LockContent };
-
 /**
- * What the lock file says, without locking it. "missing": no file, or an empty one (released
- * at a clean stop, or not written yet). "held" names the last holder, which may have been
- * killed since: only the kernel lock tells. "unreadable": a holder killed while writing it.
+ * What the lock file says, without locking it. "none": no file, or an empty one (released at a clean
+ * stop, or not written yet). "held" names the last holder, which may have been killed since (`alive`
+ * is a hint: a reused pid reads as alive; only the kernel lock tells). "unreadable": a holder killed
+ * while writing it.
  */
-export async function readLockFile(lockFile: string): Promise<LockRead> {
+export async function readLockFile(lockFile: string): Promise<StateDirLockInfo> {
   let text: string;
   try {
     text = await readFile(lockFile, "utf8");
   } catch (error) {
     return errorCode(error) === "ENOENT"
-      ? { kind: "missing" }
-      : { kind: "unreadable", problem: errorText(error) };
+      ? { kind: "none", lockFile }
+      : { kind: "unreadable", lockFile, problem: errorText(error) };
   }
-  return parseLockText(text);
+  return parseLockText(text, lockFile);
 }
 
-function parseLockText(text: string): LockRead {
-  if (text === "") return { kind: "missing" };
+function parseLockText(text: string, lockFile: string): StateDirLockInfo {
+  if (text === "") return { kind: "none", lockFile };
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    return { kind: "unreadable", problem: "not valid JSON" };
+    return { kind: "unreadable", lockFile, problem: "not valid JSON" };
   }
-  if (typeof json !== "object" || json === null) return { kind: "unreadable", problem: "it names no pid" };
-  const { pid, startedAt, token, hostname: host } = json as Record<string, unknown>;
-  if (typeof pid !== "number" || !Number.isInteger(pid) || pid <= 0) {
-    return { kind: "unreadable", problem: "it names no pid" };
-  }
-  return {
-    kind: "held",
-    content: {
-      pid,
-      startedAt: typeof startedAt === "number" ? startedAt : 0,
-      token: typeof token === "string" ? token : "",
-      ...(typeof host === "string" ? { hostname: host } : {}),
-    },
-  };
+  const { pid, startedAt } = (typeof json === "object" && json !== null ? json : {}) as Record<
+    string,
+    unknown
+  >;
+  if (typeof pid !== "number" || !Number.isInteger(pid) || pid <= 0)
+    return { kind: "unreadable", lockFile, problem: "it names no pid" };
+  const since = typeof startedAt === "number" && startedAt > 0 ? { startedAt } : {};
+  return { kind: "held", lockFile, pid, ...since, alive: isProcessAlive(pid) };
 }
 
 interface NativeLocks {
@@ -247,8 +234,8 @@ function handle(dir: string, lockFile: string, fh: FileHandle, locks: NativeLock
 /** The holder's pid, read a few times: a holder that has just locked the file writes it a moment later. */
 async function holderPid(fh: FileHandle): Promise<number | undefined> {
   for (let attempt = 0; ; attempt++) {
-    const holder = parseLockText(await readAll(fh));
-    if (holder.kind === "held") return holder.content.pid;
+    const holder = parseLockText(await readAll(fh), "");
+    if (holder.kind === "held") return holder.pid;
     if (attempt === 4) return undefined;
     await sleep(5); // node:timers/promises: not the global timers a test may fake
   }
@@ -272,12 +259,7 @@ async function readAll(fh: FileHandle): Promise<string> {
  */
 async function overwrite(fh: FileHandle, text: string): Promise<void> {
   const buffer = Buffer.from(text, "utf8");
-  let written = 0;
-  while (written < buffer.length) {
-    const { bytesWritten } = await fh.write(buffer, written, buffer.length - written, written);
-    if (bytesWritten === 0) throw new Error(`wrote 0 of ${buffer.length - written} bytes to the lock file`);
-    written += bytesWritten;
-  }
+  await writeAll(fh, buffer, 0);
   await fh.truncate(buffer.length);
   await fh.sync();
 }

@@ -113,28 +113,29 @@ export interface ActorRecordRules {
 export type CheckedRecord =
   { ok: true; record: ActorRecord; fromVersion?: number } | { ok: false; problem: string };
 
+/** A record migrated to its machine's current version, as a store's open report lists it. */
+export interface MigratedRecord {
+  id: string;
+  machineId: string;
+  fromVersion: number;
+  toVersion: number;
+}
+
 /**
  * Validates a record stored under `key`. With `stored` (a record read at open), a record of an older
- * version is migrated when possible, and the snapshot is checked with `validateSnapshot`.
+ * version is migrated when possible (and added to `migrated`), and the snapshot is checked with
+ * `validateSnapshot`.
  */
 export function checkActorRecord(
   key: string,
   value: unknown,
   rules: ActorRecordRules,
   stored: boolean,
+  migrated?: MigratedRecord[],
 ): CheckedRecord {
-  const parsed = ActorRecordSchema.safeParse(value);
-  if (!parsed.success) {
-    return {
-      ok: false,
-      problem: parsed.error.issues
-        .map((i) => `${i.path.map(String).join(".") || "(record)"}: ${i.message}`)
-        .join("; "),
-    };
-  }
-  const record: ActorRecord = parsed.data;
-  if (record.id !== key)
-    return { ok: false, problem: `its id ${JSON.stringify(record.id)} differs from its key` };
+  const parsed = parseRecord(key, value);
+  if (!("record" in parsed)) return { ok: false, problem: parsed.problem };
+  const { record } = parsed;
   const { machineId, machineVersion } = record;
   const expected = Object.hasOwn(rules.machineVersions, machineId)
     ? rules.machineVersions[machineId]
@@ -158,7 +159,53 @@ export function checkActorRecord(
   if (snapshot === undefined)
     return { ok: false, problem: `${versions} and the migration cannot convert it` };
   const checked = restorable({ ...record, machineVersion: expected, snapshot }, rules);
-  return checked.ok ? { ...checked, fromVersion: machineVersion } : checked;
+  if (!checked.ok) return checked;
+  migrated?.push({ id: key, machineId, fromVersion: machineVersion, toVersion: expected });
+  return { ...checked, fromVersion: machineVersion };
+}
+
+/** A value stored under `key` as a record, or what makes it none (the schema's complaints, another id). */
+function parseRecord(key: string, value: unknown): { record: ActorRecord } | { problem: string } {
+  const parsed = ActorRecordSchema.safeParse(value);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map(
+      (i) => `${i.path.map(String).join(".") || "(record)"}: ${i.message}`,
+    );
+    return { problem: issues.join("; ") };
+  }
+  if (parsed.data.id !== key)
+    return { problem: `its id ${JSON.stringify(parsed.data.id)} differs from its key` };
+  return { record: parsed.data };
+}
+
+/** What a running store will do with a record of an unknown machine, or of another version. */
+export interface RecordFate {
+  unknown: string;
+  otherVersion: string;
+}
+
+/**
+ * A stored record as a read-only reader (status) sees it: a problem when it is no usable record; else
+ * the record, with a problem when `machineVersions` does not know its machine or its version (`fate`
+ * says what a running store will do with it). Nothing is migrated or set aside.
+ */
+export function inspectRecord(
+  key: string,
+  value: unknown,
+  machineVersions: Record<string, number> | undefined,
+  fate: RecordFate,
+): { record: ActorRecord; problem?: string } | { record?: undefined; problem: string } {
+  const parsed = parseRecord(key, value);
+  if (!("record" in parsed) || machineVersions === undefined) return parsed;
+  const { record } = parsed;
+  const machine = JSON.stringify(record.machineId);
+  const expected = Object.hasOwn(machineVersions, record.machineId)
+    ? machineVersions[record.machineId]
+    : undefined;
+  if (expected === undefined) return { record, problem: `unknown machine ${machine}: ${fate.unknown}` };
+  if (expected === record.machineVersion) return parsed;
+  const versions = `machine ${machine} is at version ${expected}, the snapshot is version ${record.machineVersion}`;
+  return { record, problem: `${versions}: ${fate.otherVersion}` };
 }
 
 /**
@@ -205,9 +252,12 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Whether two copies of one record hold the same data. */
-export function sameRecord(a: ActorRecord, b: ActorRecord): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+/**
+ * Whether a journal line's copy replaces the copy a file holds: unless that one is newer or the same
+ * (what a compaction folded in before a crash), so replaying a line already folded in changes nothing.
+ */
+export function journalCopyWins(line: ActorRecord, held: ActorRecord | undefined): boolean {
+  return held === undefined || !(newerRecord(held, line) || JSON.stringify(held) === JSON.stringify(line));
 }
 
 /** Which of two copies of one record to keep: the later update; on a tie the finished one (finishing is final). */

@@ -1,4 +1,3 @@
-import { Low, Memory } from "lowdb";
 import { type ActorRecord, checkActorRecord, recordForPut } from "./actorRecord.js";
 import { emptyRecords } from "./snapshotLayout.js";
 import { type SnapshotStoreOpenReport, checkMachineVersions } from "./snapshotStoreOptions.js";
@@ -32,13 +31,8 @@ const NAME = "memory store";
  */
 export function createMemoryStore(): SnapshotStore {
   // Prototype-less maps: an id like "__proto__" or "toString" is an ordinary key.
-  const db = new Low<MemoryDoc>(new Memory<MemoryDoc>(), {
-    live: emptyRecords(),
-    archive: emptyRecords(),
-    quarantine: [],
-  });
+  const doc: MemoryDoc = { live: emptyRecords(), archive: emptyRecords(), quarantine: [] };
   let rules: SnapshotStoreOpenOptions["rules"] | undefined;
-  let opening = false;
 
   const held = (method: string): SnapshotStoreOpenOptions["rules"] => {
     if (rules === undefined) throw new SnapshotStoreNotOpenError(NAME, method);
@@ -47,53 +41,45 @@ export function createMemoryStore(): SnapshotStore {
 
   return {
     async open(options: SnapshotStoreOpenOptions): Promise<SnapshotStoreOpenReport> {
-      if (rules !== undefined || opening) throw new SnapshotStoreInUseError(NAME);
+      // Nothing here awaits: a second open() always finds the first one done.
+      if (rules !== undefined) throw new SnapshotStoreInUseError(NAME);
       checkMachineVersions(options.rules.machineVersions, `${NAME}: open`);
-      opening = true;
-      try {
-        await db.read();
-        const report = checkStored(db.data, options);
-        await db.write();
-        // Own copies: a caller changing its objects later does not change what is valid.
-        const { machineVersions, migrations } = options.rules;
-        rules = {
-          ...options.rules,
-          machineVersions: { ...machineVersions },
-          ...(migrations === undefined ? {} : { migrations: { ...migrations } }),
-        };
-        return report;
-      } finally {
-        opening = false;
-      }
+      const report = checkStored(doc, options);
+      // Own copies: a caller changing its objects later does not change what is valid.
+      const { machineVersions, migrations } = options.rules;
+      rules = {
+        ...options.rules,
+        machineVersions: { ...machineVersions },
+        ...(migrations === undefined ? {} : { migrations: { ...migrations } }),
+      };
+      return report;
     },
     async get(id: string): Promise<ActorRecord | undefined> {
       held("get");
-      const record = db.data.live[id] ?? db.data.archive[id];
+      const record = doc.live[id] ?? doc.archive[id];
       return record === undefined ? undefined : structuredClone(record);
     },
     async put(records: readonly ActorRecord[]): Promise<void> {
       const current = held("put");
       // Every record checked before any is stored: a refused batch changes nothing.
       const clean = records.map((record) => recordForPut(record, current));
-      for (const record of clean) place(db.data, record);
-      await db.write();
+      for (const record of clean) place(doc, record);
     },
     async list(which: "live" | "archive"): Promise<Array<Readonly<ActorRecord>>> {
       held("list");
       checkListKind(NAME, which);
       // Frozen: a caller that changes a listed record (which the lowdb store shares) fails here, in tests.
-      return Object.values(db.data[which]).map((record) => deepFreeze(structuredClone(record)));
+      return Object.values(doc[which]).map((record) => deepFreeze(structuredClone(record)));
     },
     async prune(olderThan: number): Promise<number> {
       held("prune");
       checkCutoff(NAME, olderThan);
       let dropped = 0;
-      for (const [id, record] of Object.entries(db.data.archive)) {
+      for (const [id, record] of Object.entries(doc.archive)) {
         if (record.updatedAt >= olderThan) continue;
-        Reflect.deleteProperty(db.data.archive, id);
+        Reflect.deleteProperty(doc.archive, id);
         dropped++;
       }
-      if (dropped > 0) await db.write();
       return dropped;
     },
     async close(): Promise<void> {
@@ -127,17 +113,13 @@ function checkStored(doc: MemoryDoc, options: SnapshotStoreOpenOptions): Snapsho
   };
   for (const which of ["live", "archive"] as const) {
     for (const [id, value] of Object.entries(doc[which])) {
-      const checked = checkActorRecord(id, value, options.rules, true);
+      const checked = checkActorRecord(id, value, options.rules, true, report.migrated);
       if (!checked.ok) {
         Reflect.deleteProperty(doc[which], id);
         doc.quarantine.push({ id, problem: checked.problem, record: value, at: options.now() });
         report.quarantinedRecords.push({ id, file: `${NAME} (${which})`, problem: checked.problem });
         options.onWarning(`${NAME}: record ${JSON.stringify(id)} was set aside: ${checked.problem}`);
         continue;
-      }
-      if (checked.fromVersion !== undefined) {
-        const { machineId, machineVersion } = checked.record;
-        report.migrated.push({ id, machineId, fromVersion: checked.fromVersion, toVersion: machineVersion });
       }
       doc[which][id] = checked.record;
     }

@@ -5,13 +5,14 @@ import {
   checkActorRecord,
   newerRecord,
   parseRawDoc,
-  sameRecord,
+  journalCopyWins,
 } from "./actorRecord.js";
 import type { ArchiveFiles } from "./archive/ArchiveFiles.js";
 import { CorruptStateFileError, DurableJsonFile, errorText } from "./DurableJsonFile.js";
 import { replayJournal } from "./journal/replayJournal.js";
-import { removeLeftoverTempFiles } from "./leftoverTempFiles.js";
-import { keepInQuarantine, quarantineFile, quarantineStamp } from "./quarantine.js";
+import type { JournalDamage } from "./journal/segmentFormat.js";
+import { removeLeftoverTempFiles } from "./stateDirFiles.js";
+import { keepDamagedJournal, keepInQuarantine, quarantineFile, quarantineStamp } from "./quarantine.js";
 import { SHARD_FILE, type SnapshotLayout, type StoreFile, isEmpty } from "./snapshotLayout.js";
 import type { SnapshotStoreOpenReport, SnapshotStoreOptions } from "./snapshotStoreOptions.js";
 import { StateDirNotWritableError } from "./StateDirLock.js";
@@ -66,14 +67,15 @@ export async function loadSnapshotStore(ctx: LoadContext): Promise<number[]> {
     layout.fileBytes.set(file.key, (await stat(file.path)).size);
   }
   const replayed = await replayJournal({
-    stateDir: ctx.options.dir,
     actorsDir: ctx.actorsDir,
     names: await list(ctx.actorsDir),
-    now: ctx.now(),
-    warn: ctx.warn,
     check: (key, value, file) => checkStored(ctx, key, value, file, quarantined)?.record,
+    torn: (file) =>
+      ctx.warn(
+        `snapshot store: ignored the torn last line of ${file} (an append cut short, never acknowledged)`,
+      ),
+    damaged: (file, bytes, damage) => keepDamaged(ctx, file, bytes, damage),
   });
-  ctx.report.damagedJournals.push(...replayed.damaged);
   const journal = replayed.latest;
   if (quarantined.length > 0) await quarantineRecords(ctx, quarantined);
 
@@ -96,9 +98,7 @@ export async function loadSnapshotStore(ctx: LoadContext): Promise<number[]> {
     [...journal.keys()].filter((id) => layout.held(id) === undefined && ctx.archive.mayHold(id)),
   );
   for (const record of journal.values()) {
-    const current = layout.held(record.id) ?? archived.get(record.id);
-    if (current !== undefined && (newerRecord(current, record) || sameRecord(current, record))) continue;
-    layout.place(record);
+    if (journalCopyWins(record, layout.held(record.id) ?? archived.get(record.id))) layout.place(record);
   }
   // An old-layout shard with nothing left (all quarantined) is deleted; one that still holds moved
   // records is rewritten once their new homes are on disk.
@@ -118,19 +118,36 @@ function checkStored(
   file: string,
   quarantined: Array<{ file: string; key: string; problem: string; record: unknown }>,
 ): { record: ActorRecord; migrated: boolean } | undefined {
-  const checked = checkActorRecord(key, value, ctx.options, true);
-  if (!checked.ok) {
-    quarantined.push({ file, key, problem: checked.problem, record: value });
-    return undefined;
+  const checked = checkActorRecord(key, value, ctx.options, true, ctx.report.migrated);
+  if (checked.ok) return { record: checked.record, migrated: checked.fromVersion !== undefined };
+  quarantined.push({ file, key, problem: checked.problem, record: value });
+  return undefined;
+}
+
+/**
+ * A journal segment that lost acknowledged records: a copy kept in `quarantine/` (the segment goes once
+ * its readable records are folded into the files), reported loudly.
+ */
+async function keepDamaged(
+  ctx: LoadContext,
+  file: string,
+  bytes: Buffer,
+  damage: JournalDamage,
+): Promise<void> {
+  let keptAt: string;
+  try {
+    keptAt = await keepDamagedJournal(ctx.options.dir, file, bytes, ctx.now());
+  } catch (cause) {
+    throw new Error(
+      `snapshot store: ${damage.kind} journal ${file} (${damage.problem}), and a copy could not be kept: ${errorText(cause)}`,
+      { cause },
+    );
   }
-  if (checked.fromVersion === undefined) return { record: checked.record, migrated: false };
-  ctx.report.migrated.push({
-    id: key,
-    machineId: checked.record.machineId,
-    fromVersion: checked.fromVersion,
-    toVersion: checked.record.machineVersion,
-  });
-  return { record: checked.record, migrated: true };
+  ctx.report.damagedJournals.push({ file, keptAt, ...damage });
+  ctx.warn(
+    `snapshot store: ACKNOWLEDGED RECORDS MAY BE LOST: ${damage.kind} journal ${file}: ${damage.problem}; ` +
+      `kept a copy at ${keptAt} and loaded every record it still holds`,
+  );
 }
 
 /** A folder's entries, sorted. */

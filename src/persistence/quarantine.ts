@@ -1,5 +1,5 @@
 import { access, mkdir, open, rename } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { syncDirectory } from "./DurableJsonFile.js";
 
 /** The file-name-safe timestamp used in quarantine names: 2024-05-01T12-30-00-000Z. */
@@ -70,4 +70,37 @@ export async function keepInQuarantine(
     await syncDirectory(dir);
     return { path, bytes: data.byteLength };
   }
+}
+
+/**
+ * Keeps entries that failed validation for inspection instead of dropping them silently: writes
+ * `<stateDir>/quarantine/<name>-<time>.json` (owner-only, fsynced; `-1`, `-2`, … when the name is
+ * taken) and returns its path.
+ */
+export async function quarantineEntries(
+  stateDir: string,
+  name: string,
+  now: number,
+  content: unknown,
+): Promise<string> {
+  const text = `${JSON.stringify(content, null, 2)}\n`;
+  return (await keepInQuarantine(stateDir, `${name}-${quarantineStamp(now)}`, ".json", text)).path;
+}
+
+/** A damaged journal segment's copy in `quarantine/`: `journal-<n>.ndjson.damaged-<time>[-n]`. */
+export const DAMAGED_JOURNAL_FILE = /^journal-\d+\.ndjson\.damaged-[^/]*$/;
+
+/**
+ * Keeps a durable copy (mode 0600) of a damaged journal segment in `<stateDir>/quarantine/`, so the
+ * evidence of what was lost outlives the segment once its readable records are folded into the files.
+ * Returns the copy's path.
+ */
+export async function keepDamagedJournal(
+  stateDir: string,
+  segmentPath: string,
+  bytes: Uint8Array,
+  now: number,
+): Promise<string> {
+  const name = `${basename(segmentPath)}.damaged-${quarantineStamp(now)}`;
+  return (await keepInQuarantine(stateDir, name, "", bytes)).path;
 }

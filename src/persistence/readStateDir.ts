@@ -1,4 +1,4 @@
-import { readFile, readdir, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import {
   CorruptStateFileError,
@@ -9,24 +9,21 @@ import {
 } from "./DurableJsonFile.js";
 import {
   type ActorRecord,
-  ActorRecordSchema,
+  type RecordFate,
+  idOf,
+  inspectRecord,
+  journalCopyWins,
   newerRecord,
   parseRawDoc,
   type RawStoreDoc,
 } from "./actorRecord.js";
 import { A2AError } from "../errors/A2AError.js";
-import { wholeLines } from "./archive/archiveFormat.js";
-import { DAMAGED_JOURNAL_FILE } from "./journal/keepDamagedJournal.js";
-import { journalSegments, readJournalSegment } from "./journal/segmentFormat.js";
+import { hourLines } from "./archive/ArchiveFiles.js";
+import { DAMAGED_JOURNAL_FILE } from "./quarantine.js";
+import { replayJournal } from "./journal/replayJournal.js";
 import { ARCHIVE_HOUR_FILE, SHARD_FILE } from "./LowdbSnapshotStore.js";
-import { isProcessAlive, readLockFile } from "./StateDirLock.js";
-import { listQuarantined, type QuarantinedFile } from "./listQuarantined.js";
-
-/** Who holds the state directory's `.lock`, as the file says (acquireStateDirLock's format). */
-export type StateDirLockInfo =
-  | { kind: "none"; lockFile: string }
-  | { kind: "held"; lockFile: string; pid: number; startedAt?: number; alive: boolean }
-  | { kind: "unreadable"; lockFile: string; problem: string };
+import { readLockFile, type StateDirLockInfo } from "./StateDirLock.js";
+import { listQuarantined, type QuarantinedFile } from "./stateDirFiles.js";
 
 /** One persisted actor and where it was read. */
 export interface StoredActor {
@@ -75,17 +72,20 @@ export class StateDirNotFoundError extends A2AError {
   }
 }
 
+const FATE: RecordFate = {
+  unknown: "the runtime quarantines it at its next start",
+  otherVersion: "the runtime migrates or quarantines it at its next start",
+};
+
 /**
  * Reads a state directory's persisted actors without touching it: no lock is taken, nothing is
  * written, moved, quarantined or deleted (not even a dead writer's temp file), so it is safe next to
- * a running runtime. Every shard is replaced atomically (DurableJsonFile), so each read sees a whole
- * file, and the archive's hourly files are appended to (a last line without its newline is an append
- * in progress, skipped); live shards are read before the archive, so a record moving to the archive
- * meanwhile is seen at least once. The journal segments (`actors/journal-<n>.ndjson`) are read first and replayed over
- * the files as LowdbSnapshotStore.open does (the last line per id, unless a file holds a newer copy), so
- * the latest acknowledged records show; a segment that a compaction removed meanwhile was folded into
- * the files read after it. A torn last line (an append in progress) is skipped. A file or record
- * that cannot be used is reported in `problems` and the rest is read.
+ * a running runtime. It uses the store's own readers (the journal's replay, the shard and archive
+ * files' formats, the record checks) and reports what the store would set aside in `problems`.
+ * Shards are replaced atomically, so each read sees a whole file; archive hours are appended to (a
+ * torn last line is an append in progress, skipped). The journal is read first and replayed over the
+ * files as the store's open does; a segment a compaction removed meanwhile was folded into the files
+ * read after it, and live shards are read before the archive, so a record moving meanwhile is seen.
  * Throws StateDirNotFoundError when `dir` is missing or not a directory.
  */
 export async function readStateDir(dir: string, options: ReadStateDirOptions = {}): Promise<StateDirReading> {
@@ -101,27 +101,66 @@ export async function readStateDir(dir: string, options: ReadStateDirOptions = {
   }
 
   const problems: StateDirProblem[] = [];
-  const copies = new Map<string, StoredActor[]>();
-  const journal = await readJournal(join(root, "actors"), options, problems);
+  const readable = (file: string, error: unknown): void => {
+    // Gone since the listing (a compaction, a prune): what it held is in the files read after it.
+    if (errorCode(error) !== "ENOENT") problems.push({ file, problem: errorText(error) });
+  };
+  const inspect = (key: string, value: unknown, file: string, location?: StoredActor["location"]) => {
+    const { record, problem } = inspectRecord(key, value, options.machineVersions, FATE);
+    if (problem !== undefined) problems.push({ file, id: key, problem });
+    if (record === undefined) return undefined;
+    const where = location ?? (record.status === "active" ? "live" : "archive");
+    return { record, file, location: where, ...(problem === undefined ? {} : { problem }) };
+  };
 
-  for (const location of ["live", "archive"] as const) {
-    const folder = join(root, location === "live" ? "actors" : "archive");
-    for (const name of await listFolder(folder, problems)) {
-      const file = join(folder, name);
-      let entries: Array<[string, unknown]>;
-      if (location === "archive" && ARCHIVE_HOUR_FILE.test(name)) entries = await readLines(file, problems);
-      else if (location === "live" && SHARD_FILE.test(name))
-        entries = Object.entries((await readRecords(file, problems)) ?? {});
-      else continue;
-      for (const [key, value] of entries) {
-        const actor = checkRecord(key, value, file, location, options, problems);
-        if (actor === undefined) continue;
-        const held = copies.get(key);
-        if (held === undefined) copies.set(key, [actor]);
-        else held.push(actor);
+  const actorsDir = join(root, "actors");
+  const { latest: journal } = await replayJournal({
+    actorsDir,
+    names: await listFolder(actorsDir, () => undefined),
+    check: (key, value, file) => inspect(key, value, file),
+    damaged: (file, _bytes, damage) => {
+      problems.push({ file, problem: `${damage.kind} journal: ${damage.problem}` });
+    },
+    unreadable: readable,
+  });
+
+  const actors = new Map<string, StoredActor>();
+  const keep = (actor: StoredActor | undefined): void => {
+    const held = actor === undefined ? undefined : actors.get(actor.record.id);
+    if (actor !== undefined && (held === undefined || newerRecord(actor.record, held.record)))
+      actors.set(actor.record.id, actor);
+  };
+  for (const name of await listFolder(actorsDir, readable)) {
+    if (!SHARD_FILE.test(name)) continue;
+    const file = join(actorsDir, name);
+    for (const [key, value] of Object.entries((await readShard(file, problems)) ?? {}))
+      keep(inspect(key, value, file, "live"));
+  }
+  const archiveDir = join(root, "archive");
+  for (const name of await listFolder(archiveDir, readable)) {
+    if (!ARCHIVE_HOUR_FILE.test(name)) continue;
+    const file = join(archiveDir, name);
+    let lines: Awaited<ReturnType<typeof hourLines>> = [];
+    try {
+      lines = await hourLines(file);
+    } catch (error) {
+      readable(file, error);
+    }
+    for (const { line, lineNo } of lines) {
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch (error) {
+        problems.push({ file, problem: `line ${lineNo} is not JSON: ${errorText(error)}` });
+        continue;
       }
+      keep(inspect(idOf(value) ?? "", value, file, "archive"));
     }
   }
+  for (const entry of journal.values())
+    if (journalCopyWins(entry.record, actors.get(entry.record.id)?.record))
+      actors.set(entry.record.id, entry);
+
   const { files: quarantined, problems: unlisted } = await listQuarantined(root);
   problems.push(...unlisted);
   for (const { file } of quarantined) {
@@ -131,161 +170,36 @@ export async function readStateDir(dir: string, options: ReadStateDirOptions = {
         problem: "a damaged journal segment was kept here: acknowledged records may have been lost",
       });
   }
-
-  const fromFiles = new Map(
-    [...copies].map(([id, candidates]) => [
-      id,
-      candidates.reduce((best, c) => (newerRecord(c.record, best.record) ? c : best)),
-    ]),
-  );
-  for (const [id, entry] of journal) {
-    const current = fromFiles.get(id);
-    // LowdbSnapshotStore.open's rule: the journal's copy, unless a file holds a newer (or the same) one.
-    if (
-      current !== undefined &&
-      (newerRecord(current.record, entry.record) || sameData(current.record, entry.record))
-    )
-      continue;
-    fromFiles.set(id, entry);
-  }
-  const actors = [...fromFiles.values()];
-  return { dir: root, lock: await readLockInfo(join(root, ".lock")), actors, problems, quarantined };
-}
-
-/** The journal segments, in order: the last readable record per id (checked as the files' are). */
-async function readJournal(
-  folder: string,
-  options: ReadStateDirOptions,
-  problems: StateDirProblem[],
-): Promise<Map<string, StoredActor>> {
-  const latest = new Map<string, StoredActor>();
-  for (const { name } of journalSegments(await listFolder(folder, []))) {
-    const file = join(folder, name);
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(file);
-    } catch (error) {
-      // Removed by a compaction since the listing: its records are in the files, read after this.
-      if (errorCode(error) !== "ENOENT") problems.push({ file, problem: errorText(error) });
-      continue;
-    }
-    const parsed = readJournalSegment(bytes);
-    if (parsed.damage !== undefined) {
-      // LowdbSnapshotStore loads what can be read and keeps a copy in quarantine/ at its next open.
-      problems.push({ file, problem: `${parsed.damage.kind} journal: ${parsed.damage.problem}` });
-    }
-    for (const value of parsed.values) {
-      const key = isRecordLike(value) && typeof value.id === "string" ? value.id : "";
-      const record = ActorRecordSchema.safeParse(value);
-      const location = record.success && record.data.status !== "active" ? "archive" : "live";
-      const actor = checkRecord(key, value, file, location, options, problems);
-      if (actor === undefined) continue;
-      latest.delete(key);
-      latest.set(key, actor);
-    }
-  }
-  return latest;
-}
-
-function isRecordLike(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function sameData(a: ActorRecord, b: ActorRecord): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  const lock = await readLockFile(join(root, ".lock"));
+  return { dir: root, lock, actors: [...actors.values()], problems, quarantined };
 }
 
 /** A folder's entries, sorted; a missing folder has none (nothing was persisted there yet). */
-async function listFolder(folder: string, problems: StateDirProblem[]): Promise<string[]> {
+async function listFolder(
+  folder: string,
+  unreadable: (file: string, error: unknown) => void,
+): Promise<string[]> {
   try {
     return (await readdir(folder)).sort();
   } catch (error) {
-    if (errorCode(error) !== "ENOENT") problems.push({ file: folder, problem: errorText(error) });
+    unreadable(folder, error);
     return [];
   }
 }
 
-/** A file's records; undefined when it vanished meanwhile (a writer moved it) or cannot be used. */
-async function readRecords(
+/** A shard's records; undefined when it vanished meanwhile (a writer moved it) or cannot be used. */
+async function readShard(
   file: string,
   problems: StateDirProblem[],
 ): Promise<Record<string, unknown> | undefined> {
   try {
-    const doc = await new DurableJsonFile<RawStoreDoc>(file, { parse: parseRawDoc }).read();
-    return doc?.records;
+    return (await new DurableJsonFile<RawStoreDoc>(file, { parse: parseRawDoc }).read())?.records;
   } catch (error) {
-    if (error instanceof CorruptStateFileError) problems.push({ file, problem: error.reason });
-    else if (error instanceof StateFileReadError) problems.push({ file, problem: errorText(error.cause) });
-    else problems.push({ file, problem: errorText(error) });
+    const problem =
+      error instanceof CorruptStateFileError
+        ? error.reason
+        : errorText(error instanceof StateFileReadError ? error.cause : error);
+    problems.push({ file, problem });
     return undefined;
   }
-}
-
-/** An archive hour's lines as [id, record]; a line that is not JSON is reported, a torn last line skipped. */
-async function readLines(file: string, problems: StateDirProblem[]): Promise<Array<[string, unknown]>> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    // Pruned since the listing: nothing of it is current.
-    if (errorCode(error) !== "ENOENT") problems.push({ file, problem: errorText(error) });
-    return [];
-  }
-  const out: Array<[string, unknown]> = [];
-  for (const { line, lineNo } of wholeLines(text)) {
-    try {
-      const value: unknown = JSON.parse(line);
-      out.push([isRecordLike(value) && typeof value.id === "string" ? value.id : "", value]);
-    } catch (error) {
-      problems.push({ file, problem: `line ${lineNo} is not JSON: ${errorText(error)}` });
-    }
-  }
-  return out;
-}
-
-/** The checks LowdbSnapshotStore makes at open, reported instead of quarantined. */
-function checkRecord(
-  key: string,
-  value: unknown,
-  file: string,
-  location: StoredActor["location"],
-  options: ReadStateDirOptions,
-  problems: StateDirProblem[],
-): StoredActor | undefined {
-  const parsed = ActorRecordSchema.safeParse(value);
-  if (!parsed.success) {
-    const problem = parsed.error.issues
-      .map((i) => `${i.path.map(String).join(".") || "(record)"}: ${i.message}`)
-      .join("; ");
-    problems.push({ file, id: key, problem });
-    return undefined;
-  }
-  const record: ActorRecord = parsed.data;
-  if (record.id !== key) {
-    problems.push({ file, id: key, problem: `its id ${JSON.stringify(record.id)} differs from its key` });
-    return undefined;
-  }
-  const versions = options.machineVersions;
-  if (versions === undefined) return { record, file, location };
-  const expected = Object.hasOwn(versions, record.machineId) ? versions[record.machineId] : undefined;
-  let problem: string | undefined;
-  if (expected === undefined) {
-    problem = `unknown machine ${JSON.stringify(record.machineId)}: the runtime quarantines it at its next start`;
-  } else if (expected !== record.machineVersion) {
-    problem =
-      `machine ${JSON.stringify(record.machineId)} is at version ${expected}, the snapshot is version ` +
-      `${record.machineVersion}: the runtime migrates or quarantines it at its next start`;
-  }
-  if (problem === undefined) return { record, file, location };
-  problems.push({ file, id: key, problem });
-  return { record, file, location, problem };
-}
-
-/** The lock file as acquireStateDirLock writes it: `{ pid, startedAt, token }`. */
-async function readLockInfo(lockFile: string): Promise<StateDirLockInfo> {
-  const lock = await readLockFile(lockFile);
-  if (lock.kind === "missing") return { kind: "none", lockFile };
-  if (lock.kind === "unreadable") return { kind: "unreadable", lockFile, problem: lock.problem };
-  const { pid, startedAt } = lock.content;
-  return { kind: "held", lockFile, pid, ...(startedAt > 0 ? { startedAt } : {}), alive: isProcessAlive(pid) };
 }

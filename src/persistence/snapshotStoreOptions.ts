@@ -1,6 +1,6 @@
 // LowdbSnapshotStore's options, report, stats and errors, and the check of its options.
 import { A2AError } from "../errors/A2AError.js";
-import { isPlainObject } from "./actorRecord.js";
+import { type MigratedRecord, isPlainObject } from "./actorRecord.js";
 import { errorText } from "./DurableJsonFile.js";
 
 export interface SnapshotStoreOptions {
@@ -38,7 +38,7 @@ export interface SnapshotStoreOpenReport {
   quarantinedRecords: Array<{ id: string; file: string; problem: string }>;
   /** Where the quarantined records were kept, when there were any. */
   recordQuarantineFile?: string;
-  migrated: Array<{ id: string; machineId: string; fromVersion: number; toVersion: number }>;
+  migrated: MigratedRecord[];
   /**
    * Journal segments that lost acknowledged records (cut short after they were written, or with lines
    * that cannot be read). Every readable record was loaded; `keptAt` is the copy kept in `quarantine/`.

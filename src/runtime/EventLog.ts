@@ -1,4 +1,4 @@
-import { mkdir, open, rename, rm, stat } from "node:fs/promises";
+import { mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
 import { type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import {
@@ -282,4 +282,21 @@ async function endsWithTornLine(file: string): Promise<boolean> {
 
 function isNotFound(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "ENOENT";
+}
+
+/** The event log's files in `dir`: coordination-events.ndjson.N (highest N = oldest first), then the live file. */
+export async function listLogFiles(dir: string): Promise<string[]> {
+  const names = await readdir(dir);
+  const rotated = names
+    .map((name) => ({ name, n: rotationNumber(name) }))
+    .filter((file): file is { name: string; n: number } => file.n !== undefined)
+    .sort((a, b) => b.n - a.n)
+    .map((file) => join(dir, file.name));
+  return names.includes(EVENT_LOG_FILE) ? [...rotated, join(dir, EVENT_LOG_FILE)] : rotated;
+}
+
+function rotationNumber(name: string): number | undefined {
+  if (!name.startsWith(`${EVENT_LOG_FILE}.`)) return undefined;
+  const suffix = name.slice(EVENT_LOG_FILE.length + 1);
+  return /^[1-9][0-9]{0,5}$/.test(suffix) ? Number(suffix) : undefined;
 }

@@ -70,10 +70,20 @@ export class RecordingDiscord implements DiscordPort {
   async sendMessage(p: Omit<RecordedPost, "messageId" | "at">): Promise<{ messageId: string }> {
     this.throwIfFailing();
     const first = this.posts.find((m) => m.asAgentId === p.asAgentId && m.nonce === p.nonce);
-    if (first !== undefined) return { messageId: first.messageId };
+    return { messageId: first?.messageId ?? this.record(p) };
+  }
+
+  /** Records a post (its nonce its id when it has none) and returns its id. */
+  private record(p: Omit<RecordedPost, "messageId" | "at" | "nonce"> & { nonce?: string }): string {
     const messageId = this.nextId();
-    this.posts.push({ ...p, mentionUserIds: [...p.mentionUserIds], messageId, at: this.now() });
-    return { messageId };
+    this.posts.push({
+      ...p,
+      mentionUserIds: [...p.mentionUserIds],
+      nonce: p.nonce ?? messageId,
+      messageId,
+      at: this.now(),
+    });
+    return messageId;
   }
 
   async createThread(p: {
@@ -142,16 +152,7 @@ export class RecordingDiscord implements DiscordPort {
       throw new Error(`RecordingDiscord.answer: no mention or thread ${JSON.stringify(mentionOrThreadId)}`);
     }
     const mentionUserIds = mentionAgentIds.map(this.botIdOf);
-    const messageId = this.nextId();
-    this.posts.push({
-      messageId,
-      asAgentId,
-      channelId: threadId,
-      content,
-      mentionUserIds,
-      nonce: messageId,
-      at: this.now(),
-    });
+    const messageId = this.record({ asAgentId, channelId: threadId, content, mentionUserIds });
     const parent = this.threads.find((t) => t.threadId === threadId)?.channelId;
     return runtime.handleDiscordMessage({
       messageId,

@@ -74,7 +74,8 @@ export class VirtualClock implements RuntimeTimers {
 
   /** When the earliest pending timer is due; undefined when none is. */
   nextDue(): number | undefined {
-    return this.earliest(Number.POSITIVE_INFINITY)?.at;
+    const times = [...this.queue.values()].map((t) => t.at);
+    return times.length === 0 ? undefined : Math.min(...times);
   }
 
   /**
@@ -94,8 +95,7 @@ export class VirtualClock implements RuntimeTimers {
     this.firing = true;
     let fired = 0;
     try {
-      for (let next = this.earliest(this.time); next !== undefined; next = this.earliest(this.time)) {
-        this.queue.delete(next.handle);
+      for (let next = this.takeDue(this.time); next !== undefined; next = this.takeDue(this.time)) {
         fired += 1;
         next.fn();
       }
@@ -118,9 +118,8 @@ export class VirtualClock implements RuntimeTimers {
       const end = this.time + ms;
       for (;;) {
         await settle();
-        const next = this.earliest(end);
+        const next = this.takeDue(end);
         if (next === undefined) break;
-        this.queue.delete(next.handle);
         this.time = Math.max(this.time, next.at);
         next.fn();
       }
@@ -161,12 +160,13 @@ export class VirtualClock implements RuntimeTimers {
     this.time = time;
   }
 
-  private earliest(by: number): { handle: number; at: number; fn: () => void } | undefined {
-    let best: { handle: number; at: number; fn: () => void } | undefined;
-    for (const [handle, t] of this.queue) {
-      if (t.at <= by && (best === undefined || t.at < best.at)) best = { handle, ...t };
-    }
-    return best;
+  /** Takes the earliest timer due by `by` (the first set, of those due together) out of the queue. */
+  private takeDue(by: number): Timer | undefined {
+    let best: [number, Timer] | undefined;
+    for (const entry of this.queue)
+      if (entry[1].at <= by && !(best && best[1].at <= entry[1].at)) best = entry;
+    if (best !== undefined) this.queue.delete(best[0]);
+    return best?.[1];
   }
 
   /** Sets a running clock's real timer for its earliest timer. */
@@ -191,8 +191,7 @@ export class VirtualClock implements RuntimeTimers {
    * do, each after the promise work of the one before.
    */
   private fireRunning(): void {
-    const next = this.earliest(this.now());
-    if (next !== undefined) this.queue.delete(next.handle);
+    const next = this.takeDue(this.now());
     try {
       next?.fn();
     } finally {

@@ -8,7 +8,7 @@ export {
   startDiscordEmulator,
 } from "./emulator/DiscordEmulator.js";
 export { DiscordError } from "./emulator/errors.js";
-export type { RestExchange } from "./emulator/exchanges.js";
+export type { RestExchange } from "./emulator/restServer.js";
 export type { EmulatorFault, FaultMatch } from "./emulator/faults.js";
 export type { BucketLimit, EmulatorRateLimits } from "./emulator/rateLimits.js";
 export { emulatorToken, userIdFromToken } from "./emulator/tokens.js";

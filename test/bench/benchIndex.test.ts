@@ -32,6 +32,12 @@ describe("npm run bench", () => {
     expect(run.code).toBe(1);
   });
 
+  it("checks the peers benchmark's flags before it installs or starts anything", async () => {
+    const run = await bench(["peers", "--systems", "lowdb,temporal"]);
+    expect(run.stderr).toContain("unknown system temporal: one of lowdb, pg1, pg2, dbos, pgboss");
+    expect(run.code).toBe(1);
+  });
+
   it("refuses flags that no single benchmark is named for, running none", async () => {
     const run = await bench(["--seconds", "1"]);
     expect(run.code).toBe(1);

@@ -9,7 +9,7 @@ import {
   MINIMAL_CONFIG_EXAMPLE,
   RECORD_KEY,
   renderConfigDocs,
-} from "../../src/cli/configDocs.js";
+} from "../../scripts/configDocs.js";
 import { A2AConfigSchema, parseConfig } from "../../src/index.js";
 import { LEGACY_CONFIG_KEYS } from "../../src/policies/index.js";
 

@@ -3,7 +3,7 @@ import { type Client, DiscordAPIError, Events } from "discord.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { bridgeDiscordJs, createDiscordJsPort } from "../../src/discord/index.js";
 import { type DiscordEmulator, startDiscordEmulator } from "../../src/testing/index.js";
-import { snowflakeTimestamp } from "../../src/testing/emulator/index.js";
+import { snowflakeTimestamp } from "../../src/testing/emulator/snowflake.js";
 import { type A2ARuntime, createA2ARuntime, type InboundDiscordMessage } from "../../src/index.js";
 import { loginStrictClient, until } from "../support/discordClients.js";
 import { tempDir } from "../support/tempDir.js";

@@ -14,13 +14,13 @@ import {
   type ThreadChannel,
 } from "discord.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { isSnowflake } from "../../src/testing/emulator/snowflake.js";
 import {
   type DiscordEmulator,
   emulatorToken,
-  isSnowflake,
   startDiscordEmulator,
   userIdFromToken,
-} from "../../src/testing/emulator/index.js";
+} from "../../src/testing/index.js";
 
 const GUILD = "1100000000000000001";
 const GENERAL = "1100000000000000010";

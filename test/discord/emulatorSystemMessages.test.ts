@@ -11,7 +11,7 @@ import {
   type ThreadChannel,
 } from "discord.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type DiscordEmulator, startDiscordEmulator } from "../../src/testing/emulator/index.js";
+import { type DiscordEmulator, startDiscordEmulator } from "../../src/testing/index.js";
 import { loginStrictClient, until } from "../support/discordClients.js";
 
 const GUILD = "1160000000000000001";

@@ -263,7 +263,10 @@ describe("LowdbSnapshotStore journal", () => {
       await store.close();
       // A crash between the compaction's writes and the journal's removal.
       await writeFile(join(dir, "actors", segment), journalText);
-      const lines = vi.spyOn(ArchiveFiles.prototype as unknown as { lines: () => Promise<unknown> }, "lines");
+      const lines = vi.spyOn(
+        ArchiveFiles.prototype as unknown as { readHour: () => Promise<unknown> },
+        "readHour",
+      );
       const again = await open(dir);
       expect(again.warnings).toEqual([]);
       expect(again.store.load()).toEqual([]);

@@ -149,13 +149,14 @@ describe("acquireStateDirLock", () => {
     await first.release();
     // Never unlinked: a process that opened the old file would lock an inode nobody else sees.
     expect(await readFile(join(dir, ".lock"), "utf8")).toBe("");
-    expect(await readLockFile(join(dir, ".lock"))).toEqual({ kind: "missing" });
+    expect(await readLockFile(join(dir, ".lock"))).toEqual({ kind: "none", lockFile: join(dir, ".lock") });
     const warnings: string[] = [];
     const second = await acquireStateDirLock(dir, { onWarning: (m) => warnings.push(m) });
     expect(warnings).toEqual([]);
     expect(await readLockFile(join(dir, ".lock"))).toMatchObject({
       kind: "held",
-      content: { pid: process.pid },
+      pid: process.pid,
+      alive: true,
     });
     await second.release();
   });

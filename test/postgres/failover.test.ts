@@ -9,7 +9,7 @@
 // real time; the kill timings and the draws that pick the victims are seeded and printed
 // (FAILOVER_SEED=<n>); a failure prints who owned the live actors over time.
 import { afterAll, expect, it } from "vitest";
-import { snowflakeTimestamp } from "../../src/testing/emulator/index.js";
+import { snowflakeTimestamp } from "../../src/testing/emulator/snowflake.js";
 import { type DiscordEmulator, startDiscordEmulator } from "../../src/testing/index.js";
 import { usePostgres } from "../support/postgres.js";
 import { tempDir } from "../support/tempDir.js";

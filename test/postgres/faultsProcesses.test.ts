@@ -4,7 +4,7 @@
 // off. Every post is read back from the emulator: an answered mention is never reminded, an
 // acknowledged call is posted once, a failed one never.
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { snowflakeTimestamp } from "../../src/testing/emulator/index.js";
+import { snowflakeTimestamp } from "../../src/testing/emulator/snowflake.js";
 import { type DiscordEmulator, startDiscordEmulator } from "../../src/testing/index.js";
 import { type FaultProxy, startFaultProxy } from "../support/faultProxy.js";
 import { usePostgres } from "../support/postgres.js";

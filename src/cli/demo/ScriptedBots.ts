@@ -2,8 +2,13 @@ import { type Client, Routes } from "discord.js";
 import type { BridgeDiscordJsOptions, HandleDecision } from "../../discord/index.js";
 import type { PreflightResult } from "../../runtime/index.js";
 import type { InboundDiscordMessage } from "../../policies/index.js";
-import type { AcceleratedClock } from "./AcceleratedClock.js";
+import type { RuntimeTimers } from "../../durable/timers.js";
 import type { DemoAgentId } from "./cast.js";
+
+/** Resolves after `ms` of demo time (at once when `ms` is not above 0). */
+export function sleep(timers: RuntimeTimers, ms: number): Promise<void> {
+  return new Promise((resolve) => timers.setTimeout(resolve, ms));
+}
 
 /** One scripted answer: when `agentId` is asked to handle a message that `matches`, it replies. */
 export interface BotRule {
@@ -27,7 +32,7 @@ export class ScriptedBots {
 
   constructor(
     private readonly clients: Record<DemoAgentId, Client<true>>,
-    private readonly clock: AcceleratedClock,
+    private readonly timers: RuntimeTimers,
     private readonly onError: (error: unknown) => void,
   ) {}
 
@@ -53,8 +58,7 @@ export class ScriptedBots {
     const rule = index < 0 ? undefined : this.rules.splice(index, 1)[0];
     if (rule === undefined) return;
     const client = this.clients[rule.agentId];
-    const work = this.clock
-      .sleep(rule.afterMs)
+    const work = sleep(this.timers, rule.afterMs)
       .then(() => client.rest.post(Routes.channelMessages(m.channelId), { body: { content: rule.reply } }))
       .then(
         () => undefined,

@@ -1,5 +1,6 @@
 import type { InspectionEvent } from "xstate";
 import type { A2AEvent } from "../../policies/index.js";
+import { activeStates } from "../../inspector/statechart.js";
 
 interface Watched {
   ref: { getSnapshot?: () => unknown };
@@ -37,20 +38,6 @@ export function demoStamp(elapsedMs: number): string {
   const minutes = Math.floor(tenths / 600);
   const seconds = (tenths % 600) / 10;
   return `+${String(minutes).padStart(2, "0")}:${seconds.toFixed(1).padStart(4, "0")}`;
-}
-
-/** A state value as one string: `awaitingResponse.pending`; parallel regions joined with `|`. */
-export function stateName(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (value === null || typeof value !== "object") return String(value);
-  return Object.entries(value)
-    .map(([key, child]) => {
-      const inner = stateName(child);
-      return inner === "" || (typeof child === "object" && Object.keys(child as object).length === 0)
-        ? key
-        : `${key}.${inner}`;
-    })
-    .join("|");
 }
 
 /** `text` padded to `width` characters, or cut to fit with `…` so the next column stays in place. */
@@ -198,7 +185,7 @@ export class Timeline {
   }
 
   private transition(watched: Watched, snapshot: unknown, cause: string): void {
-    const state = stateName(fieldsOf(snapshot).value);
+    const state = activeStates(fieldsOf(snapshot).value, undefined).label;
     if (watched.state === state) return;
     if (watched.parent === undefined) this.learnRoot(watched, fieldsOf(snapshot).context);
     const from = watched.state ?? (watched.resumed ? "(resumed)" : "(start)");

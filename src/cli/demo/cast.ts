@@ -1,6 +1,6 @@
 import { Client, Events, GatewayIntentBits, Routes } from "discord.js";
-import { type DiscordEmulator, emulatorToken, startDiscordEmulator } from "../../testing/index.js";
-import type { AcceleratedClock } from "./AcceleratedClock.js";
+import type { A2AConfigInput } from "../../policies/index.js";
+import { emulatorToken, startDiscordEmulator } from "../../testing/index.js";
 
 /** The demo's three agents, each with its own bot. */
 export const AGENT_NAMES = { ruda: "루다", eden: "이든", seum: "세움" } as const;
@@ -40,45 +40,33 @@ export interface RealDiscordTarget {
   apiUrl?: string;
 }
 
-type Json = Record<string, unknown>;
-const isPlainObject = (x: unknown): x is Json => typeof x === "object" && x !== null && !Array.isArray(x);
-
-function merged(base: Json, overrides: Json): Json {
-  const out: Json = { ...base };
-  for (const [key, value] of Object.entries(overrides)) {
-    const under = out[key];
-    out[key] = isPlainObject(under) && isPlainObject(value) ? merged(under, value) : value;
-  }
-  return out;
-}
-
 /**
- * The runtime config of the demo: its agents and channel, with `overrides` merged in key by key. At
+ * The runtime config of the demo: its agents and channel, and `responseTimeoutMs` before a reminder. At
  * `speed` × real time, a Discord call still gets its 10 s of real time (10 demo seconds at 60× would be
- * 170 ms), unless the overrides say otherwise.
+ * 170 ms).
  */
 export function demoConfig(
   cast: Pick<Cast, "botIds" | "channelId" | "humanId">,
-  overrides: Json = {},
+  responseTimeoutMs: number,
   speed = 1,
-): Json {
+): A2AConfigInput {
   const agents = Object.fromEntries(
     AGENT_IDS.map((id) => [id, { discordBotId: cast.botIds[id], name: AGENT_NAMES[id] }]),
   );
-  return merged(
-    {
-      agents,
-      discord: {
-        a2aRetry: cast.humanId === undefined ? {} : { escalationMentionId: cast.humanId },
-        collaboration: {
-          defaultChannel: cast.channelId,
-          allowedChannels: [cast.channelId],
-          requestTimeoutMs: Math.ceil(10_000 * speed),
-        },
+  return {
+    agents,
+    discord: {
+      a2aRetry: {
+        responseTimeoutMs,
+        ...(cast.humanId === undefined ? {} : { escalationMentionId: cast.humanId }),
+      },
+      collaboration: {
+        defaultChannel: cast.channelId,
+        allowedChannels: [cast.channelId],
+        requestTimeoutMs: Math.ceil(10_000 * speed),
       },
     },
-    overrides,
-  );
+  };
 }
 
 /** A strict discord.js client logged in with `token` (to `apiUrl` instead of discord.com when given). */
@@ -114,21 +102,23 @@ async function loginAll(tokens: Record<DemoAgentId, string>, apiUrl: string | un
   return Object.fromEntries(entries) as Record<DemoAgentId, Client<true>>;
 }
 
-function castOf(
-  clients: Record<DemoAgentId, Client<true>>,
-  p: Pick<Cast, "channelId" | "humanId" | "postAsHuman" | "describe" | "credentials">,
-  closeMore: () => Promise<void>,
-): Cast {
-  const reader = clients.ruda;
+/** Real Discord (or anything speaking its API at `apiUrl`): the bots log in with their tokens. */
+export async function realCast(target: RealDiscordTarget): Promise<Cast> {
+  const clients = await loginAll(target.tokens, target.apiUrl);
+  const api = target.apiUrl === undefined ? {} : { apiUrl: target.apiUrl };
   return {
-    ...p,
     clients,
+    channelId: target.channelId,
+    humanId: target.humanId,
     botIds: Object.fromEntries(AGENT_IDS.map((id) => [id, clients[id].user.id])) as Record<
       DemoAgentId,
       string
     >,
+    describe: target.apiUrl === undefined ? "Discord" : `the Discord API at ${target.apiUrl}`,
+    credentials: (id) => ({ token: target.tokens[id], ...api }),
+    postAsHuman: undefined,
     async messagesIn(channelId) {
-      const raw = (await reader.rest.get(Routes.channelMessages(channelId), {
+      const raw = (await clients.ruda.rest.get(Routes.channelMessages(channelId), {
         query: new URLSearchParams({ limit: "100" }),
       })) as Array<{ id: string; author: { id: string }; content: string; mentions?: Array<{ id: string }> }>;
       return raw
@@ -142,13 +132,12 @@ function castOf(
     },
     async close() {
       await Promise.all(AGENT_IDS.map((id) => clients[id].destroy()));
-      await closeMore();
     },
   };
 }
 
-/** The bundled Discord emulator on 127.0.0.1, running on demo time, with the three bots logged in. */
-export async function emulatedCast(clock: AcceleratedClock): Promise<Cast & { emulator: DiscordEmulator }> {
+/** The bundled Discord emulator on 127.0.0.1, running on demo time, as real Discord with the human able to post. */
+export async function emulatedCast(clock: { now: () => number }): Promise<Cast> {
   const emulator = await startDiscordEmulator({
     channels: [EMULATED.channel],
     users: [
@@ -162,42 +151,25 @@ export async function emulatedCast(clock: AcceleratedClock): Promise<Cast & { em
   });
   try {
     const tokens = Object.fromEntries(AGENT_IDS.map((id) => [id, emulatorToken(EMULATED.bots[id])]));
-    const clients = await loginAll(tokens as Record<DemoAgentId, string>, emulator.apiUrl);
-    const cast = castOf(
-      clients,
-      {
-        channelId: EMULATED.channel.id,
-        humanId: EMULATED.human.id,
-        describe: `the bundled Discord emulator at ${emulator.apiUrl}`,
-        credentials: (id) => ({ token: emulatorToken(EMULATED.bots[id]), apiUrl: emulator.apiUrl }),
-        postAsHuman: async (channelId, content) => {
-          await emulator.postAsUser({ userId: EMULATED.human.id, channelId, content });
-        },
+    const cast = await realCast({
+      tokens: tokens as Record<DemoAgentId, string>,
+      channelId: EMULATED.channel.id,
+      humanId: EMULATED.human.id,
+      apiUrl: emulator.apiUrl,
+    });
+    return {
+      ...cast,
+      describe: `the bundled Discord emulator at ${emulator.apiUrl}`,
+      postAsHuman: async (channelId, content) => {
+        await emulator.postAsUser({ userId: EMULATED.human.id, channelId, content });
       },
-      () => emulator.close(),
-    );
-    return { ...cast, emulator };
+      async close() {
+        await cast.close();
+        await emulator.close();
+      },
+    };
   } catch (error) {
     await emulator.close();
     throw error;
   }
-}
-
-/** Real Discord (or anything speaking its API at `apiUrl`): the bots log in with their tokens. */
-export async function realCast(target: RealDiscordTarget): Promise<Cast> {
-  const clients = await loginAll(target.tokens, target.apiUrl);
-  return castOf(
-    clients,
-    {
-      channelId: target.channelId,
-      humanId: target.humanId,
-      describe: target.apiUrl === undefined ? "Discord" : `the Discord API at ${target.apiUrl}`,
-      credentials: (id) => ({
-        token: target.tokens[id],
-        ...(target.apiUrl === undefined ? {} : { apiUrl: target.apiUrl }),
-      }),
-      postAsHuman: undefined,
-    },
-    async () => {},
-  );
 }

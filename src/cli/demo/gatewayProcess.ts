@@ -5,8 +5,7 @@ import { fileURLToPath } from "node:url";
 import { createDiscordJsPort } from "../../discord/index.js";
 import { createA2ARuntime, type DiscordSendParams } from "../../runtime/index.js";
 import type { A2AConfigInput } from "../../policies/index.js";
-import type { ClockPace } from "../../testing/VirtualClock.js";
-import { AcceleratedClock } from "./AcceleratedClock.js";
+import { type ClockPace, VirtualClock } from "../../testing/VirtualClock.js";
 import { loginBot } from "./cast.js";
 import { Timeline } from "./Timeline.js";
 import { textLogger } from "../../runtime/logger.js";
@@ -42,9 +41,11 @@ function emit(output: GatewayProcessOutput): void {
 }
 
 async function run(input: GatewayProcessInput): Promise<void> {
-  const clock = new AcceleratedClock(input.origin);
+  // Built from the main process's pace, this clock reads the same demo time.
+  const clock = new VirtualClock(input.origin.at);
+  clock.run(input.origin);
   const timeline = new Timeline({
-    elapsed: () => clock.elapsed(),
+    elapsed: () => clock.now() - input.origin.at,
     print: (text) => emit({ type: "line", text }),
     actorPrefix: `[pid ${process.pid}] `,
   });

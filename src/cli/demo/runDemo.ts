@@ -5,12 +5,12 @@ import { createInterface } from "node:readline";
 import { join, resolve } from "node:path";
 import type { InspectionEvent } from "xstate";
 import { bridgeDiscordJs, createDiscordJsPort } from "../../discord/index.js";
-import { snowflakeTimestamp } from "../../testing/emulator/index.js";
+import { snowflakeTimestamp } from "../../testing/emulator/snowflake.js";
+import { type ClockPace, VirtualClock } from "../../testing/VirtualClock.js";
 import { ScriptedGateway } from "../../testing/ScriptedGateway.js";
 import { acquireStateDirLock, readStateDir } from "../../persistence/index.js";
 import { type A2ARuntime, createA2ARuntime, type DiscordSendParams } from "../../runtime/index.js";
 import { type A2AEvent, parseConfig } from "../../policies/index.js";
-import { AcceleratedClock } from "./AcceleratedClock.js";
 import { type Cast, demoConfig, emulatedCast, type RealDiscordTarget, realCast } from "./cast.js";
 import {
   gatewayProcessCommand,
@@ -18,9 +18,10 @@ import {
   type GatewayProcessOutput,
 } from "./gatewayProcess.js";
 import { type DemoWorld, finalMention, isReminder, SCENARIOS, type Scenario } from "./scenarios.js";
-import { ScriptedBots } from "./ScriptedBots.js";
+import { ScriptedBots, sleep } from "./ScriptedBots.js";
 import { demoStamp, Timeline } from "./Timeline.js";
 import { textLogger } from "../../runtime/logger.js";
+import { computeFigures, type StatsFigures } from "../statsFigures.js";
 
 export interface DemoOptions {
   /** Demo time runs this many times faster than real time. */
@@ -28,8 +29,8 @@ export interface DemoOptions {
   stateDir: string;
   /** Real Discord instead of the bundled emulator. */
   discord?: RealDiscordTarget;
-  /** Config overrides (merged over the demo's agents and channel). */
-  config?: Record<string, unknown>;
+  /** How long an agent has to answer a mention before a reminder. */
+  responseTimeoutMs: number;
   /** Also given every inspection event (the `inspect` command's viewers). */
   inspect?: (event: InspectionEvent) => void;
   print: (line: string) => void;
@@ -48,16 +49,13 @@ export interface ScenarioOutcome {
 export interface DemoReport {
   outcomes: ScenarioOutcome[];
   stateDir: string;
-  counts: {
-    flows: number;
-    retries: number;
-    turnsSaved: number;
-    llmCalls: number;
-    collaborations: number;
-    reminders: number;
-    escalations: number;
-    transitions: number;
-  };
+  /** The figures of `stats` over the run's events. */
+  figures: StatsFigures;
+  /** Agent runs started, a resend of one included. */
+  llmCalls: number;
+  /** Mentions, the one sent by the killed gateway included. */
+  collaborations: number;
+  transitions: number;
   demoMs: number;
   realMs: number;
 }
@@ -66,7 +64,7 @@ export interface DemoReport {
 const MARKER = "a2a-demo.json";
 
 /** Empties the state dir for a fresh run; refuses a dir the demo did not make or one a live process holds. */
-async function prepareStateDir(dir: string, warn: (message: string) => void): Promise<void> {
+async function prepareStateDir(dir: string): Promise<void> {
   if (existsSync(dir)) {
     const entries = await readdir(dir);
     if (entries.length > 0 && !entries.includes(MARKER)) {
@@ -75,7 +73,8 @@ async function prepareStateDir(dir: string, warn: (message: string) => void): Pr
       );
     }
     if (entries.length > 0) {
-      const lock = await acquireStateDirLock(dir, { onWarning: warn });
+      // A previous demo's stale lock is expected here: the directory is wiped anyway.
+      const lock = await acquireStateDirLock(dir, { onWarning: () => {} });
       await lock.release();
       await rm(dir, { recursive: true, force: true });
     }
@@ -95,7 +94,7 @@ interface DoomedMention {
 async function runDoomedGateway(
   input: GatewayProcessInput,
   timeline: Timeline,
-  clock: AcceleratedClock,
+  clock: VirtualClock,
   killAfterMs: number,
 ): Promise<DoomedMention> {
   const { file, execArgv } = gatewayProcessCommand();
@@ -116,7 +115,7 @@ async function runDoomedGateway(
       if (output.type === "sent") {
         const result = output.result as { status: string } & DoomedMention;
         if (result.status !== "sent") throw new Error(`the first gateway's discord_send: ${line}`);
-        await clock.sleepUntil(output.at + killAfterMs);
+        await sleep(clock, output.at + killAfterMs - clock.now());
         child.kill("SIGKILL");
         await exited;
         timeline.note(
@@ -149,15 +148,18 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
   // The scenarios take about 20 minutes of demo time: starting that far back, the demo ends about
   // now, so the ages and due times that `status` shows afterwards read naturally. Real Discord
   // stamps messages itself, so there demo time is real time.
-  const clock = AcceleratedClock.startingNow(o.discord === undefined ? 20 * 60_000 : 0);
-  const timeline = new Timeline({ elapsed: () => clock.elapsed(), print: o.print });
+  const clock = new VirtualClock(startedAt - (o.discord === undefined ? 20 * 60_000 : 0));
+  clock.run(1);
+  // Demo time is counted from the last change of speed: from the start of the scenarios.
+  const origin = () => clock.pace as ClockPace;
+  const elapsed = () => clock.now() - origin().at;
+  const timeline = new Timeline({ elapsed, print: o.print });
   // Numbered in the order they start; a scenario's lines carry its tag through the interleaving.
   const tagOf = (scenario: Pick<Scenario, "key">) =>
     `[${[RESTART, ...SCENARIOS].findIndex((s) => s.key === scenario.key) + 1} ${scenario.key}]`;
   for (const scenario of [RESTART, ...SCENARIOS]) timeline.claim(scenario.key, tagOf(scenario));
   const warn = (message: string) => timeline.note(`warning: ${message}`);
-  // A previous demo's stale lock is expected there: the directory is wiped anyway.
-  await prepareStateDir(stateDir, () => {});
+  await prepareStateDir(stateDir);
 
   o.print(`a2a-statecharts demo: demo time runs ${o.speed}× real time; state in ${stateDir}`);
   const cast: Cast = o.discord === undefined ? await emulatedCast(clock) : await realCast(o.discord);
@@ -165,7 +167,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
   let detach = (): void => {};
   try {
     o.print(`Discord: ${cast.describe}; bots ruda, eden, seum logged in\n`);
-    const config = demoConfig(cast, o.config, o.speed);
+    const config = demoConfig(cast, o.responseTimeoutMs, o.speed);
     const a2aRetry = parseConfig(config).discord.a2aRetry;
     // An agent "thinks" 4 s at the default 5-minute timeout; shorter timeouts shorten everything alike.
     const gateway = new ScriptedGateway(
@@ -173,7 +175,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
       { now: clock.now, timers: clock, thinkMs: a2aRetry.responseTimeoutMs / 75 },
     );
     // Setting up ran in real time; the scenarios run in demo time, counted from here.
-    clock.accelerate(o.speed);
+    clock.run(o.speed);
     const bots = new ScriptedBots(cast.clients, clock, (error) =>
       warn(`a scripted agent's reply failed: ${String(error)}`),
     );
@@ -197,7 +199,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
       {
         stateDir,
         config,
-        origin: clock.origin,
+        origin: origin(),
         asAgentId: "ruda",
         ...cast.credentials("ruda"),
         send: restartSend,
@@ -243,6 +245,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
 
     const world: DemoWorld = {
       clock,
+      speed: o.speed,
       cast,
       gateway,
       bots,
@@ -261,11 +264,11 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
     const all = [restartScenario, ...SCENARIOS];
     let done = 0;
     const realStart = Date.now();
-    const progressLine = () =>
-      `⏱ demo time ${demoStamp(clock.elapsed())} · ${done}/${all.length} scenarios done · ` +
+    const progress = () =>
+      `${done}/${all.length} scenarios done · demo time ${demoStamp(elapsed())} · ` +
       `${((Date.now() - realStart) / 1000).toFixed(1)} s real`;
     const ticker =
-      o.progress === undefined ? undefined : setInterval(() => o.progress?.(progressLine()), 250);
+      o.progress === undefined ? undefined : setInterval(() => o.progress?.(`⏱ ${progress()}`), 250);
     let outcomes: ScenarioOutcome[];
     try {
       outcomes = await Promise.all(
@@ -287,10 +290,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
             `${passed ? "✔" : "✘"} ${title}: ${actual}${passed ? "" : ` (expected: ${expected})`}`,
             key,
           );
-          timeline.echo(
-            `  ── progress: ${done}/${all.length} scenarios done · demo time ${demoStamp(clock.elapsed())} · ` +
-              `${((Date.now() - realStart) / 1000).toFixed(1)} s real`,
-          );
+          timeline.echo(`  ── progress: ${progress()}`);
           return { title, expected, actual, passed };
         }),
       );
@@ -300,34 +300,16 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
     }
     await bots.settled();
 
-    const completes = events.filter((e) => e.type === "a2a.complete");
-    const report: DemoReport = {
+    return {
       outcomes,
       stateDir,
-      counts: {
-        flows: completes.length,
-        retries: events.filter((e) => e.type === "a2a.retry").length,
-        // A blocked flow never reaches the ping-pong, in the old behaviour either.
-        turnsSaved: completes.reduce(
-          (sum, e) =>
-            sum +
-            (e.type === "a2a.complete" && e.data.errorCode === undefined
-              ? e.data.configuredMaxTurns - e.data.actualTurns
-              : 0),
-          0,
-        ),
-        // Every run started, a resend of one included.
-        llmCalls: gateway.calls.length,
-        // Every mention, the one sent by the killed gateway included.
-        collaborations: (await runtime.mentions()).length,
-        reminders: events.filter((e) => e.type === "a2a.mention.reminded").length,
-        escalations: events.filter((e) => e.type === "a2a.mention.escalated").length,
-        transitions: timeline.transitions,
-      },
-      demoMs: clock.elapsed(),
+      figures: computeFigures(events),
+      llmCalls: gateway.calls.length,
+      collaborations: (await runtime.mentions()).length,
+      transitions: timeline.transitions,
+      demoMs: elapsed(),
       realMs: Date.now() - startedAt,
     };
-    return report;
   } finally {
     detach();
     await runtime?.stop();
@@ -346,7 +328,7 @@ async function checkRestart(world: DemoWorld, doomed: DoomedMention): Promise<st
   const due = snowflakeTimestamp(doomed.messageId) + world.responseTimeoutMs;
   const late = snowflakeTimestamp(first.id) - due;
   // A timer fires a few real milliseconds late; in demo time that is `speed` times more.
-  const tolerance = Math.max(2_000, 250 * world.clock.origin.speed);
+  const tolerance = Math.max(2_000, 250 * world.speed);
   const timing =
     late < -1_000
       ? `${Math.round(-late / 1000)} s early`

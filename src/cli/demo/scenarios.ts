@@ -1,13 +1,15 @@
 import type { A2ARuntime, MentionSummary } from "../../runtime/index.js";
 import type { ScriptedGateway } from "../../testing/ScriptedGateway.js";
-import type { AcceleratedClock } from "./AcceleratedClock.js";
+import type { VirtualClock } from "../../testing/VirtualClock.js";
 import type { Cast } from "./cast.js";
-import type { ScriptedBots } from "./ScriptedBots.js";
+import { type ScriptedBots, sleep } from "./ScriptedBots.js";
 import type { Timeline } from "./Timeline.js";
 
 /** What a scenario plays against: one runtime over Discord (emulated or real) and scripted agents. */
 export interface DemoWorld {
-  clock: AcceleratedClock;
+  /** Demo time, running `speed` times faster than real time. */
+  clock: VirtualClock;
+  speed: number;
   cast: Cast;
   gateway: ScriptedGateway;
   bots: ScriptedBots;
@@ -37,12 +39,12 @@ const FINAL_MENTION = new Set<MentionSummary["status"]>(["responded", "escalated
 
 /** Polls over real time, bounded by a span of demo time (plus slack for a slow machine). */
 export async function waitFor<T>(
-  world: Pick<DemoWorld, "clock">,
+  world: Pick<DemoWorld, "speed">,
   what: string,
   check: () => Promise<T | undefined>,
   demoLimitMs = 30 * 60_000,
 ): Promise<T> {
-  const deadline = Date.now() + demoLimitMs / world.clock.origin.speed + 10_000;
+  const deadline = Date.now() + demoLimitMs / world.speed + 10_000;
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;
@@ -67,6 +69,17 @@ async function sent(world: DemoWorld, p: Parameters<A2ARuntime["discordSend"]>[0
   return result;
 }
 
+/** sessions_send from one agent's session to another's (`main` unless named), routed under the scenario's key. */
+function ask(runtime: A2ARuntime, key: string, from: string, to: string, message: string, session = "main") {
+  return runtime.sessionsSend({
+    requesterSessionKey: `agent:${from}:${session}`,
+    targetSessionKey: `agent:${to}:${session}`,
+    message,
+    routeKey: key,
+    timeoutSeconds: 3_600,
+  });
+}
+
 /** The scenarios that run side by side on the restarted runtime. */
 export const SCENARIOS: Scenario[] = [
   {
@@ -78,13 +91,7 @@ export const SCENARIOS: Scenario[] = [
         waits: [{ status: "error", error: "429 Too Many Requests: retry after 2s" }],
         reply: "액세스 토큰은 15분, 리프레시 토큰은 7일 뒤에 만료돼요.",
       });
-      const r = await runtime.sessionsSend({
-        requesterSessionKey: "agent:ruda:main",
-        targetSessionKey: "agent:eden:main",
-        message: "인증 토큰 만료 시간이 몇 분이야?",
-        routeKey: key,
-        timeoutSeconds: 3_600,
-      });
+      const r = await ask(runtime, key, "ruda", "eden", "인증 토큰 만료 시간이 몇 분이야?");
       return `${r.status} after ${r.retryAttempts} retry (${r.retryAttempts > 0 ? "rate_limit" : "none"})`;
     },
   },
@@ -96,13 +103,7 @@ export const SCENARIOS: Scenario[] = [
       gateway.script("agent:seum:main", {
         waits: [{ status: "error", error: "context_length_exceeded: the conversation is too long" }],
       });
-      const r = await runtime.sessionsSend({
-        requesterSessionKey: "agent:ruda:main",
-        targetSessionKey: "agent:seum:main",
-        message: "지난 분기 장애 기록 전체를 요약해서 알려줘",
-        routeKey: key,
-        timeoutSeconds: 3_600,
-      });
+      const r = await ask(runtime, key, "ruda", "seum", "지난 분기 장애 기록 전체를 요약해서 알려줘");
       return `${r.status} by ${r.error?.code ?? "nothing"} after ${r.retryAttempts} retries`;
     },
   },
@@ -121,13 +122,7 @@ export const SCENARIOS: Scenario[] = [
         agreed,
       );
       gateway.script("agent:ruda:design", agreed, agreed, agreed);
-      const r = await runtime.sessionsSend({
-        requesterSessionKey: "agent:ruda:design",
-        targetSessionKey: "agent:eden:design",
-        message: "이 아키텍처 설계 같이 검토하자",
-        routeKey: key,
-        timeoutSeconds: 3_600,
-      });
+      const r = await ask(runtime, key, "ruda", "eden", "이 아키텍처 설계 같이 검토하자", "design");
       return `${r.status}, ${r.actualTurns} turns, ${r.terminationReason ?? "no reason"}`;
     },
   },
@@ -137,13 +132,7 @@ export const SCENARIOS: Scenario[] = [
     expected: () => "ok, 0 turns, skipped, not announced",
     async play({ gateway, runtime }, key) {
       gateway.script("agent:seum:ops", "확인했습니다.");
-      const r = await runtime.sessionsSend({
-        requesterSessionKey: "agent:ruda:ops",
-        targetSessionKey: "agent:seum:ops",
-        message: "[NOTIFICATION] v2.3 배포 완료했습니다",
-        routeKey: key,
-        timeoutSeconds: 3_600,
-      });
+      const r = await ask(runtime, key, "ruda", "seum", "[NOTIFICATION] v2.3 배포 완료했습니다", "ops");
       return `${r.status}, ${r.actualTurns} turns, ${r.terminationReason ?? "no reason"}, ${r.announced ? "announced" : "not announced"}`;
     },
   },
@@ -219,7 +208,7 @@ export const SCENARIOS: Scenario[] = [
         threadName: "배포 일정",
         topicId: key,
       });
-      await clock.sleep(world.responseTimeoutMs * 0.4);
+      await sleep(clock, world.responseTimeoutMs * 0.4);
       await cast.postAsHuman?.(r.threadId, `<@${cast.botIds.eden}> 목요일은 QA 가 있으니 금요일 배포로 가죠`);
       const human = await waitFor(world, "the human's message to be handled", async () =>
         bots.decisions.find((d) => d.message.authorId === humanId && d.message.channelId === r.threadId),

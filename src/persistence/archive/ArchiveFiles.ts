@@ -1,7 +1,13 @@
 import { readFile, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { A2AError } from "../../errors/A2AError.js";
-import { type ActorRecord, type ActorRecordRules, checkActorRecord, newerRecord } from "../actorRecord.js";
+import {
+  type ActorRecord,
+  type ActorRecordRules,
+  checkActorRecord,
+  idOf,
+  newerRecord,
+} from "../actorRecord.js";
 import { errorCode, errorText, syncDirectory, writeFileDurably } from "../DurableJsonFile.js";
 import { DurableAppender } from "./DurableAppender.js";
 import {
@@ -222,7 +228,7 @@ export class ArchiveFiles {
    */
   private async readHour(hour: Hour, only?: ReadonlySet<string>): Promise<Map<string, ActorRecord>> {
     const out = new Map<string, ActorRecord>();
-    for (const { line, lineNo } of await this.lines(hour)) {
+    for (const { line, lineNo } of await hourLines(hour.records)) {
       // A line of another id is skipped unread: checking a record costs a parse and a validation.
       const id = leadingId(line);
       if (only !== undefined && id !== undefined && !only.has(id)) continue;
@@ -234,22 +240,11 @@ export class ArchiveFiles {
     return out;
   }
 
-  /** An hour's complete lines; a missing file (pruned meanwhile) has none. */
-  private async lines(hour: Hour): Promise<Array<{ line: string; lineNo: number }>> {
-    try {
-      return wholeLines(await readFile(hour.records, "utf8"));
-    } catch (error) {
-      if (errorCode(error) === "ENOENT") return [];
-      throw error;
-    }
-  }
-
   private check(hour: Hour, lineNo: number, line: string): ActorRecord | undefined {
     let problem: string;
     try {
       const value: unknown = JSON.parse(line);
-      const id = typeof value === "object" && value !== null ? (value as { id?: unknown }).id : undefined;
-      const checked = checkActorRecord(typeof id === "string" ? id : "", value, this.o.rules, true);
+      const checked = checkActorRecord(idOf(value) ?? "", value, this.o.rules, true);
       if (checked.ok) return checked.record;
       problem = checked.problem;
     } catch (error) {
@@ -274,7 +269,7 @@ export class ArchiveFiles {
     const keptLines: string[] = [];
     const keptHashes: number[] = [];
     // An incomplete last line goes with the rewrite: it was never acknowledged.
-    for (const { line, lineNo } of await this.lines(hour)) {
+    for (const { line, lineNo } of await hourLines(hour.records)) {
       const record = this.check(hour, lineNo, line);
       if (record !== undefined && record.updatedAt < cutoff) {
         dropped.add(record.id);
@@ -313,6 +308,16 @@ export class ArchiveFiles {
     const hashes = [...(await this.readHour(hour)).keys()].map(idHash);
     this.o.onWrite(await writeFileDurably(hour.ids, [encodeHashes(hashes)]));
     hour.hashes = new HashSet53(Float64Array.from(hashes));
+  }
+}
+
+/** An hour file's complete lines; a missing file (pruned meanwhile) has none. */
+export async function hourLines(file: string): Promise<Array<{ line: string; lineNo: number }>> {
+  try {
+    return wholeLines(await readFile(file, "utf8"));
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return [];
+    throw error;
   }
 }
 

@@ -1,7 +1,7 @@
 import { constants } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { dirname } from "node:path";
-import { syncDirectory } from "../DurableJsonFile.js";
+import { syncDirectory, writeAll } from "../DurableJsonFile.js";
 
 /**
  * Appends to a file durably, whole units or nothing: every byte and the fdatasync land before the
@@ -21,11 +21,7 @@ export class DurableAppender {
       const size = (await handle.stat()).size;
       before = await wholeUnits(handle, size, unit);
       if (size !== before) await handle.truncate(before);
-      let written = 0;
-      while (written < bytes.length) {
-        const { bytesWritten } = await handle.write(bytes, written, bytes.length - written, before + written);
-        written += bytesWritten;
-      }
+      await writeAll(handle, bytes, before);
       await handle.datasync();
       await handle.close();
       handle = undefined;

@@ -1,6 +1,6 @@
 import { type FileHandle, open } from "node:fs/promises";
 import { dirname } from "node:path";
-import { errorText, syncDirectory } from "../DurableJsonFile.js";
+import { errorText, syncDirectory, writeAll } from "../DurableJsonFile.js";
 import { JOURNAL_BLOCK_BYTES, JOURNAL_HEADER } from "./segmentFormat.js";
 
 const HEADER = Buffer.from(JOURNAL_HEADER, "utf8");
@@ -43,7 +43,6 @@ export class JournalSegmentWriter {
     const handle = await this.opened();
     const start = this.end;
     const buffer = start === 0 ? Buffer.concat([HEADER, batch]) : batch;
-    let written = 0;
     try {
       // At least one zero byte must follow the data: it is how a reader finds where the data ends.
       const needed = start + buffer.length + 1;
@@ -52,20 +51,10 @@ export class JournalSegmentWriter {
         await handle.truncate(size);
         this.allocated = size;
       }
-      while (written < buffer.length) {
-        const { bytesWritten } = await handle.write(
-          buffer,
-          written,
-          buffer.length - written,
-          start + written,
-        );
-        if (bytesWritten <= 0)
-          throw new Error(`the write stopped after ${written} of ${buffer.length} bytes`);
-        written += bytesWritten;
-      }
+      await writeAll(handle, buffer, start);
       await handle.datasync();
     } catch (error) {
-      await this.undo(handle, start, written, error);
+      await this.undo(handle, start, buffer.length, error);
       throw error;
     }
     this.end = start + buffer.length;
@@ -94,21 +83,13 @@ export class JournalSegmentWriter {
   }
 
   /**
-   * Puts the segment back to its last acknowledged batch: zeroes the bytes the failed append wrote (a
-   * write that fails writes nothing, so `span` is all of them) and syncs; if that fails, cuts them off and
-   * grows the file back (sparse, so a full disk does not refuse it).
+   * Puts the segment back to its last acknowledged batch: zeroes the `span` bytes the failed append may
+   * have written and syncs; if that fails, cuts them off and grows the file back (sparse, so a full disk
+   * does not refuse it).
    */
   private async undo(handle: FileHandle, start: number, span: number, cause: unknown): Promise<void> {
     try {
-      if (span > 0) {
-        const zeros = Buffer.alloc(span);
-        let done = 0;
-        while (done < span) {
-          const { bytesWritten } = await handle.write(zeros, done, span - done, start + done);
-          if (bytesWritten <= 0) throw new Error("could not zero the failed append");
-          done += bytesWritten;
-        }
-      }
+      await writeAll(handle, Buffer.alloc(span), start);
       await handle.datasync();
       return;
     } catch {

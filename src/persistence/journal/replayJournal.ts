@@ -1,52 +1,44 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { idOf } from "../actorRecord.js";
-import { StateFileReadError, errorText } from "../DurableJsonFile.js";
-import type { SnapshotStoreOpenReport } from "../snapshotStoreOptions.js";
-import { keepDamagedJournal } from "./keepDamagedJournal.js";
-import { journalSegments, readJournalSegment } from "./segmentFormat.js";
+import { StateFileReadError } from "../DurableJsonFile.js";
+import { type JournalDamage, journalSegments, readJournalSegment } from "./segmentFormat.js";
 
 export interface ReplayJournalOptions<R> {
-  /** The state directory (damaged segments are copied to its `quarantine/`) and its `actors/` folder's entries. */
-  stateDir: string;
   actorsDir: string;
+  /** The `actors/` folder's entries. */
   names: readonly string[];
-  now: number;
-  warn: (message: string) => void;
-  /** A line's record checked (and migrated), or undefined when it cannot be used (the caller quarantines it). */
+  /** A line's record checked, or undefined when it cannot be used (the caller sets it aside or reports it). */
   check: (key: string, value: unknown, file: string) => R | undefined;
-}
-
-export interface ReplayedJournal<R> {
-  /** The last usable record per id, in the order of each id's last line. */
-  latest: Map<string, R>;
-  /** The segments' sequence numbers, in order. */
-  seqs: number[];
-  damaged: SnapshotStoreOpenReport["damagedJournals"];
+  /** A segment that lost acknowledged records, with its bytes, told once its readable lines are checked. */
+  damaged: (file: string, bytes: Buffer, damage: JournalDamage) => Promise<void> | void;
+  /** A segment whose last line was cut short: an append never acknowledged, dropped. */
+  torn?: (file: string) => void;
+  /** A segment that cannot be read; without this, its StateFileReadError is thrown. */
+  unreadable?: (file: string, error: unknown) => void;
 }
 
 /**
- * Reads the journal segments in order: the last usable record per id. A torn last line (never
- * acknowledged) is dropped with a brief warning; a truncated or corrupt segment (acknowledged records
- * may be missing) is reported loudly with a copy kept in `quarantine/`, and every line it still holds
- * that can be read is used.
+ * Reads the journal segments in order: the last usable record per id (in the order of each id's last
+ * line), and the segments' sequence numbers. Every line of a damaged segment that can be read is used.
  */
-export async function replayJournal<R>(options: ReplayJournalOptions<R>): Promise<ReplayedJournal<R>> {
-  const { actorsDir, warn } = options;
+export async function replayJournal<R>(
+  options: ReplayJournalOptions<R>,
+): Promise<{ latest: Map<string, R>; seqs: number[] }> {
   const segments = journalSegments(options.names);
   const latest = new Map<string, R>();
-  const damaged: ReplayedJournal<R>["damaged"] = [];
   for (const { name } of segments) {
-    const path = join(actorsDir, name);
+    const path = join(options.actorsDir, name);
     let bytes: Buffer;
     try {
       bytes = await readFile(path);
     } catch (error) {
-      throw new StateFileReadError(path, error);
+      if (options.unreadable === undefined) throw new StateFileReadError(path, error);
+      options.unreadable(path, error);
+      continue;
     }
     const reading = readJournalSegment(bytes);
-    if (reading.torn)
-      warn(`snapshot store: ignored the torn last line of ${path} (an append cut short, never acknowledged)`);
+    if (reading.torn) options.torn?.(path);
     for (const value of reading.values) {
       const key = idOf(value) ?? "";
       const record = options.check(key, value, path);
@@ -54,22 +46,7 @@ export async function replayJournal<R>(options: ReplayJournalOptions<R>): Promis
       latest.delete(key);
       latest.set(key, record);
     }
-    const damage = reading.damage;
-    if (damage === undefined) continue;
-    let keptAt: string;
-    try {
-      keptAt = await keepDamagedJournal(options.stateDir, path, bytes, options.now);
-    } catch (cause) {
-      throw new Error(
-        `snapshot store: ${damage.kind} journal ${path} (${damage.problem}), and a copy could not be kept: ${errorText(cause)}`,
-        { cause },
-      );
-    }
-    damaged.push({ file: path, keptAt, ...damage });
-    warn(
-      `snapshot store: ACKNOWLEDGED RECORDS MAY BE LOST: ${damage.kind} journal ${path}: ${damage.problem}; ` +
-        `kept a copy at ${keptAt} and loaded every record it still holds`,
-    );
+    if (reading.damage !== undefined) await options.damaged(path, bytes, reading.damage);
   }
-  return { latest, seqs: segments.map((s) => s.seq), damaged };
+  return { latest, seqs: segments.map((s) => s.seq) };
 }

@@ -285,19 +285,10 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
     const good: ActorRecord[] = [];
     const bad: Array<{ id: string; problem: string }> = [];
     for (const record of records) {
-      const checked = checkActorRecord(record.id, record, opened.rules, true);
+      const checked = checkActorRecord(record.id, record, opened.rules, true, report?.migrated);
       if (!checked.ok) {
         bad.push({ id: record.id, problem: checked.problem });
         continue;
-      }
-      if (checked.fromVersion !== undefined) {
-        const { machineId, machineVersion } = checked.record;
-        report?.migrated.push({
-          id: record.id,
-          machineId,
-          fromVersion: checked.fromVersion,
-          toVersion: machineVersion,
-        });
       }
       good.push(checked.record);
     }

@@ -58,17 +58,22 @@ export function isConnectionError(error: unknown): boolean {
   );
 }
 
-/** open()'s failure, said so that the user knows what to fix. */
+/**
+ * open()'s failure, or with `statementTimeoutMs` a status read's, said so that the user knows what to
+ * fix (the password is never part of it).
+ */
 export function openFailure(
   error: unknown,
-  o: { connectionString: string; schema: string },
+  o: { connectionString: string; schema: string; statementTimeoutMs?: number },
 ): PostgresStoreError {
   const target = describeTarget(o.connectionString);
   const code = codeOf(error);
   const detail = errorText(error);
+  const reading = o.statementTimeoutMs !== undefined;
   const say = (what: string) =>
     new PostgresStoreError(`PostgreSQL store (${target}): ${what}`, code, { cause: error });
-  if (error instanceof PostgresStoreError) return error;
+  // A read's own findings (a schema without the store's tables) are told with the target.
+  if (error instanceof PostgresStoreError) return reading && code === undefined ? say(error.message) : error;
   switch (code) {
     case "28P01":
     case "28000":
@@ -79,8 +84,16 @@ export function openFailure(
       return say(`${detail}: create it (createdb) or name an existing database in the connection string`);
     case "42501":
       return say(
-        `permission denied (${detail}): the user needs CREATE on the database (to create schema "${o.schema}") or USAGE and CREATE on that schema`,
+        reading
+          ? `permission denied (${detail}): reading the store needs USAGE on schema "${o.schema}" and SELECT on its tables`
+          : `permission denied (${detail}): the user needs CREATE on the database (to create schema "${o.schema}") or USAGE and CREATE on that schema`,
       );
+    case "57014":
+      if (reading)
+        return say(
+          `a query ran longer than ${o.statementTimeoutMs} ms and was cancelled: the server is overloaded, or a transaction holds a lock on the store's tables`,
+        );
+      break;
     case "57P03":
       return say(
         `the server is starting up or shutting down (${detail}): try again once it accepts connections`,
@@ -91,7 +104,7 @@ export function openFailure(
       `cannot reach the server (${code ?? detail}): is PostgreSQL running there, and is the connection string right?`,
     );
   }
-  return say(`open failed: ${detail}`);
+  return say(`${reading ? "reading the store" : "open"} failed: ${detail}`);
 }
 
 export function codeOf(error: unknown): string | undefined {

@@ -62,18 +62,7 @@ export function resolvePostgresStoreOptions(o: unknown): ResolvedPostgresStoreOp
     );
   }
   const options = o as Partial<Record<keyof PostgresStoreOptions, unknown>>;
-  const { connectionString } = options;
-  if (typeof connectionString !== "string" || connectionString.trim() === "") {
-    throw new TypeError(
-      `${FN}: connectionString must be a non-empty string (postgresql://user:password@host:5432/database), got ${typeof connectionString === "string" ? '""' : String(connectionString)}`,
-    );
-  }
-  const schema = options.schema ?? "a2a";
-  if (typeof schema !== "string" || !SCHEMA_NAME.test(schema)) {
-    throw new TypeError(
-      `${FN}: schema must be a lower-case SQL name (letters, digits, _; at most 63), got ${JSON.stringify(schema)}`,
-    );
-  }
+  const { connectionString, schema } = checkTarget(FN, options.connectionString, options.schema);
   const leaseMs = whole(options.leaseMs, "leaseMs", 10_000, 200, 3_600_000);
   const pollMs = whole(
     options.pollMs,
@@ -84,6 +73,25 @@ export function resolvePostgresStoreOptions(o: unknown): ResolvedPostgresStoreOp
   );
   const poolSize = whole(options.poolSize, "poolSize", 4, 2, 100);
   return { connectionString, schema, leaseMs, pollMs, poolSize };
+}
+
+/** The connection string and the schema (default `a2a`), or a TypeError naming `fn` and the one that is wrong. */
+export function checkTarget(
+  fn: string,
+  connectionString: unknown,
+  schema: unknown = "a2a",
+): { connectionString: string; schema: string } {
+  if (typeof connectionString !== "string" || connectionString.trim() === "") {
+    throw new TypeError(
+      `${fn}: connectionString must be a non-empty string (postgresql://user:password@host:5432/database), got ${typeof connectionString === "string" ? '""' : String(connectionString)}`,
+    );
+  }
+  if (typeof schema !== "string" || !SCHEMA_NAME.test(schema)) {
+    throw new TypeError(
+      `${fn}: schema must be a lower-case SQL name (letters, digits, _; at most 63), got ${JSON.stringify(schema)}`,
+    );
+  }
+  return { connectionString, schema };
 }
 
 function whole(value: unknown, name: string, fallback: number, min: number, max: number): number {

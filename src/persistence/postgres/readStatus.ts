@@ -1,14 +1,9 @@
 import pg from "pg";
-import { type ActorRecord, ActorRecordSchema } from "../actorRecord.js";
+import { type RecordFate, inspectRecord } from "../actorRecord.js";
 import type { StoredActor } from "../readStateDir.js";
-import { quoteIdentifier, SCHEMA_NAME } from "./migrations.js";
-import {
-  codeOf,
-  describeTarget,
-  isConnectionError,
-  openFailure,
-  PostgresStoreError,
-} from "./postgresErrors.js";
+import { quoteIdentifier } from "./migrations.js";
+import { checkTarget } from "./postgresStoreOptions.js";
+import { describeTarget, openFailure, PostgresStoreError } from "./postgresErrors.js";
 
 /** Options of {@link readPostgresStatus}. */
 export interface ReadPostgresStatusOptions {
@@ -72,6 +67,12 @@ export interface PostgresStatusReading {
   inbox: { events: number; oldestAt: number | null };
 }
 
+/** What a process of this version does with a live record it takes over, when its machine is unknown or at another version. */
+const FATE: RecordFate = {
+  unknown: "a process of this version sets it aside when it takes it over",
+  otherVersion: "a process of this version migrates it or sets it aside when it takes it over",
+};
+
 const TABLES = ["migrations", "owners", "actors", "timers", "inbox", "quarantine"];
 
 /**
@@ -82,15 +83,12 @@ const TABLES = ["migrations", "owners", "actors", "timers", "inbox", "quarantine
  * of reach, refused credentials, a missing database, a schema without the store's tables, no permission.
  */
 export async function readPostgresStatus(options: ReadPostgresStatusOptions): Promise<PostgresStatusReading> {
-  const { connectionString, schema = "a2a", machineVersions, statementTimeoutMs = 10_000 } = options;
-  if (typeof connectionString !== "string" || connectionString.trim() === "") {
-    throw new TypeError("readPostgresStatus: connectionString must be a non-empty string");
-  }
-  if (!SCHEMA_NAME.test(schema)) {
-    throw new TypeError(
-      `readPostgresStatus: schema must be a lower-case SQL name (letters, digits, _; at most 63), got ${JSON.stringify(schema)}`,
-    );
-  }
+  const { machineVersions, statementTimeoutMs = 10_000 } = options;
+  const { connectionString, schema } = checkTarget(
+    "readPostgresStatus",
+    options.connectionString,
+    options.schema,
+  );
   if (!Number.isInteger(statementTimeoutMs) || statementTimeoutMs < 1) {
     throw new TypeError(
       `readPostgresStatus: statementTimeoutMs must be a whole number of milliseconds ≥ 1, got ${String(statementTimeoutMs)}`,
@@ -113,7 +111,7 @@ export async function readPostgresStatus(options: ReadPostgresStatusOptions): Pr
     await client.query("COMMIT");
     return { target, schema, schemaVersion, ...reading };
   } catch (error) {
-    throw readFailure(error, { connectionString, schema, statementTimeoutMs });
+    throw openFailure(error, { connectionString, schema, statementTimeoutMs });
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -174,10 +172,14 @@ async function readTables(
   );
   const actors: PostgresStoredActor[] = [];
   const problems: Array<{ id: string; problem: string }> = [];
-  for (const row of rows.rows) {
-    const checked = checkRow(row.id, row.record, machineVersions);
-    if ("record" in checked) actors.push({ ...checked, owner: row.owner, file: `${schema}.actors` });
-    else problems.push({ id: row.id, problem: checked.problem });
+  for (const { id, owner, record: value } of rows.rows) {
+    const { record, problem } = inspectRecord(id, value, machineVersions, FATE);
+    const file = `${schema}.actors`;
+    if (record === undefined) problems.push({ id, problem });
+    // A finished record is never loaded again: what its machine is now does not matter.
+    else if (record.status !== "active") actors.push({ record, location: "archive", owner, file });
+    else
+      actors.push({ record, location: "live", owner, file, ...(problem === undefined ? {} : { problem }) });
   }
   return {
     serverNow,
@@ -188,63 +190,4 @@ async function readTables(
     quarantined: quarantined.rows,
     inbox: inbox.rows[0] ?? { events: 0, oldestAt: null },
   };
-}
-
-/**
- * A row's record checked as a store checks what it claims: a live one of an unknown machine or another
- * version is flagged (and kept); a row that is no record at all is a problem.
- */
-function checkRow(
-  id: string,
-  value: unknown,
-  versions: Record<string, number> | undefined,
-): Omit<PostgresStoredActor, "owner" | "file"> | { problem: string } {
-  const parsed = ActorRecordSchema.safeParse(value);
-  if (!parsed.success) {
-    return {
-      problem: parsed.error.issues
-        .map((i) => `${i.path.map(String).join(".") || "(record)"}: ${i.message}`)
-        .join("; "),
-    };
-  }
-  const record: ActorRecord = parsed.data;
-  if (record.id !== id) return { problem: `its id ${JSON.stringify(record.id)} differs from its row's` };
-  if (record.status !== "active") return { record, location: "archive" };
-  const { machineId, machineVersion } = record;
-  const expected =
-    versions !== undefined && Object.hasOwn(versions, machineId) ? versions[machineId] : undefined;
-  let problem: string | undefined;
-  if (versions !== undefined && expected === undefined) {
-    problem = `unknown machine ${JSON.stringify(machineId)}: a process of this version sets it aside when it takes it over`;
-  } else if (expected !== undefined && expected !== machineVersion) {
-    problem =
-      `machine ${JSON.stringify(machineId)} is at version ${expected}, the snapshot is version ${machineVersion}: ` +
-      "a process of this version migrates it or sets it aside when it takes it over";
-  }
-  return problem === undefined ? { record, location: "live" } : { record, location: "live", problem };
-}
-
-/** A failed read, said so that the user knows what to fix (the password is never part of it). */
-function readFailure(
-  error: unknown,
-  o: { connectionString: string; schema: string; statementTimeoutMs: number },
-): PostgresStoreError {
-  const target = describeTarget(o.connectionString);
-  const detail = error instanceof Error ? error.message : String(error);
-  const say = (what: string) =>
-    new PostgresStoreError(`PostgreSQL store (${target}): ${what}`, codeOf(error), { cause: error });
-  if (error instanceof PostgresStoreError && error.causeCode === undefined) return say(error.message);
-  switch (codeOf(error)) {
-    case "42501":
-      return say(
-        `permission denied (${detail}): reading the store needs USAGE on schema "${o.schema}" and SELECT on its tables`,
-      );
-    case "57014":
-      return say(
-        `a query ran longer than ${o.statementTimeoutMs} ms and was cancelled: the server is overloaded, or a transaction holds a lock on the store's tables`,
-      );
-  }
-  if (error instanceof PostgresStoreError || isConnectionError(error)) return openFailure(error, o);
-  if (["28P01", "28000", "3D000"].includes(codeOf(error) ?? "")) return openFailure(error, o);
-  return say(`reading the store failed: ${detail}`);
 }

@@ -53,46 +53,51 @@ export interface LegacyKeysApplied {
 
 /**
  * Rewrites earlier configurations' keys (LEGACY_CONFIG_KEYS) of a user config into this runtime's, calling
- * `warn` once per key found. The input is not modified: changed objects are copies.
+ * `warn` once per key found. The input is not modified: its objects are copied first.
  */
 export function applyLegacyKeys(input: ConfigObject, warn: (message: string) => void): LegacyKeysApplied {
-  let config = input;
+  const config = copyObjects(input) as ConfigObject;
   for (const key of IGNORED) {
     const parts = key.path.split(".");
     const name = parts.pop() as string;
     const parent = objectAt(config, parts);
     if (parent === undefined || !Object.hasOwn(parent, name)) continue;
-    config = updateAt(config, parts, (object) => without(object, name));
+    Reflect.deleteProperty(parent, name);
     warn(`config key ${key.path} is ignored: ${key.reason}`);
   }
   const moves: LegacyKeysApplied["moves"] = [];
   const problems: ConfigProblem[] = [];
-  const overridesPath = ["session", "agentToAgent", "agents"];
-  for (const [agentId, agent] of Object.entries(objectAt(config, ["agents"]) ?? {})) {
+  const agents = objectAt(config, ["agents"]) ?? {};
+  for (const [agentId, agent] of Object.entries(agents)) {
     if (!isPlainObject(agent) || !Object.hasOwn(agent, "agentToAgent")) continue;
     const from = `agents.${agentId}.agentToAgent`;
-    const to = `${overridesPath.join(".")}.${agentId}`;
+    const to = `session.agentToAgent.agents.${agentId}`;
     // A container that is not an object is reported by the schema; the key stays where it is.
-    if (!objectsAlong(config, overridesPath)) continue;
-    const conflict = Object.hasOwn(objectAt(config, overridesPath) ?? {}, agentId);
-    const rest = without(agent, "agentToAgent");
-    const keepsAgent = Object.keys(rest).length > 0;
-    config = updateAt(config, ["agents"], (agents) =>
-      keepsAgent ? { ...agents, [agentId]: rest } : without(agents, agentId),
+    const overrides = ["session", "agentToAgent", "agents"].reduce<ConfigObject | undefined>(
+      (object, key) => object && objectIn(object, key),
+      config,
     );
-    if (conflict) {
+    if (overrides === undefined) continue;
+    const { agentToAgent, ...rest } = agent;
+    const keepsAgent = Object.keys(rest).length > 0;
+    if (keepsAgent) define(agents, agentId, rest);
+    else Reflect.deleteProperty(agents, agentId);
+    if (Object.hasOwn(overrides, agentId)) {
       problems.push({ path: from, message: `says what ${to} says too: keep one of them` });
       continue;
     }
-    config = updateAt(config, overridesPath, (overrides) => ({
-      ...overrides,
-      [agentId]: agent.agentToAgent,
-    }));
+    define(overrides, agentId, agentToAgent);
     moves.push({ from, to });
     const dropped = keepsAgent ? "" : ` (agents.${agentId} had nothing else, so it adds no agent)`;
     warn(`config key ${from} is read as ${to}${dropped}`);
   }
   return { config, moves, problems };
+}
+
+/** A copy of every plain object in `value` (other values are shared). */
+function copyObjects(value: unknown): unknown {
+  if (!isPlainObject(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, copyObjects(inner)]));
 }
 
 function objectAt(config: ConfigObject, path: string[]): ConfigObject | undefined {
@@ -104,29 +109,14 @@ function objectAt(config: ConfigObject, path: string[]): ConfigObject | undefine
   return isPlainObject(node) ? node : undefined;
 }
 
-/** True when every object on `path` that exists is a plain object, so a value can be set there. */
-function objectsAlong(config: ConfigObject, path: string[]): boolean {
-  let node: unknown = config;
-  for (const key of path) {
-    if (node === undefined) return true;
-    if (!isPlainObject(node)) return false;
-    node = Object.hasOwn(node, key) ? node[key] : undefined;
-  }
-  return node === undefined || isPlainObject(node);
+/** The object at `object[key]`, created when missing; undefined when something else is there. */
+function objectIn(object: ConfigObject, key: string): ConfigObject | undefined {
+  if (!Object.hasOwn(object, key) || object[key] === undefined) define(object, key, {});
+  const value = object[key];
+  return isPlainObject(value) ? value : undefined;
 }
 
-/** A copy of `config` with the object at `path` (created if missing) replaced by `change(it)`. */
-function updateAt(
-  config: ConfigObject,
-  path: string[],
-  change: (object: ConfigObject) => ConfigObject,
-): ConfigObject {
-  const [key, ...rest] = path;
-  if (key === undefined) return change(config);
-  const child = Object.hasOwn(config, key) ? config[key] : undefined;
-  return { ...config, [key]: updateAt(isPlainObject(child) ? child : {}, rest, change) };
-}
-
-function without(object: ConfigObject, key: string): ConfigObject {
-  return Object.fromEntries(Object.entries(object).filter(([k]) => k !== key));
+/** Sets an own property, even one named `__proto__`. */
+function define(object: ConfigObject, key: string, value: unknown): void {
+  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
 }

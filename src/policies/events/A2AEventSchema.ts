@@ -127,17 +127,17 @@ const envelope = <T extends string, D extends z.ZodType>(type: T, data: D) =>
     data,
   });
 
-export const A2AEventSchemas = {
-  "a2a.send": envelope("a2a.send", SendData),
-  "a2a.response": envelope("a2a.response", ResponseData),
-  "a2a.retry": envelope("a2a.retry", RetryData),
-  "a2a.complete": envelope("a2a.complete", CompleteData),
-  "a2a.collaborate.requested": envelope("a2a.collaborate.requested", CollaborateData),
-  "a2a.collaborate.sent": envelope("a2a.collaborate.sent", CollaborateData),
-  "a2a.collaborate.failed": envelope("a2a.collaborate.failed", CollaborateData),
-  "a2a.collaborate.responded": envelope("a2a.collaborate.responded", CollaborateData),
-  "a2a.mention.reminded": envelope("a2a.mention.reminded", MentionData),
-  "a2a.mention.escalated": envelope(
+const SCHEMAS = [
+  envelope("a2a.send", SendData),
+  envelope("a2a.response", ResponseData),
+  envelope("a2a.retry", RetryData),
+  envelope("a2a.complete", CompleteData),
+  envelope("a2a.collaborate.requested", CollaborateData),
+  envelope("a2a.collaborate.sent", CollaborateData),
+  envelope("a2a.collaborate.failed", CollaborateData),
+  envelope("a2a.collaborate.responded", CollaborateData),
+  envelope("a2a.mention.reminded", MentionData),
+  envelope(
     "a2a.mention.escalated",
     MentionData.extend({
       escalationMentionId: text.optional(),
@@ -149,23 +149,19 @@ export const A2AEventSchemas = {
       errorMessage: text.optional(),
     }),
   ),
-  "a2a.exchange.ended": envelope("a2a.exchange.ended", ExchangeData),
-} as const;
+  envelope("a2a.exchange.ended", ExchangeData),
+] as const;
 
 /** Every control-plane event, discriminated by `type`. */
-export const A2AEventSchema = z.discriminatedUnion("type", [
-  A2AEventSchemas["a2a.send"],
-  A2AEventSchemas["a2a.response"],
-  A2AEventSchemas["a2a.retry"],
-  A2AEventSchemas["a2a.complete"],
-  A2AEventSchemas["a2a.collaborate.requested"],
-  A2AEventSchemas["a2a.collaborate.sent"],
-  A2AEventSchemas["a2a.collaborate.failed"],
-  A2AEventSchemas["a2a.collaborate.responded"],
-  A2AEventSchemas["a2a.mention.reminded"],
-  A2AEventSchemas["a2a.mention.escalated"],
-  A2AEventSchemas["a2a.exchange.ended"],
-]);
+export const A2AEventSchema = z.discriminatedUnion("type", SCHEMAS);
+
+type EventSchema = (typeof SCHEMAS)[number];
+/** The schema of each event type. */
+export const A2AEventSchemas = Object.fromEntries(
+  SCHEMAS.map((schema) => [schema.shape.type.value, schema]),
+) as {
+  [S in EventSchema as z.output<S>["type"]]: S;
+};
 
 /** One event of the control plane, as `onEvent` delivers it and the event log stores it. */
 export type A2AEvent = z.output<typeof A2AEventSchema>;

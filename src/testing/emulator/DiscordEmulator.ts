@@ -34,12 +34,11 @@
 // how old), and "X added Y" when a mention adds a member (Discord documents neither).
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { recordExchange, type RestExchange } from "./exchanges.js";
 import { type EmulatorFault, FaultQueue } from "./faults.js";
 import { Gateway } from "./gateway.js";
 import { type EmulatorRateLimits, RateLimitBuckets } from "./rateLimits.js";
-import { API_PREFIX, handleRest } from "./restServer.js";
-import { EmulatorState, type EmulatorUser } from "./state.js";
+import { API_PREFIX, handleRest, type RestExchange } from "./restServer.js";
+import { type EmulatorMessage, EmulatorState, type EmulatorUser } from "./state.js";
 
 /** The emulated guild: its channels, its users (bots and humans), and the clock that stamps messages. */
 export interface DiscordEmulatorOptions {
@@ -85,24 +84,14 @@ export interface DiscordEmulatorOptions {
   joinedAt?: number;
 }
 
-/** A message as the emulator stored it. */
-export interface EmulatedMessage {
-  id: string;
-  /**
-   * Discord's message type: 0 a post, 19 a reply; 18 "X started a thread" (in the parent of a public
-   * thread opened without a message; `content` is the thread's name), 1 / 2 "X added / removed Y"
-   * (in a thread, `mentionIds` = [Y]). The system ones (1, 2, 18) carry no nonce.
-   */
-  type: number;
-  channelId: string;
-  authorId: string;
-  content: string;
-  nonce?: string;
-  mentionIds: string[];
-  threadId?: string;
+/** A message as the emulator stored it (see EmulatorMessage), its reactions as lists. */
+export type EmulatedMessage = Pick<
+  EmulatorMessage,
+  "id" | "type" | "channelId" | "authorId" | "content" | "nonce" | "mentionIds" | "threadId"
+> & {
   /** Reactions, when there are any: each emoji with the users who reacted with it, in order. */
   reactions?: Array<{ emoji: string; userIds: string[] }>;
-}
+};
 
 /** A running emulator: point discord.js clients at `apiUrl`, post as people, read what was posted. */
 export interface DiscordEmulator {
@@ -173,8 +162,7 @@ export async function startDiscordEmulator(o: DiscordEmulatorOptions): Promise<D
   const recorded: RestExchange[] | null = o.recordExchanges === true ? [] : null;
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
-    if (recorded) recordExchange(req, res, recorded);
-    void handleRest({ state, faults, buckets, gatewayUrl, held }, req, res).catch(() => {
+    void handleRest({ state, faults, buckets, gatewayUrl, held, recorded }, req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500).end();
     });
   });

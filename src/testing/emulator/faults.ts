@@ -49,10 +49,6 @@ export class FaultQueue {
     if (armed.remaining <= 0) this.armed.splice(index, 1);
     return armed.fault;
   }
-
-  get pending(): number {
-    return this.armed.length;
-  }
 }
 
 function matches(fault: FaultMatch, method: string, path: string, userId: string | null): boolean {

@@ -68,22 +68,11 @@ export class Gateway implements StateListener {
         case 1:
           send(socket, { op: 11, d: null, s: null, t: null });
           return;
-        case 2: {
-          if (session) {
-            socket.close(4005, "Already authenticated");
-            return;
-          }
-          session = this.identify(socket, d);
+        case 2:
+        case 6:
+          if (session) socket.close(4005, "Already authenticated");
+          else session = payload.op === 2 ? this.identify(socket, d) : this.resume(socket, d);
           return;
-        }
-        case 6: {
-          if (session) {
-            socket.close(4005, "Already authenticated");
-            return;
-          }
-          session = this.resume(socket, d);
-          return;
-        }
         case 3:
         case 4:
         case 8:

@@ -15,40 +15,26 @@ function unicodeEmoji(raw: string): string {
   return raw;
 }
 
-/** `userId` reacts with `emoji`; reacting again with the same emoji changes nothing. */
-export function addReaction(
+/**
+ * `userId` adds (or takes back) its `emoji` reaction; adding one that is there, or removing one that
+ * is not, changes nothing, as on Discord.
+ */
+export function react(
   state: EmulatorState,
-  channelId: string,
-  messageId: string,
-  emoji: string,
-  userId: string,
+  r: { channelId: string; messageId: string; emoji: string; userId: string },
+  add: boolean,
 ): void {
-  const message = state.message(channelId, messageId);
-  const name = unicodeEmoji(emoji);
+  const message = state.message(r.channelId, r.messageId);
+  const name = unicodeEmoji(r.emoji);
   const reactions = (message.reactions ??= new Map());
   const users = reactions.get(name);
-  if (users?.has(userId)) return;
-  if (!users && reactions.size >= MAX_REACTIONS) {
+  if (add === (users?.has(r.userId) ?? false)) return;
+  if (add && !users && reactions.size >= MAX_REACTIONS) {
     throw new DiscordError(400, 30010, `Maximum number of reactions reached (${MAX_REACTIONS})`);
   }
-  reactions.set(name, (users ?? new Set<string>()).add(userId));
-  state.listener?.reactionChanged(message, name, userId, true);
-}
-
-/** `userId` takes back its `emoji` reaction; removing one that is not there is accepted, as Discord does. */
-export function removeReaction(
-  state: EmulatorState,
-  channelId: string,
-  messageId: string,
-  emoji: string,
-  userId: string,
-): void {
-  const message = state.message(channelId, messageId);
-  const name = unicodeEmoji(emoji);
-  const users = message.reactions?.get(name);
-  if (!users?.delete(userId)) return;
-  if (users.size === 0) message.reactions?.delete(name);
-  state.listener?.reactionChanged(message, name, userId, false);
+  if (add) reactions.set(name, (users ?? new Set<string>()).add(r.userId));
+  else if (users?.delete(r.userId) && users.size === 0) reactions.delete(name);
+  state.listener?.reactionChanged(message, name, r.userId, add);
 }
 
 /** A message's `reactions` as `viewerId` reads them (`me`: whether the viewer is among the reactors). */

@@ -2,14 +2,14 @@
 import { applicationRoutes } from "./applicationRoutes.js";
 import { DiscordError, invalidFormBody } from "./errors.js";
 import type { BucketRoute } from "./rateLimits.js";
-import { addReaction, removeReaction } from "./reactions.js";
+import { react } from "./reactions.js";
 import {
   compile,
-  guild,
   noContent,
   ok,
   param,
   type Route,
+  type RouteContext,
   type RouteSpec,
   str,
   userParam,
@@ -26,6 +26,19 @@ import {
   userJson,
 } from "./shapes.js";
 import type { AllowedMentions, Json } from "./state.js";
+
+/** A thread from a message (its id the message's) or standalone (`type` 11 or 12, default 12). */
+function openThread(ctx: RouteContext): { status: number; body: unknown } {
+  const messageId = ctx.params.message_id;
+  const type = ctx.body.type;
+  const thread = ctx.state.createThread({
+    parentId: param(ctx, "channel_id"),
+    ownerId: ctx.userId,
+    name: str(ctx.body, "name") ?? "",
+    ...(messageId !== undefined ? { messageId } : typeof type === "number" ? { type } : {}),
+  });
+  return { status: 201, body: channelJson(ctx.state, thread) };
+}
 
 /** Every route the emulator answers (the conformance test checks each one is exercised). */
 export const routes: readonly Route[] = (
@@ -62,13 +75,12 @@ export const routes: readonly Route[] = (
     {
       method: "GET",
       path: "/users/{user_id}",
-      handler: (ctx) => ok(userJson(ctx.state, ctx.state.user(param(ctx, 0)).id)),
+      handler: (ctx) => ok(userJson(ctx.state, ctx.state.user(param(ctx, "user_id")).id)),
     },
     {
       method: "GET",
       path: "/guilds/{guild_id}",
       handler: (ctx) => {
-        guild(ctx, param(ctx, 0));
         const { channels: _c, threads: _t, members: _m, ...rest } = guildCreateJson(ctx.state, ctx.userId);
         return ok(rest);
       },
@@ -77,7 +89,6 @@ export const routes: readonly Route[] = (
       method: "GET",
       path: "/guilds/{guild_id}/channels",
       handler: (ctx) => {
-        guild(ctx, param(ctx, 0));
         return ok(ctx.state.textChannels().map((c) => channelJson(ctx.state, c)));
       },
     },
@@ -85,7 +96,6 @@ export const routes: readonly Route[] = (
       method: "GET",
       path: "/guilds/{guild_id}/threads/active",
       handler: (ctx) => {
-        guild(ctx, param(ctx, 0));
         const threads = ctx.state.threads().filter((t) => t.type === 11 || t.members.has(ctx.userId));
         const members = threads
           .filter((t) => t.members.has(ctx.userId))
@@ -97,7 +107,6 @@ export const routes: readonly Route[] = (
       method: "GET",
       path: "/guilds/{guild_id}/members/search",
       handler: (ctx) => {
-        guild(ctx, param(ctx, 0));
         // As Discord: members whose username (or nickname; the emulator sets none) starts with `query`.
         const query = (ctx.query.get("query") ?? "").toLowerCase();
         if (query === "") throw invalidFormBody("query", "BASE_TYPE_REQUIRED", "This field is required");
@@ -110,20 +119,19 @@ export const routes: readonly Route[] = (
       method: "GET",
       path: "/guilds/{guild_id}/members/{user_id}",
       handler: (ctx) => {
-        guild(ctx, param(ctx, 0));
-        return ok(memberJson(ctx.state, ctx.state.user(param(ctx, 1)).id, true));
+        return ok(memberJson(ctx.state, ctx.state.user(param(ctx, "user_id")).id, true));
       },
     },
     {
       method: "GET",
       path: "/channels/{channel_id}",
-      handler: (ctx) => ok(channelJson(ctx.state, ctx.state.channel(param(ctx, 0)))),
+      handler: (ctx) => ok(channelJson(ctx.state, ctx.state.channel(param(ctx, "channel_id")))),
     },
     {
       method: "GET",
       path: "/channels/{channel_id}/messages",
       handler: (ctx) => {
-        const channel = ctx.state.channel(param(ctx, 0));
+        const channel = ctx.state.channel(param(ctx, "channel_id"));
         const limit = Math.min(100, Math.max(1, Number(ctx.query.get("limit") ?? 50) || 50));
         const before = ctx.query.get("before");
         const after = ctx.query.get("after");
@@ -148,11 +156,11 @@ export const routes: readonly Route[] = (
         // `fail_if_not_exists: false`: a reply to an unknown message is posted as a plain message.
         const target =
           referencedMessageId === undefined ? undefined : ctx.state.messagesById.get(referencedMessageId);
-        if (reference?.fail_if_not_exists === false && target?.channelId !== param(ctx, 0)) {
+        if (reference?.fail_if_not_exists === false && target?.channelId !== param(ctx, "channel_id")) {
           referencedMessageId = undefined;
         }
         const { message } = ctx.state.createMessage({
-          channelId: param(ctx, 0),
+          channelId: param(ctx, "channel_id"),
           authorId: ctx.userId,
           content: str(ctx.body, "content") ?? "",
           ...(nonce === undefined ? {} : { nonce }),
@@ -169,31 +177,34 @@ export const routes: readonly Route[] = (
       method: "GET",
       path: "/channels/{channel_id}/messages/{message_id}",
       handler: (ctx) =>
-        ok(messageJson(ctx.state, ctx.state.message(param(ctx, 0), param(ctx, 1)), false, ctx.userId)),
+        ok(
+          messageJson(
+            ctx.state,
+            ctx.state.message(param(ctx, "channel_id"), param(ctx, "message_id")),
+            false,
+            ctx.userId,
+          ),
+        ),
     },
-    {
-      method: "PUT",
+    ...(["PUT", "DELETE"] as const).map((method) => ({
+      method,
       path: "/channels/{channel_id}/messages/{message_id}/reactions/{emoji_name}/@me",
-      group: "reactions",
-      handler: (ctx) => {
-        addReaction(ctx.state, param(ctx, 0), param(ctx, 1), param(ctx, 2), ctx.userId);
+      group: "reactions" as const,
+      handler: (ctx: RouteContext) => {
+        const [channelId, messageId, emoji] = [
+          param(ctx, "channel_id"),
+          param(ctx, "message_id"),
+          param(ctx, "emoji_name"),
+        ];
+        react(ctx.state, { channelId, messageId, emoji, userId: ctx.userId }, method === "PUT");
         return noContent();
       },
-    },
-    {
-      method: "DELETE",
-      path: "/channels/{channel_id}/messages/{message_id}/reactions/{emoji_name}/@me",
-      group: "reactions",
-      handler: (ctx) => {
-        removeReaction(ctx.state, param(ctx, 0), param(ctx, 1), param(ctx, 2), ctx.userId);
-        return noContent();
-      },
-    },
+    })),
     {
       method: "POST",
       path: "/channels/{channel_id}/typing",
       handler: (ctx) => {
-        ctx.state.channel(param(ctx, 0));
+        ctx.state.channel(param(ctx, "channel_id"));
         return noContent();
       },
     },
@@ -201,36 +212,14 @@ export const routes: readonly Route[] = (
       method: "POST",
       path: "/channels/{channel_id}/messages/{message_id}/threads",
       group: "threads",
-      handler: (ctx) => {
-        const thread = ctx.state.createThread({
-          parentId: param(ctx, 0),
-          messageId: param(ctx, 1),
-          ownerId: ctx.userId,
-          name: str(ctx.body, "name") ?? "",
-        });
-        return { status: 201, body: channelJson(ctx.state, thread) };
-      },
+      handler: openThread,
     },
-    {
-      method: "POST",
-      path: "/channels/{channel_id}/threads",
-      group: "threads",
-      handler: (ctx) => {
-        const type = ctx.body.type;
-        const thread = ctx.state.createThread({
-          parentId: param(ctx, 0),
-          ownerId: ctx.userId,
-          name: str(ctx.body, "name") ?? "",
-          ...(typeof type === "number" ? { type } : {}),
-        });
-        return { status: 201, body: channelJson(ctx.state, thread) };
-      },
-    },
+    { method: "POST", path: "/channels/{channel_id}/threads", group: "threads", handler: openThread },
     {
       method: "GET",
       path: "/channels/{channel_id}/thread-members",
       handler: (ctx) => {
-        const thread = ctx.state.thread(param(ctx, 0));
+        const thread = ctx.state.thread(param(ctx, "channel_id"));
         return ok([...thread.members].map(([userId, at]) => threadMemberJson(thread, userId, at)));
       },
     },
@@ -238,8 +227,8 @@ export const routes: readonly Route[] = (
       method: "GET",
       path: "/channels/{channel_id}/thread-members/{user_id}",
       handler: (ctx) => {
-        const thread = ctx.state.thread(param(ctx, 0));
-        const userId = userParam(ctx, 1);
+        const thread = ctx.state.thread(param(ctx, "channel_id"));
+        const userId = userParam(ctx);
         const joinedAt = thread.members.get(userId);
         if (joinedAt === undefined) throw new DiscordError(404, 10007, "Unknown Member");
         return ok(threadMemberJson(thread, userId, joinedAt));
@@ -249,7 +238,7 @@ export const routes: readonly Route[] = (
       method: "PUT",
       path: "/channels/{channel_id}/thread-members/{user_id}",
       handler: (ctx) => {
-        ctx.state.addThreadMember(param(ctx, 0), userParam(ctx, 1), ctx.userId);
+        ctx.state.addThreadMember(param(ctx, "channel_id"), userParam(ctx), ctx.userId);
         return noContent();
       },
     },
@@ -257,7 +246,7 @@ export const routes: readonly Route[] = (
       method: "DELETE",
       path: "/channels/{channel_id}/thread-members/{user_id}",
       handler: (ctx) => {
-        ctx.state.removeThreadMember(param(ctx, 0), userParam(ctx, 1), ctx.userId);
+        ctx.state.removeThreadMember(param(ctx, "channel_id"), userParam(ctx), ctx.userId);
         return noContent();
       },
     },
@@ -268,17 +257,16 @@ export const routes: readonly Route[] = (
 export function findRoute(
   method: string,
   path: string,
-): { route: Route; params: string[] } | "method" | null {
+): { route: Route; params: Record<string, string> } | "method" | null {
   const candidates = routes.filter((r) => r.pattern.test(path));
   const route = candidates.find((r) => r.method === method);
   if (!route) return candidates.length > 0 ? "method" : null;
-  return { route, params: (route.pattern.exec(path) ?? []).slice(1) };
+  const values = (route.pattern.exec(path) ?? []).slice(1);
+  return { route, params: Object.fromEntries(route.names.map((name, i) => [name, values[i] ?? ""])) };
 }
 
 /** What a route's requests count against: its group, its shape, the channel or guild it names. */
-export function bucketRoute(route: Route, params: string[]): BucketRoute {
-  const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-  const index = names.findIndex((name) => name === "channel_id" || name === "guild_id");
-  const major = index < 0 ? "" : (params[index] ?? "");
+export function bucketRoute(route: Route, params: Record<string, string>): BucketRoute {
+  const major = params.channel_id ?? params.guild_id ?? "";
   return { group: route.group ?? "other", route: `${route.method} ${route.path}`, majorParameter: major };
 }

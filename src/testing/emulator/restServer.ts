@@ -1,6 +1,7 @@
 // Answers the emulator's REST requests as Discord does: faults first, then auth, the route, the rate
 // limits, the handler; Discord-shaped errors, and the rate-limit headers of the request's bucket.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { DiscordError } from "./errors.js";
 import type { FaultQueue } from "./faults.js";
 import {
   type BucketState,
@@ -9,12 +10,27 @@ import {
   type RateLimited,
   rateLimitedAnswer,
 } from "./rateLimits.js";
+import { checkParams } from "./routeKit.js";
 import { bucketRoute, findRoute } from "./restRoutes.js";
-import { DiscordError } from "./errors.js";
 import type { EmulatorState, Json } from "./state.js";
 import { userIdFromToken } from "./tokens.js";
 
 export const API_PREFIX = "/api/v10";
+
+/** One REST request the emulator answered, and its answer. */
+export interface RestExchange {
+  /** HTTP method, upper case. */
+  method: string;
+  /** The path after `/api/v10` (the whole path for a request outside it), without the query. */
+  path: string;
+  /** Query parameters (the last value of a repeated one). */
+  query: Record<string, string>;
+  status: number;
+  /** The parsed JSON body the client sent; the raw text when it was not JSON; absent when empty. */
+  requestBody?: unknown;
+  /** The parsed JSON body of the answer; absent when it had none (204). */
+  responseBody?: unknown;
+}
 
 export interface RestOptions {
   state: EmulatorState;
@@ -23,6 +39,8 @@ export interface RestOptions {
   gatewayUrl: () => string;
   /** Responses held open by a `timeout` fault; ended on close. */
   held: Set<ServerResponse>;
+  /** Where each exchange is kept (`recordExchanges`), pushed before its answer is written. */
+  recorded: RestExchange[] | null;
 }
 
 export async function handleRest(
@@ -32,48 +50,54 @@ export async function handleRest(
 ): Promise<void> {
   const url = new URL(req.url ?? "/", "http://127.0.0.1");
   const method = (req.method ?? "GET").toUpperCase();
-  if (!url.pathname.startsWith(`${API_PREFIX}/`)) {
-    json(res, 404, { message: "404: Not Found", code: 0 });
-    return;
-  }
-  let path = url.pathname.slice(API_PREFIX.length);
+  const inApi = url.pathname.startsWith(`${API_PREFIX}/`);
+  let path = inApi ? url.pathname.slice(API_PREFIX.length) : url.pathname;
   try {
     path = decodeURIComponent(path);
   } catch {
     // keep the raw path; no route will match it
   }
   const raw = await readBody(req);
-  const userId = userIdFromToken(req.headers.authorization ?? "");
-  const found = findRoute(method, path);
   const now = options.state.now;
+  let bucket: BucketState | null = null;
+  const answer = (status: number, body?: unknown, headers: Record<string, string> = {}): void => {
+    const text = body === undefined ? "" : JSON.stringify(body);
+    options.recorded?.push({
+      method,
+      path,
+      query: Object.fromEntries(url.searchParams),
+      status,
+      ...(raw === "" ? {} : { requestBody: parsed(raw) }),
+      ...(text === "" ? {} : { responseBody: JSON.parse(text) as unknown }),
+    });
+    const type =
+      text === "" ? {} : { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) };
+    res.writeHead(status, { ...type, ...headers }).end(text);
+  };
+  const rateLimited = (limited: RateLimited): void => {
+    const { body, headers } = rateLimitedAnswer(limited, now());
+    answer(429, body, headers);
+  };
 
-  const fault = options.faults.take(method, path, userId);
-  if (fault) {
-    switch (fault.kind) {
+  try {
+    if (!inApi) throw new DiscordError(404, 0, "404: Not Found");
+    const userId = userIdFromToken(req.headers.authorization ?? "");
+    const found = findRoute(method, path);
+    const fault = options.faults.take(method, path, userId);
+    switch (fault?.kind) {
       case "rateLimit": {
         const retryAfterMs = fault.retryAfterMs ?? 1000;
-        let limited: RateLimited = { scope: "global", retryAfterMs };
-        if (!fault.global) {
-          // The bucket is empty until the retry, as after a real 429: a retry that comes early is refused too.
-          const exhausted =
-            userId !== null && typeof found === "object" && found !== null
-              ? options.buckets.exhaust(userId, bucketRoute(found.route, found.params), retryAfterMs)
-              : null;
-          const state = exhausted ?? {
-            bucket: "fault",
-            limit: 1,
-            remaining: 0,
-            resetAt: now() + retryAfterMs,
-          };
-          limited = { scope: "user", retryAfterMs, state };
-        }
-        const answer = rateLimitedAnswer(limited, now());
-        json(res, 429, answer.body, answer.headers);
-        return;
+        if (fault.global) return rateLimited({ scope: "global", retryAfterMs });
+        // The bucket is empty until the retry, as after a real 429: a retry that comes early is refused too.
+        const exhausted =
+          userId !== null && typeof found === "object" && found !== null
+            ? options.buckets.exhaust(userId, bucketRoute(found.route, found.params), retryAfterMs)
+            : null;
+        const state = exhausted ?? { bucket: "fault", limit: 1, remaining: 0, resetAt: now() + retryAfterMs };
+        return rateLimited({ scope: "user", retryAfterMs, state });
       }
       case "serverError":
-        json(res, fault.status ?? 500, { message: "500: Internal Server Error", code: 0 });
-        return;
+        throw new DiscordError(fault.status ?? 500, 0, "500: Internal Server Error");
       case "timeout":
         options.held.add(res);
         res.on("close", () => options.held.delete(res));
@@ -82,77 +106,59 @@ export async function handleRest(
         req.socket.destroy();
         return;
     }
-  }
 
-  const user = userId ? options.state.users.get(userId) : undefined;
-  if (!user || !user.bot) {
-    json(res, 401, { message: "401: Unauthorized", code: 0 });
-    return;
-  }
-  if (found === null || found === "method") {
-    if (found === "method") json(res, 405, { message: "405: Method Not Allowed", code: 0 });
-    else json(res, 404, { message: "404: Not Found", code: 0 });
-    return;
-  }
-  const { route, params } = found;
-  const taken = options.buckets.take(user.id, bucketRoute(route, params));
-  if (taken.limited) {
-    const answer = rateLimitedAnswer(taken.limited, now());
-    json(res, 429, answer.body, answer.headers);
-    return;
-  }
-  const headers = (state: BucketState | null): Record<string, string> =>
-    state ? bucketHeaders(state, now()) : {};
-  try {
-    let body: Json = {};
-    let list: unknown[] = [];
-    if (raw.length > 0) {
-      const parsed: unknown = JSON.parse(raw);
-      if (route.listBody === true && Array.isArray(parsed)) list = parsed;
-      else if (route.listBody === true) {
-        throw new DiscordError(400, 50035, "Invalid Form Body", {
-          _errors: [{ code: "LIST_TYPE_CONVERT", message: "Only iterables may be used in a ListType" }],
-        });
-      } else if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-        throw new DiscordError(400, 50109, "The request body contains invalid JSON.");
-      } else body = parsed as Json;
-    }
-    const result = route.handler({
+    const user = userId ? options.state.users.get(userId) : undefined;
+    if (!user || !user.bot) throw new DiscordError(401, 0, "401: Unauthorized");
+    if (found === "method") throw new DiscordError(405, 0, "405: Method Not Allowed");
+    if (found === null) throw new DiscordError(404, 0, "404: Not Found");
+    const { route, params } = found;
+    const taken = options.buckets.take(user.id, bucketRoute(route, params));
+    if (taken.limited) return rateLimited(taken.limited);
+    bucket = taken.state;
+    const ctx = {
       state: options.state,
       userId: user.id,
       params,
-      body,
-      list,
       query: url.searchParams,
       gatewayUrl: options.gatewayUrl(),
-    });
-    if (result.status === 204) {
-      res.writeHead(204, headers(taken.state)).end();
-    } else {
-      json(res, result.status, result.body, headers(taken.state));
-    }
+      ...parseBody(raw, route.listBody === true),
+    };
+    checkParams(ctx);
+    const result = route.handler(ctx);
+    answer(result.status, result.body, bucket ? bucketHeaders(bucket, now()) : {});
   } catch (error) {
-    if (error instanceof DiscordError) {
-      json(
-        res,
-        error.status,
-        {
-          message: error.message,
-          code: error.discordCode,
-          ...(error.errors ? { errors: error.errors } : {}),
-        },
-        headers(taken.state),
-      );
-    } else if (error instanceof SyntaxError) {
-      json(
-        res,
-        400,
-        { message: "The request body contains invalid JSON.", code: 50109 },
-        headers(taken.state),
-      );
-    } else {
-      json(res, 500, { message: "500: Internal Server Error", code: 0 });
-    }
+    const e = error instanceof DiscordError ? error : new DiscordError(500, 0, "500: Internal Server Error");
+    const body = { message: e.message, code: e.discordCode, ...(e.errors ? { errors: e.errors } : {}) };
+    answer(e.status, body, bucket ? bucketHeaders(bucket, now()) : {});
+  }
+}
+
+/** The JSON body: an object, or a list on routes that take one (bulk overwrites). */
+function parseBody(raw: string, listBody: boolean): { body: Json; list: unknown[] } {
+  if (raw === "") return { body: {}, list: [] };
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new DiscordError(400, 50109, "The request body contains invalid JSON.");
+  }
+  if (listBody) {
+    if (Array.isArray(value)) return { body: {}, list: value };
+    throw new DiscordError(400, 50035, "Invalid Form Body", {
+      _errors: [{ code: "LIST_TYPE_CONVERT", message: "Only iterables may be used in a ListType" }],
+    });
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new DiscordError(400, 50109, "The request body contains invalid JSON.");
+  }
+  return { body: value as Json, list: [] };
+}
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
   }
 }
 
@@ -163,20 +169,4 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
     req.on("error", reject);
   });
-}
-
-/** Answers `body` as JSON with its length; the emulator's and the fake model's servers both answer so. */
-export function json(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    "Content-Type": "application/json",
-    "Content-Length": Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
 }

@@ -7,7 +7,11 @@ import type { EmulatorState, Json } from "./state.js";
 export interface RouteContext {
   state: EmulatorState;
   userId: string;
-  params: string[];
+  /**
+   * The path's ids by name (`channel_id`, …); a guild id is the emulated guild's and an application
+   * id the caller's (checkParams, before the handler runs).
+   */
+  params: Record<string, string>;
   /** The JSON object sent ({} when none, or when the route takes a list). */
   body: Json;
   /** The JSON list sent, on routes that take one (`listBody`). */
@@ -31,6 +35,8 @@ export interface RouteSpec {
 
 export interface Route extends RouteSpec {
   pattern: RegExp;
+  /** The names of the path's ids, in order. */
+  names: string[];
 }
 
 /** Ids are 1–20 digits; a user id may also be "@me"; an emoji is any segment (the path arrives decoded). */
@@ -39,7 +45,8 @@ export function compile(spec: RouteSpec): Route {
     if (name === "user_id") return "(@me|\\d{1,20})";
     return name === "emoji_name" ? "([^/]+)" : "(\\d{1,20})";
   });
-  return { ...spec, pattern: new RegExp(`^${source}$`) };
+  const names = [...spec.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? "");
+  return { ...spec, pattern: new RegExp(`^${source}$`), names };
 }
 
 export const ok = (body: unknown): { status: number; body: unknown } => ({ status: 200, body });
@@ -53,16 +60,20 @@ export function str(body: Json, key: string): string | undefined {
   throw invalidFormBody(key, "STRING_TYPE_CONVERT", "Could not interpret the value as a string.");
 }
 
-export function param(ctx: RouteContext, index: number): string {
-  return ctx.params[index] ?? "";
+export function param(ctx: RouteContext, name: string): string {
+  return ctx.params[name] ?? "";
 }
 
-export function userParam(ctx: RouteContext, index: number): string {
-  const value = param(ctx, index);
+/** The path's user id, `@me` read as the caller. */
+export function userParam(ctx: RouteContext): string {
+  const value = param(ctx, "user_id");
   return value === "@me" ? ctx.userId : value;
 }
 
-/** Throws Discord's 404 / 10004 unless `id` is the emulated guild. */
-export function guild(ctx: RouteContext, id: string): void {
-  if (id !== ctx.state.guildId) throw new DiscordError(404, 10004, "Unknown Guild");
+/** Discord's answers to a path naming another guild (404 / 10004) or another bot's application (403 / 50001). */
+export function checkParams(ctx: RouteContext): void {
+  const { application_id: application, guild_id: guild } = ctx.params;
+  if (application !== undefined && application !== ctx.userId)
+    throw new DiscordError(403, 50001, "Missing Access");
+  if (guild !== undefined && guild !== ctx.state.guildId) throw new DiscordError(404, 10004, "Unknown Guild");
 }

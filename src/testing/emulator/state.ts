@@ -36,7 +36,7 @@ export interface EmulatorChannel {
 
 export interface EmulatorMessage {
   id: string;
-  /** Discord's message type: 0 a post, 19 a reply, or a system message (see SYSTEM_MESSAGE). */
+  /** Discord's message type: 0 a post, 19 a reply, or a system message (SYSTEM_MESSAGE; no nonce). */
   type: number;
   channelId: string;
   authorId: string;
@@ -55,7 +55,10 @@ export interface EmulatorMessage {
   reactions?: Map<string, Set<string>>;
 }
 
-/** The system messages Discord posts for threads: "X added / removed Y" (Y in `mentions`), "X started a thread". */
+/**
+ * The system messages Discord posts for threads: "X added / removed Y" in a thread (`mentionIds` = [Y]),
+ * "X started a thread" in the parent of a public thread opened without a message (`content` its name).
+ */
 export const SYSTEM_MESSAGE = { recipientAdd: 1, recipientRemove: 2, threadCreated: 18 } as const;
 
 export interface AllowedMentions {
@@ -237,13 +240,10 @@ export class EmulatorState {
       ...(input.nonce === undefined ? {} : { nonce: input.nonce }),
       ...(referencedMessageId === undefined ? {} : { referencedMessageId }),
     };
-    this.messages.push(message);
-    this.messagesById.set(message.id, message);
     // Only a post that asked for enforcement is one a later enforced post with its nonce returns.
     if (nonceKey && input.enforceNonce) this.nonces.set(nonceKey, message);
-    channel.lastMessageId = message.id;
     channel.messageCount += 1;
-    this.listener?.messageCreated(message);
+    this.store(channel, message);
     if (channel.type !== 0) {
       const joined = [input.authorId, ...mentionIds].filter((id) => !channel.members.has(id));
       for (const id of joined) channel.members.set(id, now);
@@ -383,9 +383,13 @@ export class EmulatorState {
       mentionEveryone: false,
       ...(o.createdThreadId === undefined ? {} : { createdThreadId: o.createdThreadId }),
     };
+    this.store(channel, message);
+  }
+
+  private store(channel: EmulatorChannel, message: EmulatorMessage): void {
     this.messages.push(message);
-    this.messagesById.set(id, message);
-    channel.lastMessageId = id;
+    this.messagesById.set(message.id, message);
+    channel.lastMessageId = message.id;
     this.listener?.messageCreated(message);
   }
 

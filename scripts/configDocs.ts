@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { A2AConfigSchema, DISCORD_ID_PATTERN, LEGACY_CONFIG_KEYS } from "../policies/index.js";
-import { LOCALES, MESSAGE_CATALOGS } from "../policies/messages/messageCatalog.js";
-import { MESSAGE_KEYS, placeholdersFor } from "../policies/messages/messageKeys.js";
+import { A2AConfigSchema, DISCORD_ID_PATTERN, LEGACY_CONFIG_KEYS } from "../src/policies/index.js";
+import { LOCALES, MESSAGE_CATALOGS } from "../src/policies/messages/messageCatalog.js";
+import { MESSAGE_KEYS, placeholdersFor } from "../src/policies/messages/messageKeys.js";
 
 /** The part of JSON Schema that z.toJSONSchema produces for A2AConfigSchema and this page reads. */
 interface JsonSchemaNode {
