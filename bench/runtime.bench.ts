@@ -24,7 +24,6 @@ import { Low } from "lowdb";
 import { JSONFile } from "lowdb/node";
 import type { AnyActorRef, InspectionEvent } from "xstate";
 import { type ActorRecord, DurableJsonFile, LowdbSnapshotStore } from "../src/persistence/index.js";
-import { ConversationIndex } from "../src/runtime/ConversationIndex.js";
 import { EventLog } from "../src/runtime/EventLog.js";
 import { createA2ARuntime } from "../src/runtime/index.js";
 import { TimerQueue } from "../src/durable/TimerQueue.js";
@@ -235,8 +234,7 @@ LowdbSnapshotStore.open = async (options) => {
   stores.push(store);
   return store;
 };
-EventLog.open = timedAsync("log+index open", EventLog.open.bind(EventLog));
-ConversationIndex.open = timedAsync("log+index open", ConversationIndex.open.bind(ConversationIndex));
+EventLog.open = timedAsync("log open", EventLog.open.bind(EventLog));
 
 /** Counts a transition when a machine actor's state value changes (here: the mention child). */
 const lastValue = new WeakMap<object, string>();
@@ -462,7 +460,7 @@ async function main(): Promise<void> {
     );
     const startParts = [
       ["LowdbSnapshotStore.open (read, parse, validate)", "LowdbSnapshotStore.open"],
-      ["EventLog + ConversationIndex open", "log+index open"],
+      ["EventLog.open", "log open"],
       ["store.load()/archived() copies", "store copies"],
       ["TimerQueue.set", "TimerQueue.set"],
       ["LowdbSnapshotStore.put (re-persist every actor)", "put"],

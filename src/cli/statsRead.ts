@@ -1,6 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { listLogFiles } from "../runtime/ConversationIndex.js";
+import { listLogFiles } from "../runtime/EventLog.js";
 import { A2AError } from "../errors/A2AError.js";
 import { type A2AEvent, A2AEventSchema } from "../policies/index.js";
 

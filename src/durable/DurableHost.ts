@@ -100,9 +100,11 @@ export class Host implements DurableHost {
       now: this.now,
       timers: this.timers,
       onError: (task, error) => this.warn(`${task} failed (${displayText(error)}); tried again next period`),
+      tasks: {
+        "pruning the archive": (at) => this.store?.prune(at - this.maxAgeMs),
+        ...(o.housekeeping && { housekeeping: o.housekeeping }),
+      },
     });
-    this.maintenance.add("pruning the archive", (at) => this.store?.prune(at - this.maxAgeMs));
-    if (o.housekeeping !== undefined) this.maintenance.add("housekeeping", o.housekeeping);
   }
 
   async start(): Promise<void> {

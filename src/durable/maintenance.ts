@@ -17,8 +17,10 @@ export function maintenancePeriodMs(cleanupMaxAgeMs: number): number {
 }
 
 export interface MaintenanceOptions {
-  /** Time between the end of one run and the start of the next. */
+  /** Time between the end of one run and the start of the next (maintenancePeriodMs). */
   periodMs: number;
+  /** The tasks by name, run in this order. */
+  tasks: Record<string, MaintenanceTask>;
   now: () => number;
   timers: RuntimeTimers;
   /** Told when a task fails; the task runs again next period. */
@@ -32,29 +34,12 @@ export interface MaintenanceOptions {
  * tasks still run. Nobody's answer waits on a run, and its timer never keeps a process alive.
  */
 export class Maintenance {
-  private readonly tasks = new Map<string, MaintenanceTask>();
   private handle: unknown;
   private running = false;
   /** The run in progress, if any; it never rejects. */
   private run: Promise<void> | undefined;
 
-  constructor(private readonly options: MaintenanceOptions) {
-    if (!(Number.isFinite(options.periodMs) && options.periodMs > 0)) {
-      throw new RangeError(
-        `Maintenance: periodMs must be a number of milliseconds > 0, got ${String(options.periodMs)}`,
-      );
-    }
-  }
-
-  /** Registers a task, run in registration order; a name is used once. */
-  add(name: string, task: MaintenanceTask): void {
-    if (typeof name !== "string" || name === "") {
-      throw new TypeError(`Maintenance.add: name must be a non-empty string, got ${String(name)}`);
-    }
-    if (typeof task !== "function") throw new TypeError(`Maintenance.add: task ${name} must be a function`);
-    if (this.tasks.has(name)) throw new Error(`Maintenance.add: a task named ${name} is already registered`);
-    this.tasks.set(name, task);
-  }
+  constructor(private readonly options: MaintenanceOptions) {}
 
   /** Schedules the first run one period from now (start() of the host already did the work once). */
   start(): void {
@@ -85,7 +70,7 @@ export class Maintenance {
   }
 
   private async runTasks(): Promise<void> {
-    for (const [name, task] of this.tasks) {
+    for (const [name, task] of Object.entries(this.options.tasks)) {
       if (!this.running) return;
       try {
         await task(this.options.now());

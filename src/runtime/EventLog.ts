@@ -1,4 +1,4 @@
-import { mkdir, open, rename, rm, stat } from "node:fs/promises";
+import { mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
 import { type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import {
@@ -21,21 +21,6 @@ export interface EventLogOptions {
   onWarning?: (message: string) => void;
 }
 
-export interface EventLogStats {
-  /** The live file's path. */
-  file: string;
-  /** Bytes appended by this instance, over every file it wrote. */
-  bytesWritten: number;
-  linesWritten: number;
-  /** Write calls: fewer than lines when appends were batched. */
-  writes: number;
-  rotations: number;
-  /** The live file's current size. */
-  fileBytes: number;
-  /** Appends waiting for their write. */
-  pending: number;
-}
-
 interface PendingLine {
   text: string;
   bytes: number;
@@ -51,7 +36,7 @@ interface PendingLine {
  *
  * Durability: fsync happens on flush() and close(), not per line. An fsync per event would bound
  * throughput by the disk's sync latency (milliseconds) on the event path; the log is an audit trail
- * that nothing reads to recover state (the conversation index and the actor snapshots are written
+ * that nothing reads to recover state (the thread state and the actor snapshots are written
  * durably on their own), so losing the last unsynced lines in a power cut is an acceptable cost.
  * Callers that need a durability point (runtime.stop) call flush().
  */
@@ -61,10 +46,6 @@ export class EventLog {
   private unsynced = false;
   private closed = false;
   private closing: Promise<void> | undefined;
-  private bytesWritten = 0;
-  private linesWritten = 0;
-  private writes = 0;
-  private rotations = 0;
   /** maxBytes, or further on after a failed rotation, so a lasting failure warns once per maxBytes. */
   private rotateAt: number;
 
@@ -148,18 +129,6 @@ export class EventLog {
     }
   }
 
-  stats(): EventLogStats {
-    return {
-      file: this.file,
-      bytesWritten: this.bytesWritten,
-      linesWritten: this.linesWritten,
-      writes: this.writes,
-      rotations: this.rotations,
-      fileBytes: this.fileBytes,
-      pending: this.pending.length,
-    };
-  }
-
   private async drain(): Promise<void> {
     try {
       while (this.pending.length > 0) {
@@ -216,9 +185,6 @@ export class EventLog {
     this.needsNewline = false;
     this.unsynced = true;
     this.fileBytes += buffer.length;
-    this.bytesWritten += buffer.length;
-    this.linesWritten += chunk.length;
-    this.writes += 1;
     for (const line of chunk) line.resolve();
   }
 
@@ -249,7 +215,6 @@ export class EventLog {
         }
         await rename(this.file, `${this.file}.1`);
       }
-      this.rotations += 1;
       failed = false;
     } catch (error) {
       // Nothing is lost: the live file keeps growing past maxBytes until a later rotation succeeds.
@@ -317,4 +282,21 @@ async function endsWithTornLine(file: string): Promise<boolean> {
 
 function isNotFound(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "ENOENT";
+}
+
+/** The event log's files in `dir`: coordination-events.ndjson.N (highest N = oldest first), then the live file. */
+export async function listLogFiles(dir: string): Promise<string[]> {
+  const names = await readdir(dir);
+  const rotated = names
+    .map((name) => ({ name, n: rotationNumber(name) }))
+    .filter((file): file is { name: string; n: number } => file.n !== undefined)
+    .sort((a, b) => b.n - a.n)
+    .map((file) => join(dir, file.name));
+  return names.includes(EVENT_LOG_FILE) ? [...rotated, join(dir, EVENT_LOG_FILE)] : rotated;
+}
+
+function rotationNumber(name: string): number | undefined {
+  if (!name.startsWith(`${EVENT_LOG_FILE}.`)) return undefined;
+  const suffix = name.slice(EVENT_LOG_FILE.length + 1);
+  return /^[1-9][0-9]{0,5}$/.test(suffix) ? Number(suffix) : undefined;
 }

@@ -12,7 +12,9 @@ export interface ThreadRoute {
  * `parent`: a thread's parent channel and when it was last learnt or used; `participants`: the agents
  * in a thread and its last activity; `route`: a pair's thread (by threadRouteKey); `sink`: a report
  * thread; `system`: a message the runtime posted as a system message, and when; `observed`: one
- * observer record, keyed by channel and message; `exchange`: a thread's bot↔bot exchange.
+ * observer record, keyed by channel and message; `exchange`: a thread's bot↔bot exchange;
+ * `conversation`: a sessionsSend route's latest conversation and the `ts` of the event that set it;
+ * `withdrawn`: the actor of a call rejected as the runtime stopped, which the next start withdraws.
  */
 export type ThreadEntry =
   | { c: "parent"; k: string; v?: { channelId: string; at: number } }
@@ -21,9 +23,14 @@ export type ThreadEntry =
   | { c: "sink"; k: string; v?: true }
   | { c: "system"; k: string; v?: number }
   | { c: "observed"; k: string; v?: ObserverRecord }
-  | { c: "exchange"; k: string; v?: BotExchange };
+  | { c: "exchange"; k: string; v?: BotExchange }
+  | { c: "conversation"; k: string; v?: { conversationId: string; at: number } }
+  | { c: "withdrawn"; k: string; v?: true };
 
 export type ThreadCollection = ThreadEntry["c"];
+/** The collections held as a Map of their persisted values (the observer history is held by channel). */
+type KeyedCollection = Exclude<ThreadCollection, "observed">;
+type ValueOf<C extends ThreadCollection> = NonNullable<Extract<ThreadEntry, { c: C }>["v"]>;
 
 export interface ThreadStateLimits {
   threadReuseTTL: number;
@@ -39,6 +46,8 @@ export interface ThreadStateLimits {
 
 /** System-message ids kept at most: enough to recognise the reminders of every live mention. */
 const SYSTEM_MESSAGES_KEPT = 10_000;
+/** sessionsSend routes whose latest conversation is kept at most; the least recently updated goes first. */
+const CONVERSATIONS_KEPT = 10_000;
 /** Activity alone is saved at most once a minute per thread: expiry is measured in hours. */
 const ACTIVITY_SAVE_STEP_MS = 60_000;
 
@@ -48,26 +57,25 @@ const systemPostKey = (channelId: string, agentId: string, content: string) =>
   `${channelId}\n${agentId}\n${content.trim()}`;
 
 /**
- * What the runtime knows of Discord threads: parents, participants, the route cache that lets a pair
- * of agents reuse their thread, sink threads, the messages it posted as system messages, who is
- * answering whom, the compact observer history, and each thread's bot↔bot exchange (its turn
- * control). All of it but the short-lived "who is answering whom" is persisted entry by entry:
+ * What the runtime knows of Discord threads and routes (see ThreadEntry), persisted entry by entry:
  * `onChange` says that entries changed, `takeChanges()` hands them over, and `expire()` keeps it all
- * bounded.
+ * bounded. Who is answering whom and the system posts in flight are short-lived, and not persisted.
  */
 export class ThreadState {
   onChange: () => void = () => {};
-  readonly parents = new Map<string, string>();
-  private readonly parentAt = new Map<string, number>();
-  private readonly participants = new Map<string, Set<string>>();
-  private readonly seenAt = new Map<string, number>();
-  private readonly routes = new Map<string, ThreadRoute>();
-  readonly sinkThreads = new Set<string>();
-  /** Message id → when it was posted, oldest first. */
-  private readonly systemMessages = new Map<string, number>();
+  /** Each collection as persisted, by key; the system messages and conversations oldest first. */
+  private readonly held: { [C in KeyedCollection]: Map<string, ValueOf<C>> } = {
+    parent: new Map(),
+    participants: new Map(),
+    route: new Map(),
+    sink: new Map(),
+    system: new Map(),
+    exchange: new Map(),
+    conversation: new Map(),
+    withdrawn: new Map(),
+  };
   private readonly handling = new Map<string, { senderAgentId: string; threadId: string; at: number }>();
   private readonly observed = new Map<string, ObserverRecord[]>();
-  private readonly exchanges = new Map<string, BotExchange>();
   /** System posts sent but not yet answered by Discord, by channel, agent and text: how many of each. */
   private readonly systemPostsInFlight = new Map<string, number>();
   private readonly changed = new Map<ThreadCollection, Set<string>>();
@@ -81,55 +89,62 @@ export class ThreadState {
 
   /** Adds participants; `at` is the activity that shows them (now, or a stored record's time at start). */
   addParticipants(threadId: string, agentIds: readonly string[], at = this.now()): void {
+    const known = this.held.participants.get(threadId);
     // A start re-reads every stored record: what expired long ago is not brought back.
-    if (!this.participants.has(threadId) && this.now() - at > this.limits.participantTTL) return;
-    const set = this.participants.get(threadId) ?? new Set<string>();
-    const before = set.size;
-    for (const id of agentIds) set.add(id);
-    this.participants.set(threadId, set);
-    if (set.size !== before) this.mark("participants", threadId);
+    if (known === undefined && this.now() - at > this.limits.participantTTL) return;
+    const ids = [...new Set([...(known?.agentIds ?? []), ...agentIds])];
+    if (ids.length !== known?.agentIds.length) {
+      this.put("participants", threadId, { agentIds: ids, seenAt: known?.seenAt ?? 0 });
+    }
     this.touch(threadId, at);
   }
 
   /** Activity in a thread keeps its participants, for `participantTTL` after the last. */
   touch(threadId: string, at = this.now()): void {
-    if (!this.participants.has(threadId)) return;
-    const previous = this.seenAt.get(threadId) ?? 0;
-    if (at <= previous) return;
-    this.seenAt.set(threadId, at);
-    if (at - previous > ACTIVITY_SAVE_STEP_MS) this.mark("participants", threadId);
+    const known = this.held.participants.get(threadId);
+    if (known === undefined || at <= known.seenAt) return;
+    this.held.participants.set(threadId, { ...known, seenAt: at });
+    if (at - known.seenAt > ACTIVITY_SAVE_STEP_MS) this.mark("participants", threadId);
+  }
+
+  /** The thread's parent channel, as the runtime knows it. */
+  parentOf(threadId: string): string | undefined {
+    return this.held.parent.get(threadId)?.channelId;
   }
 
   setParent(threadId: string, channelId: string, at = this.now()): void {
-    const same = this.parents.get(threadId) === channelId;
-    if (same && at - (this.parentAt.get(threadId) ?? 0) <= ACTIVITY_SAVE_STEP_MS) return;
-    this.parents.set(threadId, channelId);
-    this.parentAt.set(threadId, Math.max(at, this.parentAt.get(threadId) ?? 0));
-    this.mark("parent", threadId);
+    const known = this.held.parent.get(threadId);
+    if (known?.channelId === channelId && at - known.at <= ACTIVITY_SAVE_STEP_MS) return;
+    this.put("parent", threadId, { channelId, at: Math.max(at, known?.at ?? 0) });
+  }
+
+  isSinkThread(threadId: string): boolean {
+    return this.held.sink.has(threadId);
   }
 
   markSinkThread(threadId: string): void {
-    if (this.sinkThreads.has(threadId)) return;
-    this.sinkThreads.add(threadId);
-    this.mark("sink", threadId);
+    if (this.held.sink.has(threadId)) return;
+    this.put("sink", threadId, true);
   }
 
   participantsOf(threadId: string): string[] {
-    return this.expired(threadId, this.now()) ? [] : [...(this.participants.get(threadId) ?? [])];
+    return this.expired(threadId, this.now())
+      ? []
+      : [...(this.held.participants.get(threadId)?.agentIds ?? [])];
   }
 
   private expired(threadId: string, now: number): boolean {
-    const seen = this.seenAt.get(threadId);
+    const seen = this.held.participants.get(threadId)?.seenAt;
     return seen !== undefined && now - seen > this.limits.participantTTL;
   }
 
   isKnownThread(channelId: string): boolean {
-    return this.parents.has(channelId) || this.participants.has(channelId);
+    return this.held.parent.has(channelId) || this.held.participants.has(channelId);
   }
 
   useRoute(p: { fromAgentId: string; targetAgentId: string; topicId?: string } & ThreadRoute): void {
     const key = threadRouteKey(p.fromAgentId, p.targetAgentId, p.topicId);
-    const known = this.routes.get(key);
+    const known = this.held.route.get(key);
     if (known === undefined && this.now() - p.lastUsedAt >= this.limits.threadReuseTTL) return;
     const same =
       known !== undefined &&
@@ -138,8 +153,7 @@ export class ThreadState {
       known.lastUsedAt === p.lastUsedAt;
     // A route seen again as it is (every start re-reads them from the records) changes nothing to save.
     if (!same && (known === undefined || known.lastUsedAt <= p.lastUsedAt)) {
-      this.routes.set(key, { threadId: p.threadId, channelId: p.channelId, lastUsedAt: p.lastUsedAt });
-      this.mark("route", key);
+      this.put("route", key, { threadId: p.threadId, channelId: p.channelId, lastUsedAt: p.lastUsedAt });
     }
     this.setParent(p.threadId, p.channelId, p.lastUsedAt);
   }
@@ -150,25 +164,61 @@ export class ThreadState {
    * a start does not rewrite every live collaboration's route.
    */
   restoreRoute(p: { fromAgentId: string; targetAgentId: string; topicId?: string } & ThreadRoute): void {
-    const known = this.routes.get(threadRouteKey(p.fromAgentId, p.targetAgentId, p.topicId));
+    const known = this.held.route.get(threadRouteKey(p.fromAgentId, p.targetAgentId, p.topicId));
     if (known?.threadId === p.threadId && known.channelId === p.channelId) return;
     this.useRoute(p);
   }
 
   /** The pair's thread, if it was used within `threadReuseTTL`. */
   reusableRoute(fromAgentId: string, targetAgentId: string, topicId: string | undefined, now: number) {
-    const route = this.routes.get(threadRouteKey(fromAgentId, targetAgentId, topicId));
+    const route = this.held.route.get(threadRouteKey(fromAgentId, targetAgentId, topicId));
     return route !== undefined && now - route.lastUsedAt < this.limits.threadReuseTTL ? route : undefined;
   }
 
+  /** The latest conversation of a sessionsSend route. */
+  conversationOf(routeKey: string): string | undefined {
+    return this.held.conversation.get(routeKey)?.conversationId;
+  }
+
+  /**
+   * A route's conversation as an a2a.send, a2a.response or a2a.complete event carries it (`at`: its
+   * `ts`); an event older than the route's entry changes nothing.
+   */
+  noteConversation(routeKey: string, conversationId: string, at: number): void {
+    const known = this.held.conversation.get(routeKey);
+    if (known !== undefined && known.at > at) return;
+    this.keepLatest("conversation", routeKey, { conversationId, at }, CONVERSATIONS_KEPT);
+  }
+
+  /** The actors of calls rejected as the runtime stopped, for the next start to withdraw. */
+  withdrawnCalls(): string[] {
+    return [...this.held.withdrawn.keys()];
+  }
+
+  /** Keeps the actors of rejected calls until the next start; `kept` false: they were withdrawn. */
+  keepWithdrawn(ids: readonly string[], kept = true): void {
+    for (const id of ids) this.put("withdrawn", id, kept || undefined);
+  }
+
   markSystemMessage(messageId: string, at = this.now()): void {
-    this.systemMessages.delete(messageId);
-    this.systemMessages.set(messageId, at);
-    this.mark("system", messageId);
-    for (const oldest of this.systemMessages.keys()) {
-      if (this.systemMessages.size <= SYSTEM_MESSAGES_KEPT) break;
-      this.systemMessages.delete(oldest);
-      this.mark("system", oldest);
+    this.keepLatest("system", messageId, at, SYSTEM_MESSAGES_KEPT);
+  }
+
+  /** Sets the entry as the collection's newest, and drops the oldest beyond `kept`. */
+  private keepLatest<C extends "system" | "conversation">(
+    c: C,
+    key: string,
+    value: ValueOf<C>,
+    kept: number,
+  ) {
+    const held = this.held[c] as Map<string, ValueOf<C>>;
+    held.delete(key);
+    held.set(key, value);
+    this.mark(c, key);
+    for (const oldest of held.keys()) {
+      if (held.size <= kept) break;
+      held.delete(oldest);
+      this.mark(c, oldest);
     }
   }
 
@@ -181,7 +231,7 @@ export class ThreadState {
     messageId: string,
     post?: { channelId: string; agentId?: string; content: string },
   ): boolean {
-    if (this.systemMessages.has(messageId)) return true;
+    if (this.held.system.has(messageId)) return true;
     return (
       post?.agentId !== undefined &&
       this.systemPostsInFlight.has(systemPostKey(post.channelId, post.agentId, post.content))
@@ -214,27 +264,31 @@ export class ThreadState {
 
   /** The thread's current bot↔bot exchange, if one has opened since the last human message. */
   exchangeOf(threadId: string): BotExchange | undefined {
-    return this.exchanges.get(threadId);
+    return this.held.exchange.get(threadId);
   }
 
   /** Keeps the thread's exchange as it now is; undefined: a new one opens with the next handled message. */
   setExchange(threadId: string, exchange: BotExchange | undefined): void {
-    if (exchange === undefined ? !this.exchanges.delete(threadId) : this.exchanges.get(threadId) === exchange)
-      return;
-    if (exchange !== undefined) this.exchanges.set(threadId, exchange);
-    this.mark("exchange", threadId);
+    if (this.held.exchange.get(threadId) !== exchange) this.put("exchange", threadId, exchange);
   }
 
   /** Keeps at most `observerHistoryLimit` compact records per channel, none older than the TTL. */
   observe(record: ObserverRecord, now: number): void {
-    const list = this.observed.get(record.channelId) ?? [];
-    const kept = list.filter((r) => now - r.ts < this.limits.observerHistoryTTL);
+    const kept = this.observerHistory(record.channelId, now);
     kept.push(record);
     if (kept.length > this.limits.observerHistoryLimit)
       kept.splice(0, kept.length - this.limits.observerHistoryLimit);
-    for (const r of list) if (!kept.includes(r)) this.mark("observed", observedKey(r));
     this.mark("observed", observedKey(record));
-    this.observed.set(record.channelId, kept);
+    this.keepObserved(record.channelId, kept);
+  }
+
+  /** Replaces a channel's observer records with `kept`; returns how many were dropped. */
+  private keepObserved(channelId: string, kept: ObserverRecord[]): number {
+    const dropped = (this.observed.get(channelId) ?? []).filter((r) => !kept.includes(r));
+    for (const r of dropped) this.mark("observed", observedKey(r));
+    if (kept.length === 0) this.observed.delete(channelId);
+    else this.observed.set(channelId, kept);
+    return dropped.length;
   }
 
   observerHistory(channelId: string, now: number): ObserverRecord[] {
@@ -242,62 +296,51 @@ export class ThreadState {
   }
 
   /**
-   * Drops what no longer matters, so the state stays bounded however long the runtime runs:
-   * - a route unused for `threadReuseTTL` (it can no longer be reused);
-   * - a thread's participants `participantTTL` after its last activity;
-   * - observer records older than `observerHistoryTTL`, and a channel left with none;
-   * - a system-message id older than `cleanupMaxAgeMs` (its reminders are long answered or escalated);
-   * - a thread's exchange `participantTTL` after its last handled message or its end;
-   * - a thread's parent not learnt or used for `cleanupMaxAgeMs` or `participantTTL`, whichever is
-   *   shorter, unless the thread still matters: a live collaboration awaits there, it has participants
-   *   or a route, or it is a sink thread. A parent dropped this way is asked of Discord again if that
-   *   thread ever comes back.
-   * Sink threads are kept: they are registered. Returns how many entries were removed.
+   * Drops what no longer matters, each by its age, so the state stays bounded however long the runtime
+   * runs. A parent is kept while its thread still matters (a live collaboration awaits there, it has
+   * participants or a route, or it is a sink thread); one dropped is asked of Discord again if that
+   * thread comes back. Sink threads and withdrawn calls are kept; conversations are bounded by count.
+   * Returns how many entries were removed.
    */
   expire(now: number = this.now()): { removed: number } {
     let removed = 0;
-    const drop = (c: ThreadCollection, key: string) => {
-      removed += 1;
-      this.mark(c, key);
+    const dropWhere = <C extends KeyedCollection>(c: C, old: (value: ValueOf<C>, key: string) => boolean) => {
+      for (const [key, value] of this.held[c] as Map<string, ValueOf<C>>)
+        if (old(value, key)) {
+          removed += 1;
+          this.put(c, key, undefined);
+        }
     };
-    for (const [key, route] of this.routes)
-      if (now - route.lastUsedAt >= this.limits.threadReuseTTL && this.routes.delete(key)) drop("route", key);
-    for (const threadId of this.participants.keys())
-      if (this.expired(threadId, now)) {
-        this.participants.delete(threadId);
-        this.seenAt.delete(threadId);
-        drop("participants", threadId);
-      }
-    for (const [channelId, list] of this.observed) {
-      const kept = list.filter((r) => now - r.ts < this.limits.observerHistoryTTL);
-      for (const r of list) if (!kept.includes(r)) drop("observed", observedKey(r));
-      if (kept.length === 0) this.observed.delete(channelId);
-      else this.observed.set(channelId, kept);
-    }
-    for (const [id, at] of this.systemMessages)
-      if (now - at > this.limits.cleanupMaxAgeMs && this.systemMessages.delete(id)) drop("system", id);
-    for (const [threadId, exchange] of this.exchanges)
-      if (now - exchange.at > this.limits.participantTTL && this.exchanges.delete(threadId))
-        drop("exchange", threadId);
-    const routed = new Set([...this.routes.values()].map((r) => r.threadId));
+    dropWhere("route", (route) => now - route.lastUsedAt >= this.limits.threadReuseTTL);
+    dropWhere("participants", (_, threadId) => this.expired(threadId, now));
+    for (const channelId of this.observed.keys())
+      removed += this.keepObserved(channelId, this.observerHistory(channelId, now));
+    dropWhere("system", (at) => now - at > this.limits.cleanupMaxAgeMs);
+    dropWhere("exchange", (exchange) => now - exchange.at > this.limits.participantTTL);
+    const routed = new Set([...this.held.route.values()].map((r) => r.threadId));
     // A parent is a cache (Discord's messages carry it, and describeChannel tells it): once a thread's
     // participants would have expired, nothing of it is left to serve, and a month of finished
     // threads' parents would be most of the state, read at every start.
     const parentAge = Math.min(this.limits.cleanupMaxAgeMs, this.limits.participantTTL);
-    for (const [threadId, at] of this.parentAt) {
-      if (now - at <= parentAge || routed.has(threadId)) continue;
-      if (this.participants.has(threadId) || this.sinkThreads.has(threadId) || this.isLive(threadId))
-        continue;
-      this.parents.delete(threadId);
-      this.parentAt.delete(threadId);
-      drop("parent", threadId);
-    }
+    dropWhere(
+      "parent",
+      (parent, threadId) =>
+        now - parent.at > parentAge &&
+        !routed.has(threadId) &&
+        !this.held.participants.has(threadId) &&
+        !this.held.sink.has(threadId) &&
+        !this.isLive(threadId),
+    );
     return { removed };
   }
 
   /** Restores persisted entries (the older first: a later entry for the same key wins). */
   load(entries: Iterable<ThreadEntry>): void {
     for (const entry of entries) this.apply(entry);
+    // Stored by key, read back in any order: the least recently updated conversation goes first again.
+    const conversations = [...this.held.conversation].sort(([, a], [, b]) => a.at - b.at);
+    this.held.conversation.clear();
+    for (const [key, value] of conversations) this.held.conversation.set(key, value);
     this.changed.clear();
   }
 
@@ -312,8 +355,10 @@ export class ThreadState {
    * the next changes); one removed meanwhile comes without a value, or not at all.
    */
   *eachEntry(): Generator<ThreadEntry> {
-    for (const c of ["parent", "participants", "route", "sink", "system", "observed", "exchange"] as const)
-      for (const key of this.keysOf(c)) yield this.entry(c, key);
+    for (const c of Object.keys(this.held) as KeyedCollection[])
+      for (const key of this.held[c].keys()) yield this.entry(c, key);
+    for (const record of [...this.observed.values()].flat())
+      yield this.entry("observed", observedKey(record));
   }
 
   /** The entries changed since the last call, as they are now (removed ones without a value). */
@@ -328,6 +373,14 @@ export class ThreadState {
     for (const { c, k } of changes) this.mark(c, k, false);
   }
 
+  /** Sets an entry (removes it, with undefined) and notes the change. */
+  private put<C extends KeyedCollection>(c: C, key: string, value: ValueOf<C> | undefined): void {
+    const held = this.held[c] as Map<string, ValueOf<C>>;
+    if (value === undefined) held.delete(key);
+    else held.set(key, value);
+    this.mark(c, key);
+  }
+
   private mark(c: ThreadCollection, key: string, notify = true): void {
     const keys = this.changed.get(c) ?? new Set<string>();
     keys.add(key);
@@ -335,74 +388,26 @@ export class ThreadState {
     if (notify) this.onChange();
   }
 
-  private keysOf(c: ThreadCollection): Iterable<string> {
-    if (c === "parent") return this.parents.keys();
-    if (c === "participants") return this.participants.keys();
-    if (c === "route") return this.routes.keys();
-    if (c === "sink") return this.sinkThreads;
-    if (c === "system") return this.systemMessages.keys();
-    if (c === "exchange") return this.exchanges.keys();
-    return [...this.observed.values()].flat().map(observedKey);
-  }
-
   private entry(c: ThreadCollection, k: string): ThreadEntry {
-    if (c === "parent") {
-      const channelId = this.parents.get(k);
-      return channelId === undefined ? { c, k } : { c, k, v: { channelId, at: this.parentAt.get(k) ?? 0 } };
-    }
-    if (c === "participants") {
-      const set = this.participants.get(k);
-      return set === undefined
-        ? { c, k }
-        : { c, k, v: { agentIds: [...set], seenAt: this.seenAt.get(k) ?? 0 } };
-    }
-    if (c === "route") {
-      const route = this.routes.get(k);
-      return route === undefined ? { c, k } : { c, k, v: { ...route } };
-    }
-    if (c === "sink") return this.sinkThreads.has(k) ? { c, k, v: true } : { c, k };
-    if (c === "system") {
-      const at = this.systemMessages.get(k);
-      return at === undefined ? { c, k } : { c, k, v: at };
-    }
-    if (c === "exchange") {
-      const exchange = this.exchanges.get(k);
-      return exchange === undefined ? { c, k } : { c, k, v: exchange };
-    }
-    const record = this.observed.get(k.slice(0, k.indexOf(" ")))?.find((r) => observedKey(r) === k);
-    return record === undefined ? { c, k } : { c, k, v: record };
+    const v =
+      c === "observed"
+        ? this.observed.get(k.slice(0, k.indexOf(" ")))?.find((r) => observedKey(r) === k)
+        : this.held[c].get(k);
+    return (v === undefined ? { c, k } : { c, k, v }) as ThreadEntry;
   }
 
   private apply(e: ThreadEntry): void {
-    if (e.c === "parent") {
-      if (e.v === undefined) this.parents.delete(e.k);
-      else this.parents.set(e.k, e.v.channelId);
-      if (e.v === undefined) this.parentAt.delete(e.k);
-      else this.parentAt.set(e.k, e.v.at);
-    } else if (e.c === "participants") {
-      if (e.v === undefined) this.participants.delete(e.k);
-      else this.participants.set(e.k, new Set(e.v.agentIds));
-      if (e.v === undefined) this.seenAt.delete(e.k);
-      else this.seenAt.set(e.k, e.v.seenAt);
-    } else if (e.c === "route") {
-      if (e.v === undefined) this.routes.delete(e.k);
-      else this.routes.set(e.k, e.v);
-    } else if (e.c === "sink") {
-      if (e.v === undefined) this.sinkThreads.delete(e.k);
-      else this.sinkThreads.add(e.k);
-    } else if (e.c === "system") {
-      this.systemMessages.delete(e.k);
-      if (e.v !== undefined) this.systemMessages.set(e.k, e.v);
-    } else if (e.c === "exchange") {
-      if (e.v === undefined) this.exchanges.delete(e.k);
-      else this.exchanges.set(e.k, e.v);
-    } else {
-      const channelId = e.k.slice(0, e.k.indexOf(" "));
-      const list = (this.observed.get(channelId) ?? []).filter((r) => observedKey(r) !== e.k);
-      if (e.v !== undefined) list.push(e.v);
-      list.sort((a, b) => a.ts - b.ts);
-      if (list.length === 0) this.observed.delete(channelId);
-      else this.observed.set(channelId, list);
+    if (e.c !== "observed") {
+      const held = this.held[e.c] as Map<string, unknown>;
+      held.delete(e.k);
+      if (e.v !== undefined) held.set(e.k, e.v);
+      return;
     }
+    const channelId = e.k.slice(0, e.k.indexOf(" "));
+    const list = (this.observed.get(channelId) ?? []).filter((r) => observedKey(r) !== e.k);
+    if (e.v !== undefined) list.push(e.v);
+    list.sort((a, b) => a.ts - b.ts);
+    if (list.length === 0) this.observed.delete(channelId);
+    else this.observed.set(channelId, list);
   }
 }

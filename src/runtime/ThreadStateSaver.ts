@@ -12,13 +12,12 @@ export interface ThreadStateSaverOptions {
  * timer.
  */
 export class ThreadStateSaver {
-  private changed = false;
   private scheduled = false;
   private stopped = false;
-  /** The write loop, while it runs. */
-  private writing: Promise<void> | undefined;
-  /** Callers of flush(), told by the next write that starts. */
-  private flushWaiters: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
+  /** The latest write queued: it settles after every write queued before it. */
+  private last: Promise<void> = Promise.resolve();
+  /** A write queued that has not started yet: changes and flushes meanwhile join it. */
+  private next: Promise<void> | undefined;
 
   constructor(private readonly options: ThreadStateSaverOptions) {}
 
@@ -28,63 +27,43 @@ export class ThreadStateSaver {
     this.scheduled = true;
     queueMicrotask(() => {
       this.scheduled = false;
-      if (!this.stopped) void this.save();
+      if (!this.stopped) this.save().catch(() => undefined);
     });
   }
 
   /** Resolves once no write is in flight or queued (a change noted this tick included). */
   async idle(): Promise<void> {
-    while (this.scheduled || this.writing !== undefined) {
-      if (this.writing !== undefined) await this.writing;
-      else await Promise.resolve();
+    for (let seen: Promise<void> | undefined; this.scheduled || seen !== this.last;) {
+      seen = this.last;
+      await (this.scheduled ? Promise.resolve() : seen);
     }
   }
 
   /** Saves the changes made so far; resolves once a write started after the call lands, rejects if it failed. */
   flush(): Promise<void> {
-    const landed = new Promise<void>((resolve, reject) => this.flushWaiters.push({ resolve, reject }));
-    void this.save();
-    return landed;
+    return this.save();
   }
 
-  /** Writes what waits, and ignores later changes. Resolves once written. */
+  /** Writes what waits, and ignores later changes. Resolves once written (or its failure reported). */
   async stop(): Promise<void> {
     this.stopped = true;
-    await this.save();
+    await this.save().catch(() => undefined);
   }
 
-  /** Resolves once the changes made so far are on disk (or their write failed and was reported). */
+  /** The next write to start: one after the write in flight, shared by every caller until it starts. */
   private save(): Promise<void> {
-    this.changed = true;
-    this.writing ??= this.writeWhileChanged();
-    return this.writing;
-  }
-
-  private async writeWhileChanged(): Promise<void> {
-    try {
-      while (this.changed) {
-        this.changed = false;
-        const waiters = this.flushWaiters.splice(0);
-        const error = await this.writeOnce();
-        for (const waiter of waiters) {
-          if (error === undefined) waiter.resolve();
-          else waiter.reject(error);
-        }
+    if (this.next !== undefined) return this.next;
+    const write = this.last.then(async () => {
+      this.next = undefined;
+      try {
+        await this.options.write();
+      } catch (error) {
+        this.options.onError(error);
+        throw error ?? new Error("the thread state could not be written");
       }
-    } finally {
-      // Cleared with the loop's last check, so a change cannot slip in between and go unwritten.
-      this.writing = undefined;
-    }
-  }
-
-  /** Resolves with the write's error, if it failed (reported to onError too). */
-  private async writeOnce(): Promise<unknown> {
-    try {
-      await this.options.write();
-      return undefined;
-    } catch (error) {
-      this.options.onError(error);
-      return error ?? new Error("the thread state could not be written");
-    }
+    });
+    this.next = write;
+    this.last = write.catch(() => undefined);
+    return write;
   }
 }

@@ -11,7 +11,7 @@ const DESCRIBED_KEPT = 10_000;
 
 /**
  * What the runtime knows of Discord channels beyond what it saw itself: a thread's parent comes from
- * the runtime's own threads (ThreadState.parents, persisted), else from `DiscordPort.describeChannel`,
+ * the runtime's own threads (the thread state, persisted), else from `DiscordPort.describeChannel`,
  * asked once per channel. A parent learnt that way is kept in ThreadState, so it survives a restart.
  * A failed question that may succeed later (5xx, 429, timeouts) is not remembered; every other answer is.
  */
@@ -25,7 +25,7 @@ export class ChannelDirectory {
 
   /** The parent of `threadId`, as far as the runtime and Discord know. */
   async parentOf(threadId: string): Promise<ParentLookup> {
-    const known = this.threads.parents.get(threadId);
+    const known = this.threads.parentOf(threadId);
     if (known !== undefined) return { parentChannelId: known };
     const answer = await this.describe(threadId);
     if ("failure" in answer) return answer;

@@ -179,7 +179,7 @@ export function createCollaborationService(
             targetAgentId: p.targetAgentId,
             ...(p.topicId ? { topicId: p.topicId } : {}),
             threadId: c.resolvedThreadId,
-            channelId: c.parentChannelId ?? threads.parents.get(c.resolvedThreadId) ?? "",
+            channelId: c.parentChannelId ?? threads.parentOf(c.resolvedThreadId) ?? "",
             lastUsedAt: now(),
           });
           return {

@@ -170,7 +170,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     config,
     hasGateway: options.gateway !== undefined,
     actors,
-    index: () => session?.index,
+    conversationOf: (routeKey) => threads.conversationOf(routeKey),
     requireStarted,
     now,
     random,
@@ -274,7 +274,7 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
 
     async getConversationId(routeKey: string) {
       requireStarted("getConversationId");
-      return typeof routeKey === "string" ? session?.index.get(routeKey) : undefined;
+      return typeof routeKey === "string" ? threads.conversationOf(routeKey) : undefined;
     },
 
     mentions,

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import type { A2AFlowInput } from "../machines/index.js";
-import type { ConversationIndex } from "./ConversationIndex.js";
 import type { A2AConfig } from "../policies/index.js";
 import type { DurableHost } from "../durable/index.js";
 import { flowResult, messageSent } from "./flowResult.js";
@@ -15,8 +14,8 @@ export interface FlowServiceDeps {
   /** Whether a GatewayPort was given: without one, sessionsSend throws at the call. */
   hasGateway: boolean;
   actors: DurableHost;
-  /** The open conversation index (routeKey → conversationId), while running. */
-  index: () => ConversationIndex | undefined;
+  /** The route's latest conversation, if it had one. */
+  conversationOf: (routeKey: string) => string | undefined;
   requireStarted: (method: string) => unknown;
   now: () => number;
   random: () => number;
@@ -30,7 +29,7 @@ export interface FlowServiceDeps {
 export function createFlowService(
   deps: FlowServiceDeps,
 ): (params: SessionsSendParams) => Promise<A2AFlowResult> {
-  const { config, hasGateway, actors, index, requireStarted, now, random, scheduler } = deps;
+  const { config, hasGateway, actors, conversationOf, requireStarted, now, random, scheduler } = deps;
   return async function sessionsSend(params: SessionsSendParams): Promise<A2AFlowResult> {
     requireStarted("sessionsSend");
     if (!hasGateway) throw new MissingPortError("sessionsSend", "gateway");
@@ -39,7 +38,7 @@ export function createFlowService(
     const p = parsed.value;
     const timeoutSeconds = p.timeoutSeconds ?? 0;
     const routeKey = p.routeKey ?? `${p.requesterSessionKey ?? "external"}:${p.targetSessionKey}`;
-    const conversationId = index()?.get(routeKey) ?? randomUUID();
+    const conversationId = conversationOf(routeKey) ?? randomUUID();
     const toAgent = agentOfSession(p.targetSessionKey);
     const id = `flow-${randomUUID()}`;
     const input: A2AFlowInput = {

@@ -64,12 +64,12 @@ export function createInboundHandler(
     if (threadId === undefined) return undefined;
     const allowed = collaboration.allowedChannels;
     if (m.parentChannelId !== undefined) {
-      if (allowed.includes(m.parentChannelId) && !threads.parents.has(threadId)) {
+      if (allowed.includes(m.parentChannelId) && threads.parentOf(threadId) === undefined) {
         threads.setParent(threadId, m.parentChannelId);
       }
       return m.parentChannelId;
     }
-    if (threads.parents.has(threadId) || allowed.length === 0) return threads.parents.get(threadId);
+    if (threads.parentOf(threadId) !== undefined || allowed.length === 0) return threads.parentOf(threadId);
     const lookup = await deps.directory.parentOf(threadId);
     return "parentChannelId" in lookup ? lookup.parentChannelId : undefined;
   }
@@ -105,7 +105,7 @@ export function createInboundHandler(
       agentOfBot,
       participantsOf: (id) => threads.participantsOf(id),
       isSinkThread: deps.isSinkThread,
-      parentOf: (id) => threads.parents.get(id),
+      parentOf: (id) => threads.parentOf(id),
       messages: deps.messages,
     });
     const authorAgent = agentOfBot.get(message.authorId);

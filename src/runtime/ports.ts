@@ -204,8 +204,7 @@ export interface A2ARuntime {
   /** Calls `listener` with every event as it is emitted; returns a function that unsubscribes. */
   onEvent(listener: (e: A2AEvent) => void): () => void;
   /**
-   * Resolves once nothing is in flight: every write has landed (actors, event log, conversation index,
-   * thread state), every side effect has settled, and whatever they started in turn has too. Under
+   * Resolves once nothing is in flight: every write has landed (actors, event log, thread state), every side effect has settled, and whatever they started in turn has too. Under
    * vitest fake timers, `await vi.advanceTimersByTimeAsync(ms); await runtime.idle()` sees everything
    * that fell due in those `ms`, even on the disk store. A side effect that never settles (a gateway
    * run that hangs) keeps it waiting.
@@ -223,7 +222,7 @@ export type InspectOption =
 
 /** What `createA2ARuntime` takes. Every option has a default; the ports are needed only by the calls that use them. */
 export interface A2ARuntimeOptions {
-  /** Default ".a2a-state": the event log, the conversation index and the thread state, and the default store. */
+  /** Default ".a2a-state": the event log and the thread state, and the default store. */
   stateDir?: string;
   /**
    * Where the actors are kept (default: the lowdb store in `stateDir`). `createMemoryStore()` keeps

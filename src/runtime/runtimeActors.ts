@@ -9,7 +9,7 @@ import { type CollaborationMeta, collaborationMeta } from "./collaborationMeta.j
 import type { EarlierPosts } from "./EarlierPosts.js";
 import { provideCollaborate, provideFlow, type SideEffectDeps } from "./sideEffects.js";
 import type { ThreadState } from "./ThreadState.js";
-import { keepWithdrawnCalls, withdrawCalls } from "./withdrawnCalls.js";
+import { withdrawCalls } from "./withdrawnCalls.js";
 
 /** The kinds of actor the runtime hosts: a sessionsSend flow, a discordSend collaboration. */
 export type ActorKind = "a2aFlow" | "collaborate";
@@ -90,13 +90,14 @@ export function createRuntimeActors(d: RuntimeActorsDeps): RuntimeActors {
     ungatedEffects: ["agentWait", "readReply"],
     onOpen: async (store) => {
       // Before any actor resumes: what a stop rejected must not run now.
-      await withdrawCalls(d.stateDir, store, d.now, d.warn);
+      await withdrawCalls(threads, store, d.now, d.warn);
       // The finished collaborations' participants and routes are in the thread state this process
       // saved; a shared store's archive also holds what the other processes did, so it is read too.
       if (isSharedStore(store)) for (const record of await store.list("archive")) d.indexRecord(record);
     },
-    // Before the state directory's lock is let go: the next start on it withdraws them (onOpen above).
-    onAbandoned: (ids) => keepWithdrawnCalls(d.stateDir, ids),
+    // Saved as the thread state closes, before the state directory's lock is let go: the next start
+    // on it withdraws them (onOpen above).
+    onAbandoned: (ids) => threads.keepWithdrawn(ids),
     // Routes, participants, parents and observer history expire by age; expire() saves what it drops.
     housekeeping: (at) => {
       threads.expire(at);

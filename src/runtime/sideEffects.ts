@@ -47,17 +47,24 @@ export interface SideEffectDeps {
   earlierPosts?: EarlierPosts;
 }
 
-/** Posts once: through `deps.earlierPosts` when given. Call synchronously as the effect starts. */
-function postOnce(
+/**
+ * Sends a message through the channel's message rate limit, once: through `deps.earlierPosts` when
+ * given. Call synchronously as the effect starts.
+ */
+function sendOnce(
   deps: SideEffectDeps,
-  post: { asAgentId: string; channelId: string; content: string; nonceKey: string },
-  send: (nonce: string) => Promise<{ messageId: string }>,
+  post: { asAgentId: string; channelId: string; content: string; nonceKey: string; mentionUserIds: string[] },
 ): () => Promise<{ messageId: string }> {
+  const { asAgentId, channelId, content, mentionUserIds } = post;
   const nonce = discordNonce(post.nonceKey);
+  const send = () =>
+    throughDiscordBucket(deps.limiters.messages, channelId, () =>
+      required(deps.discord, "discord").sendMessage({ asAgentId, channelId, content, mentionUserIds, nonce }),
+    );
   const earlier = deps.earlierPosts;
-  if (earlier === undefined) return () => send(nonce);
+  if (earlier === undefined) return send;
   earlier.noteStart(post.nonceKey);
-  return () => earlier.postOnce({ ...post, nonce }, () => send(nonce));
+  return () => earlier.postOnce({ ...post, nonce }, send);
 }
 
 /**
@@ -138,17 +145,13 @@ export function provideFlow(deps: SideEffectDeps) {
         const post =
           channelId === undefined || !deps.discord
             ? undefined
-            : postOnce(deps, { asAgentId, channelId, content: input.text, nonceKey: input.nonce }, (nonce) =>
-                throughDiscordBucket(deps.limiters.messages, channelId, () =>
-                  required(deps.discord, "discord").sendMessage({
-                    asAgentId,
-                    channelId,
-                    content: input.text,
-                    mentionUserIds: [],
-                    nonce,
-                  }),
-                ),
-              );
+            : sendOnce(deps, {
+                asAgentId,
+                channelId,
+                content: input.text,
+                nonceKey: input.nonce,
+                mentionUserIds: [],
+              });
         return stamped(now, async () => {
           await post?.();
           return { at: now() };
@@ -167,17 +170,7 @@ export function provideCollaborate(deps: SideEffectDeps) {
       // Written here, as it is posted: in the language configured now.
       const { text, ...rest } = stored;
       const input = { ...rest, content: renderCollaborationText(text, deps.messages) };
-      const send = postOnce(deps, input, (nonce) =>
-        throughDiscordBucket(deps.limiters.messages, input.channelId, () =>
-          discord().sendMessage({
-            asAgentId: input.asAgentId,
-            channelId: input.channelId,
-            content: input.content,
-            mentionUserIds: input.mentionUserIds,
-            nonce,
-          }),
-        ),
-      );
+      const send = sendOnce(deps, input);
       return stamped(now, async () => {
         // Before the post: Discord may deliver it back before the request returns.
         if (kind === "mention") deps.onMentionPosting?.(input.channelId);

@@ -14,7 +14,7 @@ export function createSinkThreads(o: {
 }) {
   const configured: ReadonlySet<string> = new Set(o.configured);
   return {
-    isSinkThread: (threadId: string) => o.threads.sinkThreads.has(threadId) || configured.has(threadId),
+    isSinkThread: (threadId: string) => o.threads.isSinkThread(threadId) || configured.has(threadId),
 
     /** Registers a sink thread; resolves once it is on disk (other thread-state saves run in the background). */
     async register(threadId: string): Promise<void> {

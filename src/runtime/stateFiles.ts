@@ -1,49 +1,8 @@
 import { acquireStateDirLock } from "../persistence/index.js";
-import { ConversationIndex } from "./ConversationIndex.js";
 import { EventLog } from "./EventLog.js";
 import { displayText, type EventBus } from "../policies/index.js";
 import type { ThreadState } from "./ThreadState.js";
 import { openThreadStateStore, type ThreadStateStore } from "./threadStatePersistence.js";
-
-/** The files a running runtime holds open in its state directory (the lock and the actor store aside). */
-export interface StateFiles {
-  log: EventLog;
-  index: ConversationIndex;
-  threadStore: ThreadStateStore;
-}
-
-/**
- * Opens the event log, the conversation index and the thread state, in that order.
- * If one fails, whatever opened is closed again (no file handle left behind) and the error is rethrown.
- */
-export async function openStateFiles(o: {
-  stateDir: string;
-  now: () => number;
-  warn: (message: string) => void;
-  threads: ThreadState;
-}): Promise<StateFiles> {
-  const { stateDir, now, warn } = o;
-  const opened: Partial<StateFiles> = {};
-  try {
-    opened.log = await EventLog.open({ dir: stateDir, onWarning: warn });
-    opened.index = await ConversationIndex.open({
-      dir: stateDir,
-      now,
-      rebuildFromLog: true,
-      onWarning: warn,
-    });
-    opened.threadStore = await openThreadStateStore({ stateDir, threads: o.threads, now, onWarning: warn });
-    return opened as StateFiles;
-  } catch (error) {
-    const failures = await closeEach([
-      () => opened.threadStore?.close(),
-      () => opened.index?.close(),
-      () => opened.log?.close(),
-    ]);
-    for (const failure of failures) warn(`closing after a failed start: ${displayText(failure)}`);
-    throw error;
-  }
-}
 
 /** Runs every closer, even after one failed (a store that cannot write leaves no file open); returns the failures. */
 export async function closeEach(closers: ReadonlyArray<() => unknown>): Promise<unknown[]> {
@@ -55,17 +14,18 @@ export async function closeEach(closers: ReadonlyArray<() => unknown>): Promise<
   return failures;
 }
 
-/** What a running runtime holds in its state directory beside its actor store: the lock and its files. */
-export interface StateDirSession extends StateFiles {
-  /** Resolves once no event-log append, index write or thread-state save is in flight. */
+/** What a running runtime holds in its state directory beside its actor store: the lock, the event log and the thread state. */
+export interface StateDirSession {
+  threadStore: ThreadStateStore;
+  /** Resolves once no event-log append or thread-state save is in flight. */
   idle(): Promise<void>;
   /** Stops logging, closes every file, then releases the lock; rejects with the first failure. */
   close(): Promise<void>;
 }
 
 /**
- * Takes the state directory's lock, opens its files, and from then logs every event of `bus` and feeds
- * the conversation index with them. A failure releases whatever it took.
+ * Takes the state directory's lock, opens its files, and from then logs every event of `bus` and keeps
+ * each route's latest conversation in the thread state. A failure releases whatever it took.
  */
 export async function openStateDir(o: {
   stateDir: string;
@@ -74,38 +34,45 @@ export async function openStateDir(o: {
   threads: ThreadState;
   bus: EventBus;
 }): Promise<StateDirSession> {
-  const lock = await acquireStateDirLock(o.stateDir, { onWarning: o.warn });
-  let files: StateFiles;
+  const { stateDir, now, warn } = o;
+  const lock = await acquireStateDirLock(stateDir, { onWarning: warn });
+  let log: EventLog | undefined;
+  let threadStore: ThreadStateStore;
   try {
-    files = await openStateFiles(o);
+    log = await EventLog.open({ dir: stateDir, onWarning: warn });
+    threadStore = await openThreadStateStore({ stateDir, threads: o.threads, now, onWarning: warn });
   } catch (error) {
-    await lock.release();
+    // Whatever opened is closed again (no file handle left behind), and the lock released.
+    const failures = await closeEach([() => log?.close(), () => lock.release()]);
+    for (const failure of failures) warn(`closing after a failed start: ${displayText(failure)}`);
     throw error;
   }
-  const { log, index, threadStore } = files;
+  const openLog = log;
   /** Appends not yet written, for idle(). */
   const appending = new Set<Promise<void>>();
   const unsubscribeLog = o.bus.subscribe("*", (event) => {
-    const append = log
+    const append = openLog
       .append(event)
       .catch((error: unknown) => o.warn(`could not append to the event log: ${displayText(error)}`));
     appending.add(append);
     void append.then(() => appending.delete(append));
   });
-  const detachIndex = index.attach(o.bus);
+  const unsubscribeConversations = (["a2a.send", "a2a.response", "a2a.complete"] as const).map((type) =>
+    o.bus.subscribe(type, ({ routeKey, conversationId, ts }) => {
+      if (routeKey && conversationId) o.threads.noteConversation(routeKey, conversationId, ts);
+    }),
+  );
   return {
-    ...files,
+    threadStore,
     async idle() {
-      // A failed index write was reported when it failed (and is retried by the next one).
-      const indexWrite = () => index.flush().catch(() => undefined);
       while (appending.size > 0) await Promise.all([...appending]);
-      await Promise.all([indexWrite(), threadStore.idle()]);
+      await threadStore.idle();
     },
     async close() {
       unsubscribeLog();
-      detachIndex();
+      for (const unsubscribe of unsubscribeConversations) unsubscribe();
       try {
-        const failures = await closeEach([() => threadStore.close(), () => log.close(), () => index.close()]);
+        const failures = await closeEach([() => threadStore.close(), () => openLog.close()]);
         if (failures.length > 0) throw failures[0];
       } finally {
         await lock.release();

@@ -167,6 +167,8 @@ const ENTRY_SCHEMAS = {
     endedBy: z.enum(EXCHANGE_END_REASONS).optional(),
     at: Time,
   }),
+  conversation: z.object({ conversationId: Str, at: Time }),
+  withdrawn: z.literal(true),
 } as const;
 
 interface Candidate {

@@ -1,33 +1,12 @@
-import { readFile, rm } from "node:fs/promises";
-import { join } from "node:path";
 import { ActorTakenOverError, type SnapshotStore } from "../persistence/index.js";
-import { errorCode, writeFileDurably } from "../persistence/DurableJsonFile.js";
+import type { ThreadState } from "./ThreadState.js";
 
 // A call (discordSend, sessionsSend) that stop() rejects while none of its actor's writes has landed
 // (the database out of reach) may have left its actor stored all the same: a write can land with its
 // reply lost. The caller was told it failed, and may call again: so that the rejected one is never
-// carried out, its actor's id is kept in the state directory (which only this runtime holds) and the
-// next start withdraws it before any actor resumes. (An actor stored before the stop resumes, as
-// every actor does.)
-
-const FILE = "withdrawn-calls.json";
-
-async function read(stateDir: string): Promise<string[]> {
-  try {
-    const doc = JSON.parse(await readFile(join(stateDir, FILE), "utf8")) as { ids?: unknown };
-    return Array.isArray(doc.ids) ? doc.ids.filter((id): id is string => typeof id === "string") : [];
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return [];
-    throw error;
-  }
-}
-
-/** Keeps the ids of the actors of rejected calls, for the next start to withdraw. */
-export async function keepWithdrawnCalls(stateDir: string, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return;
-  const all = [...new Set([...(await read(stateDir)), ...ids])];
-  await writeFileDurably(join(stateDir, FILE), JSON.stringify({ version: 1, ids: all }));
-}
+// carried out, its actor's id is kept in the thread state (saved in the state directory, which only
+// this runtime holds) and the next start withdraws it before any actor resumes. (An actor stored
+// before the stop resumes, as every actor does.)
 
 /**
  * Withdraws the actors of rejected calls that were stored all the same: archived as failed, never run.
@@ -35,12 +14,12 @@ export async function keepWithdrawnCalls(stateDir: string, ids: readonly string[
  * written rejects, and the ids stay for the next start.
  */
 export async function withdrawCalls(
-  stateDir: string,
+  threads: ThreadState,
   store: SnapshotStore,
   now: () => number,
   warn: (message: string) => void,
 ): Promise<void> {
-  const ids = await read(stateDir);
+  const ids = threads.withdrawnCalls();
   for (const id of ids) {
     const record = await store.get(id);
     if (record?.status !== "active") continue;
@@ -52,5 +31,5 @@ export async function withdrawCalls(
       warn(`actor ${id}: its call was rejected as the runtime stopped, yet another process runs it`);
     }
   }
-  if (ids.length > 0) await rm(join(stateDir, FILE), { force: true });
+  threads.keepWithdrawn(ids, false);
 }

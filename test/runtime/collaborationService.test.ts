@@ -181,7 +181,7 @@ describe("createCollaborationService: an explicit thread", () => {
     expect(result).toMatchObject({ status: "sent", threadId: THREAD });
     expect(discord.threads).toEqual([]);
     expect(discord.in(THREAD)).toEqual([expect.objectContaining({ mentionUserIds: [BOTS.eden] })]);
-    expect(parts.threads.parents.get(THREAD)).toBe(CHANNEL);
+    expect(parts.threads.parentOf(THREAD)).toBe(CHANNEL);
     await discordSend(ask({ threadId: THREAD, message: "하나 더" }));
     expect(discord.describeCalls).toEqual([THREAD]);
   });

@@ -3,14 +3,13 @@
 import { describe, expect, it, vi } from "vitest";
 import { createMemoryStore } from "../../src/durable/index.js";
 import { GLOBAL_TIMERS } from "../../src/durable/timers.js";
-import { ConversationIndex } from "../../src/runtime/ConversationIndex.js";
 import { createFlowService } from "../../src/runtime/flowService.js";
 import { MissingPortError } from "../../src/runtime/MissingPortError.js";
 import type { SessionsSendParams } from "../../src/runtime/ports.js";
-import { EventBus, InvalidInputError, type A2AEvent } from "../../src/policies/index.js";
+import { InvalidInputError, type A2AEvent } from "../../src/policies/index.js";
 import { callLoosely } from "../support/badInput.js";
 import { ScriptedGateway, type ScriptedTurn } from "../../src/testing/index.js";
-import { drain, tempStateDir, waitUntil } from "../support/runtimeFakes.js";
+import { drain, waitUntil } from "../support/runtimeFakes.js";
 import {
   deferred,
   HoldingStore,
@@ -41,7 +40,8 @@ async function flowService(
   o: {
     gateway?: ScriptedGateway;
     store?: ReturnType<typeof createMemoryStore>;
-    index?: ConversationIndex;
+    /** Whether the route's conversation is kept from the flows' events, as the runtime does. */
+    conversations?: boolean;
     running?: boolean;
   } = {},
 ) {
@@ -51,11 +51,16 @@ async function flowService(
   });
   await parts.actors.start();
   keep(parts);
+  if (o.conversations === true)
+    parts.onEmit = (event) => {
+      const { routeKey, conversationId, ts } = event as A2AEvent;
+      if (routeKey && conversationId) parts.threads.noteConversation(routeKey, conversationId, ts);
+    };
   const sessionsSend = createFlowService({
     config: parts.config,
     hasGateway: o.gateway !== undefined,
     actors: parts.actors,
-    index: () => o.index,
+    conversationOf: (routeKey) => parts.threads.conversationOf(routeKey),
     requireStarted: (method) => {
       if (o.running === false) throw new Error(`A2ARuntime.${method}: the runtime is not running`);
     },
@@ -219,50 +224,34 @@ describe("createFlowService: timeoutSeconds > 0", () => {
 });
 
 describe("createFlowService: conversations by route", () => {
-  it("the same routeKey continues its conversation from the index; another route starts its own", async () => {
-    const index = await ConversationIndex.open({ dir: tempStateDir(), onWarning: () => {} });
-    try {
-      const bus = new EventBus();
-      index.attach(bus);
-      const gateway = new ScriptedGateway(hanging(3));
-      const { parts, sessionsSend } = await flowService({ gateway, index });
-      parts.onEmit = (event) => bus.emit(event as A2AEvent);
-      const send = (p: Partial<SessionsSendParams>) =>
-        sessionsSend({ targetSessionKey: EDEN, message: "[NOTIFICATION] 배포 완료", ...p });
+  it("the same routeKey continues its conversation; another route starts its own", async () => {
+    const gateway = new ScriptedGateway(hanging(3));
+    const { parts, sessionsSend } = await flowService({ gateway, conversations: true });
+    const send = (p: Partial<SessionsSendParams>) =>
+      sessionsSend({ targetSessionKey: EDEN, message: "[NOTIFICATION] 배포 완료", ...p });
 
-      const first = await send({ routeKey: "deploys" });
-      // Accepted means sent, and the send is indexed as it is reported.
-      expect(index.get("deploys")).toBe(first.conversationId);
-      const again = await send({ routeKey: "deploys" });
-      const other = await send({ routeKey: "reviews" });
-      expect(again.conversationId).toBe(first.conversationId);
-      expect(other.conversationId).not.toBe(first.conversationId);
-    } finally {
-      await index.close();
-    }
+    const first = await send({ routeKey: "deploys" });
+    // Accepted means sent, and the send is kept as it is reported.
+    expect(parts.threads.conversationOf("deploys")).toBe(first.conversationId);
+    const again = await send({ routeKey: "deploys" });
+    const other = await send({ routeKey: "reviews" });
+    expect(again.conversationId).toBe(first.conversationId);
+    expect(other.conversationId).not.toBe(first.conversationId);
   });
 
   it("without a routeKey the route is requester:target (external when no requester)", async () => {
-    const index = await ConversationIndex.open({ dir: tempStateDir(), onWarning: () => {} });
-    try {
-      const bus = new EventBus();
-      index.attach(bus);
-      const { parts, sessionsSend } = await flowService({
-        gateway: new ScriptedGateway(hanging(2)),
-        index,
-      });
-      parts.onEmit = (event) => bus.emit(event as A2AEvent);
-      const external = await sessionsSend({ targetSessionKey: EDEN, message: "[NOTIFICATION] 1" });
-      const fromRuda = await sessionsSend({
-        requesterSessionKey: "agent:ruda:main",
-        targetSessionKey: EDEN,
-        message: "[NOTIFICATION] 2",
-      });
-      expect(index.get(`external:${EDEN}`)).toBe(external.conversationId);
-      expect(index.get(`agent:ruda:main:${EDEN}`)).toBe(fromRuda.conversationId);
-      expect(fromRuda.conversationId).not.toBe(external.conversationId);
-    } finally {
-      await index.close();
-    }
+    const { parts, sessionsSend } = await flowService({
+      gateway: new ScriptedGateway(hanging(2)),
+      conversations: true,
+    });
+    const external = await sessionsSend({ targetSessionKey: EDEN, message: "[NOTIFICATION] 1" });
+    const fromRuda = await sessionsSend({
+      requesterSessionKey: "agent:ruda:main",
+      targetSessionKey: EDEN,
+      message: "[NOTIFICATION] 2",
+    });
+    expect(parts.threads.conversationOf(`external:${EDEN}`)).toBe(external.conversationId);
+    expect(parts.threads.conversationOf(`agent:ruda:main:${EDEN}`)).toBe(fromRuda.conversationId);
+    expect(fromRuda.conversationId).not.toBe(external.conversationId);
   });
 });

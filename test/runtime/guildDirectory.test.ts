@@ -102,7 +102,7 @@ describe("GuildDirectory: the per-guild key of thread creation", () => {
     } as unknown as DiscordPort;
     const parents = new Map<string, string>();
     const threads = {
-      parents,
+      parentOf: (t: string) => parents.get(t),
       setParent: (t: string, c: string) => parents.set(t, c),
     } as unknown as ThreadState;
     const channels = new ChannelDirectory(threads, port);

@@ -232,7 +232,7 @@ describe("createMentionTracking: after a restart", () => {
       threadId: waiting.threadId,
       channelId: CHANNEL,
     });
-    expect(threads.parents.get(waiting.threadId)).toBe(CHANNEL);
+    expect(threads.parentOf(waiting.threadId)).toBe(CHANNEL);
     // A finished collaboration's participants and route are in the thread state the runtime saves
     // (not kept by these parts): a start does not read the archive for them.
     expect(store.listed.archive).toBe(0);

@@ -68,7 +68,7 @@ class CountingDiscord implements DiscordPort {
 
 interface Checkpoint {
   day: number;
-  /** The whole state dir: everything below, and the lock and the conversation index. */
+  /** The whole state dir: everything below, and the lock. */
   stateDirKiB: number;
   /** The snapshot store's files: live shards and archive hours (without the journal). */
   storeKiB: number;

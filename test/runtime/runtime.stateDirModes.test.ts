@@ -21,7 +21,7 @@ describe("createA2ARuntime: the state dir is its owner's alone", () => {
   it("after a start, a tracked send and a stop: the dir is 0700, every file the runtime wrote 0600, leftover temp files gone", async () => {
     const dir = tempStateDir();
     chmodSync(dir, 0o755); // as a user's mkdir leaves it
-    writeFileSync(join(dir, "a2a-conversation-index.json.tmp-4242"), "{"); // a write killed before its rename
+    writeFileSync(join(dir, "coordination-events.ndjson.tmp-4242"), "{"); // a write killed before its rename
     const discord = new FakeDiscord();
     const r = runtime({ stateDir: dir, discord });
     await r.start();
@@ -36,12 +36,7 @@ describe("createA2ARuntime: the state dir is its owner's alone", () => {
 
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     const files = modes(dir);
-    for (const name of [
-      ".lock",
-      "threads/changes.ndjson",
-      "coordination-events.ndjson",
-      "a2a-conversation-index.json",
-    ]) {
+    for (const name of [".lock", "threads/changes.ndjson", "coordination-events.ndjson"]) {
       expect(files.has(name), `${name} in ${[...files.keys()].join(", ")}`).toBe(true);
     }
     expect([...files.keys()].some((name) => /^actors\/shard-\d+\.json$/.test(name))).toBe(true);

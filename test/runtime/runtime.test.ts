@@ -47,6 +47,15 @@ describe("createA2ARuntime: sessionsSend", () => {
     await r.stop();
     const logged = readFileSync(join(dir, "coordination-events.ndjson"), "utf8").trim().split("\n");
     expect(logged.map((line) => (JSON.parse(line) as A2AEvent).type)).toEqual(events.map((e) => e.type));
+
+    // The route's conversation is kept across a restart: the next send on it continues it.
+    const again = runtime({ stateDir: dir, gateway });
+    await again.start();
+    expect(await again.getConversationId("external:agent:eden:main")).toBe(accepted.conversationId);
+    const next = await again.sessionsSend({ targetSessionKey: "agent:eden:main", message: "또 있어?" });
+    expect(next.conversationId).toBe(accepted.conversationId);
+    await again.idle();
+    await again.stop();
   });
 
   it("sync: answers timeout when the caller's wait runs out, and the flow still completes later", async () => {

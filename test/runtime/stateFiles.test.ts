@@ -1,5 +1,5 @@
-// openStateDir on its own: the state directory's lock, its event log and conversation index fed from the
-// bus, and that the lock is released on every way out (a clean close, a close whose file fails, a
+// openStateDir on its own: the state directory's lock, its event log and the routes' conversations fed
+// from the bus, and that the lock is released on every way out (a clean close, a close whose file fails, a
 // failed open).
 import { readFileSync } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
@@ -64,9 +64,9 @@ describe("openStateDir", () => {
     expect(await lockIsFree(dir)).toBe(true);
   });
 
-  it("logs every bus event and feeds the conversation index, until it is closed", async () => {
+  it("logs every bus event and keeps each route's conversation, until it is closed", async () => {
     const dir = tempStateDir();
-    const { bus, opening } = open(dir);
+    const { bus, threads, opening } = open(dir);
     const session = await opening;
     bus.emit(sendEvent("deploys", "conv-1"));
     bus.emit({
@@ -74,16 +74,18 @@ describe("openStateDir", () => {
       ts: T0,
       data: { fromAgentId: "ruda", toAgentId: "eden" },
     } as A2AEvent);
-    expect(session.index.get("deploys")).toBe("conv-1");
+    expect(threads.conversationOf("deploys")).toBe("conv-1");
     await session.close();
     expect(loggedTypes(dir)).toEqual(["a2a.send", "a2a.collaborate.requested"]);
 
-    // Closed: the bus reaches neither the log nor the index.
+    // Closed: the bus reaches neither the log nor the thread state.
     bus.emit(sendEvent("later", "conv-2"));
-    const reopened = await open(dir).opening;
+    expect(threads.conversationOf("later")).toBeUndefined();
+    const again = open(dir);
+    const reopened = await again.opening;
     try {
-      expect(reopened.index.get("deploys")).toBe("conv-1");
-      expect(reopened.index.get("later")).toBeUndefined();
+      expect(again.threads.conversationOf("deploys")).toBe("conv-1");
+      expect(again.threads.conversationOf("later")).toBeUndefined();
     } finally {
       await reopened.close();
     }
@@ -94,19 +96,16 @@ describe("openStateDir", () => {
     const dir = tempStateDir();
     const { bus, threads, opening } = open(dir);
     const session = await opening;
-    bus.emit(sendEvent("deploys", "conv-1"));
-    // The thread state can no longer be written: its folder is now a file, and a change waits.
+    // The thread state can no longer be written: its folder is now a file, and changes wait.
     await rm(join(dir, THREAD_STATE_DIR), { recursive: true });
     await writeFile(join(dir, THREAD_STATE_DIR), "");
+    bus.emit(sendEvent("deploys", "conv-1"));
     threads.markSinkThread("t1");
     await expect(session.close()).rejects.toMatchObject({
       code: expect.stringMatching(/^(ENOTDIR|ENOENT)$/),
     });
     expect(await lockIsFree(dir)).toBe(true);
     expect(loggedTypes(dir)).toEqual(["a2a.send"]);
-    expect(JSON.parse(readFileSync(join(dir, "a2a-conversation-index.json"), "utf8"))).toMatchObject({
-      entries: { deploys: { conversationId: "conv-1" } },
-    });
   });
 
   it("a failure while opening (the thread state's folder is a file) releases the lock", async () => {
@@ -115,7 +114,7 @@ describe("openStateDir", () => {
     const warnings: string[] = [];
     await expect(open(dir, warnings).opening).rejects.toThrow();
     expect(await lockIsFree(dir)).toBe(true);
-    // What opened before it (the event log, the index) closed cleanly.
+    // What opened before it (the event log) closed cleanly.
     expect(warnings.filter((w) => w.startsWith("closing after a failed start"))).toEqual([]);
   });
 });

@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { ObserverRecord } from "../../src/policies/entryPoint.js";
 import { ThreadState } from "../../src/runtime/ThreadState.js";
 
+const parentKeys = (state: ThreadState) => state.entries().flatMap((e) => (e.c === "parent" ? [e.k] : []));
+
 const HOUR = 3_600_000;
 const limits = {
   threadReuseTTL: 6 * HOUR,
@@ -169,14 +171,14 @@ describe("ThreadState.expire (bounded while running)", () => {
     state.addParticipants("joined", ["ruda"], 40 * HOUR);
     expect(state.expire(48 * HOUR).removed).toBe(0);
     expect(state.expire(48 * HOUR + 1).removed).toBe(1);
-    expect([...state.parents.keys()].sort()).toEqual(["joined", "live", "sink"]);
+    expect(parentKeys(state).sort()).toEqual(["joined", "live", "sink"]);
     // The participants expire at 88 h; the parent goes with the next expiry after that.
     expect(state.expire(88 * HOUR + 1).removed).toBe(2);
-    expect([...state.parents.keys()].sort()).toEqual(["live", "sink"]);
+    expect(parentKeys(state).sort()).toEqual(["live", "sink"]);
     live.clear();
     expect(state.expire(88 * HOUR + 2).removed).toBe(1);
-    expect([...state.parents.keys()]).toEqual(["sink"]);
-    expect(state.sinkThreads.has("sink")).toBe(true);
+    expect(parentKeys(state)).toEqual(["sink"]);
+    expect(state.isSinkThread("sink")).toBe(true);
   });
 
   it("a parent no thread needs goes after participantTTL when cleanupMaxAgeMs is longer (a month of finished threads is not kept)", () => {
@@ -190,7 +192,7 @@ describe("ThreadState.expire (bounded while running)", () => {
     state.markSystemMessage("m1", 0);
     expect(state.expire(24 * HOUR).removed).toBe(0);
     expect(state.expire(24 * HOUR + 1).removed).toBe(1);
-    expect([...state.parents.keys()]).toEqual(["live"]);
+    expect(parentKeys(state)).toEqual(["live"]);
     // System-message ids still follow cleanupMaxAgeMs.
     expect(state.isSystemMessage("m1")).toBe(true);
     expect(state.expire(48 * HOUR + 1).removed).toBe(1);
@@ -216,9 +218,9 @@ describe("ThreadState.expire (bounded while running)", () => {
     const state = new ThreadState({ ...limits, threadReuseTTL: 72 * HOUR }, () => 0);
     state.useRoute(route("t1", 0));
     expect(state.expire(60 * HOUR).removed).toBe(0);
-    expect(state.parents.get("t1")).toBe("c1");
+    expect(state.parentOf("t1")).toBe("c1");
     expect(state.expire(72 * HOUR).removed).toBe(2);
-    expect(state.parents.has("t1")).toBe(false);
+    expect(state.parentOf("t1")).toBeUndefined();
   });
 
   it("a start re-reading old records does not bring back a route or participants that expired", () => {
@@ -237,5 +239,48 @@ describe("ThreadState.expire (bounded while running)", () => {
       { c: "observed", k: "c1 m2", v: record("c1", "m2", 0) },
       { c: "observed", k: "c1 m3", v: record("c1", "m3", 0) },
     ]);
+  });
+});
+
+describe("ThreadState conversations (a sessionsSend route's latest)", () => {
+  it("keeps the route's latest conversation; an older event changes nothing, one as old replaces it", () => {
+    const state = new ThreadState(limits, () => 0);
+    expect(state.conversationOf("deploys")).toBeUndefined();
+    state.noteConversation("deploys", "conv-1", 10);
+    state.noteConversation("deploys", "conv-2", 20);
+    state.noteConversation("deploys", "conv-0", 5);
+    expect(state.conversationOf("deploys")).toBe("conv-2");
+    state.noteConversation("deploys", "conv-3", 20);
+    expect(state.conversationOf("deploys")).toBe("conv-3");
+    state.noteConversation("__proto__", "conv-p", 1);
+    expect(state.conversationOf("__proto__")).toBe("conv-p");
+  });
+
+  it("is bounded to 10,000 routes: the least recently updated goes first, also after a save and load", () => {
+    const state = new ThreadState(limits, () => 0);
+    for (let i = 0; i < 10_000; i++) state.noteConversation(`route-${i}`, `conv-${i}`, i);
+    state.noteConversation("route-0", "conv-0b", 10_000); // route-0 is now the latest
+    state.noteConversation("new", "conv-new", 10_001); // evicts route-1
+    expect(state.conversationOf("route-0")).toBe("conv-0b");
+    expect(state.conversationOf("route-1")).toBeUndefined();
+    expect(state.conversationOf("new")).toBe("conv-new");
+    expect(state.takeChanges().filter((e) => e.c === "conversation" && e.v === undefined)).toEqual([
+      { c: "conversation", k: "route-1" },
+    ]);
+
+    // Read back in another order (as a store may hand them), the order of updates comes back.
+    const again = new ThreadState(limits, () => 0);
+    again.load(state.entries().reverse());
+    expect(again.conversationOf("new")).toBe("conv-new");
+    again.noteConversation("newer", "conv-newer", 10_002); // evicts route-2
+    again.noteConversation("route-3", "conv-3b", 10_003);
+    again.noteConversation("newest", "conv-newest", 10_004); // evicts route-4, not route-3
+    expect(again.conversationOf("route-2")).toBeUndefined();
+    expect(again.conversationOf("route-3")).toBe("conv-3b");
+    expect(again.conversationOf("route-4")).toBeUndefined();
+    expect(again.conversationOf("route-0")).toBe("conv-0b");
+    // Conversations do not expire by age.
+    expect(again.expire(Number.MAX_SAFE_INTEGER).removed).toBe(0);
+    expect(again.conversationOf("route-5")).toBe("conv-5");
   });
 });
