@@ -12,10 +12,14 @@ import { join } from "node:path";
 const NOT_OURS = /^tsx-/;
 
 export default function setup(): () => void {
+  // Each vitest project runs the global setup again in the same process: the first one's folder serves all.
+  if (process.env.A2A_TEST_RUN_DIR !== undefined) return () => undefined;
   const previous = process.env.TMPDIR;
   const runDir = mkdtempSync(join(tmpdir(), "a2a-test-run-"));
   process.env.TMPDIR = runDir;
+  process.env.A2A_TEST_RUN_DIR = runDir;
   return () => {
+    delete process.env.A2A_TEST_RUN_DIR;
     if (previous === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = previous;
     const left = readdirSync(runDir).filter((name) => !NOT_OURS.test(name));
