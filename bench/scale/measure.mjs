@@ -24,8 +24,8 @@ if (typeof globalThis.gc !== "function") throw new Error("run with node --expose
 const dist = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "dist");
 
 // ---- every file write, by file handle: the largest single write, whatever wrote it. A file written
-// whole (opened "w": a shard, a thread-state file, an archive hour rewritten by prune) counts from open
-// to close; a file appended to (journal segment, thread-state log, archive hour) counts per call.
+// whole (opened "w": a shard, an archive hour rewritten by prune) counts from open to close; a file
+// appended to (a journal segment, the store's or the thread state's, an archive hour) counts per call.
 const handlePath = new WeakMap();
 const wholeFile = new WeakSet();
 const handleBytes = new WeakMap();
@@ -73,7 +73,7 @@ syncBuiltinESMExports();
 const rssAtLaunch = process.memoryUsage().rss;
 const { createA2ARuntime } = await import(join(dist, "index.js"));
 const { LowdbSnapshotStore } = await import(join(dist, "persistence", "LowdbSnapshotStore.js"));
-const { ChangeLogFile } = await import(join(dist, "persistence", "ChangeLogFile.js"));
+const { ThreadStateStore } = await import(join(dist, "runtime", "threadStatePersistence.js"));
 const rssAfterImport = process.memoryUsage().rss;
 
 // ---- instrumentation: store open, thread-state open, compactions, put() for the persistence lag.
@@ -87,18 +87,18 @@ LowdbSnapshotStore.open = async (options) => {
   phases.storeOpenMs += performance.now() - started;
   return store;
 };
-const openLog = ChangeLogFile.open.bind(ChangeLogFile);
-ChangeLogFile.open = async (options) => {
+const openThreads = ThreadStateStore.open.bind(ThreadStateStore);
+ThreadStateStore.open = async (options) => {
   const started = performance.now();
   try {
-    return await openLog(options);
+    return await openThreads(options);
   } finally {
     phases.threadStateOpenMs += performance.now() - started;
   }
 };
-// The thread state's folds (each rewrites the snapshot files its log touched).
+// The thread state's folds (each writes the whole state into a new journal segment).
 const threadFolds = [];
-const foldLog = ChangeLogFile.prototype.fold;
+const foldThreads = ThreadStateStore.prototype.fold;
 /** Compactions and folds the drive started, awaited after it: a long one may end after the window. */
 const driveRuns = [];
 function timedRun(list, fn) {
@@ -112,7 +112,7 @@ function timedRun(list, fn) {
     return run;
   };
 }
-ChangeLogFile.prototype.fold = timedRun(threadFolds, foldLog);
+ThreadStateStore.prototype.fold = timedRun(threadFolds, foldThreads);
 // Garbage-collection pauses in the drive.
 const gcPauses = [];
 new PerformanceObserver((list) => {

@@ -2,7 +2,7 @@
 // node on the built dist/; not measured). A running runtime makes one template per agent pair (a live
 // mention waiting for its answer, a collaboration answered and finished); the state dir is then written
 // by cloning those records with fresh ids, threads, topics and times, through the store's own
-// persistence (LowdbSnapshotStore for live records and the hourly archive, ChangeLogFile with
+// persistence (LowdbSnapshotStore for live records and the hourly archive, ThreadStateStore with
 // ThreadState's expiry for the thread state), so the files are what the runtime would have written,
 // without a million discordSend calls.
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -11,8 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createA2ARuntime } from "../../dist/index.js";
-import { ChangeLogFile, LowdbSnapshotStore, entriesOf } from "../../dist/persistence/index.js";
+import { LowdbSnapshotStore } from "../../dist/persistence/index.js";
 import { ThreadState } from "../../dist/runtime/ThreadState.js";
+import { ThreadStateStore } from "../../dist/runtime/threadStatePersistence.js";
 import {
   ARCHIVE_DAYS,
   BOT_IDS,
@@ -117,6 +118,14 @@ function cloneText(json, j, shift) {
     .replace(TOPIC, (_, kind) => `${kind}-${j}`);
 }
 
+/** Opens the thread state of `stateDir` into `threads` with the runtime's own store (no warning expected). */
+function openThreads(stateDir, threads) {
+  const onWarning = (w) => {
+    throw new Error(w);
+  };
+  return ThreadStateStore.open({ stateDir, threads, now: () => T0, onWarning });
+}
+
 /** Thread-state entries by the template collaboration they belong to (by its ids and topic). */
 function groupEntries(entries, templates) {
   const owner = new Map();
@@ -149,9 +158,17 @@ async function populate(dir, live) {
       records.sort((a, b) => Number(a.meta.topicId.split("-")[1]) - Number(b.meta.topicId.split("-")[1]));
     byTopic(liveTemplates);
     byTopic(doneTemplates);
-    const threadState = entriesOf(
-      await ChangeLogFile.read({ dir: join(work, "threads"), now: () => T0, onWarning: () => {} }),
-    );
+    // Read as written: nothing of the templates expires.
+    const forever = {
+      threadReuseTTL: Infinity,
+      observerHistoryLimit: Infinity,
+      observerHistoryTTL: Infinity,
+      participantTTL: Infinity,
+      cleanupMaxAgeMs: Infinity,
+    };
+    const template = new ThreadState(forever, () => T0);
+    await (await openThreads(work, template)).close();
+    const threadState = template.entries();
     const liveGroups = groupEntries(threadState, liveTemplates);
     const doneGroups = groupEntries(threadState, doneTemplates);
     const machineVersions = Object.fromEntries(liveTemplates.map((r) => [r.machineId, r.machineVersion]));
@@ -233,15 +250,11 @@ async function populate(dir, live) {
     const kept = threads.entries();
     const counts = {};
     for (const entry of kept) counts[entry.c] = (counts[entry.c] ?? 0) + 1;
-    const { log } = await ChangeLogFile.open({
-      dir: join(dir, "threads"),
-      now: () => T0,
-      onWarning: (w) => {
-        throw new Error(w);
-      },
-    });
-    await log.compact(kept);
-    await log.close();
+    const saved = new ThreadState(limits, () => T0);
+    const threadStore = await openThreads(dir, saved);
+    saved.load(kept);
+    await threadStore.fold();
+    await threadStore.close();
     return { live, finished, threadEntries: counts, seconds: (performance.now() - started) / 1000 };
   } finally {
     await rm(work, { recursive: true, force: true });

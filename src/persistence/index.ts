@@ -1,6 +1,5 @@
 // Persistence layer: lowdb stores with durable writes, the state-directory lock and quarantine.
 export * from "./actorRecord.js";
-export * from "./ChangeLogFile.js";
 export * from "./DurableJsonFile.js";
 export * from "./journal/segmentFormat.js";
 export * from "./stateDirFiles.js";

@@ -58,11 +58,11 @@ const systemPostKey = (channelId: string, agentId: string, content: string) =>
 
 /**
  * What the runtime knows of Discord threads and routes (see ThreadEntry), persisted entry by entry:
- * `onChange` says that entries changed, `takeChanges()` hands them over, and `expire()` keeps it all
- * bounded. Who is answering whom and the system posts in flight are short-lived, and not persisted.
+ * `onChange` names each entry that changed, by its id (`<collection> <key>`), and `expire()` keeps it
+ * all bounded. Who is answering whom and the system posts in flight are short-lived, and not persisted.
  */
 export class ThreadState {
-  onChange: () => void = () => {};
+  onChange: (id: string) => void = () => {};
   /** Each collection as persisted, by key; the system messages and conversations oldest first. */
   private readonly held: { [C in KeyedCollection]: Map<string, ValueOf<C>> } = {
     parent: new Map(),
@@ -78,7 +78,6 @@ export class ThreadState {
   private readonly observed = new Map<string, ObserverRecord[]>();
   /** System posts sent but not yet answered by Discord, by channel, agent and text: how many of each. */
   private readonly systemPostsInFlight = new Map<string, number>();
-  private readonly changed = new Map<ThreadCollection, Set<string>>();
 
   /** `isLive(threadId)`: a live collaboration awaits an answer there, so expire() keeps its parent. */
   constructor(
@@ -341,36 +340,29 @@ export class ThreadState {
     const conversations = [...this.held.conversation].sort(([, a], [, b]) => a.at - b.at);
     this.held.conversation.clear();
     for (const [key, value] of conversations) this.held.conversation.set(key, value);
-    this.changed.clear();
   }
 
-  /** Every persisted entry as it is now (for a compaction). */
+  /** Every persisted entry as it is now. */
   entries(): ThreadEntry[] {
-    return [...this.eachEntry()];
+    return [...this.ids()].map((id) => this.entry(id));
   }
 
-  /**
-   * Every persisted entry, each read as it is when the iteration reaches it, for a fold that lets the
-   * event loop run between pieces: an entry changed meanwhile is read as changed (and saved again with
-   * the next changes); one removed meanwhile comes without a value, or not at all.
-   */
-  *eachEntry(): Generator<ThreadEntry> {
+  /** The id of every persisted entry; read lazily, so one removed meanwhile is not named. */
+  *ids(): Generator<string> {
     for (const c of Object.keys(this.held) as KeyedCollection[])
-      for (const key of this.held[c].keys()) yield this.entry(c, key);
-    for (const record of [...this.observed.values()].flat())
-      yield this.entry("observed", observedKey(record));
+      for (const key of this.held[c].keys()) yield `${c} ${key}`;
+    for (const record of [...this.observed.values()].flat()) yield `observed ${observedKey(record)}`;
   }
 
-  /** The entries changed since the last call, as they are now (removed ones without a value). */
-  takeChanges(): ThreadEntry[] {
-    const changes = [...this.changed].flatMap(([c, keys]) => [...keys].map((key) => this.entry(c, key)));
-    this.changed.clear();
-    return changes;
-  }
-
-  /** Hands changes taken but not saved back, so the next save writes them (as they are then). */
-  returnChanges(changes: readonly ThreadEntry[]): void {
-    for (const { c, k } of changes) this.mark(c, k, false);
+  /** The entry with this id as it is now; without a value when there is none. */
+  entry(id: string): ThreadEntry {
+    const at = id.indexOf(" ");
+    const [c, k] = [id.slice(0, at) as ThreadCollection, id.slice(at + 1)];
+    const v =
+      c === "observed"
+        ? this.observed.get(k.slice(0, k.indexOf(" ")))?.find((r) => observedKey(r) === k)
+        : this.held[c].get(k);
+    return (v === undefined ? { c, k } : { c, k, v }) as ThreadEntry;
   }
 
   /** Sets an entry (removes it, with undefined) and notes the change. */
@@ -381,19 +373,8 @@ export class ThreadState {
     this.mark(c, key);
   }
 
-  private mark(c: ThreadCollection, key: string, notify = true): void {
-    const keys = this.changed.get(c) ?? new Set<string>();
-    keys.add(key);
-    this.changed.set(c, keys);
-    if (notify) this.onChange();
-  }
-
-  private entry(c: ThreadCollection, k: string): ThreadEntry {
-    const v =
-      c === "observed"
-        ? this.observed.get(k.slice(0, k.indexOf(" ")))?.find((r) => observedKey(r) === k)
-        : this.held[c].get(k);
-    return (v === undefined ? { c, k } : { c, k, v }) as ThreadEntry;
+  private mark(c: ThreadCollection, key: string): void {
+    this.onChange(`${c} ${key}`);
   }
 
   private apply(e: ThreadEntry): void {

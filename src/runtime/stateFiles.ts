@@ -2,7 +2,7 @@ import { acquireStateDirLock } from "../persistence/index.js";
 import { EventLog } from "./EventLog.js";
 import { displayText, type EventBus } from "../policies/index.js";
 import type { ThreadState } from "./ThreadState.js";
-import { openThreadStateStore, type ThreadStateStore } from "./threadStatePersistence.js";
+import { ThreadStateStore } from "./threadStatePersistence.js";
 
 /** Runs every closer, even after one failed (a store that cannot write leaves no file open); returns the failures. */
 export async function closeEach(closers: ReadonlyArray<() => unknown>): Promise<unknown[]> {
@@ -40,7 +40,7 @@ export async function openStateDir(o: {
   let threadStore: ThreadStateStore;
   try {
     log = await EventLog.open({ dir: stateDir, onWarning: warn });
-    threadStore = await openThreadStateStore({ stateDir, threads: o.threads, now, onWarning: warn });
+    threadStore = await ThreadStateStore.open({ stateDir, threads: o.threads, now, onWarning: warn });
   } catch (error) {
     // Whatever opened is closed again (no file handle left behind), and the lock released.
     const failures = await closeEach([() => log?.close(), () => lock.release()]);

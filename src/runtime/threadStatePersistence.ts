@@ -1,157 +1,235 @@
+import { mkdir, readdir } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { z } from "zod";
 import { type BotExchange, EXCHANGE_END_REASONS } from "../policies/collaboration/botExchange.js";
 import { displayText } from "../policies/index.js";
-import { join } from "node:path";
-import { z } from "zod";
-import { ChangeLogFile, type FoldedState, quarantineEntries } from "../persistence/index.js";
+import { errorCode, keepInQuarantine, quarantineEntries, quarantineStamp } from "../persistence/index.js";
+import { StoreJournal } from "../persistence/journal/StoreJournal.js";
+import { type ReplayJournalOptions, replayJournal } from "../persistence/journal/replayJournal.js";
 import type { ThreadEntry, ThreadState } from "./ThreadState.js";
-import { ThreadStateSaver } from "./ThreadStateSaver.js";
 
-/** The thread state on disk: `<stateDir>/threads/` (shard files + changes.ndjson, see ChangeLogFile). */
+/** The thread state on disk: `<stateDir>/threads/journal-<n>.ndjson`, segments as the snapshot store's. */
 export const THREAD_STATE_DIR = "threads";
-/** The change log is folded into the snapshot once it holds this many bytes, or more (FOLD_SHARE). */
-export const COMPACT_AT_BYTES = 256 * 1024;
-/**
- * ...or once it holds this share of the snapshot's bytes: a fold rewrites at most the whole snapshot,
- * so this keeps the bytes a fold writes per logged byte constant however large the state grows, and
- * the log a start replays under a quarter of the snapshot.
- */
-const FOLD_SHARE = 1 / 4;
-/** Entries dropped by the expiry at start beyond which they are folded in rather than logged (~1 MB). */
-const FOLD_EXPIRED_AT = 10_000;
-
-export interface ThreadStateStore {
-  /** Resolves once every change made before the call is on disk; rejects if that write failed. */
-  flush(): Promise<void>;
-  /** Resolves once no save is queued or in flight (a failed one has been reported); writes nothing itself. */
-  idle(): Promise<void>;
-  /** Saves what waits (folding the log if it is due) and closes the files. */
-  close(): Promise<void>;
-}
+/** Lines a fold waits for at least, besides a quarter of the state it last wrote whole. */
+export const FOLD_AT_LINES = 2_000;
+/** Entries a fold writes per append: the event loop runs between them. */
+const FOLD_PIECE = 10_000;
 
 /**
- * Opens the thread state of `stateDir` into `threads` and keeps it saved: every change is appended to
- * a log in the background (no caller waits but one that flushes), folded into the snapshot once the
- * log passes COMPACT_AT_BYTES and a quarter of the snapshot.
- * Every entry is validated as it is read; one that fails is kept in `<stateDir>/quarantine/` and
- * reported, and the rest is used. Expired entries are dropped at once (ThreadState.expire).
+ * Keeps the thread state saved in the journal format of the snapshot store: each change is appended in
+ * the background (changes coalesced; no caller waits but one that flushes) as an `{c, k, v}` line, `v`
+ * left out for a removal. Once the lines appended since the state was last written whole pass a quarter
+ * of it (and FOLD_AT_LINES), a fold writes it whole into a new segment and deletes the older ones, so a
+ * start replays a journal bounded by the state's size.
  */
-export async function openThreadStateStore(o: {
-  stateDir: string;
-  threads: ThreadState;
-  now: () => number;
-  onWarning: (message: string) => void;
-}): Promise<ThreadStateStore> {
-  const { stateDir, threads, now, onWarning: warn } = o;
-  const { log, state } = await ChangeLogFile.open({
-    dir: join(stateDir, THREAD_STATE_DIR),
-    now,
-    onWarning: warn,
-  });
-  try {
+export class ThreadStateStore {
+  private readonly journal: StoreJournal;
+  /** Lines in the segments, and how many of them the last fold (or the start) counted as the state. */
+  private lines = 0;
+  private stateLines = 0;
+  private folding: Promise<void> | undefined;
+
+  private constructor(
+    private readonly threads: ThreadState,
+    dir: string,
+    private readonly warn: (message: string) => void,
+  ) {
+    this.journal = new StoreJournal({
+      actorsDir: dir,
+      recordOf: (id) => {
+        this.lines += 1;
+        return threads.entry(id);
+      },
+      onWrite: () => {},
+      warn,
+      appended: (_bytes, mustFold) => {
+        // A fold that fails is tried again after the next append: until then, the older segments stay.
+        if (mustFold || this.foldDue())
+          this.folding ??= this.fold()
+            .catch((error: unknown) => this.warn(`could not fold the thread state: ${displayText(error)}`))
+            .finally(() => (this.folding = undefined));
+      },
+      writeError: (file, cause) =>
+        new Error(`could not save the thread state in ${file}: ${displayText(cause)}`, { cause }),
+    });
+  }
+
+  /**
+   * Reads the thread state of `stateDir` into `threads` and keeps it saved. Every entry is validated
+   * as it is read: one that fails is kept in `<stateDir>/quarantine/` and reported, and the rest is
+   * used; a damaged segment is copied there too. Expired entries are dropped at once.
+   */
+  static async open(o: {
+    stateDir: string;
+    threads: ThreadState;
+    now: () => number;
+    onWarning: (message: string) => void;
+  }): Promise<ThreadStateStore> {
+    const { stateDir, threads, now, onWarning: warn } = o;
+    const dir = join(stateDir, THREAD_STATE_DIR);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
     const bad: BadEntry[] = [];
-    // Checked as they are loaded, with no copy of the state between.
-    threads.load(validEntries(candidatesOf(state), bad));
+    // Damage is written out of the journal at once, so the next start reports it no more.
+    let damaged = false;
+    const read = await readJournal(dir, bad, {
+      torn: (file) => {
+        damaged = true;
+        warn(`thread state: ignored the torn last line of ${file} (an append cut short, never acknowledged)`);
+      },
+      damaged: async (file, bytes, damage) => {
+        damaged = true;
+        const name = `threads-${basename(file)}.damaged-${quarantineStamp(now())}`;
+        const { path } = await keepInQuarantine(stateDir, name, "", bytes);
+        warn(
+          `thread state: SAVED DATA MAY BE LOST: ${damage.kind} journal ${file}: ${damage.problem}; ` +
+            `kept a copy at ${path} and loaded every entry it still holds`,
+        );
+      },
+    });
+    threads.load(read.latest.values());
     if (bad.length > 0) {
       const kept = await quarantineEntries(stateDir, "threads", now(), { entries: bad });
       warn(
         `${bad.length} thread-state entr${bad.length === 1 ? "y is" : "ies are"} invalid; dropped them and kept them in ${kept}`,
       );
     }
+    const store = new ThreadStateStore(threads, dir, warn);
+    store.journal.resume(read.seqs);
+    const expired: string[] = [];
+    threads.onChange = (id) => expired.push(id);
     threads.expire(now());
-    const expired = threads.takeChanges();
-    // Entries set aside are rewritten at once. What expire() dropped is logged, unless it is much (a
-    // start after a long stop may drop a month of parents): then it goes straight into the shards,
-    // which is cheaper than logging it first and keeps every write small.
-    if (bad.length > 0) await log.compact(threads.eachEntry());
-    else if (expired.length > FOLD_EXPIRED_AT)
-      await log.fold(
-        threads.eachEntry(),
-        expired.map((e) => e.k),
-      );
-    else await log.append(expired);
-    // So that the next start replays a bounded log.
-    if (foldDue(log)) await log.fold(threads.eachEntry());
-  } catch (error) {
-    await log.close();
-    throw error;
-  }
-
-  const append = async () => {
-    const changes = threads.takeChanges();
+    store.lines = read.lines;
+    store.stateLines = [...threads.ids()].length;
     try {
-      await log.append(changes);
+      // Much expired (a start after a long stop) is cheaper written whole than logged removal by removal.
+      if (damaged || bad.length > 0 || store.foldDue(expired.length)) await store.fold();
+      else await store.journal.add(expired);
     } catch (error) {
-      threads.returnChanges(changes);
+      await store.journal.segment.writer.close();
       throw error;
     }
-  };
-  const saver = new ThreadStateSaver({
-    write: async () => {
-      await append();
-      // The changes are durable now: a failed fold is reported but fails no caller, and is tried again later.
-      if (foldDue(log))
-        await log
-          .fold(threads.eachEntry())
-          .catch((error: unknown) => warn(`could not fold the thread-state log: ${displayText(error)}`));
-    },
-    onError: (error) => warn(`could not save the thread state: ${displayText(error)}`),
-  });
-  threads.onChange = () => saver.change();
-  return {
-    flush: () => saver.flush(),
-    idle: () => saver.idle(),
-    async close() {
-      threads.onChange = () => {};
-      try {
-        await saver.stop();
-        // What a failed save handed back is tried once more, and a stop that cannot save it rejects.
-        await append();
-        // The log is durable as it is: a stop folds it only when a save would have.
-        if (foldDue(log)) await log.fold(threads.eachEntry());
-      } finally {
-        await log.close();
-      }
-    },
-  };
-}
+    threads.onChange = (id) => void store.journal.add([id]);
+    return store;
+  }
 
-function foldDue(log: ChangeLogFile): boolean {
-  return log.logBytes >= Math.max(COMPACT_AT_BYTES, log.stateBytes * FOLD_SHARE);
+  /** Resolves once every change made before the call is on disk; rejects if that write failed. */
+  async flush(): Promise<void> {
+    await this.journal.flush();
+  }
+
+  /** Resolves once no save or fold is queued or running (a failed one reported); writes nothing itself. */
+  async idle(): Promise<void> {
+    for (;;) {
+      await this.journal.idle();
+      if (this.folding === undefined) return;
+      await this.folding;
+    }
+  }
+
+  /** Saves what waits and closes the files; rejects if that cannot be saved. */
+  async close(): Promise<void> {
+    this.threads.onChange = () => {};
+    try {
+      await this.journal.flush();
+    } finally {
+      await this.folding;
+      await this.journal.segment.writer.close();
+    }
+  }
+
+  /**
+   * Writes the whole state into a new segment, piece by piece, then deletes the older segments: until
+   * then they hold it all, and a replay reads the newer lines last, so a crash loses nothing.
+   */
+  async fold(): Promise<void> {
+    const inFlight = this.journal.inflight;
+    const sealed = this.journal.rotate();
+    const older = [...this.journal.sealed];
+    await inFlight?.catch(() => undefined);
+    await sealed.writer.close().catch(() => undefined);
+    this.lines = 0;
+    this.stateLines = 0;
+    let piece: string[] = [];
+    for (const id of this.threads.ids()) {
+      piece.push(id);
+      if (piece.length < FOLD_PIECE) continue;
+      this.stateLines += piece.length;
+      await this.journal.add(piece);
+      piece = [];
+    }
+    this.stateLines += piece.length;
+    await this.journal.add(piece);
+    await this.journal.remove(older);
+  }
+
+  private foldDue(unwritten = 0): boolean {
+    const appended = this.lines + unwritten - this.stateLines;
+    return appended >= Math.max(FOLD_AT_LINES, this.stateLines / 4);
+  }
 }
 
 /**
  * The bot↔bot exchanges of a state directory's thread state, read beside a running runtime: nothing is
- * changed; entries that fail validation are reported through `onWarning` and left out.
+ * changed; damage and entries that fail validation are reported through `onWarning` and left out.
  */
 export async function readThreadExchanges(
   stateDir: string,
   onWarning: (message: string) => void,
 ): Promise<Array<{ threadId: string; exchange: BotExchange }>> {
-  const state = await ChangeLogFile.read({ dir: join(stateDir, THREAD_STATE_DIR), now: Date.now, onWarning });
-  const bad: BadEntry[] = [];
-  const good = [
-    ...validEntries(candidatesOf(new Map([["exchange", state.get("exchange") ?? new Map()]])), bad),
-  ];
-  for (const entry of bad)
-    onWarning(`thread state: exchange ${JSON.stringify(entry.k)} is invalid: ${entry.reason}`);
-  return good.flatMap((e) =>
-    e.c === "exchange" && e.v !== undefined ? [{ threadId: e.k, exchange: e.v }] : [],
-  );
+  // A fold may delete a segment between the listing and its read: its entries are then in a newer
+  // segment, which a second reading lists.
+  for (let attempt = 1; ; attempt++) {
+    const bad: BadEntry[] = [];
+    let vanished = false;
+    const reading = {
+      damaged: (file: string, _bytes: Buffer, damage: { kind: string; problem: string }) =>
+        onWarning(`${file}: ${damage.kind} journal: ${damage.problem}`),
+      unreadable: (file: string, error: unknown) => {
+        if (errorCode(error) === "ENOENT") vanished = true;
+        else onWarning(`${file}: ${displayText(error)}`);
+      },
+    };
+    const { latest } = await readJournal(join(stateDir, THREAD_STATE_DIR), bad, reading, "exchange");
+    if (vanished && attempt < 2) continue;
+    for (const entry of bad)
+      onWarning(`thread state: exchange ${JSON.stringify(entry.k)} is invalid: ${entry.reason}`);
+    return [...latest.values()].flatMap((e) =>
+      e.c === "exchange" && e.v !== undefined ? [{ threadId: e.k, exchange: e.v }] : [],
+    );
+  }
+}
+
+/**
+ * The segments of `dir` replayed: the last valid line of each entry (of the collection `only`, when
+ * given), the segments' numbers and how many lines they hold. Invalid lines are added to `bad`.
+ */
+async function readJournal(
+  dir: string,
+  bad: BadEntry[],
+  reading: Pick<ReplayJournalOptions<ThreadEntry>, "damaged" | "torn" | "unreadable">,
+  only?: string,
+) {
+  let lines = 0;
+  const names = await readdir(dir).catch((error: unknown) => {
+    if (errorCode(error) === "ENOENT") return [];
+    throw error;
+  });
+  const { latest, seqs } = await replayJournal<ThreadEntry>({
+    actorsDir: dir,
+    names,
+    keyOf: (line) => (isRecord(line) ? `${String(line.c)} ${String(line.k)}` : ""),
+    check: (_key, line) => {
+      lines += 1;
+      return only === undefined || (isRecord(line) && line.c === only) ? checkEntry(line, bad) : undefined;
+    },
+    ...reading,
+  });
+  return { latest, seqs, lines };
 }
 
 const Str = z.string().min(1);
 const Time = z.number().finite();
 const Tokens = z.array(z.string());
-const ObserverRecordSchema = z.object({
-  messageId: Str,
-  sender: z.string(),
-  summary: z.string(),
-  ts: Time,
-  channelId: Str,
-  threadId: Str.optional(),
-  mentionedBots: Tokens.optional(),
-  extractedTokens: z.object({ mentions: Tokens, urls: Tokens, prNumbers: Tokens, codeRefs: Tokens }),
-});
 /** Each collection's entry value (see ThreadEntry). */
 const ENTRY_SCHEMAS = {
   parent: z.object({ channelId: Str, at: Time }),
@@ -159,7 +237,16 @@ const ENTRY_SCHEMAS = {
   route: z.object({ threadId: Str, channelId: Str, lastUsedAt: Time }),
   sink: z.literal(true),
   system: Time,
-  observed: ObserverRecordSchema,
+  observed: z.object({
+    messageId: Str,
+    sender: z.string(),
+    summary: z.string(),
+    ts: Time,
+    channelId: Str,
+    threadId: Str.optional(),
+    mentionedBots: Tokens.optional(),
+    extractedTokens: z.object({ mentions: Tokens, urls: Tokens, prNumbers: Tokens, codeRefs: Tokens }),
+  }),
   exchange: z.object({
     handled: z.int().min(0),
     limit: z.int().min(1),
@@ -171,33 +258,33 @@ const ENTRY_SCHEMAS = {
   withdrawn: z.literal(true),
 } as const;
 
-interface Candidate {
-  c: string;
-  k: string;
+interface BadEntry {
+  c?: unknown;
+  k?: unknown;
   v: unknown;
-}
-interface BadEntry extends Candidate {
   reason: string;
 }
 
-/** The candidates that pass their schema; the others are added to `bad`, with the reason. */
-function* validEntries(candidates: Iterable<Candidate>, bad: BadEntry[]): Generator<ThreadEntry> {
-  for (const { c, k, v } of candidates) {
-    const quick = quickEntry(c, k, v);
-    if (quick !== undefined) {
-      yield quick;
-      continue;
-    }
-    if (!Object.hasOwn(ENTRY_SCHEMAS, c)) {
-      bad.push({ c, k, v, reason: `unknown collection "${c}"` });
-      continue;
-    }
-    const parsed = ENTRY_SCHEMAS[c as keyof typeof ENTRY_SCHEMAS].safeParse(v);
-    if (!parsed.success) bad.push({ c, k, v, reason: issuesOf(parsed.error) });
-    else if (c === "observed" && !observedKeyMatches(k, parsed.data)) {
-      bad.push({ c, k, v, reason: 'the key is not "<channelId> <messageId>" of the record' });
-    } else yield { c, k, v: parsed.data } as ThreadEntry;
+/** A journal line as an entry (one without `v`: a removal), or undefined, added to `bad` with the reason. */
+function checkEntry(line: unknown, bad: BadEntry[]): ThreadEntry | undefined {
+  if (!isRecord(line) || typeof line.c !== "string" || typeof line.k !== "string") {
+    bad.push({ v: line, reason: "not an entry: {c, k, v} with c and k strings" });
+    return undefined;
   }
+  const { c, k, v } = line;
+  if (!Object.hasOwn(ENTRY_SCHEMAS, c)) {
+    bad.push({ c, k, v, reason: `unknown collection "${c}"` });
+    return undefined;
+  }
+  if (!("v" in line)) return { c, k } as ThreadEntry;
+  const quick = quickEntry(c, k, v);
+  if (quick !== undefined) return quick;
+  const parsed = ENTRY_SCHEMAS[c as keyof typeof ENTRY_SCHEMAS].safeParse(v);
+  if (!parsed.success) bad.push({ c, k, v, reason: issuesOf(parsed.error) });
+  else if (c === "observed" && !observedKeyMatches(k, parsed.data)) {
+    bad.push({ c, k, v, reason: 'the key is not "<channelId> <messageId>" of the record' });
+  } else return { c, k, v: parsed.data } as ThreadEntry;
+  return undefined;
 }
 
 /**
@@ -231,12 +318,8 @@ const isId = (value: unknown): value is string => typeof value === "string" && v
 const isTime = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
 
 function observedKeyMatches(key: string, value: unknown): boolean {
-  const record = value as z.infer<typeof ObserverRecordSchema>;
+  const record = value as { channelId: string; messageId: string };
   return key === `${record.channelId} ${record.messageId}`;
-}
-
-function* candidatesOf(state: FoldedState): Generator<Candidate> {
-  for (const [c, entries] of state) for (const [k, v] of entries) yield { c, k, v };
 }
 
 function issuesOf(error: z.ZodError): string {

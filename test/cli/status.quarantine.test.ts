@@ -26,16 +26,16 @@ function put(file: string, text: string, at: number): string {
 describe("a2a-statecharts status: quarantined files", () => {
   it("lists every quarantined file (anywhere *.corrupt-*, all of quarantine/) with size and time, as warnings, and exits 0", async () => {
     const dir = tempStateDir("a2a-status-q-");
-    // A runtime sets a corrupt thread-state shard aside itself.
-    const threads = join(dir, "threads");
-    put(join(threads, "state-00.json"), '{"version":2,"parents":', T0);
+    // A runtime keeps a copy of a damaged thread-state segment itself.
+    put(join(dir, "threads", "journal-000001.ndjson"), '{"version":2,"parents":', T0);
     const r = runtime({ stateDir: dir, gateway: new ScriptedGateway(), discord: new FakeDiscord() });
     await r.start();
     await r.stop();
-    const [threadsCopy] = readdirSync(threads).filter((name) => name.startsWith("state-00.json.corrupt-"));
+    const quarantine = join(dir, "quarantine");
+    const [threadsCopy] = readdirSync(quarantine).filter((name) => name.startsWith("threads-journal-"));
     if (threadsCopy === undefined)
-      throw new Error(`the runtime kept no copy of the shard: ${readdirSync(threads)}`);
-    const runtimeMade = put(join(threads, threadsCopy), '{"version":2,"parents":', T0 - 4_000);
+      throw new Error(`the runtime kept no copy of the segment: ${readdirSync(quarantine)}`);
+    const runtimeMade = put(join(quarantine, threadsCopy), '{"version":2,"parents":', T0 - 4_000);
     const shardCopy = put(
       join(dir, "actors", "shard-03.json.corrupt-2026-11-22T08-00-00-000Z"),
       "{",

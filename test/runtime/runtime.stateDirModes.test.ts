@@ -36,7 +36,7 @@ describe("createA2ARuntime: the state dir is its owner's alone", () => {
 
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     const files = modes(dir);
-    for (const name of [".lock", "threads/changes.ndjson", "coordination-events.ndjson"]) {
+    for (const name of [".lock", "threads/journal-000001.ndjson", "coordination-events.ndjson"]) {
       expect(files.has(name), `${name} in ${[...files.keys()].join(", ")}`).toBe(true);
     }
     expect([...files.keys()].some((name) => /^actors\/shard-\d+\.json$/.test(name))).toBe(true);

@@ -1,9 +1,9 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BOTS, CHANNEL, FakeDiscord, tempStateDir, useRuntimeHarness } from "../support/runtimeFakes.js";
 import { textLogger } from "../../src/runtime/logger.js";
-import { savedThreadEntries, threadStateBytes } from "../support/threadStateFiles.js";
+import { savedThreadEntries, threadStateBytes, writeThreadSegment } from "../support/threadStateFiles.js";
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 const HOUR = 3_600_000;
@@ -25,13 +25,6 @@ function observerRecord(messageId: string, ts: number) {
   };
 }
 
-/** Writes a thread-state change log (`threads/changes.ndjson`) of `[collection, key, value]` entries. */
-function writeThreadLog(stateDir: string, entries: Array<[string, string, unknown]>): void {
-  mkdirSync(join(stateDir, "threads"), { recursive: true });
-  const lines = entries.map(([c, k, v]) => `${JSON.stringify({ c, k, v })}\n`);
-  writeFileSync(join(stateDir, "threads", "changes.ndjson"), lines.join(""));
-}
-
 describe("createA2ARuntime: the thread state is saved change by change", () => {
   it("a save costs the size of the change, not of the state, and registerSinkThread returns once it is on disk", async () => {
     const dir = tempStateDir();
@@ -43,9 +36,8 @@ describe("createA2ARuntime: the thread state is saved change by change", () => {
     const after = threadStateBytes(dir);
     // Read before anything else runs: on disk when the call returned.
     expect(savedThreadEntries(dir).get(`sink ${sinkId(300)}`)).toBe(true);
-    expect(after.state).toBe(before.state);
-    expect(after.log - before.log).toBe(`{"c":"sink","k":"${sinkId(300)}","v":true}\n`.length);
-    expect(before.state + before.log).toBeGreaterThan(300 * 40);
+    expect(after - before).toBe(`{"c":"sink","k":"${sinkId(300)}","v":true}\n`.length);
+    expect(before).toBeGreaterThan(300 * 40);
   });
 
   it("a collaboration's thread (parent, participants, route) is saved in the background and survives a restart", async () => {
@@ -79,7 +71,7 @@ describe("createA2ARuntime: the thread state is saved change by change", () => {
 describe("createA2ARuntime: a damaged thread state", () => {
   it("starts despite entries of the wrong type: they are quarantined and reported, the rest is used", async () => {
     const dir = tempStateDir();
-    writeThreadLog(dir, [
+    writeThreadSegment(dir, [
       ["parent", THREAD, { channelId: CHANNEL, at: T0 }],
       ["parent", "bad", { channelId: 7, at: T0 }],
       ["participants", "x", { agentIds: 5, seenAt: T0 }],
@@ -136,7 +128,7 @@ describe("createA2ARuntime: a damaged thread state", () => {
 describe("createA2ARuntime: expiry at start", () => {
   it("drops the routes, participants and observer records a long stop made stale", async () => {
     const dir = tempStateDir();
-    writeThreadLog(dir, [
+    writeThreadSegment(dir, [
       ["participants", THREAD, { agentIds: ["ruda", "eden"], seenAt: T0 - 25 * HOUR }],
       ["route", "ruda:eden", { threadId: THREAD, channelId: CHANNEL, lastUsedAt: T0 - 7 * HOUR }],
       ["observed", `${THREAD} 1400000000000000951`, observerRecord("1400000000000000951", T0 - 25 * HOUR)],

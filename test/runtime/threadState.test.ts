@@ -4,6 +4,26 @@ import { ThreadState } from "../../src/runtime/ThreadState.js";
 
 const parentKeys = (state: ThreadState) => state.entries().flatMap((e) => (e.c === "parent" ? [e.k] : []));
 
+/** Collects the entries `onChange` names from now on; `take()` hands them over (each once, as they are now). */
+function watch(state: ThreadState) {
+  const ids = new Set<string>();
+  let calls = 0;
+  state.onChange = (id) => {
+    calls += 1;
+    ids.add(id);
+  };
+  return {
+    get calls() {
+      return calls;
+    },
+    take() {
+      const changed = [...ids].map((id) => state.entry(id));
+      ids.clear();
+      return changed;
+    },
+  };
+}
+
 const HOUR = 3_600_000;
 const limits = {
   threadReuseTTL: 6 * HOUR,
@@ -62,21 +82,20 @@ describe("ThreadState participants (participantTTL)", () => {
 describe("ThreadState routes", () => {
   it("reports a change only when a route really changes (a start re-reads every route from the records)", () => {
     const state = new ThreadState(limits, () => 0);
-    let changes = 0;
-    state.onChange = () => (changes += 1);
+    const changes = watch(state);
     state.useRoute(route("t1", 5));
-    expect(changes).toBe(2); // the route and the thread's parent
+    expect(changes.calls).toBe(2); // the route and the thread's parent
     state.useRoute(route("t1", 5));
-    expect(changes).toBe(2);
+    expect(changes.calls).toBe(2);
     state.useRoute(route("t1", 4)); // older: kept as it is
-    expect(changes).toBe(2);
+    expect(changes.calls).toBe(2);
     state.useRoute(route("t1", 6));
-    expect(changes).toBe(3);
+    expect(changes.calls).toBe(3);
     expect(state.reusableRoute("ruda", "eden", undefined, 6)).toMatchObject({
       threadId: "t1",
       lastUsedAt: 6,
     });
-    expect(state.takeChanges().map((e) => `${e.c} ${e.k}`)).toEqual(["route ruda:eden", "parent t1"]);
+    expect(changes.take().map((e) => `${e.c} ${e.k}`)).toEqual(["route ruda:eden", "parent t1"]);
   });
 });
 
@@ -84,13 +103,10 @@ describe("ThreadState.restoreRoute (a start re-reading its live collaborations)"
   it("keeps a route already known for that thread, even when the record's post time is later", () => {
     const state = new ThreadState(limits, () => 0);
     state.useRoute(route("t1", 5));
-    state.takeChanges();
-    let changes = 0;
-    state.onChange = () => (changes += 1);
+    const changes = watch(state);
     // The post's time (Discord's) is 40 ms after the runtime last used the route (its own clock).
     state.restoreRoute(route("t1", 45));
-    expect(changes).toBe(0);
-    expect(state.takeChanges()).toEqual([]);
+    expect(changes.calls).toBe(0);
     expect(state.reusableRoute("ruda", "eden", undefined, 50)).toMatchObject({
       threadId: "t1",
       lastUsedAt: 5,
@@ -108,11 +124,11 @@ describe("ThreadState.expire (bounded while running)", () => {
   it("drops a route unused for threadReuseTTL, and only then", () => {
     const state = new ThreadState(limits, () => 0);
     state.useRoute(route("t1", 0));
-    state.takeChanges();
+    const changes = watch(state);
     expect(state.expire(6 * HOUR - 1).removed).toBe(0);
     expect(state.expire(6 * HOUR).removed).toBe(1);
     expect(state.reusableRoute("ruda", "eden", undefined, 0)).toBeUndefined();
-    expect(state.takeChanges()).toEqual([{ c: "route", k: "ruda:eden" }]);
+    expect(changes.take()).toEqual([{ c: "route", k: "ruda:eden" }]);
   });
 
   it("drops participants and their activity participantTTL after the last activity", () => {
@@ -135,7 +151,7 @@ describe("ThreadState.expire (bounded while running)", () => {
     state.observe(record("c1", "m1", 0), 0);
     state.observe(record("c1", "m2", 2 * HOUR), 2 * HOUR);
     state.observe(record("c2", "m3", 1 * HOUR), 1 * HOUR);
-    state.takeChanges();
+    const changes = watch(state);
     expect(state.expire(25 * HOUR).removed).toBe(2);
     expect(state.observerHistory("c1", 25 * HOUR).map((r) => r.messageId)).toEqual(["m2"]);
     expect(
@@ -144,7 +160,7 @@ describe("ThreadState.expire (bounded while running)", () => {
         .filter((e) => e.c === "observed")
         .map((e) => e.k),
     ).toEqual(["c1 m2"]);
-    expect(state.takeChanges()).toEqual([
+    expect(changes.take()).toEqual([
       { c: "observed", k: "c1 m1" },
       { c: "observed", k: "c2 m3" },
     ]);
@@ -199,11 +215,12 @@ describe("ThreadState.expire (bounded while running)", () => {
     expect(state.isSystemMessage("m1")).toBe(false);
   });
 
-  it("eachEntry reads each entry as it is when reached (a fold reads it in pieces while the state changes)", () => {
+  it("ids() are read as the iteration reaches them (a fold reads them in pieces while the state changes)", () => {
     const state = new ThreadState(limits, () => 0);
     for (const id of ["t1", "t2", "t3"]) state.setParent(id, "c1", 0);
     const seen: string[] = [];
-    for (const e of state.eachEntry()) {
+    for (const id of state.ids()) {
+      const e = state.entry(id);
       if (e.c === "parent") seen.push(`${e.k} ${e.v?.channelId}`);
       if (e.k === "t1") {
         state.setParent("t3", "c2", HOUR);
@@ -225,16 +242,18 @@ describe("ThreadState.expire (bounded while running)", () => {
 
   it("a start re-reading old records does not bring back a route or participants that expired", () => {
     const state = new ThreadState(limits, () => 30 * HOUR);
+    const changes = watch(state);
     state.useRoute(route("t1", 0));
     state.addParticipants("t1", ["ruda", "eden"], 0);
     expect(state.entries()).toEqual([]);
-    expect(state.takeChanges()).toEqual([]);
+    expect(changes.take()).toEqual([]);
   });
 
   it("a record pushed out by observerHistoryLimit is saved as removed", () => {
     const state = new ThreadState({ ...limits, observerHistoryLimit: 2 }, () => 0);
+    const changes = watch(state);
     for (const id of ["m1", "m2", "m3"]) state.observe(record("c1", id, 0), 0);
-    expect(state.takeChanges()).toEqual([
+    expect(changes.take()).toEqual([
       { c: "observed", k: "c1 m1" },
       { c: "observed", k: "c1 m2", v: record("c1", "m2", 0) },
       { c: "observed", k: "c1 m3", v: record("c1", "m3", 0) },
@@ -258,13 +277,14 @@ describe("ThreadState conversations (a sessionsSend route's latest)", () => {
 
   it("is bounded to 10,000 routes: the least recently updated goes first, also after a save and load", () => {
     const state = new ThreadState(limits, () => 0);
+    const changes = watch(state);
     for (let i = 0; i < 10_000; i++) state.noteConversation(`route-${i}`, `conv-${i}`, i);
     state.noteConversation("route-0", "conv-0b", 10_000); // route-0 is now the latest
     state.noteConversation("new", "conv-new", 10_001); // evicts route-1
     expect(state.conversationOf("route-0")).toBe("conv-0b");
     expect(state.conversationOf("route-1")).toBeUndefined();
     expect(state.conversationOf("new")).toBe("conv-new");
-    expect(state.takeChanges().filter((e) => e.c === "conversation" && e.v === undefined)).toEqual([
+    expect(changes.take().filter((e) => e.c === "conversation" && e.v === undefined)).toEqual([
       { c: "conversation", k: "route-1" },
     ]);
 

@@ -1,13 +1,20 @@
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ChangeLogFile, readStateDir } from "../../src/persistence/index.js";
+import { readStateDir } from "../../src/persistence/index.js";
+import { JournalSegmentWriter } from "../../src/persistence/journal/JournalSegmentWriter.js";
 import { ThreadState } from "../../src/runtime/ThreadState.js";
+import { FOLD_AT_LINES, ThreadStateStore } from "../../src/runtime/threadStatePersistence.js";
+import { tempDir } from "../support/tempDir.js";
+import {
+  savedThreadEntries,
+  savedThreadLines,
+  segmentFiles,
+  threadStateLineCount,
+  writeThreadSegment,
+} from "../support/threadStateFiles.js";
 
 const parentKeys = (state: ThreadState) => state.entries().flatMap((e) => (e.c === "parent" ? [e.k] : []));
-import { COMPACT_AT_BYTES, openThreadStateStore } from "../../src/runtime/threadStatePersistence.js";
-import { tempDir } from "../support/tempDir.js";
-import { savedThreadEntries, snapshotFiles, threadStateBytes } from "../support/threadStateFiles.js";
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
@@ -24,43 +31,44 @@ afterEach(() => vi.restoreAllMocks());
 async function open(stateDir: string, now = () => T0) {
   const warnings: string[] = [];
   const threads = new ThreadState(limits, now);
-  const store = await openThreadStateStore({ stateDir, threads, now, onWarning: (m) => warnings.push(m) });
+  const store = await ThreadStateStore.open({ stateDir, threads, now, onWarning: (m) => warnings.push(m) });
   return { threads, store, warnings };
 }
 
-function observerRecord(channelId: string, messageId: string, ts: number) {
-  const summary = "리뷰 결과를 정리해서 공유드립니다. 자세한 내용은 스레드를 확인해 주세요.".slice(0, 50);
-  const extractedTokens = { mentions: ["1400000000000000101"], urls: [], prNumbers: ["#42"], codeRefs: [] };
-  return { messageId, sender: "eden", summary, ts, channelId, threadId: channelId, extractedTokens };
-}
+/** The thread state's files, each with its inode and content. */
+const filesOf = (stateDir: string) =>
+  readdirSync(join(stateDir, "threads"))
+    .sort()
+    .map((name) => {
+      const file = join(stateDir, "threads", name);
+      return `${name} ${statSync(file).ino} ${readFileSync(file, "utf8")}`;
+    });
 
-const line = (c: string, k: string, v: unknown) => `${JSON.stringify({ c, k, v })}\n`;
-
-describe("openThreadStateStore", () => {
-  it("quarantines entries of the change log that fail their schema and a corrupt line, keeps the rest, and status lists both", async () => {
+describe("ThreadStateStore", () => {
+  it("quarantines entries that fail their schema and keeps a damaged segment's copy, uses the rest, and status lists both", async () => {
     const stateDir = tempDir("a2a-threads-");
-    mkdirSync(join(stateDir, "threads"));
-    writeFileSync(
-      join(stateDir, "threads", "changes.ndjson"),
-      line("participants", "t1", { agentIds: ["ruda", "eden"], seenAt: T0 }) +
-        line("participants", "t2", { agentIds: "ruda", seenAt: T0 }) +
-        "{not json\n" +
-        line("route", "ruda:eden", { threadId: "t1", channelId: "c1", lastUsedAt: "yesterday" }) +
-        line("observed", "c1 m9", { messageId: "m1", channelId: "c1" }) +
-        line("nonsense", "k", 1) +
-        line("sink", "t3", true),
-    );
+    writeThreadSegment(stateDir, [
+      ["participants", "t1", { agentIds: ["ruda", "eden"], seenAt: T0 }],
+      ["participants", "t2", { agentIds: "ruda", seenAt: T0 }],
+      "{not json\n",
+      ["route", "ruda:eden", { threadId: "t1", channelId: "c1", lastUsedAt: "yesterday" }],
+      ["observed", "c1 m9", { messageId: "m1", channelId: "c1" }],
+      ["nonsense", "k", 1],
+      ["sink", "t3", true],
+    ]);
     const { threads, store, warnings } = await open(stateDir);
     expect(threads.participantsOf("t1")).toEqual(["ruda", "eden"]);
     expect(threads.participantsOf("t2")).toEqual([]);
     expect(threads.isSinkThread("t3")).toBe(true);
     expect(warnings).toEqual([
-      expect.stringMatching(/changes\.ndjson is damaged: line\(s\) 3 .*saved data is missing/),
+      expect.stringMatching(
+        /SAVED DATA MAY BE LOST: corrupt journal .*journal-000001\.ndjson: line 4: not valid JSON/,
+      ),
       expect.stringMatching(/4 thread-state entries are invalid; dropped them and kept them in /),
     ]);
     await store.close();
 
-    const [kept] = readdirSync(join(stateDir, "quarantine"));
+    const kept = readdirSync(join(stateDir, "quarantine")).find((name) => name.endsWith(".json"));
     const { entries } = JSON.parse(readFileSync(join(stateDir, "quarantine", kept ?? ""), "utf8")) as {
       entries: Array<{ c: string; k: string; reason: string }>;
     };
@@ -73,9 +81,9 @@ describe("openThreadStateStore", () => {
     const reading = await readStateDir(stateDir);
     expect(reading.quarantined.map(({ file }) => file.slice(stateDir.length + 1)).sort()).toEqual([
       expect.stringMatching(/^quarantine\/threads-.*\.json$/),
-      expect.stringMatching(/^threads\/changes\.ndjson\.corrupt-/),
+      expect.stringMatching(/^quarantine\/threads-journal-000001\.ndjson\.damaged-/),
     ]);
-    // Reopened: nothing left to report, the valid entries are still there.
+    // Reopened: the damage was written out at once, nothing is left to report, the valid entries stay.
     const again = await open(stateDir);
     expect(again.warnings).toEqual([]);
     expect(again.threads.participantsOf("t1")).toEqual(["ruda", "eden"]);
@@ -85,11 +93,15 @@ describe("openThreadStateStore", () => {
   it("a change whose append failed is not lost: the next save writes it with the new ones", async () => {
     const stateDir = tempDir("a2a-threads-");
     const { threads, store, warnings } = await open(stateDir);
-    const append = vi.spyOn(ChangeLogFile.prototype, "append");
+    const append = vi.spyOn(JournalSegmentWriter.prototype, "append");
     append.mockRejectedValueOnce(new Error("EIO: i/o error, write"));
     threads.markSinkThread("t1");
     await expect(store.flush()).rejects.toThrow(/EIO/);
-    expect(warnings).toEqual(["could not save the thread state: EIO: i/o error, write"]);
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^could not save the thread state in .*journal-\d+\.ndjson: EIO: i\/o error, write$/,
+      ),
+    ]);
     threads.markSinkThread("t2");
     await store.flush();
     expect(savedThreadEntries(stateDir).get("sink t1")).toBe(true);
@@ -97,122 +109,108 @@ describe("openThreadStateStore", () => {
     await store.close();
   });
 
-  it("folds the change log into the snapshot once it passes its size, so the log stays small", async () => {
+  it("folds the journal once it passes FOLD_AT_LINES: entries changed over and over stay a bounded journal", async () => {
     const stateDir = tempDir("a2a-threads-");
     let now = T0;
     const { threads, store } = await open(stateDir, () => now);
-    for (let n = 0; n < 3_000; n++) {
-      now += 1_000;
-      threads.observe(observerRecord(`c${n}`, `m${n}`, now), now);
-      if (n % 100 === 99) await store.flush();
+    for (let round = 0; round < 100; round++) {
+      now += 2 * 60_000;
+      for (let n = 0; n < 100; n++) threads.setParent(`t${n}`, `c${round % 2}`);
+      await store.flush();
     }
-    await store.flush();
-    const log = readFileSync(join(stateDir, "threads", "changes.ndjson"), "utf8");
-    expect(log.length).toBeLessThan(256 * 1024);
-    const inSnapshot = snapshotFiles(stateDir).flatMap(
-      (file) =>
-        (JSON.parse(readFileSync(file, "utf8")) as { collections: { observed?: unknown[] } }).collections
-          .observed ?? [],
-    );
-    // Folded at least once: the snapshot holds most records, the log only the latest ones.
-    expect(inSnapshot.length).toBeGreaterThan(1_000);
-    expect(savedThreadEntries(stateDir).size).toBe(3_000);
+    await store.idle();
+    // 10,000 lines appended; at most FOLD_AT_LINES since the last fold, after the 100 it wrote.
+    expect(savedThreadLines(stateDir).length).toBeLessThanOrEqual(100 + FOLD_AT_LINES);
+    expect(segmentFiles(stateDir).map((file) => file.slice(-21))).not.toContain("journal-000001.ndjson");
     await store.close();
+    const again = await open(stateDir, () => now);
+    expect(again.threads.parentOf("t99")).toBe("c1");
+    expect(parentKeys(again.threads)).toHaveLength(100);
+    await again.store.close();
   });
 
-  it("a fold that fails fails no save: the changes are in the log, the failure is reported", async () => {
+  it("a fold that fails fails no save: the changes are in the journal, the failure is reported", async () => {
     const stateDir = tempDir("a2a-threads-");
     let now = T0;
     const { threads, store, warnings } = await open(stateDir, () => now);
-    vi.spyOn(ChangeLogFile.prototype, "fold").mockRejectedValue(new Error("ENOSPC: no space left"));
-    for (let n = 0; n < 1_500; n++) {
+    vi.spyOn(ThreadStateStore.prototype, "fold").mockRejectedValue(new Error("ENOSPC: no space left"));
+    for (let n = 0; n < 2_500; n++) {
       now += 1_000;
-      threads.observe(observerRecord(`c${n}`, `m${n}`, now), now);
+      threads.setParent(`t${n}`, "c1");
       if (n % 100 === 99) await store.flush();
     }
-    expect(warnings[0]).toBe("could not fold the thread-state log: ENOSPC: no space left");
-    expect(savedThreadEntries(stateDir).size).toBe(1_500);
+    expect(warnings[0]).toBe("could not fold the thread state: ENOSPC: no space left");
+    expect(savedThreadEntries(stateDir).size).toBe(2_500);
     vi.restoreAllMocks();
     await store.close();
   });
 
-  it("a start and a stop write nothing when nothing changed: the log stays until a fold is due", async () => {
+  it("a start and a stop write nothing when nothing changed: the journal stays until a fold is due", async () => {
     const stateDir = tempDir("a2a-threads-");
     const first = await open(stateDir);
     for (let n = 0; n < 50; n++) first.threads.setParent(`t${n}`, "c1");
     await first.store.close();
-    const files = () =>
-      readdirSync(join(stateDir, "threads"))
-        .sort()
-        .map((name) => `${name} ${statSync(join(stateDir, "threads", name)).ino}`);
-    const log = readFileSync(join(stateDir, "threads", "changes.ndjson"), "utf8");
-    const before = files();
-    expect(log).not.toBe("");
+    const before = filesOf(stateDir);
+    expect(savedThreadLines(stateDir)).toHaveLength(50);
 
     const second = await open(stateDir);
     expect(parentKeys(second.threads).length).toBe(50);
     await second.store.close();
-    expect(files()).toEqual(before);
-    expect(readFileSync(join(stateDir, "threads", "changes.ndjson"), "utf8")).toBe(log);
+    expect(filesOf(stateDir)).toEqual(before);
   });
 
-  it("folds once the log holds a quarter of the snapshot, not every 256 KiB, so a fold's cost per change stays flat", async () => {
+  it("folds once the lines appended pass a quarter of the state, not every FOLD_AT_LINES, so a fold's cost per change stays flat", async () => {
     const stateDir = tempDir("a2a-threads-");
+    const id = (n: number) => `thread-${String(n).padStart(6, "0")}`;
     const first = await open(stateDir);
-    for (let n = 0; n < 40_000; n++)
-      first.threads.setParent(`thread-${String(n).padStart(6, "0")}`, "1".repeat(19));
+    for (let n = 0; n < 20_000; n++) first.threads.setParent(id(n), "1".repeat(19));
     await first.store.close();
-    const snapshot = threadStateBytes(stateDir).state;
-    expect(snapshot).toBeGreaterThan(4 * COMPACT_AT_BYTES);
 
-    const second = await open(stateDir);
-    const logAt = () => threadStateBytes(stateDir).log;
-    let n = 0;
-    while (logAt() < COMPACT_AT_BYTES * 1.5) {
-      for (const end = n + 500; n < end; n++)
-        second.threads.setParent(`thread-${String(n).padStart(6, "0")}`, "2".repeat(19));
-      await second.store.flush();
-    }
-    // Past 256 KiB and not folded: under a quarter of the snapshot.
-    expect(logAt()).toBeLessThan(snapshot / 4);
+    let now = T0;
+    const second = await open(stateDir, () => now);
+    const appended = () => threadStateLineCount(stateDir) - 20_000;
     let peak = 0;
-    while (logAt() >= COMPACT_AT_BYTES) {
-      peak = logAt();
-      for (const end = n + 500; n < end; n++)
-        second.threads.setParent(`thread-${String(n).padStart(6, "0")}`, "2".repeat(19));
-      await second.store.flush();
+    try {
+      for (let n = 0, last = 0; appended() >= last; n += 500) {
+        last = peak = appended();
+        now += 2 * 60_000;
+        for (let i = n; i < n + 500; i++) second.threads.setParent(id(i), "2".repeat(19));
+        await second.store.flush();
+        await second.store.idle();
+      }
+    } finally {
+      await second.store.close();
     }
-    // Folded once it passed a quarter of the snapshot (the last flush before it added < 64 KiB).
-    expect(peak + 64 * 1024).toBeGreaterThan(snapshot / 4);
-    await second.store.close();
+    // Well past FOLD_AT_LINES before the fold, which came with the append that passed a quarter.
+    expect(peak).toBeGreaterThan(2 * FOLD_AT_LINES);
+    expect(peak).toBe(5_000 - 500);
     const third = await open(stateDir);
-    expect(third.threads.parentOf("thread-000000")).toBe("2".repeat(19));
-    expect(third.threads.parentOf("thread-039999")).toBe("1".repeat(19));
+    expect(third.threads.parentOf(id(0))).toBe("2".repeat(19));
+    expect(third.threads.parentOf(id(19_999))).toBe("1".repeat(19));
     await third.store.close();
-  });
+  }, 30_000);
 
-  it("what the expiry drops at start is logged when it is little, folded straight into the snapshot when it is much", async () => {
+  it("what the expiry drops at start is logged when it is little, written out with a fold when it is much", async () => {
     const stateDir = tempDir("a2a-threads-");
     const first = await open(stateDir);
     for (let n = 0; n < 12_000; n++) first.threads.setParent(`t${n}`, "c1", T0 - (n < 5 ? 2 : 0) * HOUR);
     await first.store.close();
-    const inodes = () => snapshotFiles(stateDir).map((file) => `${file} ${statSync(file).ino}`);
-    const before = inodes();
-    const logged = threadStateBytes(stateDir).log;
+    const lines = savedThreadLines(stateDir).length;
 
-    // 23 h later the five older parents are past participantTTL (and cleanupMaxAgeMs): a few lines.
+    // 23 h later the five older parents are past participantTTL (and cleanupMaxAgeMs): five lines.
     const second = await open(stateDir, () => T0 + 23 * HOUR);
     await second.store.close();
     expect(parentKeys(second.threads).length).toBe(11_995);
-    expect(inodes()).toEqual(before);
-    expect(threadStateBytes(stateDir).log).toBeGreaterThan(logged);
+    expect(savedThreadLines(stateDir).slice(lines)).toEqual(
+      ["t0", "t1", "t2", "t3", "t4"].map((k) => ({ c: "parent", k })),
+    );
 
-    // 27 h later all of them: folded in, never logged, the log emptied.
-    const append = vi.spyOn(ChangeLogFile.prototype, "append");
+    // 27 h later all of them: a fold, no removal logged, and nothing left on disk.
+    const append = vi.spyOn(JournalSegmentWriter.prototype, "append");
     const third = await open(stateDir, () => T0 + 27 * HOUR);
-    expect(append.mock.calls.map(([changes]) => changes.length).filter((n) => n > 0)).toEqual([]);
+    expect(append).not.toHaveBeenCalled();
     await third.store.close();
     expect(parentKeys(third.threads).length).toBe(0);
-    expect(threadStateBytes(stateDir)).toEqual({ state: 0, log: 0 });
-  });
+    expect(segmentFiles(stateDir)).toEqual([]);
+  }, 30_000);
 });

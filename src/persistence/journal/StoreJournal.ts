@@ -1,6 +1,5 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import type { ActorRecord } from "../actorRecord.js";
 import { errorCode, errorText, syncDirectory } from "../DurableJsonFile.js";
 import { SnapshotStoreWriteError } from "../snapshotStoreOptions.js";
 import { JournalSegmentWriter } from "./JournalSegmentWriter.js";
@@ -14,17 +13,20 @@ export interface Segment {
 }
 
 export interface StoreJournalOptions {
+  /** The folder of the segments. */
   actorsDir: string;
   /** The current record of an id (what an append writes), or undefined when it is gone. */
-  recordOf: (id: string) => ActorRecord | undefined;
+  recordOf: (id: string) => unknown;
   onWrite: (bytes: number) => void;
   warn: (message: string) => void;
   /** Told after each append: the journal may be due for a fold (or, after EFBIG, must be folded). */
   appended: (segmentBytes: number, mustFold: boolean) => void;
+  /** What a failed append rejects with (and warns); a SnapshotStoreWriteError by default. */
+  writeError?: (file: string, cause: unknown) => Error;
 }
 
 /**
- * A LowdbSnapshotStore's journal: the segment appends go to, the sealed ones a compaction has yet to
+ * A keyed journal (a LowdbSnapshotStore's, the thread state's): the segment appends go to, the sealed ones a compaction has yet to
  * fold, and the coalesced appends. Every id added in the same tick joins one batch, and ids added while
  * a batch is writing join the next one; batches chain on promises, never on a timer, so a caller with
  * fake timers is never stuck. A batch is durable or not acknowledged (JournalSegmentWriter).
@@ -59,6 +61,12 @@ export class StoreJournal {
   /** Resolves once every id added before the call is durable (rejects as its batch did). */
   flush(): Promise<void> | undefined {
     return this.pending.size > 0 ? this.schedule() : (this.next ?? this.inflightBatch);
+  }
+
+  /** Resolves once no append is queued or writing (a failed one included); starts none itself. */
+  async idle(): Promise<void> {
+    for (let batch; (batch = this.next ?? this.inflightBatch) !== undefined;)
+      await batch.catch(() => undefined);
   }
 
   /** The append writing now, if any. */
@@ -143,7 +151,9 @@ export class StoreJournal {
       const tooLarge = errorCode(error) === "EFBIG" && segment.writer.size > 0;
       if ((segment.writer.broken || tooLarge) && this.segment === segment) this.rotate();
       if (tooLarge) this.o.appended(segment.writer.size, true);
-      const failure = new SnapshotStoreWriteError([{ file: segment.path, cause: error }]);
+      const failure =
+        this.o.writeError?.(segment.path, error) ??
+        new SnapshotStoreWriteError([{ file: segment.path, cause: error }]);
       this.o.warn(failure.message);
       throw failure;
     }

@@ -8,6 +8,8 @@ export interface ReplayJournalOptions<R> {
   actorsDir: string;
   /** The `actors/` folder's entries. */
   names: readonly string[];
+  /** A line's key: the last line of each key wins (default: the record's id). */
+  keyOf?: (value: unknown) => string;
   /** A line's record checked, or undefined when it cannot be used (the caller sets it aside or reports it). */
   check: (key: string, value: unknown, file: string) => R | undefined;
   /** A segment that lost acknowledged records, with its bytes, told once its readable lines are checked. */
@@ -40,7 +42,7 @@ export async function replayJournal<R>(
     const reading = readJournalSegment(bytes);
     if (reading.torn) options.torn?.(path);
     for (const value of reading.values) {
-      const key = idOf(value) ?? "";
+      const key = options.keyOf?.(value) ?? idOf(value) ?? "";
       const record = options.check(key, value, path);
       if (record === undefined) continue;
       latest.delete(key);
