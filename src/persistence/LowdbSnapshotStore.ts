@@ -324,12 +324,7 @@ export class LowdbSnapshotStore {
    * segments: a crash at any point leaves the records in the journal, the files, or both.
    */
   private async runCompaction(): Promise<void> {
-    const inFlight = this.journal.inflight;
-    const sealedNow = this.journal.rotate();
-    const toDelete = [...this.journal.sealed];
-    // The append that was writing to the sealed segment finishes there before it is closed.
-    await inFlight?.catch(() => undefined);
-    await sealedNow.writer.close().catch(() => undefined);
+    const toDelete = await this.journal.seal();
     await foldIntoFiles({
       layout: this.layout,
       archive: this.archive,

@@ -3,7 +3,13 @@ import { basename, join } from "node:path";
 import { z } from "zod";
 import { type BotExchange, EXCHANGE_END_REASONS } from "../policies/collaboration/botExchange.js";
 import { displayText } from "../policies/index.js";
-import { errorCode, keepInQuarantine, quarantineEntries, quarantineStamp } from "../persistence/index.js";
+import {
+  errorCode,
+  isPlainObject as isRecord,
+  keepInQuarantine,
+  quarantineEntries,
+  quarantineStamp,
+} from "../persistence/index.js";
 import { StoreJournal } from "../persistence/journal/StoreJournal.js";
 import { type ReplayJournalOptions, replayJournal } from "../persistence/journal/replayJournal.js";
 import type { ThreadEntry, ThreadState } from "./ThreadState.js";
@@ -14,6 +20,8 @@ export const THREAD_STATE_DIR = "threads";
 export const FOLD_AT_LINES = 2_000;
 /** Entries a fold writes per append: the event loop runs between them. */
 const FOLD_PIECE = 10_000;
+/** A segment is sealed once it holds this many bytes, so a start reads the journal in pieces. */
+const SEGMENT_BYTES = 8 * 1024 * 1024;
 
 /**
  * Keeps the thread state saved in the journal format of the snapshot store: each change is appended in
@@ -42,12 +50,13 @@ export class ThreadStateStore {
       },
       onWrite: () => {},
       warn,
-      appended: (_bytes, mustFold) => {
+      appended: (bytes, mustFold) => {
         // A fold that fails is tried again after the next append: until then, the older segments stay.
         if (mustFold || this.foldDue())
           this.folding ??= this.fold()
             .catch((error: unknown) => this.warn(`could not fold the thread state: ${displayText(error)}`))
             .finally(() => (this.folding = undefined));
+        else if (bytes >= SEGMENT_BYTES) void this.journal.seal();
       },
       writeError: (file, cause) =>
         new Error(`could not save the thread state in ${file}: ${displayText(cause)}`, { cause }),
@@ -142,11 +151,7 @@ export class ThreadStateStore {
    * then they hold it all, and a replay reads the newer lines last, so a crash loses nothing.
    */
   async fold(): Promise<void> {
-    const inFlight = this.journal.inflight;
-    const sealed = this.journal.rotate();
-    const older = [...this.journal.sealed];
-    await inFlight?.catch(() => undefined);
-    await sealed.writer.close().catch(() => undefined);
+    const older = await this.journal.seal();
     this.lines = 0;
     this.stateLines = 0;
     let piece: string[] = [];
@@ -176,38 +181,30 @@ export async function readThreadExchanges(
   stateDir: string,
   onWarning: (message: string) => void,
 ): Promise<Array<{ threadId: string; exchange: BotExchange }>> {
-  // A fold may delete a segment between the listing and its read: its entries are then in a newer
-  // segment, which a second reading lists.
-  for (let attempt = 1; ; attempt++) {
-    const bad: BadEntry[] = [];
-    let vanished = false;
-    const reading = {
-      damaged: (file: string, _bytes: Buffer, damage: { kind: string; problem: string }) =>
-        onWarning(`${file}: ${damage.kind} journal: ${damage.problem}`),
-      unreadable: (file: string, error: unknown) => {
-        if (errorCode(error) === "ENOENT") vanished = true;
-        else onWarning(`${file}: ${displayText(error)}`);
-      },
-    };
-    const { latest } = await readJournal(join(stateDir, THREAD_STATE_DIR), bad, reading, "exchange");
-    if (vanished && attempt < 2) continue;
-    for (const entry of bad)
+  const bad: BadEntry[] = [];
+  let vanished = false;
+  const { latest } = await readJournal(join(stateDir, THREAD_STATE_DIR), bad, {
+    damaged: (file, _bytes, damage) => onWarning(`${file}: ${damage.kind} journal: ${damage.problem}`),
+    unreadable: (file, error) => {
+      if (errorCode(error) === "ENOENT") vanished = true;
+      else onWarning(`${file}: ${displayText(error)}`);
+    },
+  });
+  // A fold deleted a segment after the listing: what it held is in a newer one, which a new reading lists.
+  if (vanished) return readThreadExchanges(stateDir, onWarning);
+  for (const entry of bad)
+    if (entry.c === "exchange")
       onWarning(`thread state: exchange ${JSON.stringify(entry.k)} is invalid: ${entry.reason}`);
-    return [...latest.values()].flatMap((e) =>
-      e.c === "exchange" && e.v !== undefined ? [{ threadId: e.k, exchange: e.v }] : [],
-    );
-  }
+  return [...latest.values()].flatMap((e) =>
+    e.c === "exchange" && e.v !== undefined ? [{ threadId: e.k, exchange: e.v }] : [],
+  );
 }
 
-/**
- * The segments of `dir` replayed: the last valid line of each entry (of the collection `only`, when
- * given), the segments' numbers and how many lines they hold. Invalid lines are added to `bad`.
- */
+/** The segments of `dir` replayed: the last valid line of each entry, the segments' numbers and lines. */
 async function readJournal(
   dir: string,
   bad: BadEntry[],
   reading: Pick<ReplayJournalOptions<ThreadEntry>, "damaged" | "torn" | "unreadable">,
-  only?: string,
 ) {
   let lines = 0;
   const names = await readdir(dir).catch((error: unknown) => {
@@ -220,7 +217,7 @@ async function readJournal(
     keyOf: (line) => (isRecord(line) ? `${String(line.c)} ${String(line.k)}` : ""),
     check: (_key, line) => {
       lines += 1;
-      return only === undefined || (isRecord(line) && line.c === only) ? checkEntry(line, bad) : undefined;
+      return checkEntry(line, bad);
     },
     ...reading,
   });
@@ -280,22 +277,21 @@ function checkEntry(line: unknown, bad: BadEntry[]): ThreadEntry | undefined {
   const quick = quickEntry(c, k, v);
   if (quick !== undefined) return quick;
   const parsed = ENTRY_SCHEMAS[c as keyof typeof ENTRY_SCHEMAS].safeParse(v);
+  const record = parsed.data as { channelId: string; messageId: string };
   if (!parsed.success) bad.push({ c, k, v, reason: issuesOf(parsed.error) });
-  else if (c === "observed" && !observedKeyMatches(k, parsed.data)) {
+  else if (c === "observed" && k !== `${record.channelId} ${record.messageId}`)
     bad.push({ c, k, v, reason: 'the key is not "<channelId> <messageId>" of the record' });
-  } else return { c, k, v: parsed.data } as ThreadEntry;
+  else return { c, k, v: parsed.data } as ThreadEntry;
   return undefined;
 }
 
 /**
- * The well-formed entries of the large collections, checked by hand as their schema would (a start
- * reads hundreds of thousands of them, and the schemas cost several times the parse); the value is
- * rebuilt from the known fields, as the schema's parse does. Anything else, and every failure, goes
- * through the schema, which also names what is wrong.
+ * The well-formed entries of the large collections, checked by hand as their schema would, and rebuilt
+ * from the known fields as its parse does: a start reads hundreds of thousands, and the schemas would
+ * add a fifth to the read. Anything else, and every failure, goes through the schema, which names what
+ * is wrong.
  */
 function quickEntry(c: string, k: string, v: unknown): ThreadEntry | undefined {
-  if (c === "sink") return v === true ? { c, k, v } : undefined;
-  if (c === "system") return isTime(v) ? { c, k, v } : undefined;
   if (!isRecord(v)) return undefined;
   if (c === "parent")
     return isId(v.channelId) && isTime(v.at) ? { c, k, v: { channelId: v.channelId, at: v.at } } : undefined;
@@ -317,17 +313,8 @@ function quickEntry(c: string, k: string, v: unknown): ThreadEntry | undefined {
 const isId = (value: unknown): value is string => typeof value === "string" && value !== "";
 const isTime = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
 
-function observedKeyMatches(key: string, value: unknown): boolean {
-  const record = value as { channelId: string; messageId: string };
-  return key === `${record.channelId} ${record.messageId}`;
-}
-
 function issuesOf(error: z.ZodError): string {
   return error.issues
     .map((i) => `${i.path.length > 0 ? i.path.join(".") : "value"}: ${i.message}`)
     .join("; ");
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -214,3 +214,18 @@ describe("ThreadStateStore", () => {
     expect(segmentFiles(stateDir)).toEqual([]);
   }, 30_000);
 });
+
+describe("ThreadStateStore.fold", () => {
+  it("writes a large state in pieces, one append each, so no one write blocks the event loop long", async () => {
+    const stateDir = tempDir("a2a-threads-");
+    const { threads, store } = await open(stateDir);
+    threads.load(Array.from({ length: 25_000 }, (_, n) => ({ c: "sink", k: `t${n}`, v: true }) as const));
+    const append = vi.spyOn(JournalSegmentWriter.prototype, "append");
+    await store.fold();
+    expect(append.mock.calls.map(([batch]) => batch.toString().split("\n").length - 1)).toEqual([
+      10_000, 10_000, 5_000,
+    ]);
+    await store.close();
+    expect(savedThreadLines(stateDir)).toHaveLength(25_000);
+  });
+});

@@ -69,13 +69,21 @@ export class StoreJournal {
       await batch.catch(() => undefined);
   }
 
-  /** The append writing now, if any. */
-  get inflight(): Promise<void> | undefined {
-    return this.inflightBatch;
+  /**
+   * Seals the current segment (appends go to a new one from now on) and closes it once the append
+   * writing to it lands; resolves with every sealed segment, for remove() once their records are safe.
+   */
+  async seal(): Promise<Segment[]> {
+    const inFlight = this.inflightBatch;
+    const sealed = this.rotate();
+    const all = [...this.sealed];
+    await inFlight?.catch(() => undefined);
+    await sealed.writer.close().catch(() => undefined);
+    return all;
   }
 
   /** Seals the current segment (appends go to a new one from now on). */
-  rotate(): Segment {
+  private rotate(): Segment {
     const old = this.segment;
     this.sealed.push(old);
     this.segment = this.newSegment(old.seq + 1);
