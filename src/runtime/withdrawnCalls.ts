@@ -1,17 +1,12 @@
 import { ActorTakenOverError, type SnapshotStore } from "../persistence/index.js";
 import type { ThreadState } from "./ThreadState.js";
 
-// A call (discordSend, sessionsSend) that stop() rejects while none of its actor's writes has landed
-// (the database out of reach) may have left its actor stored all the same: a write can land with its
-// reply lost. The caller was told it failed, and may call again: so that the rejected one is never
-// carried out, its actor's id is kept in the thread state (saved in the state directory, which only
-// this runtime holds) and the next start withdraws it before any actor resumes. (An actor stored
-// before the stop resumes, as every actor does.)
-
 /**
- * Withdraws the actors of rejected calls that were stored all the same: archived as failed, never run.
- * One another process took over meanwhile is its own (and is said). A store that cannot be read or
- * written rejects, and the ids stay for the next start.
+ * Withdraws, before any actor resumes, the actors of calls stop() rejected while none of their writes
+ * had landed, yet stored all the same (a write can land with its reply lost): the caller was told the
+ * call failed and may call again, so these are archived as failed, never run. One another process took
+ * over meanwhile is its own (and is said). A store that cannot be read or written rejects, and the ids
+ * stay for the next start.
  */
 export async function withdrawCalls(
   threads: ThreadState,

@@ -26,10 +26,11 @@ export interface StoreJournalOptions {
 }
 
 /**
- * A keyed journal (a LowdbSnapshotStore's, the thread state's): the segment appends go to, the sealed ones a compaction has yet to
- * fold, and the coalesced appends. Every id added in the same tick joins one batch, and ids added while
- * a batch is writing join the next one; batches chain on promises, never on a timer, so a caller with
- * fake timers is never stuck. A batch is durable or not acknowledged (JournalSegmentWriter).
+ * A keyed journal (a LowdbSnapshotStore's, the thread state's): the segment appends go to, the sealed
+ * ones a compaction has yet to fold, and the coalesced appends. Every id added in the same tick joins
+ * one batch, and ids added while a batch is writing join the next one; batches chain on promises,
+ * never on a timer, so a caller with fake timers is never stuck. A batch is durable or not
+ * acknowledged (JournalSegmentWriter).
  */
 export class StoreJournal {
   /** Ids put since the last append started: the next append writes their current records. */

@@ -6,7 +6,7 @@ import { type JournalDamage, journalSegments, readJournalSegment } from "./segme
 
 export interface ReplayJournalOptions<R> {
   actorsDir: string;
-  /** The `actors/` folder's entries. */
+  /** The folder's entries (`actors/`, `threads/`). */
   names: readonly string[];
   /** A line's key: the last line of each key wins (default: the record's id). */
   keyOf?: (value: unknown) => string;
