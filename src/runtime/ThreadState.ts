@@ -347,7 +347,7 @@ export class ThreadState {
     return [...this.ids()].map((id) => this.entry(id));
   }
 
-  /** The id of every persisted entry; read lazily, so one removed meanwhile is not named. */
+  /** The id (`<collection> <key>`) of every persisted entry. */
   *ids(): Generator<string> {
     for (const c of Object.keys(this.held) as KeyedCollection[])
       for (const key of this.held[c].keys()) yield `${c} ${key}`;

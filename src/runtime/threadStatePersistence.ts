@@ -152,18 +152,12 @@ export class ThreadStateStore {
    */
   async fold(): Promise<void> {
     const older = await this.journal.seal();
+    // An entry changed meanwhile is appended again, one removed meanwhile is written as removed.
+    const ids = [...this.threads.ids()];
     this.lines = 0;
-    this.stateLines = 0;
-    let piece: string[] = [];
-    for (const id of this.threads.ids()) {
-      piece.push(id);
-      if (piece.length < FOLD_PIECE) continue;
-      this.stateLines += piece.length;
-      await this.journal.add(piece);
-      piece = [];
-    }
-    this.stateLines += piece.length;
-    await this.journal.add(piece);
+    this.stateLines = ids.length;
+    for (let at = 0; at < ids.length; at += FOLD_PIECE)
+      await this.journal.add(ids.slice(at, at + FOLD_PIECE));
     await this.journal.remove(older);
   }
 
