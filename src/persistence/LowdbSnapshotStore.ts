@@ -1,9 +1,9 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { type ActorRecord, describeId, recordForPut } from "./actorRecord.js";
+import { type ActorRecord, describeId, ownRules, recordForPut } from "./actorRecord.js";
 import { ArchiveFiles } from "./archive/ArchiveFiles.js";
 import { foldIntoFiles } from "./foldIntoFiles.js";
-import { StoreJournal } from "./journal/StoreJournal.js";
+import { OneAtATime, StoreJournal } from "./journal/StoreJournal.js";
 import { loadSnapshotStore } from "./loadSnapshotStore.js";
 import { SnapshotLayout } from "./snapshotLayout.js";
 import {
@@ -12,6 +12,7 @@ import {
   DEFAULT_SHARDS,
   type SnapshotStoreOpenReport,
   type SnapshotStoreOptions,
+  emptyOpenReport,
   type SnapshotStoreStats,
   SnapshotStoreClosedError,
   checkOptions,
@@ -24,46 +25,28 @@ export { ARCHIVE_HOUR_FILE } from "./archive/archiveFormat.js";
 /**
  * Actor snapshots on lowdb, sharded so a write rewrites one file's worth of actors, not all.
  *
- * - Live records (status "active") live in `actors/shard-<nn>.json`, shard = FNV-1a(id) mod shards,
- *   and in memory. Finished ones ("done", "error") are appended to the archive, one file per UTC hour
- *   of updatedAt (`archive/archive-<yyyy-mm-dd>T<hh>.ndjson`), and are not kept in memory: get() and
- *   archived() read them back; prune() drops them after cleanupMaxAgeMs.
- * - put() is synchronous in memory; writes are coalesced: every put in the same tick joins one batch,
- *   and puts made while a batch is writing join the next one. Batches chain on promises, never on a
- *   timer, so a caller with fake timers is never stuck.
- * - A batch appends the records it changed, one JSON line each, to the journal segment
- *   `actors/journal-<n>.ndjson` and fdatasyncs it; its puts then resolve. No shard is rewritten then.
- *   A batch is durable or not acknowledged: every byte and the fdatasync must land, and a failed append
- *   is undone so the segment holds only whole batches (journal/JournalSegmentWriter.ts); the segment
- *   format lets open() tell a torn append from lost data (journal/segmentFormat.ts).
- * - Compaction folds the journal into the files off the hot path (when the segment passes
- *   journalMaxBytes or, when larger, the live shards' size, so that folding stays proportional to
- *   what was appended however many actors live; at compact(), prune() and close(), and at open): it seals the segment (appends go
- *   on in the next one), appends the finished records to the archive, writes every dirty shard whole
- *   and durably, and only then deletes the sealed segments. open() reads the shards, then replays
- *   the segments in order (the last line per id wins unless a file holds a newer copy, so replaying a
- *   line already folded in changes nothing).
- * - A record that moves (finished → archive, a changed shard count) stays in its old file until its
- *   new home is durably written, so a crash in between leaves a duplicate, never a loss: the journal
- *   that moved it is still there, and replaying it (open checks a replayed record against the archive)
- *   moves it again.
- * - The caller holds the state-directory lock (acquireStateDirLock): the store assumes it is the only writer.
+ * - Live records are in memory and in `actors/shard-<nn>.json` (shard = FNV-1a(id) mod shards).
+ *   Finished ones are appended to the archive, one file per UTC hour of updatedAt, and read back
+ *   from there (archived(), get()); prune() drops them.
+ * - put() changes memory now; every put of a tick joins one batch, appended as JSON lines to the
+ *   journal segment `actors/journal-<n>.ndjson` and fdatasynced before its puts resolve. A batch is
+ *   whole on disk or not acknowledged (journal/JournalSegmentWriter.ts, journal/segmentFormat.ts).
+ * - Compaction, off the hot path, seals the segment, folds it into the archive and the dirty shards
+ *   (each written whole and durably), and only then deletes the sealed segments. open() reads the
+ *   shards and replays the segments over them; replaying a line already folded in changes nothing.
+ * - A record that moves (finished, or a changed shard count) stays in its old file until its new
+ *   home is durable: a crash leaves a duplicate, never a loss.
+ * - The caller holds the state-directory lock: the store is the only writer.
  */
 export class LowdbSnapshotStore {
   private readonly layout: SnapshotLayout;
   private readonly journal: StoreJournal;
-  private compaction: Promise<void> | undefined;
-  private queuedCompaction: Promise<void> | undefined;
+  private readonly compactions = new OneAtATime(() => this.runCompaction());
   private closed = false;
   private bytesWritten = 0;
   private writes = 0;
-  private compactions = 0;
-  private readonly openReport: SnapshotStoreOpenReport = {
-    quarantinedFiles: [],
-    quarantinedRecords: [],
-    migrated: [],
-    damagedJournals: [],
-  };
+  private compacted = 0;
+  private readonly openReport = emptyOpenReport();
   private readonly now: () => number;
   private readonly shards: number;
   private readonly cleanupMaxAgeMs: number;
@@ -77,12 +60,7 @@ export class LowdbSnapshotStore {
   private readonly options: SnapshotStoreOptions;
 
   private constructor(options: SnapshotStoreOptions) {
-    // Own copies: a caller changing its objects later does not change what is valid.
-    this.options = {
-      ...options,
-      machineVersions: { ...options.machineVersions },
-      ...(options.migrations === undefined ? {} : { migrations: { ...options.migrations } }),
-    };
+    this.options = ownRules(options);
     this.now = options.now ?? Date.now;
     this.shards = options.shards ?? DEFAULT_SHARDS;
     this.cleanupMaxAgeMs = options.cleanupMaxAgeMs ?? DEFAULT_CLEANUP_MAX_AGE_MS;
@@ -101,14 +79,9 @@ export class LowdbSnapshotStore {
   }
 
   /**
-   * Opens (creating if needed) the store in `dir` and reads every live shard and the journal (the
-   * archive's records are read when asked for). A file that does not parse is quarantined to
-   * `*.corrupt-<time>`; a record that fails validation, has an unknown machine or a version that no
-   * migration handles, or a snapshot validateSnapshot refuses, is kept in
-   * `quarantine/records-<time>.json`; a journal segment that lost acknowledged records (truncated,
-   * corrupt) is copied to `quarantine/` and every record it still holds is loaded. Each is reported
-   * through onWarning and report(), and the rest loads. Any clean-up this needs is flushed before
-   * open() resolves.
+   * Opens (creating if needed) the store in `dir`: reads the live shards and replays the journal; what
+   * cannot be used is set aside (loadSnapshotStore), reported through onWarning and report(), and the
+   * rest loads. The clean-up this needs is on disk before it resolves.
    */
   static async open(options: SnapshotStoreOptions): Promise<LowdbSnapshotStore> {
     checkOptions(options);
@@ -137,7 +110,6 @@ export class LowdbSnapshotStore {
       onWrite: (bytes) => store.countWrite(bytes),
     });
     store.journal.resume(seqs);
-    // Fold what the journal held (and any clean-up) into the files before anything new is appended.
     if (store.needsCompaction()) await store.compact();
     return store;
   }
@@ -147,10 +119,7 @@ export class LowdbSnapshotStore {
     return this.layout.records();
   }
 
-  /**
-   * The finished records not yet pruned, read from the archive (and those put since the last
-   * compaction). Every call reads the archive's files: it costs what the archive holds.
-   */
+  /** The finished records not yet pruned: every call reads the whole archive. Copies. */
   async archived(): Promise<ActorRecord[]> {
     const out = [...this.layout.finished.values()].map((record) => structuredClone(record));
     for await (const record of this.archive.records((id) => this.layout.held(id) !== undefined))
@@ -159,11 +128,8 @@ export class LowdbSnapshotStore {
   }
 
   /**
-   * Calls `fn` with every live (status "active") record, in the store's order, WITHOUT copying: the
-   * records are the store's own objects. Do not mutate them or anything in them, and do not put() or
-   * prune() during the pass; a caller that keeps one past the pass must not change it either (a later
-   * put() replaces the store's object, it never changes it). For read-heavy passes such as the
-   * runtime's start(), where load() would structuredClone every record.
+   * Calls `fn` with every live record WITHOUT copying (load() would clone each): never change them,
+   * nor put() or prune() during the pass. A later put() replaces the object, never changes it.
    */
   forEachLive(fn: (record: Readonly<ActorRecord>) => void): void {
     for (const [id, file] of this.layout.home) {
@@ -180,11 +146,9 @@ export class LowdbSnapshotStore {
   }
 
   /**
-   * Stores a record: memory now, disk in the next coalesced batch. Returns that batch's promise.
-   * A record that is not valid JSON data or fails ActorRecordSchema, or whose machine version is not the
-   * current one, is refused (the promise rejects with InvalidActorRecordError and nothing changes).
-   * A write failure rejects the promise too but is not an unhandled rejection if ignored: the record
-   * stays in memory, flush() reports the failure and retries.
+   * Stores a record: memory now, disk in the next batch, whose promise it returns. An invalid record
+   * (or one of another machine version) rejects with InvalidActorRecordError and changes nothing. A
+   * failed write rejects too (never unhandled): the record stays in memory and flush() retries.
    */
   put(record: ActorRecord): Promise<void> {
     return this.putAll([record]);
@@ -207,27 +171,22 @@ export class LowdbSnapshotStore {
     return this.journal.add(clean.map((record) => record.id));
   }
 
-  /**
-   * Resolves when every put made before the call is durably on disk (in the journal); rejects with
-   * SnapshotStoreWriteError. The shard and archive files catch up at the next compaction.
-   */
+  /** Resolves once every earlier put is durable in the journal; rejects with SnapshotStoreWriteError. */
   async flush(): Promise<void> {
     const pending = this.journal.flush();
     if (pending !== undefined) await pending;
   }
 
   /**
-   * Folds everything put so far into the files (finished records appended to the archive, dirty
-   * shards written whole and durably), then deletes the journal segments they now hold. Runs by itself when the journal passes
-   * journalMaxBytes, and at close(); rejects with SnapshotStoreWriteError naming the files it could
-   * not write (the journal is then kept, so nothing is lost, and the next compaction retries).
+   * Folds everything put so far into the archive and shard files, then deletes the journal segments
+   * they now hold. On failure rejects with SnapshotStoreWriteError and keeps the journal (nothing lost).
    */
   async compact(): Promise<void> {
     await this.flush();
     // Round 1 writes the dirty files; round 2 removes the old copies of records that round 1 moved.
     for (let round = 0; round < 2; round++) {
       if (!this.needsCompaction() && this.journal.segment.writer.size === 0) break;
-      await this.startCompaction();
+      await this.compactions.request();
     }
   }
 
@@ -236,11 +195,7 @@ export class LowdbSnapshotStore {
     return layout.dirty.size > 0 || layout.finished.size > 0 || this.journal.sealed.length > 0;
   }
 
-  /**
-   * Drops archived records whose updatedAt is more than cleanupMaxAgeMs before `now`: hours wholly
-   * before the cutoff are deleted, the hour it falls in is rewritten. Resolves with the number dropped
-   * once that is on disk.
-   */
+  /** Drops archived records updated more than cleanupMaxAgeMs before `now`; resolves how many, once on disk. */
   prune(now: number = this.now()): Promise<number> {
     return this.pruneBefore(now - this.cleanupMaxAgeMs);
   }
@@ -266,7 +221,7 @@ export class LowdbSnapshotStore {
       writes: this.writes,
       journalAppends: this.journal.appends,
       journalBytes: this.journal.bytes,
-      compactions: this.compactions,
+      compactions: this.compacted,
     };
   }
 
@@ -290,33 +245,11 @@ export class LowdbSnapshotStore {
     this.writes += 1;
   }
 
-  /**
-   * After a journal append: fold the journal once it holds journalMaxBytes or, when larger, as much as
-   * the live shards (a fold rewrites them, so it waits for as much appended data); off the hot path.
-   */
+  /** After an append: fold once the journal holds journalMaxBytes, or the live shards' size when larger. */
   private appended(segmentBytes: number, mustFold: boolean): void {
     const due = segmentBytes >= Math.max(this.journalMaxBytes, this.layout.liveBytes());
-    if (mustFold || (due && this.compaction === undefined)) this.startCompaction().catch(() => undefined);
-  }
-
-  /** One compaction at a time; requests while one runs share one more run after it. */
-  private startCompaction(): Promise<void> {
-    const running = this.compaction;
-    if (running !== undefined) {
-      this.queuedCompaction ??= running
-        .catch(() => undefined)
-        .then(() => {
-          this.queuedCompaction = undefined;
-          return this.startCompaction();
-        });
-      return this.queuedCompaction;
-    }
-    const run: Promise<void> = this.runCompaction().finally(() => {
-      if (this.compaction === run) this.compaction = undefined;
-    });
-    this.compaction = run;
-    run.catch(() => undefined);
-    return run;
+    if (mustFold || (due && this.compactions.pending === undefined))
+      this.compactions.request().catch(() => undefined);
   }
 
   /**
@@ -337,6 +270,6 @@ export class LowdbSnapshotStore {
       warn: this.warn,
     });
     await this.journal.remove(toDelete);
-    this.compactions += 1;
+    this.compacted += 1;
   }
 }

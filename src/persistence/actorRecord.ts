@@ -110,6 +110,16 @@ export interface ActorRecordRules {
   validateSnapshot?: (machineId: string, snapshot: unknown) => string | undefined;
 }
 
+/** Own copies of the rules' maps: a caller changing its objects later does not change what is valid. */
+export function ownRules<T extends ActorRecordRules>(rules: T): T {
+  const { machineVersions, migrations } = rules;
+  return {
+    ...rules,
+    machineVersions: { ...machineVersions },
+    ...(migrations === undefined ? {} : { migrations: { ...migrations } }),
+  };
+}
+
 export type CheckedRecord =
   { ok: true; record: ActorRecord; fromVersion?: number } | { ok: false; problem: string };
 

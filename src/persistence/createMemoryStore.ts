@@ -1,6 +1,10 @@
-import { type ActorRecord, checkActorRecord, recordForPut } from "./actorRecord.js";
+import { type ActorRecord, checkActorRecord, ownRules, recordForPut } from "./actorRecord.js";
 import { emptyRecords } from "./snapshotLayout.js";
-import { type SnapshotStoreOpenReport, checkMachineVersions } from "./snapshotStoreOptions.js";
+import {
+  type SnapshotStoreOpenReport,
+  checkMachineVersions,
+  emptyOpenReport,
+} from "./snapshotStoreOptions.js";
 import {
   type SnapshotStore,
   type SnapshotStoreOpenOptions,
@@ -45,13 +49,7 @@ export function createMemoryStore(): SnapshotStore {
       if (rules !== undefined) throw new SnapshotStoreInUseError(NAME);
       checkMachineVersions(options.rules.machineVersions, `${NAME}: open`);
       const report = checkStored(doc, options);
-      // Own copies: a caller changing its objects later does not change what is valid.
-      const { machineVersions, migrations } = options.rules;
-      rules = {
-        ...options.rules,
-        machineVersions: { ...machineVersions },
-        ...(migrations === undefined ? {} : { migrations: { ...migrations } }),
-      };
+      rules = ownRules(options.rules);
       return report;
     },
     async get(id: string): Promise<ActorRecord | undefined> {
@@ -105,12 +103,7 @@ function place(doc: MemoryDoc, record: ActorRecord): void {
 
 /** The open-time check of every stored record: migrated to the current version, or set aside and reported. */
 function checkStored(doc: MemoryDoc, options: SnapshotStoreOpenOptions): SnapshotStoreOpenReport {
-  const report: SnapshotStoreOpenReport = {
-    quarantinedFiles: [],
-    quarantinedRecords: [],
-    migrated: [],
-    damagedJournals: [],
-  };
+  const report = emptyOpenReport();
   for (const which of ["live", "archive"] as const) {
     for (const [id, value] of Object.entries(doc[which])) {
       const checked = checkActorRecord(id, value, options.rules, true, report.migrated);

@@ -53,6 +53,10 @@ export interface SnapshotStoreOpenReport {
   }>;
 }
 
+export function emptyOpenReport(): SnapshotStoreOpenReport {
+  return { quarantinedFiles: [], quarantinedRecords: [], migrated: [], damagedJournals: [] };
+}
+
 export interface SnapshotStoreStats {
   shards: number;
   liveRecords: number;

@@ -24,16 +24,47 @@ export interface StoreJournalOptions {
 }
 
 /**
+ * Runs `work` one run at a time; requests while a run is on share one more run after it. A run starts a
+ * microtask after its first request (so what the same tick asks for joins it) and chains on promises,
+ * never a timer, so fake timers never stall it. A failed run rejects its callers only, never unhandled.
+ */
+export class OneAtATime {
+  /** The run going on, if any. */
+  running: Promise<void> | undefined;
+  private next: Promise<void> | undefined;
+
+  constructor(private readonly work: () => Promise<void>) {}
+
+  request(): Promise<void> {
+    if (this.next !== undefined) return this.next;
+    const run: Promise<void> = (this.running?.catch(() => undefined) ?? Promise.resolve())
+      .then(() => {
+        this.next = undefined;
+        this.running = run;
+        return this.work();
+      })
+      .finally(() => {
+        if (this.running === run) this.running = undefined;
+      });
+    this.next = run;
+    run.catch(() => undefined);
+    return run;
+  }
+
+  /** The run queued or going on, if any. */
+  get pending(): Promise<void> | undefined {
+    return this.next ?? this.running;
+  }
+}
+
+/**
  * A LowdbSnapshotStore's journal: the segment appends go to, the sealed ones a compaction has yet to
- * fold, and the coalesced appends. Every id added in the same tick joins one batch, and ids added while
- * a batch is writing join the next one; batches chain on promises, never on a timer, so a caller with
- * fake timers is never stuck. A batch is durable or not acknowledged (JournalSegmentWriter).
+ * fold, and the coalesced appends (OneAtATime). A batch is durable or not acknowledged (JournalSegmentWriter).
  */
 export class StoreJournal {
   /** Ids put since the last append started: the next append writes their current records. */
   private readonly pending = new Set<string>();
-  private inflightBatch: Promise<void> | undefined;
-  private next: Promise<void> | undefined;
+  private readonly batches = new OneAtATime(() => this.runBatch());
   segment: Segment;
   /** Sealed segments whose records are not yet known to be in the files (a compaction failed or is running). */
   readonly sealed: Segment[] = [];
@@ -53,17 +84,17 @@ export class StoreJournal {
   /** Queues ids for the next append; resolves once it is durable. */
   add(ids: Iterable<string>): Promise<void> {
     for (const id of ids) this.pending.add(id);
-    return this.schedule();
+    return this.batches.request();
   }
 
   /** Resolves once every id added before the call is durable (rejects as its batch did). */
   flush(): Promise<void> | undefined {
-    return this.pending.size > 0 ? this.schedule() : (this.next ?? this.inflightBatch);
+    return this.pending.size > 0 ? this.batches.request() : this.batches.pending;
   }
 
   /** The append writing now, if any. */
   get inflight(): Promise<void> | undefined {
-    return this.inflightBatch;
+    return this.batches.running;
   }
 
   /** Seals the current segment (appends go to a new one from now on). */
@@ -99,25 +130,6 @@ export class StoreJournal {
   private newSegment(seq: number): Segment {
     const path = join(this.o.actorsDir, journalFileName(seq));
     return { seq, path, writer: new JournalSegmentWriter(path) };
-  }
-
-  /** Chains one append after the one in flight; every id added until it starts joins it. */
-  private schedule(): Promise<void> {
-    if (this.next !== undefined) return this.next;
-    const previous = this.inflightBatch?.catch(() => undefined) ?? Promise.resolve();
-    const batch: Promise<void> = previous
-      .then(() => {
-        this.next = undefined;
-        this.inflightBatch = batch;
-        return this.runBatch();
-      })
-      .finally(() => {
-        if (this.inflightBatch === batch) this.inflightBatch = undefined;
-      });
-    this.next = batch;
-    // Failures reach flush() and onWarning; a caller that ignores put()'s promise must not crash the process.
-    batch.catch(() => undefined);
-    return batch;
   }
 
   /** Appends the current record of every id added since the last append, and fdatasyncs it. */

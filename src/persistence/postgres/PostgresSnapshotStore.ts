@@ -6,10 +6,15 @@ import {
   type ActorRecordRules,
   ActorTakenOverError,
   checkActorRecord,
+  ownRules,
   recordForPut,
 } from "../actorRecord.js";
 import { errorText } from "../DurableJsonFile.js";
-import { checkMachineVersions, type SnapshotStoreOpenReport } from "../snapshotStoreOptions.js";
+import {
+  checkMachineVersions,
+  emptyOpenReport,
+  type SnapshotStoreOpenReport,
+} from "../snapshotStoreOptions.js";
 import {
   checkCutoff,
   checkListKind,
@@ -75,19 +80,9 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
       } finally {
         client.release();
       }
-      const { machineVersions, migrations } = options.rules;
-      const rules: ActorRecordRules = {
-        ...options.rules,
-        machineVersions: { ...machineVersions },
-        ...(migrations === undefined ? {} : { migrations: { ...migrations } }),
-      };
+      const rules = ownRules(options.rules);
       // Filled by the claims open() makes; later claims are reported as warnings only.
-      let report: SnapshotStoreOpenReport | undefined = {
-        quarantinedFiles: [],
-        quarantinedRecords: [],
-        migrated: [],
-        damagedJournals: [],
-      };
+      let report: SnapshotStoreOpenReport | undefined = emptyOpenReport();
       const held = new Set<string>();
       const ownership = new Ownership({
         pool,
