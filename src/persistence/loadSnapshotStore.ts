@@ -31,24 +31,23 @@ export interface LoadContext {
 }
 
 /**
- * Reads a LowdbSnapshotStore's live shards and journal into `layout`: every record checked (and
- * migrated), the ones that cannot be used kept in `quarantine/records-<time>.json`, a store file that
- * does not parse moved aside, a damaged journal segment copied to `quarantine/`; what it did goes into
- * `ctx.report`. Returns the journal segments' sequence numbers, in order (the caller seals them).
+ * Reads a LowdbSnapshotStore's live shards and journal into `layout`, every record checked (and
+ * migrated): unusable records are kept in `quarantine/records-<time>.json`, a file that does not parse
+ * is moved aside, a damaged journal segment is copied to `quarantine/`, each in `ctx.report`. Returns
+ * the journal segments' sequence numbers, in order.
  */
 export async function loadSnapshotStore(ctx: LoadContext): Promise<number[]> {
   const { layout } = ctx;
   // The caller holds the state dir's lock: a temp file here is a killed writer's, never renamed into place.
   for (const dir of [ctx.actorsDir, ctx.archiveDir]) await removeLeftoverTempFiles(dir);
-  // Each file's records are checked (and migrated) as soon as it is read, so only one file's parsed
-  // JSON is held at a time; the ones that cannot be used are kept aside.
+  // Checked as each file is read, so only one file's parsed JSON is held at a time.
   const quarantined: Array<{ file: string; key: string; problem: string; record: unknown }> = [];
   const copies = new Map<string, Array<{ file: StoreFile; record: ActorRecord }>>();
   const checkFile = (file: StoreFile, raw: Record<string, unknown>): void => {
     for (const [key, value] of Object.entries(raw)) {
       const checked = checkStored(ctx, key, value, file.path, quarantined);
       // A record quarantined or migrated changes its file: rewrite it.
-      if (checked === undefined || checked.migrated) layout.markDirty(file);
+      if (checked === undefined || checked.migrated) layout.dirty.add(file);
       if (checked === undefined) continue;
       const held = copies.get(key);
       if (held === undefined) copies.set(key, [{ file, record: checked.record }]);
@@ -59,8 +58,7 @@ export async function loadSnapshotStore(ctx: LoadContext): Promise<number[]> {
     const match = SHARD_FILE.exec(name);
     if (match === null) continue;
     const index = Number(match[1]);
-    const canonical = `shard-${String(index).padStart(layout.shardDigits(), "0")}.json`;
-    const file = layout.file(name, !(index < layout.shards && name === canonical));
+    const file = layout.file(name, !(index < layout.shards && name === layout.shardName(index)));
     const raw = await readRaw(ctx, file.path);
     if (raw === undefined) continue;
     checkFile(file, raw);
@@ -82,7 +80,7 @@ export async function loadSnapshotStore(ctx: LoadContext): Promise<number[]> {
   // One copy per id: a duplicate is what a crash during a move leaves; the newer copy wins.
   for (const [id, candidates] of copies) {
     const winner = candidates.reduce((best, c) => (newerRecord(c.record, best.record) ? c : best));
-    for (const loser of candidates) if (loser !== winner) layout.markDirty(loser.file);
+    for (const loser of candidates) if (loser !== winner) layout.dirty.add(loser.file);
     winner.file.db.data.records[id] = winner.record;
     layout.home.set(id, winner.file);
   }
@@ -92,25 +90,20 @@ export async function loadSnapshotStore(ctx: LoadContext): Promise<number[]> {
     if (record !== undefined && (record.status !== "active" || layout.targetFile(record) !== file))
       layout.place(record);
   }
-  // Then the journal over the files: its last line per id, unless a file or the archive holds a newer
-  // copy (what a compaction wrote before the crash; replaying a line already folded in changes nothing).
+  // Then the journal over the files, unless a file or the archive holds a newer copy (already folded in).
   const archived = await ctx.archive.getEach(
     [...journal.keys()].filter((id) => layout.held(id) === undefined && ctx.archive.mayHold(id)),
   );
   for (const record of journal.values()) {
     if (journalCopyWins(record, layout.held(record.id) ?? archived.get(record.id))) layout.place(record);
   }
-  // An old-layout shard with nothing left (all quarantined) is deleted; one that still holds moved
-  // records is rewritten once their new homes are on disk.
+  // An old-layout shard left empty is deleted (LowdbSnapshotStore rewrites the others once moved out).
   for (const file of layout.files.values())
-    if (file.retired && isEmpty(file.db.data.records)) layout.markDirty(file);
+    if (file.retired && isEmpty(file.db.data.records)) layout.dirty.add(file);
   return replayed.seqs;
 }
 
-/**
- * A stored record (from a file or a journal line) checked, and migrated when its machine version is
- * older: undefined (and queued in `quarantined`) when it cannot be used.
- */
+/** A stored record checked (and migrated); undefined, and queued in `quarantined`, when unusable. */
 function checkStored(
   ctx: LoadContext,
   key: string,
@@ -124,10 +117,7 @@ function checkStored(
   return undefined;
 }
 
-/**
- * A journal segment that lost acknowledged records: a copy kept in `quarantine/` (the segment goes once
- * its readable records are folded into the files), reported loudly.
- */
+/** A journal segment that lost acknowledged records: a copy kept in `quarantine/`, reported loudly. */
 async function keepDamaged(
   ctx: LoadContext,
   file: string,

@@ -75,7 +75,7 @@ export class StoreJournal {
     this.segment = this.newSegment(1);
   }
 
-  /** Takes the segments open() found: sealed (folded, then deleted, by the next compaction); appends go after them. */
+  /** Takes the segments open() found as sealed; appends go after them. */
   resume(seqs: readonly number[]): void {
     for (const seq of seqs) this.sealed.push(this.newSegment(seq));
     this.segment = this.newSegment((seqs.at(-1) ?? 0) + 1);
@@ -105,10 +105,7 @@ export class StoreJournal {
     return old;
   }
 
-  /**
-   * Deletes sealed segments whose records are now in the files. One that cannot be deleted is reported
-   * and stays sealed, so the next compaction tries again.
-   */
+  /** Deletes sealed segments now folded into the files; one that cannot be is reported and stays sealed. */
   async remove(segments: readonly Segment[]): Promise<void> {
     let removed = false;
     for (const segment of segments) {
@@ -148,10 +145,8 @@ export class StoreJournal {
       await segment.writer.append(Buffer.from(text, "utf8"));
     } catch (error) {
       for (const id of ids) this.pending.add(id);
-      // The writer undid the failed append, so later ones go on in this segment; when it could not, what is
-      // left is a torn tail, and appending after it would make it a corrupt middle: go on in a new segment.
-      // A per-file size limit (`ulimit -f`, EFBIG) would refuse every retry in this segment: go on in a
-      // new one and fold this one into the shard files, which hold each record once, not every version.
+      // A broken writer left a torn tail, which a later append would make a corrupt middle; a file size
+      // limit (EFBIG) refuses every retry here and the shards hold each record once: both go on in a new segment.
       const tooLarge = errorCode(error) === "EFBIG" && segment.writer.size > 0;
       if ((segment.writer.broken || tooLarge) && this.segment === segment) this.rotate();
       if (tooLarge) this.o.appended(segment.writer.size, true);

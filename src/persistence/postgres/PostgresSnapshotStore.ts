@@ -20,7 +20,6 @@ import {
   checkListKind,
   type LiveRecordFilter,
   type SharedSnapshotStore,
-  type SharedStoreEvents,
   type SnapshotStoreOpenOptions,
   SnapshotStoreInUseError,
   SnapshotStoreNotOpenError,
@@ -40,7 +39,6 @@ interface Opened {
   lease: pg.Pool;
   owner: string;
   rules: ActorRecordRules;
-  events: SharedStoreEvents | undefined;
   warn: (message: string) => void;
   /** Puts, one statement at a time, in order. */
   commits: GroupCommit;
@@ -105,15 +103,14 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
         lease,
         owner,
         rules,
-        events: options.shared,
         warn: options.onWarning,
         commits: new GroupCommit((rows) => this.write(opened, rows)),
         ownership,
         held,
       };
-      await ownership.register();
+      await ownership.renewNow();
       registered = true;
-      // What no living process owns (and what this instance held before a restart) is this one's from now: list("live") lists it.
+      // What no living process owns (and this instance's before a restart) is this one's: list("live") lists it.
       await ownership.claimAll();
       const opening = report;
       report = undefined;
@@ -135,8 +132,7 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
       connectionString: this.o.connectionString,
       max,
       connectionTimeoutMillis: Math.max(5_000, timeoutMs),
-      // Bounded waits: a silent connection (a host gone dark) fails its query and is dropped, and
-      // keep-alive notices it while idle.
+      // Bounded waits: a silent connection fails its query and is dropped; keep-alive notices it idle.
       query_timeout: timeoutMs,
       statement_timeout: timeoutMs,
       keepAlive: true,
@@ -163,11 +159,7 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
     if (checked.length > 0) await commits.put(checked);
   }
 
-  /**
-   * One statement writing a batch, fenced by this process's ownership. Refused only because this
-   * process's own lease lapsed (a pause, the server out of reach for a while), it renews the lease
-   * and writes again: that is no takeover.
-   */
+  /** One statement writing a batch, fenced by ownership; refused for this process's own lapsed lease, it renews and retries. */
   private async write(opened: Opened, rows: ActorRecord[]): Promise<void> {
     for (let attempt = 1; ; attempt += 1) {
       try {
@@ -308,15 +300,8 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
   }
 }
 
-/**
- * A live record's next due time, in whole milliseconds (floored: it wakes its actor under 1 ms early at
- * most, and the actor's own delay then waits the rest): its earliest XState delay.
- */
+/** A live record's earliest XState delay, floored to whole ms (under 1 ms early; its own delay waits the rest). */
 function nextDue(record: ActorRecord): number | undefined {
-  if (record.status !== "active") return undefined;
-  let due: number | undefined;
-  for (const { dueAt } of record.delayed ?? []) {
-    if (due === undefined || dueAt < due) due = dueAt;
-  }
-  return due === undefined ? undefined : Math.floor(due);
+  const dues = record.status === "active" ? (record.delayed ?? []).map((d) => d.dueAt) : [];
+  return dues.length === 0 ? undefined : Math.floor(Math.min(...dues));
 }

@@ -76,11 +76,9 @@ const FATE: RecordFate = {
 const TABLES = ["migrations", "owners", "actors", "timers", "inbox", "quarantine"];
 
 /**
- * Reads a PostgreSQL store's state as it is, for monitoring: the processes and their leases, every
- * actor with its owner, the inbox backlog and the set-aside records. It only reads, on one connection
- * in one read-only transaction (a consistent view), so it registers no process and claims nothing,
- * and it runs beside the gateways. Fails with a PostgresStoreError naming the problem: the server out
- * of reach, refused credentials, a missing database, a schema without the store's tables, no permission.
+ * Reads a PostgreSQL store's state for monitoring (processes and leases, actors and owners, the inbox,
+ * set-aside records) in one read-only transaction: it registers no process and claims nothing. Fails
+ * with a PostgresStoreError naming the problem.
  */
 export async function readPostgresStatus(options: ReadPostgresStatusOptions): Promise<PostgresStatusReading> {
   const { machineVersions, statementTimeoutMs = 10_000 } = options;
@@ -101,7 +99,7 @@ export async function readPostgresStatus(options: ReadPostgresStatusOptions): Pr
     statement_timeout: statementTimeoutMs,
     application_name: "a2a-statecharts status",
   });
-  // A connection the server drops while reading is reported by the failing query; this keeps it from ending the process.
+  // A dropped connection is reported by the failing query; without a listener it would end the process.
   client.on("error", () => undefined);
   try {
     await client.connect();
