@@ -1,11 +1,24 @@
-import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
-import { type ActorRecord, describeId, ownRules, recordForPut } from "./actorRecord.js";
+import { mkdir, readdir, stat } from "node:fs/promises";
+import { basename, join } from "node:path";
+import {
+  type ActorRecord,
+  type RawStoreDoc,
+  checkActorRecord,
+  describeId,
+  journalCopyWins,
+  newerRecord,
+  ownRules,
+  parseRawDoc,
+  recordForPut,
+} from "./actorRecord.js";
 import { ArchiveFiles } from "./archive/ArchiveFiles.js";
+import { CorruptStateFileError, DurableJsonFile, errorText } from "./DurableJsonFile.js";
 import { foldIntoFiles } from "./foldIntoFiles.js";
+import { replayJournal } from "./journal/replayJournal.js";
+import type { JournalDamage } from "./journal/segmentFormat.js";
 import { OneAtATime, StoreJournal } from "./journal/StoreJournal.js";
-import { loadSnapshotStore } from "./loadSnapshotStore.js";
-import { SnapshotLayout } from "./snapshotLayout.js";
+import { keepInQuarantine, quarantineFile, quarantineStamp } from "./quarantine.js";
+import { SHARD_FILE, SnapshotLayout, type StoreFile, isEmpty } from "./snapshotLayout.js";
 import {
   DEFAULT_CLEANUP_MAX_AGE_MS,
   DEFAULT_JOURNAL_MAX_BYTES,
@@ -18,6 +31,7 @@ import {
   checkOptions,
 } from "./snapshotStoreOptions.js";
 import { StateDirNotWritableError } from "./StateDirLock.js";
+import { removeLeftoverTempFiles } from "./stateDirFiles.js";
 
 export { SHARD_FILE, shardOf } from "./snapshotLayout.js";
 export { ARCHIVE_HOUR_FILE } from "./archive/archiveFormat.js";
@@ -80,7 +94,7 @@ export class LowdbSnapshotStore {
 
   /**
    * Opens (creating if needed) the store in `dir`: reads the live shards and replays the journal; what
-   * cannot be used is set aside (loadSnapshotStore), reported through onWarning and report(), and the
+   * cannot be used is set aside (readFiles), reported through onWarning and report(), and the
    * rest loads. The clean-up this needs is on disk before it resolves.
    */
   static async open(options: SnapshotStoreOptions): Promise<LowdbSnapshotStore> {
@@ -98,25 +112,16 @@ export class LowdbSnapshotStore {
     } catch (error) {
       throw new StateDirNotWritableError(options.dir, error);
     }
-    const seqs = await loadSnapshotStore({
-      layout: store.layout,
-      archive: store.archive,
-      options: store.options,
-      actorsDir: store.actorsDir,
-      archiveDir: store.archiveDir,
-      now: store.now,
-      warn: store.warn,
-      report: store.openReport,
-      onWrite: (bytes) => store.countWrite(bytes),
-    });
-    store.journal.resume(seqs);
+    store.journal.resume(await store.readFiles());
     if (store.needsCompaction()) await store.compact();
     return store;
   }
 
   /** The live records (status "active"); right after open, those read from disk. Copies. */
   load(): ActorRecord[] {
-    return this.layout.records();
+    const out: ActorRecord[] = [];
+    this.forEachLive((record) => out.push(structuredClone(record)));
+    return out;
   }
 
   /** The finished records not yet pruned: every call reads the whole archive. Copies. */
@@ -173,8 +178,7 @@ export class LowdbSnapshotStore {
 
   /** Resolves once every earlier put is durable in the journal; rejects with SnapshotStoreWriteError. */
   async flush(): Promise<void> {
-    const pending = this.journal.flush();
-    if (pending !== undefined) await pending;
+    await this.journal.flush();
   }
 
   /**
@@ -208,7 +212,7 @@ export class LowdbSnapshotStore {
       if (queued > 0) await this.compact();
       return queued + archived;
     });
-    done.catch(() => undefined); // as put(): a failure surfaces through flush(), not as an unhandled rejection
+    done.catch(() => undefined); // as put(): never an unhandled rejection
     return done;
   }
 
@@ -240,6 +244,153 @@ export class LowdbSnapshotStore {
     }
   }
 
+  /** Reads the live shards and replays the journal into the layout (see open()); returns the segments' numbers. */
+  private async readFiles(): Promise<number[]> {
+    const { layout } = this;
+    // The caller holds the state dir's lock: a temp file here is a killed writer's, never renamed into place.
+    for (const dir of [this.actorsDir, this.archiveDir]) await removeLeftoverTempFiles(dir);
+    // Checked as each file is read, so only one file's parsed JSON is held at a time.
+    const quarantined: Array<{ file: string; key: string; problem: string; record: unknown }> = [];
+    const copies = new Map<string, Array<{ file: StoreFile; record: ActorRecord }>>();
+    const checkFile = (file: StoreFile, raw: Record<string, unknown>): void => {
+      for (const [key, value] of Object.entries(raw)) {
+        const checked = this.checkStored(key, value, file.path, quarantined);
+        // A record quarantined or migrated changes its file: rewrite it.
+        if (checked === undefined || checked.migrated) layout.dirty.add(file);
+        if (checked === undefined) continue;
+        const held = copies.get(key);
+        if (held === undefined) copies.set(key, [{ file, record: checked.record }]);
+        else held.push({ file, record: checked.record });
+      }
+    };
+    for (const name of await list(this.actorsDir)) {
+      const match = SHARD_FILE.exec(name);
+      if (match === null) continue;
+      const index = Number(match[1]);
+      const file = layout.file(name, !(index < layout.shards && name === layout.shardName(index)));
+      const raw = await this.readRaw(file.path);
+      if (raw === undefined) continue;
+      checkFile(file, raw);
+      layout.fileBytes.set(file.key, (await stat(file.path)).size);
+    }
+    const replayed = await replayJournal({
+      actorsDir: this.actorsDir,
+      names: await list(this.actorsDir),
+      check: (key, value, file) => this.checkStored(key, value, file, quarantined)?.record,
+      torn: (file) =>
+        this.warn(
+          `snapshot store: ignored the torn last line of ${file} (an append cut short, never acknowledged)`,
+        ),
+      damaged: (file, bytes, damage) => this.keepDamaged(file, bytes, damage),
+    });
+    const journal = replayed.latest;
+    if (quarantined.length > 0) await this.quarantineRecords(quarantined);
+
+    // One copy per id: a duplicate is what a crash during a move leaves; the newer copy wins.
+    for (const [id, candidates] of copies) {
+      const winner = candidates.reduce((best, c) => (newerRecord(c.record, best.record) ? c : best));
+      for (const loser of candidates) if (loser !== winner) layout.dirty.add(loser.file);
+      winner.file.db.data.records[id] = winner.record;
+      layout.home.set(id, winner.file);
+    }
+    // Then every record where it belongs (another shard count, a record finished at a crash).
+    for (const [id, file] of [...layout.home]) {
+      const record = file.db.data.records[id];
+      if (record !== undefined && (record.status !== "active" || layout.targetFile(record) !== file))
+        layout.place(record);
+    }
+    // Then the journal over the files, unless a file or the archive holds a newer copy (already folded in).
+    const archived = await this.archive.getEach(
+      [...journal.keys()].filter((id) => layout.held(id) === undefined && this.archive.mayHold(id)),
+    );
+    for (const record of journal.values()) {
+      if (journalCopyWins(record, layout.held(record.id) ?? archived.get(record.id))) layout.place(record);
+    }
+    // An old-layout shard left empty is deleted (LowdbSnapshotStore rewrites the others once moved out).
+    for (const file of layout.files.values())
+      if (file.retired && isEmpty(file.db.data.records)) layout.dirty.add(file);
+    return replayed.seqs;
+  }
+
+  /** A stored record checked (and migrated); undefined, and queued in `quarantined`, when unusable. */
+  private checkStored(
+    key: string,
+    value: unknown,
+    file: string,
+    quarantined: Array<{ file: string; key: string; problem: string; record: unknown }>,
+  ): { record: ActorRecord; migrated: boolean } | undefined {
+    const checked = checkActorRecord(key, value, this.options, true, this.openReport.migrated);
+    if (checked.ok) return { record: checked.record, migrated: checked.fromVersion !== undefined };
+    quarantined.push({ file, key, problem: checked.problem, record: value });
+    return undefined;
+  }
+
+  /** A journal segment that lost acknowledged records: a copy kept in `quarantine/`, reported loudly. */
+  private async keepDamaged(file: string, bytes: Buffer, damage: JournalDamage): Promise<void> {
+    let keptAt: string;
+    try {
+      const name = `${basename(file)}.damaged-${quarantineStamp(this.now())}`;
+      keptAt = (await keepInQuarantine(this.options.dir, name, "", bytes)).path;
+    } catch (cause) {
+      throw new Error(
+        `snapshot store: ${damage.kind} journal ${file} (${damage.problem}), and a copy could not be kept: ${errorText(cause)}`,
+        { cause },
+      );
+    }
+    this.openReport.damagedJournals.push({ file, keptAt, ...damage });
+    this.warn(
+      `snapshot store: ACKNOWLEDGED RECORDS MAY BE LOST: ${damage.kind} journal ${file}: ${damage.problem}; ` +
+        `kept a copy at ${keptAt} and loaded every record it still holds`,
+    );
+  }
+
+  /** The file's records, or undefined when it is missing or was quarantined as corrupt. */
+  private async readRaw(path: string): Promise<Record<string, unknown> | undefined> {
+    try {
+      const doc = await new DurableJsonFile<RawStoreDoc>(path, { parse: parseRawDoc }).read();
+      return doc?.records;
+    } catch (error) {
+      if (!(error instanceof CorruptStateFileError)) throw error;
+      let movedTo: string;
+      try {
+        movedTo = await quarantineFile(path, this.now());
+      } catch (cause) {
+        throw new Error(
+          `snapshot store: ${error.message}, and it could not be moved aside: ${errorText(cause)}`,
+          {
+            cause,
+          },
+        );
+      }
+      this.openReport.quarantinedFiles.push({ file: path, movedTo, problem: error.reason });
+      this.warn(`snapshot store: ${error.message}; moved it to ${movedTo} and started without it`);
+      return undefined;
+    }
+  }
+
+  /** Keeps unusable records in `quarantine/records-<time>.json`, durably, before their files are rewritten. */
+  private async quarantineRecords(
+    entries: Array<{ file: string; key: string; problem: string; record: unknown }>,
+  ): Promise<void> {
+    const now = this.now();
+    const text = JSON.stringify({ version: 1, quarantinedAt: new Date(now).toISOString(), records: entries });
+    let path: string;
+    try {
+      const kept = await keepInQuarantine(this.options.dir, `records-${quarantineStamp(now)}`, ".json", text);
+      this.countWrite(kept.bytes);
+      path = kept.path;
+    } catch (error) {
+      throw new StateDirNotWritableError(this.options.dir, error);
+    }
+    this.openReport.recordQuarantineFile = path;
+    for (const entry of entries) {
+      this.openReport.quarantinedRecords.push({ id: entry.key, file: entry.file, problem: entry.problem });
+      this.warn(
+        `snapshot store: record ${JSON.stringify(entry.key)} of ${entry.file} was quarantined to ${path}: ${entry.problem}`,
+      );
+    }
+  }
+
   private countWrite(bytes: number): void {
     this.bytesWritten += bytes;
     this.writes += 1;
@@ -252,10 +403,7 @@ export class LowdbSnapshotStore {
       this.compactions.request().catch(() => undefined);
   }
 
-  /**
-   * Seals the journal, folds it into the files (foldIntoFiles), and only then deletes the sealed
-   * segments: a crash at any point leaves the records in the journal, the files, or both.
-   */
+  /** Seals the journal, folds it into the files, and only then deletes the sealed segments. */
   private async runCompaction(): Promise<void> {
     const inFlight = this.journal.inflight;
     const sealedNow = this.journal.rotate();
@@ -272,4 +420,9 @@ export class LowdbSnapshotStore {
     await this.journal.remove(toDelete);
     this.compacted += 1;
   }
+}
+
+/** A folder's entries, sorted. */
+async function list(dir: string): Promise<string[]> {
+  return (await readdir(dir)).sort();
 }

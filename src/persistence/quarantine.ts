@@ -1,5 +1,5 @@
 import { access, mkdir, open, rename } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import { syncDirectory } from "./DurableJsonFile.js";
 
 /** The file-name-safe timestamp used in quarantine names: 2024-05-01T12-30-00-000Z. */
@@ -76,14 +76,3 @@ export async function quarantineEntries(
 
 /** A damaged journal segment's copy in `quarantine/`: `journal-<n>.ndjson.damaged-<time>[-n]`. */
 export const DAMAGED_JOURNAL_FILE = /^journal-\d+\.ndjson\.damaged-[^/]*$/;
-
-/** Keeps a copy of a damaged journal segment in `quarantine/`: the evidence outlives the segment. */
-export async function keepDamagedJournal(
-  stateDir: string,
-  segmentPath: string,
-  bytes: Uint8Array,
-  now: number,
-): Promise<string> {
-  const name = `${basename(segmentPath)}.damaged-${quarantineStamp(now)}`;
-  return (await keepInQuarantine(stateDir, name, "", bytes)).path;
-}

@@ -28,11 +28,11 @@ import { listQuarantined, type QuarantinedFile } from "./stateDirFiles.js";
 /** One persisted actor and where it was read. */
 export interface StoredActor {
   record: ActorRecord;
-  /** The file it was read from (absolute): a shard, an archive hour, or a journal segment not yet folded in. */
+  /** The file it was read from (absolute): a shard, an archive hour, or a journal segment. */
   file: string;
   /** `actors/` (live shards) or `archive/` (finished records, until pruned). */
   location: "live" | "archive";
-  /** Set when the record is valid but the runtime would not load it as is (unknown machine, other version). */
+  /** Why the runtime would not load a valid record as is (unknown machine, other version). */
   problem?: string;
 }
 

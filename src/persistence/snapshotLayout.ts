@@ -55,16 +55,6 @@ export class SnapshotLayout {
     private readonly onWrite: (bytes: number) => void,
   ) {}
 
-  /** Copies of the live records. */
-  records(): ActorRecord[] {
-    const out: ActorRecord[] = [];
-    for (const [id, file] of this.home) {
-      const record = file.db.data.records[id];
-      if (record !== undefined) out.push(structuredClone(record));
-    }
-    return out;
-  }
-
   /** The live or not yet archived record with this id (the store's own object). */
   held(id: string): ActorRecord | undefined {
     return this.home.get(id)?.db.data.records[id] ?? this.finished.get(id);

@@ -104,9 +104,7 @@ export function checkOptions(options: SnapshotStoreOptions, caller = "LowdbSnaps
   };
   if (typeof options.dir !== "string" || options.dir === "") fail("dir must be a non-empty path");
   const { shards, cleanupMaxAgeMs, machineVersions } = options;
-  if (shards !== undefined && (!Number.isInteger(shards) || shards < 1 || shards > MAX_SHARDS)) {
-    fail(`shards must be a whole number from 1 to ${MAX_SHARDS}, got ${String(shards)}`);
-  }
+  wholeOption(caller, "shards", shards, 0, 1, MAX_SHARDS);
   const { journalMaxBytes } = options;
   if (journalMaxBytes !== undefined && !(Number.isFinite(journalMaxBytes) && journalMaxBytes >= 0)) {
     fail(`journalMaxBytes must be a number of bytes ≥ 0, got ${String(journalMaxBytes)}`);
@@ -115,6 +113,24 @@ export function checkOptions(options: SnapshotStoreOptions, caller = "LowdbSnaps
     fail(`cleanupMaxAgeMs must be a number of milliseconds ≥ 0, got ${String(cleanupMaxAgeMs)}`);
   }
   checkMachineVersions(machineVersions, caller);
+}
+
+/** `value`, or `fallback` when undefined; a TypeError naming `caller` and `name` unless a whole number from `min` to `max`. */
+export function wholeOption(
+  caller: string,
+  name: string,
+  value: unknown,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw new TypeError(
+      `${caller}: ${name} must be a whole number from ${min} to ${max}, got ${String(value)}`,
+    );
+  }
+  return value;
 }
 
 /** Throws a TypeError naming `caller` when `machineVersions` is not an object of machine id → version ≥ 0. */

@@ -47,10 +47,7 @@ interface Opened {
   held: Set<string>;
 }
 
-/**
- * The snapshot store on PostgreSQL, shared by every process opened on the same schema: see
- * createPostgresStore.
- */
+/** The snapshot store on PostgreSQL, shared by every process on the same schema (createPostgresStore). */
 export class PostgresSnapshotStore implements SharedSnapshotStore {
   readonly shared = true;
   private readonly s: string;
@@ -273,11 +270,8 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
     const bad: Array<{ id: string; problem: string }> = [];
     for (const record of records) {
       const checked = checkActorRecord(record.id, record, opened.rules, true, report?.migrated);
-      if (!checked.ok) {
-        bad.push({ id: record.id, problem: checked.problem });
-        continue;
-      }
-      good.push(checked.record);
+      if (checked.ok) good.push(checked.record);
+      else bad.push({ id: record.id, problem: checked.problem });
     }
     if (bad.length > 0) {
       for (const { id } of bad) opened.held.delete(id);

@@ -1,3 +1,4 @@
+import { wholeOption } from "../snapshotStoreOptions.js";
 import { SCHEMA_NAME } from "./migrations.js";
 
 /** Options of {@link createPostgresStore}. */
@@ -48,15 +49,10 @@ export function resolvePostgresStoreOptions(o: unknown): ResolvedPostgresStoreOp
   }
   const options = o as Partial<Record<keyof PostgresStoreOptions, unknown>>;
   const { connectionString, schema } = checkTarget(FN, options.connectionString, options.schema);
-  const leaseMs = whole(options.leaseMs, "leaseMs", 10_000, 200, 3_600_000);
-  const pollMs = whole(
-    options.pollMs,
-    "pollMs",
-    Math.min(500, Math.max(50, Math.round(leaseMs / 20))),
-    10,
-    Math.floor(leaseMs / 4),
-  );
-  const poolSize = whole(options.poolSize, "poolSize", 4, 2, 100);
+  const leaseMs = wholeOption(FN, "leaseMs", options.leaseMs, 10_000, 200, 3_600_000);
+  const defaultPollMs = Math.min(500, Math.max(50, Math.round(leaseMs / 20)));
+  const pollMs = wholeOption(FN, "pollMs", options.pollMs, defaultPollMs, 10, Math.floor(leaseMs / 4));
+  const poolSize = wholeOption(FN, "poolSize", options.poolSize, 4, 2, 100);
   return { connectionString, schema, leaseMs, pollMs, poolSize };
 }
 
@@ -77,12 +73,4 @@ export function checkTarget(
     );
   }
   return { connectionString, schema };
-}
-
-function whole(value: unknown, name: string, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-    throw new TypeError(`${FN}: ${name} must be a whole number from ${min} to ${max}, got ${String(value)}`);
-  }
-  return value;
 }

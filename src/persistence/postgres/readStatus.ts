@@ -7,11 +7,11 @@ import { describeTarget, openFailure, PostgresStoreError } from "./postgresError
 
 /** Options of {@link readPostgresStatus}. */
 export interface ReadPostgresStatusOptions {
-  /** The connection string the gateway processes use (any login with USAGE on the schema and SELECT on its tables). */
+  /** Any login with USAGE on the schema and SELECT on its tables. */
   connectionString: string;
   /** The store's schema (default `a2a`). */
   schema?: string;
-  /** The current version of each machine: records of another version or an unknown machine are flagged. */
+  /** The current version of each machine: records of others are flagged. */
   machineVersions?: Record<string, number>;
   /** How long one query may run before the server cancels it (default 10 s). */
   statementTimeoutMs?: number;
@@ -25,18 +25,18 @@ export interface PostgresProcess {
   host: string;
   startedAt: number;
   leaseUntil: number;
-  /** leaseUntil − the server's clock at the read: negative once the lease lapsed (the process died or lost the server). */
+  /** leaseUntil − the server's clock at the read: negative once the lease lapsed. */
   leaseLeftMs: number;
-  /** Its live actors: once its lease lapsed, the ones the others have not taken over yet. */
+  /** Its live actors (once its lease lapsed, those not taken over yet). */
   liveActors: number;
 }
 
-/** A stored actor with the process that owns it: null for a finished one, or a live one no process holds. */
+/** A stored actor with its owner (null: finished, or no process holds it). */
 export interface PostgresStoredActor extends StoredActor {
   owner: string | null;
 }
 
-/** A record a process set aside when it claimed it (unknown machine, failed migration): kept, not loaded. */
+/** A record a process set aside when it claimed it: kept, not loaded. */
 export interface PostgresQuarantinedRecord {
   id: string;
   machineId: string | null;
@@ -58,7 +58,7 @@ export interface PostgresStatusReading {
   processes: PostgresProcess[];
   /** Every stored actor, live and finished, by id. */
   actors: PostgresStoredActor[];
-  /** Live actors with no owner (their process stopped and let go of them): the next process to poll claims them. */
+  /** Live actors with no owner: the next process to poll claims them. */
   unowned: number;
   /** Rows that are not usable records, by id. */
   problems: Array<{ id: string; problem: string }>;
