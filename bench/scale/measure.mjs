@@ -118,8 +118,8 @@ const gcPauses = [];
 new PerformanceObserver((list) => {
   if (measuring) for (const entry of list.getEntries()) gcPauses.push(entry.duration);
 }).observe({ entryTypes: ["gc"] });
-const startCompaction = LowdbSnapshotStore.prototype.startCompaction;
-LowdbSnapshotStore.prototype.startCompaction = timedRun(compactions, startCompaction);
+const runCompaction = LowdbSnapshotStore.prototype.runCompaction;
+LowdbSnapshotStore.prototype.runCompaction = timedRun(compactions, runCompaction);
 const unpersisted = new Map();
 const lags = [];
 let recordsPut = 0;

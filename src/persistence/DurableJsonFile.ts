@@ -37,22 +37,15 @@ export interface DurableJsonFileOptions<T> {
   /** Called after each completed write with the number of bytes written (benchmarks, stats). */
   onWrite?: (bytes: number) => void;
   /**
-   * Serialises `data` as pieces of its JSON text, in order, for large files: each piece is written
-   * before the next is made, so the event loop runs between pieces instead of waiting for one
-   * `JSON.stringify` of the whole file. Called synchronously at `write()`; the pieces must not depend
-   * on later changes to `data`.
+   * `data`'s JSON text in pieces, each written before the next is made, so the event loop runs between
+   * them. Called synchronously at `write()`; the pieces must not depend on later changes to `data`.
    */
   chunks?: (data: T) => Iterable<string>;
 }
 
 /**
- * A lowdb adapter that survives power loss. lowdb's own `JSONFile` (steno) writes a temp file and
- * renames it but never fsyncs (typicode/lowdb#549), so after a crash the renamed file can be empty
- * or hold old blocks. Here: write `<file>.tmp-<pid>`, fsync it, rename it over the file, fsync the
- * directory so the rename itself is durable.
- *
- * One writer per file: the caller must not start a second `write()` of the same file before the
- * first settles (the temp name is per process). LowdbSnapshotStore serialises its writes.
+ * A lowdb adapter that survives power loss (lowdb's `JSONFile` never fsyncs, typicode/lowdb#549): see
+ * writeFileDurably. One `write()` of a file at a time: the temp name is per process.
  */
 export class DurableJsonFile<T> implements Adapter<T> {
   constructor(
@@ -87,8 +80,7 @@ export class DurableJsonFile<T> implements Adapter<T> {
   }
 
   async write(data: T): Promise<void> {
-    // Serialised (or, with `chunks`, its pieces fixed) before the first await: later changes to
-    // `data` do not leak into this write.
+    // Serialised before the first await: later changes to `data` do not leak into this write.
     const text = this.options.chunks?.(data) ?? JSON.stringify(data);
     const bytes = await writeFileDurably(this.file, text);
     this.options.onWrite?.(bytes);
@@ -96,11 +88,8 @@ export class DurableJsonFile<T> implements Adapter<T> {
 }
 
 /**
- * Writes a temp file, fsyncs it, renames it over `file` and fsyncs the directory: a crash leaves
- * the old file or the new one, never a torn mix, and the rename survives a power cut. A new file gets
- * `mode` (before the umask; default 0o600). `text` may come in pieces (text as UTF-8, or bytes),
- * written one after another.
- * Resolves with the number of bytes written.
+ * Writes `<file>.tmp-<pid>`, fsyncs it, renames it over `file` and fsyncs the directory: a crash
+ * leaves the old file or the new one, never a mix. `text` may come in pieces. Resolves the bytes written.
  */
 export async function writeFileDurably(
   file: string,
@@ -110,8 +99,7 @@ export async function writeFileDurably(
   let bytes = 0;
   const tmp = `${file}.tmp-${process.pid}`;
   try {
-    // 0600 by default: state files hold message text (a mention keeps its request); the rename keeps the
-    // temp file's mode.
+    // 0600 by default: state files hold message text.
     const handle = await open(tmp, "w", mode);
     try {
       // writeFile writes all of each piece (it loops over short writes) from the current position.
@@ -132,10 +120,7 @@ export async function writeFileDurably(
   return bytes;
 }
 
-/**
- * Writes all of `bytes` at `position` (at the file's position when null), looping over short writes;
- * a write that makes no progress throws.
- */
+/** Writes all of `bytes` at `position` (the file's position when null), looping over short writes. */
 export async function writeAll(
   handle: FileHandle,
   bytes: Uint8Array,

@@ -1,22 +1,37 @@
-import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
-import { type ActorRecord, describeId, recordForPut } from "./actorRecord.js";
+import { mkdir, readdir, stat } from "node:fs/promises";
+import { basename, join } from "node:path";
+import {
+  type ActorRecord,
+  type RawStoreDoc,
+  checkActorRecord,
+  describeId,
+  journalCopyWins,
+  newerRecord,
+  ownRules,
+  parseRawDoc,
+  recordForPut,
+} from "./actorRecord.js";
 import { ArchiveFiles } from "./archive/ArchiveFiles.js";
+import { CorruptStateFileError, DurableJsonFile, errorText } from "./DurableJsonFile.js";
 import { foldIntoFiles } from "./foldIntoFiles.js";
-import { StoreJournal } from "./journal/StoreJournal.js";
-import { loadSnapshotStore } from "./loadSnapshotStore.js";
-import { SnapshotLayout } from "./snapshotLayout.js";
+import { replayJournal } from "./journal/replayJournal.js";
+import type { JournalDamage } from "./journal/segmentFormat.js";
+import { OneAtATime, StoreJournal } from "./journal/StoreJournal.js";
+import { keepInQuarantine, quarantineFile, quarantineStamp } from "./quarantine.js";
+import { SHARD_FILE, SnapshotLayout, type StoreFile, isEmpty } from "./snapshotLayout.js";
 import {
   DEFAULT_CLEANUP_MAX_AGE_MS,
   DEFAULT_JOURNAL_MAX_BYTES,
   DEFAULT_SHARDS,
   type SnapshotStoreOpenReport,
   type SnapshotStoreOptions,
+  emptyOpenReport,
   type SnapshotStoreStats,
   SnapshotStoreClosedError,
   checkOptions,
 } from "./snapshotStoreOptions.js";
 import { StateDirNotWritableError } from "./StateDirLock.js";
+import { removeLeftoverTempFiles } from "./stateDirFiles.js";
 
 export { SHARD_FILE, shardOf } from "./snapshotLayout.js";
 export { ARCHIVE_HOUR_FILE } from "./archive/archiveFormat.js";
@@ -24,46 +39,28 @@ export { ARCHIVE_HOUR_FILE } from "./archive/archiveFormat.js";
 /**
  * Actor snapshots on lowdb, sharded so a write rewrites one file's worth of actors, not all.
  *
- * - Live records (status "active") live in `actors/shard-<nn>.json`, shard = FNV-1a(id) mod shards,
- *   and in memory. Finished ones ("done", "error") are appended to the archive, one file per UTC hour
- *   of updatedAt (`archive/archive-<yyyy-mm-dd>T<hh>.ndjson`), and are not kept in memory: get() and
- *   archived() read them back; prune() drops them after cleanupMaxAgeMs.
- * - put() is synchronous in memory; writes are coalesced: every put in the same tick joins one batch,
- *   and puts made while a batch is writing join the next one. Batches chain on promises, never on a
- *   timer, so a caller with fake timers is never stuck.
- * - A batch appends the records it changed, one JSON line each, to the journal segment
- *   `actors/journal-<n>.ndjson` and fdatasyncs it; its puts then resolve. No shard is rewritten then.
- *   A batch is durable or not acknowledged: every byte and the fdatasync must land, and a failed append
- *   is undone so the segment holds only whole batches (journal/JournalSegmentWriter.ts); the segment
- *   format lets open() tell a torn append from lost data (journal/segmentFormat.ts).
- * - Compaction folds the journal into the files off the hot path (when the segment passes
- *   journalMaxBytes or, when larger, the live shards' size, so that folding stays proportional to
- *   what was appended however many actors live; at compact(), prune() and close(), and at open): it seals the segment (appends go
- *   on in the next one), appends the finished records to the archive, writes every dirty shard whole
- *   and durably, and only then deletes the sealed segments. open() reads the shards, then replays
- *   the segments in order (the last line per id wins unless a file holds a newer copy, so replaying a
- *   line already folded in changes nothing).
- * - A record that moves (finished → archive, a changed shard count) stays in its old file until its
- *   new home is durably written, so a crash in between leaves a duplicate, never a loss: the journal
- *   that moved it is still there, and replaying it (open checks a replayed record against the archive)
- *   moves it again.
- * - The caller holds the state-directory lock (acquireStateDirLock): the store assumes it is the only writer.
+ * - Live records are in memory and in `actors/shard-<nn>.json` (shard = FNV-1a(id) mod shards).
+ *   Finished ones are appended to the archive, one file per UTC hour of updatedAt, and read back
+ *   from there (archived(), get()); prune() drops them.
+ * - put() changes memory now; every put of a tick joins one batch, appended as JSON lines to the
+ *   journal segment `actors/journal-<n>.ndjson` and fdatasynced before its puts resolve. A batch is
+ *   whole on disk or not acknowledged (journal/JournalSegmentWriter.ts, journal/segmentFormat.ts).
+ * - Compaction, off the hot path, seals the segment, folds it into the archive and the dirty shards
+ *   (each written whole and durably), and only then deletes the sealed segments. open() reads the
+ *   shards and replays the segments over them; replaying a line already folded in changes nothing.
+ * - A record that moves (finished, or a changed shard count) stays in its old file until its new
+ *   home is durable: a crash leaves a duplicate, never a loss.
+ * - The caller holds the state-directory lock: the store is the only writer.
  */
 export class LowdbSnapshotStore {
   private readonly layout: SnapshotLayout;
   private readonly journal: StoreJournal;
-  private compaction: Promise<void> | undefined;
-  private queuedCompaction: Promise<void> | undefined;
+  private readonly compactions = new OneAtATime(() => this.runCompaction());
   private closed = false;
   private bytesWritten = 0;
   private writes = 0;
-  private compactions = 0;
-  private readonly openReport: SnapshotStoreOpenReport = {
-    quarantinedFiles: [],
-    quarantinedRecords: [],
-    migrated: [],
-    damagedJournals: [],
-  };
+  private compacted = 0;
+  private readonly openReport = emptyOpenReport();
   private readonly now: () => number;
   private readonly shards: number;
   private readonly cleanupMaxAgeMs: number;
@@ -77,12 +74,7 @@ export class LowdbSnapshotStore {
   private readonly options: SnapshotStoreOptions;
 
   private constructor(options: SnapshotStoreOptions) {
-    // Own copies: a caller changing its objects later does not change what is valid.
-    this.options = {
-      ...options,
-      machineVersions: { ...options.machineVersions },
-      ...(options.migrations === undefined ? {} : { migrations: { ...options.migrations } }),
-    };
+    this.options = ownRules(options);
     this.now = options.now ?? Date.now;
     this.shards = options.shards ?? DEFAULT_SHARDS;
     this.cleanupMaxAgeMs = options.cleanupMaxAgeMs ?? DEFAULT_CLEANUP_MAX_AGE_MS;
@@ -101,14 +93,9 @@ export class LowdbSnapshotStore {
   }
 
   /**
-   * Opens (creating if needed) the store in `dir` and reads every live shard and the journal (the
-   * archive's records are read when asked for). A file that does not parse is quarantined to
-   * `*.corrupt-<time>`; a record that fails validation, has an unknown machine or a version that no
-   * migration handles, or a snapshot validateSnapshot refuses, is kept in
-   * `quarantine/records-<time>.json`; a journal segment that lost acknowledged records (truncated,
-   * corrupt) is copied to `quarantine/` and every record it still holds is loaded. Each is reported
-   * through onWarning and report(), and the rest loads. Any clean-up this needs is flushed before
-   * open() resolves.
+   * Opens (creating if needed) the store in `dir`: reads the live shards and replays the journal; what
+   * cannot be used is set aside (readFiles), reported through onWarning and report(), and the
+   * rest loads. The clean-up this needs is on disk before it resolves.
    */
   static async open(options: SnapshotStoreOptions): Promise<LowdbSnapshotStore> {
     checkOptions(options);
@@ -125,32 +112,19 @@ export class LowdbSnapshotStore {
     } catch (error) {
       throw new StateDirNotWritableError(options.dir, error);
     }
-    const seqs = await loadSnapshotStore({
-      layout: store.layout,
-      archive: store.archive,
-      options: store.options,
-      actorsDir: store.actorsDir,
-      archiveDir: store.archiveDir,
-      now: store.now,
-      warn: store.warn,
-      report: store.openReport,
-      onWrite: (bytes) => store.countWrite(bytes),
-    });
-    store.journal.resume(seqs);
-    // Fold what the journal held (and any clean-up) into the files before anything new is appended.
+    store.journal.resume(await store.readFiles());
     if (store.needsCompaction()) await store.compact();
     return store;
   }
 
   /** The live records (status "active"); right after open, those read from disk. Copies. */
   load(): ActorRecord[] {
-    return this.layout.records();
+    const out: ActorRecord[] = [];
+    this.forEachLive((record) => out.push(structuredClone(record)));
+    return out;
   }
 
-  /**
-   * The finished records not yet pruned, read from the archive (and those put since the last
-   * compaction). Every call reads the archive's files: it costs what the archive holds.
-   */
+  /** The finished records not yet pruned: every call reads the whole archive. Copies. */
   async archived(): Promise<ActorRecord[]> {
     const out = [...this.layout.finished.values()].map((record) => structuredClone(record));
     for await (const record of this.archive.records((id) => this.layout.held(id) !== undefined))
@@ -159,11 +133,8 @@ export class LowdbSnapshotStore {
   }
 
   /**
-   * Calls `fn` with every live (status "active") record, in the store's order, WITHOUT copying: the
-   * records are the store's own objects. Do not mutate them or anything in them, and do not put() or
-   * prune() during the pass; a caller that keeps one past the pass must not change it either (a later
-   * put() replaces the store's object, it never changes it). For read-heavy passes such as the
-   * runtime's start(), where load() would structuredClone every record.
+   * Calls `fn` with every live record WITHOUT copying (load() would clone each): never change them,
+   * nor put() or prune() during the pass. A later put() replaces the object, never changes it.
    */
   forEachLive(fn: (record: Readonly<ActorRecord>) => void): void {
     for (const [id, file] of this.layout.home) {
@@ -180,11 +151,9 @@ export class LowdbSnapshotStore {
   }
 
   /**
-   * Stores a record: memory now, disk in the next coalesced batch. Returns that batch's promise.
-   * A record that is not valid JSON data or fails ActorRecordSchema, or whose machine version is not the
-   * current one, is refused (the promise rejects with InvalidActorRecordError and nothing changes).
-   * A write failure rejects the promise too but is not an unhandled rejection if ignored: the record
-   * stays in memory, flush() reports the failure and retries.
+   * Stores a record: memory now, disk in the next batch, whose promise it returns. An invalid record
+   * (or one of another machine version) rejects with InvalidActorRecordError and changes nothing. A
+   * failed write rejects too (never unhandled): the record stays in memory and flush() retries.
    */
   put(record: ActorRecord): Promise<void> {
     return this.putAll([record]);
@@ -207,27 +176,21 @@ export class LowdbSnapshotStore {
     return this.journal.add(clean.map((record) => record.id));
   }
 
-  /**
-   * Resolves when every put made before the call is durably on disk (in the journal); rejects with
-   * SnapshotStoreWriteError. The shard and archive files catch up at the next compaction.
-   */
+  /** Resolves once every earlier put is durable in the journal; rejects with SnapshotStoreWriteError. */
   async flush(): Promise<void> {
-    const pending = this.journal.flush();
-    if (pending !== undefined) await pending;
+    await this.journal.flush();
   }
 
   /**
-   * Folds everything put so far into the files (finished records appended to the archive, dirty
-   * shards written whole and durably), then deletes the journal segments they now hold. Runs by itself when the journal passes
-   * journalMaxBytes, and at close(); rejects with SnapshotStoreWriteError naming the files it could
-   * not write (the journal is then kept, so nothing is lost, and the next compaction retries).
+   * Folds everything put so far into the archive and shard files, then deletes the journal segments
+   * they now hold. On failure rejects with SnapshotStoreWriteError and keeps the journal (nothing lost).
    */
   async compact(): Promise<void> {
     await this.flush();
     // Round 1 writes the dirty files; round 2 removes the old copies of records that round 1 moved.
     for (let round = 0; round < 2; round++) {
       if (!this.needsCompaction() && this.journal.segment.writer.size === 0) break;
-      await this.startCompaction();
+      await this.compactions.request();
     }
   }
 
@@ -236,11 +199,7 @@ export class LowdbSnapshotStore {
     return layout.dirty.size > 0 || layout.finished.size > 0 || this.journal.sealed.length > 0;
   }
 
-  /**
-   * Drops archived records whose updatedAt is more than cleanupMaxAgeMs before `now`: hours wholly
-   * before the cutoff are deleted, the hour it falls in is rewritten. Resolves with the number dropped
-   * once that is on disk.
-   */
+  /** Drops archived records updated more than cleanupMaxAgeMs before `now`; resolves how many, once on disk. */
   prune(now: number = this.now()): Promise<number> {
     return this.pruneBefore(now - this.cleanupMaxAgeMs);
   }
@@ -253,7 +212,7 @@ export class LowdbSnapshotStore {
       if (queued > 0) await this.compact();
       return queued + archived;
     });
-    done.catch(() => undefined); // as put(): a failure surfaces through flush(), not as an unhandled rejection
+    done.catch(() => undefined); // as put(): never an unhandled rejection
     return done;
   }
 
@@ -266,7 +225,7 @@ export class LowdbSnapshotStore {
       writes: this.writes,
       journalAppends: this.journal.appends,
       journalBytes: this.journal.bytes,
-      compactions: this.compactions,
+      compactions: this.compacted,
     };
   }
 
@@ -285,44 +244,166 @@ export class LowdbSnapshotStore {
     }
   }
 
+  /** Reads the live shards and replays the journal into the layout (see open()); returns the segments' numbers. */
+  private async readFiles(): Promise<number[]> {
+    const { layout } = this;
+    // The caller holds the state dir's lock: a temp file here is a killed writer's, never renamed into place.
+    for (const dir of [this.actorsDir, this.archiveDir]) await removeLeftoverTempFiles(dir);
+    // Checked as each file is read, so only one file's parsed JSON is held at a time.
+    const quarantined: Array<{ file: string; key: string; problem: string; record: unknown }> = [];
+    const copies = new Map<string, Array<{ file: StoreFile; record: ActorRecord }>>();
+    const checkFile = (file: StoreFile, raw: Record<string, unknown>): void => {
+      for (const [key, value] of Object.entries(raw)) {
+        const checked = this.checkStored(key, value, file.path, quarantined);
+        // A record quarantined or migrated changes its file: rewrite it.
+        if (checked === undefined || checked.migrated) layout.dirty.add(file);
+        if (checked === undefined) continue;
+        const held = copies.get(key);
+        if (held === undefined) copies.set(key, [{ file, record: checked.record }]);
+        else held.push({ file, record: checked.record });
+      }
+    };
+    for (const name of await list(this.actorsDir)) {
+      const match = SHARD_FILE.exec(name);
+      if (match === null) continue;
+      const index = Number(match[1]);
+      const file = layout.file(name, !(index < layout.shards && name === layout.shardName(index)));
+      const raw = await this.readRaw(file.path);
+      if (raw === undefined) continue;
+      checkFile(file, raw);
+      layout.fileBytes.set(file.key, (await stat(file.path)).size);
+    }
+    const replayed = await replayJournal({
+      actorsDir: this.actorsDir,
+      names: await list(this.actorsDir),
+      check: (key, value, file) => this.checkStored(key, value, file, quarantined)?.record,
+      torn: (file) =>
+        this.warn(
+          `snapshot store: ignored the torn last line of ${file} (an append cut short, never acknowledged)`,
+        ),
+      damaged: (file, bytes, damage) => this.keepDamaged(file, bytes, damage),
+    });
+    const journal = replayed.latest;
+    if (quarantined.length > 0) await this.quarantineRecords(quarantined);
+
+    // One copy per id: a duplicate is what a crash during a move leaves; the newer copy wins.
+    for (const [id, candidates] of copies) {
+      const winner = candidates.reduce((best, c) => (newerRecord(c.record, best.record) ? c : best));
+      for (const loser of candidates) if (loser !== winner) layout.dirty.add(loser.file);
+      winner.file.db.data.records[id] = winner.record;
+      layout.home.set(id, winner.file);
+    }
+    // Then every record where it belongs (another shard count, a record finished at a crash).
+    for (const [id, file] of [...layout.home]) {
+      const record = file.db.data.records[id];
+      if (record !== undefined && (record.status !== "active" || layout.targetFile(record) !== file))
+        layout.place(record);
+    }
+    // Then the journal over the files, unless a file or the archive holds a newer copy (already folded in).
+    const archived = await this.archive.getEach(
+      [...journal.keys()].filter((id) => layout.held(id) === undefined && this.archive.mayHold(id)),
+    );
+    for (const record of journal.values()) {
+      if (journalCopyWins(record, layout.held(record.id) ?? archived.get(record.id))) layout.place(record);
+    }
+    // An old-layout shard left empty is deleted (LowdbSnapshotStore rewrites the others once moved out).
+    for (const file of layout.files.values())
+      if (file.retired && isEmpty(file.db.data.records)) layout.dirty.add(file);
+    return replayed.seqs;
+  }
+
+  /** A stored record checked (and migrated); undefined, and queued in `quarantined`, when unusable. */
+  private checkStored(
+    key: string,
+    value: unknown,
+    file: string,
+    quarantined: Array<{ file: string; key: string; problem: string; record: unknown }>,
+  ): { record: ActorRecord; migrated: boolean } | undefined {
+    const checked = checkActorRecord(key, value, this.options, true, this.openReport.migrated);
+    if (checked.ok) return { record: checked.record, migrated: checked.fromVersion !== undefined };
+    quarantined.push({ file, key, problem: checked.problem, record: value });
+    return undefined;
+  }
+
+  /** A journal segment that lost acknowledged records: a copy kept in `quarantine/`, reported loudly. */
+  private async keepDamaged(file: string, bytes: Buffer, damage: JournalDamage): Promise<void> {
+    let keptAt: string;
+    try {
+      const name = `${basename(file)}.damaged-${quarantineStamp(this.now())}`;
+      keptAt = (await keepInQuarantine(this.options.dir, name, "", bytes)).path;
+    } catch (cause) {
+      throw new Error(
+        `snapshot store: ${damage.kind} journal ${file} (${damage.problem}), and a copy could not be kept: ${errorText(cause)}`,
+        { cause },
+      );
+    }
+    this.openReport.damagedJournals.push({ file, keptAt, ...damage });
+    this.warn(
+      `snapshot store: ACKNOWLEDGED RECORDS MAY BE LOST: ${damage.kind} journal ${file}: ${damage.problem}; ` +
+        `kept a copy at ${keptAt} and loaded every record it still holds`,
+    );
+  }
+
+  /** The file's records, or undefined when it is missing or was quarantined as corrupt. */
+  private async readRaw(path: string): Promise<Record<string, unknown> | undefined> {
+    try {
+      const doc = await new DurableJsonFile<RawStoreDoc>(path, { parse: parseRawDoc }).read();
+      return doc?.records;
+    } catch (error) {
+      if (!(error instanceof CorruptStateFileError)) throw error;
+      let movedTo: string;
+      try {
+        movedTo = await quarantineFile(path, this.now());
+      } catch (cause) {
+        throw new Error(
+          `snapshot store: ${error.message}, and it could not be moved aside: ${errorText(cause)}`,
+          {
+            cause,
+          },
+        );
+      }
+      this.openReport.quarantinedFiles.push({ file: path, movedTo, problem: error.reason });
+      this.warn(`snapshot store: ${error.message}; moved it to ${movedTo} and started without it`);
+      return undefined;
+    }
+  }
+
+  /** Keeps unusable records in `quarantine/records-<time>.json`, durably, before their files are rewritten. */
+  private async quarantineRecords(
+    entries: Array<{ file: string; key: string; problem: string; record: unknown }>,
+  ): Promise<void> {
+    const now = this.now();
+    const text = JSON.stringify({ version: 1, quarantinedAt: new Date(now).toISOString(), records: entries });
+    let path: string;
+    try {
+      const kept = await keepInQuarantine(this.options.dir, `records-${quarantineStamp(now)}`, ".json", text);
+      this.countWrite(kept.bytes);
+      path = kept.path;
+    } catch (error) {
+      throw new StateDirNotWritableError(this.options.dir, error);
+    }
+    this.openReport.recordQuarantineFile = path;
+    for (const entry of entries) {
+      this.openReport.quarantinedRecords.push({ id: entry.key, file: entry.file, problem: entry.problem });
+      this.warn(
+        `snapshot store: record ${JSON.stringify(entry.key)} of ${entry.file} was quarantined to ${path}: ${entry.problem}`,
+      );
+    }
+  }
+
   private countWrite(bytes: number): void {
     this.bytesWritten += bytes;
     this.writes += 1;
   }
 
-  /**
-   * After a journal append: fold the journal once it holds journalMaxBytes or, when larger, as much as
-   * the live shards (a fold rewrites them, so it waits for as much appended data); off the hot path.
-   */
+  /** After an append: fold once the journal holds journalMaxBytes, or the live shards' size when larger. */
   private appended(segmentBytes: number, mustFold: boolean): void {
     const due = segmentBytes >= Math.max(this.journalMaxBytes, this.layout.liveBytes());
-    if (mustFold || (due && this.compaction === undefined)) this.startCompaction().catch(() => undefined);
+    if (mustFold || (due && this.compactions.pending === undefined))
+      this.compactions.request().catch(() => undefined);
   }
 
-  /** One compaction at a time; requests while one runs share one more run after it. */
-  private startCompaction(): Promise<void> {
-    const running = this.compaction;
-    if (running !== undefined) {
-      this.queuedCompaction ??= running
-        .catch(() => undefined)
-        .then(() => {
-          this.queuedCompaction = undefined;
-          return this.startCompaction();
-        });
-      return this.queuedCompaction;
-    }
-    const run: Promise<void> = this.runCompaction().finally(() => {
-      if (this.compaction === run) this.compaction = undefined;
-    });
-    this.compaction = run;
-    run.catch(() => undefined);
-    return run;
-  }
-
-  /**
-   * Seals the journal, folds it into the files (foldIntoFiles), and only then deletes the sealed
-   * segments: a crash at any point leaves the records in the journal, the files, or both.
-   */
+  /** Seals the journal, folds it into the files, and only then deletes the sealed segments. */
   private async runCompaction(): Promise<void> {
     const toDelete = await this.journal.seal();
     await foldIntoFiles({
@@ -332,6 +413,11 @@ export class LowdbSnapshotStore {
       warn: this.warn,
     });
     await this.journal.remove(toDelete);
-    this.compactions += 1;
+    this.compacted += 1;
   }
+}
+
+/** A folder's entries, sorted. */
+async function list(dir: string): Promise<string[]> {
+  return (await readdir(dir)).sort();
 }

@@ -11,9 +11,8 @@ export interface SnapshotStoreOpenOptions {
   /** What a store shared by several processes tells its host while open; other stores ignore it. */
   shared?: SharedStoreEvents;
   /**
-   * What this process names itself when it alone runs under that name on its host (the runtime: its
-   * state directory, which it holds locked). A store shared by several processes gives the actors of
-   * an earlier process of the same name and host back at once, rather than once its lease lapses.
+   * A name only this process holds on its host (the runtime: its locked state directory): a shared
+   * store gives an earlier process of this name and host's actors back at once, not once its lease lapses.
    */
   instance?: string;
 }
@@ -34,11 +33,7 @@ export interface LiveRecordFilter {
 export interface SharedStoreEvents {
   /** Live records this process now owns (their process stopped, or its lease lapsed): host them. */
   claimed(records: ReadonlyArray<Readonly<ActorRecord>>): void;
-  /**
-   * Events other processes sent to actors this process owns: resolves, for each, whether it was applied
-   * and its change is durable (one that was not, the host not running yet or the actor not hosted here,
-   * stays stored for a later round).
-   */
+  /** Events sent to this process's actors: resolves, for each, whether it was applied durably (else it stays stored). */
   delivered(deliveries: readonly StoredDelivery[]): Promise<readonly boolean[]>;
   /** Actors another process has taken over (while this one's lease had lapsed): dropped here, unwritten. */
   lost(ids: readonly string[]): void;
@@ -51,11 +46,7 @@ export interface SharedStoreEvents {
  */
 export interface SharedSnapshotStore extends SnapshotStore {
   readonly shared: true;
-  /**
-   * Every process's live records; with `machineId`, that machine's only; with `meta`, only those whose
-   * `meta` holds each of these keys at exactly this value (the way a host's user finds records by what it
-   * keeps beside their snapshots, e.g. `{ meta: { threadId } }`).
-   */
+  /** Every process's live records; only `machineId`'s, and only those whose `meta` holds each of `meta`'s values. */
   listEveryLive(filter?: LiveRecordFilter): Promise<Array<Readonly<ActorRecord>>>;
   /** Sends an event to a live actor whichever process owns it; resolves once the event is durable. */
   sendTo(delivery: StoredDelivery): Promise<void>;
@@ -67,15 +58,13 @@ export function isSharedStore(store: SnapshotStore): store is SharedSnapshotStor
 }
 
 /**
- * Where a durable host keeps its actors. Small on purpose, so that a database can implement it: one
- * process holds a store at a time, a put is acknowledged only once it is durable, finished actors are
- * archived and pruned by age.
+ * Where a durable host keeps its actors; small, so that a database can implement it: one holder at a
+ * time, a put acknowledged once durable, finished actors archived and pruned by age.
  */
 export interface SnapshotStore {
   /**
-   * Takes the store for this process (a second holder, in this process or another, is refused with an
-   * error naming it), loads it, and checks every record by `rules`: an older version is migrated, a
-   * record that cannot be used is set aside and reported, never silently dropped.
+   * Takes the store (a second holder is refused with an error naming it), loads it, and checks every
+   * record by `rules`: an older version is migrated, an unusable one set aside and reported.
    */
   open(options: SnapshotStoreOpenOptions): Promise<SnapshotStoreOpenReport>;
   /** A live or archived record, by actor id: a copy, the caller's to change. */
@@ -86,17 +75,13 @@ export interface SnapshotStore {
    */
   put(records: readonly ActorRecord[]): Promise<void>;
   /**
-   * The live records (what a start resumes), or the archived ones. For speed (a start lists thousands)
-   * they may be the store's own objects: read them, never change them or anything in them. The memory
-   * store hands out frozen copies, so a change fails loudly in tests.
+   * The live records (what a start resumes), or the archived ones. For speed they may be the store's
+   * own objects: never change them (the memory store hands out frozen copies, so tests catch it).
    */
   list(which: "live" | "archive"): Promise<Array<Readonly<ActorRecord>>>;
   /** Drops archived records last updated before `olderThan` (ms since the epoch); resolves how many. */
   prune(olderThan: number): Promise<number>;
-  /**
-   * Lands what is pending and releases the store (another process may then open it). Closing a store
-   * that is not open does nothing; every other method then rejects with SnapshotStoreNotOpenError.
-   */
+  /** Lands what is pending and releases the store; does nothing when not open. Other methods then reject (SnapshotStoreNotOpenError). */
   close(): Promise<void>;
 }
 

@@ -55,7 +55,7 @@ export interface StateDirLock {
 }
 
 export interface AcquireStateDirLockOptions {
-  /** Told when the previous holder did not release the lock (killed, crashed) or the directory mode cannot be tightened. */
+  /** Told of a stale lock taken over, or a directory mode that cannot be tightened. */
   onWarning?: (message: string) => void;
   now?: () => number;
 }
@@ -70,13 +70,11 @@ export type StateDirLockInfo =
   | { kind: "unreadable"; lockFile: string; problem: string };
 
 /**
- * Takes an exclusive kernel lock on `dir/.lock` so that only one runtime uses a state directory:
- * lowdb has no inter-process locking, and two writers on one file lose updates. The lock belongs
- * to the open file (Linux: an OFD lock; macOS: flock; Windows: LockFileEx), so a second runtime in
- * this process is refused too, and the kernel drops it when its holder exits or is killed: no
- * stale lock to take over, no pid to check (a reused pid cannot wedge a restart). Creates the
- * directory (mode 0700, and tightens an existing one to 0700), writes the holder's pid into the
- * lock file and removes temp files that killed writers left.
+ * Takes an exclusive kernel lock on `dir/.lock` so that only one runtime uses a state directory (two
+ * writers on one file lose updates). The lock belongs to the open file (an OFD lock, flock,
+ * LockFileEx), so a second runtime in this process is refused too, and the kernel drops it when its
+ * holder dies: a reused pid cannot wedge a restart. Creates the directory (mode 0700, tightening an
+ * existing one), writes the holder's pid into the lock file and removes killed writers' temp files.
  *
  * @throws StateDirLockedError when another open lock (any process, this one included) holds it.
  * @throws StateDirNotWritableError when the directory or the lock file cannot be created or written.
@@ -128,11 +126,7 @@ export async function acquireStateDirLock(
   return handle(dir, lockFile, fh, locks);
 }
 
-/**
- * Whether a process with this pid exists. `kill(pid, 0)` sends nothing: it succeeds for a live
- * process, fails with EPERM for a live one owned by another user, and with ESRCH for none.
- * A reused pid reads as alive: use it for a hint (whose temp file, who is named), not to decide who holds a lock.
- */
+/** Whether a process with this pid exists (EPERM: another user's). A reused pid reads as alive: a hint only. */
 export function isProcessAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
@@ -144,10 +138,8 @@ export function isProcessAlive(pid: number): boolean {
 }
 
 /**
- * What the lock file says, without locking it. "none": no file, or an empty one (released at a clean
- * stop, or not written yet). "held" names the last holder, which may have been killed since (`alive`
- * is a hint: a reused pid reads as alive; only the kernel lock tells). "unreadable": a holder killed
- * while writing it.
+ * What the lock file says, without locking it: "none" (no file, or emptied at a clean stop), "held"
+ * (the last holder, maybe dead since: `alive` is a hint), "unreadable" (a holder killed while writing).
  */
 export async function readLockFile(lockFile: string): Promise<StateDirLockInfo> {
   let text: string;
@@ -241,16 +233,11 @@ async function holderPid(fh: FileHandle): Promise<number | undefined> {
   }
 }
 
+/** The lock file's text (a line of JSON: one read). */
 async function readAll(fh: FileHandle): Promise<string> {
   const { size } = await fh.stat();
-  const buffer = Buffer.alloc(size);
-  let read = 0;
-  while (read < size) {
-    const { bytesRead } = await fh.read(buffer, read, size - read, read);
-    if (bytesRead === 0) break;
-    read += bytesRead;
-  }
-  return buffer.subarray(0, read).toString("utf8");
+  const { buffer, bytesRead } = await fh.read(Buffer.alloc(size), 0, size, 0);
+  return buffer.toString("utf8", 0, bytesRead);
 }
 
 /**

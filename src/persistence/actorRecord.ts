@@ -79,11 +79,7 @@ export class InvalidActorRecordError extends A2AError {
   }
 }
 
-/**
- * A put of actors this process may not write any more: another process owns them now, or this
- * process's lease lapsed (the others may be taking them over). The batch changed nothing; those
- * actors are the new owner's to run.
- */
+/** A put of actors another process owns now (or this one's lease lapsed): the batch changed nothing. */
 export class ActorTakenOverError extends InvalidActorRecordError {
   override readonly code = "ACTOR_TAKEN_OVER";
   override readonly name = "ActorTakenOverError";
@@ -110,6 +106,16 @@ export interface ActorRecordRules {
   validateSnapshot?: (machineId: string, snapshot: unknown) => string | undefined;
 }
 
+/** Own copies of the rules' maps: a caller changing its objects later does not change what is valid. */
+export function ownRules<T extends ActorRecordRules>(rules: T): T {
+  const { machineVersions, migrations } = rules;
+  return {
+    ...rules,
+    machineVersions: { ...machineVersions },
+    ...(migrations === undefined ? {} : { migrations: { ...migrations } }),
+  };
+}
+
 export type CheckedRecord =
   { ok: true; record: ActorRecord; fromVersion?: number } | { ok: false; problem: string };
 
@@ -121,11 +127,7 @@ export interface MigratedRecord {
   toVersion: number;
 }
 
-/**
- * Validates a record stored under `key`. With `stored` (a record read at open), a record of an older
- * version is migrated when possible (and added to `migrated`), and the snapshot is checked with
- * `validateSnapshot`.
- */
+/** Validates a record stored under `key`; `stored` (read at open): migrates an older one (into `migrated`) and runs validateSnapshot. */
 export function checkActorRecord(
   key: string,
   value: unknown,
@@ -185,9 +187,8 @@ export interface RecordFate {
 }
 
 /**
- * A stored record as a read-only reader (status) sees it: a problem when it is no usable record; else
- * the record, with a problem when `machineVersions` does not know its machine or its version (`fate`
- * says what a running store will do with it). Nothing is migrated or set aside.
+ * A stored record as a read-only reader (status) sees it: a problem when it is unusable; else the
+ * record, with a problem (and `fate`) when its machine or version is not the current one.
  */
 export function inspectRecord(
   key: string,
@@ -209,9 +210,7 @@ export function inspectRecord(
 }
 
 /**
- * What a store keeps of a record put now: a JSON copy (exactly what a restart reads back), checked by
- * ActorRecordSchema and `rules` (its machine version must be the current one).
- *
+ * What a store keeps of a record put now: a JSON copy (what a restart reads back), checked by `rules`.
  * @throws InvalidActorRecordError naming the record and what is wrong.
  */
 export function recordForPut(record: ActorRecord, rules: ActorRecordRules): ActorRecord {
@@ -252,10 +251,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/**
- * Whether a journal line's copy replaces the copy a file holds: unless that one is newer or the same
- * (what a compaction folded in before a crash), so replaying a line already folded in changes nothing.
- */
+/** Whether a journal line replaces a file's copy: not when that is newer or the same (folded in already). */
 export function journalCopyWins(line: ActorRecord, held: ActorRecord | undefined): boolean {
   return held === undefined || !(newerRecord(held, line) || JSON.stringify(held) === JSON.stringify(line));
 }

@@ -1,6 +1,10 @@
 import type { ActorRecord } from "./actorRecord.js";
 import { LowdbSnapshotStore } from "./LowdbSnapshotStore.js";
-import { type SnapshotStoreOpenReport, checkOptions } from "./snapshotStoreOptions.js";
+import {
+  type SnapshotStoreOpenReport,
+  type SnapshotStoreOptions,
+  checkOptions,
+} from "./snapshotStoreOptions.js";
 import {
   type SnapshotStore,
   type SnapshotStoreOpenOptions,
@@ -10,25 +14,18 @@ import {
 } from "./SnapshotStorePort.js";
 import { type StateDirLock, acquireStateDirLock } from "./StateDirLock.js";
 
-export interface LowdbStoreOptions {
-  /** The state directory: the store keeps `actors/`, `archive/` and `quarantine/` in it, and locks `.lock`. */
+export interface LowdbStoreOptions extends Pick<
+  SnapshotStoreOptions,
+  "shards" | "cleanupMaxAgeMs" | "journalMaxBytes"
+> {
+  /** The state directory: the store keeps its files in it, and locks `.lock`. */
   stateDir: string;
-  /** Number of live shard files (default 32). Changing it between runs re-homes records at open. */
-  shards?: number;
-  /** The archive age prune(now) of the lowdb store itself uses; the port's prune takes its cutoff. Default one day. */
-  cleanupMaxAgeMs?: number;
-  /**
-   * Journal size (bytes) past which the journal is folded into the shard files, or the shards' size
-   * when that is larger (a fold rewrites them: it waits until as much was appended). Default 8 MiB.
-   */
-  journalMaxBytes?: number;
 }
 
 /**
- * The default store: actor records as JSON files in `stateDir` (shards, an fdatasynced journal, a
- * hourly archive read back when asked for, a quarantine for what cannot be read). open() takes the directory's lock first, so a
- * second holder (another process, or another store in this one) is refused with a StateDirLockedError
- * naming it. A put resolves once its batch is fdatasynced to the journal.
+ * The default store: actor records as JSON files in `stateDir` (LowdbSnapshotStore). open() takes the
+ * directory's lock first, so a second holder (any process, this one included) is refused with a
+ * StateDirLockedError naming it. A put resolves once its batch is fdatasynced to the journal.
  *
  * @throws TypeError at once when an option is not valid.
  */
@@ -45,12 +42,8 @@ export function lowdbStore(o: LowdbStoreOptions, takeLock: boolean): SnapshotSto
   if (typeof o.stateDir !== "string" || o.stateDir === "") {
     throw new TypeError("createLowdbStore: stateDir must be a non-empty path");
   }
-  const settings = {
-    dir: o.stateDir,
-    ...(o.shards === undefined ? {} : { shards: o.shards }),
-    ...(o.cleanupMaxAgeMs === undefined ? {} : { cleanupMaxAgeMs: o.cleanupMaxAgeMs }),
-    ...(o.journalMaxBytes === undefined ? {} : { journalMaxBytes: o.journalMaxBytes }),
-  };
+  const { shards, cleanupMaxAgeMs, journalMaxBytes } = o;
+  const settings = { dir: o.stateDir, shards, cleanupMaxAgeMs, journalMaxBytes };
   checkOptions({ ...settings, machineVersions: {} }, "createLowdbStore");
   const name = `lowdb store in ${o.stateDir}`;
   let held: { lock: StateDirLock | undefined; store: LowdbSnapshotStore } | undefined;
@@ -62,22 +55,13 @@ export function lowdbStore(o: LowdbStoreOptions, takeLock: boolean): SnapshotSto
 
   return {
     async open(options: SnapshotStoreOpenOptions): Promise<SnapshotStoreOpenReport> {
-      // A second open (this store or another on the directory) is refused by the lock, before anything changes.
       const lock = takeLock
         ? await acquireStateDirLock(o.stateDir, { onWarning: options.onWarning, now: options.now })
         : undefined;
       let store: LowdbSnapshotStore;
       try {
-        store = await LowdbSnapshotStore.open({
-          ...settings,
-          now: options.now,
-          machineVersions: options.rules.machineVersions,
-          ...(options.rules.migrations === undefined ? {} : { migrations: options.rules.migrations }),
-          ...(options.rules.validateSnapshot === undefined
-            ? {}
-            : { validateSnapshot: options.rules.validateSnapshot }),
-          onWarning: options.onWarning,
-        });
+        const { now, onWarning } = options;
+        store = await LowdbSnapshotStore.open({ ...settings, ...options.rules, now, onWarning });
       } catch (error) {
         await lock?.release();
         throw error;

@@ -1,6 +1,10 @@
-import { type ActorRecord, checkActorRecord, recordForPut } from "./actorRecord.js";
+import { type ActorRecord, checkActorRecord, ownRules, recordForPut } from "./actorRecord.js";
 import { emptyRecords } from "./snapshotLayout.js";
-import { type SnapshotStoreOpenReport, checkMachineVersions } from "./snapshotStoreOptions.js";
+import {
+  type SnapshotStoreOpenReport,
+  checkMachineVersions,
+  emptyOpenReport,
+} from "./snapshotStoreOptions.js";
 import {
   type SnapshotStore,
   type SnapshotStoreOpenOptions,
@@ -20,14 +24,10 @@ interface MemoryDoc {
 const NAME = "memory store";
 
 /**
- * A store in this process's memory, for tests and examples: nothing survives the process, but the
- * store outlives a host, so a host closed and started again on the same store resumes its actors.
- * Same rules as the lowdb store: a put is checked (and refused whole when one record is not valid),
- * finished records are archived, open() migrates or sets aside records of another machine version,
- * and one holder at a time (a second open() before close() is refused with SnapshotStoreInUseError).
- * Records are copied in and out: changing an object after put(), or one that get() returned, never
- * changes what is stored; list() hands out frozen copies, so a caller that changes a listed record
- * (which the lowdb store shares with it) fails in tests.
+ * A store in this process's memory, for tests and examples: it outlives a host, so a host started
+ * again on it resumes its actors. The lowdb store's rules (checked puts, refused whole; archiving;
+ * migration at open; one holder, else SnapshotStoreInUseError). Records are copied in and out;
+ * list() hands out frozen copies, so a caller changing a listed record fails in tests.
  */
 export function createMemoryStore(): SnapshotStore {
   // Prototype-less maps: an id like "__proto__" or "toString" is an ordinary key.
@@ -45,13 +45,7 @@ export function createMemoryStore(): SnapshotStore {
       if (rules !== undefined) throw new SnapshotStoreInUseError(NAME);
       checkMachineVersions(options.rules.machineVersions, `${NAME}: open`);
       const report = checkStored(doc, options);
-      // Own copies: a caller changing its objects later does not change what is valid.
-      const { machineVersions, migrations } = options.rules;
-      rules = {
-        ...options.rules,
-        machineVersions: { ...machineVersions },
-        ...(migrations === undefined ? {} : { migrations: { ...migrations } }),
-      };
+      rules = ownRules(options.rules);
       return report;
     },
     async get(id: string): Promise<ActorRecord | undefined> {
@@ -68,7 +62,6 @@ export function createMemoryStore(): SnapshotStore {
     async list(which: "live" | "archive"): Promise<Array<Readonly<ActorRecord>>> {
       held("list");
       checkListKind(NAME, which);
-      // Frozen: a caller that changes a listed record (which the lowdb store shares) fails here, in tests.
       return Object.values(doc[which]).map((record) => deepFreeze(structuredClone(record)));
     },
     async prune(olderThan: number): Promise<number> {
@@ -105,12 +98,7 @@ function place(doc: MemoryDoc, record: ActorRecord): void {
 
 /** The open-time check of every stored record: migrated to the current version, or set aside and reported. */
 function checkStored(doc: MemoryDoc, options: SnapshotStoreOpenOptions): SnapshotStoreOpenReport {
-  const report: SnapshotStoreOpenReport = {
-    quarantinedFiles: [],
-    quarantinedRecords: [],
-    migrated: [],
-    damagedJournals: [],
-  };
+  const report = emptyOpenReport();
   for (const which of ["live", "archive"] as const) {
     for (const [id, value] of Object.entries(doc[which])) {
       const checked = checkActorRecord(id, value, options.rules, true, report.migrated);

@@ -1,5 +1,5 @@
 import { access, mkdir, open, rename } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import { syncDirectory } from "./DurableJsonFile.js";
 
 /** The file-name-safe timestamp used in quarantine names: 2024-05-01T12-30-00-000Z. */
@@ -7,12 +7,7 @@ export function quarantineStamp(now: number): string {
   return new Date(now).toISOString().replace(/[:.]/g, "-");
 }
 
-/**
- * Moves a file that cannot be used out of the way, keeping it for inspection instead of
- * overwriting it: `<file>.corrupt-<time>`. If that name is taken (same file, same millisecond,
- * e.g. under a fixed test clock), `-1`, `-2`, … is appended rather than replacing the earlier copy.
- * Returns the new path.
- */
+/** Moves an unusable file aside to the first free `<file>.corrupt-<time>[-n]`; returns the new path. */
 export async function quarantineFile(file: string, now: number): Promise<string> {
   const target = await freeQuarantineName(file, now);
   await rename(file, target);
@@ -25,23 +20,19 @@ export async function freeQuarantineName(file: string, now: number): Promise<str
   const base = `${file}.corrupt-${quarantineStamp(now)}`;
   for (let n = 0; ; n++) {
     const target = n === 0 ? base : `${base}-${n}`;
-    if (!(await exists(target))) return target;
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
+    if (
+      !(await access(target).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return target;
   }
 }
 
 /**
- * Keeps `content` for inspection in `<stateDir>/quarantine/<name><ext>` (`<name>-1<ext>`, `-2`, … when
- * taken): created exclusively, so nothing kept earlier is overwritten, owner-only (it may hold message
- * text), fsynced with its folder. Returns the path and the bytes written.
+ * Keeps `content` in `<stateDir>/quarantine/<name>[-n]<ext>`: created exclusively (nothing kept earlier is
+ * overwritten), owner-only, fsynced with its folder. Returns the path and the bytes written.
  */
 export async function keepInQuarantine(
   stateDir: string,
@@ -72,11 +63,7 @@ export async function keepInQuarantine(
   }
 }
 
-/**
- * Keeps entries that failed validation for inspection instead of dropping them silently: writes
- * `<stateDir>/quarantine/<name>-<time>.json` (owner-only, fsynced; `-1`, `-2`, … when the name is
- * taken) and returns its path.
- */
+/** Keeps entries that failed validation in `<stateDir>/quarantine/<name>-<time>.json`; returns its path. */
 export async function quarantineEntries(
   stateDir: string,
   name: string,
@@ -89,18 +76,3 @@ export async function quarantineEntries(
 
 /** A damaged journal segment's copy in `quarantine/`: `journal-<n>.ndjson.damaged-<time>[-n]`. */
 export const DAMAGED_JOURNAL_FILE = /^journal-\d+\.ndjson\.damaged-[^/]*$/;
-
-/**
- * Keeps a durable copy (mode 0600) of a damaged journal segment in `<stateDir>/quarantine/`, so the
- * evidence of what was lost outlives the segment once its readable records are folded into the files.
- * Returns the copy's path.
- */
-export async function keepDamagedJournal(
-  stateDir: string,
-  segmentPath: string,
-  bytes: Uint8Array,
-  now: number,
-): Promise<string> {
-  const name = `${basename(segmentPath)}.damaged-${quarantineStamp(now)}`;
-  return (await keepInQuarantine(stateDir, name, "", bytes)).path;
-}

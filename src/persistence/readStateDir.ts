@@ -28,11 +28,11 @@ import { listQuarantined, type QuarantinedFile } from "./stateDirFiles.js";
 /** One persisted actor and where it was read. */
 export interface StoredActor {
   record: ActorRecord;
-  /** The file it was read from (absolute): a shard, an archive hour, or a journal segment not yet folded in. */
+  /** The file it was read from (absolute): a shard, an archive hour, or a journal segment. */
   file: string;
   /** `actors/` (live shards) or `archive/` (finished records, until pruned). */
   location: "live" | "archive";
-  /** Set when the record is valid but the runtime would not load it as is (unknown machine, other version). */
+  /** Why the runtime would not load a valid record as is (unknown machine, other version). */
   problem?: string;
 }
 
@@ -47,7 +47,7 @@ export interface StateDirReading {
   /** The state directory, absolute. */
   dir: string;
   lock: StateDirLockInfo;
-  /** Every readable record, one per id (of two copies a crash left, the one LowdbSnapshotStore would keep). */
+  /** Every readable record, one per id (of two copies, the one LowdbSnapshotStore would keep). */
   actors: StoredActor[];
   problems: StateDirProblem[];
   /** Files set aside earlier (`*.corrupt-<time>` anywhere, everything in `quarantine/`), oldest first. */
@@ -78,14 +78,10 @@ const FATE: RecordFate = {
 };
 
 /**
- * Reads a state directory's persisted actors without touching it: no lock is taken, nothing is
- * written, moved, quarantined or deleted (not even a dead writer's temp file), so it is safe next to
- * a running runtime. It uses the store's own readers (the journal's replay, the shard and archive
- * files' formats, the record checks) and reports what the store would set aside in `problems`.
- * Shards are replaced atomically, so each read sees a whole file; archive hours are appended to (a
- * torn last line is an append in progress, skipped). The journal is read first and replayed over the
- * files as the store's open does; a segment a compaction removed meanwhile was folded into the files
- * read after it, and live shards are read before the archive, so a record moving meanwhile is seen.
+ * Reads a state directory's persisted actors without changing anything (no lock, no clean-up), so it
+ * is safe beside a running runtime; what the store would set aside is in `problems`. The journal is
+ * read first (a segment a compaction removes meanwhile is in the files read after it), and live shards
+ * before the archive, so a record moving meanwhile is still seen.
  * Throws StateDirNotFoundError when `dir` is missing or not a directory.
  */
 export async function readStateDir(dir: string, options: ReadStateDirOptions = {}): Promise<StateDirReading> {
@@ -101,8 +97,8 @@ export async function readStateDir(dir: string, options: ReadStateDirOptions = {
   }
 
   const problems: StateDirProblem[] = [];
+  // A file gone since the listing (a compaction, a prune) is no problem: its records are read elsewhere.
   const readable = (file: string, error: unknown): void => {
-    // Gone since the listing (a compaction, a prune): what it held is in the files read after it.
     if (errorCode(error) !== "ENOENT") problems.push({ file, problem: errorText(error) });
   };
   const inspect = (key: string, value: unknown, file: string, location?: StoredActor["location"]) => {
@@ -187,7 +183,7 @@ async function listFolder(
   }
 }
 
-/** A shard's records; undefined when it vanished meanwhile (a writer moved it) or cannot be used. */
+/** A shard's records; undefined when it is gone or cannot be used. */
 async function readShard(
   file: string,
   problems: StateDirProblem[],

@@ -34,9 +34,8 @@ export interface FreeableCopy {
 }
 
 /**
- * Where each live record of a LowdbSnapshotStore lives in memory and on disk: its shard (by FNV-1a of
- * its id), the older copies a move leaves until the new home is written, the files that changed since
- * they were last written, and the finished records waiting to be appended to the archive.
+ * Where each live record of a LowdbSnapshotStore lives: its shard, the older copies a move leaves until
+ * the new home is written, the files changed since last written, and the finished records to archive.
  */
 export class SnapshotLayout {
   readonly files = new Map<string, StoreFile>();
@@ -56,25 +55,12 @@ export class SnapshotLayout {
     private readonly onWrite: (bytes: number) => void,
   ) {}
 
-  /** Copies of the live records. */
-  records(): ActorRecord[] {
-    const out: ActorRecord[] = [];
-    for (const [id, file] of this.home) {
-      const record = file.db.data.records[id];
-      if (record !== undefined) out.push(structuredClone(record));
-    }
-    return out;
-  }
-
   /** The live or not yet archived record with this id (the store's own object). */
   held(id: string): ActorRecord | undefined {
     return this.home.get(id)?.db.data.records[id] ?? this.finished.get(id);
   }
 
-  /**
-   * Puts the record where it belongs: a live one in its shard, a finished one in the queue for the
-   * archive. An older copy elsewhere stays until its new home is on disk.
-   */
+  /** A live record into its shard, a finished one into the archive queue; an older copy elsewhere stays. */
   place(record: ActorRecord): void {
     const target = record.status === "active" ? this.targetFile(record) : undefined;
     const current = this.home.get(record.id);
@@ -95,20 +81,20 @@ export class SnapshotLayout {
     else this.stale.set(record.id, olds);
     target.db.data.records[record.id] = record;
     this.home.set(record.id, target);
-    this.markDirty(target);
+    this.dirty.add(target);
   }
 
   /** A live record's shard. */
   targetFile(record: ActorRecord): StoreFile {
-    const name = `shard-${String(shardOf(record.id, this.shards)).padStart(this.shardDigits(), "0")}.json`;
-    return this.file(name, false);
+    return this.file(this.shardName(shardOf(record.id, this.shards)), false);
   }
 
-  shardDigits(): number {
-    return Math.max(2, String(this.shards - 1).length);
+  /** Shard `index`'s file name in this layout. */
+  shardName(index: number): string {
+    return `shard-${String(index).padStart(Math.max(2, String(this.shards - 1).length), "0")}.json`;
   }
 
-  file(name: string, retired: boolean, records?: Record<string, ActorRecord>): StoreFile {
+  file(name: string, retired: boolean): StoreFile {
     const key = name;
     const existing = this.files.get(key);
     if (existing !== undefined) return existing;
@@ -124,14 +110,10 @@ export class SnapshotLayout {
       key,
       path,
       retired,
-      db: new Low(adapter, { version: 1, records: records ?? emptyRecords() }),
+      db: new Low(adapter, { version: 1, records: emptyRecords() }),
     };
     this.files.set(key, file);
     return file;
-  }
-
-  markDirty(file: StoreFile): void {
-    this.dirty.add(file);
   }
 
   /** The live shards' bytes on disk. */
@@ -147,7 +129,7 @@ export class SnapshotLayout {
     for (const [id, record] of this.finished) {
       if (record.updatedAt >= cutoff) continue;
       this.finished.delete(id);
-      this.dropOldCopies(id);
+      this.dropStale(id);
       dropped++;
     }
     return dropped;
@@ -158,18 +140,22 @@ export class SnapshotLayout {
     for (const record of records) {
       if (this.finished.get(record.id) !== record) continue; // put again meanwhile: archived next time
       this.finished.delete(record.id);
-      this.dropOldCopies(record.id);
+      this.dropStale(record.id);
     }
   }
 
-  private dropOldCopies(id: string): void {
-    for (const old of this.stale.get(id) ?? []) {
+  /** Drops the old copies of `id` (all of them, or those in `only`) from their files. */
+  private dropStale(id: string, only?: StaleCopy): void {
+    const olds = this.stale.get(id) ?? [];
+    for (const old of only === undefined ? olds : [only]) {
       if (old.file.db.data.records[id] === old.copy) {
         Reflect.deleteProperty(old.file.db.data.records, id);
-        this.markDirty(old.file);
+        this.dirty.add(old.file);
       }
     }
-    this.stale.delete(id);
+    const rest = only === undefined ? [] : olds.filter((s) => s !== only);
+    if (rest.length === 0) this.stale.delete(id);
+    else this.stale.set(id, rest);
   }
 
   /** The old copies that writing `files` makes free: their record's home is one of them. */
@@ -191,8 +177,7 @@ export class SnapshotLayout {
     files: readonly StoreFile[],
     freeable: readonly FreeableCopy[],
   ): Promise<Array<{ file: string; cause: unknown }>> {
-    // One file at a time: each stringify blocks the event loop for one file's worth (not the whole
-    // database at once), and only one file's text is in memory, so appends go on meanwhile.
+    // One file at a time: a stringify blocks the event loop for one file's worth, not the whole database.
     const failed = new Set<StoreFile>();
     const failures: Array<{ file: string; cause: unknown }> = [];
     for (const file of files) {
@@ -200,20 +185,11 @@ export class SnapshotLayout {
         await this.persist(file);
       } catch (cause) {
         failed.add(file);
-        this.markDirty(file);
+        this.dirty.add(file);
         failures.push({ file: file.path, cause });
       }
     }
-    for (const { id, old, home } of freeable) {
-      if (failed.has(home)) continue;
-      if (old.file.db.data.records[id] === old.copy) {
-        Reflect.deleteProperty(old.file.db.data.records, id);
-        this.markDirty(old.file);
-      }
-      const rest = (this.stale.get(id) ?? []).filter((s) => s !== old);
-      if (rest.length === 0) this.stale.delete(id);
-      else this.stale.set(id, rest);
-    }
+    for (const { id, old, home } of freeable) if (!failed.has(home)) this.dropStale(id, old);
     return failures;
   }
 
@@ -254,9 +230,8 @@ export function isEmpty(records: Record<string, ActorRecord>): boolean {
 const RECORDS_PER_CHUNK = 200;
 
 /**
- * A store file's JSON text (exactly `JSON.stringify(doc)`) in pieces of RECORDS_PER_CHUNK records: a
- * shard holds thousands, and one stringify of it all blocked the event loop for tens of ms.
- * The record list is taken now; the records themselves are never changed in place (put replaces them).
+ * A store file's text (exactly `JSON.stringify(doc)`) in pieces: one stringify of a shard of thousands
+ * blocked the event loop for tens of ms. Records are never changed in place, so later pieces are safe.
  */
 export function storeDocChunks(doc: StoreDoc): Iterable<string> {
   const entries = Object.entries(doc.records);

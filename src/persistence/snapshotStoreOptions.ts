@@ -4,7 +4,7 @@ import { type MigratedRecord, isPlainObject } from "./actorRecord.js";
 import { errorText } from "./DurableJsonFile.js";
 
 export interface SnapshotStoreOptions {
-  /** The state directory; the store uses `actors/`, `archive/` and `quarantine/` inside it. */
+  /** The state directory: `actors/`, `archive/` and `quarantine/` inside it. */
   dir: string;
   now?: () => number;
   /** Number of live shard files (default DEFAULT_SHARDS). Changing it between runs re-homes records at open. */
@@ -13,21 +13,14 @@ export interface SnapshotStoreOptions {
   machineVersions: Record<string, number>;
   /** Per machine: turns a snapshot of `fromVersion` into one of the current version, or returns undefined if it cannot. */
   migrations?: Record<string, (snapshot: unknown, fromVersion: number) => unknown>;
-  /**
-   * Age (by updatedAt) after which prune() drops an archived record. Default: one day, as
-   * `discord.a2aRetry.cleanupMaxAgeMs`.
-   */
+  /** Age (by updatedAt) after which prune() drops an archived record. Default one day. */
   cleanupMaxAgeMs?: number;
   /**
-   * Journal size (bytes) past which the journal is folded into the shard and archive files, or the
-   * live shards' size when that is larger (a fold rewrites them: it waits until as much was
-   * appended). Default 8 MiB.
+   * Journal bytes past which it is folded into the files, or the live shards' size when larger (a fold
+   * rewrites them). Default 8 MiB.
    */
   journalMaxBytes?: number;
-  /**
-   * At open: whether a record's snapshot can be restored by its machine (after any migration). Returns
-   * a problem text, or undefined when the snapshot is fine; a record with a problem is quarantined.
-   */
+  /** At open: a problem text when a (migrated) snapshot cannot be restored; that record is quarantined. */
   validateSnapshot?: (machineId: string, snapshot: unknown) => string | undefined;
   onWarning?: (message: string) => void;
 }
@@ -39,10 +32,7 @@ export interface SnapshotStoreOpenReport {
   /** Where the quarantined records were kept, when there were any. */
   recordQuarantineFile?: string;
   migrated: MigratedRecord[];
-  /**
-   * Journal segments that lost acknowledged records (cut short after they were written, or with lines
-   * that cannot be read). Every readable record was loaded; `keptAt` is the copy kept in `quarantine/`.
-   */
+  /** Journal segments that lost acknowledged records; their readable records loaded, a copy `keptAt`. */
   damagedJournals: Array<{
     file: string;
     keptAt: string;
@@ -51,6 +41,10 @@ export interface SnapshotStoreOpenReport {
     /** Lines that could not be read, when known. */
     linesLost?: number;
   }>;
+}
+
+export function emptyOpenReport(): SnapshotStoreOpenReport {
+  return { quarantinedFiles: [], quarantinedRecords: [], migrated: [], damagedJournals: [] };
 }
 
 export interface SnapshotStoreStats {
@@ -69,22 +63,15 @@ export interface SnapshotStoreStats {
 }
 
 /**
- * Default number of live shard files, from bench/snapshotStore.bench.ts (10,000 records of ~1 KB,
- * 1,000 single-record updates each flushed with fsync; ext4, Node 20.20, 2 cores). A single update
- * rewrites one shard, so bytes per update fall as 1/shards; the two fsyncs per write set a floor:
- *   shards  bytes/update  median flush  1,000-put burst
- *        1      11.0 MB        88 ms        127 ms (1 write)
- *        8     1.38 MB        13 ms         97 ms (8 writes)
- *       32      347 KB       5.1 ms        131 ms (32 writes)   ← 3% of the bytes, 0.06× the time of 1
- *      128       87 KB       2.1 ms        203 ms (128 writes)
- * Past 32, a single update gains ~3 ms, but a burst pays for 4× the fsyncs and open() reads 4× the files.
+ * From bench/snapshotStore.bench.ts (10,000 records of ~1 KB): 32 shards write 3% of the bytes of one
+ * at 0.06× its flush time; past 32 an update gains ~3 ms but a burst pays 4× the fsyncs.
  */
 export const DEFAULT_SHARDS = 32;
 export const DEFAULT_CLEANUP_MAX_AGE_MS = 86_400_000;
 export const MAX_SHARDS = 4096;
 export const DEFAULT_JOURNAL_MAX_BYTES = 8 * 1024 * 1024;
 
-/** Writing some files failed; their records stay in memory and the files stay dirty, so a later flush() retries. */
+/** Writing some files failed; their records stay in memory, and a later flush() retries. */
 export class SnapshotStoreWriteError extends A2AError {
   override readonly code = "SNAPSHOT_STORE_WRITE_FAILED";
   override readonly name = "SnapshotStoreWriteError";
@@ -117,9 +104,7 @@ export function checkOptions(options: SnapshotStoreOptions, caller = "LowdbSnaps
   };
   if (typeof options.dir !== "string" || options.dir === "") fail("dir must be a non-empty path");
   const { shards, cleanupMaxAgeMs, machineVersions } = options;
-  if (shards !== undefined && (!Number.isInteger(shards) || shards < 1 || shards > MAX_SHARDS)) {
-    fail(`shards must be a whole number from 1 to ${MAX_SHARDS}, got ${String(shards)}`);
-  }
+  wholeOption(caller, "shards", shards, 0, 1, MAX_SHARDS);
   const { journalMaxBytes } = options;
   if (journalMaxBytes !== undefined && !(Number.isFinite(journalMaxBytes) && journalMaxBytes >= 0)) {
     fail(`journalMaxBytes must be a number of bytes ≥ 0, got ${String(journalMaxBytes)}`);
@@ -128,6 +113,24 @@ export function checkOptions(options: SnapshotStoreOptions, caller = "LowdbSnaps
     fail(`cleanupMaxAgeMs must be a number of milliseconds ≥ 0, got ${String(cleanupMaxAgeMs)}`);
   }
   checkMachineVersions(machineVersions, caller);
+}
+
+/** `value`, or `fallback` when undefined; a TypeError naming `caller` and `name` unless a whole number from `min` to `max`. */
+export function wholeOption(
+  caller: string,
+  name: string,
+  value: unknown,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw new TypeError(
+      `${caller}: ${name} must be a whole number from ${min} to ${max}, got ${String(value)}`,
+    );
+  }
+  return value;
 }
 
 /** Throws a TypeError naming `caller` when `machineVersions` is not an object of machine id → version ≥ 0. */

@@ -45,9 +45,8 @@ async function* filesUnder(
 }
 
 /**
- * Every quarantined file of a state directory, oldest first: each `*.corrupt-*` file anywhere in it
- * (the layout is a few folders deep; deeper is not the runtime's), and everything under `quarantine/`.
- * Read-only. A folder that cannot be read is reported in `problems` and the rest is listed.
+ * Every quarantined file of a state directory, oldest first: `*.corrupt-*` files (4 folders deep at
+ * most) and everything under `quarantine/`. A folder that cannot be read is reported in `problems`.
  */
 export async function listQuarantined(
   root: string,
@@ -71,10 +70,8 @@ export async function listQuarantined(
 }
 
 /**
- * Removes every `*.tmp-<anything>` file in `dir` and its subfolders. Call it only while holding the
- * directory's lock: then no live writer owns such a file, every one is a killed writer's and was never
- * renamed into place. Returns the removed paths; a file or folder that cannot be read or removed is
- * reported through `onWarning`.
+ * Removes every `*.tmp-*` file under `dir`: only while holding its lock, when each is a killed
+ * writer's. Returns the removed paths; what cannot be read or removed is told to `onWarning`.
  */
 export async function removeLeftoverTempFiles(
   dir: string,

@@ -55,13 +55,9 @@ interface Hour {
 
 /**
  * The finished records, on disk only: appended to the file of their UTC hour, read back when asked
- * for, dropped by whole hours (and one hour rewritten) when pruned. What stays in memory is 8 bytes
- * per record (its id's hash), so a month of finished actors costs a few MB, not their records.
- *
- * Reads check each record as open() checks live ones (an older machine version is migrated); a line
- * that cannot be used is reported once and skipped, never deleted. A record appended twice (a retry,
- * a crash between the append and the journal's removal) is read once, its newest copy winning.
- * Appends and prunes run one at a time; reads may run beside them.
+ * for, pruned by whole hours (one hour rewritten). Memory holds 8 bytes per record (its id's hash).
+ * Reads check each record as open() does (migrating); an unusable line is reported once and kept. A
+ * record appended twice reads once, its newest copy winning. Appends and prunes run one at a time.
  */
 export class ArchiveFiles {
   private readonly hours = new Map<string, Hour>();
@@ -75,7 +71,7 @@ export class ArchiveFiles {
     this.appender = new DurableAppender(o.onWrite);
   }
 
-  /** Lists the hours and reads their id hashes (an hour without a usable `.ids` file gets one rebuilt). */
+  /** Lists the hours and reads their id hashes (rebuilding a missing or unusable `.ids` file). */
   static async open(o: ArchiveFilesOptions): Promise<ArchiveFiles> {
     const archive = new ArchiveFiles(o);
     const names = new Set(await readdir(o.dir));
@@ -86,9 +82,9 @@ export class ArchiveFiles {
       archive.hours.set(hour, entry);
       const hashes = names.has(idsFileName(hour)) ? await readHashes(entry.ids) : undefined;
       if (hashes !== undefined) entry.hashes = new HashSet53(hashes);
-      else await archive.rebuildHashes(entry);
+      else await archive.writeHashes(entry, [...(await archive.readHour(entry)).keys()].map(idHash));
     }
-    // An `.ids` file without its records is what a crash between the two appends of a new hour leaves.
+    // An `.ids` file without its records: a crash between the two appends of a new hour.
     for (const name of names) {
       const hour = ARCHIVE_IDS_FILE.exec(name)?.[1];
       if (hour !== undefined && !archive.hours.has(hour)) await rm(join(o.dir, name), { force: true });
@@ -117,18 +113,10 @@ export class ArchiveFiles {
 
   /** The newest archived copy of each of `ids` the archive holds: each hour that may hold one is read once. */
   async getEach(ids: Iterable<string>): Promise<Map<string, ActorRecord>> {
-    const byHash = new Map<number, string[]>();
-    for (const id of ids) {
-      const hash = idHash(id);
-      const same = byHash.get(hash);
-      if (same === undefined) byHash.set(hash, [id]);
-      else same.push(id);
-    }
+    const hashed = [...new Set(ids)].map((id) => ({ id, hash: idHash(id) }));
     const found = new Map<string, ActorRecord>();
     for (const hour of [...this.hours.values()]) {
-      const wanted = new Set<string>();
-      for (const [hash, sameHash] of byHash)
-        if (hour.hashes.has(hash)) for (const id of sameHash) wanted.add(id);
+      const wanted = new Set(hashed.filter((h) => hour.hashes.has(h.hash)).map((h) => h.id));
       if (wanted.size === 0) continue;
       for (const [id, record] of await this.readHour(hour, wanted)) {
         const held = found.get(id);
@@ -138,10 +126,7 @@ export class ArchiveFiles {
     return found;
   }
 
-  /**
-   * Every archived record, newest hour first, one copy per id (a record archived again in a later hour
-   * wins), skipping `skip`'s ids. Reads one hour's file at a time; remembers the ids it gave.
-   */
+  /** Every archived record, newest hour first, one copy per id (the latest hour's), but `skip`'s; an hour at a time. */
   async *records(skip: (id: string) => boolean = () => false): AsyncGenerator<ActorRecord> {
     const given = new Set<string>();
     const hours = [...this.hours.values()].sort((a, b) => (a.hour < b.hour ? 1 : -1));
@@ -165,10 +150,9 @@ export class ArchiveFiles {
         else batch.push(record);
       }
       for (const [name, batch] of byHour) {
-        // Listed once something is in it.
         const hour = this.hours.get(name) ?? this.newHour(name);
         const hashes = batch.map((record) => idHash(record.id));
-        // Hashes first: one without its record costs a needless read, a record without its hash is lost to get().
+        // Hashes first: a hash without its record costs a read, a record without its hash is lost to get().
         let file = hour.ids;
         try {
           await this.appender.append(hour.ids, encodeHashes(hashes), HASH_BYTES);
@@ -185,10 +169,7 @@ export class ArchiveFiles {
     });
   }
 
-  /**
-   * Drops the records last updated before `cutoff`: whole hours before it are deleted, the hour it
-   * falls in is rewritten without them. Resolves with how many ids were dropped.
-   */
+  /** Drops the records updated before `cutoff` (deleting whole hours, rewriting the one it falls in); resolves how many. */
   pruneBefore(cutoff: number): Promise<number> {
     return this.serial(async () => {
       let dropped = 0;
@@ -222,10 +203,7 @@ export class ArchiveFiles {
     };
   }
 
-  /**
-   * An hour's usable records, newest copy per id (only those of `only`'s ids, when given). A missing
-   * file (pruned meanwhile) holds none; the last line without its newline is an append that never completed.
-   */
+  /** An hour's usable records, newest copy per id (only `only`'s ids, when given). */
   private async readHour(hour: Hour, only?: ReadonlySet<string>): Promise<Map<string, ActorRecord>> {
     const out = new Map<string, ActorRecord>();
     for (const { line, lineNo } of await hourLines(hour.records)) {
@@ -260,15 +238,11 @@ export class ArchiveFiles {
     return undefined;
   }
 
-  /**
-   * Rewrites an hour without its records updated before `cutoff` (a line that cannot be read is kept as
-   * it is: nothing says it is old); returns how many ids went.
-   */
+  /** Rewrites an hour without its records updated before `cutoff` (keeping unreadable lines); returns how many went. */
   private async cut(hour: Hour, cutoff: number): Promise<number> {
     const dropped = new Set<string>();
     const keptLines: string[] = [];
     const keptHashes: number[] = [];
-    // An incomplete last line goes with the rewrite: it was never acknowledged.
     for (const { line, lineNo } of await hourLines(hour.records)) {
       const record = this.check(hour, lineNo, line);
       if (record !== undefined && record.updatedAt < cutoff) {
@@ -291,8 +265,7 @@ export class ArchiveFiles {
         keptLines.map((line) => `${line}\n`),
       ),
     );
-    this.o.onWrite(await writeFileDurably(hour.ids, [encodeHashes(keptHashes)]));
-    hour.hashes = new HashSet53(Float64Array.from(keptHashes));
+    await this.writeHashes(hour, keptHashes);
     return dropped.size;
   }
 
@@ -303,9 +276,7 @@ export class ArchiveFiles {
     this.hours.delete(hour.hour);
   }
 
-  /** Rebuilds an hour's `.ids` file from its records (it was missing or unreadable). */
-  private async rebuildHashes(hour: Hour): Promise<void> {
-    const hashes = [...(await this.readHour(hour)).keys()].map(idHash);
+  private async writeHashes(hour: Hour, hashes: number[]): Promise<void> {
     this.o.onWrite(await writeFileDurably(hour.ids, [encodeHashes(hashes)]));
     hour.hashes = new HashSet53(Float64Array.from(hashes));
   }

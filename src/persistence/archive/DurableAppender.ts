@@ -4,10 +4,8 @@ import { dirname } from "node:path";
 import { syncDirectory, writeAll } from "../DurableJsonFile.js";
 
 /**
- * Appends to a file durably, whole units or nothing: every byte and the fdatasync land before the
- * promise resolves. The file is first cut back to its last whole unit (what a crash or a failed append
- * mid-way leaves), and a failed append is cut off again. `unit` says where a unit ends: after a
- * newline (records) or every `unit` bytes (hashes).
+ * Appends to a file durably, whole units or nothing: the file is first cut back to its last whole unit
+ * (a newline, or a multiple of `unit` bytes), and a failed append is cut off again.
  */
 export class DurableAppender {
   constructor(private readonly onWrite: (bytes: number) => void) {}

@@ -35,11 +35,7 @@ export function idsFileName(hour: string): string {
   return `archive-${hour}.ids`;
 }
 
-/**
- * The complete lines of an archive hour's text: what follows the last newline is an append that never
- * completed (a crash, a full disk), never acknowledged, so it is left out. Empty lines are skipped;
- * each line comes with its number in the file.
- */
+/** An archive hour's complete, non-empty lines with their numbers: after the last newline is an unacknowledged append. */
 export function wholeLines(text: string): Array<{ line: string; lineNo: number }> {
   const lines = text.slice(0, text.lastIndexOf("\n") + 1).split("\n");
   lines.pop();

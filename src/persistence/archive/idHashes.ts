@@ -1,8 +1,6 @@
 /**
- * 53-bit hashes of record ids (exact in a double), kept sorted per archive hour so "may this hour
- * hold id X?" is a binary search: 8 bytes per archived record in memory instead of the record. Two
- * FNV-1a variants make a collision between 1 million ids about one in a billion lookups; a false
- * "maybe" only costs reading one hour's file.
+ * 53-bit hashes of record ids (exact in a double), sorted per archive hour: "may this hour hold id X?"
+ * is a binary search over 8 bytes a record. A false "maybe" (about 1 in 10^9 at 1 million ids) costs a read.
  */
 
 const TWO_POW_21 = 2 ** 21;

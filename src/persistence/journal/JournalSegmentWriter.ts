@@ -6,12 +6,10 @@ import { JOURNAL_BLOCK_BYTES, JOURNAL_HEADER } from "./segmentFormat.js";
 const HEADER = Buffer.from(JOURNAL_HEADER, "utf8");
 
 /**
- * Appends whole batches to one journal segment (format: segmentFormat.ts), durably or not at all.
- * An append resolves only once every byte was written and fdatasync succeeded. When anything fails, the
- * bytes it wrote are zeroed (or cut off) and synced, so the segment holds only whole acknowledged
- * batches and later appends can go on in it. When even that fails the writer is `broken`: the caller
- * must seal the segment and go on in a new one; what is left of the failed batch is a partial line
- * before the zero padding, which a reader takes for a torn (never acknowledged) tail.
+ * Appends whole batches to one journal segment (segmentFormat.ts), resolving once every byte and the
+ * fdatasync landed. A failed append's bytes are zeroed (or cut off) and synced, so later appends go on
+ * here; when even that fails the writer is `broken` (the caller seals the segment), and what is left
+ * reads as a torn, never acknowledged, tail.
  */
 export class JournalSegmentWriter {
   private handle: FileHandle | undefined;
@@ -82,11 +80,7 @@ export class JournalSegmentWriter {
     return handle;
   }
 
-  /**
-   * Puts the segment back to its last acknowledged batch: zeroes the `span` bytes the failed append may
-   * have written and syncs; if that fails, cuts them off and grows the file back (sparse, so a full disk
-   * does not refuse it).
-   */
+  /** Zeroes what a failed append may have written; failing that, cuts it off and regrows the file (sparse). */
   private async undo(handle: FileHandle, start: number, span: number, cause: unknown): Promise<void> {
     try {
       await writeAll(handle, Buffer.alloc(span), start);

@@ -26,17 +26,47 @@ export interface StoreJournalOptions {
 }
 
 /**
- * A keyed journal (a LowdbSnapshotStore's, the thread state's): the segment appends go to, the sealed
- * ones a compaction has yet to fold, and the coalesced appends. Every id added in the same tick joins
- * one batch, and ids added while a batch is writing join the next one; batches chain on promises,
- * never on a timer, so a caller with fake timers is never stuck. A batch is durable or not
- * acknowledged (JournalSegmentWriter).
+ * Runs `work` one run at a time; requests while a run is on share one more run after it. A run starts a
+ * microtask after its first request (so what the same tick asks for joins it) and chains on promises,
+ * never a timer, so fake timers never stall it. A failed run rejects its callers only, never unhandled.
+ */
+export class OneAtATime {
+  /** The run going on, if any. */
+  running: Promise<void> | undefined;
+  private next: Promise<void> | undefined;
+
+  constructor(private readonly work: () => Promise<void>) {}
+
+  request(): Promise<void> {
+    if (this.next !== undefined) return this.next;
+    const run: Promise<void> = (this.running?.catch(() => undefined) ?? Promise.resolve())
+      .then(() => {
+        this.next = undefined;
+        this.running = run;
+        return this.work();
+      })
+      .finally(() => {
+        if (this.running === run) this.running = undefined;
+      });
+    this.next = run;
+    run.catch(() => undefined);
+    return run;
+  }
+
+  /** The run queued or going on, if any. */
+  get pending(): Promise<void> | undefined {
+    return this.next ?? this.running;
+  }
+}
+
+/**
+ * A keyed journal (a LowdbSnapshotStore's, the thread state's): the segment appends go to, the sealed ones a compaction has yet to
+ * fold, and the coalesced appends (OneAtATime). A batch is durable or not acknowledged (JournalSegmentWriter).
  */
 export class StoreJournal {
   /** Ids put since the last append started: the next append writes their current records. */
   private readonly pending = new Set<string>();
-  private inflightBatch: Promise<void> | undefined;
-  private next: Promise<void> | undefined;
+  private readonly batches = new OneAtATime(() => this.runBatch());
   segment: Segment;
   /** Sealed segments whose records are not yet known to be in the files (a compaction failed or is running). */
   readonly sealed: Segment[] = [];
@@ -47,7 +77,7 @@ export class StoreJournal {
     this.segment = this.newSegment(1);
   }
 
-  /** Takes the segments open() found: sealed (folded, then deleted, by the next compaction); appends go after them. */
+  /** Takes the segments open() found as sealed; appends go after them. */
   resume(seqs: readonly number[]): void {
     for (const seq of seqs) this.sealed.push(this.newSegment(seq));
     this.segment = this.newSegment((seqs.at(-1) ?? 0) + 1);
@@ -56,18 +86,17 @@ export class StoreJournal {
   /** Queues ids for the next append; resolves once it is durable. */
   add(ids: Iterable<string>): Promise<void> {
     for (const id of ids) this.pending.add(id);
-    return this.schedule();
+    return this.batches.request();
   }
 
   /** Resolves once every id added before the call is durable (rejects as its batch did). */
   flush(): Promise<void> | undefined {
-    return this.pending.size > 0 ? this.schedule() : (this.next ?? this.inflightBatch);
+    return this.pending.size > 0 ? this.batches.request() : this.batches.pending;
   }
 
   /** Resolves once no append is queued or writing (a failed one included); starts none itself. */
   async idle(): Promise<void> {
-    for (let batch; (batch = this.next ?? this.inflightBatch) !== undefined;)
-      await batch.catch(() => undefined);
+    for (let batch; (batch = this.batches.pending) !== undefined;) await batch.catch(() => undefined);
   }
 
   /**
@@ -75,7 +104,7 @@ export class StoreJournal {
    * writing to it lands; resolves with every sealed segment, for remove() once their records are safe.
    */
   async seal(): Promise<Segment[]> {
-    const inFlight = this.inflightBatch;
+    const inFlight = this.batches.running;
     const sealed = this.rotate();
     const all = [...this.sealed];
     await inFlight?.catch(() => undefined);
@@ -83,7 +112,6 @@ export class StoreJournal {
     return all;
   }
 
-  /** Seals the current segment (appends go to a new one from now on). */
   private rotate(): Segment {
     const old = this.segment;
     this.sealed.push(old);
@@ -91,10 +119,7 @@ export class StoreJournal {
     return old;
   }
 
-  /**
-   * Deletes sealed segments whose records are now in the files. One that cannot be deleted is reported
-   * and stays sealed, so the next compaction tries again.
-   */
+  /** Deletes sealed segments now folded into the files; one that cannot be is reported and stays sealed. */
   async remove(segments: readonly Segment[]): Promise<void> {
     let removed = false;
     for (const segment of segments) {
@@ -118,25 +143,6 @@ export class StoreJournal {
     return { seq, path, writer: new JournalSegmentWriter(path) };
   }
 
-  /** Chains one append after the one in flight; every id added until it starts joins it. */
-  private schedule(): Promise<void> {
-    if (this.next !== undefined) return this.next;
-    const previous = this.inflightBatch?.catch(() => undefined) ?? Promise.resolve();
-    const batch: Promise<void> = previous
-      .then(() => {
-        this.next = undefined;
-        this.inflightBatch = batch;
-        return this.runBatch();
-      })
-      .finally(() => {
-        if (this.inflightBatch === batch) this.inflightBatch = undefined;
-      });
-    this.next = batch;
-    // Failures reach flush() and onWarning; a caller that ignores put()'s promise must not crash the process.
-    batch.catch(() => undefined);
-    return batch;
-  }
-
   /** Appends the current record of every id added since the last append, and fdatasyncs it. */
   private async runBatch(): Promise<void> {
     const ids = [...this.pending];
@@ -153,10 +159,8 @@ export class StoreJournal {
       await segment.writer.append(Buffer.from(text, "utf8"));
     } catch (error) {
       for (const id of ids) this.pending.add(id);
-      // The writer undid the failed append, so later ones go on in this segment; when it could not, what is
-      // left is a torn tail, and appending after it would make it a corrupt middle: go on in a new segment.
-      // A per-file size limit (`ulimit -f`, EFBIG) would refuse every retry in this segment: go on in a
-      // new one and fold this one into the shard files, which hold each record once, not every version.
+      // A broken writer left a torn tail, which a later append would make a corrupt middle; a file size
+      // limit (EFBIG) refuses every retry here and the shards hold each record once: both go on in a new segment.
       const tooLarge = errorCode(error) === "EFBIG" && segment.writer.size > 0;
       if ((segment.writer.broken || tooLarge) && this.segment === segment) this.rotate();
       if (tooLarge) this.o.appended(segment.writer.size, true);

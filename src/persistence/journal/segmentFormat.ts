@@ -1,21 +1,10 @@
 /**
- * The snapshot journal's segment format, and how a reader tells a harmless torn tail from lost data.
- *
- * A segment `actors/journal-<n>.ndjson` is:
- *   - a header line, `{"journal":"a2a-snapshot","version":2}`;
- *   - one JSON record per line, appended in put order;
- *   - zero bytes up to the file's size. The writer grows the file with ftruncate (sparse) in whole
- *     blocks of JOURNAL_BLOCK_BYTES before it writes, and always keeps at least one zero byte after the data.
- * So every segment the writer leaves is empty (created, never appended to) or a whole number of blocks,
- * and its data ends at the first zero byte.
- * That tells the damage apart:
- *   - a last line without its newline, followed by zeros: an append a crash (or a failed write) cut
- *     short. Its batch was never acknowledged (an append is acknowledged only after the whole batch and
- *     its fdatasync landed), so it is dropped with a brief warning;
- *   - a file that is not a whole number of blocks, or whose data runs to its end: it was cut short after
- *     it was written (acknowledged records may be missing): "truncated";
- *   - a line that is not JSON, bytes after the zero padding, or data that does not begin with the
- *     header: "corrupt". The valid lines around a corrupt one are kept.
+ * The journal segment format. A segment `actors/journal-<n>.ndjson` is a header line, one JSON record
+ * per line in put order, then zero bytes: the writer grows the file (sparse) in whole blocks of
+ * JOURNAL_BLOCK_BYTES and keeps at least one zero byte after the data. So a reader tells apart:
+ *   - a last line without its newline, then zeros: an append cut short, never acknowledged: dropped;
+ *   - not a whole number of blocks, or data up to the end: cut after it was written: "truncated";
+ *   - a line that is not JSON, bytes after the padding, no header: "corrupt" (the valid lines are kept).
  */
 
 /** A journal segment in `actors/`: its sequence number captured. */
@@ -56,7 +45,6 @@ export interface JournalReading {
   damage?: JournalDamage;
 }
 
-const ZERO = 0;
 const HEADER_BYTES = Buffer.from(JOURNAL_HEADER, "utf8");
 
 /** Reads a segment's bytes (the whole file) by the rules in this module's comment. */
@@ -64,10 +52,11 @@ export function readJournalSegment(bytes: Uint8Array): JournalReading {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // Created but never appended to: a crash came before the first append grew it.
   if (buffer.length === 0) return { values: [], torn: false };
-  const zeroAt = buffer.indexOf(ZERO);
+  const zeroAt = buffer.indexOf(0);
   const dataEnd = zeroAt < 0 ? buffer.length : zeroAt;
   const data = buffer.subarray(0, dataEnd);
-  if (!startsWith(data, HEADER_BYTES) && !startsWith(HEADER_BYTES, data)) {
+  const common = Math.min(data.length, HEADER_BYTES.length);
+  if (!data.subarray(0, common).equals(HEADER_BYTES.subarray(0, common))) {
     const newline = data.indexOf(0x0a);
     const first = data.subarray(0, newline < 0 ? dataEnd : newline).toString("utf8");
     const problem = first.startsWith('{"journal"')
@@ -88,11 +77,11 @@ export function readJournalSegment(bytes: Uint8Array): JournalReading {
     reading.damage = truncated(buffer.length, lines.torn ? 1 + (lines.damage?.linesLost ?? 0) : undefined);
     return reading;
   }
-  const stray = buffer.subarray(dataEnd).findIndex((byte) => byte !== ZERO);
+  const stray = buffer.subarray(dataEnd).findIndex((byte) => byte !== 0);
   if (stray >= 0) {
     reading.damage = {
       kind: "corrupt",
-      problem: `data after the zero padding at byte ${dataEnd + stray}${lineProblems(lines.damage)}`,
+      problem: `data after the zero padding at byte ${dataEnd + stray}${lines.damage === undefined ? "" : `; ${lines.damage.problem}`}`,
     };
     return reading;
   }
@@ -108,10 +97,6 @@ function truncated(size: number, linesLost?: number): JournalDamage {
       `whole number of ${JOURNAL_BLOCK_BYTES}-byte blocks): acknowledged records may be missing`,
     ...(linesLost === undefined ? {} : { linesLost }),
   };
-}
-
-function lineProblems(damage: JournalDamage | undefined): string {
-  return damage === undefined ? "" : `; ${damage.problem}`;
 }
 
 /**
@@ -145,8 +130,4 @@ function readLines(text: string): { values: unknown[]; torn: boolean; damage?: J
       linesLost: bad.length,
     },
   };
-}
-
-function startsWith(buffer: Buffer, prefix: Buffer): boolean {
-  return buffer.length >= prefix.length && buffer.subarray(0, prefix.length).equals(prefix);
 }

@@ -6,16 +6,20 @@ import {
   type ActorRecordRules,
   ActorTakenOverError,
   checkActorRecord,
+  ownRules,
   recordForPut,
 } from "../actorRecord.js";
 import { errorText } from "../DurableJsonFile.js";
-import { checkMachineVersions, type SnapshotStoreOpenReport } from "../snapshotStoreOptions.js";
+import {
+  checkMachineVersions,
+  emptyOpenReport,
+  type SnapshotStoreOpenReport,
+} from "../snapshotStoreOptions.js";
 import {
   checkCutoff,
   checkListKind,
   type LiveRecordFilter,
   type SharedSnapshotStore,
-  type SharedStoreEvents,
   type SnapshotStoreOpenOptions,
   SnapshotStoreInUseError,
   SnapshotStoreNotOpenError,
@@ -35,7 +39,6 @@ interface Opened {
   lease: pg.Pool;
   owner: string;
   rules: ActorRecordRules;
-  events: SharedStoreEvents | undefined;
   warn: (message: string) => void;
   /** Puts, one statement at a time, in order. */
   commits: GroupCommit;
@@ -44,10 +47,7 @@ interface Opened {
   held: Set<string>;
 }
 
-/**
- * The snapshot store on PostgreSQL, shared by every process opened on the same schema: see
- * createPostgresStore.
- */
+/** The snapshot store on PostgreSQL, shared by every process on the same schema (createPostgresStore). */
 export class PostgresSnapshotStore implements SharedSnapshotStore {
   readonly shared = true;
   private readonly s: string;
@@ -75,19 +75,9 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
       } finally {
         client.release();
       }
-      const { machineVersions, migrations } = options.rules;
-      const rules: ActorRecordRules = {
-        ...options.rules,
-        machineVersions: { ...machineVersions },
-        ...(migrations === undefined ? {} : { migrations: { ...migrations } }),
-      };
+      const rules = ownRules(options.rules);
       // Filled by the claims open() makes; later claims are reported as warnings only.
-      let report: SnapshotStoreOpenReport | undefined = {
-        quarantinedFiles: [],
-        quarantinedRecords: [],
-        migrated: [],
-        damagedJournals: [],
-      };
+      let report: SnapshotStoreOpenReport | undefined = emptyOpenReport();
       const held = new Set<string>();
       const ownership = new Ownership({
         pool,
@@ -110,15 +100,14 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
         lease,
         owner,
         rules,
-        events: options.shared,
         warn: options.onWarning,
         commits: new GroupCommit((rows) => this.write(opened, rows)),
         ownership,
         held,
       };
-      await ownership.register();
+      await ownership.renewNow();
       registered = true;
-      // What no living process owns (and what this instance held before a restart) is this one's from now: list("live") lists it.
+      // What no living process owns (and this instance's before a restart) is this one's: list("live") lists it.
       await ownership.claimAll();
       const opening = report;
       report = undefined;
@@ -140,8 +129,7 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
       connectionString: this.o.connectionString,
       max,
       connectionTimeoutMillis: Math.max(5_000, timeoutMs),
-      // Bounded waits: a silent connection (a host gone dark) fails its query and is dropped, and
-      // keep-alive notices it while idle.
+      // Bounded waits: a silent connection fails its query and is dropped; keep-alive notices it idle.
       query_timeout: timeoutMs,
       statement_timeout: timeoutMs,
       keepAlive: true,
@@ -168,11 +156,7 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
     if (checked.length > 0) await commits.put(checked);
   }
 
-  /**
-   * One statement writing a batch, fenced by this process's ownership. Refused only because this
-   * process's own lease lapsed (a pause, the server out of reach for a while), it renews the lease
-   * and writes again: that is no takeover.
-   */
+  /** One statement writing a batch, fenced by ownership; refused for this process's own lapsed lease, it renews and retries. */
   private async write(opened: Opened, rows: ActorRecord[]): Promise<void> {
     for (let attempt = 1; ; attempt += 1) {
       try {
@@ -286,11 +270,8 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
     const bad: Array<{ id: string; problem: string }> = [];
     for (const record of records) {
       const checked = checkActorRecord(record.id, record, opened.rules, true, report?.migrated);
-      if (!checked.ok) {
-        bad.push({ id: record.id, problem: checked.problem });
-        continue;
-      }
-      good.push(checked.record);
+      if (checked.ok) good.push(checked.record);
+      else bad.push({ id: record.id, problem: checked.problem });
     }
     if (bad.length > 0) {
       for (const { id } of bad) opened.held.delete(id);
@@ -313,15 +294,8 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
   }
 }
 
-/**
- * A live record's next due time, in whole milliseconds (floored: it wakes its actor under 1 ms early at
- * most, and the actor's own delay then waits the rest): its earliest XState delay.
- */
+/** A live record's earliest XState delay, floored to whole ms (under 1 ms early; its own delay waits the rest). */
 function nextDue(record: ActorRecord): number | undefined {
-  if (record.status !== "active") return undefined;
-  let due: number | undefined;
-  for (const { dueAt } of record.delayed ?? []) {
-    if (due === undefined || dueAt < due) due = dueAt;
-  }
-  return due === undefined ? undefined : Math.floor(due);
+  const dues = record.status === "active" ? (record.delayed ?? []).map((d) => d.dueAt) : [];
+  return dues.length === 0 ? undefined : Math.floor(Math.min(...dues));
 }

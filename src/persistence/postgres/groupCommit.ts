@@ -7,12 +7,9 @@ interface Waiting {
 }
 
 /**
- * Puts go to the server one statement at a time, in the order they were made: two statements in
- * flight on two connections can commit out of order, and an earlier state of an actor would then
- * overwrite a later one. Puts made while a statement is in flight wait and go together as the next
- * one (a group commit): under load a process sends fewer, larger statements. A merged put that another
- * process's ownership refuses goes again caller by caller, so that one caller's refused records neither
- * fail nor hold back another's.
+ * Puts go one statement at a time, in order (two in flight could commit out of order, an older state
+ * overwriting a newer); those made meanwhile go together as the next. A merged put refused for
+ * ownership goes again caller by caller, so one caller's refused records never fail another's.
  */
 export class GroupCommit {
   private waiting: Waiting[] = [];

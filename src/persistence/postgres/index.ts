@@ -11,16 +11,11 @@ export { SnapshotStoreInUseError, SnapshotStoreNotOpenError } from "../SnapshotS
 export type { LiveRecordFilter, SharedSnapshotStore } from "../SnapshotStorePort.js";
 
 /**
- * A snapshot store on PostgreSQL, for a runtime (`createA2ARuntime({ store })`) or a durable host.
- * Several processes opened on the same database and schema share one control plane: each live actor
- * is owned by one process at a time (a lease the process renews while it lives); when a process stops
- * or dies, the others take its actors over within `leaseMs`, soonest due first, and fire what fell due
- * (once: the snapshot that starts a side effect is committed before the effect runs). Every write is
- * committed before the caller hears of it.
- *
- * The tables live in `schema` (default `a2a`), created and migrated by the store at open. A server that
- * cannot be reached, refused credentials or missing permissions fail open() (the runtime's start())
- * with a PostgresStoreError saying which.
+ * A snapshot store on PostgreSQL, for a runtime or a durable host. Processes on the same schema share
+ * it: each live actor is owned by one process at a time (a renewed lease); when one stops or dies, the
+ * others take its actors over within `leaseMs`, soonest due first. Every write is committed before
+ * the caller hears of it. The tables in `schema` (default `a2a`) are created and migrated at open;
+ * open() fails with a PostgresStoreError saying what is wrong.
  */
 export function createPostgresStore(options: PostgresStoreOptions): SharedSnapshotStore {
   return new PostgresSnapshotStore(resolvePostgresStoreOptions(options));

@@ -75,10 +75,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: (s:
 /** The newest schema version this package knows. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 
-/**
- * Creates the schema when missing and applies the migrations it lacks, under an advisory lock so that
- * processes starting together migrate once. Returns the versions applied now.
- */
+/** Creates the schema when missing and applies the migrations it lacks, under an advisory lock; returns those applied. */
 export async function migrate(client: PoolClient, schema: string): Promise<number[]> {
   const s = quoteIdentifier(schema);
   await client.query("BEGIN");

@@ -23,9 +23,8 @@ const INBOX_BATCH = 500;
 const SKEW_SAID_MS = 1_000;
 
 export interface OwnershipOptions {
-  /** The application's connections. */
   pool: Pool;
-  /** A connection of its own for the lease: a renewal never waits behind the application's queries. */
+  /** The lease's own connection: a renewal never waits behind the application's queries. */
   lease: Pool;
   /** The quoted schema name. */
   s: string;
@@ -33,11 +32,10 @@ export interface OwnershipOptions {
   pollMs: number;
   /** This process's owner id, kept for its life: a lapsed lease is renewed under it. */
   owner: string;
-  /** How the process is recorded: pid, host, and its instance name (see SnapshotStoreOpenOptions). */
   pid: number;
   host: string;
   instance: string | undefined;
-  /** The live actors this process holds, as far as the store knows (kept by the store and here). */
+  /** The live actors this process holds (kept by the store and here). */
   held: Set<string>;
   /** Checks claimed records (migration, restorability); returns the usable ones, setting the others aside. */
   usable: (records: ActorRecord[]) => Promise<ActorRecord[]>;
@@ -47,10 +45,9 @@ export interface OwnershipOptions {
 }
 
 /**
- * While the store is open: renews this process's lease every third of `leaseMs` on a connection of its
- * own, and every `pollMs` takes over actors whose owner is gone, reconciles what this process holds with
- * what the database says it owns, and hands the events other processes sent to this one's actors to the
- * host. A failed round (the server restarting, say) is tried again at the next tick; every query is
+ * While the store is open: renews the lease every third of `leaseMs`, and every `pollMs` takes over
+ * actors whose owner is gone, reconciles what this process holds with what it owns, and hands the
+ * host the events sent to its actors. A failed round is tried again at the next tick; every query is
  * bounded by the pool's timeouts, so a silent connection cannot stop the rounds.
  */
 export class Ownership {
@@ -71,15 +68,10 @@ export class Ownership {
   private readonly unapplied = new Map<string, number>();
   private skewSaid = false;
   private registered = false;
-  /** The last failure said, so that a server down for a while is reported once, not at every tick. */
+  /** The last failure said: a server down for a while is reported once, not at every tick. */
   private lastProblem: string | undefined;
 
   constructor(private readonly o: OwnershipOptions) {}
-
-  /** Registers the process (its first lease). */
-  async register(): Promise<void> {
-    await this.renewNow();
-  }
 
   start(): void {
     this.running = true;
@@ -102,21 +94,15 @@ export class Ownership {
     return this.renewal;
   }
 
-  /** Claims orphaned actors, and those of this instance's predecessors, until none is left; returns the usable ones. */
-  async claimAll(): Promise<ActorRecord[]> {
+  /** Claims orphaned actors, and those of this instance's predecessors, until none is left. */
+  async claimAll(): Promise<void> {
     const { lease, s, owner, host, instance } = this.o;
     const before =
       instance === undefined
         ? []
         : (await lease.query<{ id: string }>(predecessors(s), [owner, host, instance])).rows.map((r) => r.id);
-    const claimed: ActorRecord[] = [];
-    for (;;) {
-      const batch = await this.claim(before);
-      claimed.push(...batch.usable);
-      if (batch.count < CLAIM_BATCH) break;
-    }
+    while ((await this.claim(before)).count === CLAIM_BATCH);
     if (before.length > 0) await lease.query(`DELETE FROM ${s}.owners WHERE id = ANY($1::text[])`, [before]);
-    return claimed;
   }
 
   private scheduleRenewal(): void {
@@ -151,8 +137,7 @@ export class Ownership {
     );
     const first = !this.registered;
     this.registered = true;
-    // Lapsed by this process's count too: a renewal delayed in the network may have reached the server
-    // after the others took actors over, and extended the lease as if it had held.
+    // Lapsed by this process's count too: a delayed renewal may have reached the server after a takeover.
     const unrenewedMs = started - this.renewedAt - leaseLength(this.o);
     this.renewedAt = started;
     this.recovered();
@@ -255,13 +240,13 @@ export class Ownership {
     if (events === undefined) return;
     const { pool, s, owner } = this.o;
     const now = performance.now();
-    // An event the host could not apply waits a few polls, so that it never holds the others back.
+    // An event the host could not apply waits a few polls, so it never holds the others back.
     for (const [seq, at] of this.unapplied) if (now - at > 4 * this.o.pollMs) this.unapplied.delete(seq);
     const taken = await pool.query<{ seq: string; actor_id: string; event: StoredDelivery["event"] }>(
       named(s, "inbox", takeInbox(s), [owner, INBOX_BATCH, [...this.unapplied.keys()]]),
     );
     if (taken.rows.length === 0) return;
-    // Each is deleted only once applied and durable: a crash in between delivers it again (an answer twice is one answer).
+    // Deleted only once applied and durable: a crash in between delivers it again.
     const applied = await events.delivered(taken.rows.map((row) => ({ id: row.actor_id, event: row.event })));
     const done: string[] = [];
     taken.rows.forEach((row, i) => {

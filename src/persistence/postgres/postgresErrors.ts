@@ -58,10 +58,7 @@ export function isConnectionError(error: unknown): boolean {
   );
 }
 
-/**
- * open()'s failure, or with `statementTimeoutMs` a status read's, said so that the user knows what to
- * fix (the password is never part of it).
- */
+/** open()'s failure, or with `statementTimeoutMs` a status read's, saying what to fix (never the password). */
 export function openFailure(
   error: unknown,
   o: { connectionString: string; schema: string; statementTimeoutMs?: number },

@@ -1,3 +1,4 @@
+import { wholeOption } from "../snapshotStoreOptions.js";
 import { SCHEMA_NAME } from "./migrations.js";
 
 /** Options of {@link createPostgresStore}. */
@@ -6,17 +7,9 @@ export interface PostgresStoreOptions {
   connectionString: string;
   /** The schema the store creates and migrates its tables in (default `a2a`). */
   schema?: string;
-  /**
-   * How long a process's ownership of its actors lasts without renewal (default 10 s). It is renewed
-   * every third of that while the process lives; when a process dies, the others take its actors
-   * over within this time.
-   */
+  /** How long a process owns its actors without renewal (default 10 s): a dead one's are taken over within it. */
   leaseMs?: number;
-  /**
-   * How often the store looks for actors to take over and for events sent to its actors by other
-   * processes (default leaseMs / 20, between 50 ms and 500 ms; at most leaseMs / 4). A lease holds
-   * `leaseMs` less this, so that a dead process's actors are taken over within `leaseMs`.
-   */
+  /** How often to look for actors to take over and events sent (default leaseMs / 20 within 50–500 ms; at most leaseMs / 4). */
   pollMs?: number;
   /** Connections this process keeps to the server (default 4). */
   poolSize?: number;
@@ -30,19 +23,12 @@ export interface ResolvedPostgresStoreOptions {
   poolSize: number;
 }
 
-/**
- * How long one renewal holds the lease: `leaseMs` less one poll, so that the others, looking every
- * `pollMs`, take a dead process's actors over within `leaseMs` of its last renewal.
- */
+/** How long one renewal holds the lease: less one poll, so others take a dead process's actors within `leaseMs`. */
 export function leaseLength(o: { leaseMs: number; pollMs: number }): number {
   return o.leaseMs - o.pollMs;
 }
 
-/**
- * How long a query may take before the store gives up on it and its connection (client side, and
- * `statement_timeout` on the server): a silent connection is noticed in this time, not the kernel's
- * ~15 minutes. Failed writes are retried, so a slow server costs time, never data.
- */
+/** How long a query may take (client and server side): a silent connection is noticed in this time, not ~15 minutes. */
 export function queryTimeout(o: { leaseMs: number }): number {
   return Math.min(10_000, Math.max(1_000, o.leaseMs));
 }
@@ -63,15 +49,10 @@ export function resolvePostgresStoreOptions(o: unknown): ResolvedPostgresStoreOp
   }
   const options = o as Partial<Record<keyof PostgresStoreOptions, unknown>>;
   const { connectionString, schema } = checkTarget(FN, options.connectionString, options.schema);
-  const leaseMs = whole(options.leaseMs, "leaseMs", 10_000, 200, 3_600_000);
-  const pollMs = whole(
-    options.pollMs,
-    "pollMs",
-    Math.min(500, Math.max(50, Math.round(leaseMs / 20))),
-    10,
-    Math.floor(leaseMs / 4),
-  );
-  const poolSize = whole(options.poolSize, "poolSize", 4, 2, 100);
+  const leaseMs = wholeOption(FN, "leaseMs", options.leaseMs, 10_000, 200, 3_600_000);
+  const defaultPollMs = Math.min(500, Math.max(50, Math.round(leaseMs / 20)));
+  const pollMs = wholeOption(FN, "pollMs", options.pollMs, defaultPollMs, 10, Math.floor(leaseMs / 4));
+  const poolSize = wholeOption(FN, "poolSize", options.poolSize, 4, 2, 100);
   return { connectionString, schema, leaseMs, pollMs, poolSize };
 }
 
@@ -92,12 +73,4 @@ export function checkTarget(
     );
   }
   return { connectionString, schema };
-}
-
-function whole(value: unknown, name: string, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-    throw new TypeError(`${FN}: ${name} must be a whole number from ${min} to ${max}, got ${String(value)}`);
-  }
-  return value;
 }

@@ -7,11 +7,11 @@ import { describeTarget, openFailure, PostgresStoreError } from "./postgresError
 
 /** Options of {@link readPostgresStatus}. */
 export interface ReadPostgresStatusOptions {
-  /** The connection string the gateway processes use (any login with USAGE on the schema and SELECT on its tables). */
+  /** Any login with USAGE on the schema and SELECT on its tables. */
   connectionString: string;
   /** The store's schema (default `a2a`). */
   schema?: string;
-  /** The current version of each machine: records of another version or an unknown machine are flagged. */
+  /** The current version of each machine: records of others are flagged. */
   machineVersions?: Record<string, number>;
   /** How long one query may run before the server cancels it (default 10 s). */
   statementTimeoutMs?: number;
@@ -25,18 +25,18 @@ export interface PostgresProcess {
   host: string;
   startedAt: number;
   leaseUntil: number;
-  /** leaseUntil − the server's clock at the read: negative once the lease lapsed (the process died or lost the server). */
+  /** leaseUntil − the server's clock at the read: negative once the lease lapsed. */
   leaseLeftMs: number;
-  /** Its live actors: once its lease lapsed, the ones the others have not taken over yet. */
+  /** Its live actors (once its lease lapsed, those not taken over yet). */
   liveActors: number;
 }
 
-/** A stored actor with the process that owns it: null for a finished one, or a live one no process holds. */
+/** A stored actor with its owner (null: finished, or no process holds it). */
 export interface PostgresStoredActor extends StoredActor {
   owner: string | null;
 }
 
-/** A record a process set aside when it claimed it (unknown machine, failed migration): kept, not loaded. */
+/** A record a process set aside when it claimed it: kept, not loaded. */
 export interface PostgresQuarantinedRecord {
   id: string;
   machineId: string | null;
@@ -58,7 +58,7 @@ export interface PostgresStatusReading {
   processes: PostgresProcess[];
   /** Every stored actor, live and finished, by id. */
   actors: PostgresStoredActor[];
-  /** Live actors with no owner (their process stopped and let go of them): the next process to poll claims them. */
+  /** Live actors with no owner: the next process to poll claims them. */
   unowned: number;
   /** Rows that are not usable records, by id. */
   problems: Array<{ id: string; problem: string }>;
@@ -76,11 +76,9 @@ const FATE: RecordFate = {
 const TABLES = ["migrations", "owners", "actors", "timers", "inbox", "quarantine"];
 
 /**
- * Reads a PostgreSQL store's state as it is, for monitoring: the processes and their leases, every
- * actor with its owner, the inbox backlog and the set-aside records. It only reads, on one connection
- * in one read-only transaction (a consistent view), so it registers no process and claims nothing,
- * and it runs beside the gateways. Fails with a PostgresStoreError naming the problem: the server out
- * of reach, refused credentials, a missing database, a schema without the store's tables, no permission.
+ * Reads a PostgreSQL store's state for monitoring (processes and leases, actors and owners, the inbox,
+ * set-aside records) in one read-only transaction: it registers no process and claims nothing. Fails
+ * with a PostgresStoreError naming the problem.
  */
 export async function readPostgresStatus(options: ReadPostgresStatusOptions): Promise<PostgresStatusReading> {
   const { machineVersions, statementTimeoutMs = 10_000 } = options;
@@ -101,7 +99,7 @@ export async function readPostgresStatus(options: ReadPostgresStatusOptions): Pr
     statement_timeout: statementTimeoutMs,
     application_name: "a2a-statecharts status",
   });
-  // A connection the server drops while reading is reported by the failing query; this keeps it from ending the process.
+  // A dropped connection is reported by the failing query; without a listener it would end the process.
   client.on("error", () => undefined);
   try {
     await client.connect();

@@ -1,21 +1,15 @@
 // The store's SQL, one function per statement, over the quoted schema name `s`.
 import type { QueryConfig } from "pg";
 
-/**
- * A named statement: each connection plans it once and then only binds values (measured: a third
- * faster for one-record puts and gets than an unnamed one). Named per schema, as its text is.
- */
+/** A named statement, per schema: planned once per connection (a third faster for one-record puts and gets). */
 export function named(s: string, name: string, text: string, values: unknown[]): QueryConfig {
   return { name: `a2a ${s} ${name}`, text, values };
 }
 
 /**
- * A batch put as one statement (so it is atomic without a transaction's extra round trips): each
- * record is inserted, or updated when this process owns it (or both copies are finished, which is
- * final), and only while this process's lease holds (a process whose lease lapsed writes nothing: the
- * others may be taking its actors over); its next due time is set or cleared. When anything cannot be
- * written, nothing of the batch is: lease_lapsed() raises when the lease is the reason (the process
- * renews it and tries again), not_owned() when another process owns an actor (a takeover).
+ * A batch put as one statement (atomic without a transaction's round trips): each record inserted, or
+ * updated when this process owns it (or both copies are finished), only while its lease holds; its
+ * next due time set or cleared. Else nothing is written: lease_lapsed() or not_owned() raises.
  * $1 owner; $2.. the records' columns as arrays.
  */
 export const putRecords = (s: string): string => `
@@ -50,9 +44,8 @@ export const putRecords = (s: string): string => `
   HAVING count(*) > 0`;
 
 /**
- * Registers this process, or extends its lease: also one that lapsed, as the process keeps its id (what
- * others took over meanwhile is theirs, and this one's writes of it are refused). Returns how long ago
- * the lease had lapsed (null: never registered, or forgotten; negative: it held) and the server's clock.
+ * Registers this process or extends its lease (a lapsed one too: what others took meanwhile stays
+ * theirs). Returns how long ago it had lapsed (null: unknown; negative: it held) and the server's clock.
  * $1 owner, $2 lease length in ms, $3 pid, $4 host, $5 instance.
  */
 export const renewLease = (s: string): string => `
@@ -73,10 +66,9 @@ export const orphanCheck = (s: string): string =>
           EXISTS (SELECT 1 FROM ${s}.actors WHERE status = 'active' AND owner IS NULL) AS unowned`;
 
 /**
- * Takes over live actors without a living owner, soonest due first; rows another process is claiming
- * at this moment are skipped, not waited for. An owner listed as lapsed that has renewed since keeps its
- * actors, unless it is a predecessor (dead for sure). $1 owner, $2 limit, $3 the lapsed owners and
- * predecessors, $4 the predecessors.
+ * Takes over live actors without a living owner, soonest due first, skipping rows being claimed. A
+ * lapsed owner that renewed since keeps its actors, unless a predecessor. $1 owner, $2 limit, $3 the
+ * lapsed owners and predecessors, $4 the predecessors.
  */
 export const claimOrphans = (s: string): string => `
   WITH orphans AS (
