@@ -85,6 +85,13 @@ export function flagProblem(error: unknown): string {
   return firstLine(error).split(". ")[0] ?? "";
 }
 
+/** `--state-dir DIR` (`-d`) of `status` and `stats`, checked. */
+export function stateDirOf(values: { "state-dir"?: string }): string {
+  const dir = values["state-dir"] ?? ".a2a-state";
+  if (dir.trim() === "") throw new UsageError("--state-dir needs a directory, got an empty string");
+  return dir;
+}
+
 /** A flag or argument of a CLI command that cannot be used; the message names it. */
 export class UsageError extends A2AError {
   override readonly code = "CLI_USAGE";

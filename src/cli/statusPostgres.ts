@@ -7,8 +7,7 @@ import {
   readPostgresStatus,
 } from "../persistence/postgres/readStatus.js";
 import { MACHINE_VERSIONS } from "../runtime/index.js";
-import { type CliIO, firstLine, writeText } from "./io.js";
-import { jsonDocument } from "./jsonText.js";
+import { type CliIO, writeText } from "./io.js";
 import {
   type ActorStatusRow,
   actorLines,
@@ -49,25 +48,6 @@ export interface PostgresStatusReport {
   inbox: { events: number; oldestAt: number | null; oldestAgeMs: number | null };
   warnings: Array<{ file: string; id?: string; problem: string }>;
   quarantined: Array<{ id: string; machineId: string | null; problem: string; at: number; atIso: string }>;
-}
-
-/** Runs `status --postgres URL [--schema NAME] [--json]` (its usage checked by status); the exit status. */
-export async function runPostgresStatus(
-  o: { connectionString: string; schema: string | undefined; json: boolean },
-  io: CliIO,
-  now: number,
-): Promise<number> {
-  const schema = o.schema ?? "a2a";
-  let report: PostgresStatusReport;
-  try {
-    report = await collectPostgresStatus({ connectionString: o.connectionString, schema }, now);
-  } catch (error) {
-    io.err(`a2a-statecharts status: ${firstLine(error)}`);
-    return 1;
-  }
-  if (o.json) await writeText(io, jsonDocument(report));
-  else await printPostgresTable(report, io);
-  return 0;
 }
 
 /** Reads the store (read-only) and builds the report; actor times are measured from `now`. */
@@ -135,10 +115,8 @@ function warningsOf(
 
 // ---- the human table ----
 
-async function printPostgresTable(report: PostgresStatusReport, io: CliIO): Promise<void> {
-  for (const w of report.warnings) {
-    io.err(warningLine(w));
-  }
+export async function printPostgresTable(report: PostgresStatusReport, io: CliIO): Promise<void> {
+  for (const w of report.warnings) io.err(warningLine(w));
   io.out(`PostgreSQL ${report.postgres}, schema ${report.schema} (version ${report.schemaVersion})`);
   io.out("");
   for (const line of processLines(report)) io.out(line);
