@@ -42,18 +42,14 @@ Options:
                         serverNow, processes, unowned, actors, inbox, warnings, quarantined }
   -h, --help            show this help
 
-Bot exchanges: each thread's current bot-to-bot exchange, how many messages it handled of its
-limit, and why it ended (turn_limit, explicit_skip, repetition_detected, minimal_content,
-conclusion_detected); a human message in the thread starts a new one.
+Also each thread's current bot-to-bot exchange: messages handled of its limit, and why it ended
+(turn_limit, explicit_skip, repetition_detected, minimal_content, conclusion_detected).
 
-Reads the snapshots on disk and changes nothing: it takes no lock, so it works beside a running
-runtime (showing its last durable state), and it reports corrupt files instead of moving them.
-Files the runtime set aside (quarantine/, *.corrupt-*) are listed as warnings: their data is not
-loaded; inspect them, then move or delete them.
-
-With --postgres it only reads, in one read-only transaction, so it claims nothing: it lists the
-gateway processes sharing the store (each one's lease, and whether it lapsed), the actors each one
-owns and those waiting to be taken over, the events waiting in the inbox, and the records set aside.
+Reads without a lock and changes nothing, so it works beside a running runtime (showing its last
+durable state). Corrupt files and files the runtime set aside (quarantine/, *.corrupt-*) are warnings,
+left where they are: their data is not loaded; inspect them, then move or delete them.
+With --postgres: one read-only transaction that claims nothing; also the gateway processes and their
+leases, the actors waiting to be taken over, the events waiting in the inbox, and the records set aside.
 Exit status: 0 listed (warnings included), 1 the directory or the database cannot be read, 2 bad usage.`;
 
 /** A file the runtime set aside (also listed in `warnings`): its data is not loaded. */
