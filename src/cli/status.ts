@@ -7,20 +7,12 @@ import {
   readStateDir,
 } from "../persistence/index.js";
 import { SCHEMA_NAME } from "../persistence/postgres/migrations.js";
-import type { ExchangeEndReason } from "../policies/collaboration/botExchange.js";
 import { MACHINE_VERSIONS } from "../runtime/index.js";
 import { readThreadExchanges, THREAD_STATE_DIR } from "../runtime/threadStatePersistence.js";
 import { type CliIO, firstLine, readCommandLine, stateDirOf, UsageError, writeText } from "./io.js";
 import { jsonDocument } from "./jsonText.js";
 import { loadPeer } from "./peerDependencies.js";
-import {
-  type ActorStatusRow,
-  actorLines,
-  actorsSummary,
-  byUrgency,
-  toRow,
-  warningLine,
-} from "./statusRows.js";
+import { actorLines, actorsSummary, byUrgency, toRow, warningLine } from "./statusRows.js";
 import { alignedLines, formatDuration } from "./textTable.js";
 
 export { valueText } from "./statusRows.js";
@@ -52,36 +44,8 @@ With --postgres: one read-only transaction that claims nothing; also the gateway
 leases, the actors waiting to be taken over, the events waiting in the inbox, and the records set aside.
 Exit status: 0 listed (warnings included), 1 the directory or the database cannot be read, 2 bad usage.`;
 
-/** A file the runtime set aside (also listed in `warnings`): its data is not loaded. */
-export interface QuarantinedRow extends QuarantinedFile {
-  modifiedIso: string;
-}
-
-/** One thread's bot↔bot exchange, as `status --json` prints it. */
-export interface ExchangeStatusRow {
-  threadId: string;
-  /** Messages it handled, its opening included: one agent run each. */
-  handled: number;
-  /** The most it may handle: 1 + maxPingPongTurns. */
-  limit: number;
-  /** Why it ended; null while it goes on. */
-  endedBy: ExchangeEndReason | null;
-  /** Its last handled message, or its end (ms since the epoch). */
-  at: number;
-  atIso: string;
-}
-
-export interface StatusReport {
-  stateDir: string;
-  now: number;
-  lock: StateDirLockInfo;
-  actors: ActorStatusRow[];
-  /** Each thread's bot↔bot exchange: ended ones first, then by latest activity. */
-  exchanges: ExchangeStatusRow[];
-  /** Problems found reading the files, then one per quarantined file. */
-  warnings: StateDirProblem[];
-  quarantined: QuarantinedRow[];
-}
+/** `status --json`: one document. */
+export type StatusReport = Awaited<ReturnType<typeof collectStatus>>;
 
 const STATUS_OPTIONS = {
   "state-dir": { type: "string", short: "d" },
@@ -145,7 +109,7 @@ export async function runStatus(argv: string[], io: CliIO): Promise<number> {
 }
 
 /** Reads the state directory (read-only) and builds the rows, sorted: active first by next due time, then finished, latest first. */
-export async function collectStatus(dir: string, now: number): Promise<StatusReport> {
+export async function collectStatus(dir: string, now: number) {
   const reading = await readStateDir(dir, { machineVersions: { ...MACHINE_VERSIONS } });
   const quarantined = reading.quarantined.map((q) => ({
     ...q,
@@ -161,13 +125,14 @@ export async function collectStatus(dir: string, now: number): Promise<StatusRep
     lock: reading.lock,
     actors: reading.actors.map((actor) => toRow(actor, now)).sort(byUrgency),
     exchanges,
+    // Problems found reading the files, then one per file the runtime set aside (its data is not loaded).
     warnings: [...reading.problems, ...exchangeWarnings, ...quarantined.map(quarantineWarning)],
     quarantined,
   };
 }
 
 /** Loud on purpose: a quarantined file may hold acknowledged data the runtime no longer has. */
-function quarantineWarning(q: QuarantinedRow): StateDirProblem {
+function quarantineWarning(q: QuarantinedFile & { modifiedIso: string }): StateDirProblem {
   return {
     file: q.file,
     problem:
@@ -188,11 +153,8 @@ function formatBytes(bytes: number): string {
   return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit] ?? ""}`;
 }
 
-/** The exchanges of the thread state on disk, read without changing anything. */
-async function collectExchanges(
-  stateDir: string,
-  onWarning: (problem: string) => void,
-): Promise<ExchangeStatusRow[]> {
+/** Each thread's bot↔bot exchange on disk (read-only): ended ones first, then by latest activity. */
+async function collectExchanges(stateDir: string, onWarning: (problem: string) => void) {
   const exchanges = await readThreadExchanges(stateDir, onWarning).catch((error: unknown) => {
     onWarning(
       `${join(stateDir, THREAD_STATE_DIR)}: ${error instanceof Error ? error.message : String(error)}`,
@@ -202,10 +164,10 @@ async function collectExchanges(
   return exchanges
     .map(({ threadId, exchange }) => ({
       threadId,
-      handled: exchange.handled,
-      limit: exchange.limit,
-      endedBy: exchange.endedBy ?? null,
-      at: exchange.at,
+      handled: exchange.handled, // messages handled, its opening included: one agent run each
+      limit: exchange.limit, // 1 + maxPingPongTurns
+      endedBy: exchange.endedBy ?? null, // null while it goes on
+      at: exchange.at, // its last handled message, or its end
       atIso: new Date(exchange.at).toISOString(),
     }))
     .sort((a, b) => Number(a.endedBy === null) - Number(b.endedBy === null) || b.at - a.at);
