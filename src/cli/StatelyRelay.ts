@@ -4,15 +4,11 @@ import { WebSocket, WebSocketServer } from "ws";
 import { hostOf, isLoopback } from "../inspector/loopback.js";
 
 /**
- * The relay between our actors and Stately's inspector page (https://stately.ai/inspect): a page
- * that embeds Stately's inspector and a WebSocket that forwards each message one client sends to
- * every other client (the app sends, the page listens), replaying the latest ones to a new client.
- *
- * It does what `createInspectorServer` of `@statelyai/inspect/server` (0.7) does, run by us because
- * that one calls `listen(port)` without a host, so it serves every network interface with no
- * authentication, and offers no option to change that. This one listens on 127.0.0.1 only, answers
- * only requests addressed to a loopback name (no DNS rebinding), and refuses WebSocket connections
- * from web pages other than its own, so only processes on this machine can read the stream.
+ * The relay to Stately's inspector (https://stately.ai/inspect): a page embedding it, and a WebSocket
+ * forwarding each client's messages to the others, replaying the latest to a newcomer. It is
+ * `createInspectorServer` of `@statelyai/inspect/server` (0.7), which listens on every interface
+ * without authentication; this one listens on 127.0.0.1, answers loopback names only (no DNS
+ * rebinding) and refuses WebSockets from other pages, so only this machine reads the stream.
  */
 export interface StatelyRelay {
   /** The page to open, `http://127.0.0.1:PORT`. */

@@ -9,9 +9,8 @@ export interface CliIO {
   /** One line redrawn in place at the bottom (a terminal only); "" removes it. */
   status?(line: string): void;
   /**
-   * Text to stdout as is, no newline added: output too large for one string goes out in pieces. Resolves
-   * when stdout can take more, so a slow reader holds the command back instead of the pieces piling up
-   * in memory; false once the reader has gone (a pipe to `head` that closed): stop writing.
+   * Text to stdout as is, for output too large for one string. Resolves once stdout can take more (a slow
+   * reader holds the command back); false once the reader has gone (a closed pipe): stop writing.
    */
   write?(text: string): Promise<boolean>;
 }
@@ -20,9 +19,8 @@ export interface CliIO {
 export const WRITE_SIZE = 65_536;
 
 /**
- * Writes `pieces` (text, newlines included) to stdout, batched into writes of up to `writeSize` characters
- * (a longer piece is one write), each once stdout can take it; stops early if the reader went away. An IO
- * without `write` (tests collecting lines) gets the text as `out` lines.
+ * Writes `pieces` to stdout in batches of up to `writeSize` characters (a longer piece alone); stops if
+ * the reader went away. An IO without `write` (tests collecting lines) gets `out` lines.
  */
 export async function writeText(io: CliIO, pieces: Iterable<string>, writeSize = WRITE_SIZE): Promise<void> {
   if (io.write === undefined) {
@@ -47,9 +45,9 @@ export async function writeText(io: CliIO, pieces: Iterable<string>, writeSize =
 }
 
 /**
- * `CliIO.write` for a Node stream (process.stdout): resolves at once while the stream's buffer has room,
- * else on 'drain'. Pipes are written asynchronously on POSIX, so without waiting a slow reader would make
- * every piece wait in memory. A stream error (EPIPE: the reader closed) makes this and later writes false.
+ * `CliIO.write` for a Node stream: resolves at once while its buffer has room, else on 'drain' (POSIX
+ * pipes are written asynchronously: without waiting, a slow reader piles every piece up in memory). A
+ * stream error (EPIPE: the reader closed) makes this and later writes false.
  */
 export function streamWrite(stream: Writable): (text: string) => Promise<boolean> {
   let failed = false;
@@ -85,6 +83,13 @@ export function flagProblem(error: unknown): string {
   return firstLine(error).split(". ")[0] ?? "";
 }
 
+/** `--state-dir DIR` (`-d`) of `status` and `stats`, checked. */
+export function stateDirOf(values: { "state-dir"?: string }): string {
+  const dir = values["state-dir"] ?? ".a2a-state";
+  if (dir.trim() === "") throw new UsageError("--state-dir needs a directory, got an empty string");
+  return dir;
+}
+
 /** A flag or argument of a CLI command that cannot be used; the message names it. */
 export class UsageError extends A2AError {
   override readonly code = "CLI_USAGE";
@@ -97,9 +102,8 @@ type Flags<O extends FlagOptions> = ReturnType<
 >;
 
 /**
- * A command's flags (node:util's parseArgs, with -h/--help and at most `maxPositionals` arguments),
- * made by `read` into what the command needs; `read` throws on a bad one. Instead, the exit status
- * when the command is not to run: 0 after the usage for --help, 2 after the problem on stderr.
+ * A command's flags (parseArgs, with -h/--help and at most `maxPositionals` arguments) made by `read`,
+ * which throws on a bad one; or the exit status: 0 after the usage for --help, 2 after the problem.
  */
 export function readCommandLine<O extends FlagOptions, T>(
   io: CliIO,

@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
 import { A2AConfigError, parseConfig } from "../policies/index.js";
 import { type CliIO, readCommandLine } from "./io.js";
@@ -72,7 +73,7 @@ export async function main(
     return 2;
   }
   if (values.version === true) {
-    out(await version());
+    out((createRequire(import.meta.url)("../../package.json") as { version: string }).version);
     return 0;
   }
   if (values.help === true || positionals.length === 0) {
@@ -111,11 +112,4 @@ async function runConfig(argv: string[], io: CliIO): Promise<number> {
     io.err(error.message);
     return 1;
   }
-}
-
-async function version(): Promise<string> {
-  const pkg = JSON.parse(await readFile(new URL("../../package.json", import.meta.url), "utf8")) as {
-    version: string;
-  };
-  return pkg.version;
 }

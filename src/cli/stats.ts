@@ -1,6 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { type CliIO, firstLine, readCommandLine, UsageError } from "./io.js";
+import { type CliIO, firstLine, readCommandLine, stateDirOf, UsageError } from "./io.js";
 import { renderStatsHtml } from "./statsHtml.js";
 import { readEventLog, StatsStateDirError } from "./statsRead.js";
 import { buildReport, parseSince, type StatsReport } from "./statsReport.js";
@@ -8,15 +8,13 @@ import { logWarnings, printStats } from "./statsText.js";
 
 export type { StatsReport } from "./statsReport.js";
 
-const DEFAULT_STATE_DIR = ".a2a-state";
-
 export const STATS_HELP = `a2a-statecharts stats — figures from a state directory's event log (read-only)
 
 Usage:
   a2a-statecharts stats [--state-dir DIR] [--since TIME] [--json] [--html FILE]
 
 Options:
-  -d, --state-dir DIR   the runtime's state directory (default ${DEFAULT_STATE_DIR})
+  -d, --state-dir DIR   the runtime's state directory (default .a2a-state)
       --since TIME      only events from TIME on: an ISO time (2026-05-01T09:00:00Z; without Z
                         or an offset, a time of day is local) or a duration back from now
                         (30m, 24h, 7d, 2w)
@@ -45,8 +43,7 @@ const STATS_OPTIONS = {
 export async function runStats(argv: string[], io: CliIO, now: () => number = Date.now): Promise<number> {
   const at = now();
   const flags = readCommandLine(io, "stats", STATS_HELP, argv, STATS_OPTIONS, ({ values }) => {
-    const dir = values["state-dir"] ?? DEFAULT_STATE_DIR;
-    if (dir.trim() === "") throw new UsageError("--state-dir needs a directory, got an empty string");
+    const dir = stateDirOf(values);
     if (values.html?.trim() === "") throw new UsageError("--html needs a file, got an empty string");
     return { ...values, dir, since: values.since === undefined ? null : parseSince(values.since, at) };
   });

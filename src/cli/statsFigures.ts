@@ -3,95 +3,20 @@ import type { A2AEvent, A2AEventOf } from "../policies/index.js";
 // The figures of `stats`, computed from the control plane's events alone. Every figure is a count or a
 // number of milliseconds; docs/stats.md describes each one.
 
-/** Retries of a reply wait (a2a.retry), and whether the flows that needed them ended ok. */
-export interface RetryFigures {
-  total: number;
-  /** Retries by error code, with the code's category. */
-  byCode: Record<string, { category: string; count: number }>;
-  byCategory: Record<string, number>;
-  /** Flows that completed after at least one retry, and how many of those ended ok. */
-  flowsRetried: number;
-  flowsRetriedOk: number;
-  /** flowsRetriedOk / flowsRetried; null when no flow retried. */
-  successRate: number | null;
-}
-
-/** A group of sessions_send flows' turn figures. */
-export interface TurnFigures {
-  flows: number;
-  /** Sums over the flows: the configured maxPingPongTurns, the turns the intent allowed, the turns run. */
-  configured: number;
-  effective: number;
-  actual: number;
-  /** configured − actual, over the flows that ended ok. */
-  saved: number;
-}
-
-/** sessions_send flows, from their a2a.complete events. */
-export interface FlowFigures extends TurnFigures {
-  outcomes: { ok: number; blocked: number; timeout: number };
-  /** mean(actualTurns); null without flows. */
-  meanActualTurns: number | null;
-  earlyTerminations: { total: number; rate: number | null; byReason: Record<string, number> };
-  /**
-   * LLM calls (one per agent run) over the flows that ended ok: the target's reply, the ping-pong
-   * turns and the announce step when it ran, against a fixed maxPingPongTurns that always announces
-   * (configured + 2 each).
-   */
-  llmCalls: { actual: number; baseline: number; saved: number };
-  announce: {
-    run: number;
-    skipped: number;
-    skipRate: number | null;
-    skippedByReason: Record<string, number>;
-  };
-  /** (complete.ts − send.ts) / actualTurns averaged over the flows with turns whose send was seen; null if none. */
-  meanMsPerTurn: number | null;
-  byIntent: Record<string, TurnFigures>;
-}
-
-export interface LatencyFigures {
-  /** Mentions whose answer was seen after their post was seen. */
-  count: number;
-  p50: number | null;
-  p90: number | null;
-  max: number | null;
-  histogram: Array<{ fromMs: number; toMs: number | null; count: number }>;
-}
-
-/** discord_send collaborations and their mentions. */
-export interface MentionFigures {
-  /** discord_send calls (a2a.collaborate.requested). */
-  requested: number;
-  /** Mentions posted (a2a.collaborate.sent). */
-  sent: number;
-  responded: number;
-  /** Reminders posted, and the mentions that needed at least one. */
-  reminders: number;
-  remindedMentions: number;
-  escalated: number;
-  failed: { total: number; byCode: Record<string, number> };
-  /** From the mention's post to its answer. */
-  latencyMs: LatencyFigures;
-}
-
-/** Figures for one group of events: everything, one agent, or one pair. */
-export interface StatsFigures {
-  retries: RetryFigures;
-  flows: FlowFigures;
-  mentions: MentionFigures;
-  /** discord_send calls vs sessions_send flows started; discordShare = discord / (discord + sessions). */
-  channels: { discordSend: number; sessionsSend: number; discordShare: number | null };
-}
+/** The figures for one group of events (everything, one agent, one pair): the `totals` of `stats --json`. */
+export type StatsFigures = ReturnType<typeof computeFigures>;
+type TurnFigures = ReturnType<typeof emptyTurns>;
+type Complete = A2AEventOf<"a2a.complete">;
+type Outcome = "ok" | "blocked" | "timeout";
 
 /** Upper bounds of the latency histogram's buckets; the last bucket is open. */
-export const LATENCY_BUCKETS_MS = [30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000];
+const LATENCY_BUCKETS_MS = [30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000];
 
 /** Announce skip reasons that come after the announce step ran (an LLM call was made). */
 const ANNOUNCE_STEP_RAN = new Set(["announce_skip", "announce_failed", "post_failed"]);
 
 /** The figures of a list of events (already filtered by time and group). */
-export function computeFigures(events: readonly A2AEvent[]): StatsFigures {
+export function computeFigures(events: readonly A2AEvent[]) {
   const of = <T extends A2AEvent["type"]>(type: T) =>
     events.filter((e): e is A2AEventOf<T> => e.type === type);
   const completes = of("a2a.complete");
@@ -107,13 +32,11 @@ export function computeFigures(events: readonly A2AEvent[]): StatsFigures {
   };
 }
 
-type Outcome = keyof FlowFigures["outcomes"];
-
 function flowFigures(
-  completes: ReadonlyArray<A2AEventOf<"a2a.complete">>,
+  completes: readonly Complete[],
   sends: ReadonlyArray<A2AEventOf<"a2a.send">>,
   responses: ReadonlyArray<A2AEventOf<"a2a.response">>,
-): { figures: FlowFigures; outcomeOf: (e: A2AEventOf<"a2a.complete">) => Outcome } {
+) {
   const firstResponse = new Map<string, A2AEventOf<"a2a.response">>();
   for (const r of responses) {
     if (r.data.turn === 0 && r.conversationId !== undefined) firstResponse.set(r.conversationId, r);
@@ -122,7 +45,7 @@ function flowFigures(
   for (const s of sends) {
     if (s.conversationId !== undefined && !sentAt.has(s.conversationId)) sentAt.set(s.conversationId, s.ts);
   }
-  const outcomeOf = (e: A2AEventOf<"a2a.complete">): Outcome => {
+  const outcomeOf = (e: Complete): Outcome => {
     const first = e.conversationId === undefined ? undefined : firstResponse.get(e.conversationId);
     // Without the first response (before --since), an error with no turn run means the reply never came.
     const blocked =
@@ -133,59 +56,64 @@ function flowFigures(
     return e.data.errorCode === "wait_timeout" ? "timeout" : "blocked";
   };
 
-  const figures: FlowFigures = {
-    ...emptyTurns(),
-    outcomes: { ok: 0, blocked: 0, timeout: 0 },
-    meanActualTurns: null,
-    earlyTerminations: { total: 0, rate: null, byReason: {} },
-    llmCalls: { actual: 0, baseline: 0, saved: 0 },
-    announce: { run: 0, skipped: 0, skipRate: null, skippedByReason: {} },
-    meanMsPerTurn: null,
-    byIntent: {},
-  };
+  const turns = emptyTurns();
+  const outcomes: Record<Outcome, number> = { ok: 0, blocked: 0, timeout: 0 };
+  const early = { total: 0, byReason: {} as Record<string, number> };
+  const llmCalls = { actual: 0, baseline: 0 };
+  const announce = { run: 0, skipped: 0, skippedByReason: {} as Record<string, number> };
+  const byIntent: Record<string, TurnFigures> = {};
   const perTurn: number[] = [];
   for (const e of completes) {
     const d = e.data;
     const outcome = outcomeOf(e);
-    figures.outcomes[outcome] += 1;
-    addTurns(figures, d, outcome);
-    addTurns((figures.byIntent[d.messageIntent] ??= emptyTurns()), d, outcome);
+    outcomes[outcome] += 1;
+    addTurns(turns, d, outcome);
+    addTurns((byIntent[d.messageIntent] ??= emptyTurns()), d, outcome);
     if (d.earlyTermination) {
-      figures.earlyTerminations.total += 1;
-      const reason = d.terminationReason ?? "unknown";
-      bump(figures.earlyTerminations.byReason, reason);
+      early.total += 1;
+      bump(early.byReason, d.terminationReason ?? "unknown");
     }
     const stepRan = d.announced || ANNOUNCE_STEP_RAN.has(d.announceSkipReason ?? "");
-    if (stepRan) figures.announce.run += 1;
+    if (stepRan) announce.run += 1;
     if (d.announceSkipped) {
-      figures.announce.skipped += 1;
+      announce.skipped += 1;
       // A flow that got no reply skips its announcement without naming a reason.
-      bump(
-        figures.announce.skippedByReason,
-        d.announceSkipReason ?? (outcome === "ok" ? "unspecified" : "blocked"),
-      );
+      bump(announce.skippedByReason, d.announceSkipReason ?? (outcome === "ok" ? "unspecified" : "blocked"));
     }
     if (outcome === "ok") {
-      figures.llmCalls.actual += 1 + d.actualTurns + (stepRan ? 1 : 0);
-      figures.llmCalls.baseline += 1 + d.configuredMaxTurns + 1;
+      llmCalls.actual += 1 + d.actualTurns + (stepRan ? 1 : 0);
+      llmCalls.baseline += 1 + d.configuredMaxTurns + 1;
     }
     const start = e.conversationId === undefined ? undefined : sentAt.get(e.conversationId);
     if (start !== undefined && d.actualTurns > 0) perTurn.push((e.ts - start) / d.actualTurns);
   }
   const n = completes.length;
-  figures.llmCalls.saved = figures.llmCalls.baseline - figures.llmCalls.actual;
-  figures.meanActualTurns = n === 0 ? null : figures.actual / n;
-  figures.earlyTerminations.rate = ratio(figures.earlyTerminations.total, n);
-  figures.announce.skipRate = ratio(figures.announce.skipped, n);
-  figures.meanMsPerTurn = perTurn.length === 0 ? null : Math.round(sum(perTurn) / perTurn.length);
+  const figures = {
+    ...turns,
+    outcomes,
+    meanActualTurns: n === 0 ? null : turns.actual / n,
+    earlyTerminations: { total: early.total, rate: ratio(early.total, n), byReason: early.byReason },
+    // LLM calls (one per agent run) of the flows that ended ok, against a fixed maxPingPongTurns that
+    // always announces: the target's reply, the turns, the announce step.
+    llmCalls: { ...llmCalls, saved: llmCalls.baseline - llmCalls.actual },
+    announce: {
+      run: announce.run,
+      skipped: announce.skipped,
+      skipRate: ratio(announce.skipped, n),
+      skippedByReason: announce.skippedByReason,
+    },
+    meanMsPerTurn: perTurn.length === 0 ? null : Math.round(sum(perTurn) / perTurn.length),
+    byIntent,
+  };
   return { figures, outcomeOf };
 }
 
-function emptyTurns(): TurnFigures {
+/** Sums over flows: the configured maxPingPongTurns, the turns the intent allowed, the turns run, and configured − actual over the flows that ended ok. */
+function emptyTurns() {
   return { flows: 0, configured: 0, effective: 0, actual: 0, saved: 0 };
 }
 
-function addTurns(into: TurnFigures, d: A2AEventOf<"a2a.complete">["data"], outcome: Outcome): void {
+function addTurns(into: TurnFigures, d: Complete["data"], outcome: Outcome): void {
   into.flows += 1;
   into.configured += d.configuredMaxTurns;
   into.effective += d.effectiveTurns;
@@ -196,10 +124,10 @@ function addTurns(into: TurnFigures, d: A2AEventOf<"a2a.complete">["data"], outc
 
 function retryFigures(
   retries: ReadonlyArray<A2AEventOf<"a2a.retry">>,
-  completes: ReadonlyArray<A2AEventOf<"a2a.complete">>,
-  outcomeOf: (e: A2AEventOf<"a2a.complete">) => Outcome,
-): RetryFigures {
-  const byCode: RetryFigures["byCode"] = {};
+  completes: readonly Complete[],
+  outcomeOf: (e: Complete) => Outcome,
+) {
+  const byCode: Record<string, { category: string; count: number }> = {};
   const byCategory: Record<string, number> = {};
   for (const r of retries) {
     const entry = (byCode[r.data.errorCode] ??= { category: r.data.errorCategory, count: 0 });
@@ -218,16 +146,15 @@ function retryFigures(
   };
 }
 
-function mentionFigures(events: readonly A2AEvent[]): MentionFigures {
-  const figures: MentionFigures = {
+function mentionFigures(events: readonly A2AEvent[]) {
+  const figures = {
     requested: 0,
     sent: 0,
     responded: 0,
     reminders: 0,
     remindedMentions: 0,
     escalated: 0,
-    failed: { total: 0, byCode: {} },
-    latencyMs: { count: 0, p50: null, p90: null, max: null, histogram: [] },
+    failed: { total: 0, byCode: {} as Record<string, number> },
   };
   const postedAt = new Map<string, number>();
   const reminded = new Set<string>();
@@ -265,12 +192,11 @@ function mentionFigures(events: readonly A2AEvent[]): MentionFigures {
         break;
     }
   }
-  figures.remindedMentions = reminded.size;
-  figures.latencyMs = latencyFigures(latencies);
-  return figures;
+  // From each mention's post to its answer, both seen.
+  return { ...figures, remindedMentions: reminded.size, latencyMs: latencyFigures(latencies) };
 }
 
-function latencyFigures(latencies: number[]): LatencyFigures {
+function latencyFigures(latencies: number[]) {
   const sorted = [...latencies].sort((a, b) => a - b);
   const bounds = [0, ...LATENCY_BUCKETS_MS];
   const histogram = bounds.map((fromMs, i) => {
@@ -291,7 +217,7 @@ function latencyFigures(latencies: number[]): LatencyFigures {
 }
 
 /** Nearest-rank percentile of sorted values: the smallest value with at least p of them at or below it. */
-export function percentile(sorted: readonly number[], p: number): number | null {
+function percentile(sorted: readonly number[], p: number): number | null {
   if (sorted.length === 0) return null;
   return sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? null;
 }

@@ -1,53 +1,17 @@
 import type { A2AEvent } from "../policies/index.js";
 import { computeFigures, type StatsFigures } from "./statsFigures.js";
-import type { EventLogProblem, EventLogReading } from "./statsRead.js";
+import type { EventLogReading } from "./statsRead.js";
 
 export type { StatsFigures } from "./statsFigures.js";
 
-/** Mention outcomes in one slice of time. */
-export interface TimelineBucket {
-  start: number;
-  startIso: string;
-  sent: number;
-  responded: number;
-  reminded: number;
-  escalated: number;
-  failed: number;
-}
-
-/** What `stats --json` prints: one object, keys in this order. */
-export interface StatsReport {
-  stateDir: string;
-  /** When the report was made, and the start of its window (null: the whole log). */
-  generatedAt: number;
-  generatedAtIso: string;
-  since: number | null;
-  sinceIso: string | null;
-  log: {
-    files: string[];
-    /** Events in the window, and in the whole log. */
-    events: number;
-    eventsTotal: number;
-    corrupt: number;
-    partial: number;
-    problems: EventLogProblem[];
-    /** The window's first and last event (ms since the epoch); null without events. */
-    firstTs: number | null;
-    lastTs: number | null;
-  };
-  totals: StatsFigures;
-  /** By the agent asked (the target of a sessions_send or discord_send), sorted by name. */
-  byAgent: Record<string, StatsFigures>;
-  /** By requester and target, keyed `from→to`, sorted. */
-  byPair: Record<string, StatsFigures>;
-  timeline: { bucketMs: number; buckets: TimelineBucket[] };
-}
+/** What `stats --json` prints: one object, keys in this order (docs/stats.md describes each). */
+export type StatsReport = ReturnType<typeof buildReport>;
 
 /** Bucket sizes for the timeline, smallest first: the first that gives at most MAX_BUCKETS is used. */
 const BUCKET_SIZES_MS = [60_000, 300_000, 900_000, 3_600_000, 21_600_000, 86_400_000, 604_800_000];
 const MAX_BUCKETS = 40;
 
-export function buildReport(reading: EventLogReading, now: number, since: number | null): StatsReport {
+export function buildReport(reading: EventLogReading, now: number, since: number | null) {
   const events = since === null ? reading.events : reading.events.filter((e) => e.ts >= since);
   return {
     stateDir: reading.stateDir,
@@ -91,7 +55,8 @@ function groupFigures(
   return out;
 }
 
-function timeline(events: readonly A2AEvent[]): StatsReport["timeline"] {
+/** Mention outcomes over time, in buckets of the smallest size that gives at most MAX_BUCKETS. */
+function timeline(events: readonly A2AEvent[]) {
   const first = events[0]?.ts;
   const last = events.at(-1)?.ts;
   if (first === undefined || last === undefined)
@@ -101,7 +66,7 @@ function timeline(events: readonly A2AEvent[]): StatsReport["timeline"] {
     (BUCKET_SIZES_MS.at(-1) as number);
   const start = Math.floor(first / bucketMs) * bucketMs;
   const count = Math.floor((last - start) / bucketMs) + 1;
-  const buckets: TimelineBucket[] = Array.from({ length: count }, (_, i) => {
+  const buckets = Array.from({ length: count }, (_, i) => {
     const at = start + i * bucketMs;
     return {
       start: at,
@@ -113,17 +78,18 @@ function timeline(events: readonly A2AEvent[]): StatsReport["timeline"] {
       failed: 0,
     };
   });
-  const field: Partial<Record<A2AEvent["type"], keyof TimelineBucket>> = {
-    "a2a.collaborate.sent": "sent",
-    "a2a.collaborate.responded": "responded",
-    "a2a.mention.reminded": "reminded",
-    "a2a.mention.escalated": "escalated",
-    "a2a.collaborate.failed": "failed",
-  };
+  const field: Partial<Record<A2AEvent["type"], "sent" | "responded" | "reminded" | "escalated" | "failed">> =
+    {
+      "a2a.collaborate.sent": "sent",
+      "a2a.collaborate.responded": "responded",
+      "a2a.mention.reminded": "reminded",
+      "a2a.mention.escalated": "escalated",
+      "a2a.collaborate.failed": "failed",
+    };
   for (const e of events) {
     const key = field[e.type];
     const bucket = buckets[Math.floor((e.ts - start) / bucketMs)];
-    if (key !== undefined && bucket !== undefined) (bucket[key] as number) += 1;
+    if (key !== undefined && bucket !== undefined) bucket[key] += 1;
   }
   return { bucketMs, buckets };
 }

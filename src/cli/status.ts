@@ -1,32 +1,22 @@
-import { parseArgs } from "node:util";
+import { join } from "node:path";
 import {
+  type QuarantinedFile,
   type StateDirLockInfo,
   type StateDirProblem,
   StateDirNotFoundError,
   readStateDir,
 } from "../persistence/index.js";
+import { SCHEMA_NAME } from "../persistence/postgres/migrations.js";
 import { MACHINE_VERSIONS } from "../runtime/index.js";
-import { type CliIO, firstLine, flagProblem, writeText } from "./io.js";
+import { readThreadExchanges, THREAD_STATE_DIR } from "../runtime/threadStatePersistence.js";
+import { type CliIO, firstLine, readCommandLine, stateDirOf, UsageError, writeText } from "./io.js";
 import { jsonDocument } from "./jsonText.js";
 import { loadPeer } from "./peerDependencies.js";
-import { postgresUsageError } from "./postgresUsage.js";
-import { type QuarantinedRow, quarantineWarning, toQuarantinedRow } from "./quarantineWarnings.js";
-import { collectExchanges, type ExchangeStatusRow, exchangeTable } from "./statusExchanges.js";
-import {
-  type ActorStatusRow,
-  actorLines,
-  actorsSummary,
-  byUrgency,
-  toRow,
-  warningLine,
-} from "./statusRows.js";
-import { alignedLines } from "./textTable.js";
+import { actorLines, actorsSummary, byUrgency, toRow, warningLine } from "./statusRows.js";
+import { alignedLines, formatDuration } from "./textTable.js";
 
-export type { ExchangeStatusRow } from "./statusExchanges.js";
-export { attemptsOf, stateText, valueText } from "./statusRows.js";
+export { valueText } from "./statusRows.js";
 export type { ActorAttempts, ActorStatusRow } from "./statusRows.js";
-
-const DEFAULT_STATE_DIR = ".a2a-state";
 
 export const STATUS_HELP = `a2a-statecharts status — list the persisted actors of a state directory or a PostgreSQL store (read-only)
 
@@ -35,7 +25,7 @@ Usage:
   a2a-statecharts status --postgres URL [--schema NAME] [--json]
 
 Options:
-  -d, --state-dir DIR   the runtime's state directory (default ${DEFAULT_STATE_DIR})
+  -d, --state-dir DIR   the runtime's state directory (default .a2a-state)
       --postgres URL    read the PostgreSQL store instead (postgresql://user@host:5432/database; the
                         password can come from PGPASSWORD instead of the URL); needs the pg package
       --schema NAME     the store's schema (default a2a; with --postgres only)
@@ -44,122 +34,88 @@ Options:
                         serverNow, processes, unowned, actors, inbox, warnings, quarantined }
   -h, --help            show this help
 
-Bot exchanges: each thread's current bot-to-bot exchange, how many messages it handled of its
-limit, and why it ended (turn_limit, explicit_skip, repetition_detected, minimal_content,
-conclusion_detected); a human message in the thread starts a new one.
+Also each thread's current bot-to-bot exchange: messages handled of its limit, and why it ended
+(turn_limit, explicit_skip, repetition_detected, minimal_content, conclusion_detected).
 
-Reads the snapshots on disk and changes nothing: it takes no lock, so it works beside a running
-runtime (showing its last durable state), and it reports corrupt files instead of moving them.
-Files the runtime set aside (quarantine/, *.corrupt-*) are listed as warnings: their data is not
-loaded; inspect them, then move or delete them.
-
-With --postgres it only reads, in one read-only transaction, so it claims nothing: it lists the
-gateway processes sharing the store (each one's lease, and whether it lapsed), the actors each one
-owns and those waiting to be taken over, the events waiting in the inbox, and the records set aside.
+Reads without a lock and changes nothing, so it works beside a running runtime (showing its last
+durable state). Corrupt files and files the runtime set aside (quarantine/, *.corrupt-*) are warnings,
+left where they are: their data is not loaded; inspect them, then move or delete them.
+With --postgres: one read-only transaction that claims nothing; also the gateway processes and their
+leases, the actors waiting to be taken over, the events waiting in the inbox, and the records set aside.
 Exit status: 0 listed (warnings included), 1 the directory or the database cannot be read, 2 bad usage.`;
 
-export type { QuarantinedRow } from "./quarantineWarnings.js";
+/** `status --json`: one document. */
+export type StatusReport = Awaited<ReturnType<typeof collectStatus>>;
 
-/** A file or record that could not be read, or a quarantined file. */
-export type StatusWarning = StateDirProblem;
-
-export interface StatusReport {
-  stateDir: string;
-  now: number;
-  lock: StateDirLockInfo;
-  actors: ActorStatusRow[];
-  /** Each thread's bot↔bot exchange: ended ones first, then by latest activity. */
-  exchanges: ExchangeStatusRow[];
-  /** Problems found reading the files, then one per quarantined file. */
-  warnings: StatusWarning[];
-  quarantined: QuarantinedRow[];
-}
+const STATUS_OPTIONS = {
+  "state-dir": { type: "string", short: "d" },
+  postgres: { type: "string" },
+  schema: { type: "string" },
+  json: { type: "boolean" },
+} as const;
 
 /**
  * `a2a-statecharts status [--state-dir DIR | --postgres URL [--schema NAME]] [--json]`: the persisted
- * actors of a state directory or a PostgreSQL store — machine, state, status, attempts, next due
- * timer, age; for PostgreSQL also the processes and their leases — as a table or one JSON document. Read-only.
+ * actors of a state directory or a PostgreSQL store, as a table or one JSON document. Read-only.
  */
 export async function runStatus(argv: string[], io: CliIO): Promise<number> {
-  let values: { "state-dir"?: string; postgres?: string; schema?: string; json?: boolean; help?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        "state-dir": { type: "string", short: "d" },
-        postgres: { type: "string" },
-        schema: { type: "string" },
-        json: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    }));
-  } catch (error) {
-    io.err(`a2a-statecharts status: ${flagProblem(error)} (see --help)`);
-    return 2;
-  }
-  if (values.help) {
-    io.out(STATUS_HELP);
-    return 0;
-  }
-  if (values.postgres !== undefined) return postgresStatus(values.postgres, values, io);
-  if (values.schema !== undefined) {
-    io.err("a2a-statecharts status: --schema names a PostgreSQL schema: use it with --postgres URL");
-    return 2;
-  }
-  const dir = values["state-dir"] ?? DEFAULT_STATE_DIR;
-  if (dir.trim() === "") {
-    io.err("a2a-statecharts status: --state-dir needs a directory, got an empty string");
-    return 2;
-  }
+  const flags = readCommandLine(io, "status", STATUS_HELP, argv, STATUS_OPTIONS, ({ values }) => {
+    const { postgres, schema } = values;
+    // Checked before pg is loaded: a usage error is one whether pg is installed or not.
+    if (postgres === undefined && schema !== undefined) {
+      throw new UsageError("--schema names a PostgreSQL schema: use it with --postgres URL");
+    }
+    if (postgres !== undefined && values["state-dir"] !== undefined) {
+      throw new UsageError("--state-dir and --postgres name two different stores: give one of them");
+    }
+    if (postgres?.trim() === "") {
+      throw new UsageError(
+        "--postgres needs a connection string (postgresql://user@host:5432/database), got an empty string",
+      );
+    }
+    if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
+      throw new UsageError(
+        `--schema must be a lower-case SQL name (letters, digits, _; at most 63), got ${JSON.stringify(schema)}`,
+      );
+    }
+    return { ...values, dir: stateDirOf(values) };
+  });
+  if (typeof flags === "number") return flags;
 
-  let report: StatusReport;
+  let report: object;
+  let print: () => Promise<void>;
   try {
-    report = await collectStatus(dir, Date.now());
+    if (flags.postgres === undefined) {
+      const local = await collectStatus(flags.dir, Date.now());
+      [report, print] = [local, () => printTable(local, io)];
+    } else {
+      // Loaded only for --postgres: it needs the pg package, an optional peer dependency.
+      const pg = await loadPeer(async () => import("./statusPostgres.js"));
+      const options = { connectionString: flags.postgres, schema: flags.schema ?? "a2a" };
+      const remote = await pg.collectPostgresStatus(options, Date.now());
+      [report, print] = [remote, () => pg.printPostgresTable(remote, io)];
+    }
   } catch (error) {
     io.err(
-      error instanceof StateDirNotFoundError
-        ? `a2a-statecharts status: ${error.message}`
-        : `a2a-statecharts status: cannot read state directory ${dir}: ${firstLine(error)}`,
+      error instanceof StateDirNotFoundError || flags.postgres !== undefined
+        ? `a2a-statecharts status: ${firstLine(error)}`
+        : `a2a-statecharts status: cannot read state directory ${flags.dir}: ${firstLine(error)}`,
     );
     return 1;
   }
-  if (values.json) await writeText(io, jsonDocument(report));
-  else await printTable(report, io);
+  if (flags.json === true) await writeText(io, jsonDocument(report));
+  else await print();
   return 0;
 }
 
-/** `--postgres`: its code and the pg package are loaded only then, so that status works without pg. */
-async function postgresStatus(
-  connectionString: string,
-  values: { "state-dir"?: string; schema?: string; json?: boolean },
-  io: CliIO,
-): Promise<number> {
-  if (values["state-dir"] !== undefined) {
-    io.err("a2a-statecharts status: --state-dir and --postgres name two different stores: give one of them");
-    return 2;
-  }
-  const usage = postgresUsageError(connectionString, values.schema);
-  if (usage !== undefined) {
-    io.err(`a2a-statecharts status: ${usage}`);
-    return 2;
-  }
-  try {
-    const run = await loadPeer(async () => (await import("./statusPostgres.js")).runPostgresStatus);
-    return await run({ connectionString, schema: values.schema, json: values.json === true }, io, Date.now());
-  } catch (error) {
-    io.err(`a2a-statecharts status: ${firstLine(error)}`);
-    return 1;
-  }
-}
-
 /** Reads the state directory (read-only) and builds the rows, sorted: active first by next due time, then finished, latest first. */
-export async function collectStatus(dir: string, now: number): Promise<StatusReport> {
+export async function collectStatus(dir: string, now: number) {
   const reading = await readStateDir(dir, { machineVersions: { ...MACHINE_VERSIONS } });
-  const actors = reading.actors.map((actor) => toRow(actor, now)).sort(byUrgency);
-  const quarantined = reading.quarantined.map(toQuarantinedRow);
-  const exchangeWarnings: StatusWarning[] = [];
+  const quarantined = reading.quarantined.map((q) => ({
+    ...q,
+    modifiedIso: new Date(q.modifiedAt).toISOString(),
+  }));
+  const exchangeWarnings: StateDirProblem[] = [];
   const exchanges = await collectExchanges(reading.dir, (problem) =>
     exchangeWarnings.push({ file: "threads", problem }),
   );
@@ -167,20 +123,62 @@ export async function collectStatus(dir: string, now: number): Promise<StatusRep
     stateDir: reading.dir,
     now,
     lock: reading.lock,
-    actors,
+    actors: reading.actors.map((actor) => toRow(actor, now)).sort(byUrgency),
     exchanges,
+    // Problems found reading the files, then one per file the runtime set aside (its data is not loaded).
     warnings: [...reading.problems, ...exchangeWarnings, ...quarantined.map(quarantineWarning)],
     quarantined,
   };
 }
 
+/** Loud on purpose: a quarantined file may hold acknowledged data the runtime no longer has. */
+function quarantineWarning(q: QuarantinedFile & { modifiedIso: string }): StateDirProblem {
+  return {
+    file: q.file,
+    problem:
+      `quarantined (${formatBytes(q.bytes)}, set aside ${q.modifiedIso}): the runtime does not load ` +
+      "it and may have lost what it held; inspect it, then move or delete it",
+  };
+}
+
+/** Bytes in the largest binary unit that keeps a number ≥ 1: `512 B`, `1.5 KiB`, `3.2 MiB`. */
+function formatBytes(bytes: number): string {
+  const units = ["B", "KiB", "MiB", "GiB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit] ?? ""}`;
+}
+
+/** Each thread's bot↔bot exchange on disk (read-only): ended ones first, then by latest activity. */
+async function collectExchanges(stateDir: string, onWarning: (problem: string) => void) {
+  const exchanges = await readThreadExchanges(stateDir, onWarning).catch((error: unknown) => {
+    onWarning(
+      `${join(stateDir, THREAD_STATE_DIR)}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return [];
+  });
+  return exchanges
+    .map(({ threadId, exchange }) => ({
+      threadId,
+      handled: exchange.handled, // messages handled, its opening included: one agent run each
+      limit: exchange.limit, // 1 + maxPingPongTurns
+      endedBy: exchange.endedBy ?? null, // null while it goes on
+      at: exchange.at, // its last handled message, or its end
+      atIso: new Date(exchange.at).toISOString(),
+    }))
+    .sort((a, b) => Number(a.endedBy === null) - Number(b.endedBy === null) || b.at - a.at);
+}
+
 // ---- the human table ----
 
 async function printTable(report: StatusReport, io: CliIO): Promise<void> {
-  for (const line of lockNotes(report.lock, report.stateDir)) io.out(line);
-  for (const w of report.warnings) {
-    io.err(warningLine(w));
-  }
+  const note = lockNote(report.lock, report.stateDir);
+  if (note !== undefined) io.out(note);
+  for (const w of report.warnings) io.err(warningLine(w));
   if (report.quarantined.length > 0) {
     const n = report.quarantined.length;
     io.err(
@@ -193,28 +191,29 @@ async function printTable(report: StatusReport, io: CliIO): Promise<void> {
   if (report.exchanges.length > 0) {
     io.out("");
     io.out("bot exchanges in threads:");
-    const rows = exchangeTable(report.exchanges, report.now);
-    const lines = alignedLines(() => rows);
-    await writeText(io, lines);
-  }
-  io.out(footer(report));
-}
-
-function lockNotes(lock: StateDirLockInfo, dir: string): string[] {
-  if (lock.kind === "none") return [];
-  if (lock.kind === "unreadable") {
-    return [
-      `note: the lock file ${lock.lockFile} is unreadable (${lock.problem}); showing the files as they are`,
+    const rows = [
+      ["THREAD", "HANDLED", "ENDED BY", "LAST ACTIVITY"],
+      ...report.exchanges.map((r) => [
+        r.threadId,
+        `${r.handled}/${r.limit}`,
+        r.endedBy ?? "(going on)",
+        `${formatDuration(report.now - r.at)} ago`,
+      ]),
     ];
+    await writeText(
+      io,
+      alignedLines(() => rows),
+    );
   }
-  if (lock.alive) {
-    return [`note: state dir ${dir} is in use by pid ${lock.pid}; showing its last durable state`];
-  }
-  return [
-    `note: the lock of state dir ${dir} names pid ${lock.pid}, which is not running (the next runtime takes it over)`,
-  ];
+  io.out(`${actorsSummary(report.actors, report.warnings.length)} · state dir ${report.stateDir}`);
 }
 
-function footer(report: StatusReport): string {
-  return `${actorsSummary(report.actors, report.warnings.length)} · state dir ${report.stateDir}`;
+function lockNote(lock: StateDirLockInfo, dir: string): string | undefined {
+  if (lock.kind === "none") return undefined;
+  if (lock.kind === "unreadable") {
+    return `note: the lock file ${lock.lockFile} is unreadable (${lock.problem}); showing the files as they are`;
+  }
+  return lock.alive
+    ? `note: state dir ${dir} is in use by pid ${lock.pid}; showing its last durable state`
+    : `note: the lock of state dir ${dir} names pid ${lock.pid}, which is not running (the next runtime takes it over)`;
 }

@@ -1,98 +1,41 @@
 // `status --postgres URL`: the PostgreSQL store's processes, actors and backlog. Loaded only for that
 // flag (it needs the pg package, an optional peer dependency).
 import { SCHEMA_VERSION } from "../persistence/postgres/migrations.js";
-import {
-  type PostgresProcess,
-  type PostgresStatusReading,
-  readPostgresStatus,
-} from "../persistence/postgres/readStatus.js";
+import { type PostgresStatusReading, readPostgresStatus } from "../persistence/postgres/readStatus.js";
 import { MACHINE_VERSIONS } from "../runtime/index.js";
-import { type CliIO, firstLine, writeText } from "./io.js";
-import { jsonDocument } from "./jsonText.js";
-import {
-  type ActorStatusRow,
-  actorLines,
-  actorsSummary,
-  byUrgency,
-  toRow,
-  warningLine,
-} from "./statusRows.js";
+import { type CliIO, writeText } from "./io.js";
+import { actorLines, actorsSummary, byUrgency, toRow, warningLine } from "./statusRows.js";
 import { alignColumns, formatDuration } from "./textTable.js";
 
-/** A registered gateway process, as `status --postgres --json` prints it (times on the server's clock). */
-export interface ProcessStatusRow extends PostgresProcess {
-  startedIso: string;
-  leaseUntilIso: string;
-  /** The lease ran out: the process died or lost the server; the others take its actors over. */
-  lapsed: boolean;
-}
-
-/** An actor row, with the process that owns it (null: finished, or live and waiting to be claimed). */
-export interface PostgresActorStatusRow extends ActorStatusRow {
-  owner: string | null;
-}
-
 /** `status --postgres --json`: one document. */
-export interface PostgresStatusReport {
-  /** The server and database, without the password. */
-  postgres: string;
-  schema: string;
-  schemaVersion: number;
-  /** This machine's clock (ms): the actors' due times and ages are measured from it, as the gateways set them. */
-  now: number;
-  /** The server's clock (ms): the leases are measured from it. */
-  serverNow: number;
-  processes: ProcessStatusRow[];
-  /** Live actors no process owns: released by a process that stopped, claimed by the next one that polls. */
-  unowned: number;
-  actors: PostgresActorStatusRow[];
-  inbox: { events: number; oldestAt: number | null; oldestAgeMs: number | null };
-  warnings: Array<{ file: string; id?: string; problem: string }>;
-  quarantined: Array<{ id: string; machineId: string | null; problem: string; at: number; atIso: string }>;
-}
-
-/** Runs `status --postgres URL [--schema NAME] [--json]` (its usage checked by status); the exit status. */
-export async function runPostgresStatus(
-  o: { connectionString: string; schema: string | undefined; json: boolean },
-  io: CliIO,
-  now: number,
-): Promise<number> {
-  const schema = o.schema ?? "a2a";
-  let report: PostgresStatusReport;
-  try {
-    report = await collectPostgresStatus({ connectionString: o.connectionString, schema }, now);
-  } catch (error) {
-    io.err(`a2a-statecharts status: ${firstLine(error)}`);
-    return 1;
-  }
-  if (o.json) await writeText(io, jsonDocument(report));
-  else await printPostgresTable(report, io);
-  return 0;
-}
+export type PostgresStatusReport = Awaited<ReturnType<typeof collectPostgresStatus>>;
+type Warning = { file: string; id?: string; problem: string };
 
 /** Reads the store (read-only) and builds the report; actor times are measured from `now`. */
-export async function collectPostgresStatus(
-  o: { connectionString: string; schema: string },
-  now: number,
-): Promise<PostgresStatusReport> {
+export async function collectPostgresStatus(o: { connectionString: string; schema: string }, now: number) {
   const reading = await readPostgresStatus({ ...o, machineVersions: { ...MACHINE_VERSIONS } });
+  // Each with the process that owns it (null: finished, or live and waiting to be claimed).
   const actors = reading.actors
     .map((actor) => ({ ...toRow(actor, now), owner: actor.owner }))
     .sort(byUrgency);
   const quarantined = reading.quarantined.map((q) => ({ ...q, atIso: new Date(q.at).toISOString() }));
   const { events, oldestAt } = reading.inbox;
   return {
-    postgres: reading.target,
+    postgres: reading.target, // the server and database, without the password
     schema: reading.schema,
     schemaVersion: reading.schemaVersion,
+    // Actor due times and ages are measured on this machine's clock, as the gateways set them; leases
+    // (the processes' times) on the server's.
     now,
     serverNow: reading.serverNow,
     processes: reading.processes.map((p) => ({
       ...p,
       startedIso: new Date(p.startedAt).toISOString(),
       leaseUntilIso: new Date(p.leaseUntil).toISOString(),
+      // The process died or lost the server; the others take its actors over.
       lapsed: p.leaseLeftMs <= 0,
     })),
+    // Live actors released by a process that stopped, claimed by the next one that polls.
     unowned: reading.unowned,
     actors,
     inbox: { events, oldestAt, oldestAgeMs: oldestAt === null ? null : reading.serverNow - oldestAt },
@@ -103,8 +46,8 @@ export async function collectPostgresStatus(
 
 function warningsOf(
   reading: PostgresStatusReading,
-  quarantined: PostgresStatusReport["quarantined"],
-): PostgresStatusReport["warnings"] {
+  quarantined: ReadonlyArray<{ id: string; problem: string; atIso: string }>,
+): Warning[] {
   const actors = `${reading.schema}.actors`;
   const newer =
     reading.schemaVersion > SCHEMA_VERSION
@@ -135,10 +78,8 @@ function warningsOf(
 
 // ---- the human table ----
 
-async function printPostgresTable(report: PostgresStatusReport, io: CliIO): Promise<void> {
-  for (const w of report.warnings) {
-    io.err(warningLine(w));
-  }
+export async function printPostgresTable(report: PostgresStatusReport, io: CliIO): Promise<void> {
+  for (const w of report.warnings) io.err(warningLine(w));
   io.out(`PostgreSQL ${report.postgres}, schema ${report.schema} (version ${report.schemaVersion})`);
   io.out("");
   for (const line of processLines(report)) io.out(line);
@@ -179,7 +120,7 @@ function processLines(report: PostgresStatusReport): string[] {
   return lines;
 }
 
-function ownerText(a: PostgresActorStatusRow): string {
+function ownerText(a: PostgresStatusReport["actors"][number]): string {
   if (a.owner !== null) return shortId(a.owner);
   return a.status === "active" ? "unowned" : "-";
 }

@@ -1,5 +1,4 @@
-// The rows `status` shows for persisted actors, whichever store holds them: what each record's
-// snapshot says (state, attempts, next due time, age), and the cells of the human table.
+// The rows `status` shows for persisted actors, whichever store holds them, and their table cells.
 import type { StoredActor } from "../persistence/index.js";
 import { eventLabel } from "../machines/index.js";
 import { DISCORD_TRANSIENT_MAX_RETRIES } from "../policies/index.js";

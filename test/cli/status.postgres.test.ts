@@ -467,9 +467,9 @@ describe("status --postgres: bounded and optional", { timeout: 30_000 }, () => {
       "a2a-statecharts status: this command needs pg, which is not installed: npm install pg",
       "exit 1",
       // A usage error is one whether pg is there or not.
-      'a2a-statecharts status: --schema must be a lower-case SQL name (letters, digits, _; at most 63), got "Bad-Name"',
+      'a2a-statecharts status: --schema must be a lower-case SQL name (letters, digits, _; at most 63), got "Bad-Name" (see --help)',
       "exit 2",
-      "a2a-statecharts status: --postgres needs a connection string (postgresql://user@host:5432/database), got an empty string",
+      "a2a-statecharts status: --postgres needs a connection string (postgresql://user@host:5432/database), got an empty string (see --help)",
       "exit 2",
     ]);
   });

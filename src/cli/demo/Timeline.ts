@@ -15,16 +15,6 @@ interface Watched {
   state?: string;
 }
 
-/**
- * Lines held back while a child's final snapshot is on its way: XState hands a finished child's
- * done event to its parent, which transitions at once, before it reports the child's own final
- * snapshot. The parent's lines wait here until the child's line is printed.
- */
-interface Held {
-  child: string;
-  lines: Line[];
-}
-
 /** A line; without its time when it is to be stamped as it is printed. */
 type Line = string | { stamped: (stamp: string) => string };
 
@@ -89,14 +79,21 @@ export interface TimelineOptions {
  */
 export class Timeline {
   private readonly watched = new Map<string, Watched>();
-  /** Root actors stored before this process started: their first snapshot is a resumption. */
-  private readonly stored = new Set<string>();
-  /** Scenario tag by the key the scenario claimed. */
-  private readonly claimed = new Map<string, string>();
+  /**
+   * Root actors stored before this process started: the runtime may resume them at start or later (a
+   * waiting collaboration is hosted on its first event), either way "(resumed)".
+   */
+  readonly stored = new Set<string>();
+  /** Scenario tag by the key the scenario claimed (another process's timeline makes the same claims). */
+  readonly claimed = new Map<string, string>();
   /** Scenario tag by the conversation and mention ids of its root actors (its events carry them). */
   private readonly ofIds = new Map<string, string>();
   private tagWidth = 0;
-  private readonly held: Held[] = [];
+  /**
+   * Lines held back while a child's final snapshot is on its way: XState hands a finished child's done
+   * event to its parent, which transitions at once, before it reports the child's own final snapshot.
+   */
+  private readonly held: Array<{ child: string; lines: Line[] }> = [];
   transitions = 0;
 
   constructor(private readonly o: TimelineOptions) {}
@@ -105,11 +102,6 @@ export class Timeline {
   claim(key: string, tag: string): void {
     this.claimed.set(key, tag);
     this.tagWidth = Math.max(this.tagWidth, [...tag].length);
-  }
-
-  /** Every claim made so far, for another process's timeline to make the same. */
-  claims(): Array<[string, string]> {
-    return [...this.claimed];
   }
 
   readonly inspect = (event: InspectionEvent): void => {
@@ -136,7 +128,7 @@ export class Timeline {
     const watched = this.watched.get(sessionId);
     if (watched !== undefined) this.transition(watched, event.snapshot, event.event.type);
     // The child's line is out: the parent's lines it held follow, stamped now so time never goes back.
-    for (const line of released?.lines ?? []) this.emit(line);
+    for (const line of released?.lines ?? []) this.echo(line);
   };
 
   readonly onA2AEvent = (e: A2AEvent): void => {
@@ -151,23 +143,10 @@ export class Timeline {
     this.line(tag ?? "", "event", e.type, detail);
   };
 
-  /**
-   * Actors (root ids) that were stored before this process started: the runtime may resume them at
-   * start or later (a waiting collaboration is hosted on its first event), either way "(resumed)".
-   */
-  expectResumed(ids: Iterable<string>): void {
-    for (const id of ids) this.stored.add(id);
-  }
-
-  /** A line printed as it is (another process's timeline line, a progress line), in order with ours. */
-  echo(line: string): void {
-    this.emit(line);
-  }
-
   /** A line of its own, under the tag of the scenario that claimed `key` (none without a key). */
   note(message: string, key?: string): void {
     const tag = key === undefined ? "" : (this.claimed.get(key) ?? "");
-    this.emit({ stamped: (stamp) => `  ${stamp}  ${this.tagColumn(tag)}${message}` });
+    this.echo({ stamped: (stamp) => `  ${stamp}  ${this.tagColumn(tag)}${message}` });
   }
 
   private watch(actor: InspectedActor): void {
@@ -227,13 +206,14 @@ export class Timeline {
   }
 
   private line(tag: string, actor: string, change: string, cause: string): void {
-    this.emit({
+    this.echo({
       stamped: (stamp) =>
         `  ${stamp}  ${this.tagColumn(tag)}${fit(actor, ACTOR_WIDTH)} ${fit(change, CHANGE_WIDTH)} ${cause}`,
     });
   }
 
-  private emit(line: Line): void {
+  /** A line printed as it is (another process's timeline line, a progress line), in order with ours. */
+  echo(line: Line): void {
     const holding = this.held.at(-1);
     if (holding !== undefined) holding.lines.push(line);
     else this.o.print(typeof line === "string" ? line : line.stamped(demoStamp(this.o.elapsed())));

@@ -87,24 +87,17 @@ export async function loginBot(token: string, apiUrl: string | undefined): Promi
   return client as Client<true>;
 }
 
-async function loginAll(tokens: Record<DemoAgentId, string>, apiUrl: string | undefined) {
-  const entries = await Promise.all(
-    AGENT_IDS.map(async (id) => {
-      try {
-        return [id, await loginBot(tokens[id], apiUrl)] as const;
-      } catch (error) {
-        throw new Error(`the ${id} bot could not log in to Discord: ${(error as Error).message}`, {
-          cause: error,
-        });
-      }
-    }),
-  );
-  return Object.fromEntries(entries) as Record<DemoAgentId, Client<true>>;
-}
-
 /** Real Discord (or anything speaking its API at `apiUrl`): the bots log in with their tokens. */
 export async function realCast(target: RealDiscordTarget): Promise<Cast> {
-  const clients = await loginAll(target.tokens, target.apiUrl);
+  const logins = AGENT_IDS.map(async (id) => {
+    const client = await loginBot(target.tokens[id], target.apiUrl).catch((error: unknown) => {
+      throw new Error(`the ${id} bot could not log in to Discord: ${(error as Error).message}`, {
+        cause: error,
+      });
+    });
+    return [id, client] as const;
+  });
+  const clients = Object.fromEntries(await Promise.all(logins)) as Record<DemoAgentId, Client<true>>;
   const api = target.apiUrl === undefined ? {} : { apiUrl: target.apiUrl };
   return {
     clients,

@@ -21,7 +21,7 @@ import { type DemoWorld, finalMention, isReminder, SCENARIOS, type Scenario } fr
 import { ScriptedBots, sleep } from "./ScriptedBots.js";
 import { demoStamp, Timeline } from "./Timeline.js";
 import { textLogger } from "../../runtime/logger.js";
-import { computeFigures, type StatsFigures } from "../statsFigures.js";
+import { computeFigures } from "../statsFigures.js";
 
 export interface DemoOptions {
   /** Demo time runs this many times faster than real time. */
@@ -46,19 +46,7 @@ export interface ScenarioOutcome {
   skipped?: string;
 }
 
-export interface DemoReport {
-  outcomes: ScenarioOutcome[];
-  stateDir: string;
-  /** The figures of `stats` over the run's events. */
-  figures: StatsFigures;
-  /** Agent runs started, a resend of one included. */
-  llmCalls: number;
-  /** Mentions, the one sent by the killed gateway included. */
-  collaborations: number;
-  transitions: number;
-  demoMs: number;
-  realMs: number;
-}
+export type DemoReport = Awaited<ReturnType<typeof runDemo>>;
 
 // Marks a state dir the demo made, so that the next run may wipe it (and no other directory).
 const MARKER = "a2a-demo.json";
@@ -84,11 +72,7 @@ async function prepareStateDir(dir: string): Promise<void> {
 }
 
 /** The mention the killed gateway sent. */
-interface DoomedMention {
-  mentionId: string;
-  threadId: string;
-  messageId: string;
-}
+type DoomedMention = Extract<Awaited<ReturnType<A2ARuntime["discordSend"]>>, { status: "sent" }>;
 
 /** The first gateway: a process that sends one mention, then is killed with SIGKILL mid-wait. */
 async function runDoomedGateway(
@@ -113,7 +97,7 @@ async function runDoomedGateway(
       if (output.type === "line") timeline.echo(output.text);
       if (output.type === "failed") throw new Error(`the first gateway failed: ${output.message}`);
       if (output.type === "sent") {
-        const result = output.result as { status: string } & DoomedMention;
+        const result = output.result as DoomedMention;
         if (result.status !== "sent") throw new Error(`the first gateway's discord_send: ${line}`);
         await sleep(clock, output.at + killAfterMs - clock.now());
         child.kill("SIGKILL");
@@ -122,7 +106,7 @@ async function runDoomedGateway(
           `💥 gateway pid ${pid} killed with SIGKILL while ${input.send.targetAgentId}'s answer is awaited`,
           input.send.topicId,
         );
-        return { mentionId: result.mentionId, threadId: result.threadId, messageId: result.messageId };
+        return result;
       }
     }
     throw new Error(`the first gateway exited before sending${stderr === "" ? "" : `: ${stderr.trim()}`}`);
@@ -142,7 +126,7 @@ const RESTART = {
  * three agent bots, scripted agents behind a GatewayPort, a human, and a runtime on a lowdb state
  * dir play the demo's scenarios in accelerated time, with a live timeline and a summary.
  */
-export async function runDemo(o: DemoOptions): Promise<DemoReport> {
+export async function runDemo(o: DemoOptions) {
   const startedAt = Date.now();
   const stateDir = resolve(o.stateDir);
   // The scenarios take about 20 minutes of demo time: starting that far back, the demo ends about
@@ -155,9 +139,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
   const elapsed = () => clock.now() - origin().at;
   const timeline = new Timeline({ elapsed, print: o.print });
   // Numbered in the order they start; a scenario's lines carry its tag through the interleaving.
-  const tagOf = (scenario: Pick<Scenario, "key">) =>
-    `[${[RESTART, ...SCENARIOS].findIndex((s) => s.key === scenario.key) + 1} ${scenario.key}]`;
-  for (const scenario of [RESTART, ...SCENARIOS]) timeline.claim(scenario.key, tagOf(scenario));
+  [RESTART, ...SCENARIOS].forEach(({ key }, i) => timeline.claim(key, `[${i + 1} ${key}]`));
   const warn = (message: string) => timeline.note(`warning: ${message}`);
   await prepareStateDir(stateDir);
 
@@ -203,7 +185,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
         asAgentId: "ruda",
         ...cast.credentials("ruda"),
         send: restartSend,
-        claims: timeline.claims(),
+        claims: [...timeline.claimed],
       },
       timeline,
       clock,
@@ -231,7 +213,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
       timeline.onA2AEvent(e);
     });
     const stored = await readStateDir(stateDir);
-    timeline.expectResumed(stored.actors.filter((a) => a.record.status === "active").map((a) => a.record.id));
+    for (const a of stored.actors) if (a.record.status === "active") timeline.stored.add(a.record.id);
     await runtime.start();
     timeline.note(
       `⟲ gateway restarted in this process (pid ${process.pid}) on the same state dir; ` +
@@ -303,7 +285,9 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
     return {
       outcomes,
       stateDir,
+      // The figures of `stats` over the run's events.
       figures: computeFigures(events),
+      // Agent runs started (a resend included), and mentions (the killed gateway's included).
       llmCalls: gateway.calls.length,
       collaborations: (await runtime.mentions()).length,
       transitions: timeline.transitions,

@@ -60,7 +60,7 @@ export function finalMention(world: DemoWorld, mentionId: string): Promise<Menti
   });
 }
 
-const isReminder = (content: string): boolean => content.startsWith("[리마인더 ");
+export const isReminder = (content: string): boolean => content.startsWith("[리마인더 ");
 const isEscalation = (content: string): boolean => content.startsWith("⚠️ 응답 없음");
 
 async function sent(world: DemoWorld, p: Parameters<A2ARuntime["discordSend"]>[0]) {
@@ -223,5 +223,3 @@ export const SCENARIOS: Scenario[] = [
     },
   },
 ];
-
-export { isReminder };
