@@ -37,8 +37,6 @@ export interface RestOptions {
   faults: FaultQueue;
   buckets: RateLimitBuckets;
   gatewayUrl: () => string;
-  /** Responses held open by a `timeout` fault; ended on close. */
-  held: Set<ServerResponse>;
   /** Where each exchange is kept (`recordExchanges`), pushed before its answer is written. */
   recorded: RestExchange[] | null;
 }
@@ -98,9 +96,7 @@ export async function handleRest(
       }
       case "serverError":
         throw new DiscordError(fault.status ?? 500, 0, "500: Internal Server Error");
-      case "timeout":
-        options.held.add(res);
-        res.on("close", () => options.held.delete(res));
+      case "timeout": // left unanswered until close()
         return;
       case "reset":
         req.socket.destroy();
