@@ -2,7 +2,6 @@
 // GUILD_CREATE, heartbeats, RESUME (with replay of missed dispatches), and the dispatches that follow
 // state changes (messages, threads, thread members, reactions), for any number of bot users at once.
 import { randomBytes } from "node:crypto";
-import type { IncomingMessage } from "node:http";
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
 import type { EmulatorChannel, EmulatorMessage, EmulatorState, Json, StateListener } from "./state.js";
 import { userIdFromToken } from "./tokens.js";
@@ -35,23 +34,18 @@ interface Session {
 export class Gateway implements StateListener {
   readonly server: WebSocketServer;
   private readonly sessions = new Map<string, Session>();
-  private readonly sockets = new Set<WebSocket>();
 
   constructor(
     private readonly state: EmulatorState,
     private readonly options: { url: () => string; heartbeatIntervalMs: number },
   ) {
     this.server = new WebSocketServer({ noServer: true });
-    this.server.on("connection", (socket: WebSocket, request: IncomingMessage) =>
-      this.onConnection(socket, request),
-    );
+    this.server.on("connection", (socket: WebSocket) => this.onConnection(socket));
   }
 
-  private onConnection(socket: WebSocket, _request: IncomingMessage): void {
-    this.sockets.add(socket);
+  private onConnection(socket: WebSocket): void {
     let session: Session | null = null;
     socket.on("close", () => {
-      this.sockets.delete(socket);
       if (session && session.socket === socket) session.socket = null;
     });
     socket.on("error", () => undefined);
@@ -273,8 +267,7 @@ export class Gateway implements StateListener {
   }
 
   close(): void {
-    for (const socket of this.sockets) socket.terminate();
-    this.sockets.clear();
+    for (const socket of this.server.clients) socket.terminate();
     this.sessions.clear();
     this.server.close();
   }
