@@ -61,48 +61,14 @@ export type EmulatedMessage = Pick<
 };
 
 /** A running emulator: point discord.js clients at `apiUrl`, post as people, read what was posted. */
-export interface DiscordEmulator {
-  /** Pass as discord.js `rest: { api }` (`http://127.0.0.1:<port>/api`). */
-  apiUrl: string;
-  /** `http://127.0.0.1:<port>/api/v10`, for clients that append routes to it (OpenClaw's `DISCORD_API_URL`). */
-  apiBaseUrl: string;
-  /** `ws://127.0.0.1:<port>/gateway`, on the REST origin. */
-  gatewayUrl: string;
-  port: number;
-  guildId: string;
-  close(): Promise<void>;
-  /** Posts as any known user (typically a human), with Discord's default mention parsing. */
-  postAsUser(p: { userId: string; channelId: string; content: string }): Promise<{ messageId: string }>;
-  /** Messages in creation order, Discord's system messages too (see `type`), or those of one channel. */
-  messages(channelId?: string): EmulatedMessage[];
-  /** Threads created so far. */
-  threads(): Array<{
-    id: string;
-    parentId: string;
-    name: string;
-    type: number;
-    ownerId: string;
-    memberIds: string[];
-  }>;
-  /** Fails the next matching REST request(s). */
-  injectFault(fault: EmulatorFault): void;
-  clearFaults(): void;
-  /** Drops gateway connections (one bot's, or all); see Gateway.drop. Returns how many were dropped. */
-  dropGateway(userId?: string, options?: { resumable?: boolean }): number;
-  /** Live gateway connections (of one bot, or all). */
-  connectedBots(userId?: string): number;
-  /** Denies (or grants back) a user Send Messages / Create Threads in a channel. */
-  deny(channelId: string, userId: string, denied?: boolean): void;
-  /** Every REST request answered so far, in order; throws unless started with `recordExchanges: true`. */
-  exchanges(): RestExchange[];
-}
+export type DiscordEmulator = Awaited<ReturnType<typeof startDiscordEmulator>>;
 
 /**
  * Starts Discord's REST API (v10) and gateway on 127.0.0.1. A discord.js `Client` created with
  * `rest: { api: emulator.apiUrl }` logs in with `emulatorToken(userId)` as that user; OpenClaw, with
  * `DISCORD_API_URL=emulator.apiBaseUrl` and that token.
  */
-export async function startDiscordEmulator(o: DiscordEmulatorOptions): Promise<DiscordEmulator> {
+export async function startDiscordEmulator(o: DiscordEmulatorOptions) {
   const state = new EmulatorState(o);
   const faults = new FaultQueue();
   const buckets = new RateLimitBuckets(o.rateLimits, state.now);
@@ -140,12 +106,15 @@ export async function startDiscordEmulator(o: DiscordEmulatorOptions): Promise<D
 
   let closed = false;
   return {
+    /** Pass as discord.js `rest: { api }` (`http://127.0.0.1:<port>/api`). */
     apiUrl: `http://127.0.0.1:${port}/api`,
+    /** `…/api/v10`, for clients that append routes to it (OpenClaw's `DISCORD_API_URL`). */
     apiBaseUrl: `http://127.0.0.1:${port}${API_PREFIX}`,
+    /** `ws://127.0.0.1:<port>/gateway`, on the REST origin. */
     gatewayUrl: gatewayUrl(),
     port,
     guildId: state.guildId,
-    async close() {
+    async close(): Promise<void> {
       if (closed) return;
       closed = true;
       gateway.close();
@@ -153,12 +122,19 @@ export async function startDiscordEmulator(o: DiscordEmulatorOptions): Promise<D
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
-    async postAsUser({ userId, channelId, content }) {
+    /** Posts as any known user (typically a human), with Discord's default mention parsing. */
+    async postAsUser(p: {
+      userId: string;
+      channelId: string;
+      content: string;
+    }): Promise<{ messageId: string }> {
+      const { userId, channelId, content } = p;
       state.user(userId);
       const { message } = state.createMessage({ channelId, authorId: userId, content });
       return { messageId: message.id };
     },
-    messages(channelId) {
+    /** Messages in creation order, Discord's system messages too (see `type`), or those of one channel. */
+    messages(channelId?: string): EmulatedMessage[] {
       return state.messages
         .filter((m) => channelId === undefined || m.channelId === channelId)
         .map((m) => ({
@@ -175,6 +151,7 @@ export async function startDiscordEmulator(o: DiscordEmulatorOptions): Promise<D
             : {}),
         }));
     },
+    /** Threads created so far. */
     threads() {
       return state.threads().map((t) => ({
         id: t.id,
@@ -185,16 +162,22 @@ export async function startDiscordEmulator(o: DiscordEmulatorOptions): Promise<D
         memberIds: [...t.members.keys()],
       }));
     },
-    injectFault: (fault) => faults.add(fault),
-    clearFaults: () => faults.clear(),
-    dropGateway: (userId, options) => gateway.drop(userId, options?.resumable ?? true),
-    connectedBots: (userId) => gateway.connectedCount(userId),
-    deny(channelId, userId, denied = true) {
+    /** Fails the next matching REST request(s). */
+    injectFault: (fault: EmulatorFault): void => faults.add(fault),
+    clearFaults: (): void => faults.clear(),
+    /** Drops gateway connections (one bot's, or all); see Gateway.drop. Returns how many were dropped. */
+    dropGateway: (userId?: string, options?: { resumable?: boolean }): number =>
+      gateway.drop(userId, options?.resumable ?? true),
+    /** Live gateway connections (of one bot, or all). */
+    connectedBots: (userId?: string): number => gateway.connectedCount(userId),
+    /** Denies (or grants back) a user Send Messages / Create Threads in a channel. */
+    deny(channelId: string, userId: string, denied = true): void {
       const channel = state.channel(channelId);
       if (denied) channel.denied.add(userId);
       else channel.denied.delete(userId);
     },
-    exchanges() {
+    /** Every REST request answered so far, in order; throws unless started with `recordExchanges: true`. */
+    exchanges(): RestExchange[] {
       if (!recorded) {
         throw new Error(
           "exchanges(): start the emulator with recordExchanges: true to record REST exchanges",

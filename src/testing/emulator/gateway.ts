@@ -240,9 +240,8 @@ export class Gateway implements StateListener {
   }
 
   /**
-   * Drops gateway connections (all, or one bot's). `resumable: true` (default) cuts the TCP connection as
-   * a network failure would, and the client resumes; `false` closes with 4009 after forgetting the
-   * session, so the client must identify again.
+   * Drops gateway connections (all, or one bot's): `resumable` cuts the TCP connection as a network
+   * failure would, so the client resumes; otherwise closes with 4009, the session forgotten.
    */
   drop(userId?: string, resumable = true): number {
     let dropped = 0;

@@ -1,5 +1,5 @@
 // Answers the emulator's REST requests as Discord does: faults first, then auth, the route, the rate
-// limits, the handler; Discord-shaped errors, and the rate-limit headers of the request's bucket.
+// limits, the handler; Discord-shaped errors, with the rate-limit headers of the request's bucket.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { text as readText } from "node:stream/consumers";
 import { DiscordError } from "./errors.js";

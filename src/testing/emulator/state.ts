@@ -1,5 +1,5 @@
-// In-memory Discord state of the emulator: one guild, its text channels and threads, users, messages.
-// The REST routes and the test API both go through here; every change is announced to the gateway.
+// The emulator's Discord state: one guild, its text channels and threads, users, messages. The REST
+// routes and the test API both go through here; every change is announced to the gateway.
 import { ApplicationCommands } from "./commands.js";
 import {
   DiscordError,
