@@ -119,14 +119,13 @@ export function bridgeDiscordJs(
       console.warn(`bridgeDiscordJs: could not read message ${message.id}:`, error);
       return;
     }
-    const report = (error: unknown): void => {
+    decided(inbound).catch((error: unknown) => {
       try {
         onError(error, inbound);
       } catch {
         // onError must not make the listener throw.
       }
-    };
-    decided(inbound).catch(report);
+    });
   };
 
   const attached = [...new Set(Object.values(clients))];

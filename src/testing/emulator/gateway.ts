@@ -8,6 +8,7 @@ import { userIdFromToken } from "./tokens.js";
 import {
   APPLICATION_FLAGS,
   channelJson,
+  empty,
   guildCreateJson,
   memberJson,
   messageJson,
@@ -105,11 +106,7 @@ export class Gateway implements StateListener {
       resume_gateway_url: this.options.url(),
       shard: [0, 1],
       application: { id: user.id, flags: APPLICATION_FLAGS },
-      private_channels: [],
-      relationships: [],
-      presences: [],
-      guild_join_requests: [],
-      geo_ordered_rtc_regions: [],
+      ...empty([], "private_channels relationships presences guild_join_requests geo_ordered_rtc_regions"),
       user_settings: {},
       _trace: ["discord-emulator"],
     });

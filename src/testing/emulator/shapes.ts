@@ -17,7 +17,7 @@ export const APPLICATION_FLAGS = (1 << 13) | (1 << 15) | (1 << 19);
  * Fields Discord sends with one empty value (null, 0, false, []), named in a space-separated list: the
  * emulated guild has no icons, boosts, settings or extras, but a client expects each field present.
  */
-function empty(value: unknown, names: string): Json {
+export function empty(value: unknown, names: string): Json {
   return Object.fromEntries(names.split(" ").map((name) => [name, value]));
 }
 
