@@ -16,10 +16,8 @@ export interface HandleDecision {
 export interface BridgeDiscordJsOptions {
   /**
    * Called once for each message the runtime decides an agent handles: start the agent's run in
-   * `sessionKey` here. The agent's reply is posted by its own bot in the same channel or thread (your
-   * gateway's usual Discord output); the bridge sees that message like any other, so it ends the
-   * mention it answers and counts for the loop guard. May return a promise; a throw or rejection goes
-   * to onError.
+   * `sessionKey` here. Its reply, posted by its own bot as usual, reaches the runtime through the
+   * bridge like any message. A throw or rejection goes to onError.
    */
   onHandle?: (handle: HandleDecision) => unknown;
   /** Every decision (handle, observe, drop with its reason), for logging. */
@@ -75,9 +73,8 @@ export function toInboundDiscordMessage(message: DiscordJsMessage): InboundDisco
 
 /**
  * Forwards every client's messageCreate to runtime.handleDiscordMessage, each message once whichever
- * clients see it; Discord's system messages (a thread created, a pin…) are not forwarded. Each
- * "handle" decision goes to onHandle once. A listener never throws: errors go to onError (default
- * console.warn). Returns a function that detaches every listener.
+ * clients see it, except Discord's system messages; each "handle" decision goes to onHandle. A
+ * listener never throws: errors go to onError. Returns a function that detaches every listener.
  */
 export function bridgeDiscordJs(
   runtime: Pick<A2ARuntime, "handleDiscordMessage">,
@@ -122,14 +119,13 @@ export function bridgeDiscordJs(
       console.warn(`bridgeDiscordJs: could not read message ${message.id}:`, error);
       return;
     }
-    const report = (error: unknown): void => {
+    decided(inbound).catch((error: unknown) => {
       try {
         onError(error, inbound);
       } catch {
         // onError must not make the listener throw.
       }
-    };
-    decided(inbound).catch(report);
+    });
   };
 
   const attached = [...new Set(Object.values(clients))];

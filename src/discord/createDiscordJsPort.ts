@@ -22,8 +22,8 @@ export interface DiscordJsRestClient {
 
 /**
  * POSTs through discord.js and reads the answer's rate-limit headers with its body. The reset is the
- * one the client itself keeps to: Discord's plus the client's `offset`, so the runtime never sends
- * early into a strict client's own refusal.
+ * client's own (Discord's plus its `offset`), so the runtime never sends early into a strict client's
+ * own refusal.
  */
 async function post<T>(
   client: DiscordJsRestClient,
@@ -58,18 +58,16 @@ function clientOf(clients: Record<string, DiscordJsRestClient>, agentId: string)
 }
 
 /**
- * The DiscordPort over discord.js Clients, one per agent. It posts through each client's REST
- * manager, so channels missing from the cache work too, and lets discord.js errors (DiscordAPIError,
- * HTTPError, RateLimitError) propagate unchanged: the runtime classifies them and owns every retry.
- * Each post reports its bucket's rate-limit headers, so the runtime waits for a bucket's reset
- * instead of meeting a 429 (or a strict client's own refusal).
+ * The DiscordPort over discord.js Clients, one per agent. It posts through each client's REST manager,
+ * so uncached channels work too, and lets discord.js errors propagate unchanged: the runtime classifies
+ * them and owns every retry. Each post reports its bucket's headers, so the runtime waits for a reset
+ * instead of meeting a 429.
  */
 export function createDiscordJsPort(clients: Record<string, DiscordJsRestClient>): DiscordPort {
   return {
     async sendMessage({ asAgentId, channelId, content, mentionUserIds, nonce }) {
-      const client = clientOf(clients, asAgentId);
       const { created, rateLimit } = await post<{ id: string }>(
-        client,
+        clientOf(clients, asAgentId),
         Routes.channelMessages(channelId),
         "/channels/:id/messages",
         {
@@ -83,19 +81,17 @@ export function createDiscordJsPort(clients: Record<string, DiscordJsRestClient>
     },
 
     async createThread({ asAgentId, channelId, name, fromMessageId }) {
-      const client = clientOf(clients, asAgentId);
-      const { created, rateLimit } =
+      const [bucketRoute, body] =
         fromMessageId === undefined
-          ? await post<{ id: string }>(client, Routes.threads(channelId), "/channels/:id/threads", {
-              name,
-              type: ChannelType.PublicThread,
-            })
-          : await post<{ id: string }>(
-              client,
-              Routes.threads(channelId, fromMessageId),
-              "/channels/:id/messages/:id/threads",
-              { name },
-            );
+          ? ["/channels/:id/threads", { name, type: ChannelType.PublicThread }]
+          : ["/channels/:id/messages/:id/threads", { name }];
+      const route = Routes.threads(channelId, fromMessageId);
+      const { created, rateLimit } = await post<{ id: string }>(
+        clientOf(clients, asAgentId),
+        route,
+        bucketRoute,
+        body,
+      );
       return { threadId: created.id, ...(rateLimit && { rateLimit }) };
     },
 

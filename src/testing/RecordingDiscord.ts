@@ -26,10 +26,9 @@ export function discordRateLimit(retryAfterMs: number): Error {
 }
 
 /**
- * A {@link DiscordPort} in memory that records every post and thread with its time. It deduplicates a
- * nonce per author as Discord's `enforce_nonce` does, refuses a second thread on one message, can be
- * told to fail its next calls (`failNext`), and, once connected to a runtime (`createTestRuntime` does
- * it), answers a mention as the target's bot with `answer`.
+ * A {@link DiscordPort} in memory that records every post and thread with its time. As Discord, it
+ * deduplicates a nonce per author and refuses a second thread on one message; `failNext` fails its next
+ * calls, and `answer` (once connected to a runtime, as `createTestRuntime` does) answers a mention.
  */
 export class RecordingDiscord implements DiscordPort {
   readonly posts: RecordedPost[] = [];
@@ -132,9 +131,9 @@ export class RecordingDiscord implements DiscordPort {
   }
 
   /**
-   * Posts `content` as `asAgentId`'s bot in the thread of a mention (`mentionOrThreadId`: a mention id
-   * from `runtime.mentions()` or a thread id) and hands it to `runtime.handleDiscordMessage`, as the
-   * Discord bridge would; resolves with the runtime's decision. `mentionAgentIds` are pinged.
+   * Posts `content` as `asAgentId`'s bot in the thread of a mention (a mention id from
+   * `runtime.mentions()`, or a thread id), pinging `mentionAgentIds`, and hands it to the runtime as
+   * the bridge would; resolves with the runtime's decision.
    */
   async answer(
     mentionOrThreadId: string,

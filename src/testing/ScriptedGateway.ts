@@ -6,9 +6,8 @@ export type WaitOutcome = Awaited<ReturnType<GatewayPort["agentWait"]>>;
 
 /**
  * One run (turn) of a scripted agent: the reply it leaves, the `agentWait` outcomes it answers before
- * `ok` (a rate limit, a timeout), an error `agent()` throws when the run is started (that turn is
- * then used up: the runtime's resend takes the next one), or `hangs`: after its `waits`, `agentWait`
- * for this run never answers, as a run that outlives the caller's wait.
+ * `ok`, an error `agent()` throws when the run starts (using the turn up: a resend takes the next), or
+ * `hangs`: after its `waits`, `agentWait` never answers.
  */
 export interface ScriptedTurn {
   reply?: string;
@@ -32,9 +31,8 @@ export interface ScriptedGatewayOptions {
   /** The clock calls are recorded with. Default: `Date.now` (`createTestRuntime` sets its virtual clock). */
   now?: () => number;
   /**
-   * How long each `agentWait` of a run takes before it answers (at most its `timeoutMs`), as an agent
-   * thinking would. Default 0: it answers at once. Not for `createTestRuntime`, whose `advance` waits
-   * for gateway calls to settle before it fires a timer: give it a clock that runs by itself.
+   * How long each `agentWait` takes to answer (at most its `timeoutMs`); default 0. Not for
+   * `createTestRuntime`, whose `advance` waits for gateway calls to settle: it needs a running clock.
    */
   thinkMs?: number;
   /** The timers `thinkMs` is waited on. Default: the global ones. */
@@ -43,10 +41,9 @@ export interface ScriptedGatewayOptions {
 
 /**
  * A {@link GatewayPort} whose agents answer from a script instead of an LLM. Each run started in a
- * session takes that session's next turn (a string is a turn that replies with it); a session without
- * turns left replies nothing. A run started again with an idempotency key it has seen is the same run
- * (a real gateway deduplicates it), so a resend takes no new turn. Every call is recorded with the
- * time of the clock it was given (`createTestRuntime` gives it the virtual clock).
+ * session takes its next turn (a string replies with it); a session without turns left replies nothing.
+ * An idempotency key seen before is the same run, as a real gateway deduplicates, so a resend takes no
+ * new turn. Every call is recorded with the time of its clock.
  */
 export class ScriptedGateway implements GatewayPort {
   readonly calls: GatewayCall[] = [];

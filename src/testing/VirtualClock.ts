@@ -7,13 +7,11 @@ export interface RealTime {
 }
 
 /**
- * How a running clock's time follows real time: it read `at` at real time `realAt`, and runs `speed`
- * times as fast. Clocks running at one pace, in one process or several, read the same time.
+ * How a running clock follows real time: it read `at` (epoch ms) at real time `realAt`, and runs `speed`
+ * times as fast. Clocks at one pace, in one process or several, read the same time.
  */
 export interface ClockPace {
-  /** Virtual time at the anchor, in epoch milliseconds. */
   at: number;
-  /** Real time at the anchor, in epoch milliseconds. */
   realAt: number;
   speed: number;
 }
@@ -28,11 +26,8 @@ export const REAL_TIME: RealTime = { now: () => Date.now(), timers: GLOBAL_TIMER
 
 /**
  * A clock and timers (the runtime's `now` and `timers`, or XState's `clock`) on virtual time. Stopped
- * (as created), time moves only when told: `advance` fires each timer due in the span at its due
- * time, awaiting `settle` before each and once at the end, so each timer's consequences land, and may
- * set new timers, before the next one fires; `moveTo` sets the time and fires what is due at once.
- * Running (`run`), time follows real time at a pace, and each timer fires when its time comes.
- * Timers fire in due order, ties in the order they were set.
+ * (as created), time moves only by `advance` or `moveTo`; running (`run`), it follows real time at a
+ * pace. Timers fire in due order, ties in the order they were set.
  */
 export class VirtualClock implements RuntimeTimers {
   private time: number;
@@ -79,11 +74,9 @@ export class VirtualClock implements RuntimeTimers {
   }
 
   /**
-   * Sets the time (never back) and fires, synchronously and in due order, every timer due by then,
-   * each seeing the new time, as a busy process runs its late timers. Returns how many fired. For
-   * timers whose work is synchronous (XState delays), or a driver that lets I/O run between moves;
-   * `moveTo(clock.now())` fires what is already due. Called from a timer it moves the time, and the
-   * firing under way also fires what that makes due.
+   * Sets the time (never back) and fires, synchronously, every timer due by then, each seeing the new
+   * time, as a busy process runs its late timers; returns how many fired. Called from a timer, it only
+   * moves the time: the firing under way fires what that makes due.
    */
   moveTo(time: number): number {
     assertTime("moveTo", time);
@@ -105,7 +98,10 @@ export class VirtualClock implements RuntimeTimers {
     return fired;
   }
 
-  /** Moves the clock `ms` forward, firing each timer due on the way at its due time. */
+  /**
+   * Moves the clock `ms` forward, firing each timer due on the way at its due time, and awaiting
+   * `settle` before each and at the end, so a timer's consequences (and the timers they set) land first.
+   */
   async advance(ms: number, settle: () => Promise<void>): Promise<void> {
     if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0) {
       throw new TypeError(`advance: ms must be a finite number of milliseconds ≥ 0, got ${String(ms)}`);
@@ -130,9 +126,8 @@ export class VirtualClock implements RuntimeTimers {
   }
 
   /**
-   * From now on time runs by itself at `pace` (default: `speed` times real time from where it stands),
-   * and each timer fires when its time comes, on one real timer; timers already set keep their due
-   * time. Running again changes the pace; `stop()` ends it.
+   * Time runs by itself from now on, at `pace` (or `speed` times real time from where it stands), each
+   * timer firing when its time comes; running again changes the pace, `stop()` ends it.
    */
   run(pace: ClockPace | number, real: RealTime = REAL_TIME): void {
     const p = typeof pace === "number" ? { at: this.now(), realAt: real.now(), speed: pace } : { ...pace };
@@ -151,7 +146,7 @@ export class VirtualClock implements RuntimeTimers {
     return this.running === undefined ? undefined : { ...this.running.pace };
   }
 
-  /** Stops time where it stands: it moves again only when told (or after `run`). */
+  /** Stops time where it stands. */
   stop(): void {
     if (this.running === undefined) return;
     const time = this.now();
@@ -160,7 +155,7 @@ export class VirtualClock implements RuntimeTimers {
     this.time = time;
   }
 
-  /** Takes the earliest timer due by `by` (the first set, of those due together) out of the queue. */
+  /** Takes the earliest timer due by `by` (ties: the first set) out of the queue. */
   private takeDue(by: number): Timer | undefined {
     let best: [number, Timer] | undefined;
     for (const entry of this.queue)
@@ -186,10 +181,7 @@ export class VirtualClock implements RuntimeTimers {
     }, delay);
   }
 
-  /**
-   * Fires one due timer and re-arms: timers due together fire in turns of real time, as real timers
-   * do, each after the promise work of the one before.
-   */
+  /** Fires one due timer and re-arms: timers due together fire in turns, as real timers do. */
   private fireRunning(): void {
     const next = this.takeDue(this.now());
     try {

@@ -36,9 +36,8 @@ export interface TestRuntime<D extends DiscordPort, G extends GatewayPort> {
   /** The virtual time, in epoch milliseconds. */
   now(): number;
   /**
-   * Moves virtual time `ms` forward: every timer due in the span fires at its due time, in order, and
-   * the writes and side effects it starts (and the timers they set, if due in the span) settle before
-   * the next one. Resolves with the runtime idle at the span's end. A port that never settles (a
+   * Moves virtual time `ms` forward: every timer due in the span fires at its due time, in order, once
+   * the work of the one before (and the timers it set) has settled. A port that never settles (a
    * gateway run that hangs) keeps it waiting.
    */
   advance(ms: number): Promise<void>;
@@ -47,15 +46,11 @@ export interface TestRuntime<D extends DiscordPort, G extends GatewayPort> {
 }
 
 /**
- * The runtime for a gateway's own tests, as a time-skipping test environment: in memory (its actors in
- * `createMemoryStore()`, its event log and thread state in a temporary directory that `stop()`
- * removes) and on a virtual clock, so "15 minutes later" takes `await t.advance(15 * 60_000)` and a
- * few milliseconds. It returns at once with the runtime starting (every call of `runtime`, `advance` and
- * `stop` waits for the start; `await createTestRuntime(…)` works too); call `stop()` after the test. A
- * bad config throws here, naming each problem.
- *
- * `RecordingDiscord` and `ScriptedGateway` passed in (or the defaults) are connected to the virtual
- * clock, so what they record carries virtual times, and `discord.answer(...)` reaches this runtime.
+ * The runtime for a gateway's own tests: actors in memory, its event log and thread state in a temporary
+ * directory that `stop()` removes, on a virtual clock, so "15 minutes later" is
+ * `await t.advance(15 * 60_000)`. It returns with the runtime starting (every call waits for the start);
+ * a bad config throws here, naming each problem. A `RecordingDiscord` and `ScriptedGateway` (given or
+ * default) record virtual times, and `discord.answer(...)` reaches this runtime.
  */
 export function createTestRuntime<
   D extends DiscordPort = RecordingDiscord,

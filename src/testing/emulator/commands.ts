@@ -175,10 +175,7 @@ export class ApplicationCommands {
   private scope(applicationId: string, guildId: string | undefined): StoredCommand[] {
     const k = key(applicationId, guildId);
     let commands = this.scopes.get(k);
-    if (!commands) {
-      commands = [];
-      this.scopes.set(k, commands);
-    }
+    if (!commands) this.scopes.set(k, (commands = []));
     return commands;
   }
 }

@@ -1,13 +1,8 @@
 // Discord's error answers, as the emulator's state and routes throw them.
-
 import { A2AError } from "../../errors/A2AError.js";
 import type { Json } from "./state.js";
 
-/**
- * A Discord error answer of the emulator: its REST layer sends it as Discord's JSON error body, and
- * `postAsUser` throws it (an unknown user or channel, an empty message), with Discord's HTTP status
- * and JSON error code.
- */
+/** A Discord error answer: REST sends it as Discord's JSON error body; `postAsUser` throws it. */
 export class DiscordError extends A2AError {
   override readonly code = "DISCORD_EMULATOR_ERROR";
   override readonly name = "DiscordError";

@@ -24,13 +24,8 @@ export interface FaultMatch {
   times?: number;
 }
 
-interface Armed {
-  fault: EmulatorFault;
-  remaining: number;
-}
-
 export class FaultQueue {
-  private armed: Armed[] = [];
+  private armed: Array<{ fault: EmulatorFault; remaining: number }> = [];
 
   add(fault: EmulatorFault): void {
     this.armed.push({ fault, remaining: fault.times ?? 1 });

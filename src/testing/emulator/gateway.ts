@@ -2,13 +2,13 @@
 // GUILD_CREATE, heartbeats, RESUME (with replay of missed dispatches), and the dispatches that follow
 // state changes (messages, threads, thread members, reactions), for any number of bot users at once.
 import { randomBytes } from "node:crypto";
-import type { IncomingMessage } from "node:http";
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
 import type { EmulatorChannel, EmulatorMessage, EmulatorState, Json, StateListener } from "./state.js";
 import { userIdFromToken } from "./tokens.js";
 import {
   APPLICATION_FLAGS,
   channelJson,
+  empty,
   guildCreateJson,
   memberJson,
   messageJson,
@@ -35,23 +35,18 @@ interface Session {
 export class Gateway implements StateListener {
   readonly server: WebSocketServer;
   private readonly sessions = new Map<string, Session>();
-  private readonly sockets = new Set<WebSocket>();
 
   constructor(
     private readonly state: EmulatorState,
     private readonly options: { url: () => string; heartbeatIntervalMs: number },
   ) {
     this.server = new WebSocketServer({ noServer: true });
-    this.server.on("connection", (socket: WebSocket, request: IncomingMessage) =>
-      this.onConnection(socket, request),
-    );
+    this.server.on("connection", (socket: WebSocket) => this.onConnection(socket));
   }
 
-  private onConnection(socket: WebSocket, _request: IncomingMessage): void {
-    this.sockets.add(socket);
+  private onConnection(socket: WebSocket): void {
     let session: Session | null = null;
     socket.on("close", () => {
-      this.sockets.delete(socket);
       if (session && session.socket === socket) session.socket = null;
     });
     socket.on("error", () => undefined);
@@ -111,11 +106,7 @@ export class Gateway implements StateListener {
       resume_gateway_url: this.options.url(),
       shard: [0, 1],
       application: { id: user.id, flags: APPLICATION_FLAGS },
-      private_channels: [],
-      relationships: [],
-      presences: [],
-      guild_join_requests: [],
-      geo_ordered_rtc_regions: [],
+      ...empty([], "private_channels relationships presences guild_join_requests geo_ordered_rtc_regions"),
       user_settings: {},
       _trace: ["discord-emulator"],
     });
@@ -246,9 +237,8 @@ export class Gateway implements StateListener {
   }
 
   /**
-   * Drops gateway connections (all, or one bot's). `resumable: true` (default) cuts the TCP connection as
-   * a network failure would, and the client resumes; `false` closes with 4009 after forgetting the
-   * session, so the client must identify again.
+   * Drops gateway connections (all, or one bot's): `resumable` cuts the TCP connection as a network
+   * failure would, so the client resumes; otherwise closes with 4009, the session forgotten.
    */
   drop(userId?: string, resumable = true): number {
     let dropped = 0;
@@ -273,8 +263,7 @@ export class Gateway implements StateListener {
   }
 
   close(): void {
-    for (const socket of this.sockets) socket.terminate();
-    this.sockets.clear();
+    for (const socket of this.server.clients) socket.terminate();
     this.sessions.clear();
     this.server.close();
   }

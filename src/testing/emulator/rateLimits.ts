@@ -1,9 +1,7 @@
 // Discord's rate limits, as the emulator applies them: per-route buckets and a global limit per bot.
-//
-// Discord publishes the mechanism (headers, 429 bodies, a global 50 requests/s per bot) but not the
-// per-route numbers, which it may change; the defaults are the ones bots observe. A bucket is a fixed
-// window that opens with its first request, counted per bot, per route group and per major parameter
-// (the channel or guild in the path), as Discord counts them.
+// Discord publishes the mechanism but not the per-route numbers; the defaults are the ones bots observe.
+// A bucket is a fixed window opened by its first request, per bot, route group and major parameter (the
+// channel or guild in the path), as Discord counts them.
 
 /** At most `limit` requests per `windowMs`. */
 export interface BucketLimit {
@@ -11,29 +9,23 @@ export interface BucketLimit {
   windowMs: number;
 }
 
-/**
- * The limits the emulator enforces. Each one can be changed or turned off (`false`); omitted ones keep
- * their default.
- */
+/** The limits the emulator enforces, each changed or turned off (`false`); omitted ones keep their default. */
 export interface EmulatorRateLimits {
-  /** All requests of one bot (default 50 per second, Discord's global limit). */
+  /** All requests of one bot (default 50 per second). */
   global?: BucketLimit | false;
-  /** Messages posted in one channel or thread by one bot (default 5 per 5 s). */
+  /** Messages posted by one bot in one channel or thread (default 5 per 5 s). */
   messages?: BucketLimit | false;
-  /** Threads opened in one channel by one bot, with or without a starter (default 5 per minute). */
+  /** Threads opened by one bot in one channel, with or without a starter (default 5 per minute). */
   threads?: BucketLimit | false;
-  /**
-   * Application commands created (POST) by one bot, per guild for guild commands (default 5 per 20 s).
-   * A bot registering a hundred commands one by one takes minutes, as on Discord; `false` lifts it.
-   */
+  /** Application commands created (POST) by one bot, per guild for guild commands (default 5 per 20 s). */
   commands?: BucketLimit | false;
-  /** Reactions added or removed by one bot in one channel, both routes in one bucket (default 1 per 250 ms). */
+  /** Reactions added or removed by one bot in one channel, one bucket for both (default 1 per 250 ms). */
   reactions?: BucketLimit | false;
   /** Every other route, per route and major parameter (default 50 per second). */
   other?: BucketLimit | false;
 }
 
-export const DEFAULT_RATE_LIMITS: Required<EmulatorRateLimits> = {
+const DEFAULT_RATE_LIMITS: Required<EmulatorRateLimits> = {
   global: { limit: 50, windowMs: 1_000 },
   messages: { limit: 5, windowMs: 5_000 },
   threads: { limit: 5, windowMs: 60_000 },
@@ -65,9 +57,13 @@ export type RateLimited =
   { scope: "global"; retryAfterMs: number } | { scope: "user"; retryAfterMs: number; state: BucketState };
 
 interface Window {
+  bucket: string;
+  limit: number;
   count: number;
   resetAt: number;
 }
+
+const stateOf = (w: Window): BucketState => ({ ...w, remaining: w.limit - w.count });
 
 function checkLimit(name: string, value: BucketLimit | false | undefined): void {
   if (value === undefined || value === false) return;
@@ -105,55 +101,46 @@ export class RateLimitBuckets {
    */
   take(userId: string, route: BucketRoute): { limited: RateLimited | null; state: BucketState | null } {
     const now = this.now();
-    const global = this.limits.global;
-    const globalWindow = global ? this.window(`global:${userId}`, global, now) : null;
-    if (global && globalWindow && globalWindow.count >= global.limit) {
-      return { limited: { scope: "global", retryAfterMs: globalWindow.resetAt - now }, state: null };
+    const global = this.window(userId, "global");
+    if (global && global.count >= global.limit) {
+      return { limited: { scope: "global", retryAfterMs: global.resetAt - now }, state: null };
     }
-    const limit = this.limits[route.group];
-    if (!limit) {
-      if (globalWindow) globalWindow.count += 1;
-      return { limited: null, state: null };
-    }
-    const bucket = bucketId(route);
-    const window = this.window(`${userId}:${bucket}:${route.majorParameter}`, limit, now);
-    if (window.count >= limit.limit) {
-      const state = { bucket, limit: limit.limit, remaining: 0, resetAt: window.resetAt };
+    const window = this.window(userId, route.group, route);
+    if (window && window.count >= window.limit) {
+      const state = stateOf(window);
       return { limited: { scope: "user", retryAfterMs: window.resetAt - now, state }, state };
     }
-    window.count += 1;
-    if (globalWindow) globalWindow.count += 1;
-    return {
-      limited: null,
-      state: { bucket, limit: limit.limit, remaining: limit.limit - window.count, resetAt: window.resetAt },
-    };
+    if (global) global.count += 1;
+    if (window) window.count += 1;
+    return { limited: null, state: window && stateOf(window) };
   }
 
   /** Empties `userId`'s bucket for `route` until `retryAfterMs` from now (an injected 429). */
   exhaust(userId: string, route: BucketRoute, retryAfterMs: number): BucketState | null {
-    const limit = this.limits[route.group];
-    if (!limit) return null;
-    const bucket = bucketId(route);
-    const now = this.now();
-    const window = this.window(`${userId}:${bucket}:${route.majorParameter}`, limit, now);
-    window.count = limit.limit;
-    window.resetAt = now + retryAfterMs;
-    return { bucket, limit: limit.limit, remaining: 0, resetAt: window.resetAt };
+    const window = this.window(userId, route.group, route);
+    if (!window) return null;
+    window.count = window.limit;
+    window.resetAt = this.now() + retryAfterMs;
+    return stateOf(window);
   }
 
-  private window(key: string, limit: BucketLimit, now: number): Window {
+  /**
+   * The current window of a bucket (null when its limit is off). Discord's bucket ids are opaque; the
+   * emulator's name the group, or the route for `other`.
+   */
+  private window(userId: string, group: keyof EmulatorRateLimits, route?: BucketRoute): Window | null {
+    const limit = this.limits[group];
+    if (!limit) return null;
+    const now = this.now();
+    const bucket = route?.group === "other" ? route.route : group;
+    const key = `${userId}:${bucket}:${route?.majorParameter ?? ""}`;
     let window = this.windows.get(key);
     if (window === undefined || window.resetAt <= now) {
-      window = { count: 0, resetAt: now + limit.windowMs };
+      window = { bucket, limit: limit.limit, count: 0, resetAt: now + limit.windowMs };
       this.windows.set(key, window);
     }
     return window;
   }
-}
-
-/** Discord's bucket ids are opaque; the emulator's name the group (or the route, for `other`). */
-function bucketId(route: BucketRoute): string {
-  return route.group === "other" ? route.route : route.group;
 }
 
 /** Discord's rate-limit headers for an answer that counted against `state` at `now`. */

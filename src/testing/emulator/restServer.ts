@@ -1,6 +1,7 @@
 // Answers the emulator's REST requests as Discord does: faults first, then auth, the route, the rate
-// limits, the handler; Discord-shaped errors, and the rate-limit headers of the request's bucket.
+// limits, the handler; Discord-shaped errors, with the rate-limit headers of the request's bucket.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { text as readText } from "node:stream/consumers";
 import { DiscordError } from "./errors.js";
 import type { FaultQueue } from "./faults.js";
 import {
@@ -37,8 +38,6 @@ export interface RestOptions {
   faults: FaultQueue;
   buckets: RateLimitBuckets;
   gatewayUrl: () => string;
-  /** Responses held open by a `timeout` fault; ended on close. */
-  held: Set<ServerResponse>;
   /** Where each exchange is kept (`recordExchanges`), pushed before its answer is written. */
   recorded: RestExchange[] | null;
 }
@@ -57,7 +56,7 @@ export async function handleRest(
   } catch {
     // keep the raw path; no route will match it
   }
-  const raw = await readBody(req);
+  const raw = await readText(req);
   const now = options.state.now;
   let bucket: BucketState | null = null;
   const answer = (status: number, body?: unknown, headers: Record<string, string> = {}): void => {
@@ -98,9 +97,7 @@ export async function handleRest(
       }
       case "serverError":
         throw new DiscordError(fault.status ?? 500, 0, "500: Internal Server Error");
-      case "timeout":
-        options.held.add(res);
-        res.on("close", () => options.held.delete(res));
+      case "timeout": // left unanswered until close()
         return;
       case "reset":
         req.socket.destroy();
@@ -160,13 +157,4 @@ function parsed(text: string): unknown {
   } catch {
     return text;
   }
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
 }

@@ -22,10 +22,8 @@ export interface RouteContext {
 
 export type Handler = (ctx: RouteContext) => { status: number; body?: unknown };
 
+/** How a route is served: its handler, and what sets it apart from the usual. */
 export interface RouteSpec {
-  method: string;
-  /** Discord's path template, e.g. "/channels/{channel_id}/messages". */
-  path: string;
   /** The rate-limit group, when not `other`. */
   group?: Exclude<BucketRoute["group"], "other">;
   /** The body is a JSON list (bulk overwrites), not an object. */
@@ -34,19 +32,26 @@ export interface RouteSpec {
 }
 
 export interface Route extends RouteSpec {
+  method: string;
+  /** Discord's path template, e.g. "/channels/{channel_id}/messages". */
+  path: string;
   pattern: RegExp;
   /** The names of the path's ids, in order. */
   names: string[];
 }
 
-/** Ids are 1–20 digits; a user id may also be "@me"; an emoji is any segment (the path arrives decoded). */
-export function compile(spec: RouteSpec): Route {
-  const source = spec.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+/**
+ * The route `key` ("METHOD /path/{id}") names. Ids are 1–20 digits; a user id may also be "@me"; an
+ * emoji is any segment (the path arrives decoded).
+ */
+export function compile(key: string, spec: RouteSpec): Route {
+  const [method = "", path = ""] = key.split(" ");
+  const source = path.replace(/\{(\w+)\}/g, (_, name: string) => {
     if (name === "user_id") return "(@me|\\d{1,20})";
     return name === "emoji_name" ? "([^/]+)" : "(\\d{1,20})";
   });
-  const names = [...spec.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? "");
-  return { ...spec, pattern: new RegExp(`^${source}$`), names };
+  const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? "");
+  return { ...spec, method, path, pattern: new RegExp(`^${source}$`), names };
 }
 
 export const ok = (body: unknown): { status: number; body: unknown } => ({ status: 200, body });

@@ -13,6 +13,14 @@ export const EVERYONE_PERMISSIONS = "2248473465835073";
  */
 export const APPLICATION_FLAGS = (1 << 13) | (1 << 15) | (1 << 19);
 
+/**
+ * Fields Discord sends with one empty value (null, 0, false, []), named in a space-separated list: the
+ * emulated guild has no icons, boosts, settings or extras, but a client expects each field present.
+ */
+export function empty(value: unknown, names: string): Json {
+  return Object.fromEntries(names.split(" ").map((name) => [name, value]));
+}
+
 /** The guild's owner: its first human user, else `selfId`. */
 export function guildOwnerId(state: EmulatorState, selfId: string): string {
   return [...state.users.values()].find((u) => !u.bot)?.id ?? selfId;
@@ -25,17 +33,11 @@ export function userJson(state: EmulatorState, id: string): Json {
     username: user.name,
     discriminator: "0",
     global_name: user.name,
-    avatar: null,
     bot: user.bot,
     system: false,
-    public_flags: 0,
-    flags: 0,
-    banner: null,
-    accent_color: null,
-    avatar_decoration_data: null,
-    collectibles: null,
-    // No server tag: Discord sends null, not an absent field.
-    primary_guild: null,
+    ...empty(0, "public_flags flags"),
+    // primary_guild: no server tag, which Discord sends as null, not an absent field.
+    ...empty(null, "avatar banner accent_color avatar_decoration_data collectibles primary_guild"),
   };
 }
 
@@ -54,17 +56,11 @@ export function selfUserJson(state: EmulatorState, id: string): Json {
 export function memberJson(state: EmulatorState, userId: string, withUser: boolean): Json {
   return {
     ...(withUser ? { user: userJson(state, userId) } : {}),
-    nick: null,
-    avatar: null,
-    banner: null,
     roles: [],
     joined_at: new Date(state.joinedAt).toISOString(),
-    premium_since: null,
-    communication_disabled_until: null,
-    deaf: false,
-    mute: false,
     flags: 0,
-    pending: false,
+    ...empty(null, "nick avatar banner premium_since communication_disabled_until"),
+    ...empty(false, "deaf mute pending"),
   };
 }
 
@@ -119,17 +115,13 @@ export function messageJson(
     content: message.content,
     timestamp: new Date(message.createdAt).toISOString(),
     edited_timestamp: null,
-    tts: false,
+    ...empty(false, "tts pinned"),
+    ...empty([], "mention_roles attachments embeds components"),
     mention_everyone: message.mentionEveryone,
     mentions: message.mentionIds.map((id) => ({
       ...userJson(state, id),
       member: memberJson(state, id, false),
     })),
-    mention_roles: [],
-    attachments: [],
-    embeds: [],
-    components: [],
-    pinned: false,
     flags: message.threadId === undefined ? 0 : 32,
     ...(message.nonce === undefined ? {} : { nonce: message.nonce }),
     ...(viewerId === undefined || !message.reactions?.size
@@ -162,74 +154,47 @@ export function messageJson(
 }
 
 export function guildCreateJson(state: EmulatorState, selfId: string): Json {
+  const everyone = {
+    id: state.guildId,
+    name: "@everyone",
+    permissions: EVERYONE_PERMISSIONS,
+    colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
+    ...empty(0, "color position flags"),
+    ...empty(false, "hoist managed mentionable"),
+    ...empty(null, "icon unicode_emoji"),
+  };
   return {
     id: state.guildId,
     name: state.guildName,
-    icon: null,
-    home_header: null,
-    splash: null,
-    discovery_splash: null,
     owner_id: guildOwnerId(state, selfId),
-    application_id: null,
     region: "deprecated",
-    afk_channel_id: null,
     afk_timeout: 300,
-    verification_level: 0,
-    default_message_notifications: 0,
-    explicit_content_filter: 0,
-    widget_enabled: false,
-    widget_channel_id: null,
-    max_presences: null,
     max_members: 25_000_000,
     max_stage_video_channel_users: 50,
     max_video_channel_users: 25,
-    premium_subscription_count: 0,
-    safety_alerts_channel_id: null,
-    incidents_data: null,
-    roles: [
-      {
-        id: state.guildId,
-        name: "@everyone",
-        color: 0,
-        colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
-        hoist: false,
-        position: 0,
-        permissions: EVERYONE_PERMISSIONS,
-        managed: false,
-        mentionable: false,
-        icon: null,
-        unicode_emoji: null,
-        flags: 0,
-      },
-    ],
-    emojis: [],
-    stickers: [],
-    features: [],
-    mfa_level: 0,
-    system_channel_id: null,
-    system_channel_flags: 0,
-    rules_channel_id: null,
-    vanity_url_code: null,
-    description: null,
-    banner: null,
-    premium_tier: 0,
     preferred_locale: "en-US",
-    public_updates_channel_id: null,
-    nsfw: false,
-    nsfw_level: 0,
-    premium_progress_bar_enabled: false,
+    roles: [everyone],
     joined_at: new Date(state.joinedAt).toISOString(),
-    large: false,
-    unavailable: false,
     member_count: state.users.size,
-    voice_states: [],
     members: [memberJson(state, selfId, true)],
     channels: state.textChannels().map((c) => channelJson(state, c)),
     threads: state.threads().map((t) => channelJson(state, t)),
-    presences: [],
-    stage_instances: [],
-    guild_scheduled_events: [],
-    soundboard_sounds: [],
+    ...empty(
+      null,
+      "icon home_header splash discovery_splash application_id afk_channel_id widget_channel_id max_presences " +
+        "safety_alerts_channel_id incidents_data system_channel_id rules_channel_id vanity_url_code " +
+        "description banner public_updates_channel_id",
+    ),
+    ...empty(
+      0,
+      "verification_level default_message_notifications explicit_content_filter premium_subscription_count " +
+        "mfa_level system_channel_flags premium_tier nsfw_level",
+    ),
+    ...empty(false, "widget_enabled nsfw premium_progress_bar_enabled large unavailable"),
+    ...empty(
+      [],
+      "emojis stickers features voice_states presences stage_instances guild_scheduled_events soundboard_sounds",
+    ),
   };
 }
 
@@ -240,25 +205,21 @@ export function applicationJson(state: EmulatorState, userId: string): Json {
   return {
     id: bot.id,
     name: bot.name,
-    icon: null,
     description: "",
-    type: null,
     bot: userJson(state, bot.id),
     bot_public: true,
     bot_require_code_grant: false,
     verify_key: createHash("sha256").update(bot.id).digest("hex"),
     flags,
     flags_new: String(flags),
-    redirect_uris: [],
-    interactions_endpoint_url: null,
-    role_connections_verification_url: null,
     owner: userJson(state, guildOwnerId(state, bot.id)),
     approximate_guild_count: 1,
-    approximate_user_install_count: 0,
-    approximate_user_authorization_count: 0,
-    explicit_content_filter: 0,
-    team: null,
-    tags: [],
+    ...empty(null, "icon type interactions_endpoint_url role_connections_verification_url team"),
+    ...empty(
+      0,
+      "approximate_user_install_count approximate_user_authorization_count explicit_content_filter",
+    ),
+    ...empty([], "redirect_uris tags"),
     install_params: { scopes: ["applications.commands", "bot"], permissions: "0" },
     eligible_oauth2_scopes: ["applications.commands", "bot"],
   };

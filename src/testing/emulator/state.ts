@@ -1,5 +1,5 @@
-// In-memory Discord state of the emulator: one guild, its text channels and threads, users, messages.
-// The REST routes and the test API both go through here; every change is announced to the gateway.
+// The emulator's Discord state: one guild, its text channels and threads, users, messages. The REST
+// routes and the test API both go through here; every change is announced to the gateway.
 import { ApplicationCommands } from "./commands.js";
 import {
   DiscordError,
@@ -110,6 +110,9 @@ export class EmulatorState {
   /** Application commands, per bot (its application) and scope. */
   readonly commands = new ApplicationCommands(() => this.ids.next());
   listener: StateListener | null = null;
+  readonly now: () => number;
+  /** How long an enforced nonce returns its first message. */
+  readonly nonceWindowMs: number;
 
   constructor(o: {
     guildId?: string;
@@ -128,39 +131,30 @@ export class EmulatorState {
     this.nonceWindowMs = window;
     this.ids = new SnowflakeGenerator(1n, this.now);
     this.guildId = o.guildId ?? this.ids.next();
-    if (!isSnowflake(this.guildId))
-      throw new TypeError(`guildId must be a 17–19 digit snowflake: ${this.guildId}`);
+    checkSnowflake("guildId", this.guildId);
     this.guildName = o.guildName ?? "Emulated Guild";
     this.createdAt = this.now();
     this.joinedAt = o.joinedAt ?? this.createdAt;
     if (!Number.isFinite(this.joinedAt))
       throw new TypeError(`joinedAt must be epoch ms: ${String(o.joinedAt)}`);
     for (const user of o.users) {
-      if (!isSnowflake(user.id)) throw new TypeError(`user id must be a 17–19 digit snowflake: ${user.id}`);
+      checkSnowflake("user id", user.id);
       this.users.set(user.id, { id: user.id, name: user.name, bot: user.bot });
     }
     for (const channel of o.channels) {
-      if (!isSnowflake(channel.id)) {
-        throw new TypeError(`channel id must be a 17–19 digit snowflake: ${channel.id}`);
-      }
-      this.channels.set(channel.id, {
-        id: channel.id,
-        name: channel.name,
+      checkSnowflake("channel id", channel.id);
+      const { id, name } = channel;
+      const created = newChannel({
+        id,
+        name,
         type: 0,
         parentId: null,
         ownerId: null,
         createdAt: this.createdAt,
-        lastMessageId: null,
-        messageCount: 0,
-        members: new Map(),
-        denied: new Set(channel.denied ?? []),
       });
+      this.channels.set(id, { ...created, denied: new Set(channel.denied ?? []) });
     }
   }
-
-  readonly now: () => number;
-  /** How long an enforced nonce returns its first message. */
-  readonly nonceWindowMs: number;
 
   channel(id: string): EmulatorChannel {
     const channel = this.channels.get(id);
@@ -315,18 +309,15 @@ export class EmulatorState {
       type = o.type === 11 ? 11 : 12;
     }
     const now = this.now();
-    const thread: EmulatorChannel = {
+    const thread = newChannel({
       id,
       name: o.name,
       type,
       parentId: parent.id,
       ownerId: o.ownerId,
       createdAt: now,
-      lastMessageId: null,
-      messageCount: 0,
-      members: new Map([[o.ownerId, now]]),
-      denied: new Set(),
-    };
+    });
+    thread.members.set(o.ownerId, now);
     this.channels.set(id, thread);
     this.listener?.threadCreated(thread);
     // As Discord: the starter shows its thread (MESSAGE_UPDATE); a public thread opened without a
@@ -342,25 +333,17 @@ export class EmulatorState {
     return thread;
   }
 
-  /** Adds a thread member: "X added Y" in the thread when `byUserId` is someone else; joining posts nothing. */
-  addThreadMember(threadId: string, userId: string, byUserId: string = userId): void {
+  /** Adds or removes a thread member: "X added / removed Y" when `byUserId` is someone else; joining or leaving posts nothing. */
+  setThreadMember(threadId: string, userId: string, present: boolean, byUserId: string = userId): void {
     const thread = this.thread(threadId);
-    this.user(userId);
-    if (thread.members.has(userId)) return;
-    thread.members.set(userId, this.now());
-    this.listener?.threadMembersChanged(thread, [userId], []);
+    if (present) this.user(userId);
+    if (thread.members.has(userId) === present) return;
+    if (present) thread.members.set(userId, this.now());
+    else thread.members.delete(userId);
+    this.listener?.threadMembersChanged(thread, present ? [userId] : [], present ? [] : [userId]);
     if (byUserId !== userId) {
-      this.postSystemMessage(SYSTEM_MESSAGE.recipientAdd, thread, byUserId, { mentionIds: [userId] });
-    }
-  }
-
-  /** Removes a thread member: "X removed Y" when `byUserId` is someone else; leaving posts nothing. */
-  removeThreadMember(threadId: string, userId: string, byUserId: string = userId): void {
-    const thread = this.thread(threadId);
-    if (!thread.members.delete(userId)) return;
-    this.listener?.threadMembersChanged(thread, [], [userId]);
-    if (byUserId !== userId) {
-      this.postSystemMessage(SYSTEM_MESSAGE.recipientRemove, thread, byUserId, { mentionIds: [userId] });
+      const type = present ? SYSTEM_MESSAGE.recipientAdd : SYSTEM_MESSAGE.recipientRemove;
+      this.postSystemMessage(type, thread, byUserId, { mentionIds: [userId] });
     }
   }
 
@@ -398,4 +381,15 @@ export class EmulatorState {
     if (channel.type === 0) throw new DiscordError(400, 50024, "Cannot execute action on this channel type");
     return channel;
   }
+}
+
+function checkSnowflake(what: string, id: string): void {
+  if (!isSnowflake(id)) throw new TypeError(`${what} must be a 17–19 digit snowflake: ${id}`);
+}
+
+/** A channel or thread with no messages, no members and no denials yet. */
+function newChannel(
+  c: Pick<EmulatorChannel, "id" | "name" | "type" | "parentId" | "ownerId" | "createdAt">,
+): EmulatorChannel {
+  return { ...c, lastMessageId: null, messageCount: 0, members: new Map(), denied: new Set() };
 }
