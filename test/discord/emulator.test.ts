@@ -111,10 +111,9 @@ describe("Discord emulator", () => {
     expect(emulator.apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api$/);
   });
 
-  it("two bots log in quickly and get READY and GUILD_CREATE with the channels", async () => {
-    const start = Date.now();
+  // A guild left unavailable means discord.js gave up waiting for its GUILD_CREATE.
+  it("two bots log in and get READY and GUILD_CREATE with the channels", async () => {
     const [a, b] = await Promise.all([login(BOT_A), login(BOT_B)]);
-    expect(Date.now() - start).toBeLessThan(1000);
     expect(a.user.id).toBe(BOT_A);
     expect(b.user.id).toBe(BOT_B);
     for (const client of [a, b]) {
