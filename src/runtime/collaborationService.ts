@@ -5,11 +5,11 @@ import {
   discordErrorCode,
   displayText,
   IdempotencyCache,
+  isReplyInThread,
   type LoopGuard,
 } from "../policies/index.js";
 import type { DurableHost } from "../durable/index.js";
 import type { ChannelDirectory } from "./channelDirectory.js";
-import { collaborationInput } from "./collaborationInput.js";
 import { DiscordSendParamsSchema, parsePublicInput } from "./inputSchemas.js";
 import { MissingPortError } from "./MissingPortError.js";
 import type { DiscordSendParams, DiscordSendResult } from "./ports.js";
@@ -44,25 +44,12 @@ export interface CollaborationServiceDeps {
 export function createCollaborationService(
   deps: CollaborationServiceDeps,
 ): (params: DiscordSendParams) => Promise<DiscordSendResult> {
-  const {
-    config,
-    hasDiscord,
-    actors,
-    threads,
-    directory,
-    loopGuard,
-    isSinkThread,
-    agentConfig,
-    requireStarted,
-    emitEvent,
-    now,
-    warn,
-  } = deps;
+  const { config, actors, threads, isSinkThread, agentConfig, now } = deps;
   const idempotency = new IdempotencyCache<DiscordSendResult>({ now });
 
   async function discordSend(params: DiscordSendParams): Promise<DiscordSendResult> {
-    requireStarted("discordSend");
-    if (!hasDiscord) throw new MissingPortError("discordSend", "discord");
+    deps.requireStarted("discordSend");
+    if (!deps.hasDiscord) throw new MissingPortError("discordSend", "discord");
     const parsed = parsePublicInput("discordSend", DiscordSendParamsSchema, params);
     if (!parsed.ok) {
       return rejectCollaboration(params, {
@@ -82,7 +69,7 @@ export function createCollaborationService(
   ): DiscordSendResult {
     const fromAgentId = typeof p?.fromAgentId === "string" ? p.fromAgentId : "";
     const toAgentId = typeof p?.targetAgentId === "string" ? p.targetAgentId : "";
-    emitEvent({
+    deps.emitEvent({
       type: "a2a.collaborate.failed",
       ts: now(),
       ...(fromAgentId === "" ? {} : { fromAgent: fromAgentId }),
@@ -116,7 +103,7 @@ export function createCollaborationService(
     let threadParentId: string | undefined;
     let threadLookupFailure: CollaborateInput["threadLookupFailure"];
     if (p.threadId) {
-      const parent = await directory.parentOf(p.threadId);
+      const parent = await deps.directory.parentOf(p.threadId);
       if ("failure" in parent && !parent.failure.retryable) {
         // A 403/404 is the collaboration's own failure: it fails with it, unretried, and tells a human.
         const { kind, escalate } = parent.failure;
@@ -135,29 +122,51 @@ export function createCollaborationService(
     }
     const at = now();
     const target = agentConfig(p.targetAgentId);
-    const verdict = loopGuard.checkCollaboration(p.fromAgentId, p.targetAgentId);
-    if (verdict.allowed && verdict.warning) warn(`loop guard: ${verdict.warning}`);
+    const verdict = deps.loopGuard.checkCollaboration(p.fromAgentId, p.targetAgentId);
+    if (verdict.allowed && verdict.warning) deps.warn(`loop guard: ${verdict.warning}`);
     const handling = threads.handlingOf(p.fromAgentId, at, HANDLING_WINDOW_MS);
     const route = p.threadId
       ? undefined
       : threads.reusableRoute(p.fromAgentId, p.targetAgentId, p.topicId, at);
     const reusable = route !== undefined && isSinkThread(route.threadId) ? undefined : route;
     const id = `collab-${randomUUID()}`;
-    const input = collaborationInput(
-      p,
-      {
-        id,
-        at,
-        from,
-        target,
-        ...(threadParentId === undefined ? {} : { threadParentId }),
-        ...(threadLookupFailure === undefined ? {} : { threadLookupFailure }),
-        ...(reusable === undefined ? {} : { reusable }),
-        loopGuard: verdict,
-        handling,
+    const settings = config.discord.collaboration;
+    // What the runtime learnt before the collaboration starts; the machine decides the rest itself.
+    const input: CollaborateInput = {
+      collaborationId: id,
+      fromAgentId: p.fromAgentId,
+      targetAgentId: p.targetAgentId,
+      fromName: from.name ?? p.fromAgentId,
+      // An unknown target is the machine's to refuse (unknown_agent).
+      ...(target === undefined
+        ? {}
+        : { toName: target.name ?? p.targetAgentId, targetBotId: target.discordBotId }),
+      message: p.message,
+      ...(p.threadId ? { threadId: p.threadId } : {}),
+      ...(threadParentId === undefined ? {} : { threadParentId }),
+      ...(threadLookupFailure === undefined ? {} : { threadLookupFailure }),
+      ...(p.channelId ? { channelId: p.channelId } : {}),
+      ...(p.threadName ? { threadName: p.threadName } : {}),
+      ...(p.topicId ? { topicId: p.topicId } : {}),
+      urgent: p.urgent === true,
+      allowedChannels: [...settings.allowedChannels],
+      ...(settings.defaultChannel === undefined ? {} : { defaultChannel: settings.defaultChannel }),
+      maxMessageLength: settings.maxMessageLength,
+      ...(reusable === undefined
+        ? {}
+        : { reusableThread: { threadId: reusable.threadId, channelId: reusable.channelId } }),
+      loopGuard: {
+        allowed: verdict.allowed,
+        ...(verdict.allowed && verdict.warning ? { warning: verdict.warning } : {}),
       },
-      config,
-    );
+      replyInThread: isReplyInThread({
+        targetAgentId: p.targetAgentId,
+        ...(handling === undefined ? {} : { handling }),
+      }),
+      // As the config has it: the mention takes what it needs.
+      mention: config.discord.a2aRetry,
+      startedAt: at,
+    };
     const collaboration = actors.create("collaborate", id, input);
     return collaboration.when<DiscordSendResult>(
       () => {
