@@ -181,17 +181,13 @@ export class Host implements DurableHost {
 
   async spawn(kind: string, id: string, input?: unknown): Promise<void> {
     const store = this.openStore("spawn");
-    if (!Object.hasOwn(this.machines, kind)) {
-      throw new Error(
-        `${this.name}.spawn: no machine of kind ${JSON.stringify(kind)} (registered: ${Object.keys(this.machines).join(", ")})`,
-      );
-    }
+    const machine = this.machineOf("spawn", kind);
     if (typeof id !== "string" || id === "")
       throw new Error(`${this.name}.spawn: id must be a non-empty string`);
     if (this.actors.has(id) || (await store.get(id)) !== undefined) {
       throw new ActorExistsError(id, this.name);
     }
-    const entry = this.createEntry(kind, id, input);
+    const entry = this.createEntry(kind, id, machine, input);
     this.writer.flush();
     await entry.lastWrite;
     throwIfFailed(`${this.name}.spawn`, entry);
@@ -220,7 +216,7 @@ export class Host implements DurableHost {
     const known = this.actors.info(id, this.metaOf);
     if (known !== undefined) return known;
     const record = await store.get(id);
-    return record === undefined ? undefined : info(id, record.machineId, record.snapshot, record.meta);
+    return record === undefined ? undefined : info(record);
   }
 
   async list(): Promise<Array<Omit<DurableActorInfo, "context">>> {
@@ -231,13 +227,14 @@ export class Host implements DurableHost {
 
   create(kind: string, id: string, input?: unknown): DurableActor {
     this.openStore("create");
+    const machine = this.machineOf("create", kind);
     if (this.actors.has(id)) throw new ActorExistsError(id, this.name, "create");
-    return durableActor(this.createEntry(kind, id, input), this.flushWrites);
+    return durableActor(this.createEntry(kind, id, machine, input), () => this.flush());
   }
 
   actor(id: string): DurableActor | undefined {
     const entry = this.hostedOrWoken(id);
-    return entry === undefined ? undefined : durableActor(entry, this.flushWrites);
+    return entry === undefined ? undefined : durableActor(entry, () => this.flush());
   }
 
   counts(): DurableHostCounts {
@@ -246,10 +243,17 @@ export class Host implements DurableHost {
     return { live, dormant, timersPending: delays + this.wakes.size, writesPending: this.writer.pending };
   }
 
-  /** Creates and starts an actor of a registered kind; its first snapshot is written with the next batch. */
-  private createEntry(kind: string, id: string, input: unknown): Entry {
-    const machine = this.machines[kind];
-    if (machine === undefined) throw new Error(`${this.name}: no machine of kind ${JSON.stringify(kind)}`);
+  private machineOf(method: string, kind: string): AnyStateMachine {
+    const machine = Object.hasOwn(this.machines, kind) ? this.machines[kind] : undefined;
+    if (machine !== undefined) return machine;
+    const registered = Object.keys(this.machines).join(", ");
+    throw new Error(
+      `${this.name}.${method}: no machine of kind ${JSON.stringify(kind)} (registered: ${registered})`,
+    );
+  }
+
+  /** Creates and starts an actor; its first snapshot is written with the next batch. */
+  private createEntry(kind: string, id: string, machine: AnyStateMachine, input: unknown): Entry {
     const entry = this.host(kind, id, machine, { input });
     entry.actor.start();
     this.markDirty(id);
@@ -306,8 +310,6 @@ export class Host implements DurableHost {
     }
     return this.store;
   }
-
-  private readonly flushWrites = (): void => this.writer.flush();
 
   /** The meta `options.meta` computes for a hosted actor. */
   private readonly metaOf = (entry: Entry): Record<string, unknown> | undefined =>

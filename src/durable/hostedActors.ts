@@ -56,18 +56,6 @@ export function recordOf(
 }
 
 /**
- * XState's `clock` on a host's timers: any length of delay (a test's clock moves them). While
- * `deliverNow()` holds (an actor being restored), a delay that is already due runs before any timer.
- */
-export function delayClock(timers: RuntimeTimers, deliverNow: () => boolean = () => false) {
-  return {
-    setTimeout: (fn: () => void, ms: number) =>
-      ms <= 0 && deliverNow() ? setSoon(fn) : setLongTimeout(timers, fn, ms),
-    clearTimeout: (timeout: unknown) => clearLongTimeout(timers, timeout),
-  };
-}
-
-/**
  * A hosted actor, not started yet: its tree's changes and emitted events reported, its XState delays
  * tracked, a failure reported rather than ending the process.
  */
@@ -90,9 +78,21 @@ export function hostEntry(o: {
     onTreeChanged: o.changed,
     ...(o.user === undefined ? {} : { user: o.user }),
   });
-  // A delay restored overdue is due now: delivered before any timer, so idle() sees it.
-  const clock = delayClock(o.timers, o.restoring);
-  const actor = createHostedActor(o.machine, o.id, o.start, { clock, inspect });
+  // XState's clock on the host's timers, for any length of delay. A delay restored overdue is due now:
+  // delivered before any timer, so idle() sees it.
+  const clock = {
+    setTimeout: (fn: () => void, ms: number) =>
+      ms <= 0 && o.restoring() ? setSoon(fn) : setLongTimeout(o.timers, fn, ms),
+    clearTimeout: (timeout: unknown) => clearLongTimeout(o.timers, timeout),
+  };
+  const actor = createActor(o.machine, {
+    id: o.id,
+    clock,
+    inspect,
+    ...("snapshot" in o.start
+      ? { snapshot: o.start.snapshot as ReturnType<AnyStateMachine["getInitialSnapshot"]> }
+      : { input: o.start.input }),
+  });
   // An actor that fails would otherwise reach XState's unhandled-error path, which ends the process.
   // XState reports a failure to observers, not to inspection: the failed snapshot is written from there.
   actor.subscribe({ error: o.failed });
@@ -150,32 +150,16 @@ function when<T>(entry: Entry, pick: () => T | undefined, onError?: (error: unkn
   });
 }
 
-/** An actor of `machine`, new from its input or restored from a persisted snapshot (not started). */
-export function createHostedActor(
-  machine: AnyStateMachine,
-  id: string,
-  start: { input: unknown } | { snapshot: unknown },
-  options: { clock: ReturnType<typeof delayClock>; inspect: (event: InspectionEvent) => void },
-): AnyActorRef {
-  return "snapshot" in start
-    ? createActor(machine, {
-        id,
-        snapshot: start.snapshot as ReturnType<AnyStateMachine["getInitialSnapshot"]>,
-        ...options,
-      })
-    : createActor(machine, { id, input: start.input, ...options });
-}
-
-/** What the host tells of an actor, from its snapshot (live) or its stored one. */
+/** What the host tells of a hosted actor (from its snapshot now, with `metaOf`) or of a stored one. */
 export function info(
-  id: string,
-  kind: string,
-  snapshot: unknown,
-  meta: Record<string, unknown> | undefined,
+  of: Entry | Readonly<ActorRecord>,
+  metaOf?: (entry: Entry) => Record<string, unknown> | undefined,
 ): DurableActorInfo {
+  const [kind, snapshot, meta] =
+    "actor" in of ? [of.kind, of.actor.getSnapshot(), metaOf?.(of)] : [of.machineId, of.snapshot, of.meta];
   const s = (snapshot ?? {}) as { status?: unknown; value?: unknown; context?: unknown; output?: unknown };
   return {
-    id,
+    id: of.id,
     kind,
     status: typeof s.status === "string" ? s.status : "unknown",
     value: s.value,
@@ -183,6 +167,10 @@ export function info(
     ...(s.status === "done" ? { output: s.output } : {}),
     ...(meta === undefined ? {} : { meta }),
   };
+}
+
+export function withoutContext({ context: _context, ...rest }: DurableActorInfo) {
+  return rest;
 }
 
 type Relay = (source: AnyActorRef | undefined, target: AnyActorRef, event: EventObject) => void;
