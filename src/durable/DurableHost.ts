@@ -32,19 +32,13 @@ import { TimerQueue } from "./TimerQueue.js";
 import { ActorTable } from "./ActorTable.js";
 import { GLOBAL_TIMERS, type RuntimeTimers } from "./timers.js";
 
-const DAY_MS = 86_400_000;
-
 /** A durable host for XState machines: see {@link DurableHost}. */
 export function createDurableHost(options: DurableHostOptions): DurableHost {
   return new Host(options);
 }
 
-/**
- * The durable host. Its public methods beyond {@link DurableHost} (adopting, dropping and waking actors)
- * are for the store events of a store shared by several processes.
- */
+/** The durable host; its public methods beyond {@link DurableHost} serve a shared store's events. */
 export class Host implements DurableHost {
-  /** Housekeeping while running: pruning the archive, then the user's. */
   private readonly maintenance: Maintenance;
   private readonly now: () => number;
   private readonly timers: RuntimeTimers;
@@ -54,9 +48,8 @@ export class Host implements DurableHost {
   private readonly resuming = new Set<string>();
   /** The save time of the record whose actor is starting now, if it is being restored. */
   private restoringFrom: number | undefined;
-  /** Side effects start once every write queued so far has landed (the one that started them among them). */
   private readonly effects: EffectRuns;
-  /** When each dormant actor wakes: at its earliest delay, which then fires by itself. */
+  /** When each dormant actor wakes: at its earliest delay. */
   private readonly wakes: TimerQueue;
   private readonly writer: SnapshotWriter;
   private readonly userInspect: ReturnType<typeof toInspectFn>;
@@ -75,13 +68,9 @@ export class Host implements DurableHost {
       restoredFrom: () => this.restoringFrom,
       start: o.startEffect,
     });
-    for (const [kind, registration] of Object.entries(o.machines)) {
-      this.machines[kind] = withDurableEffects(
-        registration.machine,
-        this.effects.gate,
-        new Set(o.ungatedEffects),
-      );
-    }
+    const ungated = new Set(o.ungatedEffects);
+    for (const [kind, { machine }] of Object.entries(o.machines))
+      this.machines[kind] = withDurableEffects(machine, this.effects.gate, ungated);
     this.wakes = new TimerQueue(this.now, (id) => this.hostedOrWoken(id), this.timers);
     this.writer = new SnapshotWriter({
       store: () => this.store,
@@ -94,7 +83,7 @@ export class Host implements DurableHost {
       timers: this.timers,
       warn: (message) => this.warn(message),
     });
-    this.maxAgeMs = o.cleanupMaxAgeMs ?? DAY_MS;
+    this.maxAgeMs = o.cleanupMaxAgeMs ?? 86_400_000; // a day
     this.maintenance = new Maintenance({
       periodMs: maintenancePeriodMs(this.maxAgeMs),
       now: this.now,
@@ -238,7 +227,6 @@ export class Host implements DurableHost {
   }
 
   counts(): DurableHostCounts {
-    // The hosted actors' XState delays, and the dormant actors' wake-ups.
     const { live, dormant, delays } = this.actors.counts();
     return { live, dormant, timersPending: delays + this.wakes.size, writesPending: this.writer.pending };
   }
@@ -264,10 +252,7 @@ export class Host implements DurableHost {
   adopt(record: Readonly<ActorRecord>): void {
     if (this.actors.has(record.id)) return;
     this.o.onAdopt?.(record);
-    if (!onlyWaits(record)) {
-      this.resume(record);
-      return;
-    }
+    if (!onlyWaits(record)) return this.resume(record);
     this.actors.dormant.set(record.id, record);
     this.wakes.set(record.id, earliestDelayDue(record));
   }
@@ -303,7 +288,6 @@ export class Host implements DurableHost {
     this.writer.flush();
   }
 
-  /** The open store; throws naming `method` while the host is not running. */
   private openStore(method: string): SnapshotStore {
     if (this.state !== "running" || this.store === undefined) {
       throw new Error(`${this.name}.${method}: the host is not running; call start() first`);
@@ -311,7 +295,6 @@ export class Host implements DurableHost {
     return this.store;
   }
 
-  /** The meta `options.meta` computes for a hosted actor. */
   private readonly metaOf = (entry: Entry): Record<string, unknown> | undefined =>
     this.o.meta?.(entry.actor, entry.kind);
 
