@@ -35,12 +35,7 @@ export interface CollaborationServiceDeps {
   warn: (message: string) => void;
 }
 
-/**
- * `discordSend`: the request checked (agents, sink threads, an explicit thread's parent against the
- * allowlist, the loop guard, thread reuse), then one collaborate actor that opens or reuses the
- * thread and posts the mention; answered once the mention is sent or the request failed. A request
- * refused before any actor exists is answered and reported as a2a.collaborate.failed.
- */
+/** `discordSend`: the request checked, then one collaborate actor; answered once sent or failed. */
 export function createCollaborationService(
   deps: CollaborationServiceDeps,
 ): (params: DiscordSendParams) => Promise<DiscordSendResult> {
@@ -52,10 +47,7 @@ export function createCollaborationService(
     if (!deps.hasDiscord) throw new MissingPortError("discordSend", "discord");
     const parsed = parsePublicInput("discordSend", DiscordSendParamsSchema, params);
     if (!parsed.ok) {
-      return rejectCollaboration(params, {
-        code: "invalid_input",
-        message: `${parsed.error.param}: ${parsed.error.reason}`,
-      });
+      return rejectCollaboration(params, "invalid_input", `${parsed.error.param}: ${parsed.error.reason}`);
     }
     const p = parsed.value;
     const run = () => startCollaboration(p);
@@ -65,7 +57,8 @@ export function createCollaborationService(
   /** A discordSend refused before any actor exists: answered, and reported as a2a.collaborate.failed. */
   function rejectCollaboration(
     p: Partial<Record<keyof DiscordSendParams, unknown>> | undefined,
-    error: { code: string; message: string },
+    code: string,
+    message: string,
   ): DiscordSendResult {
     const fromAgentId = typeof p?.fromAgentId === "string" ? p.fromAgentId : "";
     const toAgentId = typeof p?.targetAgentId === "string" ? p.targetAgentId : "";
@@ -77,27 +70,29 @@ export function createCollaborationService(
       data: {
         fromAgentId,
         toAgentId,
-        errorCode: error.code,
-        errorMessage: error.message,
+        errorCode: code,
+        errorMessage: message,
         escalate: false,
       },
     } as { type: string });
-    return { status: "rejected", error: { code: error.code, message: error.message } };
+    return { status: "rejected", error: { code, message } };
   }
 
   async function startCollaboration(p: DiscordSendParams): Promise<DiscordSendResult> {
     const from = agentConfig(p.fromAgentId);
     if (from === undefined) {
-      return rejectCollaboration(p, {
-        code: "unknown_agent",
-        message: `fromAgentId ${JSON.stringify(p.fromAgentId)} is not a configured agent`,
-      });
+      return rejectCollaboration(
+        p,
+        "unknown_agent",
+        `fromAgentId ${JSON.stringify(p.fromAgentId)} is not a configured agent`,
+      );
     }
     if (p.threadId && isSinkThread(p.threadId)) {
-      return rejectCollaboration(p, {
-        code: "sink_thread",
-        message: `thread ${p.threadId} is a report (sink) thread; collaborations stay out of it`,
-      });
+      return rejectCollaboration(
+        p,
+        "sink_thread",
+        `thread ${p.threadId} is a report (sink) thread; collaborations stay out of it`,
+      );
     }
     // An explicit thread is checked against the allowlist by its parent: one the runtime cannot learn is refused.
     let threadParentId: string | undefined;
@@ -109,15 +104,17 @@ export function createCollaborationService(
         const { kind, escalate } = parent.failure;
         threadLookupFailure = { kind, retryable: false, escalate, message: displayText(parent.error) };
       } else if ("failure" in parent) {
-        return rejectCollaboration(p, {
-          code: discordErrorCode(parent.failure.kind),
-          message: `could not look up thread ${p.threadId}: ${displayText(parent.error)}`,
-        });
+        return rejectCollaboration(
+          p,
+          discordErrorCode(parent.failure.kind),
+          `could not look up thread ${p.threadId}: ${displayText(parent.error)}`,
+        );
       } else if ("unknown" in parent) {
-        return rejectCollaboration(p, {
-          code: "channel_not_allowed",
-          message: `${parent.unknown}, so it cannot be checked against discord.collaboration.allowedChannels`,
-        });
+        return rejectCollaboration(
+          p,
+          "channel_not_allowed",
+          `${parent.unknown}, so it cannot be checked against discord.collaboration.allowedChannels`,
+        );
       } else threadParentId = parent.parentChannelId;
     }
     const at = now();
