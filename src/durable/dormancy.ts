@@ -1,9 +1,8 @@
 import type { ActorRecord } from "../persistence/actorRecord.js";
 
 /**
- * Whether a stored actor only waits (for an event or a delay) and can stay a record until
- * then: no side effect of its tree is running. A running promise, callback or observable child must be
- * restored at start, where it runs again; their persisted snapshots, unlike a machine's, have no value.
+ * Whether a stored actor only waits (for an event or a delay) and can stay a record: no promise,
+ * callback or observable child (a snapshot without `value`) runs, which must run again at start.
  */
 export function onlyWaits(record: Pick<ActorRecord, "status" | "snapshot">): boolean {
   return record.status === "active" && !runsAnEffect(record.snapshot);

@@ -207,7 +207,7 @@ export function trackDelays(actor: AnyActorRef, o: { now: () => number }): Delay
       quiet = true;
       try {
         for (const { r, source, target, key, cancellable } of found) {
-          // An uncancellable event keeps its id only if the cancellable one scheduled after it takes the slot back.
+          // An uncancellable event keeps its id only if a cancellable one scheduled after it takes it back.
           const schedulerId = cancellable || cancellableLater.has(key) ? r.id : freshId(source);
           if (cancellable) cancellableLater.delete(key);
           const event = reviveEvent(r.event, (path) => refAt(actor, path)) as EventObject;

@@ -29,10 +29,7 @@ export interface Entry {
   abandoned: Set<(error: Error) => void>;
 }
 
-/**
- * The record of an actor as it is now: its snapshot and pending XState delays, and
- * `meta`, what the embedding layer keeps beside it (read without restoring the actor).
- */
+/** The actor's record as it is now: snapshot, pending delays, and the embedding layer's `meta`. */
 export function recordOf(
   entry: Entry,
   version: number,
@@ -55,10 +52,7 @@ export function recordOf(
   };
 }
 
-/**
- * A hosted actor, not started yet: its tree's changes and emitted events reported, its XState delays
- * tracked, a failure reported rather than ending the process.
- */
+/** A hosted actor, not started yet: its tree's changes, emitted events, delays and failure followed. */
 export function hostEntry(o: {
   kind: string;
   id: string;
@@ -66,7 +60,6 @@ export function hostEntry(o: {
   start: { input: unknown } | { snapshot: unknown };
   timers: RuntimeTimers;
   now: () => number;
-  /** While true (the actor is being restored), a delay already due is delivered before any timer. */
   restoring: () => boolean;
   onEmitted: (event: { type: string }) => void;
   user: ((event: InspectionEvent) => void) | undefined;
@@ -93,8 +86,7 @@ export function hostEntry(o: {
       ? { snapshot: o.start.snapshot as ReturnType<AnyStateMachine["getInitialSnapshot"]> }
       : { input: o.start.input }),
   });
-  // An actor that fails would otherwise reach XState's unhandled-error path, which ends the process.
-  // XState reports a failure to observers, not to inspection: the failed snapshot is written from there.
+  // Else a failure reaches XState's unhandled-error path, which ends the process; inspection misses it.
   actor.subscribe({ error: o.failed });
   const delays = trackDelays(actor, { now: o.now });
   delays.onChange = o.changed;
@@ -176,10 +168,8 @@ export function withoutContext({ context: _context, ...rest }: DurableActorInfo)
 type Relay = (source: AnyActorRef | undefined, target: AnyActorRef, event: EventObject) => void;
 
 /**
- * Starts an actor restored from a snapshot. As they start, XState's restored children announce their
- * snapshot to their parent again (`xstate.snapshot.<id>`, which `onSnapshot` and synced spawns hear),
- * though the parent heard it before that snapshot was stored. Those repeats are dropped, so a parent
- * hears each snapshot of a child once, as it does from an actor that was never interrupted.
+ * Starts a restored actor, dropping the `xstate.snapshot.<id>` its restored children announce again as
+ * they start: their parent heard it before it was stored, and hears each snapshot once.
  */
 export function startRestored(actor: AnyActorRef): void {
   // XState relays every event between actors through `system._relay`, looked up at each call.

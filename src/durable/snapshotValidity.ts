@@ -4,11 +4,8 @@ import { isPlainObject } from "../persistence/index.js";
 const STATUSES: ReadonlySet<unknown> = new Set(["active", "done", "error", "stopped"]);
 
 /**
- * The check LowdbSnapshotStore applies at open (its `validateSnapshot` option): whether a persisted snapshot
- * can be restored by its machine. XState 5 does not refuse a snapshot naming a state its machine lacks
- * when an actor is created from it; the actor fails later and every read of it throws. Resolving the
- * state value against the machine first lets the store quarantine such a record instead. Returns a
- * problem text, or undefined when the snapshot is fine.
+ * The store's `validateSnapshot`: the problem with a snapshot its machine cannot restore, or undefined.
+ * XState accepts a snapshot naming a state its machine lacks, and fails later: such a record is quarantined.
  */
 export function snapshotValidity(
   machines: Readonly<Record<string, AnyStateMachine>>,

@@ -6,11 +6,7 @@ import type { GatewayPort } from "./ports.js";
 /** How long one ping-pong or announce step waits for its run, in its one agentWait call. */
 export const AGENT_STEP_WAIT_MS = 60_000;
 
-/**
- * One agent turn as one side effect: run, wait once, read. A failure is the step's answer, not a
- * rejection, so the machine can classify it and retry; only a missing gateway (a configuration error)
- * rejects.
- */
+/** One agent turn (run, wait once, read); a failure is its answer, for the machine to retry. */
 export function agentStepActor(deps: { gateway: () => GatewayPort; now: () => number }) {
   const { now } = deps;
   return fromPromise<AgentStepOutput, AgentStepInput>(async ({ input }) => {
