@@ -4,7 +4,6 @@ import { displayText } from "../errors/displayText.js";
 import { type ActorRecord, ActorTakenOverError } from "../persistence/actorRecord.js";
 import { isSharedStore, type SnapshotStore, type StoredDelivery } from "../persistence/SnapshotStorePort.js";
 import { ActorExistsError, ActorNotFoundError } from "./actorErrors.js";
-import { earliestDelayDue, onlyWaits } from "./dormancy.js";
 import { EffectRuns, withDurableEffects } from "./durableEffects.js";
 import type {
   DurableActor,
@@ -29,7 +28,7 @@ import {
   throwIfFailed,
 } from "./hostedActors.js";
 import { TimerQueue } from "./TimerQueue.js";
-import { ActorTable } from "./ActorTable.js";
+import { ActorTable, earliestDelayDue, onlyWaits } from "./ActorTable.js";
 import { GLOBAL_TIMERS, type RuntimeTimers } from "./timers.js";
 
 /** A durable host for XState machines: see {@link DurableHost}. */
