@@ -29,7 +29,7 @@ import {
   parseConfig,
   REPLY_SKIP_TOKEN,
 } from "../../src/policies/index.js";
-import { flowSettings } from "../../src/runtime/flowSettings.js";
+import { flowSettings } from "../../src/runtime/flowService.js";
 import type { AnnounceKind, Script } from "./scripts.js";
 
 /**

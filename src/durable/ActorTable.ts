@@ -1,6 +1,6 @@
 import type { ActorRecord } from "../persistence/actorRecord.js";
 import type { DurableActorInfo } from "./durableHostTypes.js";
-import { type Entry, info } from "./hostedActors.js";
+import { type Entry, info, withoutContext } from "./hostedActors.js";
 
 type MetaOf = (entry: Entry) => Record<string, unknown> | undefined;
 
@@ -22,21 +22,14 @@ export class ActorTable {
 
   /** What is known here of an actor, without the store: hosted, dormant or finishing. */
   info(id: string, metaOf: MetaOf): DurableActorInfo | undefined {
-    const entry = this.hosted.get(id);
-    if (entry !== undefined) return info(id, entry.kind, entry.actor.getSnapshot(), metaOf(entry));
-    const record = this.dormant.get(id) ?? this.finishing.get(id);
-    return record === undefined ? undefined : info(id, record.machineId, record.snapshot, record.meta);
+    const found = this.hosted.get(id) ?? this.dormant.get(id) ?? this.finishing.get(id);
+    return found === undefined ? undefined : info(found, metaOf);
   }
 
   /** The hosted, dormant and finishing actors, without their context. */
   list(metaOf: MetaOf): Array<Omit<DurableActorInfo, "context">> {
-    const hosted = [...this.hosted.values()].map((entry) =>
-      info(entry.id, entry.kind, entry.actor.getSnapshot(), metaOf(entry)),
-    );
-    const records = [...this.dormant.values(), ...this.finishing.values()].map((record) =>
-      info(record.id, record.machineId, record.snapshot, record.meta),
-    );
-    return [...hosted, ...records].map(({ context: _context, ...rest }) => rest);
+    const all = [...this.hosted.values(), ...this.dormant.values(), ...this.finishing.values()];
+    return all.map((actor) => withoutContext(info(actor, metaOf)));
   }
 
   /** How many actors are hosted, how many dormant, and how many XState delays the hosted ones hold. */
@@ -58,4 +51,28 @@ export class ActorTable {
     this.dormant.clear();
     this.finishing.clear();
   }
+}
+
+/**
+ * Whether a stored actor only waits (for an event or a delay) and can stay a record: no promise,
+ * callback or observable child (a snapshot without `value`) runs, which must run again at start.
+ */
+export function onlyWaits(record: Pick<ActorRecord, "status" | "snapshot">): boolean {
+  return record.status === "active" && !runsAnEffect(record.snapshot);
+}
+
+function runsAnEffect(snapshot: unknown): boolean {
+  const children = (snapshot as { children?: unknown } | undefined)?.children;
+  if (typeof children !== "object" || children === null) return false;
+  return Object.values(children).some((entry) => {
+    const child = (entry as { snapshot?: { status?: unknown; value?: unknown } } | undefined)?.snapshot;
+    if (child?.status !== "active") return false;
+    return !("value" in child) || runsAnEffect(child);
+  });
+}
+
+/** When the earliest of a stored actor's XState delays is due; undefined when it has none. */
+export function earliestDelayDue(record: Pick<ActorRecord, "delayed">): number | undefined {
+  const delays = (record.delayed ?? []).map((d) => d.dueAt);
+  return delays.length === 0 ? undefined : Math.min(...delays);
 }

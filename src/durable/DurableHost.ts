@@ -4,7 +4,6 @@ import { displayText } from "../errors/displayText.js";
 import { type ActorRecord, ActorTakenOverError } from "../persistence/actorRecord.js";
 import { isSharedStore, type SnapshotStore, type StoredDelivery } from "../persistence/SnapshotStorePort.js";
 import { ActorExistsError, ActorNotFoundError } from "./actorErrors.js";
-import { earliestDelayDue, onlyWaits } from "./dormancy.js";
 import { EffectRuns, withDurableEffects } from "./durableEffects.js";
 import type {
   DurableActor,
@@ -29,22 +28,16 @@ import {
   throwIfFailed,
 } from "./hostedActors.js";
 import { TimerQueue } from "./TimerQueue.js";
-import { ActorTable } from "./ActorTable.js";
+import { ActorTable, earliestDelayDue, onlyWaits } from "./ActorTable.js";
 import { GLOBAL_TIMERS, type RuntimeTimers } from "./timers.js";
-
-const DAY_MS = 86_400_000;
 
 /** A durable host for XState machines: see {@link DurableHost}. */
 export function createDurableHost(options: DurableHostOptions): DurableHost {
   return new Host(options);
 }
 
-/**
- * The durable host. Its public methods beyond {@link DurableHost} (adopting, dropping and waking actors)
- * are for the store events of a store shared by several processes.
- */
+/** The durable host; its public methods beyond {@link DurableHost} serve a shared store's events. */
 export class Host implements DurableHost {
-  /** Housekeeping while running: pruning the archive, then the user's. */
   private readonly maintenance: Maintenance;
   private readonly now: () => number;
   private readonly timers: RuntimeTimers;
@@ -54,9 +47,8 @@ export class Host implements DurableHost {
   private readonly resuming = new Set<string>();
   /** The save time of the record whose actor is starting now, if it is being restored. */
   private restoringFrom: number | undefined;
-  /** Side effects start once every write queued so far has landed (the one that started them among them). */
   private readonly effects: EffectRuns;
-  /** When each dormant actor wakes: at its earliest delay, which then fires by itself. */
+  /** When each dormant actor wakes: at its earliest delay. */
   private readonly wakes: TimerQueue;
   private readonly writer: SnapshotWriter;
   private readonly userInspect: ReturnType<typeof toInspectFn>;
@@ -75,13 +67,9 @@ export class Host implements DurableHost {
       restoredFrom: () => this.restoringFrom,
       start: o.startEffect,
     });
-    for (const [kind, registration] of Object.entries(o.machines)) {
-      this.machines[kind] = withDurableEffects(
-        registration.machine,
-        this.effects.gate,
-        new Set(o.ungatedEffects),
-      );
-    }
+    const ungated = new Set(o.ungatedEffects);
+    for (const [kind, { machine }] of Object.entries(o.machines))
+      this.machines[kind] = withDurableEffects(machine, this.effects.gate, ungated);
     this.wakes = new TimerQueue(this.now, (id) => this.hostedOrWoken(id), this.timers);
     this.writer = new SnapshotWriter({
       store: () => this.store,
@@ -94,7 +82,7 @@ export class Host implements DurableHost {
       timers: this.timers,
       warn: (message) => this.warn(message),
     });
-    this.maxAgeMs = o.cleanupMaxAgeMs ?? DAY_MS;
+    this.maxAgeMs = o.cleanupMaxAgeMs ?? 86_400_000; // a day
     this.maintenance = new Maintenance({
       periodMs: maintenancePeriodMs(this.maxAgeMs),
       now: this.now,
@@ -181,17 +169,13 @@ export class Host implements DurableHost {
 
   async spawn(kind: string, id: string, input?: unknown): Promise<void> {
     const store = this.openStore("spawn");
-    if (!Object.hasOwn(this.machines, kind)) {
-      throw new Error(
-        `${this.name}.spawn: no machine of kind ${JSON.stringify(kind)} (registered: ${Object.keys(this.machines).join(", ")})`,
-      );
-    }
+    const machine = this.machineOf("spawn", kind);
     if (typeof id !== "string" || id === "")
       throw new Error(`${this.name}.spawn: id must be a non-empty string`);
     if (this.actors.has(id) || (await store.get(id)) !== undefined) {
       throw new ActorExistsError(id, this.name);
     }
-    const entry = this.createEntry(kind, id, input);
+    const entry = this.createEntry(kind, id, machine, input);
     this.writer.flush();
     await entry.lastWrite;
     throwIfFailed(`${this.name}.spawn`, entry);
@@ -220,7 +204,7 @@ export class Host implements DurableHost {
     const known = this.actors.info(id, this.metaOf);
     if (known !== undefined) return known;
     const record = await store.get(id);
-    return record === undefined ? undefined : info(id, record.machineId, record.snapshot, record.meta);
+    return record === undefined ? undefined : info(record);
   }
 
   async list(): Promise<Array<Omit<DurableActorInfo, "context">>> {
@@ -231,25 +215,32 @@ export class Host implements DurableHost {
 
   create(kind: string, id: string, input?: unknown): DurableActor {
     this.openStore("create");
+    const machine = this.machineOf("create", kind);
     if (this.actors.has(id)) throw new ActorExistsError(id, this.name, "create");
-    return durableActor(this.createEntry(kind, id, input), this.flushWrites);
+    return durableActor(this.createEntry(kind, id, machine, input), () => this.flush());
   }
 
   actor(id: string): DurableActor | undefined {
     const entry = this.hostedOrWoken(id);
-    return entry === undefined ? undefined : durableActor(entry, this.flushWrites);
+    return entry === undefined ? undefined : durableActor(entry, () => this.flush());
   }
 
   counts(): DurableHostCounts {
-    // The hosted actors' XState delays, and the dormant actors' wake-ups.
     const { live, dormant, delays } = this.actors.counts();
     return { live, dormant, timersPending: delays + this.wakes.size, writesPending: this.writer.pending };
   }
 
-  /** Creates and starts an actor of a registered kind; its first snapshot is written with the next batch. */
-  private createEntry(kind: string, id: string, input: unknown): Entry {
-    const machine = this.machines[kind];
-    if (machine === undefined) throw new Error(`${this.name}: no machine of kind ${JSON.stringify(kind)}`);
+  private machineOf(method: string, kind: string): AnyStateMachine {
+    const machine = Object.hasOwn(this.machines, kind) ? this.machines[kind] : undefined;
+    if (machine !== undefined) return machine;
+    const registered = Object.keys(this.machines).join(", ");
+    throw new Error(
+      `${this.name}.${method}: no machine of kind ${JSON.stringify(kind)} (registered: ${registered})`,
+    );
+  }
+
+  /** Creates and starts an actor; its first snapshot is written with the next batch. */
+  private createEntry(kind: string, id: string, machine: AnyStateMachine, input: unknown): Entry {
     const entry = this.host(kind, id, machine, { input });
     entry.actor.start();
     this.markDirty(id);
@@ -260,10 +251,7 @@ export class Host implements DurableHost {
   adopt(record: Readonly<ActorRecord>): void {
     if (this.actors.has(record.id)) return;
     this.o.onAdopt?.(record);
-    if (!onlyWaits(record)) {
-      this.resume(record);
-      return;
-    }
+    if (!onlyWaits(record)) return this.resume(record);
     this.actors.dormant.set(record.id, record);
     this.wakes.set(record.id, earliestDelayDue(record));
   }
@@ -299,7 +287,6 @@ export class Host implements DurableHost {
     this.writer.flush();
   }
 
-  /** The open store; throws naming `method` while the host is not running. */
   private openStore(method: string): SnapshotStore {
     if (this.state !== "running" || this.store === undefined) {
       throw new Error(`${this.name}.${method}: the host is not running; call start() first`);
@@ -307,9 +294,6 @@ export class Host implements DurableHost {
     return this.store;
   }
 
-  private readonly flushWrites = (): void => this.writer.flush();
-
-  /** The meta `options.meta` computes for a hosted actor. */
   private readonly metaOf = (entry: Entry): Record<string, unknown> | undefined =>
     this.o.meta?.(entry.actor, entry.kind);
 

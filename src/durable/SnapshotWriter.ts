@@ -2,7 +2,7 @@ import { type ActorRecord, InvalidActorRecordError } from "../persistence/actorR
 import type { SnapshotStore } from "../persistence/SnapshotStorePort.js";
 import type { Entry } from "./hostedActors.js";
 import type { RuntimeTimers } from "./timers.js";
-import { WriteBackoff } from "./writeBackoff.js";
+import { displayText } from "../errors/displayText.js";
 
 export interface SnapshotWriterOptions {
   /** The open store; undefined while the host is not running. */
@@ -22,10 +22,9 @@ export interface SnapshotWriterOptions {
 }
 
 /**
- * Writes the records of changed actors, one batch per burst of changes, and sets each actor's
- * `lastWrite` to the write that holds its latest record. A write that fails is retried until it lands
- * (answers and side effects wait for it rather than act on state a crash would lose), with the actor's
- * record as it is then: putting the failed record again could overwrite a newer one.
+ * Writes changed actors' records, one batch per burst, each actor's `lastWrite` the write holding its
+ * latest. A failed write is retried until it lands (answers and effects wait for it), with the record
+ * as it is then: the failed one could overwrite a newer one.
  */
 export class SnapshotWriter {
   private readonly dirty = new Set<Entry>();
@@ -36,12 +35,13 @@ export class SnapshotWriter {
   private inFlight = 0;
   /** Settles once every batch queued so far has: one link per batch, so waiting costs the same at any load. */
   private allQueued: Promise<void> = Promise.resolve();
-  private readonly backoff: WriteBackoff;
   private scheduled = false;
+  /** Consecutive failed write rounds, for the backoff. */
+  private failures = 0;
+  /** The wait before the retry round: every write failing meanwhile joins it, so one round retries all. */
+  private wait: { waited: Promise<void>; end: () => void } | undefined;
 
-  constructor(private readonly o: SnapshotWriterOptions) {
-    this.backoff = new WriteBackoff({ timers: o.timers, warn: o.warn, retry: () => this.retryFailed() });
-  }
+  constructor(private readonly o: SnapshotWriterOptions) {}
 
   /** Writes the actor's record with the next batch (a microtask from now, or the next flush()). */
   mark(entry: Entry): void {
@@ -112,14 +112,41 @@ export class SnapshotWriter {
 
   /** The host stops: a write waiting to be retried fails now, and its waiters hear why. */
   stopRetrying(): void {
-    this.backoff.endNow();
+    this.endWait();
+  }
+
+  /** Resolves once the retry round is queued: after 100 ms, doubling up to 5 s, back to 100 ms on success. */
+  private backoff(error: unknown): Promise<void> {
+    if (this.wait !== undefined) return this.wait.waited;
+    const delayMs = Math.min(5_000, 100 * 2 ** Math.min(this.failures, 6));
+    this.failures += 1;
+    this.o.warn(
+      `snapshots could not be written (${displayText(error)}); retrying in ${delayMs} ms, answers wait`,
+    );
+    let resolveWait = (): void => {};
+    const waited = new Promise<void>((resolve) => (resolveWait = resolve));
+    const handle = this.o.timers.setTimeout(() => this.endWait(), delayMs);
+    const end = () => {
+      this.o.timers.clearTimeout(handle);
+      this.retryFailed();
+      resolveWait();
+    };
+    this.wait = { waited, end };
+    return waited;
+  }
+
+  /** Ends the wait now (its time is up, or the host stops and the waiters must hear so). */
+  private endWait(): void {
+    const wait = this.wait;
+    this.wait = undefined;
+    wait?.end();
   }
 
   private landed(write: Promise<void>, entry: Entry, record: ActorRecord): Promise<void> {
     const own: Promise<void> = write.then(
       () => {
         entry.stored = true;
-        this.backoff.succeeded();
+        this.failures = 0;
       },
       async (error: unknown) => {
         if (error instanceof InvalidActorRecordError) {
@@ -128,7 +155,7 @@ export class SnapshotWriter {
         }
         if (this.o.stopped()) throw error;
         this.failed.set(entry.id, { entry, record });
-        await this.backoff.after(error);
+        await this.backoff(error);
         // The retry round gave the actor a new write (or a newer change did): its answer is that one's.
         if (this.o.stopped() || entry.lastWrite === own) throw error;
         return entry.lastWrite;

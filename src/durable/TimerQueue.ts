@@ -8,9 +8,8 @@ interface HeapEntry {
 }
 
 /**
- * When each dormant actor wakes, in one binary min-heap with one `setTimeout` for the earliest, so
- * 10,000 waiting actors cost one timer, not 10,000. Replacing an actor's time is lazy: stale heap
- * entries are skipped when they surface (a generation number per actor, never reused).
+ * When each dormant actor wakes: a min-heap with one `setTimeout` for the earliest. A replaced time
+ * leaves a stale entry, skipped by its generation when it surfaces.
  */
 export class TimerQueue {
   private heap = new Heap<HeapEntry>((a, b) => a.dueAt - b.dueAt);
@@ -75,10 +74,7 @@ export class TimerQueue {
     this.handle = this.timers.setTimeout(() => this.fireDue(), delay);
   }
 
-  /**
-   * Wakes every actor due by now at once, rather than on its armed `setTimeout` (which fake timers
-   * hold until advanced); then arms for the next. Nothing while stopped.
-   */
+  /** Wakes every actor due by now without its `setTimeout` (fake timers hold it), then arms for the next. */
   fireDue(): void {
     if (!this.running) return;
     if (this.handle !== undefined) this.timers.clearTimeout(this.handle);

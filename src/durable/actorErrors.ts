@@ -1,5 +1,4 @@
-// What a durable host's spawn and send (and the runtime's calls, which run on one) reject with when
-// the actor itself is the problem, so that a caller can tell these apart from a store failure.
+// Rejections for when the actor itself is the problem, not the store.
 import { A2AError } from "../errors/A2AError.js";
 import type { ActorStatus } from "../persistence/actorRecord.js";
 import { errorText } from "../persistence/DurableJsonFile.js";
@@ -37,10 +36,7 @@ export class ActorNotFoundError extends A2AError {
   }
 }
 
-/**
- * The actor failed (its input, an action or a guard threw) and is stored with status `error`; `cause`
- * is what it threw, such as a MachineInputError.
- */
+/** The actor failed (its input, an action or a guard threw), stored as `error`; `cause` is what it threw. */
 export class ActorFailedError extends A2AError {
   override readonly code = "ACTOR_FAILED";
   override readonly name = "ActorFailedError";
@@ -55,11 +51,7 @@ export class ActorFailedError extends A2AError {
   }
 }
 
-/**
- * The host stopped, or another process took the actor over, before the actor reached what the call
- * waits for. An actor already stored goes on after the next start (or in the process that owns it
- * now); the runtime withdraws one whose first write had not landed at its next start.
- */
+/** The host stopped, or another process took the actor over, before it reached what the call waits for. */
 export class ActorStoppedError extends A2AError {
   override readonly code = "ACTOR_STOPPED";
   override readonly name = "ActorStoppedError";

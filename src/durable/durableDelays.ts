@@ -5,20 +5,16 @@ import { type CapturedEvent, captureEvent, reviveEvent } from "./storedEvents.js
 /** Follows one actor tree's pending XState delayed events and schedules stored ones again after a restart. */
 export interface DelayTracker {
   /**
-   * The tree's pending delayed events (`after` transitions, delayed `raise`/`sendTo`) as records: who
-   * scheduled each and who receives it as child-id paths from the root ([] is the root), when it is due
-   * by `now`, JSON only, in the order they were scheduled. An event whose receiver has stopped since is
-   * left out: XState drops it when it falls due. After the root actor is stopped it still lists what was
-   * pending at the stop. Throws, naming the event, when one cannot be stored: its payload is not JSON,
-   * or it involves an actor outside the tree, which a restarted host could not find again.
+   * The tree's pending delayed events as JSON records, in scheduling order: source and target as child-id
+   * paths from the root ([] is the root), due time by `now`. One whose receiver has stopped is left out
+   * (XState drops it); after the root stops, what was pending then. Throws, naming the event, when one
+   * cannot be stored (not JSON, or it involves an actor outside the tree).
    */
   pending(): DelayedEventRecord[];
   /**
-   * Call after the restored actor has started: schedules each stored delayed event again, due at its
-   * original time, so XState delivers and cancels it as its own (leaving the state that scheduled it
-   * cancels it as usual). The overdue ones are delivered at once, in due-time order (ties in the order
-   * they were scheduled), before any that is not yet due. Records whose source or target is no longer a
-   * running actor of the tree, or that are already pending, are not scheduled: they are returned.
+   * After the restored actor has started: schedules each record again with XState, due at its original
+   * time (overdue ones at once, in due order, ties in scheduling order). Records whose source or target
+   * is not running, or that are already pending, are returned as skipped.
    */
   restore(records: readonly DelayedEventRecord[]): { skipped: DelayedEventRecord[] };
   /** Called whenever the set of pending delayed events changes (schedule, cancel, delivery, restore). */
@@ -45,13 +41,9 @@ interface Pending {
 const tracked = new WeakSet<object>();
 
 /**
- * Follows the delayed events of the actor tree rooted at `actor` (its invoked and spawned children
- * included), by wall-clock due time on `now`. Call it before `actor.start()`, and give the actor a
- * `clock` whose timers run on the same time as `now`.
- *
- * XState keeps delayed events in memory only: a snapshot restored with `createActor(machine, { snapshot })`
- * never fires the `after` transitions it was waiting for. Store `pending()` beside the persisted
- * snapshot and pass it to `restore()` after the restored actor starts.
+ * Follows the delayed events of `actor`'s tree by wall-clock due time on `now`: XState keeps them in
+ * memory only, so a restored snapshot never fires its `after` transitions. Call it before `actor.start()`,
+ * with a `clock` on the same time as `now`.
  */
 export function trackDelays(actor: AnyActorRef, o: { now: () => number }): DelayTracker {
   const { scheduler } = actor.system;
@@ -59,9 +51,8 @@ export function trackDelays(actor: AnyActorRef, o: { now: () => number }): Delay
     throw new Error(`trackDelays: the delays of actor ${JSON.stringify(actor.id)} are already tracked`);
   tracked.add(scheduler);
   const { now } = o;
-  // Every pending event by the object XState delivers, in scheduling order; and the one XState's
-  // scheduler holds under each key: a second event scheduled under a key keeps the first one's timer
-  // running, but only the second can be cancelled, and the first one's delivery leaves neither cancellable.
+  // Pending events by delivered object (scheduling order), and the latest under each scheduler key: a
+  // second one under a key leaves the first's timer running, but only the latest can be cancelled.
   const byEvent = new Map<EventObject, Pending>();
   const latest = new Map<string, Pending>();
   let started = false;
@@ -109,7 +100,10 @@ export function trackDelays(actor: AnyActorRef, o: { now: () => number }): Delay
       id,
       key: keyOf(source, schedulerId),
       delivered,
-      stored: target.system === actor.system ? capture(event) : outsideTree(target),
+      stored:
+        target.system === actor.system
+          ? capture(event)
+          : new Error(`it is sent to actor ${JSON.stringify(target.id)}, which is not in the actor's tree`),
       dueAt,
       sourcePath: pathOf(actor, source),
       targetPath: pathOf(actor, target),
@@ -119,8 +113,7 @@ export function trackDelays(actor: AnyActorRef, o: { now: () => number }): Delay
     schedule(source, target, delivered, delay, schedulerId);
     changed();
   };
-  // XState looks these up on `system.scheduler` at each call (after-transitions, delayed raise/sendTo,
-  // exits and actor stops), so replacing them sees every delayed event of the tree.
+  // XState looks these up on `system.scheduler` at each call: replacing them sees every delay of the tree.
   scheduler.schedule = (source, target, event, delay, id) => {
     add(source, target, event, { id: id ?? freshId(source), dueAt: now() + delay, delay });
   };
@@ -192,27 +185,29 @@ export function trackDelays(actor: AnyActorRef, o: { now: () => number }): Delay
       const skipped: DelayedEventRecord[] = [];
       // The keys whose cancellable event is still to be scheduled.
       const cancellableLater = new Set<string>();
-      const found = inDueOrder(records).flatMap((r) => {
-        const source = refAt(actor, r.source);
-        const target = refAt(actor, r.target);
-        const key = source === undefined ? "" : keyOf(source, r.id);
-        const cancellable = r.cancellable !== false;
-        if (
-          source === undefined ||
-          target === undefined ||
-          (cancellable && (latest.has(key) || cancellableLater.has(key)))
-        ) {
-          skipped.push(r);
-          return [];
-        }
-        if (cancellable) cancellableLater.add(key);
-        return [{ r, source, target, key, cancellable }];
-      });
+      // A stable sort: ties keep their scheduling order.
+      const found = [...records]
+        .sort((a, b) => a.dueAt - b.dueAt)
+        .flatMap((r) => {
+          const source = refAt(actor, r.source);
+          const target = refAt(actor, r.target);
+          const key = source === undefined ? "" : keyOf(source, r.id);
+          const cancellable = r.cancellable !== false;
+          if (
+            source === undefined ||
+            target === undefined ||
+            (cancellable && (latest.has(key) || cancellableLater.has(key)))
+          ) {
+            skipped.push(r);
+            return [];
+          }
+          if (cancellable) cancellableLater.add(key);
+          return [{ r, source, target, key, cancellable }];
+        });
       quiet = true;
       try {
         for (const { r, source, target, key, cancellable } of found) {
-          // An uncancellable event keeps its id while the cancellable one under it is scheduled after it,
-          // which then takes its place in XState's scheduler as it did before; otherwise it gets an id of its own.
+          // An uncancellable event keeps its id only if a cancellable one scheduled after it takes it back.
           const schedulerId = cancellable || cancellableLater.has(key) ? r.id : freshId(source);
           if (cancellable) cancellableLater.delete(key);
           const event = reviveEvent(r.event, (path) => refAt(actor, path)) as EventObject;
@@ -231,15 +226,6 @@ export function trackDelays(actor: AnyActorRef, o: { now: () => number }): Delay
     },
   };
   return tracker;
-}
-
-/** The records by due time; a sort that keeps the scheduling order of ties (Array.prototype.sort is stable). */
-function inDueOrder(records: readonly DelayedEventRecord[]): DelayedEventRecord[] {
-  return [...records].sort((a, b) => a.dueAt - b.dueAt);
-}
-
-function outsideTree(target: AnyActorRef): Error {
-  return new Error(`it is sent to actor ${JSON.stringify(target.id)}, which is not in the actor's tree`);
 }
 
 function statusOf(ref: AnyActorRef): unknown {

@@ -1,10 +1,7 @@
 import { type AnyActorLogic, type AnyActorRef, type AnyStateMachine, fromPromise } from "xstate";
 import { settled } from "./hostedActors.js";
 
-/**
- * Runs `start` once the snapshot that led to it is durable. `settles`: the effect is a promise, which
- * ends by itself (a host waits for it in idle()); a callback or an observable runs until stopped.
- */
+/** Runs `start` once its snapshot is durable. `settles`: a promise (idle() waits for it), not a callback. */
 export type EffectGate = (start: () => void, self: AnyActorRef, settles: boolean) => void;
 
 // XState creates each fromPromise logic with the same transition function source: the one way to tell a
@@ -22,10 +19,8 @@ export function isPromiseLogic(logic: AnyActorLogic): boolean {
 }
 
 /**
- * The machine with every side-effect actor it names in `setup({ actors })` (and those of the machines
- * it invokes, at any depth) started only through `gate`: so no effect runs before the snapshot that
- * started it is on disk, and a crash in between re-runs it on restore instead of losing it. The
- * actors named in `ungated` (waits and reads, which change nothing a re-run could repeat) start at once.
+ * The machine with every side-effect actor of `setup({ actors })`, at any depth, started through `gate`:
+ * none runs before its snapshot is on disk, so a crash in between re-runs it. `ungated` ones start at once.
  */
 export function withDurableEffects(
   machine: AnyStateMachine,
@@ -60,11 +55,7 @@ function gatedLogic(logic: AnyActorLogic, gate: EffectGate): AnyActorLogic {
   } as AnyActorLogic;
 }
 
-/**
- * The side effects a host lets through its gate: each starts once `ready()` resolves (the write of the
- * snapshot that started it, and every one before, landed) and while `open()` holds; `running` holds the
- * promise effects until they settle, for idle().
- */
+/** The gate: effects start once `ready()` (their writes landed) while `open()`; `running` is for idle(). */
 export class EffectRuns {
   readonly running = new Set<Promise<unknown>>();
 

@@ -33,56 +33,36 @@ export interface DurableHostOptions {
   logger?: Logger;
   /** How long finished actors stay archived before they are pruned (default one day). */
   cleanupMaxAgeMs?: number;
-  /**
-   * What to keep beside an actor's snapshot in its record (`ActorRecord.meta`), computed at each write:
-   * read without restoring the actor, and how a store shared by several processes finds records
-   * (`listEveryLive({ meta: { threadId } })`). JSON data only.
-   */
+  /** JSON kept beside each snapshot (`ActorRecord.meta`), found by `listEveryLive({ meta })`. */
   meta?: (actor: AnyActorRef, kind: string) => Record<string, unknown> | undefined;
   /** Told of every event an actor, or any actor of its tree, emits (XState's `emit`). */
   onEmitted?: (event: { type: string }) => void;
   /**
-   * This host's identity across restarts (e.g. the path of a state directory only it holds): a store
-   * shared by several processes gives it back the actors an earlier process of that identity owned at
-   * once, rather than after their lease lapses. Only one live process may use an identity.
+   * This host's identity across restarts (e.g. a state directory only it holds): a shared store gives it
+   * back its earlier process's actors at once, not after their lease lapses. One live process per identity.
    */
   instance?: string;
   /** How errors and warnings name the host (default `DurableHost`). */
   name?: string;
-  /**
-   * Told of every record the host queues for the store, with a promise of whether it became durable
-   * (false: the store refused it; it never rejects): an index kept beside the store follows the records.
-   */
+  /** Told of every record queued for the store, with whether it became durable (never rejects). */
   onRecord?: (record: Readonly<ActorRecord>, durable: Promise<boolean>) => void;
-  /**
-   * Told of each stored live actor the host takes on without writing it, before it runs or stays
-   * dormant: at start, and when a shared store hands over one whose process stopped or died.
-   */
+  /** Told of each stored live actor taken on (at start, or handed over by a shared store) before it runs. */
   onAdopt?: (record: Readonly<ActorRecord>) => void;
   /** Called once the store is open (and its archive pruned), before any actor resumes. */
   onOpen?: (store: SnapshotStore) => Promise<void> | void;
-  /**
-   * Side-effect actors (by their name in `setup({ actors })`) that change nothing outside, such as a
-   * wait or a read: they start at once rather than after the write of the snapshot that started them.
-   */
+  /** Side-effect actors (`setup({ actors })` names) that change nothing outside: not gated on the write. */
   ungatedEffects?: readonly string[];
   /**
    * Starts each side effect once the snapshot that started it is durable (default: at once then).
-   * `restoredFrom` is the save time of the record its actor was restored from when a restart runs the
-   * effect again (it may have run before the crash): the place to look for what it did before.
+   * `restoredFrom`: the save time of the restored record when a restart re-runs the effect (it may have run).
    */
   startEffect?: (start: () => void, restoredFrom: number | undefined) => void;
   /**
-   * Called by `stop()` with the actors whose `when()` callers it rejected while no write of theirs had
-   * landed (the store out of reach): each may be stored all the same, by a write whose reply was lost,
-   * and would run at the next start. The place to remember them, to withdraw them in `onOpen`.
+   * Called by `stop()` with the actors whose `when()` callers it rejected before any write of theirs
+   * landed: a lost reply may have stored them all the same; remember them to withdraw them in `onOpen`.
    */
   onAbandoned?: (ids: string[]) => Promise<void> | void;
-  /**
-   * Periodic housekeeping of your own, run after the host prunes its archive (every quarter of
-   * `cleanupMaxAgeMs`, between one minute and one hour) while the host runs; a failure is logged and it
-   * runs again next period.
-   */
+  /** Your periodic housekeeping, after the archive is pruned (every `cleanupMaxAgeMs`/4, 1 min to 1 h). */
   housekeeping?: (now: number) => unknown;
 }
 
@@ -101,20 +81,16 @@ export interface DurableActorInfo {
   meta?: Record<string, unknown>;
 }
 
-/**
- * An actor this host runs, for a layer built on the host: its XState actor to send events to and read,
- * and a way to wait for a state of it that a crash cannot take back.
- */
+/** An actor this host runs, for a layer built on the host: its XState actor, and a wait for a durable state. */
 export interface DurableActor {
   readonly id: string;
   readonly kind: string;
   /** The running XState actor. A change it makes is written with the next batch of writes. */
   readonly actor: AnyActorRef;
   /**
-   * Resolves with `pick()`'s value once it returns one and the snapshot showing it is durable; checked
-   * again after every change. If the actor fails, it resolves with `onError(error)` once the failed state
-   * is written or refused, or rejects with the error without `onError`. `stop()` rejects it with an
-   * `ActorStoppedError`.
+   * Resolves with `pick()`'s value once it returns one and that snapshot is durable (checked after each
+   * change). A failed actor: `onError(error)` once written or refused, else rejects with the error.
+   * `stop()` rejects it with an `ActorStoppedError`.
    */
   when<T>(pick: () => T | undefined, onError?: (error: unknown) => T): Promise<T>;
 }
@@ -131,10 +107,7 @@ export interface DurableHostCounts {
   writesPending: number;
 }
 
-/**
- * Durable XState actors: each one persisted after every change, its `after` delays kept across
- * restarts and crashes, resumed by `start()`.
- */
+/** Durable XState actors: persisted after every change, their `after` delays kept across crashes. */
 export interface DurableHost {
   /** Opens the store (taking it for this process) and resumes every live actor with its delays. */
   start(): Promise<void>;
@@ -145,26 +118,21 @@ export interface DurableHost {
   /** Creates and starts an actor; resolves once its first snapshot is durable. */
   spawn(kind: string, id: string, input?: unknown): Promise<void>;
   /**
-   * Sends an event to a live actor; resolves once the change it made is durable. With a store shared by
-   * several processes, an actor another process runs gets it through the store: it resolves once the
-   * event is stored, and that process applies it.
+   * Sends an event to a live actor; resolves once its change is durable. An actor another process runs
+   * (a shared store) gets it through the store: it resolves once the event is stored.
    */
   send(id: string, event: EventObject): Promise<void>;
   /** A live or archived actor, or undefined. */
   get(id: string): Promise<DurableActorInfo | undefined>;
-  /**
-   * Every live actor (finished ones are archived, and listed until their last write lands); with a
-   * shared store, every process's.
-   */
+  /** Every live actor (a finished one until its last write lands); with a shared store, every process's. */
   list(): Promise<Array<Omit<DurableActorInfo, "context">>>;
 
   // For a layer built on the host, which reaches its actors directly rather than through events.
 
   /**
-   * Creates and starts an actor at once and queues its first snapshot: `spawn()` without waiting, for a
-   * caller that watches it from its first state (with `when()`). Throws if the kind is unknown, the host
-   * is not running, or it runs an actor of that id (`ActorExistsError`); the store is not asked, so an id
-   * must be new (a UUID), not one of an archived actor.
+   * `spawn()` without waiting, to watch the actor from its first state with `when()`. Throws if the kind is
+   * unknown, the host is not running, or it runs that id (`ActorExistsError`); the store is not asked,
+   * so the id must be new (a UUID).
    */
   create(kind: string, id: string, input?: unknown): DurableActor;
   /** The actor with this id if this host runs it (a dormant one is restored first), else undefined. */

@@ -5,12 +5,16 @@ import {
   type EventObject,
   type InspectionEvent,
 } from "xstate";
-import type { ActorRecord, ActorRecordRules, ActorStatus } from "../persistence/actorRecord.js";
+import {
+  type ActorRecord,
+  type ActorRecordRules,
+  type ActorStatus,
+  isPlainObject,
+} from "../persistence/actorRecord.js";
 import { ActorFailedError, ActorStoppedError } from "./actorErrors.js";
 import { type DelayTracker, trackDelays } from "./durableDelays.js";
 import { treeInspector } from "./inspection.js";
 import type { DurableActor, DurableActorInfo, MachineRegistration } from "./durableHostTypes.js";
-import { snapshotValidity } from "./snapshotValidity.js";
 import { clearLongTimeout, type RuntimeTimers, setLongTimeout, setSoon } from "./timers.js";
 
 /** An actor the durable host runs. */
@@ -29,10 +33,7 @@ export interface Entry {
   abandoned: Set<(error: Error) => void>;
 }
 
-/**
- * The record of an actor as it is now: its snapshot and pending XState delays, and
- * `meta`, what the embedding layer keeps beside it (read without restoring the actor).
- */
+/** The actor's record as it is now: snapshot, pending delays, and the embedding layer's `meta`. */
 export function recordOf(
   entry: Entry,
   version: number,
@@ -55,22 +56,7 @@ export function recordOf(
   };
 }
 
-/**
- * XState's `clock` on a host's timers: any length of delay (a test's clock moves them). While
- * `deliverNow()` holds (an actor being restored), a delay that is already due runs before any timer.
- */
-export function delayClock(timers: RuntimeTimers, deliverNow: () => boolean = () => false) {
-  return {
-    setTimeout: (fn: () => void, ms: number) =>
-      ms <= 0 && deliverNow() ? setSoon(fn) : setLongTimeout(timers, fn, ms),
-    clearTimeout: (timeout: unknown) => clearLongTimeout(timers, timeout),
-  };
-}
-
-/**
- * A hosted actor, not started yet: its tree's changes and emitted events reported, its XState delays
- * tracked, a failure reported rather than ending the process.
- */
+/** A hosted actor, not started yet: its tree's changes, emitted events, delays and failure followed. */
 export function hostEntry(o: {
   kind: string;
   id: string;
@@ -78,7 +64,6 @@ export function hostEntry(o: {
   start: { input: unknown } | { snapshot: unknown };
   timers: RuntimeTimers;
   now: () => number;
-  /** While true (the actor is being restored), a delay already due is delivered before any timer. */
   restoring: () => boolean;
   onEmitted: (event: { type: string }) => void;
   user: ((event: InspectionEvent) => void) | undefined;
@@ -90,11 +75,22 @@ export function hostEntry(o: {
     onTreeChanged: o.changed,
     ...(o.user === undefined ? {} : { user: o.user }),
   });
-  // A delay restored overdue is due now: delivered before any timer, so idle() sees it.
-  const clock = delayClock(o.timers, o.restoring);
-  const actor = createHostedActor(o.machine, o.id, o.start, { clock, inspect });
-  // An actor that fails would otherwise reach XState's unhandled-error path, which ends the process.
-  // XState reports a failure to observers, not to inspection: the failed snapshot is written from there.
+  // XState's clock on the host's timers, for any length of delay. A delay restored overdue is due now:
+  // delivered before any timer, so idle() sees it.
+  const clock = {
+    setTimeout: (fn: () => void, ms: number) =>
+      ms <= 0 && o.restoring() ? setSoon(fn) : setLongTimeout(o.timers, fn, ms),
+    clearTimeout: (timeout: unknown) => clearLongTimeout(o.timers, timeout),
+  };
+  const actor = createActor(o.machine, {
+    id: o.id,
+    clock,
+    inspect,
+    ...("snapshot" in o.start
+      ? { snapshot: o.start.snapshot as ReturnType<AnyStateMachine["getInitialSnapshot"]> }
+      : { input: o.start.input }),
+  });
+  // Else a failure reaches XState's unhandled-error path, which ends the process; inspection misses it.
   actor.subscribe({ error: o.failed });
   const delays = trackDelays(actor, { now: o.now });
   delays.onChange = o.changed;
@@ -150,32 +146,16 @@ function when<T>(entry: Entry, pick: () => T | undefined, onError?: (error: unkn
   });
 }
 
-/** An actor of `machine`, new from its input or restored from a persisted snapshot (not started). */
-export function createHostedActor(
-  machine: AnyStateMachine,
-  id: string,
-  start: { input: unknown } | { snapshot: unknown },
-  options: { clock: ReturnType<typeof delayClock>; inspect: (event: InspectionEvent) => void },
-): AnyActorRef {
-  return "snapshot" in start
-    ? createActor(machine, {
-        id,
-        snapshot: start.snapshot as ReturnType<AnyStateMachine["getInitialSnapshot"]>,
-        ...options,
-      })
-    : createActor(machine, { id, input: start.input, ...options });
-}
-
-/** What the host tells of an actor, from its snapshot (live) or its stored one. */
+/** What the host tells of a hosted actor (from its snapshot now, with `metaOf`) or of a stored one. */
 export function info(
-  id: string,
-  kind: string,
-  snapshot: unknown,
-  meta: Record<string, unknown> | undefined,
+  of: Entry | Readonly<ActorRecord>,
+  metaOf?: (entry: Entry) => Record<string, unknown> | undefined,
 ): DurableActorInfo {
+  const [kind, snapshot, meta] =
+    "actor" in of ? [of.kind, of.actor.getSnapshot(), metaOf?.(of)] : [of.machineId, of.snapshot, of.meta];
   const s = (snapshot ?? {}) as { status?: unknown; value?: unknown; context?: unknown; output?: unknown };
   return {
-    id,
+    id: of.id,
     kind,
     status: typeof s.status === "string" ? s.status : "unknown",
     value: s.value,
@@ -185,13 +165,15 @@ export function info(
   };
 }
 
+export function withoutContext({ context: _context, ...rest }: DurableActorInfo) {
+  return rest;
+}
+
 type Relay = (source: AnyActorRef | undefined, target: AnyActorRef, event: EventObject) => void;
 
 /**
- * Starts an actor restored from a snapshot. As they start, XState's restored children announce their
- * snapshot to their parent again (`xstate.snapshot.<id>`, which `onSnapshot` and synced spawns hear),
- * though the parent heard it before that snapshot was stored. Those repeats are dropped, so a parent
- * hears each snapshot of a child once, as it does from an actor that was never interrupted.
+ * Starts a restored actor, dropping the `xstate.snapshot.<id>` its restored children announce again as
+ * they start: their parent heard it before it was stored, and hears each snapshot once.
  */
 export function startRestored(actor: AnyActorRef): void {
   // XState relays every event between actors through `system._relay`, looked up at each call.
@@ -252,5 +234,34 @@ export function recordRules(
       kinds.flatMap(([kind, r]) => (r.migrate === undefined ? [] : [[kind, r.migrate]])),
     ),
     validateSnapshot: snapshotValidity(machines),
+  };
+}
+
+const STATUSES: ReadonlySet<unknown> = new Set(["active", "done", "error", "stopped"]);
+
+/**
+ * The store's `validateSnapshot`: the problem with a snapshot its machine cannot restore, or undefined.
+ * XState accepts a snapshot naming a state its machine lacks, and fails later: such a record is quarantined.
+ */
+function snapshotValidity(
+  machines: Readonly<Record<string, AnyStateMachine>>,
+): (machineId: string, snapshot: unknown) => string | undefined {
+  return (machineId, snapshot) => {
+    const machine = Object.hasOwn(machines, machineId) ? machines[machineId] : undefined;
+    if (machine === undefined) return `there is no machine ${JSON.stringify(machineId)} to restore it`;
+    if (!isPlainObject(snapshot)) return "it is not an object";
+    const { value, status, context } = snapshot;
+    if (!STATUSES.has(status)) return `its status ${JSON.stringify(status)} is not one XState knows`;
+    // XState reads a number or a boolean as the initial state: only names (or objects of them) are real.
+    if (typeof value !== "string" && !isPlainObject(value))
+      return `its state value ${JSON.stringify(value)} is not a state name or an object of them`;
+    try {
+      machine.resolveState({ value, context: context ?? {} } as Parameters<
+        AnyStateMachine["resolveState"]
+      >[0]);
+    } catch (error) {
+      return `its state value ${JSON.stringify(value)} is not one of machine ${JSON.stringify(machine.id)}: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    return undefined;
   };
 }

@@ -2,11 +2,7 @@ import type { AnyActorRef, InspectionEvent } from "xstate";
 
 type InspectFn = (event: InspectionEvent) => void;
 
-/**
- * The user's `inspect` option as a function: an @statelyai/inspect inspector (its `.inspect`
- * observer), an observer with `next`, or a function. Anything else is a TypeError naming `owner`, the
- * call that took the option.
- */
+/** The `inspect` option as a function; anything unusable is a TypeError naming `owner`. */
 export function toInspectFn(inspect: unknown, owner: string): InspectFn | undefined {
   if (inspect === undefined || inspect === null) return undefined;
   if (typeof inspect === "function") return inspect as InspectFn;
@@ -21,18 +17,13 @@ export function toInspectFn(inspect: unknown, owner: string): InspectFn | undefi
   );
 }
 
-/**
- * One inspection function per actor tree: it hears every actor the tree creates (so events emitted by
- * children reach the runtime), every snapshot change anywhere in the tree (so a child's progress is
- * persisted with its root), and passes everything on to the user's inspector.
- */
+/** One tree's inspection: every actor's emitted events, every snapshot change, then the user's inspector. */
 export function treeInspector(handlers: {
   onEmitted: (event: { type: string }) => void;
   onTreeChanged: () => void;
   user?: InspectFn;
 }): InspectFn {
-  // XState reports a snapshot after every event, the same object when the event changed nothing (no
-  // transition was enabled): such an event is not a change, and nothing is written for it.
+  // An event that changed nothing reports the same snapshot object: nothing to write.
   const last = new WeakMap<object, unknown>();
   return (event) => {
     if (event.type === "@xstate.actor") {

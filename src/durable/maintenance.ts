@@ -7,17 +7,15 @@ const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
 
 /**
- * How often a host's housekeeping runs, for a given `cleanupMaxAgeMs`: a quarter of it, so a
- * finished record outlives its age by at most a quarter; at most an hour, so a long age (a day by
- * default) still frees memory and disk steadily rather than in rare large steps; at least a minute,
- * so a tiny age (0 in tests) does not turn housekeeping into a busy loop.
+ * How often housekeeping runs: a quarter of `cleanupMaxAgeMs` (a record outlives its age by at most
+ * that), at most an hour (steady pruning), at least a minute (an age of 0 is no busy loop).
  */
 export function maintenancePeriodMs(cleanupMaxAgeMs: number): number {
   return Math.min(HOUR_MS, Math.max(MINUTE_MS, Math.floor(cleanupMaxAgeMs / 4)));
 }
 
 export interface MaintenanceOptions {
-  /** Time between the end of one run and the start of the next (maintenancePeriodMs). */
+  /** From the end of one run to the start of the next. */
   periodMs: number;
   /** The tasks by name, run in this order. */
   tasks: Record<string, MaintenanceTask>;
@@ -28,10 +26,8 @@ export interface MaintenanceOptions {
 }
 
 /**
- * A host's housekeeping (pruning the archive, and what a layer on top adds): named tasks run one after
- * another every `periodMs` on the injected scheduler, from start() to stop(). One run at a time: the
- * next is scheduled when a run ends. A failing task is reported and retried next period; the other
- * tasks still run. Nobody's answer waits on a run, and its timer never keeps a process alive.
+ * A host's housekeeping: named tasks run in order every `periodMs`, one run at a time, from start() to
+ * stop(). A failing task is reported and runs again next period; its timer keeps no process alive.
  */
 export class Maintenance {
   private handle: unknown;

@@ -7,7 +7,7 @@ import {
   type StoredDelivery,
 } from "../persistence/SnapshotStorePort.js";
 import type { DurableActorInfo } from "./durableHostTypes.js";
-import { type Entry, info } from "./hostedActors.js";
+import { type Entry, info, withoutContext } from "./hostedActors.js";
 import type { Host } from "./DurableHost.js";
 
 /** What a host does with a shared store's news, plus `started()`, which the host calls once running. */
@@ -16,9 +16,8 @@ export interface HostSharedStoreEvents extends SharedStoreEvents {
 }
 
 /**
- * How a host follows a store that several processes share: actors claimed from a process that stopped
- * or died are hosted here (as at start), events other processes sent are delivered, and actors taken
- * over by another process are dropped. Claims that come while the host is still starting wait for it.
+ * A shared store's news: claimed actors adopted (claims while starting wait for it), events delivered,
+ * actors taken over dropped.
  */
 export function sharedStoreEvents(host: Host): HostSharedStoreEvents {
   let early: Array<Readonly<ActorRecord>> | undefined = [];
@@ -71,16 +70,12 @@ export async function listedElsewhere(
   const known = new Set(here.map((actor) => actor.id));
   return (await store.listEveryLive())
     .filter((record) => !known.has(record.id))
-    .map(({ id, machineId, snapshot, meta }) => {
-      const { context: _context, ...rest } = info(id, machineId, snapshot, meta);
-      return rest;
-    });
+    .map((record) => withoutContext(info(record)));
 }
 
 /**
- * Waits until what an event changed in a hosted actor is durable. When another process took the actor
- * over meanwhile (this one's lease had lapsed), its write is refused: the event then goes to that process
- * through the store, so it is recorded either way. Call after sending the event and `host.flush()`.
+ * Waits until an event's change is durable; an actor taken over meanwhile gets the event through the
+ * store. Call after sending the event and `host.flush()`.
  */
 export async function landedOrRelayed(store: SnapshotStore, entry: Entry, event: EventObject): Promise<void> {
   try {

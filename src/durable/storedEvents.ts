@@ -1,10 +1,7 @@
 import { type AnyActorRef, createActor, type EventObject, fromCallback } from "xstate";
 import type { DelayedEventRecord } from "../persistence/actorRecord.js";
 
-/**
- * An actor ref in a stored event: XState's own JSON for a ref (`ref.toJSON()`), plus the actor's
- * child-id path from the root of its tree. Without a path the actor had stopped when the event was stored.
- */
+/** An actor ref as stored: XState's `ref.toJSON()` plus its child-id path (none: it had stopped). */
 interface StoredRef {
   xstate$$type: 1;
   id: string;
@@ -21,9 +18,8 @@ export interface CapturedEvent {
 }
 
 /**
- * `event` as it is stored: JSON, each actor ref of its payload replaced by a {@link StoredRef}.
- * Throws, saying why, when the payload is not JSON or holds an actor outside `root`'s tree, which a
- * restarted host could not find again.
+ * `event` as JSON, each actor ref in it a {@link StoredRef}. Throws, saying why, when it is not JSON or
+ * holds an actor outside `root`'s tree (a restarted host could not find it).
  */
 export function captureEvent(event: EventObject, root: AnyActorRef, locate: Locate): CapturedEvent {
   let refs: Map<AnyActorRef, string[] | undefined> | undefined;
@@ -56,11 +52,7 @@ export function captureEvent(event: EventObject, root: AnyActorRef, locate: Loca
   return { json: json as DelayedEventRecord["event"], ...(refs === undefined ? {} : { refs }) };
 }
 
-/**
- * The stored event (or a part of it) with each {@link StoredRef} made an actor ref again: the actor at
- * its path in the restored tree, or a stopped stand-in when it had stopped (XState drops what is sent
- * to either).
- */
+/** The stored event with each {@link StoredRef} the actor at its path again, or a stopped stand-in. */
 export function reviveEvent(value: unknown, refAt: (path: string[]) => AnyActorRef | undefined): unknown {
   if (typeof value !== "object" || value === null) return value;
   if (Array.isArray(value)) return value.map((item) => reviveEvent(item, refAt));
@@ -88,10 +80,7 @@ function isActorRef(value: object): value is AnyActorRef {
   return "sessionId" in value && "send" in value && "ref" in value;
 }
 
-/**
- * A copy of `value` with each actor ref replaced; the value itself when it holds none. A cycle is left
- * as it is, for JSON.stringify to refuse.
- */
+/** `value` with each actor ref replaced (copied only where one is); a cycle is left for JSON to refuse. */
 function replaceRefs(
   value: unknown,
   replace: (ref: AnyActorRef) => StoredRef,

@@ -19,10 +19,7 @@ export interface LongTimeout {
   cancelled: boolean;
 }
 
-/**
- * `timers.setTimeout` for any delay: one longer than a timer can hold is waited in steps, so a delay of
- * 30 days fires after 30 days, not at once.
- */
+/** `timers.setTimeout` for any delay: one longer than a timer holds is waited in steps. */
 export function setLongTimeout(timers: RuntimeTimers, fn: () => void, ms: number): LongTimeout {
   const timeout: LongTimeout = { handle: undefined, cancelled: false };
   const arm = (left: number) => {
@@ -35,10 +32,7 @@ export function setLongTimeout(timers: RuntimeTimers, fn: () => void, ms: number
   return timeout;
 }
 
-/**
- * Runs `fn` after the current task's synchronous work, before any timer: for work that is already
- * due, which a caller under fake timers (advance, then wait for idle) must see without advancing again.
- */
+/** Runs `fn` before any timer: due work a caller under fake timers must see without advancing again. */
 export function setSoon(fn: () => void): LongTimeout {
   const timeout: LongTimeout = { handle: undefined, cancelled: false };
   queueMicrotask(() => {

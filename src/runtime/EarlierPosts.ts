@@ -4,10 +4,7 @@ import type { DiscordPort, RecentDiscordMessage } from "./ports.js";
 /** How many of a channel's latest messages are searched for a post made before a crash. */
 export const RECENT_MESSAGES_LIMIT = 50;
 
-/**
- * How much earlier than the post's first try (by our clock) a message may be stamped by Discord's and
- * still be taken for it: the two clocks differ a little.
- */
+/** How much earlier than the post's first try a message may be stamped and still be it: clocks differ. */
 export const CLOCK_SKEW_MS = 60_000;
 
 /** One post to Discord, as a side effect makes it. */
@@ -21,17 +18,11 @@ export interface PostToFind {
 }
 
 /**
- * Exactly once beyond Discord's nonce window. Every post carries a nonce, so a post re-run after a
- * crash is deduplicated by Discord, but only for a few minutes (`nonceWindowMs`). A post that may have
- * been made before a crash is one whose invoking snapshot was restored from a record. That snapshot was
- * on disk before the post began (the host starts an effect only then); a posting state changes only by
- * leaving it, which records the post's result; the runtime sends it no event that leaves it unchanged
- * (only the target's answer reaches a mention); and an actor resumed as stored is not saved again. So
- * the record's save time is at or before the post's first try, and "first tried more than the window
- * ago" is `now - savedAt > nonceWindowMs`, never less than the true age: at worst one read too many.
- * Such a re-run, and each retry of it, first reads the channel's recent messages and takes a message
- * from the same bot with the same content (and nonce, when Discord gives it) as the post already
- * made. Within the window nothing is read.
+ * Exactly once beyond Discord's nonce window (`nonceWindowMs`). A post re-run from a restored record
+ * began after that record was saved (effects start once their snapshot is durable, and a posting state
+ * is saved again only when it is left), so `now - savedAt > nonceWindowMs` never understates its age.
+ * Such a re-run, and each retry, first looks in the channel's recent messages for the same bot's post
+ * with the same content (and nonce, when given). Within the window nothing is read.
  */
 export class EarlierPosts {
   /** Posts re-run after a restart, by nonce key, until one lands: a time at or before their first try. */
@@ -50,10 +41,7 @@ export class EarlierPosts {
     },
   ) {}
 
-  /**
-   * Starts a side effect that an actor restored from a record saved at `savedAt` re-runs (an invoke
-   * that was in flight when the record was saved): each post it makes is noted here.
-   */
+  /** Starts a side effect re-run by an actor restored from a record saved at `savedAt`. */
   restoring<T>(savedAt: number, start: () => T): T {
     const outer = this.restoredFrom;
     this.restoredFrom = savedAt;

@@ -1,6 +1,6 @@
-import { mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
-import { type FileHandle } from "node:fs/promises";
+import { type FileHandle, mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { errorCode, writeAll } from "../persistence/DurableJsonFile.js";
 import {
   type A2AEvent,
   InvalidInputError,
@@ -30,15 +30,9 @@ interface PendingLine {
 
 /**
  * The append-only `coordination-events.ndjson`: one JSON event per line, rotated at a size limit.
- * Appends go through one FileHandle in order; appends that arrive while a write is in flight are
- * written together in the next single write (group commit), so a burst costs a few writes rather than
- * one per event.
- *
- * Durability: fsync happens on flush() and close(), not per line. An fsync per event would bound
- * throughput by the disk's sync latency (milliseconds) on the event path; the log is an audit trail
- * that nothing reads to recover state (the thread state and the actor snapshots are written
- * durably on their own), so losing the last unsynced lines in a power cut is an acceptable cost.
- * Callers that need a durability point (runtime.stop) call flush().
+ * Appends arriving while a write is in flight share the next write (group commit). fsync only on
+ * flush() and close(): the log is an audit trail nothing recovers state from, so a power cut may lose
+ * its last lines rather than every event paying the disk's sync latency.
  */
 export class EventLog {
   private readonly pending: PendingLine[] = [];
@@ -69,13 +63,15 @@ export class EventLog {
     const warn = options.onWarning ?? ((message: string) => console.warn(`a2a-statecharts: ${message}`));
     await mkdir(dir, { recursive: true });
     const file = join(dir, EVENT_LOG_FILE);
-    const needsNewline = await endsWithTornLine(file);
-    if (needsNewline) {
-      warn(`${file} does not end with a newline (a write cut short?); the next event starts on a new line`);
-    }
-    const handle = await open(file, "a", 0o600); // holds message text: owner only
+    const handle = await open(file, "a+", 0o600); // holds message text: owner only
     try {
       const { size } = await handle.stat();
+      const last = Buffer.alloc(1);
+      if (size > 0) await handle.read(last, 0, 1, size - 1);
+      const needsNewline = size > 0 && last[0] !== 0x0a;
+      if (needsNewline) {
+        warn(`${file} does not end with a newline (a write cut short?); the next event starts on a new line`);
+      }
       return new EventLog(file, handle, size, needsNewline, maxBytes, keep, warn);
     } catch (error) {
       await handle.close().catch(() => undefined);
@@ -102,11 +98,7 @@ export class EventLog {
   /** Waits for every queued append, then fsyncs the live file. */
   async flush(): Promise<void> {
     if (this.closing !== undefined) return this.closing;
-    while (this.draining !== undefined) await this.draining;
-    if (this.unsynced) {
-      this.unsynced = false;
-      await this.handle.sync();
-    }
+    await this.drainAndSync();
   }
 
   /** Refuses new appends, writes the queued ones, fsyncs and closes. Idempotent. */
@@ -117,15 +109,19 @@ export class EventLog {
 
   private async shutdown(): Promise<void> {
     this.closed = true;
-    while (this.draining !== undefined) await this.draining;
     try {
-      if (this.unsynced) {
-        this.unsynced = false;
-        await this.handle.sync();
-      }
+      await this.drainAndSync();
     } finally {
       // Closed even when the last fsync fails: close() is called once, there is no later chance.
       await this.handle.close();
+    }
+  }
+
+  private async drainAndSync(): Promise<void> {
+    while (this.draining !== undefined) await this.draining;
+    if (this.unsynced) {
+      this.unsynced = false;
+      await this.handle.sync();
     }
   }
 
@@ -172,7 +168,7 @@ export class EventLog {
     const prefix = this.needsNewline ? "\n" : "";
     const buffer = Buffer.from(prefix + chunk.map((line) => line.text).join(""));
     try {
-      await writeWhole(this.handle, buffer);
+      await writeAll(this.handle, buffer, null);
     } catch (error) {
       const failure = new Error(
         `EventLog: could not append ${chunk.length} event(s) to ${this.file}: ${displayText(error)}`,
@@ -220,7 +216,7 @@ export class EventLog {
       // Nothing is lost: the live file keeps growing past maxBytes until a later rotation succeeds.
       this.warn(`could not rotate ${this.file}: ${displayText(error)}; appending to it past maxBytes`);
     }
-    this.handle = await open(this.file, "a", 0o600);
+    this.handle = await open(this.file, "a+", 0o600);
     this.fileBytes = (await this.handle.stat()).size;
     this.rotateAt = failed ? this.fileBytes + this.maxBytes : this.maxBytes;
     this.unsynced = false;
@@ -244,44 +240,12 @@ function serialize(event: A2AEvent): string {
   return `${json}\n`;
 }
 
-/** Appends all of `buffer` (the file is opened for appending); a write that makes no progress is an error. */
-async function writeWhole(handle: FileHandle, buffer: Buffer): Promise<void> {
-  for (let written = 0; written < buffer.length;) {
-    const { bytesWritten } = await handle.write(buffer, written, buffer.length - written);
-    if (bytesWritten <= 0) throw new Error(`the write stopped after ${written} of ${buffer.length} bytes`);
-    written += bytesWritten;
-  }
-}
-
 async function renameIfPresent(from: string, to: string): Promise<void> {
   try {
     await rename(from, to);
   } catch (error) {
-    if (!isNotFound(error)) throw error;
+    if (errorCode(error) !== "ENOENT") throw error;
   }
-}
-
-async function endsWithTornLine(file: string): Promise<boolean> {
-  let size: number;
-  try {
-    size = (await stat(file)).size;
-  } catch (error) {
-    if (isNotFound(error)) return false;
-    throw error;
-  }
-  if (size === 0) return false;
-  const handle = await open(file, "r");
-  try {
-    const last = Buffer.alloc(1);
-    await handle.read(last, 0, 1, size - 1);
-    return last[0] !== 0x0a;
-  } finally {
-    await handle.close();
-  }
-}
-
-function isNotFound(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === "ENOENT";
 }
 
 /** The event log's files in `dir`: coordination-events.ndjson.N (highest N = oldest first), then the live file. */

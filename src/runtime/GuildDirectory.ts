@@ -1,21 +1,15 @@
 import type { ChannelDirectory } from "./channelDirectory.js";
 import type { DiscordChannelInfo } from "./ports.js";
 
-/**
- * The thread-creation bucket of every channel whose guild is unknown: one shared limit, so not
- * knowing a guild can never raise the rate (a bucket per unknown channel would).
- */
+/** One bucket for every unknown guild's channels: not knowing a guild never raises the rate. */
 export const UNKNOWN_GUILD_BUCKET = "guild:?";
 
 /** Channels remembered at most; the oldest are forgotten first (and asked again if needed). */
 const MAX_CHANNELS = 10_000;
 
 /**
- * Which guild a channel belongs to, for Discord's per-guild limit on thread creation
- * (`rateLimit.threadCreationPerMinute`).
- * Learnt from inbound messages, or from what Discord says of the channel (`ChannelDirectory.describe`,
- * asked once per channel and shared with the allowlist checks). In memory only: a channel never
- * changes guild, and asking again after a restart is cheap.
+ * Each channel's guild, for the per-guild thread-creation limit: from inbound messages or Discord's
+ * answer. In memory only: a channel never changes guild.
  */
 export class GuildDirectory {
   /** Channel id → guild id, as inbound messages and Discord's answers named it. */

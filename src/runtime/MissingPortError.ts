@@ -1,10 +1,6 @@
 import { A2AError } from "../errors/A2AError.js";
 
-/**
- * A runtime method was called that needs a port the runtime was created without: `sessionsSend` needs
- * `gateway`, `discordSend` needs `discord`. Thrown at the call, before any actor starts: a missing
- * option is a setup mistake, not a gateway or Discord failure to retry.
- */
+/** `sessionsSend` without a `gateway`, `discordSend` without `discord`: a setup mistake, not retried. */
 export class MissingPortError extends A2AError {
   override readonly code = "MISSING_PORT";
   override readonly name = "MissingPortError";

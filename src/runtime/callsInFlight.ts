@@ -1,9 +1,6 @@
 import type { GatewayPort } from "./ports.js";
 
-/**
- * The gateway calls under way, for runtime.idle(): a run's wait and the read of its reply start without
- * waiting for the disk, so the durable host does not count them among its side effects.
- */
+/** The gateway calls under way, for idle(): ungated ones are not among the host's side effects. */
 export class CallsInFlight {
   private readonly calls = new Set<Promise<unknown>>();
 

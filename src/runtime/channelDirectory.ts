@@ -10,10 +10,8 @@ export type ParentLookup =
 const DESCRIBED_KEPT = 10_000;
 
 /**
- * What the runtime knows of Discord channels beyond what it saw itself: a thread's parent comes from
- * the runtime's own threads (the thread state, persisted), else from `DiscordPort.describeChannel`,
- * asked once per channel. A parent learnt that way is kept in ThreadState, so it survives a restart.
- * A failed question that may succeed later (5xx, 429, timeouts) is not remembered; every other answer is.
+ * A thread's parent from the thread state, else from `describeChannel`, asked once per channel (the
+ * parent then kept in the thread state). A retryable failure is not remembered; every other answer is.
  */
 export class ChannelDirectory {
   private readonly described = new Map<string, Promise<DescribeAnswer>>();

@@ -5,11 +5,11 @@ import {
   discordErrorCode,
   displayText,
   IdempotencyCache,
+  isReplyInThread,
   type LoopGuard,
 } from "../policies/index.js";
 import type { DurableHost } from "../durable/index.js";
 import type { ChannelDirectory } from "./channelDirectory.js";
-import { collaborationInput } from "./collaborationInput.js";
 import { DiscordSendParamsSchema, parsePublicInput } from "./inputSchemas.js";
 import { MissingPortError } from "./MissingPortError.js";
 import type { DiscordSendParams, DiscordSendResult } from "./ports.js";
@@ -35,40 +35,19 @@ export interface CollaborationServiceDeps {
   warn: (message: string) => void;
 }
 
-/**
- * `discordSend`: the request checked (agents, sink threads, an explicit thread's parent against the
- * allowlist, the loop guard, thread reuse), then one collaborate actor that opens or reuses the
- * thread and posts the mention; answered once the mention is sent or the request failed. A request
- * refused before any actor exists is answered and reported as a2a.collaborate.failed.
- */
+/** `discordSend`: the request checked, then one collaborate actor; answered once sent or failed. */
 export function createCollaborationService(
   deps: CollaborationServiceDeps,
 ): (params: DiscordSendParams) => Promise<DiscordSendResult> {
-  const {
-    config,
-    hasDiscord,
-    actors,
-    threads,
-    directory,
-    loopGuard,
-    isSinkThread,
-    agentConfig,
-    requireStarted,
-    emitEvent,
-    now,
-    warn,
-  } = deps;
+  const { config, actors, threads, isSinkThread, agentConfig, now } = deps;
   const idempotency = new IdempotencyCache<DiscordSendResult>({ now });
 
   async function discordSend(params: DiscordSendParams): Promise<DiscordSendResult> {
-    requireStarted("discordSend");
-    if (!hasDiscord) throw new MissingPortError("discordSend", "discord");
+    deps.requireStarted("discordSend");
+    if (!deps.hasDiscord) throw new MissingPortError("discordSend", "discord");
     const parsed = parsePublicInput("discordSend", DiscordSendParamsSchema, params);
     if (!parsed.ok) {
-      return rejectCollaboration(params, {
-        code: "invalid_input",
-        message: `${parsed.error.param}: ${parsed.error.reason}`,
-      });
+      return rejectCollaboration(params, "invalid_input", `${parsed.error.param}: ${parsed.error.reason}`);
     }
     const p = parsed.value;
     const run = () => startCollaboration(p);
@@ -78,11 +57,12 @@ export function createCollaborationService(
   /** A discordSend refused before any actor exists: answered, and reported as a2a.collaborate.failed. */
   function rejectCollaboration(
     p: Partial<Record<keyof DiscordSendParams, unknown>> | undefined,
-    error: { code: string; message: string },
+    code: string,
+    message: string,
   ): DiscordSendResult {
     const fromAgentId = typeof p?.fromAgentId === "string" ? p.fromAgentId : "";
     const toAgentId = typeof p?.targetAgentId === "string" ? p.targetAgentId : "";
-    emitEvent({
+    deps.emitEvent({
       type: "a2a.collaborate.failed",
       ts: now(),
       ...(fromAgentId === "" ? {} : { fromAgent: fromAgentId }),
@@ -90,74 +70,100 @@ export function createCollaborationService(
       data: {
         fromAgentId,
         toAgentId,
-        errorCode: error.code,
-        errorMessage: error.message,
+        errorCode: code,
+        errorMessage: message,
         escalate: false,
       },
     } as { type: string });
-    return { status: "rejected", error: { code: error.code, message: error.message } };
+    return { status: "rejected", error: { code, message } };
   }
 
   async function startCollaboration(p: DiscordSendParams): Promise<DiscordSendResult> {
     const from = agentConfig(p.fromAgentId);
     if (from === undefined) {
-      return rejectCollaboration(p, {
-        code: "unknown_agent",
-        message: `fromAgentId ${JSON.stringify(p.fromAgentId)} is not a configured agent`,
-      });
+      return rejectCollaboration(
+        p,
+        "unknown_agent",
+        `fromAgentId ${JSON.stringify(p.fromAgentId)} is not a configured agent`,
+      );
     }
     if (p.threadId && isSinkThread(p.threadId)) {
-      return rejectCollaboration(p, {
-        code: "sink_thread",
-        message: `thread ${p.threadId} is a report (sink) thread; collaborations stay out of it`,
-      });
+      return rejectCollaboration(
+        p,
+        "sink_thread",
+        `thread ${p.threadId} is a report (sink) thread; collaborations stay out of it`,
+      );
     }
     // An explicit thread is checked against the allowlist by its parent: one the runtime cannot learn is refused.
     let threadParentId: string | undefined;
     let threadLookupFailure: CollaborateInput["threadLookupFailure"];
     if (p.threadId) {
-      const parent = await directory.parentOf(p.threadId);
+      const parent = await deps.directory.parentOf(p.threadId);
       if ("failure" in parent && !parent.failure.retryable) {
         // A 403/404 is the collaboration's own failure: it fails with it, unretried, and tells a human.
         const { kind, escalate } = parent.failure;
         threadLookupFailure = { kind, retryable: false, escalate, message: displayText(parent.error) };
       } else if ("failure" in parent) {
-        return rejectCollaboration(p, {
-          code: discordErrorCode(parent.failure.kind),
-          message: `could not look up thread ${p.threadId}: ${displayText(parent.error)}`,
-        });
+        return rejectCollaboration(
+          p,
+          discordErrorCode(parent.failure.kind),
+          `could not look up thread ${p.threadId}: ${displayText(parent.error)}`,
+        );
       } else if ("unknown" in parent) {
-        return rejectCollaboration(p, {
-          code: "channel_not_allowed",
-          message: `${parent.unknown}, so it cannot be checked against discord.collaboration.allowedChannels`,
-        });
+        return rejectCollaboration(
+          p,
+          "channel_not_allowed",
+          `${parent.unknown}, so it cannot be checked against discord.collaboration.allowedChannels`,
+        );
       } else threadParentId = parent.parentChannelId;
     }
     const at = now();
     const target = agentConfig(p.targetAgentId);
-    const verdict = loopGuard.checkCollaboration(p.fromAgentId, p.targetAgentId);
-    if (verdict.allowed && verdict.warning) warn(`loop guard: ${verdict.warning}`);
+    const verdict = deps.loopGuard.checkCollaboration(p.fromAgentId, p.targetAgentId);
+    if (verdict.allowed && verdict.warning) deps.warn(`loop guard: ${verdict.warning}`);
     const handling = threads.handlingOf(p.fromAgentId, at, HANDLING_WINDOW_MS);
     const route = p.threadId
       ? undefined
       : threads.reusableRoute(p.fromAgentId, p.targetAgentId, p.topicId, at);
     const reusable = route !== undefined && isSinkThread(route.threadId) ? undefined : route;
     const id = `collab-${randomUUID()}`;
-    const input = collaborationInput(
-      p,
-      {
-        id,
-        at,
-        from,
-        target,
-        ...(threadParentId === undefined ? {} : { threadParentId }),
-        ...(threadLookupFailure === undefined ? {} : { threadLookupFailure }),
-        ...(reusable === undefined ? {} : { reusable }),
-        loopGuard: verdict,
-        handling,
+    const settings = config.discord.collaboration;
+    // What the runtime learnt before the collaboration starts; the machine decides the rest itself.
+    const input: CollaborateInput = {
+      collaborationId: id,
+      fromAgentId: p.fromAgentId,
+      targetAgentId: p.targetAgentId,
+      fromName: from.name ?? p.fromAgentId,
+      // An unknown target is the machine's to refuse (unknown_agent).
+      ...(target === undefined
+        ? {}
+        : { toName: target.name ?? p.targetAgentId, targetBotId: target.discordBotId }),
+      message: p.message,
+      ...(p.threadId ? { threadId: p.threadId } : {}),
+      ...(threadParentId === undefined ? {} : { threadParentId }),
+      ...(threadLookupFailure === undefined ? {} : { threadLookupFailure }),
+      ...(p.channelId ? { channelId: p.channelId } : {}),
+      ...(p.threadName ? { threadName: p.threadName } : {}),
+      ...(p.topicId ? { topicId: p.topicId } : {}),
+      urgent: p.urgent === true,
+      allowedChannels: [...settings.allowedChannels],
+      ...(settings.defaultChannel === undefined ? {} : { defaultChannel: settings.defaultChannel }),
+      maxMessageLength: settings.maxMessageLength,
+      ...(reusable === undefined
+        ? {}
+        : { reusableThread: { threadId: reusable.threadId, channelId: reusable.channelId } }),
+      loopGuard: {
+        allowed: verdict.allowed,
+        ...(verdict.allowed && verdict.warning ? { warning: verdict.warning } : {}),
       },
-      config,
-    );
+      replyInThread: isReplyInThread({
+        targetAgentId: p.targetAgentId,
+        ...(handling === undefined ? {} : { handling }),
+      }),
+      // As the config has it: the mention takes what it needs.
+      mention: config.discord.a2aRetry,
+      startedAt: at,
+    };
     const collaboration = actors.create("collaborate", id, input);
     return collaboration.when<DiscordSendResult>(
       () => {

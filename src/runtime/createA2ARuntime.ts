@@ -38,15 +38,9 @@ import { ThreadState } from "./ThreadState.js";
 export { MACHINE_VERSIONS } from "./runtimeActors.js";
 
 /**
- * The A2A runtime a gateway embeds: one actor per `sessionsSend` flow and per `discordSend`
- * collaboration (its tracked mention is a child), run by the durable host: each persisted after every
- * burst of changes, each side effect started once the snapshot that started it is on disk, resumed
- * after a restart with its XState delays at their original wall-clock times.
- *
- * Lazy hosting: at start(), a collaboration whose mention only waits (for a delay or the target's
- * answer) stays a record, "dormant", indexed by thread; its XState actor is restored on its first
- * event (its earliest delay, a bot's message in its thread). Everything else is hosted at start. An `inspect`
- * inspector therefore sees a dormant collaboration only once it is hosted.
+ * The A2A runtime a gateway embeds: one durable actor per `sessionsSend` flow and per `discordSend`
+ * collaboration. A collaboration that only waits stays a dormant record until its first event (so an
+ * `inspect` inspector sees it only then).
  */
 export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
   const log = runtimeLogger(options);
@@ -280,9 +274,8 @@ export function createA2ARuntime(options: A2ARuntimeOptions = {}): A2ARuntime {
     mentions,
 
     async idle() {
-      // A landed write starts side effects, whose outcomes emit events and start writes: until a pass finds none.
-      // Side effects that only wait for a timer (a post queued behind a rate limit, a retry's backoff) end the
-      // wait too: they go on once the timer fires, which is the caller's to make happen.
+      // A landed write starts side effects, whose outcomes start writes: until a pass finds none. Effects
+      // waiting only for a timer (a rate limit, a backoff) end the wait: firing it is the caller's.
       for (;;) {
         const before = emitted;
         const watch = { stopped: false };

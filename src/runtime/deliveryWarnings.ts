@@ -1,9 +1,6 @@
 import type { A2AEvent } from "../policies/index.js";
 
-/**
- * The warning an event calls for: a reminder, an escalation or a failure notice that Discord refused
- * for good, so a human may not know what the event log says.
- */
+/** The warning for a reminder, escalation or failure notice Discord refused for good. */
 export function deliveryWarning(event: A2AEvent): string | undefined {
   if (event.type === "a2a.mention.escalated" && event.data.failedPost !== undefined) {
     const { mentionId, threadId, failedPost, errorCode, errorMessage } = event.data;

@@ -2,10 +2,8 @@ import { classifyDiscordFailure, type RateLimiter } from "../policies/index.js";
 import type { DiscordRateLimit } from "./ports.js";
 
 /**
- * Runs a Discord request through the runtime's limiter on `key`, and keeps that key to what Discord
- * said: when the answer leaves its bucket empty, or Discord refused the request with a 429, nothing
- * more starts on `key` until the reset. The configured limits are the most the runtime sends; Discord's
- * buckets, which it may change at any time, can be stricter (messages: 5 per 5 s per channel).
+ * A Discord request through the limiter on `key`; an emptied bucket or a 429 holds `key` until the
+ * reset (Discord's buckets can be stricter than the configured limits).
  */
 export function throughDiscordBucket<T extends { rateLimit?: DiscordRateLimit | undefined }>(
   limiter: RateLimiter,

@@ -1,11 +1,7 @@
 import { A2AError } from "../errors/A2AError.js";
 import type { DiscordPort, RuntimeTimers } from "./ports.js";
 
-/**
- * A Discord call that did not answer in time (`requestTimeoutMs`, 10 s by default). It carries no
- * HTTP status, so `classifyDiscordFailure` reads it as transient and the machines retry it; a send's
- * nonce makes a first try that lands late harmless.
- */
+/** A Discord call past `requestTimeoutMs`: no HTTP status, so transient and retried (the nonce dedups). */
 export class DiscordCallTimeoutError extends A2AError {
   override readonly code = "DISCORD_CALL_TIMEOUT";
   override readonly name = "DiscordCallTimeoutError";
@@ -26,10 +22,7 @@ export interface TimedDiscordPort extends DiscordPort {
   readonly inFlight: number;
 }
 
-/**
- * Wraps `port` so that no call waits on Discord longer than `timeoutMs`. The timers run on `timers`
- * (the runtime's scheduler, so fake timers drive them) and are cleared as soon as the call settles.
- */
+/** `port` with no call waiting on Discord longer than `timeoutMs` (on `timers`). */
 export function withDiscordCallTimeout(
   port: DiscordPort,
   timeoutMs: number,

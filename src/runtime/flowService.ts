@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { A2AFlowInput } from "../machines/index.js";
-import type { A2AConfig } from "../policies/index.js";
+import type { AnyActorRef } from "xstate";
+import type { A2AFlowInput, A2AFlowOutput } from "../machines/index.js";
+import { type A2AConfig, resolveAgentA2ASettings } from "../policies/index.js";
 import type { DurableHost } from "../durable/index.js";
-import { flowResult, messageSent } from "./flowResult.js";
-import { flowSettings } from "./flowSettings.js";
 import { parsePublicInput, SessionsSendParamsSchema } from "./inputSchemas.js";
 import { MissingPortError } from "./MissingPortError.js";
 import type { A2AFlowResult, RuntimeTimers, SessionsSendParams } from "./ports.js";
@@ -79,4 +78,73 @@ export function createFlowService(
     });
     return Promise.race([finished, timedOut]).finally(() => scheduler.clearTimeout(timer));
   };
+}
+
+/** The part of a flow's input that the config decides, for the target agent (its overrides first). */
+export function flowSettings(
+  config: A2AConfig,
+  toAgent: string,
+): Pick<
+  A2AFlowInput,
+  "configuredMaxTurns" | "autoTerminate" | "retry" | "maxWaitMs" | "chunkMs" | "allowedChannels" | "language"
+> {
+  const settings = resolveAgentA2ASettings(config, toAgent);
+  const a2a = config.session.agentToAgent;
+  return {
+    configuredMaxTurns: settings.maxPingPongTurns,
+    autoTerminate: a2a.autoTerminate,
+    retry: {
+      enabled: a2a.retry.enabled,
+      maxAttempts: a2a.retry.maxAttempts,
+      baseBackoffMs: a2a.retry.baseBackoffMs,
+      maxBackoffMs: a2a.retry.maxBackoffMs,
+    },
+    maxWaitMs: settings.maxWaitMs,
+    chunkMs: settings.chunkMs,
+    // Announcements are posted only in the collaboration allowlist's channels.
+    allowedChannels: [...config.discord.collaboration.allowedChannels],
+    // Kept in the flow's snapshot only when it is not the default (Korean, no overrides).
+    ...(config.locale === "ko" && Object.keys(config.messages).length === 0
+      ? {}
+      : { language: { locale: config.locale, messages: { ...config.messages } } }),
+  };
+}
+
+/** What sessionsSend answers for a flow actor: its output once done, else `status` with nothing counted yet. */
+function flowResult(
+  actor: AnyActorRef,
+  conversationId: string,
+  status: A2AFlowResult["status"],
+): A2AFlowResult {
+  const snapshot = actor.getSnapshot() as {
+    status: string;
+    output?: A2AFlowOutput;
+    context: Record<string, unknown>;
+  };
+  const out = snapshot.output;
+  if (out !== undefined) {
+    return {
+      status: status === "ok" ? out.status : status,
+      conversationId,
+      ...(out.reply === undefined ? {} : { reply: out.reply }),
+      retryAttempts: out.retryAttempts,
+      actualTurns: out.actualTurns,
+      ...(out.terminationReason === undefined ? {} : { terminationReason: out.terminationReason }),
+      announced: out.announced,
+      ...(out.error === undefined ? {} : { error: out.error }),
+    };
+  }
+  return { status, conversationId, retryAttempts: 0, actualTurns: 0, announced: false };
+}
+
+/** Whether a flow's message has left (its reply wait got a run id or moved on), or the flow ended before it could. */
+function messageSent(actor: AnyActorRef): boolean {
+  const snapshot = actor.getSnapshot() as {
+    status: string;
+    children: Record<string, AnyActorRef | undefined>;
+  };
+  if (snapshot.status !== "active") return true;
+  const wait = snapshot.children.replyWait?.getSnapshot() as
+    { value: string; context: { runId?: string } } | undefined;
+  return wait === undefined || wait.context.runId !== undefined || wait.value !== "sending";
 }

@@ -32,10 +32,7 @@ export interface InboundDeps {
   messages: MessageCatalog;
   now: () => number;
   warn: (message: string) => void;
-  /**
-   * Hands a thread's message to the thread's live collaborations, whose mentions decide whether it
-   * answers them; resolves once what it changed is on disk.
-   */
+  /** Hands a thread's message to its live collaborations; resolves once what it changed is on disk. */
   routeThreadMessage: (threadId: string, message: InboundDiscordMessage) => Promise<void>;
   /** The turn control of an exchange opened by a message handed to `agentId`. */
   exchangeRules: (agentId: string) => ExchangeRules;
@@ -44,10 +41,9 @@ export interface InboundDeps {
 }
 
 /**
- * `handleDiscordMessage`: the message checked and completed (its thread and parent), the answers it
- * gives recorded, then preflight decides who handles it, if anyone, and the thread's bot↔bot exchange
- * whether it goes on (the ping-pong's turn limit and termination guards); the thread state learns
- * what the message shows (participants, activity, observer history, who answers whom).
+ * `handleDiscordMessage`: the message checked and completed (thread, parent), the answers it gives
+ * recorded, then preflight and the thread's bot↔bot exchange decide who handles it; the thread state
+ * learns what it shows.
  */
 export function createInboundHandler(
   deps: InboundDeps,
@@ -55,11 +51,7 @@ export function createInboundHandler(
   const { config, agentOfBot, threads, now } = deps;
   const collaboration = config.discord.collaboration;
 
-  /**
-   * The parent of an inbound thread message: as the message says (then remembered, when allowed, so a
-   * later discordSend into the thread can be checked), as the runtime knows, or, when an allowlist
-   * needs it, as Discord says. Undefined: unknown (preflight then drops the message).
-   */
+  /** A thread's parent: as the message says (remembered when allowed), as known, or as Discord says. */
   async function parentOf(m: InboundDiscordMessage, threadId: string | undefined) {
     if (threadId === undefined) return undefined;
     const allowed = collaboration.allowedChannels;
@@ -83,8 +75,7 @@ export function createInboundHandler(
       return { action: "drop", reason: "invalid_message" };
     }
     const m = parsed.value;
-    // Discord's own messages (a thread created, a member added) are no one's words: before anything
-    // else, so they end no mention, are observed by no one and count for no guard.
+    // Discord's own messages are no one's words: they end no mention and count for no guard.
     if (isDiscordSystemMessage(m)) return { action: "drop", reason: "system_message" };
     deps.guilds.note(m.channelId, m.guildId);
     deps.guilds.note(m.parentChannelId, m.guildId);

@@ -2,8 +2,7 @@ import { z } from "zod";
 import { DISCORD_ID_PATTERN, type InboundDiscordMessage, InvalidInputError } from "../policies/index.js";
 import type { DiscordSendParams, SessionsSendParams } from "./ports.js";
 
-// The runtime's public inputs, validated whole before anything starts: a wrong field is refused by
-// name instead of failing later inside an actor. Each check's message is what the field must be.
+// The public inputs, checked before anything starts; each message says what the field must be.
 
 /** The longest `timeoutSeconds` of `sessionsSend`: what one timer can wait (2^31−1 ms, about 24.8 days). */
 export const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1_000);
@@ -83,10 +82,7 @@ export const InboundDiscordMessageSchema = z.object(
   { error: "an object" },
 ) satisfies z.ZodType<InboundDiscordMessage>;
 
-/**
- * `value` parsed by `schema` (unknown keys dropped), or an InvalidInputError naming the first bad
- * field of `method`'s argument, what it must be and what it was.
- */
+/** `value` parsed (unknown keys dropped), or an InvalidInputError naming the first bad field. */
 export function parsePublicInput<S extends z.ZodType>(
   method: string,
   schema: S,

@@ -1,11 +1,7 @@
 /** A log line's structured fields, beside its message. */
 export type LogFields = Record<string, unknown>;
 
-/**
- * Where the runtime logs, by level, with structured fields first and the message second: the shape of
- * pino's methods (`logger.warn({ stateDir }, "…")`), so a pino logger, or a child of one, can be
- * passed as it is. A level you do not want can be a no-op.
- */
+/** Where the runtime logs: pino's shape (`logger.warn({ stateDir }, "…")`), so a pino logger fits. */
 export interface A2ALogger {
   debug(fields: LogFields, message: string): void;
   info(fields: LogFields, message: string): void;
@@ -17,11 +13,8 @@ export interface A2ALogger {
 export type LogLevel = "debug" | "info" | "warn" | "error";
 const LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
 
-/**
- * Logs to the console from `level` up (default `warn`), one line each: `a2a-statecharts: message`
- * and the fields as JSON when there are any.
- */
-export function consoleLogger(level: LogLevel = "warn"): A2ALogger {
+/** The console from `level` up: `a2a-statecharts: message {fields}`. */
+function consoleLogger(level: LogLevel = "warn"): A2ALogger {
   const from = LEVELS.indexOf(level);
   const line = (at: LogLevel, write: (text: string) => void) => (fields: LogFields, message: string) => {
     if (LEVELS.indexOf(at) < from) return;

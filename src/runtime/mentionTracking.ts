@@ -1,3 +1,4 @@
+import type { EventObject } from "xstate";
 import { ActorNotFoundError, type DurableHost } from "../durable/index.js";
 import { type ActorRecord, isSharedStore, type SnapshotStore } from "../persistence/index.js";
 import type { InboundDiscordMessage } from "../policies/index.js";
@@ -5,22 +6,6 @@ import type { AwaitingAnswers } from "./AwaitingAnswers.js";
 import type { CollaborationMeta } from "./collaborationMeta.js";
 import type { MentionSummary } from "./ports.js";
 import type { ThreadState } from "./ThreadState.js";
-
-/**
- * What a collaboration hears of each message in its thread (a human's too). Whether it answers the
- * mention (the target's, sent after the mention) is the mention machine's to decide; one that does not
- * changes nothing, so nothing is written.
- */
-export type ThreadMessageEvent = {
-  type: "RESPONSE_RECEIVED";
-  authorId: string;
-  at: number;
-  messageId: string;
-};
-
-function threadMessageEvent(m: InboundDiscordMessage): ThreadMessageEvent {
-  return { type: "RESPONSE_RECEIVED", authorId: m.authorId, at: m.ts, messageId: m.messageId };
-}
 
 export interface MentionTrackingDeps {
   actors: DurableHost;
@@ -34,33 +19,22 @@ export interface MentionTrackingDeps {
   now: () => number;
 }
 
-/**
- * The mentions side of the collaborations: handing each thread message to every live collaboration
- * in that thread, listing them (mentions()), and indexing the stored ones at start.
- */
+/** Thread messages to their collaborations, mentions(), and the index of stored collaborations. */
 export function createMentionTracking(deps: MentionTrackingDeps) {
   const { actors, store, threads, requireStarted, now, cleanupMaxAgeMs } = deps;
   const { awaiting } = deps;
 
-  /**
-   * Hands the message to every live collaboration in the thread: those this process runs, and (with a
-   * store shared by several processes) the others' through the store. Resolves once each change it made
-   * is durable (relayed through a shared store to the process that took an actor over meanwhile, if one
-   * did) and each relayed event is stored.
-   */
+  /** To every live collaboration in the thread (a shared store's too); resolves once each is durable. */
   async function routeThreadMessage(threadId: string, m: InboundDiscordMessage): Promise<void> {
-    const event = threadMessageEvent(m);
+    // Every message, a human's too: the mention machine decides whether it answers.
+    const event = { type: "RESPONSE_RECEIVED", authorId: m.authorId, at: m.ts, messageId: m.messageId };
     const here = [...awaiting.in(threadId)];
     // One Promise.all over every call: a failure of one leaves no other's rejection unhandled.
     await Promise.all([...here.map((id) => tell(id, event)), tellOtherProcesses(threadId, event, here)]);
   }
 
   /** With a store shared by several processes: the thread's collaborations that `here` does not list. */
-  async function tellOtherProcesses(
-    threadId: string,
-    event: ThreadMessageEvent,
-    here: string[],
-  ): Promise<void> {
+  async function tellOtherProcesses(threadId: string, event: EventObject, here: string[]): Promise<void> {
     if (!isSharedStore(store)) return;
     const others = await store.listEveryLive({ machineId: "collaborate", meta: { threadId } });
     const told = new Set(here);
@@ -68,7 +42,7 @@ export function createMentionTracking(deps: MentionTrackingDeps) {
   }
 
   /** One that has ended meanwhile has nothing to hear. */
-  async function tell(id: string, event: ThreadMessageEvent): Promise<void> {
+  async function tell(id: string, event: EventObject): Promise<void> {
     try {
       await actors.send(id, event);
     } catch (error) {

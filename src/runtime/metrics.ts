@@ -7,18 +7,7 @@ import type { GatewayPort } from "./ports.js";
 /** The meter's name: what an OpenTelemetry view or exporter selects this library's instruments by. */
 export const METER_NAME = "a2a-statecharts";
 
-/** What the metrics read from the actor host when an exporter collects. */
-export interface ActorCounts {
-  live: number;
-  dormant: number;
-  timersPending: number;
-}
-
-/**
- * The runtime's metrics, through OpenTelemetry's API on the global meter provider: the application's
- * SDK, when it installs one, collects them; without one (or without `@opentelemetry/api`, an optional
- * peer dependency) every call does nothing.
- */
+/** The runtime's metrics on OpenTelemetry's global meter; without `@opentelemetry/api`, no-ops. */
 export interface RuntimeMetrics {
   /** Counts what an event tells: flows, retries, turns saved, mentions, reminders, response latency. */
   event(event: A2AEvent): void;
@@ -29,7 +18,7 @@ export interface RuntimeMetrics {
   /** One record's write: `ms` from queued to durable. */
   persisted(ms: number): void;
   /** Reads the host's figures (live and dormant actors, timers pending) at each collection, until the returned function is called. */
-  observe(counts: () => ActorCounts): () => void;
+  observe(counts: () => { live: number; dormant: number; timersPending: number }): () => void;
 }
 
 type Api = typeof OpenTelemetry;

@@ -38,17 +38,13 @@ export interface DiscordPort {
     fromMessageId?: string;
   }): Promise<{ threadId: string; rateLimit?: DiscordRateLimit }>;
   /**
-   * Optional: what Discord says of a channel (a thread's parent, the guild a channel belongs to). The
-   * runtime asks once per channel it does not know and remembers the answer: allowlists are checked
-   * against a thread's parent, and thread creation is limited per guild. Without it, a thread whose
-   * parent the runtime never saw is refused (allowlists fail closed).
+   * Optional: a channel's parent and guild, asked once per unknown channel (allowlists check a thread's
+   * parent; thread creation is limited per guild). Without it, a thread of unseen parent is refused.
    */
   describeChannel?(p: { channelId: string }): Promise<DiscordChannelInfo>;
   /**
-   * Optional: the latest `limit` messages of a channel or thread, as `asAgentId`'s bot sees them. A
-   * post that may have been made before a crash and is re-run longer than `nonceWindowMs` after it
-   * first started (Discord no longer deduplicates its nonce) is looked for here first, and taken as
-   * done when found. Without it, such a post is made again (with a warning).
+   * Optional: the latest `limit` messages of a channel, as `asAgentId`'s bot sees them. A post re-run after
+   * a crash past `nonceWindowMs` (no more nonce dedup) is looked for here first; without it, it posts again.
    */
   recentMessages?(p: {
     asAgentId: string;
@@ -57,11 +53,7 @@ export interface DiscordPort {
   }): Promise<RecentDiscordMessage[]>;
 }
 
-/**
- * What Discord's rate-limit headers said of the bucket a request counted against
- * (`X-RateLimit-Remaining`, `X-RateLimit-Reset-After`). When nothing remains, the runtime sends
- * nothing more to that channel (or opens no thread in that guild) until the reset.
- */
+/** Discord's `X-RateLimit-Remaining` and `-Reset-After`: at 0 remaining, that bucket waits for the reset. */
 export interface DiscordRateLimit {
   remaining: number;
   resetAfterMs: number;
@@ -97,17 +89,11 @@ export interface SessionsSendParams {
   routeKey?: string;
   skipPingPong?: boolean;
   announceTarget?: { channel: string; to?: string } | null;
-  /**
-   * Absent or 0: resolve once the message is sent. Above 0: resolve with the end, or "timeout". At most
-   * MAX_TIMEOUT_SECONDS (2 147 483 s, what one timer can wait); more is refused.
-   */
+  /** Absent or 0: resolve once sent. Above 0 (at most MAX_TIMEOUT_SECONDS): with the end, or "timeout". */
   timeoutSeconds?: number;
 }
 
-/**
- * How a `sessionsSend` ended: `accepted` (sent, the flow goes on as an actor), `ok` (replied), `blocked`
- * (no reply after the retries; `error` says why) or `timeout` (the caller's `timeoutSeconds` passed first).
- */
+/** `accepted` (sent; the flow goes on), `ok` (replied), `blocked` (no reply; see `error`) or `timeout`. */
 export interface A2AFlowResult {
   status: "accepted" | "ok" | "blocked" | "timeout";
   conversationId: string;
@@ -135,18 +121,15 @@ export interface DiscordSendParams {
 }
 
 /**
- * `rejected` codes: invalid_input (a field of the wrong type or shape; the message starts with its
- * name), unknown_agent, empty_message, message_too_long, channel_not_allowed, loop_guard,
- * reply_in_thread, discord_permission, discord_not_found, discord_invalid, discord_unavailable.
+ * `rejected` codes: invalid_input (the message starts with the field's name), unknown_agent, empty_message,
+ * message_too_long, channel_not_allowed, loop_guard, reply_in_thread, discord_permission,
+ * discord_not_found, discord_invalid, discord_unavailable.
  */
 export type DiscordSendResult =
   | { status: "sent"; threadId: string; messageId: string; mentionId: string }
   | { status: "rejected"; error: { code: string; message: string } };
 
-/**
- * What to do with a Discord message: `handle` (start the agent's run in `sessionKey`; `alsoAgentIds` are
- * the other agents it mentions), `observe` (remember it as context) or `drop` (ignore it, with the reason).
- */
+/** `handle` (run the agent in `sessionKey`; `alsoAgentIds`: others mentioned), `observe` or `drop`. */
 export type PreflightResult =
   | { action: "handle"; agentId: string; sessionKey: string; alsoAgentIds?: string[] }
   | { action: "observe" }
@@ -161,15 +144,9 @@ export interface MentionSummary {
   attempts: number;
 }
 
-/**
- * The agent-to-agent control plane of one gateway process. Every conversation is a persisted actor:
- * `stop()` or a crash loses nothing, and the next `start()` resumes each one with its timers.
- */
+/** The agent-to-agent control plane of one gateway process: every conversation a persisted actor. */
 export interface A2ARuntime {
-  /**
-   * The texts this runtime writes (reminders, thread names, outcomes, …) in the configured `locale`
-   * with the config's `messages` applied; `handleDiscordSend` answers the agent in them.
-   */
+  /** The texts this runtime writes (reminders, thread names…) in the configured `locale` and `messages`. */
   readonly messages: MessageCatalog;
   /** Locks the state dir, loads it, resumes every live actor and re-arms its timers. */
   start(): Promise<void>;
@@ -177,24 +154,18 @@ export interface A2ARuntime {
   stop(): Promise<void>;
   /** Rejects with an InvalidInputError naming the field when `p` is not a valid SessionsSendParams. */
   sessionsSend(p: SessionsSendParams): Promise<A2AFlowResult>;
-  /**
-   * Posts `message` as `fromAgentId`'s bot, mentioning `targetAgentId`'s bot in a collaboration thread, and
-   * resolves once it is posted; the mention is then reminded and escalated until the target answers.
-   */
+  /** Posts a mention of the target's bot in a collaboration thread; reminded and escalated until answered. */
   discordSend(p: DiscordSendParams): Promise<DiscordSendResult>;
   /**
-   * Drops a message Discord posts itself (`system_message`: its `type` is not 0, 19, 20 or 23) before
-   * anything else, and a malformed message (`invalid_message`, with a warning naming the field); with `allowedGuilds`
-   * set a DM (`dm_not_allowed`); with `allowedChannels` set a thread message whose parent is unknown
-   * (`unknown_parent`).
+   * Drops Discord's own messages (`system_message`: `type` not 0, 19, 20 or 23), malformed ones
+   * (`invalid_message`, warned), DMs with `allowedGuilds` set (`dm_not_allowed`), and thread messages of
+   * unknown parent with `allowedChannels` set (`unknown_parent`).
    */
   handleDiscordMessage(m: InboundDiscordMessage): Promise<PreflightResult>;
   /**
-   * Marks a Discord thread as a report (sink) thread, where events are written for people to read: a
-   * message in it never reaches an agent, and `discordSend` into it is rejected (`sink_thread`).
-   * Resolves once the registration is saved in the state dir, so it survives a restart; rejects with
-   * an InvalidInputError when `threadId` is not a Discord id (a snowflake). Threads listed in
-   * `discord.collaboration.sinkThreads` need no registration.
+   * Marks a report (sink) thread: no message in it reaches an agent; `discordSend` into it is rejected
+   * (`sink_thread`). Resolves once saved in the state dir; an InvalidInputError for a non-Discord id.
+   * Threads in `discord.collaboration.sinkThreads` need no registration.
    */
   registerSinkThread(threadId: string): Promise<void>;
   /** The conversation id a route (`requester:target`, or a thread route) is tied to, if it has one. */
@@ -204,10 +175,9 @@ export interface A2ARuntime {
   /** Calls `listener` with every event as it is emitted; returns a function that unsubscribes. */
   onEvent(listener: (e: A2AEvent) => void): () => void;
   /**
-   * Resolves once nothing is in flight: every write has landed (actors, event log, thread state), every side effect has settled, and whatever they started in turn has too. Under
-   * vitest fake timers, `await vi.advanceTimersByTimeAsync(ms); await runtime.idle()` sees everything
-   * that fell due in those `ms`, even on the disk store. A side effect that never settles (a gateway
-   * run that hangs) keeps it waiting.
+   * Resolves once every write has landed and every side effect (and what it started) has settled. Under
+   * fake timers, `await vi.advanceTimersByTimeAsync(ms); await runtime.idle()` sees all that fell due.
+   * A side effect that never settles (a hung gateway run) keeps it waiting.
    */
   idle(): Promise<void>;
 }
@@ -224,10 +194,7 @@ export type InspectOption =
 export interface A2ARuntimeOptions {
   /** Default ".a2a-state": the event log and the thread state, and the default store. */
   stateDir?: string;
-  /**
-   * Where the actors are kept (default: the lowdb store in `stateDir`). `createMemoryStore()` keeps
-   * them in memory only: for tests and examples, nothing survives a restart of the process.
-   */
+  /** Where the actors are kept (default: the lowdb store in `stateDir`; `createMemoryStore()` for tests). */
   store?: SnapshotStore;
   /** The configuration (see docs/config.md); checked at creation, a bad one throws naming each problem. */
   config?: A2AConfigInput;
@@ -241,16 +208,8 @@ export interface A2ARuntimeOptions {
   random?: () => number;
   /** An @statelyai/inspect inspector (or any XState inspection observer), attached to every actor. */
   inspect?: InspectOption;
-  /**
-   * Where the runtime schedules (durable timers, `timeoutSeconds`, Discord rate limits). Default: the
-   * global timers, so vitest fake timers drive it. Pass these with a matching `now` to run in
-   * accelerated time, as the demo's `--speed` does.
-   */
+  /** Where the runtime schedules (default: the global timers); with a matching `now`, accelerated time. */
   timers?: RuntimeTimers;
-  /**
-   * Where the runtime logs, by level, with structured fields (a pino logger fits as it is), or a level
-   * (`"debug"`, `"info"`, `"warn"`, `"error"`): the console from that level up. Default `"warn"`: a stale
-   * lock taken over, a corrupt file set aside, a post that failed for good.
-   */
+  /** A logger (a pino logger fits), or a level: the console from it up (default `"warn"`). */
   logger?: A2ALogger | LogLevel;
 }

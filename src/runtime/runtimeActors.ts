@@ -1,5 +1,5 @@
-import type { AnyStateMachine, InspectionEvent, Observer } from "xstate";
-import { createDurableHost, type DurableHost, type MachineRegistration } from "../durable/index.js";
+import type { InspectionEvent, Observer } from "xstate";
+import { createDurableHost, type DurableHost } from "../durable/index.js";
 import type { RuntimeTimers } from "../durable/timers.js";
 import type { ActorRecord } from "../persistence/actorRecord.js";
 import { lowdbStore } from "../persistence/createLowdbStore.js";
@@ -11,14 +11,11 @@ import { provideCollaborate, provideFlow, type SideEffectDeps } from "./sideEffe
 import type { ThreadState } from "./ThreadState.js";
 import { withdrawCalls } from "./withdrawnCalls.js";
 
-/** The kinds of actor the runtime hosts: a sessionsSend flow, a discordSend collaboration. */
-export type ActorKind = "a2aFlow" | "collaborate";
-
 /**
  * Bumped when a machine changes incompatibly: a stored snapshot of another version is then quarantined,
  * unless the machine's registration gets a `migrate` that converts it.
  */
-export const MACHINE_VERSIONS = { a2aFlow: 1, collaborate: 1 } as const satisfies Record<ActorKind, number>;
+export const MACHINE_VERSIONS = { a2aFlow: 1, collaborate: 1 } as const;
 
 export interface RuntimeActorsDeps {
   /** Where the actors are kept; default: the lowdb store in `stateDir` (whose lock the runtime holds). */
@@ -46,20 +43,16 @@ export interface RuntimeActors {
   store: SnapshotStore;
 }
 
-/**
- * The runtime's actors on the durable host: the flow and collaboration machines wired to their side
- * effects, each collaboration's record carrying its meta (thread, agents, mention) so the runtime's
- * indexes follow it.
- */
+/** The flow and collaboration machines, wired to their side effects, on the durable host. */
 export function createRuntimeActors(d: RuntimeActorsDeps): RuntimeActors {
   const { threads, awaiting } = d;
   const store = d.store ?? lowdbStore({ stateDir: d.stateDir, cleanupMaxAgeMs: d.cleanupMaxAgeMs }, false);
   const host = createDurableHost({
     store,
-    machines: registrations({
-      a2aFlow: provideFlow(d.sideEffects),
-      collaborate: provideCollaborate(d.sideEffects),
-    }),
+    machines: {
+      a2aFlow: { machine: provideFlow(d.sideEffects), version: MACHINE_VERSIONS.a2aFlow },
+      collaborate: { machine: provideCollaborate(d.sideEffects), version: MACHINE_VERSIONS.collaborate },
+    },
     now: d.now,
     timers: d.timers,
     inspect: d.inspect,
@@ -91,12 +84,10 @@ export function createRuntimeActors(d: RuntimeActorsDeps): RuntimeActors {
     onOpen: async (store) => {
       // Before any actor resumes: what a stop rejected must not run now.
       await withdrawCalls(threads, store, d.now, d.warn);
-      // The finished collaborations' participants and routes are in the thread state this process
-      // saved; a shared store's archive also holds what the other processes did, so it is read too.
+      // Finished collaborations are in this process's thread state; a shared archive holds the others'.
       if (isSharedStore(store)) for (const record of await store.list("archive")) d.indexRecord(record);
     },
-    // Saved as the thread state closes, before the state directory's lock is let go: the next start
-    // on it withdraws them (onOpen above).
+    // Saved before the state directory's lock is let go: the next start withdraws them (onOpen).
     onAbandoned: (ids) => threads.keepWithdrawn(ids),
     // Routes, participants, parents and observer history expire by age; expire() saves what it drops.
     housekeeping: (at) => {
@@ -104,14 +95,4 @@ export function createRuntimeActors(d: RuntimeActorsDeps): RuntimeActors {
     },
   });
   return { host, store };
-}
-
-/** The runtime's machines as the durable host registers them: each with its version. */
-function registrations(machines: Record<ActorKind, AnyStateMachine>): Record<string, MachineRegistration> {
-  return Object.fromEntries(
-    (Object.keys(machines) as ActorKind[]).map((kind) => [
-      kind,
-      { machine: machines[kind], version: MACHINE_VERSIONS[kind] },
-    ]),
-  );
 }

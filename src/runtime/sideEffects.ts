@@ -30,7 +30,7 @@ export interface SideEffectDeps {
   gateway?: GatewayPort;
   discord?: DiscordPort;
   now: () => number;
-  /** The texts of collaborations (reminders, escalations, notices, thread names); default Korean. */
+  /** Default Korean. */
   messages?: MessageCatalog;
   limiters: { threadCreation: RateLimiter; messages: RateLimiter };
   /** The thread-creation limit's key for a parent channel: its guild's (Discord limits per guild). */
@@ -47,10 +47,7 @@ export interface SideEffectDeps {
   earlierPosts?: EarlierPosts;
 }
 
-/**
- * Sends a message through the channel's message rate limit, once: through `deps.earlierPosts` when
- * given. Call synchronously as the effect starts.
- */
+/** A post through the channel's rate limit, once (see EarlierPosts); call as the effect starts. */
 function sendOnce(
   deps: SideEffectDeps,
   post: { asAgentId: string; channelId: string; content: string; nonceKey: string; mentionUserIds: string[] },
@@ -67,10 +64,7 @@ function sendOnce(
   return () => earlier.postOnce({ ...post, nonce }, send);
 }
 
-/**
- * Runs a side effect and stamps a failure with the time it happened (`at`): machines read no clock,
- * and a retry's due time counts from the failure.
- */
+/** Runs a side effect, stamping a failure with its time (`at`): machines read no clock. */
 async function stamped<T>(now: () => number, effect: () => Promise<T>): Promise<T> {
   try {
     return await effect();
@@ -84,11 +78,7 @@ async function stamped<T>(now: () => number, effect: () => Promise<T>): Promise<
 /** Discord's answer when a message already has its thread (HTTP 400, JSON error code 160004). */
 const THREAD_ALREADY_CREATED = 160004;
 
-/**
- * Opens the thread, or finds it: a thread opened from a message (a new collaboration's starter) has
- * that message's id, so when a creation re-run after a crash hears "already created", the thread it
- * wanted is the message's.
- */
+/** Opens the thread; a re-run hearing "already created" takes the starter message's id, the thread's. */
 async function createThreadOnce(
   discord: DiscordPort,
   input: Parameters<DiscordPort["createThread"]>[0],

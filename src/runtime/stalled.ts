@@ -1,12 +1,8 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 
 /**
- * Resolves `true` once, for `turns` event-loop turns in a row, nothing the runtime tracks is under way
- * (`busy()` false: no snapshot write, gateway call or Discord call) and nothing happened
- * (`progress()` unchanged): the work still open then waits only for a timer, such as a post queued
- * behind a rate limit. Resolves `false` as soon as `watch.stopped` is set.
- *
- * It turns with node:timers/promises, which fake timers leave real, so it works under them too.
+ * Resolves `true` once, for `turns` event-loop turns, nothing was `busy()` and `progress()` stayed:
+ * what is open waits only for a timer. `false` once `watch.stopped`. Works under fake timers.
  */
 export async function untilStalled(
   o: { busy: () => boolean; progress: () => unknown; watch: { stopped: boolean } },
