@@ -1,6 +1,5 @@
 import { assign, emit, setup } from "xstate";
 import {
-  type A2AErrorInfo,
   type A2AEventOf,
   announceChannelAllowed,
   announceChannelId,
@@ -9,7 +8,7 @@ import {
   classifyA2AError,
   classifyDiscordFailure,
   classifyMessageIntent,
-  DISCORD_TRANSIENT_MAX_RETRIES,
+  discordRetryAllowed,
   isAnnounceSkip,
   resolveEffectivePingPongTurns,
 } from "../policies/index.js";
@@ -27,7 +26,7 @@ import { parseMachineInput } from "./MachineInputError.js";
 import type { PingPongOutput } from "./pingPongContext.js";
 import { pingPongMachine } from "./pingPongMachine.js";
 import { type ReplyWaitOutput, replyWaitMachine } from "./replyWaitMachine.js";
-import { catalogOf, envelopeOf } from "./schemas.js";
+import { catalogOf, defined, envelopeOf } from "./schemas.js";
 
 type Emitted = A2AEventOf<"a2a.response"> | A2AEventOf<"a2a.retry"> | A2AEventOf<"a2a.complete">;
 
@@ -67,8 +66,7 @@ export const a2aFlowMachine = setup({
     },
     announceRetryAllowed: ({ context }) =>
       context.lastStepError !== undefined && canRetry(context.lastStepError, context.retry.enabled),
-    postRetryAllowed: ({ context }) =>
-      context.postFailure?.retryable === true && (context.postRetries ?? 0) < DISCORD_TRANSIENT_MAX_RETRIES,
+    postRetryAllowed: ({ context }) => discordRetryAllowed(context.postFailure, context.postRetries ?? 0),
   },
   actions: {
     recordReply: assign(({ context }, output: ReplyWaitOutput) => ({
@@ -90,9 +88,9 @@ export const a2aFlowMachine = setup({
       actualTurns: output.actualTurns,
       terminationReason: output.terminationReason,
       earlyTermination: output.earlyTermination,
-      ...(output.latestReply === undefined ? {} : { reply: output.latestReply }),
+      ...defined({ reply: output.latestReply }),
       retryAttempts: context.retryAttempts + (output.retryAttempts ?? 0),
-      ...(output.error === undefined ? {} : { stepError: output.error }),
+      ...defined({ stepError: output.error }),
       lastAt: Math.max(context.lastAt, output.at),
     })),
     recordPingPongCrash: assign({ terminationReason: "no_reply" as const }),
@@ -113,29 +111,16 @@ export const a2aFlowMachine = setup({
     })),
     classifyAnnounceFailure: assign(({ context }) => ({
       lastStepError: classifyFailure(
+        context,
         stepFailureFacts(context.announceFailure ?? { source: "gateway" }),
         context.announceRetries ?? 0,
-        context.retry,
-        catalogOf(context.language),
       ),
     })),
-    scheduleAnnounceRetry: assign(({ context }) => {
-      const { backoffMs, seed } = retryBackoff(
-        context.retry,
-        context.announceRetries ?? 0,
-        context.lastStepError as A2AErrorInfo,
-        context.seed,
-      );
-      return { seed, backoffMs };
-    }),
-    emitAnnounceRetry: emit(({ context }): Emitted =>
-      retryEvent({
-        trace: context.trace,
-        at: context.lastAt,
-        error: context.lastStepError as A2AErrorInfo,
-        attempt: (context.announceRetries ?? 0) + 1,
-        backoffMs: context.backoffMs ?? 0,
-      }),
+    scheduleAnnounceRetry: assign(({ context }) =>
+      retryBackoff(context, context.announceRetries ?? 0, context.lastStepError),
+    ),
+    emitAnnounceRetry: emit(({ context }) =>
+      retryEvent(context, context.lastStepError, (context.announceRetries ?? 0) + 1),
     ),
     // Each retry starts when its wait is over: lastAt is when the failure was seen.
     startAnnounceRetry: assign(({ context }) => ({
@@ -188,12 +173,10 @@ export const a2aFlowMachine = setup({
       ...parsed,
       trace: {
         conversationId: parsed.conversationId,
-        ...(parsed.routeKey === undefined ? {} : { routeKey: parsed.routeKey }),
+        ...defined({ routeKey: parsed.routeKey }),
         fromAgent: parsed.fromAgent,
         toAgent: parsed.toAgent,
-        ...(parsed.requesterSessionKey === undefined
-          ? {}
-          : { requesterSessionKey: parsed.requesterSessionKey }),
+        ...defined({ requesterSessionKey: parsed.requesterSessionKey }),
         targetSessionKey: parsed.targetSessionKey,
         messageIntent: classified.intent,
         mode: parsed.mode,
@@ -226,7 +209,7 @@ export const a2aFlowMachine = setup({
           startedAt: context.startedAt,
           seed: context.seed,
           trace: context.trace,
-          ...(context.language === undefined ? {} : { language: context.language }),
+          ...defined({ language: context.language }),
         }),
         onDone: [
           {
@@ -250,22 +233,20 @@ export const a2aFlowMachine = setup({
         id: "pingPong",
         src: "pingPong",
         input: ({ context }) => ({
-          ...(context.requesterSessionKey === undefined
-            ? {}
-            : { requesterSessionKey: context.requesterSessionKey }),
+          ...defined({ requesterSessionKey: context.requesterSessionKey }),
           targetSessionKey: context.targetSessionKey,
           originalMessage: context.message,
           messageIntent: context.trace.messageIntent,
           effectiveTurns: context.effectiveTurns,
           autoTerminate: context.autoTerminate,
-          ...(context.reply === undefined ? {} : { primaryReply: context.reply }),
+          ...defined({ primaryReply: context.reply }),
           idempotencyKey: context.idempotencyKey,
           startedAt: context.lastAt,
           trace: context.trace,
           retry: context.retry,
           // Its own jitter sequence: the reply wait drew from `seed`.
           seed: context.seed + 1,
-          ...(context.language === undefined ? {} : { language: context.language }),
+          ...defined({ language: context.language }),
         }),
         onDone: {
           target: "deciding",
@@ -293,8 +274,7 @@ export const a2aFlowMachine = setup({
           extraSystemPrompt: buildAgentToAgentAnnounceContext(
             {
               originalMessage: context.message,
-              ...(context.primaryReply === undefined ? {} : { roundOneReply: context.primaryReply }),
-              ...(context.reply === undefined ? {} : { latestReply: context.reply }),
+              ...defined({ roundOneReply: context.primaryReply, latestReply: context.reply }),
             },
             catalogOf(context.language),
           ),

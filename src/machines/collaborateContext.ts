@@ -3,7 +3,6 @@ import {
   type CollaborationThreadNameParams,
   type DiscordErrorCode,
   type DiscordFailure,
-  discordRetryWaitMs,
 } from "../policies/index.js";
 import { type MentionEvent, MentionSettingsSchema } from "./mentionMachine.js";
 import { epochMs, nonEmpty } from "./schemas.js";
@@ -131,9 +130,4 @@ export function channelAllowed(context: CollaborateContext, channelId: string | 
  */
 export function noticeChannel(context: CollaborateContext): string | undefined {
   return channelAllowed(context, context.defaultChannel) ? context.defaultChannel : undefined;
-}
-
-/** How long a failed Discord call waits before it is tried again (Retry-After, else 1 s, 2 s, 4 s). */
-export function retryWaitMs(context: CollaborateContext): number {
-  return discordRetryWaitMs(context.failure, context.retries);
 }

@@ -1,6 +1,7 @@
 import type { A2AEventOf } from "../policies/index.js";
 import type { CollaborateContext } from "./collaborateContext.js";
 import type { MentionOutput } from "./mentionMachine.js";
+import { defined } from "./schemas.js";
 
 // The a2a.collaborate.* events (requested, sent, failed, responded) a collaboration emits, from its context.
 
@@ -28,7 +29,7 @@ function parties(context: CollaborateContext) {
     collaborationId: context.collaborationId,
     fromAgentId: context.fromAgentId,
     toAgentId: context.targetAgentId,
-    ...(context.resolvedThreadId === undefined ? {} : { threadId: context.resolvedThreadId }),
+    ...defined({ threadId: context.resolvedThreadId }),
   };
 }
 
@@ -46,9 +47,11 @@ export function sentEvent(context: CollaborateContext): CollaborateEmitted {
     ...envelope(context, context.sentAt ?? context.lastAt),
     data: {
       ...parties(context),
-      ...(context.parentChannelId === undefined ? {} : { parentChannelId: context.parentChannelId }),
-      ...(context.mode === undefined ? {} : { mode: context.mode }),
-      ...(context.messageId === undefined ? {} : { messageId: context.messageId }),
+      ...defined({
+        parentChannelId: context.parentChannelId,
+        mode: context.mode,
+        messageId: context.messageId,
+      }),
       mentionId: context.collaborationId,
     },
   };

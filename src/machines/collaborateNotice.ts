@@ -1,5 +1,6 @@
 import { type CollaborateContext, noticeChannel } from "./collaborateContext.js";
 import type { PostMessageInput } from "./discordActors.js";
+import { defined } from "./schemas.js";
 
 /**
  * The post that tells a human about a 403/404: in the escalation channel, by the
@@ -18,9 +19,9 @@ export function failureNoticeInput(context: CollaborateContext): PostMessageInpu
         toName: context.toName ?? context.targetAgentId,
         errorCode: context.error?.code ?? "discord_unavailable",
         errorMessage: context.error?.message ?? "",
-        ...(channelId === undefined ? {} : { channelId }),
+        ...defined({ channelId }),
         originalText: context.message,
-        ...(human === undefined ? {} : { escalationMentionId: human }),
+        ...defined({ escalationMentionId: human }),
       },
     },
     mentionUserIds: human === undefined ? [] : [human],

@@ -7,7 +7,7 @@ import {
   cutText,
   type DiscordErrorCode,
   type DiscordFailure,
-  discordErrorCode,
+  discordError,
   discordRetryAllowed,
   discordRetryWaitMs,
   elapsedMinutes,
@@ -17,7 +17,7 @@ import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
 import { type PostMessageOutput, postMessageActor } from "./discordActors.js";
 import { cameAfter } from "./cameAfter.js";
 import { parseMachineInput } from "./MachineInputError.js";
-import { epochMs, nonEmpty } from "./schemas.js";
+import { defined, epochMs, nonEmpty } from "./schemas.js";
 
 /**
  * What a mention is reminded and escalated by, named and checked as the config's `discord.a2aRetry` has
@@ -159,11 +159,7 @@ export const mentionMachine = setup({
     })),
     // The next post starts its own retries.
     recordPostError: assign(({ context }, post: "reminder" | "escalation") => ({
-      postError: {
-        post,
-        code: discordErrorCode(context.failure?.kind ?? "transient"),
-        message: context.failure?.message ?? "Discord call failed",
-      },
+      postError: { post, ...discordError(context.failure) },
       retries: 0,
     })),
     emitReminded: emit(({ context }, output: PostMessageOutput): Emitted => ({
@@ -192,9 +188,7 @@ export const mentionMachine = setup({
         attempts: context.attempts,
         maxAttempts: context.maxAttempts,
         elapsedMinutes: elapsedMinutes(context.sentAt, p.at),
-        ...(context.escalationMentionId === undefined
-          ? {}
-          : { escalationMentionId: context.escalationMentionId }),
+        ...defined({ escalationMentionId: context.escalationMentionId }),
         notified: p.notified,
         ...(context.postError === undefined
           ? {}
@@ -295,9 +289,7 @@ export const mentionMachine = setup({
             kind: "escalation",
             params: {
               ...messageParams(context),
-              ...(context.escalationMentionId === undefined
-                ? {}
-                : { escalationMentionId: context.escalationMentionId }),
+              ...defined({ escalationMentionId: context.escalationMentionId }),
             },
           },
           // The human is pinged; the target is named without a ping.
@@ -333,7 +325,7 @@ export const mentionMachine = setup({
   output: ({ context }): MentionOutput => ({
     status: context.outcome ?? "cancelled",
     attempts: context.attempts,
-    ...(context.respondedAt === undefined ? {} : { respondedAt: context.respondedAt }),
+    ...defined({ respondedAt: context.respondedAt }),
   }),
 });
 
