@@ -3,13 +3,10 @@ import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
 import type { InspectionEvent } from "xstate";
-import { InspectorModel, type InspectorMessage } from "./InspectorModel.js";
+import { InspectorModel } from "./InspectorModel.js";
 import { hostOf, isLoopback } from "./loopback.js";
 import { pageFile } from "./pageFiles.js";
-
-export { MAX_ACTORS, MAX_EVENTS } from "./InspectorModel.js";
-export type { ActorView, EventView, InspectorHello, InspectorMessage } from "./InspectorModel.js";
-export type { MachineChart } from "./statechart.js";
+import type { InspectorMessage } from "./protocol.js";
 
 /** A live statechart inspector on 127.0.0.1: open `url` in a browser. */
 export interface InspectorServer {
@@ -68,28 +65,23 @@ export async function startInspectorServer(
     for (const res of clients) send(res, message);
   });
 
-  const respond = (res: ServerResponse, status: number, type: string, body: string): void => {
+  const respond = (res: ServerResponse, status: number, body: string, type = "text/plain; charset=utf-8") => {
     res.writeHead(status, { ...SECURITY_HEADERS, "Content-Type": type });
     res.end(body);
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     if (!isLoopback(hostOf(req.headers.host))) {
-      return respond(
-        res,
-        403,
-        "text/plain; charset=utf-8",
-        "the inspector answers loopback addresses only\n",
-      );
+      return respond(res, 403, "the inspector answers loopback addresses only\n");
     }
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.setHeader("Allow", "GET, HEAD");
-      return respond(res, 405, "text/plain; charset=utf-8", "method not allowed\n");
+      return respond(res, 405, "method not allowed\n");
     }
     const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
     switch (path) {
       case "/state.json":
-        return respond(res, 200, "application/json", JSON.stringify(model.hello()));
+        return respond(res, 200, JSON.stringify(model.hello()), "application/json");
       case "/events": {
         res.writeHead(200, {
           ...SECURITY_HEADERS,
@@ -113,9 +105,9 @@ export async function startInspectorServer(
     try {
       file = await pageFile(path);
     } catch (error) {
-      return respond(res, 500, "text/plain; charset=utf-8", `${(error as Error).message}\n`);
+      return respond(res, 500, `${(error as Error).message}\n`);
     }
-    if (file === undefined) return respond(res, 404, "text/plain; charset=utf-8", "not found\n");
+    if (file === undefined) return respond(res, 404, "not found\n");
     const gzipped = file.gzipped === true && /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
     const body = file.gzipped && !gzipped ? await promisify(gunzip)(file.body) : file.body;
     res.writeHead(200, {
