@@ -168,18 +168,10 @@ export function createDiscordRateLimiters(
   timers?: Partial<RateLimiterTimers>,
 ): { threadCreation: RateLimiter; messages: RateLimiter } {
   requireObject("createDiscordRateLimiters", "rateLimit", rateLimit);
+  const limiter = (limit: number, windowMs: number) =>
+    new RateLimiter({ limit, windowMs, oneAtATime: true, ...(timers && { timers }) });
   return {
-    threadCreation: new RateLimiter({
-      limit: rateLimit.threadCreationPerMinute,
-      windowMs: 60_000,
-      oneAtATime: true,
-      ...(timers && { timers }),
-    }),
-    messages: new RateLimiter({
-      limit: rateLimit.messagePerChannelPerSecond,
-      windowMs: 1_000,
-      oneAtATime: true,
-      ...(timers && { timers }),
-    }),
+    threadCreation: limiter(rateLimit.threadCreationPerMinute, 60_000),
+    messages: limiter(rateLimit.messagePerChannelPerSecond, 1_000),
   };
 }
