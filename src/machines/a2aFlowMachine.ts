@@ -31,16 +31,10 @@ import { catalogOf, defined, envelopeOf } from "./schemas.js";
 type Emitted = A2AEventOf<"a2a.response"> | A2AEventOf<"a2a.retry"> | A2AEventOf<"a2a.complete">;
 
 /**
- * One `sessions_send` from start to end: wait for the reply (with retries),
- * steer the ping-pong, announce only when it is worth an LLM call, and always finish with
- * `a2a.complete`, whether the reply came, was blocked or timed out, in sync and async mode alike.
- * Ping-pong and announce steps that fail are retried like the reply wait, after a backoff
- * (`after: { backoffDelay }`);
- * one that still fails ends its part with the error reported (`errorCode`, `errorCategory`,
- * `errorMessage` in `a2a.complete`) but keeps the reply: status "ok". The announcement is posted to
- * Discord only in an allowed channel; a failed post is retried `after: { retryDelay }` (1 s, 2 s, 4 s,
- * or Discord's Retry-After) and, once its retries run out, reported as `announced: false`,
- * `announceSkipReason: "post_failed"`. The runtime keeps both delays across a restart.
+ * One `sessions_send`: wait for the reply, steer the ping-pong, announce when that is worth an LLM
+ * call, and always finish with `a2a.complete`. A ping-pong or announce step that still fails after its
+ * retries ends its part with the error reported but keeps the reply (status "ok"); an announcement post
+ * that still fails is reported as `announced: false`, `announceSkipReason: "post_failed"`.
  */
 export const a2aFlowMachine = setup({
   types: {

@@ -5,7 +5,8 @@ import {
   type DiscordFailure,
 } from "../policies/index.js";
 import { type MentionEvent, MentionSettingsSchema } from "./mentionMachine.js";
-import { epochMs, nonEmpty } from "./schemas.js";
+import type { PostMessageInput } from "./discordActors.js";
+import { defined, epochMs, nonEmpty } from "./schemas.js";
 
 // The collaborate machine's input, context, events and output, and the reads of its context that
 // its states and events share.
@@ -130,4 +131,31 @@ export function channelAllowed(context: CollaborateContext, channelId: string | 
  */
 export function noticeChannel(context: CollaborateContext): string | undefined {
   return channelAllowed(context, context.defaultChannel) ? context.defaultChannel : undefined;
+}
+
+/**
+ * The post that tells a human about a 403/404: in the escalation channel, by the
+ * requester's bot, pinging only `escalationMentionId`. Its nonce key is fixed, so a re-run posts once.
+ */
+export function failureNoticeInput(context: CollaborateContext): PostMessageInput {
+  const human = context.mention.escalationMentionId;
+  const channelId = context.resolvedThreadId ?? context.parentChannelId;
+  return {
+    asAgentId: context.fromAgentId,
+    channelId: noticeChannel(context) as string,
+    text: {
+      kind: "failureNotice",
+      params: {
+        fromName: context.fromName,
+        toName: context.toName ?? context.targetAgentId,
+        errorCode: context.error?.code ?? "discord_unavailable",
+        errorMessage: context.error?.message ?? "",
+        ...defined({ channelId }),
+        originalText: context.message,
+        ...defined({ escalationMentionId: human }),
+      },
+    },
+    mentionUserIds: human === undefined ? [] : [human],
+    nonceKey: `${context.collaborationId}:failure-notice`,
+  };
 }

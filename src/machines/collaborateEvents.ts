@@ -14,10 +14,6 @@ export type CollaborateEmitted =
 /** The failures that call a human (403 and 404). */
 const ESCALATING_CODES: ReadonlySet<string> = new Set(["discord_permission", "discord_not_found"]);
 
-export function isEscalatingError(error: CollaborateContext["error"]): boolean {
-  return error !== undefined && ESCALATING_CODES.has(error.code);
-}
-
 /** The envelope every a2a.collaborate.* event shares. */
 function envelope(context: CollaborateContext, ts: number) {
   return { ts, fromAgent: context.fromAgentId, toAgent: context.targetAgentId };
@@ -62,7 +58,7 @@ export function sentEvent(context: CollaborateContext): CollaborateEmitted {
  * failure notice was posted, and `noticeErrorCode`/`noticeErrorMessage` why not when the post failed.
  */
 export function failedEvent(context: CollaborateContext): CollaborateEmitted {
-  const escalate = isEscalatingError(context.error);
+  const escalate = context.error !== undefined && ESCALATING_CODES.has(context.error.code);
   return {
     type: "a2a.collaborate.failed",
     ...envelope(context, context.failedOn?.at ?? context.lastAt),

@@ -15,6 +15,7 @@ import {
   CollaborateInputSchema,
   type CollaborateOutput,
   channelAllowed,
+  failureNoticeInput,
   noticeChannel,
   targetChannel,
   threadNameParams,
@@ -26,7 +27,6 @@ import {
   respondedEvent,
   sentEvent,
 } from "./collaborateEvents.js";
-import { failureNoticeInput } from "./collaborateNotice.js";
 import {
   type CreateThreadOutput,
   createThreadActor,
@@ -38,11 +38,8 @@ import { type MentionOutput, mentionMachine } from "./mentionMachine.js";
 import { defined } from "./schemas.js";
 
 /**
- * One `discord_send`: validate, resolve the thread (explicit, reused within
- * the TTL, or new: a starter message is posted in the channel and the `[협업] from → to · topic`
- * thread is opened from it), post the mention in the thread, retry what Discord says may be retried
- * (`after: { retryDelay }`: Discord's Retry-After, else 1 s, 2 s, 4 s, kept across restarts by the
- * runtime), then track the mention until the target answers or a human is called.
+ * One `discord_send`: validate, resolve the thread (explicit, reused within the TTL, or opened from a
+ * starter message), post the mention in it, retry what Discord allows, then track the mention.
  */
 export const collaborateMachine = setup({
   types: {

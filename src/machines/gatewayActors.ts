@@ -1,5 +1,5 @@
 import { fromPromise } from "xstate";
-import { unprovided } from "./unprovided.js";
+import { unprovided } from "./actorEvents.js";
 
 // The gateway side effects the flow machines invoke. They are placeholders: the runtime supplies
 // the real ones with `machine.provide({ actors })`, tests supply fakes the same way. Every output

@@ -107,15 +107,10 @@ function messageParams(context: MentionContext) {
 }
 
 /**
- * Tracks one mention of an agent in a thread until it answers: at each timeout the requester's bot
- * reminds the target, and after the last reminder's timeout it escalates to a human. Each timeout is
- * `after: { responseTimeout }`, counted from the latest delivery (the machine enters its waiting state
- * when the post lands). A reminder or escalation post that Discord refuses for now (429, 5xx) is tried
- * again `after: { retryDelay }` (Retry-After honoured, else 1 s, 2 s, 4 s), with the same nonce key;
- * one that fails for good calls the human at once (a reminder) or ends the mention escalated with
- * notified false and the error. The reminders and the escalation count their minutes up to when the
- * timeout was due, not when it fired, so a post re-run after a crash has the same content. With
- * `reminders` off (`discord.a2aRetry.enabled: false`) no timeout is armed: the mention only waits.
+ * Tracks one mention until the target answers: a reminder at each timeout, counted from the latest
+ * delivery, then the escalation to a human. A post Discord refuses for now is tried again with the same
+ * nonce key; one that fails for good escalates at once (a reminder) or ends the mention escalated,
+ * unnotified. Minutes count up to when the timeout was due, so a post re-run after a crash says the same.
  */
 export const mentionMachine = setup({
   types: {

@@ -80,12 +80,8 @@ function endTurn(
 }
 
 /**
- * Steers the follow-up conversation between requester and target: alternating
- * agent steps, stopped by the first guard that holds after a reply (explicit skip, then, with
- * `autoTerminate`, repetition, minimal content, conclusion), else by the turn limit. A step that
- * fails (the run could not start, ended badly or its reply could not be read) is classified and
- * retried under the retry policy after a backoff (`after: { backoffDelay }`, kept across restarts by
- * the runtime), emitting `a2a.retry`; once its retries run
+ * Steers the follow-up conversation: alternating agent steps, ended by the first guard that holds after
+ * a reply, else by the turn limit. A failed step is retried as the reply wait is; once its retries run
  * out the conversation ends `no_reply` with the error in the output.
  */
 export const pingPongMachine = setup({
