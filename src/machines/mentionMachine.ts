@@ -19,11 +19,7 @@ import { cameAfter } from "./cameAfter.js";
 import { parseMachineInput } from "./MachineInputError.js";
 import { defined, epochMs, nonEmpty } from "./schemas.js";
 
-/**
- * What a mention is reminded and escalated by, named and checked as the config's `discord.a2aRetry` has
- * it, so the runtime hands that section over as it is (`enabled` false: no timeout is ever due, and the
- * mention waits, untimed, until the target answers or it is cancelled).
- */
+/** What a mention is reminded and escalated by: the config's `discord.a2aRetry`, handed over as it is. */
 export const MentionSettingsSchema = z.object(
   A2ARetrySchema.pick({
     enabled: true,
@@ -106,6 +102,24 @@ function messageParams(context: MentionContext) {
   };
 }
 
+/** What every a2a.mention.* event says of the mention, as of `at`, with the event's own `data`. */
+function mentionEvent<D extends object = object>(context: MentionContext, at: number, data?: D) {
+  return {
+    ts: at,
+    fromAgent: context.fromAgentId,
+    toAgent: context.targetAgentId,
+    data: {
+      mentionId: context.mentionId,
+      threadId: context.threadId,
+      targetAgentId: context.targetAgentId,
+      attempts: context.attempts,
+      maxAttempts: context.maxAttempts,
+      elapsedMinutes: elapsedMinutes(context.sentAt, at),
+      ...(data as D),
+    },
+  };
+}
+
 /**
  * Tracks one mention until the target answers: a reminder at each timeout, counted from the latest
  * delivery, then the escalation to a human. A post Discord refuses for now is tried again with the same
@@ -159,30 +173,11 @@ export const mentionMachine = setup({
     })),
     emitReminded: emit(({ context }, output: PostMessageOutput): Emitted => ({
       type: "a2a.mention.reminded",
-      ts: output.at,
-      fromAgent: context.fromAgentId,
-      toAgent: context.targetAgentId,
-      data: {
-        mentionId: context.mentionId,
-        threadId: context.threadId,
-        targetAgentId: context.targetAgentId,
-        attempts: context.attempts,
-        maxAttempts: context.maxAttempts,
-        elapsedMinutes: elapsedMinutes(context.sentAt, output.at),
-      },
+      ...mentionEvent(context, output.at),
     })),
     emitEscalated: emit(({ context }, p: { notified: boolean; at: number }): Emitted => ({
       type: "a2a.mention.escalated",
-      ts: p.at,
-      fromAgent: context.fromAgentId,
-      toAgent: context.targetAgentId,
-      data: {
-        mentionId: context.mentionId,
-        threadId: context.threadId,
-        targetAgentId: context.targetAgentId,
-        attempts: context.attempts,
-        maxAttempts: context.maxAttempts,
-        elapsedMinutes: elapsedMinutes(context.sentAt, p.at),
+      ...mentionEvent(context, p.at, {
         ...defined({ escalationMentionId: context.escalationMentionId }),
         notified: p.notified,
         ...(context.postError === undefined
@@ -192,7 +187,7 @@ export const mentionMachine = setup({
               errorCode: context.postError.code,
               errorMessage: context.postError.message,
             }),
-      },
+      }),
     })),
   },
   delays: {
