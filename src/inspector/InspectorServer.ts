@@ -32,11 +32,9 @@ const SECURITY_HEADERS = {
 };
 
 /**
- * Serves the offline statechart inspector: `/` the page, `/app.js` and the page's other scripts and its
- * stylesheet (the files in page/), `/mermaid.js` the Mermaid bundle the package ships, `/events` the live
- * data as Server-Sent Events (the current state first, then each change), `/state.json` the current state
- * once. It listens on a loopback address only (127.0.0.1 by default) and answers only requests addressed
- * to one, so no other machine and no web page's DNS trick reaches it.
+ * Serves the offline statechart inspector: the page's files, `/events` the live data as Server-Sent
+ * Events (the current state, then each change), `/state.json` the current state. Loopback only, and
+ * only requests addressed to one, so no other machine and no web page's DNS trick reaches it.
  */
 export async function startInspectorServer(
   o: { port?: number; host?: string } = {},

@@ -18,10 +18,8 @@ import {
   type RetryPolicySchema,
 } from "./schemas.js";
 
-// The gateway retry policy (classify the failure, retry while its class allows, back off with jitter),
-// shared by the flow's steps that retry: the reply wait, each ping-pong step and the announce step,
-// and the wait before a failed announcement post is tried again. Pure helpers; each machine keeps its
-// own states and delays.
+// The gateway retry policy the flow's retrying steps share (reply wait, ping-pong step, announce step):
+// classify, retry while the class allows, back off with jitter. Each machine keeps its own states.
 
 export type RetryPolicy = z.output<typeof RetryPolicySchema>;
 

@@ -51,9 +51,8 @@ export interface AgentStepInput {
   idempotencyKey: string;
 }
 /**
- * Why an agent step gave no reply: the call that starts the run or reads the
- * reply failed (`gateway`, `read`; a failed agentWait call counts as `gateway`), or the run did not end
- * `ok` (`wait`, with the agentWait status and error).
+ * Why an agent step gave no reply: a call failed (`gateway`, a failed agentWait included, or `read`),
+ * or the run did not end `ok` (`wait`, with the agentWait status and error).
  */
 export interface AgentStepError {
   source: "gateway" | "wait" | "read";

@@ -284,10 +284,8 @@ export const replyWaitMachine = setup({
 });
 
 /**
- * The wait one agentWait call counts for: what it took, but never less than the timeout it was given.
- * A gateway that answers "timeout" at once (a dead run, a proxy that returns early) would otherwise
- * count 0 ms and be asked again forever; this way a run gets at most ceil(maxWaitMs / chunkMs)
- * chunks before the failure is classified.
+ * The wait one agentWait call counts for: at least the timeout it was given, so a gateway that answers
+ * "timeout" at once is asked at most ceil(maxWaitMs / chunkMs) times, not forever.
  */
 function waitedIn(context: ReplyWaitContext, output: AgentWaitOutput): number {
   const requested = chunkTimeoutMs(context);

@@ -1,10 +1,7 @@
 import type { ConfigProblem } from "./parseConfig.js";
 import { isPlainObject } from "./plainObject.js";
 
-/**
- * A key of earlier a2a gateway configurations that this runtime does not read where they put it: either read under another path with the same meaning (`movedTo`), or ignored.
- * `path` writes a key of your choosing as `<id>`.
- */
+/** A key of earlier configurations read under another path (`movedTo`) or ignored; `<id>` is any key. */
 export interface LegacyConfigKey {
   path: string;
   /** The path it is read as instead; absent when it is ignored. */

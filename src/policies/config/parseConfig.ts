@@ -25,10 +25,7 @@ export class A2AConfigError extends A2AError {
 }
 
 export interface ParseConfigOptions {
-  /**
-   * Called once for each key of an earlier configuration that is read under
-   * another path or ignored, with a sentence saying which and why. Unset, they load silently.
-   */
+  /** Told once of each earlier configuration's key that is moved or ignored, and why; unset, silent. */
   onWarning?: (message: string) => void;
 }
 

@@ -34,10 +34,9 @@ interface Queued {
 }
 
 /**
- * A sliding-window rate limit per key that queues instead of dropping: at most
- * `limit` tasks start per window, and a key's tasks start in the order they were scheduled. Keys are
- * independent. The limit governs starts; a slow task does not hold back the next one (unless
- * `oneAtATime`). `holdFor` stops a key for a while, as when the far side says its limit is reached.
+ * A sliding-window rate limit per key that queues instead of dropping: at most `limit` tasks start per
+ * window, in the order they were scheduled. `holdFor` stops a key for a while, as when the far side says
+ * its limit is reached.
  */
 export class RateLimiter {
   private readonly starts: SlidingWindowLog;
