@@ -1,5 +1,4 @@
 import type { ConfigProblem } from "./parseConfig.js";
-import { isPlainObject } from "./plainObject.js";
 
 /** A key of earlier configurations read under another path (`movedTo`) or ignored; `<id>` is any key. */
 export interface LegacyConfigKey {
@@ -116,4 +115,11 @@ function objectIn(object: ConfigObject, key: string): ConfigObject | undefined {
 /** Sets an own property, even one named `__proto__`. */
 function define(object: ConfigObject, key: string, value: unknown): void {
   Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** An object written as a literal or parsed from JSON: what a config and each of its sections must be. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }

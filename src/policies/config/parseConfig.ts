@@ -3,8 +3,7 @@ import { A2AError } from "../../errors/A2AError.js";
 import { cutText } from "../InvalidInputError.js";
 import { type A2AConfig, A2AConfigSchema } from "./A2AConfigSchema.js";
 import { DISCORD_ID_TEXT } from "./discordId.js";
-import { applyLegacyKeys } from "./legacyKeys.js";
-import { isPlainObject } from "./plainObject.js";
+import { applyLegacyKeys, isPlainObject } from "./legacyKeys.js";
 
 /** One thing wrong with a config: where (a dotted path, the key included) and why. */
 export interface ConfigProblem {
