@@ -23,10 +23,7 @@ export const CollaborateInputSchema = z.object({
   threadId: z.string().optional(),
   /** The parent channel of `threadId`, when the runtime knows it. */
   threadParentId: z.string().optional(),
-  /**
-   * Discord refused to say what `threadId` is (403/404): the collaboration fails with it at once, and a
-   * human is told as for any 403/404.
-   */
+  /** Discord refused to say what `threadId` is (403/404): the collaboration fails with it at once. */
   threadLookupFailure: z
     .object({
       kind: z.enum(["permission", "not_found", "rate_limit", "transient", "invalid"]),
@@ -125,10 +122,7 @@ export function channelAllowed(context: CollaborateContext, channelId: string | 
   return channelId !== undefined && context.allowedChannels.includes(channelId);
 }
 
-/**
- * Where a 403/404 is reported (the escalation channel): the default channel, and only
- * when the allowlist holds it; none, and nothing is posted.
- */
+/** Where a 403/404 is reported: the default channel when the allowlist holds it, else nowhere. */
 export function noticeChannel(context: CollaborateContext): string | undefined {
   return channelAllowed(context, context.defaultChannel) ? context.defaultChannel : undefined;
 }
