@@ -9,8 +9,6 @@ import type {
 } from "./protocol.js";
 import { activeStates, machineChart } from "./statechart.js";
 
-export type { ActorStatus, ActorView, EventView, InspectorHello, InspectorMessage } from "./protocol.js";
-
 /** At most this many actors are kept (finished ones are dropped first), and this many events. */
 export const MAX_ACTORS = 500;
 /** At most this many events are kept: the latest ones. */

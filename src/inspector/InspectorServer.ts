@@ -3,13 +3,10 @@ import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
 import type { InspectionEvent } from "xstate";
-import { InspectorModel, type InspectorMessage } from "./InspectorModel.js";
+import { InspectorModel } from "./InspectorModel.js";
 import { hostOf, isLoopback } from "./loopback.js";
 import { pageFile } from "./pageFiles.js";
-
-export { MAX_ACTORS, MAX_EVENTS } from "./InspectorModel.js";
-export type { ActorView, EventView, InspectorHello, InspectorMessage } from "./InspectorModel.js";
-export type { MachineChart } from "./statechart.js";
+import type { InspectorMessage } from "./protocol.js";
 
 /** A live statechart inspector on 127.0.0.1: open `url` in a browser. */
 export interface InspectorServer {
@@ -35,11 +32,9 @@ const SECURITY_HEADERS = {
 };
 
 /**
- * Serves the offline statechart inspector: `/` the page, `/app.js` and the page's other scripts and its
- * stylesheet (the files in page/), `/mermaid.js` the Mermaid bundle the package ships, `/events` the live
- * data as Server-Sent Events (the current state first, then each change), `/state.json` the current state
- * once. It listens on a loopback address only (127.0.0.1 by default) and answers only requests addressed
- * to one, so no other machine and no web page's DNS trick reaches it.
+ * Serves the offline statechart inspector: the page's files, `/events` the live data as Server-Sent
+ * Events (the current state, then each change), `/state.json` the current state. Loopback only, and
+ * only requests addressed to one, so no other machine and no web page's DNS trick reaches it.
  */
 export async function startInspectorServer(
   o: { port?: number; host?: string } = {},
@@ -68,28 +63,23 @@ export async function startInspectorServer(
     for (const res of clients) send(res, message);
   });
 
-  const respond = (res: ServerResponse, status: number, type: string, body: string): void => {
+  const respond = (res: ServerResponse, status: number, body: string, type = "text/plain; charset=utf-8") => {
     res.writeHead(status, { ...SECURITY_HEADERS, "Content-Type": type });
     res.end(body);
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     if (!isLoopback(hostOf(req.headers.host))) {
-      return respond(
-        res,
-        403,
-        "text/plain; charset=utf-8",
-        "the inspector answers loopback addresses only\n",
-      );
+      return respond(res, 403, "the inspector answers loopback addresses only\n");
     }
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.setHeader("Allow", "GET, HEAD");
-      return respond(res, 405, "text/plain; charset=utf-8", "method not allowed\n");
+      return respond(res, 405, "method not allowed\n");
     }
     const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
     switch (path) {
       case "/state.json":
-        return respond(res, 200, "application/json", JSON.stringify(model.hello()));
+        return respond(res, 200, JSON.stringify(model.hello()), "application/json");
       case "/events": {
         res.writeHead(200, {
           ...SECURITY_HEADERS,
@@ -113,9 +103,9 @@ export async function startInspectorServer(
     try {
       file = await pageFile(path);
     } catch (error) {
-      return respond(res, 500, "text/plain; charset=utf-8", `${(error as Error).message}\n`);
+      return respond(res, 500, `${(error as Error).message}\n`);
     }
-    if (file === undefined) return respond(res, 404, "text/plain; charset=utf-8", "not found\n");
+    if (file === undefined) return respond(res, 404, "not found\n");
     const gzipped = file.gzipped === true && /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
     const body = file.gzipped && !gzipped ? await promisify(gunzip)(file.body) : file.body;
     res.writeHead(200, {

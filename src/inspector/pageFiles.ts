@@ -87,10 +87,8 @@ function withConfig(html: string): string {
 const SHIPPED_MERMAID_BUNDLE = "mermaid.min.js.gz";
 
 /**
- * Mermaid's single-file browser bundle (it defines `window.mermaid`), gzip-compressed. The package
- * ships it instead of depending on mermaid: the npm package with its dependencies is over 80 MB, the
- * compressed bundle under 1 MB. A source checkout has no shipped copy; there the bundle comes from the
- * mermaid dev dependency, compressed on first use.
+ * Mermaid's browser bundle, gzip-compressed: shipped rather than depended on (the npm package is over
+ * 80 MB, the bundle under 1 MB); in a source checkout, the mermaid dev dependency's, compressed on first use.
  */
 const mermaidBundle = once(async (): Promise<Buffer> => {
   try {

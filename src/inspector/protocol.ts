@@ -56,11 +56,7 @@ export type InspectorMessage =
 /** A machine as the inspector page draws it: its Mermaid source and the Mermaid id of each state. */
 export interface MachineChart {
   machineId: string;
-  /**
-   * The `stateDiagram-v2` source: toMermaid's, with invoked machines drawn inside their states, a
-   * machine-wide transition drawn once from an "any state" node and parallel edges merged; null when it
-   * could not be drawn (see `error`).
-   */
+  /** The `stateDiagram-v2` source (mermaidChart's, as the inspector draws it); null if it failed (`error`). */
   mermaid: string | null;
   error?: string;
   /** State key path (`a.b`) → the id toMermaid gives that state in `mermaid`. */

@@ -2,8 +2,6 @@ import type { AnyStateMachine } from "xstate";
 import { mermaidChart } from "../machines/index.js";
 import type { MachineChart } from "./protocol.js";
 
-export type { MachineChart, NestedChart } from "./protocol.js";
-
 /** Which states of a chart are active: leaves are `current`, their compound ancestors `active`. */
 export interface ActiveStates {
   /** The state value as text: leaf paths joined with `.`, several (parallel) joined with `, `. */

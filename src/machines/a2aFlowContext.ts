@@ -75,19 +75,13 @@ export interface A2AFlowContext extends z.output<typeof A2AFlowInputSchema> {
   backoffMs?: number;
 }
 
-/**
- * Why no announcement was made: decideAnnounce's reasons; the announce step answered the skip token
- * (`announce_skip`) or failed after its retries (`announce_failed`); the post to Discord failed after
- * its retries (`post_failed`); the target channel is not an allowed Discord channel (`channel_not_allowed`).
- */
+/** Why no announcement was made: decideAnnounce's reasons, or the step's, the post's or the channel's. */
 export type A2AAnnounceSkipReason =
   AnnounceSkipReason | "announce_skip" | "announce_failed" | "post_failed" | "channel_not_allowed";
 
 /**
- * How a `sessions_send` flow ended (the runtime's A2AFlowResult adds the "accepted"/"timeout" statuses).
- * `blocked` means no reply came; `error` says why. With status `ok` an `error` means a later step
- * failed after its retries: a ping-pong step (then terminationReason is `no_reply`, `reply` the last
- * reply received) or the announce step (then `announced` is false).
+ * How a `sessions_send` flow ended. `blocked`: no reply came, `error` says why; `ok` with an `error`: a
+ * ping-pong step (terminationReason `no_reply`) or the announce step failed after its retries.
  */
 export interface A2AFlowOutput {
   status: "ok" | "blocked";

@@ -1,6 +1,5 @@
 import { assign, emit, setup } from "xstate";
 import {
-  type A2AErrorInfo,
   type A2AEventOf,
   announceChannelAllowed,
   announceChannelId,
@@ -9,7 +8,7 @@ import {
   classifyA2AError,
   classifyDiscordFailure,
   classifyMessageIntent,
-  DISCORD_TRANSIENT_MAX_RETRIES,
+  discordRetryAllowed,
   isAnnounceSkip,
   resolveEffectivePingPongTurns,
 } from "../policies/index.js";
@@ -27,21 +26,15 @@ import { parseMachineInput } from "./MachineInputError.js";
 import type { PingPongOutput } from "./pingPongContext.js";
 import { pingPongMachine } from "./pingPongMachine.js";
 import { type ReplyWaitOutput, replyWaitMachine } from "./replyWaitMachine.js";
-import { catalogOf, envelopeOf } from "./schemas.js";
+import { catalogOf, defined, envelopeOf } from "./schemas.js";
 
 type Emitted = A2AEventOf<"a2a.response"> | A2AEventOf<"a2a.retry"> | A2AEventOf<"a2a.complete">;
 
 /**
- * One `sessions_send` from start to end: wait for the reply (with retries),
- * steer the ping-pong, announce only when it is worth an LLM call, and always finish with
- * `a2a.complete`, whether the reply came, was blocked or timed out, in sync and async mode alike.
- * Ping-pong and announce steps that fail are retried like the reply wait, after a backoff
- * (`after: { backoffDelay }`);
- * one that still fails ends its part with the error reported (`errorCode`, `errorCategory`,
- * `errorMessage` in `a2a.complete`) but keeps the reply: status "ok". The announcement is posted to
- * Discord only in an allowed channel; a failed post is retried `after: { retryDelay }` (1 s, 2 s, 4 s,
- * or Discord's Retry-After) and, once its retries run out, reported as `announced: false`,
- * `announceSkipReason: "post_failed"`. The runtime keeps both delays across a restart.
+ * One `sessions_send`: wait for the reply, steer the ping-pong, announce when that is worth an LLM
+ * call, and always finish with `a2a.complete`. A ping-pong or announce step that still fails after its
+ * retries ends its part with the error reported but keeps the reply (status "ok"); an announcement post
+ * that still fails is reported as `announced: false`, `announceSkipReason: "post_failed"`.
  */
 export const a2aFlowMachine = setup({
   types: {
@@ -67,8 +60,7 @@ export const a2aFlowMachine = setup({
     },
     announceRetryAllowed: ({ context }) =>
       context.lastStepError !== undefined && canRetry(context.lastStepError, context.retry.enabled),
-    postRetryAllowed: ({ context }) =>
-      context.postFailure?.retryable === true && (context.postRetries ?? 0) < DISCORD_TRANSIENT_MAX_RETRIES,
+    postRetryAllowed: ({ context }) => discordRetryAllowed(context.postFailure, context.postRetries ?? 0),
   },
   actions: {
     recordReply: assign(({ context }, output: ReplyWaitOutput) => ({
@@ -90,9 +82,9 @@ export const a2aFlowMachine = setup({
       actualTurns: output.actualTurns,
       terminationReason: output.terminationReason,
       earlyTermination: output.earlyTermination,
-      ...(output.latestReply === undefined ? {} : { reply: output.latestReply }),
+      ...defined({ reply: output.latestReply }),
       retryAttempts: context.retryAttempts + (output.retryAttempts ?? 0),
-      ...(output.error === undefined ? {} : { stepError: output.error }),
+      ...defined({ stepError: output.error }),
       lastAt: Math.max(context.lastAt, output.at),
     })),
     recordPingPongCrash: assign({ terminationReason: "no_reply" as const }),
@@ -113,29 +105,16 @@ export const a2aFlowMachine = setup({
     })),
     classifyAnnounceFailure: assign(({ context }) => ({
       lastStepError: classifyFailure(
+        context,
         stepFailureFacts(context.announceFailure ?? { source: "gateway" }),
         context.announceRetries ?? 0,
-        context.retry,
-        catalogOf(context.language),
       ),
     })),
-    scheduleAnnounceRetry: assign(({ context }) => {
-      const { backoffMs, seed } = retryBackoff(
-        context.retry,
-        context.announceRetries ?? 0,
-        context.lastStepError as A2AErrorInfo,
-        context.seed,
-      );
-      return { seed, backoffMs };
-    }),
-    emitAnnounceRetry: emit(({ context }): Emitted =>
-      retryEvent({
-        trace: context.trace,
-        at: context.lastAt,
-        error: context.lastStepError as A2AErrorInfo,
-        attempt: (context.announceRetries ?? 0) + 1,
-        backoffMs: context.backoffMs ?? 0,
-      }),
+    scheduleAnnounceRetry: assign(({ context }) =>
+      retryBackoff(context, context.announceRetries ?? 0, context.lastStepError),
+    ),
+    emitAnnounceRetry: emit(({ context }) =>
+      retryEvent(context, context.lastStepError, (context.announceRetries ?? 0) + 1),
     ),
     // Each retry starts when its wait is over: lastAt is when the failure was seen.
     startAnnounceRetry: assign(({ context }) => ({
@@ -188,12 +167,10 @@ export const a2aFlowMachine = setup({
       ...parsed,
       trace: {
         conversationId: parsed.conversationId,
-        ...(parsed.routeKey === undefined ? {} : { routeKey: parsed.routeKey }),
+        ...defined({ routeKey: parsed.routeKey }),
         fromAgent: parsed.fromAgent,
         toAgent: parsed.toAgent,
-        ...(parsed.requesterSessionKey === undefined
-          ? {}
-          : { requesterSessionKey: parsed.requesterSessionKey }),
+        ...defined({ requesterSessionKey: parsed.requesterSessionKey }),
         targetSessionKey: parsed.targetSessionKey,
         messageIntent: classified.intent,
         mode: parsed.mode,
@@ -226,7 +203,7 @@ export const a2aFlowMachine = setup({
           startedAt: context.startedAt,
           seed: context.seed,
           trace: context.trace,
-          ...(context.language === undefined ? {} : { language: context.language }),
+          ...defined({ language: context.language }),
         }),
         onDone: [
           {
@@ -250,22 +227,20 @@ export const a2aFlowMachine = setup({
         id: "pingPong",
         src: "pingPong",
         input: ({ context }) => ({
-          ...(context.requesterSessionKey === undefined
-            ? {}
-            : { requesterSessionKey: context.requesterSessionKey }),
+          ...defined({ requesterSessionKey: context.requesterSessionKey }),
           targetSessionKey: context.targetSessionKey,
           originalMessage: context.message,
           messageIntent: context.trace.messageIntent,
           effectiveTurns: context.effectiveTurns,
           autoTerminate: context.autoTerminate,
-          ...(context.reply === undefined ? {} : { primaryReply: context.reply }),
+          ...defined({ primaryReply: context.reply }),
           idempotencyKey: context.idempotencyKey,
           startedAt: context.lastAt,
           trace: context.trace,
           retry: context.retry,
           // Its own jitter sequence: the reply wait drew from `seed`.
           seed: context.seed + 1,
-          ...(context.language === undefined ? {} : { language: context.language }),
+          ...defined({ language: context.language }),
         }),
         onDone: {
           target: "deciding",
@@ -293,8 +268,7 @@ export const a2aFlowMachine = setup({
           extraSystemPrompt: buildAgentToAgentAnnounceContext(
             {
               originalMessage: context.message,
-              ...(context.primaryReply === undefined ? {} : { roundOneReply: context.primaryReply }),
-              ...(context.reply === undefined ? {} : { latestReply: context.reply }),
+              ...defined({ roundOneReply: context.primaryReply, latestReply: context.reply }),
             },
             catalogOf(context.language),
           ),

@@ -1,7 +1,7 @@
 import type { A2AErrorInfo, A2AEventOf } from "../policies/index.js";
 import { decideAnnounce } from "../policies/index.js";
 import type { A2AFlowContext, A2AFlowOutput } from "./a2aFlowContext.js";
-import { envelopeOf } from "./schemas.js";
+import { defined, envelopeOf } from "./schemas.js";
 
 // What a2aFlowMachine reports: the first a2a.response, the data of a2a.complete, the output, and the
 // announce decision.
@@ -15,7 +15,7 @@ export function firstResponseEvent(context: A2AFlowContext): A2AEventOf<"a2a.res
       turn: 0,
       speakerSessionKey: context.targetSessionKey,
       ...(context.error === undefined
-        ? { outcome: "ok" as const, ...(context.reply === undefined ? {} : { reply: context.reply }) }
+        ? { outcome: "ok" as const, ...defined({ reply: context.reply }) }
         : {
             outcome: "blocked" as const,
             ...(context.outcomeMessage ? { reply: context.outcomeMessage } : {}),
@@ -46,12 +46,14 @@ export function completeData(context: A2AFlowContext): A2AEventOf<"a2a.complete"
     effectiveTurns: context.effectiveTurns,
     actualTurns: context.actualTurns,
     earlyTermination: context.earlyTermination,
-    ...(context.terminationReason === undefined ? {} : { terminationReason: context.terminationReason }),
+    ...defined({ terminationReason: context.terminationReason }),
     announced: context.announced,
     announceSkipped: !context.announced,
-    ...(context.announceSkipReason === undefined ? {} : { announceSkipReason: context.announceSkipReason }),
-    ...(context.announceText === undefined ? {} : { announceText: context.announceText }),
-    ...(context.announceError === undefined ? {} : { announceError: context.announceError }),
+    ...defined({
+      announceSkipReason: context.announceSkipReason,
+      announceText: context.announceText,
+      announceError: context.announceError,
+    }),
   };
 }
 
@@ -60,23 +62,20 @@ export function flowOutput(context: A2AFlowContext): A2AFlowOutput {
   return {
     status: context.error === undefined ? "ok" : "blocked",
     conversationId: context.conversationId,
-    ...(context.reply === undefined ? {} : { reply: context.reply }),
+    ...defined({ reply: context.reply }),
     retryAttempts: context.retryAttempts,
     actualTurns: context.actualTurns,
-    ...(context.terminationReason === undefined ? {} : { terminationReason: context.terminationReason }),
+    ...defined({ terminationReason: context.terminationReason }),
     announced: context.announced,
-    ...(context.announceText === undefined ? {} : { announceText: context.announceText }),
-    ...(error === undefined ? {} : { error }),
+    ...defined({ announceText: context.announceText, error }),
   };
 }
 
 export function announceDecision(context: A2AFlowContext) {
   return decideAnnounce({
     announceTarget: context.announceTarget,
-    ...(context.requesterSessionKey === undefined
-      ? {}
-      : { requesterSessionKey: context.requesterSessionKey }),
+    ...defined({ requesterSessionKey: context.requesterSessionKey }),
     targetSessionKey: context.targetSessionKey,
-    ...(context.reply === undefined ? {} : { latestReply: context.reply }),
+    ...defined({ latestReply: context.reply }),
   });
 }

@@ -3,10 +3,10 @@ import {
   type CollaborationThreadNameParams,
   type DiscordErrorCode,
   type DiscordFailure,
-  discordRetryWaitMs,
 } from "../policies/index.js";
 import { type MentionEvent, MentionSettingsSchema } from "./mentionMachine.js";
-import { epochMs, nonEmpty } from "./schemas.js";
+import type { PostMessageInput } from "./discordActors.js";
+import { defined, epochMs, nonEmpty } from "./schemas.js";
 
 // The collaborate machine's input, context, events and output, and the reads of its context that
 // its states and events share.
@@ -23,10 +23,7 @@ export const CollaborateInputSchema = z.object({
   threadId: z.string().optional(),
   /** The parent channel of `threadId`, when the runtime knows it. */
   threadParentId: z.string().optional(),
-  /**
-   * Discord refused to say what `threadId` is (403/404): the collaboration fails with it at once, and a
-   * human is told as for any 403/404.
-   */
+  /** Discord refused to say what `threadId` is (403/404): the collaboration fails with it at once. */
   threadLookupFailure: z
     .object({
       kind: z.enum(["permission", "not_found", "rate_limit", "transient", "invalid"]),
@@ -125,15 +122,34 @@ export function channelAllowed(context: CollaborateContext, channelId: string | 
   return channelId !== undefined && context.allowedChannels.includes(channelId);
 }
 
-/**
- * Where a 403/404 is reported (the escalation channel): the default channel, and only
- * when the allowlist holds it; none, and nothing is posted.
- */
+/** Where a 403/404 is reported: the default channel when the allowlist holds it, else nowhere. */
 export function noticeChannel(context: CollaborateContext): string | undefined {
   return channelAllowed(context, context.defaultChannel) ? context.defaultChannel : undefined;
 }
 
-/** How long a failed Discord call waits before it is tried again (Retry-After, else 1 s, 2 s, 4 s). */
-export function retryWaitMs(context: CollaborateContext): number {
-  return discordRetryWaitMs(context.failure, context.retries);
+/**
+ * The post that tells a human about a 403/404: in the escalation channel, by the
+ * requester's bot, pinging only `escalationMentionId`. Its nonce key is fixed, so a re-run posts once.
+ */
+export function failureNoticeInput(context: CollaborateContext): PostMessageInput {
+  const human = context.mention.escalationMentionId;
+  const channelId = context.resolvedThreadId ?? context.parentChannelId;
+  return {
+    asAgentId: context.fromAgentId,
+    channelId: noticeChannel(context) as string,
+    text: {
+      kind: "failureNotice",
+      params: {
+        fromName: context.fromName,
+        toName: context.toName ?? context.targetAgentId,
+        errorCode: context.error?.code ?? "discord_unavailable",
+        errorMessage: context.error?.message ?? "",
+        ...defined({ channelId }),
+        originalText: context.message,
+        ...defined({ escalationMentionId: human }),
+      },
+    },
+    mentionUserIds: human === undefined ? [] : [human],
+    nonceKey: `${context.collaborationId}:failure-notice`,
+  };
 }

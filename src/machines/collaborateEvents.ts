@@ -1,6 +1,7 @@
 import type { A2AEventOf } from "../policies/index.js";
 import type { CollaborateContext } from "./collaborateContext.js";
 import type { MentionOutput } from "./mentionMachine.js";
+import { defined } from "./schemas.js";
 
 // The a2a.collaborate.* events (requested, sent, failed, responded) a collaboration emits, from its context.
 
@@ -13,10 +14,6 @@ export type CollaborateEmitted =
 /** The failures that call a human (403 and 404). */
 const ESCALATING_CODES: ReadonlySet<string> = new Set(["discord_permission", "discord_not_found"]);
 
-export function isEscalatingError(error: CollaborateContext["error"]): boolean {
-  return error !== undefined && ESCALATING_CODES.has(error.code);
-}
-
 /** The envelope every a2a.collaborate.* event shares. */
 function envelope(context: CollaborateContext, ts: number) {
   return { ts, fromAgent: context.fromAgentId, toAgent: context.targetAgentId };
@@ -28,7 +25,7 @@ function parties(context: CollaborateContext) {
     collaborationId: context.collaborationId,
     fromAgentId: context.fromAgentId,
     toAgentId: context.targetAgentId,
-    ...(context.resolvedThreadId === undefined ? {} : { threadId: context.resolvedThreadId }),
+    ...defined({ threadId: context.resolvedThreadId }),
   };
 }
 
@@ -46,9 +43,11 @@ export function sentEvent(context: CollaborateContext): CollaborateEmitted {
     ...envelope(context, context.sentAt ?? context.lastAt),
     data: {
       ...parties(context),
-      ...(context.parentChannelId === undefined ? {} : { parentChannelId: context.parentChannelId }),
-      ...(context.mode === undefined ? {} : { mode: context.mode }),
-      ...(context.messageId === undefined ? {} : { messageId: context.messageId }),
+      ...defined({
+        parentChannelId: context.parentChannelId,
+        mode: context.mode,
+        messageId: context.messageId,
+      }),
       mentionId: context.collaborationId,
     },
   };
@@ -59,7 +58,7 @@ export function sentEvent(context: CollaborateContext): CollaborateEmitted {
  * failure notice was posted, and `noticeErrorCode`/`noticeErrorMessage` why not when the post failed.
  */
 export function failedEvent(context: CollaborateContext): CollaborateEmitted {
-  const escalate = isEscalatingError(context.error);
+  const escalate = context.error !== undefined && ESCALATING_CODES.has(context.error.code);
   return {
     type: "a2a.collaborate.failed",
     ...envelope(context, context.failedOn?.at ?? context.lastAt),

@@ -1,7 +1,8 @@
 import { and, assign, emit, sendTo, setup } from "xstate";
 import {
   classifyDiscordFailure,
-  discordErrorCode,
+  discordError,
+  discordRetryWaitMs,
   discordRetryAllowed,
   mentionContent,
 } from "../policies/index.js";
@@ -14,8 +15,8 @@ import {
   CollaborateInputSchema,
   type CollaborateOutput,
   channelAllowed,
+  failureNoticeInput,
   noticeChannel,
-  retryWaitMs,
   targetChannel,
   threadNameParams,
 } from "./collaborateContext.js";
@@ -26,7 +27,6 @@ import {
   respondedEvent,
   sentEvent,
 } from "./collaborateEvents.js";
-import { failureNoticeInput } from "./collaborateNotice.js";
 import {
   type CreateThreadOutput,
   createThreadActor,
@@ -35,13 +35,11 @@ import {
 } from "./discordActors.js";
 import { parseMachineInput } from "./MachineInputError.js";
 import { type MentionOutput, mentionMachine } from "./mentionMachine.js";
+import { defined } from "./schemas.js";
 
 /**
- * One `discord_send`: validate, resolve the thread (explicit, reused within
- * the TTL, or new: a starter message is posted in the channel and the `[협업] from → to · topic`
- * thread is opened from it), post the mention in the thread, retry what Discord says may be retried
- * (`after: { retryDelay }`: Discord's Retry-After, else 1 s, 2 s, 4 s, kept across restarts by the
- * runtime), then track the mention until the target answers or a human is called.
+ * One `discord_send`: validate, resolve the thread (explicit, reused within the TTL, or opened from a
+ * starter message), post the mention in it, retry what Discord allows, then track the mention.
  */
 export const collaborateMachine = setup({
   types: {
@@ -85,7 +83,7 @@ export const collaborateMachine = setup({
     useExplicitThread: assign(({ context }) => ({
       mode: "explicit_thread" as const,
       resolvedThreadId: context.threadId,
-      ...(context.threadParentId === undefined ? {} : { parentChannelId: context.threadParentId }),
+      ...defined({ parentChannelId: context.threadParentId }),
     })),
     reuseThread: assign(({ context }) => ({
       mode: "reuse_thread" as const,
@@ -120,15 +118,12 @@ export const collaborateMachine = setup({
     // The retry starts when its wait is over: lastAt is when the failure was seen.
     startRetry: assign(({ context }) => ({
       retries: context.retries + 1,
-      lastAt: context.lastAt + retryWaitMs(context),
+      lastAt: context.lastAt + discordRetryWaitMs(context.failure, context.retries),
       failure: undefined,
     })),
     // The failure is final; a failure notice that follows counts its own retries.
     failWithDiscordError: assign(({ context }) => ({
-      error: {
-        code: discordErrorCode(context.failure?.kind ?? "transient"),
-        message: context.failure?.message ?? "Discord call failed",
-      },
+      error: discordError(context.failure),
       failedOn: { at: context.lastAt, attempt: context.retries + 1 },
       retries: 0,
       failure: undefined,
@@ -137,12 +132,7 @@ export const collaborateMachine = setup({
       noticeMessageId: output.messageId,
       lastAt: Math.max(context.lastAt, output.at),
     })),
-    recordNoticeError: assign(({ context }) => ({
-      noticeError: {
-        code: discordErrorCode(context.failure?.kind ?? "transient"),
-        message: context.failure?.message ?? "Discord call failed",
-      },
-    })),
+    recordNoticeError: assign(({ context }) => ({ noticeError: discordError(context.failure) })),
     settle: assign((_, outcome: CollaborateOutput["status"]) => ({ outcome })),
     recordMentionEnd: assign((_, output: MentionOutput) => ({ mentionAttempts: output.attempts })),
     emitRequested: emit(({ context }) => requestedEvent(context)),
@@ -152,7 +142,7 @@ export const collaborateMachine = setup({
   },
   delays: {
     // Entered when the failure was seen (lastAt): Retry-After, else 1 s, 2 s, 4 s from there.
-    retryDelay: ({ context }) => retryWaitMs(context),
+    retryDelay: ({ context }) => discordRetryWaitMs(context.failure, context.retries),
   },
 }).createMachine({
   id: "collaborate",
@@ -302,7 +292,7 @@ export const collaborateMachine = setup({
         input: ({ context }) => ({
           mentionId: context.collaborationId,
           threadId: context.resolvedThreadId as string,
-          ...(context.messageId === undefined ? {} : { messageId: context.messageId }),
+          ...defined({ messageId: context.messageId }),
           fromAgentId: context.fromAgentId,
           targetAgentId: context.targetAgentId,
           targetBotId: context.targetBotId as string,
@@ -343,10 +333,12 @@ export const collaborateMachine = setup({
   output: ({ context }): CollaborateOutput => ({
     status: context.outcome ?? "failed",
     collaborationId: context.collaborationId,
-    ...(context.resolvedThreadId === undefined ? {} : { threadId: context.resolvedThreadId }),
-    ...(context.messageId === undefined ? {} : { messageId: context.messageId }),
-    ...(context.mentionAttempts === undefined ? {} : { mentionAttempts: context.mentionAttempts }),
-    ...(context.error === undefined ? {} : { error: context.error }),
+    ...defined({
+      threadId: context.resolvedThreadId,
+      messageId: context.messageId,
+      mentionAttempts: context.mentionAttempts,
+      error: context.error,
+    }),
   }),
 });
 

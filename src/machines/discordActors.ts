@@ -1,6 +1,6 @@
 import { fromPromise } from "xstate";
 import type { CollaborationText } from "../policies/collaboration/collaborationTexts.js";
-import { unprovided } from "./unprovided.js";
+import { unprovided } from "./actorEvents.js";
 
 // The Discord side effects the collaboration machines invoke: placeholders the runtime replaces with
 // `machine.provide({ actors })` (through its DiscordPort), tests with fakes. Outputs carry `at`, the

@@ -6,17 +6,20 @@ import {
   capMaxAttempts,
   classifyA2AError,
   type DiscordFailure,
-  discordTransientBackoffMs,
+  discordRetryWaitMs,
 } from "../policies/index.js";
-import type { MessageCatalog } from "../policies/messages/messageKeys.js";
 import type { AgentStepError } from "./gatewayActors.js";
-import { nextRandom } from "./jitter.js";
-import { envelopeOf, type FlowTrace, type RetryPolicySchema } from "./schemas.js";
+import {
+  catalogOf,
+  defined,
+  envelopeOf,
+  type FlowTrace,
+  type Language,
+  type RetryPolicySchema,
+} from "./schemas.js";
 
-// The gateway retry policy (classify the failure, retry while its class allows, back off with jitter),
-// shared by the flow's steps that retry: the reply wait, each ping-pong step and the announce step,
-// and the wait before a failed announcement post is tried again. Pure helpers; each machine keeps its
-// own states and delays.
+// The gateway retry policy the flow's retrying steps share (reply wait, ping-pong step, announce step):
+// classify, retry while the class allows, back off with jitter. Each machine keeps its own states.
 
 export type RetryPolicy = z.output<typeof RetryPolicySchema>;
 
@@ -27,23 +30,31 @@ export interface FailureFacts {
   gatewayError?: string;
 }
 
+/** What the retry helpers read of a machine's context. */
+interface RetryingContext {
+  trace: FlowTrace;
+  lastAt: number;
+  seed: number;
+  backoffMs?: number;
+  retry?: RetryPolicy;
+  language?: Language;
+}
+
 /** Classifies a failure after `attempt` retries, its class's limit capped by `retry.maxAttempts`. */
 export function classifyFailure(
+  context: RetryingContext,
   facts: FailureFacts,
   attempt: number,
-  retry: RetryPolicy | undefined,
-  catalog?: MessageCatalog,
 ): A2AErrorInfo {
   const classified = classifyA2AError(
     {
-      ...(facts.waitStatus === undefined ? {} : { waitStatus: facts.waitStatus }),
-      ...(facts.waitError === undefined ? {} : { waitError: facts.waitError }),
+      ...defined({ waitStatus: facts.waitStatus, waitError: facts.waitError }),
       ...(facts.gatewayError === undefined ? {} : { gatewayError: new Error(facts.gatewayError) }),
       attempt,
     },
-    catalog,
+    catalogOf(context.language),
   );
-  return capMaxAttempts(classified, retry?.maxAttempts);
+  return capMaxAttempts(classified, context.retry?.maxAttempts);
 }
 
 /**
@@ -53,61 +64,62 @@ export function classifyFailure(
  */
 export function stepFailureFacts(error: AgentStepError): FailureFacts {
   if (error.source === "wait" && error.status !== undefined) {
-    return { waitStatus: error.status, ...(error.message === undefined ? {} : { waitError: error.message }) };
+    return { waitStatus: error.status, ...defined({ waitError: error.message }) };
   }
   return { gatewayError: error.message ?? `agent step failed (${error.source})` };
 }
 
 /** The backoff before retry number `attempt + 1`, with the next seed of the jitter. */
-export function retryBackoff(
-  retry: RetryPolicy,
-  attempt: number,
-  error: A2AErrorInfo,
-  seed: number,
-): { backoffMs: number; seed: number } {
-  const drawn = nextRandom(seed);
-  const backoffMs = calculateBackoffMs(attempt, error, {
-    baseMs: retry.baseBackoffMs,
-    maxMs: retry.maxBackoffMs,
+export function retryBackoff(context: RetryingContext, attempt: number, error?: A2AErrorInfo) {
+  const drawn = nextRandom(context.seed);
+  const backoffMs = calculateBackoffMs(attempt, error as A2AErrorInfo, {
+    ...(context.retry && { baseMs: context.retry.baseBackoffMs, maxMs: context.retry.maxBackoffMs }),
     random: () => drawn.value,
   });
   return { backoffMs, seed: drawn.seed };
 }
 
-/**
- * How long a failed post of the announcement waits before it is tried again: Discord's Retry-After
- * for a rate limit, else 1 s, 2 s, 4 s for the first, second, third retry.
- */
+/** How long a failed post of the announcement waits before it is tried again. */
 export function postRetryWaitMs(context: { postFailure?: DiscordFailure; postRetries?: number }): number {
-  const failure = context.postFailure;
-  return failure?.kind === "rate_limit" && failure.retryAfterMs !== undefined
-    ? failure.retryAfterMs
-    : discordTransientBackoffMs((context.postRetries ?? 0) + 1);
+  return discordRetryWaitMs(context.postFailure, context.postRetries ?? 0);
 }
 
 /** `a2a.retry` for retry number `attempt` (from 1), emitted before its backoff. */
-export function retryEvent(p: {
-  trace: FlowTrace;
-  at: number;
-  runId?: string;
-  error: A2AErrorInfo;
-  attempt: number;
-  backoffMs: number;
-}): A2AEventOf<"a2a.retry"> {
+export function retryEvent(
+  context: RetryingContext & { runId?: string },
+  error: A2AErrorInfo | undefined,
+  attempt: number,
+): A2AEventOf<"a2a.retry"> {
+  const { code, category, message, maxAttempts } = error as A2AErrorInfo;
+  const { trace } = context;
   return {
     type: "a2a.retry",
-    ...envelopeOf(p.trace, p.at),
-    ...(p.runId === undefined ? {} : { runId: p.runId }),
+    ...envelopeOf(trace, context.lastAt),
+    ...defined({ runId: context.runId }),
     data: {
-      errorCode: p.error.code,
-      errorCategory: p.error.category,
-      errorMessage: p.error.message,
-      attempt: p.attempt,
-      maxAttempts: p.error.maxAttempts,
-      backoffMs: p.backoffMs,
-      conversationId: p.trace.conversationId,
-      fromAgent: p.trace.fromAgent,
-      toAgent: p.trace.toAgent,
+      errorCode: code,
+      errorCategory: category,
+      errorMessage: message,
+      attempt,
+      maxAttempts,
+      backoffMs: context.backoffMs ?? 0,
+      conversationId: trace.conversationId,
+      fromAgent: trace.fromAgent,
+      toAgent: trace.toAgent,
     },
   };
+}
+
+/**
+ * A deterministic source of jitter kept in a machine's context: machines may not call Math.random,
+ * and a seed (chosen by the runtime from its injected `random`) survives a snapshot where a function
+ * would not. mulberry32: a tiny well-known PRNG, written out because no maintained package offers a
+ * pure `(seed) => [value, nextSeed]` step.
+ */
+export function nextRandom(seed: number): { value: number; seed: number } {
+  const next = (seed + 0x6d2b79f5) | 0;
+  let t = next;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return { value: ((t ^ (t >>> 14)) >>> 0) / 4294967296, seed: next };
 }

@@ -1,5 +1,5 @@
 import { fromPromise } from "xstate";
-import { unprovided } from "./unprovided.js";
+import { unprovided } from "./actorEvents.js";
 
 // The gateway side effects the flow machines invoke. They are placeholders: the runtime supplies
 // the real ones with `machine.provide({ actors })`, tests supply fakes the same way. Every output
@@ -51,9 +51,8 @@ export interface AgentStepInput {
   idempotencyKey: string;
 }
 /**
- * Why an agent step gave no reply: the call that starts the run or reads the
- * reply failed (`gateway`, `read`; a failed agentWait call counts as `gateway`), or the run did not end
- * `ok` (`wait`, with the agentWait status and error).
+ * Why an agent step gave no reply: a call failed (`gateway`, a failed agentWait included, or `read`),
+ * or the run did not end `ok` (`wait`, with the agentWait status and error).
  */
 export interface AgentStepError {
   source: "gateway" | "wait" | "read";

@@ -7,7 +7,7 @@ import {
   cutText,
   type DiscordErrorCode,
   type DiscordFailure,
-  discordErrorCode,
+  discordError,
   discordRetryAllowed,
   discordRetryWaitMs,
   elapsedMinutes,
@@ -17,13 +17,9 @@ import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
 import { type PostMessageOutput, postMessageActor } from "./discordActors.js";
 import { cameAfter } from "./cameAfter.js";
 import { parseMachineInput } from "./MachineInputError.js";
-import { epochMs, nonEmpty } from "./schemas.js";
+import { defined, epochMs, nonEmpty } from "./schemas.js";
 
-/**
- * What a mention is reminded and escalated by, named and checked as the config's `discord.a2aRetry` has
- * it, so the runtime hands that section over as it is (`enabled` false: no timeout is ever due, and the
- * mention waits, untimed, until the target answers or it is cancelled).
- */
+/** What a mention is reminded and escalated by: the config's `discord.a2aRetry`, handed over as it is. */
 export const MentionSettingsSchema = z.object(
   A2ARetrySchema.pick({
     enabled: true,
@@ -106,16 +102,29 @@ function messageParams(context: MentionContext) {
   };
 }
 
+/** What every a2a.mention.* event says of the mention, as of `at`, with the event's own `data`. */
+function mentionEvent<D extends object = object>(context: MentionContext, at: number, data?: D) {
+  return {
+    ts: at,
+    fromAgent: context.fromAgentId,
+    toAgent: context.targetAgentId,
+    data: {
+      mentionId: context.mentionId,
+      threadId: context.threadId,
+      targetAgentId: context.targetAgentId,
+      attempts: context.attempts,
+      maxAttempts: context.maxAttempts,
+      elapsedMinutes: elapsedMinutes(context.sentAt, at),
+      ...(data as D),
+    },
+  };
+}
+
 /**
- * Tracks one mention of an agent in a thread until it answers: at each timeout the requester's bot
- * reminds the target, and after the last reminder's timeout it escalates to a human. Each timeout is
- * `after: { responseTimeout }`, counted from the latest delivery (the machine enters its waiting state
- * when the post lands). A reminder or escalation post that Discord refuses for now (429, 5xx) is tried
- * again `after: { retryDelay }` (Retry-After honoured, else 1 s, 2 s, 4 s), with the same nonce key;
- * one that fails for good calls the human at once (a reminder) or ends the mention escalated with
- * notified false and the error. The reminders and the escalation count their minutes up to when the
- * timeout was due, not when it fired, so a post re-run after a crash has the same content. With
- * `reminders` off (`discord.a2aRetry.enabled: false`) no timeout is armed: the mention only waits.
+ * Tracks one mention until the target answers: a reminder at each timeout, counted from the latest
+ * delivery, then the escalation to a human. A post Discord refuses for now is tried again with the same
+ * nonce key; one that fails for good escalates at once (a reminder) or ends the mention escalated,
+ * unnotified. Minutes count up to when the timeout was due, so a post re-run after a crash says the same.
  */
 export const mentionMachine = setup({
   types: {
@@ -159,42 +168,17 @@ export const mentionMachine = setup({
     })),
     // The next post starts its own retries.
     recordPostError: assign(({ context }, post: "reminder" | "escalation") => ({
-      postError: {
-        post,
-        code: discordErrorCode(context.failure?.kind ?? "transient"),
-        message: context.failure?.message ?? "Discord call failed",
-      },
+      postError: { post, ...discordError(context.failure) },
       retries: 0,
     })),
     emitReminded: emit(({ context }, output: PostMessageOutput): Emitted => ({
       type: "a2a.mention.reminded",
-      ts: output.at,
-      fromAgent: context.fromAgentId,
-      toAgent: context.targetAgentId,
-      data: {
-        mentionId: context.mentionId,
-        threadId: context.threadId,
-        targetAgentId: context.targetAgentId,
-        attempts: context.attempts,
-        maxAttempts: context.maxAttempts,
-        elapsedMinutes: elapsedMinutes(context.sentAt, output.at),
-      },
+      ...mentionEvent(context, output.at),
     })),
     emitEscalated: emit(({ context }, p: { notified: boolean; at: number }): Emitted => ({
       type: "a2a.mention.escalated",
-      ts: p.at,
-      fromAgent: context.fromAgentId,
-      toAgent: context.targetAgentId,
-      data: {
-        mentionId: context.mentionId,
-        threadId: context.threadId,
-        targetAgentId: context.targetAgentId,
-        attempts: context.attempts,
-        maxAttempts: context.maxAttempts,
-        elapsedMinutes: elapsedMinutes(context.sentAt, p.at),
-        ...(context.escalationMentionId === undefined
-          ? {}
-          : { escalationMentionId: context.escalationMentionId }),
+      ...mentionEvent(context, p.at, {
+        ...defined({ escalationMentionId: context.escalationMentionId }),
         notified: p.notified,
         ...(context.postError === undefined
           ? {}
@@ -203,7 +187,7 @@ export const mentionMachine = setup({
               errorCode: context.postError.code,
               errorMessage: context.postError.message,
             }),
-      },
+      }),
     })),
   },
   delays: {
@@ -295,9 +279,7 @@ export const mentionMachine = setup({
             kind: "escalation",
             params: {
               ...messageParams(context),
-              ...(context.escalationMentionId === undefined
-                ? {}
-                : { escalationMentionId: context.escalationMentionId }),
+              ...defined({ escalationMentionId: context.escalationMentionId }),
             },
           },
           // The human is pinged; the target is named without a ping.
@@ -333,7 +315,7 @@ export const mentionMachine = setup({
   output: ({ context }): MentionOutput => ({
     status: context.outcome ?? "cancelled",
     attempts: context.attempts,
-    ...(context.respondedAt === undefined ? {} : { respondedAt: context.respondedAt }),
+    ...defined({ respondedAt: context.respondedAt }),
   }),
 });
 

@@ -1,6 +1,5 @@
 import { assign, emit, setup } from "xstate";
 import {
-  type A2AErrorInfo,
   type A2AEventOf,
   buildAgentToAgentReplyContext,
   canRetry,
@@ -18,7 +17,7 @@ import {
   type PingPongOutput,
   type PingPongTerminationReason,
 } from "./pingPongContext.js";
-import { catalogOf, envelopeOf } from "./schemas.js";
+import { catalogOf, defined, envelopeOf } from "./schemas.js";
 
 const EARLY: ReadonlySet<PingPongTerminationReason> = new Set<PingPongTerminationReason>([
   "explicit_skip",
@@ -81,12 +80,8 @@ function endTurn(
 }
 
 /**
- * Steers the follow-up conversation between requester and target: alternating
- * agent steps, stopped by the first guard that holds after a reply (explicit skip, then, with
- * `autoTerminate`, repetition, minimal content, conclusion), else by the turn limit. A step that
- * fails (the run could not start, ended badly or its reply could not be read) is classified and
- * retried under the retry policy after a backoff (`after: { backoffDelay }`, kept across restarts by
- * the runtime), emitting `a2a.retry`; once its retries run
+ * Steers the follow-up conversation: alternating agent steps, ended by the first guard that holds after
+ * a reply, else by the turn limit. A failed step is retried as the reply wait is; once its retries run
  * out the conversation ends `no_reply` with the error in the output.
  */
 export const pingPongMachine = setup({
@@ -138,30 +133,15 @@ export const pingPongMachine = setup({
     })),
     classifyStepFailure: assign(({ context }) => ({
       lastError: classifyFailure(
+        context,
         stepFailureFacts(context.stepFailure ?? { source: "gateway" }),
         context.stepRetries ?? 0,
-        context.retry,
-        catalogOf(context.language),
       ),
     })),
-    scheduleBackoff: assign(({ context }) => {
-      const { backoffMs, seed } = retryBackoff(
-        context.retry as NonNullable<PingPongContext["retry"]>,
-        context.stepRetries ?? 0,
-        context.lastError as A2AErrorInfo,
-        context.seed,
-      );
-      return { seed, backoffMs };
-    }),
-    emitRetry: emit(({ context }): Emitted =>
-      retryEvent({
-        trace: context.trace,
-        at: context.lastAt,
-        error: context.lastError as A2AErrorInfo,
-        attempt: (context.stepRetries ?? 0) + 1,
-        backoffMs: context.backoffMs ?? 0,
-      }),
+    scheduleBackoff: assign(({ context }) =>
+      retryBackoff(context, context.stepRetries ?? 0, context.lastError),
     ),
+    emitRetry: emit(({ context }) => retryEvent(context, context.lastError, (context.stepRetries ?? 0) + 1)),
     // The retry starts when the backoff is over: lastAt is when the failure was seen.
     startRetry: assign(({ context }) => ({
       stepRetries: (context.stepRetries ?? 0) + 1,
@@ -183,7 +163,7 @@ export const pingPongMachine = setup({
           ...(p.output?.reply === undefined ? {} : { reply: p.output.reply }),
           messageIntent: context.messageIntent,
           effectiveTurns: context.effectiveTurns,
-          ...(p.reason === undefined ? {} : { terminationReason: p.reason }),
+          ...defined({ terminationReason: p.reason }),
         },
       }),
     ),
@@ -202,7 +182,7 @@ export const pingPongMachine = setup({
       actualTurns: 0,
       lastAt: parsed.startedAt,
       replies: [],
-      ...(parsed.primaryReply === undefined ? {} : { latestReply: parsed.primaryReply }),
+      ...defined({ latestReply: parsed.primaryReply }),
     };
   },
   initial: "starting",
@@ -299,10 +279,10 @@ export const pingPongMachine = setup({
       actualTurns: context.actualTurns,
       terminationReason,
       earlyTermination: EARLY.has(terminationReason),
-      ...(context.latestReply === undefined ? {} : { latestReply: context.latestReply }),
+      ...defined({ latestReply: context.latestReply }),
       replies: context.replies,
       retryAttempts: context.retryAttempts ?? 0,
-      ...(context.error === undefined ? {} : { error: context.error }),
+      ...defined({ error: context.error }),
       at: context.lastAt,
     };
   },

@@ -20,6 +20,7 @@ import {
 import { parseMachineInput } from "./MachineInputError.js";
 import {
   catalogOf,
+  defined,
   envelopeOf,
   epochMs,
   FlowTraceSchema,
@@ -114,13 +115,11 @@ export const replyWaitMachine = setup({
       runId: output.runId,
       data: {
         targetSessionKey: context.trace.targetSessionKey,
-        ...(context.trace.requesterSessionKey === undefined
-          ? {}
-          : { requesterSessionKey: context.trace.requesterSessionKey }),
+        ...defined({ requesterSessionKey: context.trace.requesterSessionKey }),
         message: context.message,
         messageIntent: context.trace.messageIntent,
         idempotencyKey: context.idempotencyKey,
-        ...(context.trace.mode === undefined ? {} : { mode: context.trace.mode }),
+        ...defined({ mode: context.trace.mode }),
       },
     })),
     countWaited: assign(({ context }, output: AgentWaitOutput) => ({
@@ -135,7 +134,7 @@ export const replyWaitMachine = setup({
         lastAt: output.at,
         failure: {
           waitStatus: output.status,
-          ...(output.error === undefined ? {} : { waitError: output.error }),
+          ...defined({ waitError: output.error }),
           maxWaitExceeded,
         },
       };
@@ -147,32 +146,10 @@ export const replyWaitMachine = setup({
     recordReply: assign((_, output: ReadReplyOutput) => ({ reply: output.reply, lastAt: output.at })),
     // The class's limit capped by retry.maxAttempts: retryAllowed, a2a.retry and the output all use it.
     classifyFailure: assign(({ context }) => ({
-      lastError: classifyFailure(
-        context.failure ?? {},
-        context.retryAttempts,
-        context.retry,
-        catalogOf(context.language),
-      ),
+      lastError: classifyFailure(context, context.failure ?? {}, context.retryAttempts),
     })),
-    scheduleBackoff: assign(({ context }) => {
-      const { backoffMs, seed } = retryBackoff(
-        context.retry,
-        context.retryAttempts,
-        context.lastError as A2AErrorInfo,
-        context.seed,
-      );
-      return { seed, backoffMs };
-    }),
-    emitRetry: emit(({ context }): Emitted =>
-      retryEvent({
-        trace: context.trace,
-        at: context.lastAt,
-        ...(context.runId === undefined ? {} : { runId: context.runId }),
-        error: context.lastError as A2AErrorInfo,
-        attempt: context.retryAttempts + 1,
-        backoffMs: context.backoffMs ?? 0,
-      }),
-    ),
+    scheduleBackoff: assign(({ context }) => retryBackoff(context, context.retryAttempts, context.lastError)),
+    emitRetry: emit(({ context }) => retryEvent(context, context.lastError, context.retryAttempts + 1)),
     // The retry starts when the backoff is over: lastAt is when the failure was seen.
     startRetry: assign(({ context }) => ({
       retryAttempts: context.retryAttempts + 1,
@@ -201,9 +178,7 @@ export const replyWaitMachine = setup({
         input: ({ context }) => ({
           sessionKey: context.sessionKey,
           message: context.message,
-          ...(context.extraSystemPrompt === undefined
-            ? {}
-            : { extraSystemPrompt: context.extraSystemPrompt }),
+          ...defined({ extraSystemPrompt: context.extraSystemPrompt }),
           idempotencyKey: context.idempotencyKey,
         }),
         onDone: [
@@ -282,7 +257,7 @@ export const replyWaitMachine = setup({
     if (context.lastError === undefined || context.failure === undefined) {
       return {
         outcome: "replied",
-        ...(context.reply === undefined ? {} : { reply: context.reply }),
+        ...defined({ reply: context.reply }),
         retryAttempts: context.retryAttempts,
         at: context.lastAt,
       };
@@ -295,7 +270,7 @@ export const replyWaitMachine = setup({
       at: context.lastAt,
       outcomeMessage: buildNoReplyOutcomeMessage(
         {
-          ...(failure.waitStatus === undefined ? {} : { waitStatus: failure.waitStatus }),
+          ...defined({ waitStatus: failure.waitStatus }),
           ...((failure.waitError ?? failure.gatewayError) === undefined
             ? {}
             : { waitError: failure.waitError ?? failure.gatewayError }),
@@ -309,10 +284,8 @@ export const replyWaitMachine = setup({
 });
 
 /**
- * The wait one agentWait call counts for: what it took, but never less than the timeout it was given.
- * A gateway that answers "timeout" at once (a dead run, a proxy that returns early) would otherwise
- * count 0 ms and be asked again forever; this way a run gets at most ceil(maxWaitMs / chunkMs)
- * chunks before the failure is classified.
+ * The wait one agentWait call counts for: at least the timeout it was given, so a gateway that answers
+ * "timeout" at once is asked at most ceil(maxWaitMs / chunkMs) times, not forever.
  */
 function waitedIn(context: ReplyWaitContext, output: AgentWaitOutput): number {
   const requested = chunkTimeoutMs(context);

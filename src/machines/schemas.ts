@@ -55,11 +55,18 @@ export function catalogOf(language: Language | undefined): MessageCatalog {
   return messageCatalog(language ?? {});
 }
 
+/** `fields` without its undefined values: how an optional property is left out rather than set to undefined. */
+export function defined<T extends Record<string, unknown>>(
+  fields: T,
+): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as never;
+}
+
 export function envelopeOf(trace: FlowTrace, at: number) {
   return {
     ts: at,
     conversationId: trace.conversationId,
-    ...(trace.routeKey === undefined ? {} : { routeKey: trace.routeKey }),
+    ...defined({ routeKey: trace.routeKey }),
     fromAgent: trace.fromAgent,
     toAgent: trace.toAgent,
   };

@@ -124,15 +124,10 @@ export interface MermaidChart {
 const ANY_STATE_ID = "any_state__";
 
 /**
- * The machine as a Mermaid `stateDiagram-v2`: its initial state, every state (compound ones as
- * `state x { … }`, states that invoke an actor with an `invoke: name` line), every transition of
- * listTransitions labelled `event [guard]`, and final states to `[*]`. A transition on the machine
- * root applies in every live state, so it is drawn from each non-final top-level state but the
- * transient ones (left at once by an unguarded `always`, they never see the event); a
- * transition without a target is a self-loop marked `(forward)` (or `(actions only)`), and the
- * self-loops of one state share one edge with a label line each (Mermaid draws one). Ids are the
- * state's key path joined with `_`, each declared as `state "key" as id`. Deterministic: states in
- * definition order, transitions in listTransitions order.
+ * The machine as a Mermaid `stateDiagram-v2`, every transition of listTransitions labelled
+ * `event [guard]`. A root transition is drawn from each live top-level state but the transient ones (they
+ * never see the event); a targetless one is a self-loop marked `(forward)` or `(actions only)`, and a
+ * state's self-loops share one edge (Mermaid draws one). Deterministic: in definition order.
  */
 export function toMermaid(machine: AnyStateMachine): string {
   return mermaidChart(machine).source;

@@ -1,4 +1,5 @@
 import type { AnyStateMachine, AnyStateNode, AnyTransitionDefinition } from "xstate";
+import { defined } from "./schemas.js";
 
 /** One transition of a machine's definition, as the diagrams draw it and the coverage tests count it. */
 export interface TransitionInfo {
@@ -35,7 +36,7 @@ export function describeTransition(d: AnyTransitionDefinition): TransitionInfo {
   return {
     source: d.source.id,
     event,
-    ...(guard === undefined ? {} : { guard }),
+    ...defined({ guard }),
     targets,
     reenter: d.reenter,
     key,

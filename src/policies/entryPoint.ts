@@ -25,7 +25,6 @@ export {
   buildReportThreadName,
   isReportThreadName,
 } from "./collaboration/threadNames.js";
-export { threadRouteKey } from "./collaboration/threadRouteKey.js";
 // What a collaboration machine's post says (PostMessageInput.text), in a language of your catalog
 export { type CollaborationText, renderCollaborationText } from "./collaboration/collaborationTexts.js";
 export {
@@ -38,6 +37,7 @@ export {
   filterBootstrapFiles,
   isA2ASessionKey,
   resolveThreadSessionKey,
+  threadRouteKey,
 } from "./collaboration/sessionKeys.js";
 
 // What a policy function throws for an argument it cannot use, and the base of every error class

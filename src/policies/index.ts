@@ -1,6 +1,5 @@
 // The policy layer: pure functions and small stateful helpers with injected time. Nothing here does I/O.
 
-export * from "./collaboration/announceChannel.js";
 export * from "./collaboration/classifyDiscordFailure.js";
 export * from "./collaboration/collaborationTexts.js";
 export * from "./collaboration/discordIds.js";
@@ -11,7 +10,6 @@ export * from "./collaboration/sessionKeys.js";
 export * from "./collaboration/mentionMessages.js";
 export * from "./collaboration/preflight.js";
 export * from "./collaboration/threadNames.js";
-export * from "./collaboration/threadRouteKey.js";
 export * from "./config/A2AConfigSchema.js";
 export * from "./config/agentSettings.js";
 export { LEGACY_CONFIG_KEYS, type LegacyConfigKey } from "./config/legacyKeys.js";

@@ -15,7 +15,7 @@ import {
   MAX_ACTORS,
   MAX_EVENTS,
   startInspectorServer,
-} from "../../src/inspector/InspectorServer.js";
+} from "../../src/inspector/index.js";
 import { DATA_LIMIT } from "../../src/inspector/InspectorModel.js";
 import { activeStates, machineChart } from "../../src/inspector/statechart.js";
 import { type A2ARuntime, createA2ARuntime } from "../../src/index.js";

@@ -1,4 +1,4 @@
-import { nextRandom } from "../../src/machines/jitter.js";
+import { nextRandom } from "../../src/machines/flowRetry.js";
 
 /** A repeatable `Math.random` stand-in from a seed (mulberry32, the machines' own jitter source). */
 export function seededRandom(seed: number): () => number {

@@ -14,11 +14,8 @@ export interface InboundDiscordMessage {
   mentionUserIds: string[];
   ts: number;
   /**
-   * Discord's message type (`message.type`); omitted means 0, an ordinary message. Any type but 0 (a
-   * message), 19 (a reply), 20 and 23 (an application command's answer) is a message Discord posts
-   * itself, such as "X started a thread" (18) or "X added Y to the thread" (1): it is dropped
-   * (`system_message`) before anything else, so it is never handled, observed, counted, nor taken
-   * for an answer.
+   * Discord's `message.type`; omitted means 0. Any type but 0, 19, 20 and 23 is a message Discord posts
+   * itself ("X started a thread"): dropped first (`system_message`), never handled, observed or counted.
    */
   type?: number;
 }

@@ -49,12 +49,10 @@ export type ExchangeVerdict =
     };
 
 /**
- * Whether a thread message that preflight would hand to an agent is handled, counted as sessions_send counts
- * its runs: the opening message (whose handling gives the answer), the answer, then one per ping-pong
- * turn, at most `1 + maxPingPongTurns` in all. From the third on (the ping-pong turns proper), a
- * message is checked as a ping-pong reply is: an explicit skip, a repetition of the previous message,
- * minimal content, or a conclusion without a question ends the exchange, and that message is not
- * handled. Pure: the caller keeps `next`.
+ * Whether a thread message that preflight would hand to an agent is handled, counted as sessions_send
+ * counts its runs: the opening, the answer, then one per ping-pong turn, `1 + maxPingPongTurns` in all.
+ * From the third on, a message that would end a ping-pong (shouldTerminatePingPong) ends the exchange
+ * unhandled. Pure: the caller keeps `next`.
  */
 export function admitToExchange(
   exchange: BotExchange | undefined,

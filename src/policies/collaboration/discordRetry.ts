@@ -26,6 +26,17 @@ export function discordErrorCode(kind: DiscordFailureKind): DiscordErrorCode {
   return ERROR_CODES[kind];
 }
 
+/** A failure as it is reported once its retries are over. */
+export function discordError(failure: { kind: DiscordFailureKind; message: string } | undefined): {
+  code: DiscordErrorCode;
+  message: string;
+} {
+  return {
+    code: ERROR_CODES[failure?.kind ?? "transient"],
+    message: failure?.message ?? "Discord call failed",
+  };
+}
+
 /** Whether a call that failed so may be tried again after `retries` retries: 429 and 5xx, up to 3 times. */
 export function discordRetryAllowed(failure: DiscordFailure | undefined, retries: number): boolean {
   return failure?.retryable === true && retries < DISCORD_TRANSIENT_MAX_RETRIES;

@@ -60,22 +60,19 @@ export function decidePreflight(m: InboundDiscordMessage, ctx: PreflightContext)
   }
 
   const authorAgent = ctx.agentOfBot.get(m.authorId);
-  const mentioned = unique(m.mentionUserIds.map((id) => ctx.agentOfBot.get(id)).filter(isDefined)).filter(
-    (agentId) => agentId !== authorAgent,
+  const mentionedAgents = m.mentionUserIds.map((id) => ctx.agentOfBot.get(id));
+  const mentioned = [...new Set(mentionedAgents)].filter(
+    (agentId): agentId is string => agentId !== undefined && agentId !== authorAgent,
   );
 
   if (m.authorIsBot) {
     if (authorAgent === undefined) return { action: "observe" };
-    if (threadId === undefined || !ctx.threadCommunication.enabled) {
-      return mentioned.length === 0 && m.mentionUserIds.length > 0
-        ? { action: "drop", reason: "own_message" }
-        : { action: "observe" };
-    }
-    if (mentioned.length > 0 && ctx.threadCommunication.allowSiblingMentionsInThreads) {
+    const { enabled, allowSiblingMentionsInThreads } = ctx.threadCommunication;
+    if (threadId !== undefined && enabled && allowSiblingMentionsInThreads && mentioned.length > 0) {
       const participants = ctx.participantsOf(threadId);
       return handle(mentioned, threadId, !participants.includes(mentioned[0] as string));
     }
-    // Handled only by whom it mentions: a bot answering every participant's message is how loops start.
+    // In a thread, handled only by whom it mentions: a bot answering every participant's message is how loops start.
     return mentioned.length === 0 && m.mentionUserIds.length > 0
       ? { action: "drop", reason: "own_message" }
       : { action: "observe" };
@@ -102,12 +99,4 @@ function handle(
     ...(rest.length === 0 ? {} : { alsoAgentIds: rest }),
     joinsThread,
   };
-}
-
-function unique(values: string[]): string[] {
-  return [...new Set(values)];
-}
-
-function isDefined<T>(value: T | undefined): value is T {
-  return value !== undefined;
 }

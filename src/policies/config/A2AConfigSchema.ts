@@ -8,6 +8,7 @@ import { LocaleSchema, MessagesSchema } from "./messagesSchema.js";
 // The descriptions are the documentation: docs/config.md is generated from them (scripts/config-docs.ts).
 const durationMs = (fallback: number) => z.int().positive().default(fallback);
 const count = (fallback: number) => z.int().positive().default(fallback);
+const flag = (fallback: boolean, description: string) => z.boolean().default(fallback).describe(description);
 const id = z.string().trim().min(1);
 
 const AgentA2AOverrideSchema = z.strictObject({
@@ -49,22 +50,18 @@ const AgentToAgentSchema = z.strictObject({
         "In a Discord thread, a bot-to-bot exchange (until a human speaks) is handled for at most " +
         "1 + this many messages (the handling agent's value), then dropped (`turn_limit`).",
     ),
-  autoTerminate: z
-    .boolean()
-    .default(true)
-    .describe(
-      "End the ping-pong early when a reply repeats the previous one, says almost nothing or concludes " +
-        "the conversation. With false, only an explicit skip token ends it before the turn limit.",
-    ),
+  autoTerminate: flag(
+    true,
+    "End the ping-pong early when a reply repeats the previous one, says almost nothing or concludes " +
+      "the conversation. With false, only an explicit skip token ends it before the turn limit.",
+  ),
   retry: z
     .strictObject({
-      enabled: z
-        .boolean()
-        .default(true)
-        .describe(
-          "Retry a failed wait for a reply when the error is retryable (rate limit, server overload, " +
-            "gateway connection, wait timeout, a run not found once). With false, the first failure blocks the flow.",
-        ),
+      enabled: flag(
+        true,
+        "Retry a failed wait for a reply when the error is retryable (rate limit, server overload, " +
+          "gateway connection, wait timeout, a run not found once). With false, the first failure blocks the flow.",
+      ),
       maxAttempts: z
         .int()
         .min(1)
@@ -106,14 +103,12 @@ const AgentToAgentSchema = z.strictObject({
 
 /** `discord.a2aRetry`: what a mention is reminded and escalated by (the mention machine takes it as it is). */
 export const A2ARetrySchema = z.strictObject({
-  enabled: z
-    .boolean()
-    .default(true)
-    .describe(
-      "Remind a silent target and escalate to a human. With false, a `discordSend` mention is still " +
-        "tracked (an answer in the thread ends it `responded`, `mentions()` lists it) but never " +
-        "reminded or escalated: it waits without a timeout.",
-    ),
+  enabled: flag(
+    true,
+    "Remind a silent target and escalate to a human. With false, a `discordSend` mention is still " +
+      "tracked (an answer in the thread ends it `responded`, `mentions()` lists it) but never " +
+      "reminded or escalated: it waits without a timeout.",
+  ),
   responseTimeoutMs: durationMs(300_000).describe(
     "Time without an answer from the target, counted from the latest delivery (the mention or the " +
       "last reminder), before the next reminder or the escalation.",
@@ -136,37 +131,31 @@ export const A2ARetrySchema = z.strictObject({
   escalationMentionId: discordId
     .optional()
     .describe("Discord user id of the human the escalation pings; unset, the escalation pings nobody."),
-  notifyOnFailure: z
-    .boolean()
-    .default(true)
-    .describe("Post the escalation message. With false, the mention ends `escalated` silently."),
+  notifyOnFailure: flag(
+    true,
+    "Post the escalation message. With false, the mention ends `escalated` silently.",
+  ),
 });
 
 const DiscordSchema = z.strictObject({
   threadCommunication: z
     .strictObject({
-      enabled: z
-        .boolean()
-        .default(true)
-        .describe(
-          "Let agents handle messages in Discord threads. With false, an agent bot's message in a thread " +
-            "is only observed, and so is a human's that mentions an agent.",
-        ),
-      allowSiblingMentionsInThreads: z
-        .boolean()
-        .default(true)
-        .describe(
-          "An agent bot's thread message that mentions another agent is handled by the mentioned agent, " +
-            "which joins the thread; one that mentions no agent is only observed. With false, every agent " +
-            "bot's thread message is only observed.",
-        ),
-      allowHumanMentionsInThreads: z
-        .boolean()
-        .default(true)
-        .describe(
-          "A human's thread message that mentions an agent is handled by that agent. With false, it is " +
-            "only observed.",
-        ),
+      enabled: flag(
+        true,
+        "Let agents handle messages in Discord threads. With false, an agent bot's message in a thread " +
+          "is only observed, and so is a human's that mentions an agent.",
+      ),
+      allowSiblingMentionsInThreads: flag(
+        true,
+        "An agent bot's thread message that mentions another agent is handled by the mentioned agent, " +
+          "which joins the thread; one that mentions no agent is only observed. With false, every agent " +
+          "bot's thread message is only observed.",
+      ),
+      allowHumanMentionsInThreads: flag(
+        true,
+        "A human's thread message that mentions an agent is handled by that agent. With false, it is " +
+          "only observed.",
+      ),
     })
     .prefault({})
     .describe("Who handles messages inside Discord threads."),

@@ -1,10 +1,6 @@
 import type { ConfigProblem } from "./parseConfig.js";
-import { isPlainObject } from "./plainObject.js";
 
-/**
- * A key of earlier a2a gateway configurations that this runtime does not read where they put it: either read under another path with the same meaning (`movedTo`), or ignored.
- * `path` writes a key of your choosing as `<id>`.
- */
+/** A key of earlier configurations read under another path (`movedTo`) or ignored; `<id>` is any key. */
 export interface LegacyConfigKey {
   path: string;
   /** The path it is read as instead; absent when it is ignored. */
@@ -119,4 +115,11 @@ function objectIn(object: ConfigObject, key: string): ConfigObject | undefined {
 /** Sets an own property, even one named `__proto__`. */
 function define(object: ConfigObject, key: string, value: unknown): void {
   Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** An object written as a literal or parsed from JSON: what a config and each of its sections must be. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }

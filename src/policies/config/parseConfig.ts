@@ -3,8 +3,7 @@ import { A2AError } from "../../errors/A2AError.js";
 import { cutText } from "../InvalidInputError.js";
 import { type A2AConfig, A2AConfigSchema } from "./A2AConfigSchema.js";
 import { DISCORD_ID_TEXT } from "./discordId.js";
-import { applyLegacyKeys } from "./legacyKeys.js";
-import { isPlainObject } from "./plainObject.js";
+import { applyLegacyKeys, isPlainObject } from "./legacyKeys.js";
 
 /** One thing wrong with a config: where (a dotted path, the key included) and why. */
 export interface ConfigProblem {
@@ -25,10 +24,7 @@ export class A2AConfigError extends A2AError {
 }
 
 export interface ParseConfigOptions {
-  /**
-   * Called once for each key of an earlier configuration that is read under
-   * another path or ignored, with a sentence saying which and why. Unset, they load silently.
-   */
+  /** Told once of each earlier configuration's key that is moved or ignored, and why; unset, silent. */
   onWarning?: (message: string) => void;
 }
 

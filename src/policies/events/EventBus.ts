@@ -14,9 +14,8 @@ export class InvalidEventError extends A2AError {
 }
 
 /**
- * The in-process event bus: events are validated once on emit, then handed to each
- * matching listener in subscription order. A listener that throws is reported and does not stop the
- * others: one broken subscriber must not silence the event log.
+ * The in-process event bus: an event is validated on emit, then handed to each matching listener in
+ * subscription order. A listener that throws is reported, so it cannot silence the event log.
  */
 export class EventBus {
   private readonly listeners = new Set<{ pattern: A2AEventPattern; listener: A2AEventListener }>();

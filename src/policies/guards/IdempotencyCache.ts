@@ -9,9 +9,8 @@ interface Entry<T> {
 }
 
 /**
- * Runs an operation once per key: a repeat within the TTL of the first call gets the
- * first result and runs nothing; a repeat while the first is still running shares its promise. A
- * failure is not remembered, so the caller may try again.
+ * Runs an operation once per key: a repeat within the TTL, or while the first still runs, gets the first
+ * one's promise. A failure is not remembered, so the caller may try again.
  */
 export class IdempotencyCache<T> {
   private readonly entries = new Map<string, Entry<T>>();

@@ -14,10 +14,9 @@ export type LoopGuardDecision =
   | { allowed: false; reason: "loop_guard"; count: number; limit: number; retryAfterMs: number };
 
 /**
- * Stops runaway agent ping-pong: a pair of agents, in either direction, may start at
- * most `maxCollaboratePerPair` collaborations per sliding window (the last allowed one carries a
- * warning); a thread takes at most `maxMessagesPerThread` agent messages per window. Rejected calls
- * are not counted, and system messages (reminders, escalations) never are.
+ * Stops runaway agent ping-pong: per sliding window, at most `maxCollaboratePerPair` collaborations
+ * between two agents (either way; the last allowed one warns) and `maxMessagesPerThread` agent messages
+ * per thread. Rejected calls and system messages (reminders, escalations) are not counted.
  */
 export class LoopGuard {
   private readonly pairs: SlidingWindowLog;

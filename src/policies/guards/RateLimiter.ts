@@ -34,10 +34,9 @@ interface Queued {
 }
 
 /**
- * A sliding-window rate limit per key that queues instead of dropping: at most
- * `limit` tasks start per window, and a key's tasks start in the order they were scheduled. Keys are
- * independent. The limit governs starts; a slow task does not hold back the next one (unless
- * `oneAtATime`). `holdFor` stops a key for a while, as when the far side says its limit is reached.
+ * A sliding-window rate limit per key that queues instead of dropping: at most `limit` tasks start per
+ * window, in the order they were scheduled. `holdFor` stops a key for a while, as when the far side says
+ * its limit is reached.
  */
 export class RateLimiter {
   private readonly starts: SlidingWindowLog;
@@ -168,18 +167,10 @@ export function createDiscordRateLimiters(
   timers?: Partial<RateLimiterTimers>,
 ): { threadCreation: RateLimiter; messages: RateLimiter } {
   requireObject("createDiscordRateLimiters", "rateLimit", rateLimit);
+  const limiter = (limit: number, windowMs: number) =>
+    new RateLimiter({ limit, windowMs, oneAtATime: true, ...(timers && { timers }) });
   return {
-    threadCreation: new RateLimiter({
-      limit: rateLimit.threadCreationPerMinute,
-      windowMs: 60_000,
-      oneAtATime: true,
-      ...(timers && { timers }),
-    }),
-    messages: new RateLimiter({
-      limit: rateLimit.messagePerChannelPerSecond,
-      windowMs: 1_000,
-      oneAtATime: true,
-      ...(timers && { timers }),
-    }),
+    threadCreation: limiter(rateLimit.threadCreationPerMinute, 60_000),
+    messages: limiter(rateLimit.messagePerChannelPerSecond, 1_000),
   };
 }

@@ -7,9 +7,8 @@ export function placeholdersOf(template: string): string[] {
 }
 
 /**
- * Fills a template's placeholders from `params`. A line made only of placeholders that all come out
- * empty is left out, so an optional part (a location, a summary) leaves no blank line behind. A
- * placeholder without a value stays as written: templates are checked against their keys at load.
+ * Fills a template's placeholders from `params`. A line of placeholders that all come out empty is left
+ * out (no blank line for an optional part); a placeholder without a value stays as written.
  */
 export function renderTemplate(template: string, params: Readonly<Record<string, string | number>>): string {
   const fill = (line: string) =>
