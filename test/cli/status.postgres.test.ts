@@ -126,6 +126,8 @@ describe("status --postgres", { timeout: 30_000 }, () => {
     const second = await gatewayProcess(url);
     await first.put([collaboration("soon", 5 * MINUTE), collaboration("later", 10 * MINUTE)]);
     await second.put([collaboration("other", 2 * MINUTE), finished("flow-done")]);
+    // The inbox's age is the server's real clock: it is bracketed by real time, not assumed under 1 s.
+    const sentBefore = performance.now();
     await first.sendTo({ id: "other", event: { type: "ANSWER", text: "done" } });
     const [a, b] = await ownerIds(database);
     if (a === undefined || b === undefined) throw new Error("expected two owners rows");
@@ -176,9 +178,12 @@ describe("status --postgres", { timeout: 30_000 }, () => {
       ),
     );
     expect(lineOf(table.out, "flow-done")).toMatch(/^flow-done\s+a2aFlow\s+completed\s+done, archived\s+-\s/);
-    expect(table.out).toContain(
-      "inbox: 1 event waiting for the process that owns the actor (oldest sent 0s ago)",
+    const sentAgo = Math.ceil((performance.now() - sentBefore) / 1000);
+    const inbox = table.out.find((line) => line.startsWith("inbox: "));
+    expect(inbox).toMatch(
+      /^inbox: 1 event waiting for the process that owns the actor \(oldest sent \d+s ago\)$/,
     );
+    expect(Number(/sent (\d+)s ago/.exec(inbox ?? "")?.[1])).toBeLessThanOrEqual(sentAgo);
     expect(table.out.at(-1)).toMatch(
       /^4 actors: 3 active, 1 done, 0 error \(1 archived\) · 2 processes · PostgreSQL /,
     );
