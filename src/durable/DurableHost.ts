@@ -157,11 +157,11 @@ export class Host implements DurableHost {
       // A timer already due is work in flight too: under fake timers its setTimeout waits for an advance.
       if (this.state === "running") this.wakes.fireDue();
       this.writer.flush();
-      if (!this.writer.busy && this.effects.running.size === 0) {
+      if (this.writer.pending === 0 && this.effects.running.size === 0) {
         // A settled write may have started an effect or a transition a microtask later: look once more.
         await Promise.resolve();
         await Promise.resolve();
-        if (!this.writer.busy && this.effects.running.size === 0) return;
+        if (this.writer.pending === 0 && this.effects.running.size === 0) return;
       }
       await Promise.allSettled([this.writer.settled(), ...this.effects.running]);
     }

@@ -52,11 +52,6 @@ export class SnapshotWriter {
     queueMicrotask(() => this.flush());
   }
 
-  /** Whether something is queued or not yet durable. */
-  get busy(): boolean {
-    return this.pending > 0;
-  }
-
   /** Records marked or queued again, and batches not yet durable. */
   get pending(): number {
     return this.dirty.size + this.again.size + this.inFlight;
@@ -110,11 +105,6 @@ export class SnapshotWriter {
     return this.inFlight === 0 ? Promise.resolve() : this.allQueued;
   }
 
-  /** The host stops: a write waiting to be retried fails now, and its waiters hear why. */
-  stopRetrying(): void {
-    this.endWait();
-  }
-
   /** Resolves once the retry round is queued: after 100 ms, doubling up to 5 s, back to 100 ms on success. */
   private backoff(error: unknown): Promise<void> {
     if (this.wait !== undefined) return this.wait.waited;
@@ -125,7 +115,7 @@ export class SnapshotWriter {
     );
     let resolveWait = (): void => {};
     const waited = new Promise<void>((resolve) => (resolveWait = resolve));
-    const handle = this.o.timers.setTimeout(() => this.endWait(), delayMs);
+    const handle = this.o.timers.setTimeout(() => this.stopRetrying(), delayMs);
     const end = () => {
       this.o.timers.clearTimeout(handle);
       this.retryFailed();
@@ -135,8 +125,8 @@ export class SnapshotWriter {
     return waited;
   }
 
-  /** Ends the wait now (its time is up, or the host stops and the waiters must hear so). */
-  private endWait(): void {
+  /** Ends the retry wait now: its time is up, or the host stops (a waiting write fails, its waiters hear why). */
+  stopRetrying(): void {
     const wait = this.wait;
     this.wait = undefined;
     wait?.end();

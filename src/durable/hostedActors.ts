@@ -125,13 +125,12 @@ function when<T>(entry: Entry, pick: () => T | undefined, onError?: (error: unkn
   return new Promise((resolveValue, rejectValue) => {
     const check = () => {
       const s = entry.actor.getSnapshot() as { status: string; error?: unknown };
-      if (s.status === "error" && onError === undefined) {
+      const failed = s.status === "error";
+      if (failed && onError === undefined) {
         entry.watchers.delete(check);
         entry.abandoned.delete(rejectValue);
-        rejectValue(s.error);
-        return;
+        return rejectValue(s.error);
       }
-      const failed = s.status === "error";
       const value = failed ? onError?.(s.error) : pick();
       if (value === undefined) return;
       entry.watchers.delete(check);
@@ -222,7 +221,12 @@ export function throwIfFailed(method: string, entry: Entry): void {
   throw new ActorFailedError(entry.id, entry.kind, method, snapshot.error);
 }
 
-/** How the store checks stored records: each kind's version and migration, and a restorable snapshot. */
+const STATUSES: ReadonlySet<unknown> = new Set(["active", "done", "error", "stopped"]);
+
+/**
+ * How the store checks stored records: each kind's version and migration, and a restorable snapshot.
+ * XState accepts a snapshot naming a state its machine lacks, and fails later: such a record is quarantined.
+ */
 export function recordRules(
   registrations: Readonly<Record<string, MachineRegistration>>,
   machines: Readonly<Record<string, AnyStateMachine>>,
@@ -233,35 +237,23 @@ export function recordRules(
     migrations: Object.fromEntries(
       kinds.flatMap(([kind, r]) => (r.migrate === undefined ? [] : [[kind, r.migrate]])),
     ),
-    validateSnapshot: snapshotValidity(machines),
-  };
-}
-
-const STATUSES: ReadonlySet<unknown> = new Set(["active", "done", "error", "stopped"]);
-
-/**
- * The store's `validateSnapshot`: the problem with a snapshot its machine cannot restore, or undefined.
- * XState accepts a snapshot naming a state its machine lacks, and fails later: such a record is quarantined.
- */
-function snapshotValidity(
-  machines: Readonly<Record<string, AnyStateMachine>>,
-): (machineId: string, snapshot: unknown) => string | undefined {
-  return (machineId, snapshot) => {
-    const machine = Object.hasOwn(machines, machineId) ? machines[machineId] : undefined;
-    if (machine === undefined) return `there is no machine ${JSON.stringify(machineId)} to restore it`;
-    if (!isPlainObject(snapshot)) return "it is not an object";
-    const { value, status, context } = snapshot;
-    if (!STATUSES.has(status)) return `its status ${JSON.stringify(status)} is not one XState knows`;
-    // XState reads a number or a boolean as the initial state: only names (or objects of them) are real.
-    if (typeof value !== "string" && !isPlainObject(value))
-      return `its state value ${JSON.stringify(value)} is not a state name or an object of them`;
-    try {
-      machine.resolveState({ value, context: context ?? {} } as Parameters<
-        AnyStateMachine["resolveState"]
-      >[0]);
-    } catch (error) {
-      return `its state value ${JSON.stringify(value)} is not one of machine ${JSON.stringify(machine.id)}: ${error instanceof Error ? error.message : String(error)}`;
-    }
-    return undefined;
+    validateSnapshot: (machineId, snapshot) => {
+      const machine = Object.hasOwn(machines, machineId) ? machines[machineId] : undefined;
+      if (machine === undefined) return `there is no machine ${JSON.stringify(machineId)} to restore it`;
+      if (!isPlainObject(snapshot)) return "it is not an object";
+      const { value, status, context } = snapshot;
+      if (!STATUSES.has(status)) return `its status ${JSON.stringify(status)} is not one XState knows`;
+      // XState reads a number or a boolean as the initial state: only names (or objects of them) are real.
+      if (typeof value !== "string" && !isPlainObject(value))
+        return `its state value ${JSON.stringify(value)} is not a state name or an object of them`;
+      try {
+        machine.resolveState({ value, context: context ?? {} } as Parameters<
+          AnyStateMachine["resolveState"]
+        >[0]);
+      } catch (error) {
+        return `its state value ${JSON.stringify(value)} is not one of machine ${JSON.stringify(machine.id)}: ${error instanceof Error ? error.message : String(error)}`;
+      }
+      return undefined;
+    },
   };
 }

@@ -32,12 +32,7 @@ export function captureEvent(event: EventObject, root: AnyActorRef, locate: Loca
     refs ??= new Map();
     const path = refs.has(ref) ? refs.get(ref) : locate(ref);
     refs.set(ref, path);
-    const stored: StoredRef = {
-      xstate$$type: 1,
-      id: ref.id,
-      ...(path === undefined ? {} : { path: [...path] }),
-    };
-    return stored;
+    return { xstate$$type: 1, id: ref.id, ...(path === undefined ? {} : { path: [...path] }) };
   });
   let json: unknown;
   try {

@@ -1,3 +1,4 @@
+import { setNewest } from "./boundedMap.js";
 import type { ChannelDirectory } from "./channelDirectory.js";
 import type { DiscordChannelInfo } from "./ports.js";
 
@@ -24,10 +25,7 @@ export class GuildDirectory {
     // Inbound messages come from a peer: ids that are not non-empty strings are ignored.
     if (typeof channelId !== "string" || channelId === "" || typeof guildId !== "string" || guildId === "")
       return;
-    if (this.guilds.get(channelId) === guildId) return;
-    this.guilds.delete(channelId);
-    this.guilds.set(channelId, guildId);
-    if (this.guilds.size > MAX_CHANNELS) this.guilds.delete(this.guilds.keys().next().value as string);
+    setNewest(this.guilds, channelId, guildId, MAX_CHANNELS);
   }
 
   /** The rate-limit key of thread creation in `channelId`: its guild's, or the shared unknown one. */

@@ -1,4 +1,5 @@
 import { classifyDiscordFailure, type DiscordFailure, isDiscordId } from "../policies/index.js";
+import { setNewest } from "./boundedMap.js";
 import type { DiscordChannelInfo, DiscordPort } from "./ports.js";
 import type { ThreadState } from "./ThreadState.js";
 
@@ -44,11 +45,7 @@ export class ChannelDirectory {
     const cached = this.described.get(channelId);
     if (cached !== undefined) return cached;
     const asking = this.ask(channelId);
-    this.described.set(channelId, asking);
-    if (this.described.size > DESCRIBED_KEPT) {
-      const oldest = this.described.keys().next().value;
-      if (oldest !== undefined) this.described.delete(oldest);
-    }
+    setNewest(this.described, channelId, asking, DESCRIBED_KEPT);
     void asking.then((answer) => {
       if ("failure" in answer && answer.failure.retryable) this.described.delete(channelId);
     });

@@ -67,13 +67,7 @@ export function createCollaborationService(
       ts: now(),
       ...(fromAgentId === "" ? {} : { fromAgent: fromAgentId }),
       ...(toAgentId === "" ? {} : { toAgent: toAgentId }),
-      data: {
-        fromAgentId,
-        toAgentId,
-        errorCode: code,
-        errorMessage: message,
-        escalate: false,
-      },
+      data: { fromAgentId, toAgentId, errorCode: code, errorMessage: message, escalate: false },
     } as { type: string });
     return { status: "rejected", error: { code, message } };
   }
@@ -169,7 +163,6 @@ export function createCollaborationService(
       () => {
         const snapshot = collaboration.actor.getSnapshot() as {
           status: string;
-          value: string;
           context: {
             resolvedThreadId?: string;
             messageId?: string;

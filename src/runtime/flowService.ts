@@ -93,12 +93,7 @@ export function flowSettings(
   return {
     configuredMaxTurns: settings.maxPingPongTurns,
     autoTerminate: a2a.autoTerminate,
-    retry: {
-      enabled: a2a.retry.enabled,
-      maxAttempts: a2a.retry.maxAttempts,
-      baseBackoffMs: a2a.retry.baseBackoffMs,
-      maxBackoffMs: a2a.retry.maxBackoffMs,
-    },
+    retry: { ...a2a.retry },
     maxWaitMs: settings.maxWaitMs,
     chunkMs: settings.chunkMs,
     // Announcements are posted only in the collaboration allowlist's channels.
@@ -116,12 +111,7 @@ function flowResult(
   conversationId: string,
   status: A2AFlowResult["status"],
 ): A2AFlowResult {
-  const snapshot = actor.getSnapshot() as {
-    status: string;
-    output?: A2AFlowOutput;
-    context: Record<string, unknown>;
-  };
-  const out = snapshot.output;
+  const out = (actor.getSnapshot() as { output?: A2AFlowOutput }).output;
   if (out !== undefined) {
     return {
       status: status === "ok" ? out.status : status,

@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import type * as OpenTelemetry from "@opentelemetry/api";
 import { classifyDiscordFailure } from "../policies/collaboration/classifyDiscordFailure.js";
 import type { A2AEvent } from "../policies/events/A2AEventSchema.js";
+import { setNewest } from "./boundedMap.js";
 import type { GatewayPort } from "./ports.js";
 
 /** The meter's name: what an OpenTelemetry view or exporter selects this library's instruments by. */
@@ -99,8 +100,7 @@ export function createRuntimeMetrics(): RuntimeMetrics {
           return;
         case "a2a.collaborate.sent":
           if (e.data.mentionId === undefined) return;
-          if (sentAt.size >= MAX_TRACKED_MENTIONS) sentAt.delete(sentAt.keys().next().value as string);
-          sentAt.set(e.data.mentionId, e.ts);
+          setNewest(sentAt, e.data.mentionId, e.ts, MAX_TRACKED_MENTIONS);
           return;
         case "a2a.collaborate.responded": {
           mentions.add(1, { outcome: "responded" });

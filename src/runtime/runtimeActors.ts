@@ -1,4 +1,3 @@
-import type { InspectionEvent, Observer } from "xstate";
 import { createDurableHost, type DurableHost } from "../durable/index.js";
 import type { RuntimeTimers } from "../durable/timers.js";
 import type { ActorRecord } from "../persistence/actorRecord.js";
@@ -31,20 +30,14 @@ export interface RuntimeActorsDeps {
   emit: (event: { type: string }) => void;
   now: () => number;
   timers: RuntimeTimers;
-  inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | object | undefined;
+  inspect: unknown;
   warn: (message: string) => void;
   /** Told of each record queued for the store, with whether its write became durable (for metrics). */
   queued?: (durable: Promise<boolean>) => void;
 }
 
-/** The runtime's durable host, and the store it keeps the actors in (for the queries of the runtime's own). */
-export interface RuntimeActors {
-  host: DurableHost;
-  store: SnapshotStore;
-}
-
-/** The flow and collaboration machines, wired to their side effects, on the durable host. */
-export function createRuntimeActors(d: RuntimeActorsDeps): RuntimeActors {
+/** The flow and collaboration machines on the durable host, and the store it keeps them in (for the runtime's queries). */
+export function createRuntimeActors(d: RuntimeActorsDeps): { host: DurableHost; store: SnapshotStore } {
   const { threads, awaiting } = d;
   const store = d.store ?? lowdbStore({ stateDir: d.stateDir, cleanupMaxAgeMs: d.cleanupMaxAgeMs }, false);
   const host = createDurableHost({
@@ -90,9 +83,7 @@ export function createRuntimeActors(d: RuntimeActorsDeps): RuntimeActors {
     // Saved before the state directory's lock is let go: the next start withdraws them (onOpen).
     onAbandoned: (ids) => threads.keepWithdrawn(ids),
     // Routes, participants, parents and observer history expire by age; expire() saves what it drops.
-    housekeeping: (at) => {
-      threads.expire(at);
-    },
+    housekeeping: (at) => threads.expire(at),
   });
   return { host, store };
 }

@@ -11,7 +11,7 @@ import { ChannelDirectory } from "../../src/runtime/channelDirectory.js";
 import { createCollaborationService } from "../../src/runtime/collaborationService.js";
 import { EarlierPosts } from "../../src/runtime/EarlierPosts.js";
 import type { DiscordPort, GatewayPort } from "../../src/runtime/ports.js";
-import { createRuntimeActors, type RuntimeActors } from "../../src/runtime/runtimeActors.js";
+import { createRuntimeActors } from "../../src/runtime/runtimeActors.js";
 import { agentOfSession } from "../../src/runtime/sessionAgents.js";
 import { ThreadState } from "../../src/runtime/ThreadState.js";
 import {
@@ -117,7 +117,7 @@ export function runtimeParts(o: {
 
 /** The host as `parts.actors`, beside its store. */
 function createRuntimeActorsOf(...args: Parameters<typeof createRuntimeActors>) {
-  const { host, store }: RuntimeActors = createRuntimeActors(...args);
+  const { host, store } = createRuntimeActors(...args);
   return { actors: host, store };
 }
 
