@@ -120,10 +120,7 @@ export class ApplicationCommands {
     return { command: commandJson(command, applicationId, guildId), created: true };
   }
 
-  /**
-   * PUT: the scope's commands become `inputs`, in their order. A command given with the id, or the type
-   * and name, of an existing one keeps its id (and its version when nothing changed); the rest go.
-   */
+  /** PUT: the scope becomes `inputs`; one matching an old command by id, or type and name, keeps its id. */
   overwrite(applicationId: string, guildId: string | undefined, inputs: unknown[]): Json[] {
     const parsed = inputs.map((input, i) => parse(input, [String(i)]));
     const names = parsed.map((p) => `${p.type}:${p.name}`);

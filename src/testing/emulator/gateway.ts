@@ -236,10 +236,7 @@ export class Gateway implements StateListener {
     return channel.type !== 12 || channel.members.has(session.userId);
   }
 
-  /**
-   * Drops gateway connections (all, or one bot's): `resumable` cuts the TCP connection as a network
-   * failure would, so the client resumes; otherwise closes with 4009, the session forgotten.
-   */
+  /** Drops connections (all, or one bot's): `resumable` cuts TCP, else closes 4009 and forgets the session. */
   drop(userId?: string, resumable = true): number {
     let dropped = 0;
     for (const session of [...this.sessions.values()]) {

@@ -55,10 +55,7 @@ export interface EmulatorMessage {
   reactions?: Map<string, Set<string>>;
 }
 
-/**
- * The system messages Discord posts for threads: "X added / removed Y" in a thread (`mentionIds` = [Y]),
- * "X started a thread" in the parent of a public thread opened without a message (`content` its name).
- */
+/** Thread system messages: "X added / removed Y" (`mentionIds` [Y]), "X started a thread" (`content` its name). */
 export const SYSTEM_MESSAGE = { recipientAdd: 1, recipientRemove: 2, threadCreated: 18 } as const;
 
 export interface AllowedMentions {
