@@ -36,9 +36,8 @@ export interface TestRuntime<D extends DiscordPort, G extends GatewayPort> {
   /** The virtual time, in epoch milliseconds. */
   now(): number;
   /**
-   * Moves virtual time `ms` forward: every timer due in the span fires at its due time, in order, once
-   * the work of the one before (and the timers it set) has settled. A port that never settles (a
-   * gateway run that hangs) keeps it waiting.
+   * Moves virtual time `ms` forward, each timer due firing at its time once the work of the one before
+   * has settled (a port that never settles, e.g. a hanging gateway run, keeps it waiting).
    */
   advance(ms: number): Promise<void>;
   /** Stops the runtime and removes everything it kept on disk. */
@@ -46,11 +45,9 @@ export interface TestRuntime<D extends DiscordPort, G extends GatewayPort> {
 }
 
 /**
- * The runtime for a gateway's own tests: actors in memory, its event log and thread state in a temporary
- * directory that `stop()` removes, on a virtual clock, so "15 minutes later" is
- * `await t.advance(15 * 60_000)`. It returns with the runtime starting (every call waits for the start);
- * a bad config throws here, naming each problem. A `RecordingDiscord` and `ScriptedGateway` (given or
- * default) record virtual times, and `discord.answer(...)` reaches this runtime.
+ * A runtime for a gateway's tests on a virtual clock ("15 minutes later": `await t.advance(15 * 60_000)`),
+ * actors in memory, files in a temporary directory `stop()` removes. Calls wait for the start; a bad
+ * config throws here, naming each problem. A RecordingDiscord and ScriptedGateway record virtual times.
  */
 export function createTestRuntime<
   D extends DiscordPort = RecordingDiscord,
