@@ -64,8 +64,9 @@ export function createTestRuntime<
   const events: A2AEvent[] = [];
   const agents = parseConfig(o.config, { onWarning: () => {} }).agents;
   const stateDir = mkdtempSync(join(tmpdir(), "a2a-test-runtime-"));
-  const created = () =>
-    createA2ARuntime({
+  let runtime: A2ARuntime;
+  try {
+    runtime = createA2ARuntime({
       stateDir,
       store: createMemoryStore(),
       // createA2ARuntime checks it, naming each problem.
@@ -77,9 +78,6 @@ export function createTestRuntime<
       random: o.random ?? (() => 0.5),
       logger: textLogger((message) => warnings.push(message)),
     });
-  let runtime: A2ARuntime;
-  try {
-    runtime = created();
   } catch (error) {
     void rm(stateDir, { recursive: true, force: true });
     throw error;
