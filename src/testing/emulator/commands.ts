@@ -21,8 +21,6 @@ const KEPT = [
   "nsfw",
 ];
 
-export const unknownCommand = (): DiscordError => new DiscordError(404, 10063, "Unknown application command");
-
 interface StoredCommand {
   id: string;
   version: string;
@@ -165,7 +163,7 @@ export class ApplicationCommands {
 
   private find(applicationId: string, guildId: string | undefined, commandId: string): StoredCommand {
     const command = this.scope(applicationId, guildId).find((c) => c.id === commandId);
-    if (!command) throw unknownCommand();
+    if (!command) throw new DiscordError(404, 10063, "Unknown application command");
     return command;
   }
 

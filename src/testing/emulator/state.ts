@@ -126,7 +126,7 @@ export class EmulatorState {
       throw new TypeError(`nonceWindowMs must be a finite number of milliseconds ≥ 0: ${String(window)}`);
     }
     this.nonceWindowMs = window;
-    this.ids = new SnowflakeGenerator(1n, this.now);
+    this.ids = new SnowflakeGenerator(this.now);
     this.guildId = o.guildId ?? this.ids.next();
     checkSnowflake("guildId", this.guildId);
     this.guildName = o.guildName ?? "Emulated Guild";
