@@ -22,9 +22,8 @@ interface Timer {
 export const REAL_TIME: RealTime = { now: () => Date.now(), timers: GLOBAL_TIMERS };
 
 /**
- * A clock and timers (the runtime's `now` and `timers`, or XState's `clock`) on virtual time. Stopped
- * (as created), time moves only by `advance` or `moveTo`; running (`run`), it follows real time at a
- * pace. Timers fire in due order, ties in the order they were set.
+ * A clock and timers (the runtime's `now` and `timers`, or XState's `clock`) on virtual time, moved by
+ * `advance` or `moveTo` or, after `run`, following real time. Timers fire in due order, ties as set.
  */
 export class VirtualClock implements RuntimeTimers {
   private time: number;

@@ -1,6 +1,5 @@
-// Application commands as the emulator keeps them: per application (a bot's id) and scope (global, or
-// one guild), created, listed, edited, overwritten in bulk and deleted as Discord does. Not emulated:
-// the caps on commands per scope and the daily quota of creates.
+// Application commands per application (a bot's id) and scope (global, or one guild), as Discord keeps
+// them; its caps per scope and daily quota of creates are not emulated.
 import { DiscordError } from "./errors.js";
 import type { Json } from "./state.js";
 
