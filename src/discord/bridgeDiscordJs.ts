@@ -15,9 +15,8 @@ export interface HandleDecision {
 /** Callbacks of `bridgeDiscordJs`: where the gateway learns what to run, and what went wrong. */
 export interface BridgeDiscordJsOptions {
   /**
-   * Called once for each message the runtime decides an agent handles: start the agent's run in
-   * `sessionKey` here. Its reply, posted by its own bot as usual, reaches the runtime through the
-   * bridge like any message. A throw or rejection goes to onError.
+   * Called once per message an agent handles: start its run in `sessionKey` here (its reply comes back
+   * through the bridge like any message). A throw or rejection goes to onError.
    */
   onHandle?: (handle: HandleDecision) => unknown;
   /** Every decision (handle, observe, drop with its reason), for logging. */
@@ -72,9 +71,8 @@ export function toInboundDiscordMessage(message: DiscordJsMessage): InboundDisco
 }
 
 /**
- * Forwards every client's messageCreate to runtime.handleDiscordMessage, each message once whichever
- * clients see it, except Discord's system messages; each "handle" decision goes to onHandle. A
- * listener never throws: errors go to onError. Returns a function that detaches every listener.
+ * Forwards each message (once, whichever clients see it; no system messages) to handleDiscordMessage,
+ * "handle" decisions to onHandle, errors to onError. Returns a function that detaches every listener.
  */
 export function bridgeDiscordJs(
   runtime: Pick<A2ARuntime, "handleDiscordMessage">,

@@ -20,11 +20,7 @@ export interface DiscordJsRestClient {
   };
 }
 
-/**
- * POSTs through discord.js and reads the answer's rate-limit headers with its body. The reset is the
- * client's own (Discord's plus its `offset`), so the runtime never sends early into a strict client's
- * own refusal.
- */
+/** POSTs through discord.js; the reset it reports includes the client's `offset`, so the runtime never sends early. */
 async function post<T>(
   client: DiscordJsRestClient,
   fullRoute: `/${string}`,
@@ -58,10 +54,8 @@ function clientOf(clients: Record<string, DiscordJsRestClient>, agentId: string)
 }
 
 /**
- * The DiscordPort over discord.js Clients, one per agent. It posts through each client's REST manager,
- * so uncached channels work too, and lets discord.js errors propagate unchanged: the runtime classifies
- * them and owns every retry. Each post reports its bucket's headers, so the runtime waits for a reset
- * instead of meeting a 429.
+ * The DiscordPort over one discord.js Client per agent, through its REST manager (uncached channels work).
+ * discord.js errors propagate unchanged: the runtime owns every retry, and waits on each post's bucket.
  */
 export function createDiscordJsPort(clients: Record<string, DiscordJsRestClient>): DiscordPort {
   return {

@@ -37,11 +37,7 @@ export interface DiscordSendToolOptions {
   messages?: MessageCatalog;
 }
 
-/**
- * Runs `discord_send` for the calling agent. It never waits for the reply: it answers once the
- * mention is posted ("메시지 전송 완료" with the thread, in the runtime's language), or with the
- * reason nothing was sent.
- */
+/** Runs `discord_send`: answers once the mention is posted (never waits for the reply), or says why not. */
 export async function handleDiscordSend(
   runtime: Pick<A2ARuntime, "discordSend"> & Partial<Pick<A2ARuntime, "messages">>,
   fromAgentId: string,

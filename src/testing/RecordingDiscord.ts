@@ -26,9 +26,8 @@ export function discordRateLimit(retryAfterMs: number): Error {
 }
 
 /**
- * A {@link DiscordPort} in memory that records every post and thread with its time. As Discord, it
- * deduplicates a nonce per author and refuses a second thread on one message; `failNext` fails its next
- * calls, and `answer` (once connected to a runtime, as `createTestRuntime` does) answers a mention.
+ * A {@link DiscordPort} in memory recording every post and thread with its time; as Discord, it dedupes a
+ * nonce per author and refuses a second thread on one message. `answer` needs `connect` (createTestRuntime).
  */
 export class RecordingDiscord implements DiscordPort {
   readonly posts: RecordedPost[] = [];
@@ -131,9 +130,8 @@ export class RecordingDiscord implements DiscordPort {
   }
 
   /**
-   * Posts `content` as `asAgentId`'s bot in the thread of a mention (a mention id from
-   * `runtime.mentions()`, or a thread id), pinging `mentionAgentIds`, and hands it to the runtime as
-   * the bridge would; resolves with the runtime's decision.
+   * Posts as `asAgentId`'s bot in a mention's thread (mention or thread id), pinging `mentionAgentIds`,
+   * and hands it to the runtime as the bridge would; resolves with the runtime's decision.
    */
   async answer(
     mentionOrThreadId: string,

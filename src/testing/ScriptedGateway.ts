@@ -5,9 +5,8 @@ import type { GatewayPort } from "../runtime/index.js";
 export type WaitOutcome = Awaited<ReturnType<GatewayPort["agentWait"]>>;
 
 /**
- * One run (turn) of a scripted agent: the reply it leaves, the `agentWait` outcomes it answers before
- * `ok`, an error `agent()` throws when the run starts (using the turn up: a resend takes the next), or
- * `hangs`: after its `waits`, `agentWait` never answers.
+ * One run of a scripted agent: its reply, the `agentWait` outcomes before `ok`, an error `agent()` throws
+ * (the turn used up: a resend takes the next), or `hangs`: after its `waits`, `agentWait` never answers.
  */
 export interface ScriptedTurn {
   reply?: string;
@@ -31,8 +30,8 @@ export interface ScriptedGatewayOptions {
   /** The clock calls are recorded with. Default: `Date.now` (`createTestRuntime` sets its virtual clock). */
   now?: () => number;
   /**
-   * How long each `agentWait` takes to answer (at most its `timeoutMs`); default 0. Not for
-   * `createTestRuntime`, whose `advance` waits for gateway calls to settle: it needs a running clock.
+   * How long each `agentWait` takes (at most its `timeoutMs`); default 0. Needs a running clock under
+   * createTestRuntime, whose `advance` waits for gateway calls to settle.
    */
   thinkMs?: number;
   /** The timers `thinkMs` is waited on. Default: the global ones. */
@@ -40,10 +39,8 @@ export interface ScriptedGatewayOptions {
 }
 
 /**
- * A {@link GatewayPort} whose agents answer from a script instead of an LLM. Each run started in a
- * session takes its next turn (a string replies with it); a session without turns left replies nothing.
- * An idempotency key seen before is the same run, as a real gateway deduplicates, so a resend takes no
- * new turn. Every call is recorded with the time of its clock.
+ * A {@link GatewayPort} answering from a script: each run in a session takes its next turn (none left:
+ * no reply). A known idempotency key is the same run, so a resend takes no turn. Calls are recorded.
  */
 export class ScriptedGateway implements GatewayPort {
   readonly calls: GatewayCall[] = [];

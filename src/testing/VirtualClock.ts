@@ -6,10 +6,7 @@ export interface RealTime {
   timers: RuntimeTimers;
 }
 
-/**
- * How a running clock follows real time: it read `at` (epoch ms) at real time `realAt`, and runs `speed`
- * times as fast. Clocks at one pace, in one process or several, read the same time.
- */
+/** A running clock read `at` (epoch ms) at real time `realAt` and runs `speed` times as fast; same pace, same time. */
 export interface ClockPace {
   at: number;
   realAt: number;
@@ -25,9 +22,8 @@ interface Timer {
 export const REAL_TIME: RealTime = { now: () => Date.now(), timers: GLOBAL_TIMERS };
 
 /**
- * A clock and timers (the runtime's `now` and `timers`, or XState's `clock`) on virtual time. Stopped
- * (as created), time moves only by `advance` or `moveTo`; running (`run`), it follows real time at a
- * pace. Timers fire in due order, ties in the order they were set.
+ * A clock and timers (the runtime's `now` and `timers`, or XState's `clock`) on virtual time, moved by
+ * `advance` or `moveTo` or, after `run`, following real time. Timers fire in due order, ties as set.
  */
 export class VirtualClock implements RuntimeTimers {
   private time: number;
@@ -74,9 +70,8 @@ export class VirtualClock implements RuntimeTimers {
   }
 
   /**
-   * Sets the time (never back) and fires, synchronously, every timer due by then, each seeing the new
-   * time, as a busy process runs its late timers; returns how many fired. Called from a timer, it only
-   * moves the time: the firing under way fires what that makes due.
+   * Sets the time (never back) and synchronously fires every timer due by then, each seeing the new time;
+   * returns how many fired. From inside a timer it only moves the time (the firing under way goes on).
    */
   moveTo(time: number): number {
     assertTime("moveTo", time);
@@ -125,10 +120,7 @@ export class VirtualClock implements RuntimeTimers {
     }
   }
 
-  /**
-   * Time runs by itself from now on, at `pace` (or `speed` times real time from where it stands), each
-   * timer firing when its time comes; running again changes the pace, `stop()` ends it.
-   */
+  /** Time runs by itself at `pace` (or `speed` times real time from now) until `stop()`; again: a new pace. */
   run(pace: ClockPace | number, real: RealTime = REAL_TIME): void {
     const p = typeof pace === "number" ? { at: this.now(), realAt: real.now(), speed: pace } : { ...pace };
     if (!(Number.isFinite(p.speed) && p.speed > 0)) {

@@ -36,9 +36,8 @@ export interface TestRuntime<D extends DiscordPort, G extends GatewayPort> {
   /** The virtual time, in epoch milliseconds. */
   now(): number;
   /**
-   * Moves virtual time `ms` forward: every timer due in the span fires at its due time, in order, once
-   * the work of the one before (and the timers it set) has settled. A port that never settles (a
-   * gateway run that hangs) keeps it waiting.
+   * Moves virtual time `ms` forward, each timer due firing at its time once the work of the one before
+   * has settled (a port that never settles, e.g. a hanging gateway run, keeps it waiting).
    */
   advance(ms: number): Promise<void>;
   /** Stops the runtime and removes everything it kept on disk. */
@@ -46,11 +45,9 @@ export interface TestRuntime<D extends DiscordPort, G extends GatewayPort> {
 }
 
 /**
- * The runtime for a gateway's own tests: actors in memory, its event log and thread state in a temporary
- * directory that `stop()` removes, on a virtual clock, so "15 minutes later" is
- * `await t.advance(15 * 60_000)`. It returns with the runtime starting (every call waits for the start);
- * a bad config throws here, naming each problem. A `RecordingDiscord` and `ScriptedGateway` (given or
- * default) record virtual times, and `discord.answer(...)` reaches this runtime.
+ * A runtime for a gateway's tests on a virtual clock ("15 minutes later": `await t.advance(15 * 60_000)`),
+ * actors in memory, files in a temporary directory `stop()` removes. Calls wait for the start; a bad
+ * config throws here, naming each problem. A RecordingDiscord and ScriptedGateway record virtual times.
  */
 export function createTestRuntime<
   D extends DiscordPort = RecordingDiscord,
@@ -67,8 +64,9 @@ export function createTestRuntime<
   const events: A2AEvent[] = [];
   const agents = parseConfig(o.config, { onWarning: () => {} }).agents;
   const stateDir = mkdtempSync(join(tmpdir(), "a2a-test-runtime-"));
-  const created = () =>
-    createA2ARuntime({
+  let runtime: A2ARuntime;
+  try {
+    runtime = createA2ARuntime({
       stateDir,
       store: createMemoryStore(),
       // createA2ARuntime checks it, naming each problem.
@@ -80,9 +78,6 @@ export function createTestRuntime<
       random: o.random ?? (() => 0.5),
       logger: textLogger((message) => warnings.push(message)),
     });
-  let runtime: A2ARuntime;
-  try {
-    runtime = created();
   } catch (error) {
     void rm(stateDir, { recursive: true, force: true });
     throw error;

@@ -1,6 +1,5 @@
-// The entry point `a2a-statecharts/testing`, so a gateway's own tests run without Discord or waiting: a
-// Discord emulator that the real discord.js client talks to (REST and gateway on 127.0.0.1, with
-// injectable faults), and a runtime on a virtual clock with ready fakes of its ports.
+// The entry point `a2a-statecharts/testing`: a Discord emulator for the real discord.js client, and a
+// runtime on a virtual clock with fakes of its ports, so a gateway's tests need neither Discord nor waiting.
 export {
   type DiscordEmulator,
   type DiscordEmulatorOptions,

@@ -1,15 +1,10 @@
-// A local Discord API v10 server for tests and demos: REST under /api/v10 and a JSON gateway at
-// /gateway on one 127.0.0.1 origin, serving several bot users at once (tokens: tokens.ts). Humans post
-// through `postAsUser`.
-//
-// Emulated as Discord does it: allowed_mentions; nonce + enforce_nonce (a message list carries no
-// nonces); Discord's limits and error codes; threads from a message or standalone, with the system
-// messages Discord posts for them; a bot's own Unicode reactions; a bot's application and its commands;
-// rate limits; faults. Not emulated: attachments, message edits and deletes, humans' reactions and the
-// other reaction routes, custom emojis, roles, permission overwrites (`denied` is enforced, not shown),
-// interactions (commands are stored, never invoked), the caps and daily quota on commands, the
-// invalid-request limit, the thread starter message (type 21), type 18 for a thread started from an
-// "older" message, and "X added Y" when a mention adds a member (Discord documents neither).
+// A local Discord API v10 server (REST under /api/v10, a JSON gateway at /gateway, one 127.0.0.1 origin)
+// for several bots at once; humans post through `postAsUser`. Not emulated: attachments, message edits
+// and deletes, humans' reactions and the other reaction routes, custom emojis, roles, permission
+// overwrites (`denied` is enforced, not shown), interactions (commands are stored, never invoked), the
+// caps and daily quota on commands, the invalid-request limit, the thread starter message (type 21),
+// type 18 for a thread started from an "older" message, and "X added Y" when a mention adds a member
+// (Discord documents neither).
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type EmulatorFault, FaultQueue } from "./faults.js";
@@ -31,23 +26,16 @@ export interface DiscordEmulatorOptions {
   heartbeatIntervalMs?: number;
   /** The clock of message ids (snowflakes), so of their timestamps, and of rate limits. Default Date.now. */
   now?: () => number;
-  /**
-   * How long (by `now`) a post with `enforce_nonce` returns the earlier enforced post of the same author
-   * and nonce. Discord documents "a few minutes"; default 5 minutes.
-   */
+  /** How long (by `now`) an `enforce_nonce` post returns its author's earlier one; default 5 minutes. */
   nonceWindowMs?: number;
   /**
-   * Discord's rate limits (defaults: EmulatorRateLimits), each changed or turned off (`false`) per test;
-   * `false` turns them all off. OpenClaw registers about a hundred commands one by one at start, which
-   * takes minutes as on Discord unless `{ commands: false }`.
+   * Discord's rate limits, each changed or off (`false`); `false`: all off. OpenClaw's hundred commands
+   * at start take minutes, as on Discord, unless `{ commands: false }`.
    */
   rateLimits?: EmulatorRateLimits | false;
   /** Keep every REST request and its answer for `exchanges()`. Off by default: a long demo would hoard them. */
   recordExchanges?: boolean;
-  /**
-   * When the members joined the guild (`joined_at`), epoch ms; default the start. An earlier time keeps
-   * OpenClaw from introducing itself, as it does in a guild joined under 5 minutes ago.
-   */
+  /** The members' `joined_at`, epoch ms (default the start); under 5 minutes ago, OpenClaw greets. */
   joinedAt?: number;
 }
 
@@ -64,9 +52,8 @@ export type EmulatedMessage = Pick<
 export type DiscordEmulator = Awaited<ReturnType<typeof startDiscordEmulator>>;
 
 /**
- * Starts Discord's REST API (v10) and gateway on 127.0.0.1. A discord.js `Client` created with
- * `rest: { api: emulator.apiUrl }` logs in with `emulatorToken(userId)` as that user; OpenClaw, with
- * `DISCORD_API_URL=emulator.apiBaseUrl` and that token.
+ * Starts the emulator. A discord.js `Client` with `rest: { api: emulator.apiUrl }` logs in as `userId`
+ * with `emulatorToken(userId)`; OpenClaw, with `DISCORD_API_URL=emulator.apiBaseUrl` and that token.
  */
 export async function startDiscordEmulator(o: DiscordEmulatorOptions) {
   const state = new EmulatorState(o);

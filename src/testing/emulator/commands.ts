@@ -1,6 +1,5 @@
-// Application commands as the emulator keeps them: per application (a bot's id) and scope (global, or
-// one guild), created, listed, edited, overwritten in bulk and deleted as Discord does. Not emulated:
-// the caps on commands per scope and the daily quota of creates.
+// Application commands per application (a bot's id) and scope (global, or one guild), as Discord keeps
+// them; its caps per scope and daily quota of creates are not emulated.
 import { DiscordError } from "./errors.js";
 import type { Json } from "./state.js";
 
@@ -20,8 +19,6 @@ const KEPT = [
   "integration_types",
   "nsfw",
 ];
-
-export const unknownCommand = (): DiscordError => new DiscordError(404, 10063, "Unknown application command");
 
 interface StoredCommand {
   id: string;
@@ -120,10 +117,7 @@ export class ApplicationCommands {
     return { command: commandJson(command, applicationId, guildId), created: true };
   }
 
-  /**
-   * PUT: the scope's commands become `inputs`, in their order. A command given with the id, or the type
-   * and name, of an existing one keeps its id (and its version when nothing changed); the rest go.
-   */
+  /** PUT: the scope becomes `inputs`; one matching an old command by id, or type and name, keeps its id. */
   overwrite(applicationId: string, guildId: string | undefined, inputs: unknown[]): Json[] {
     const parsed = inputs.map((input, i) => parse(input, [String(i)]));
     const names = parsed.map((p) => `${p.type}:${p.name}`);
@@ -168,7 +162,7 @@ export class ApplicationCommands {
 
   private find(applicationId: string, guildId: string | undefined, commandId: string): StoredCommand {
     const command = this.scope(applicationId, guildId).find((c) => c.id === commandId);
-    if (!command) throw unknownCommand();
+    if (!command) throw new DiscordError(404, 10063, "Unknown application command");
     return command;
   }
 

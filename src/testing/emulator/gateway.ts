@@ -1,6 +1,5 @@
-// Gateway (WebSocket, API v10, JSON, no compression) of the Discord emulator: HELLO, IDENTIFY → READY +
-// GUILD_CREATE, heartbeats, RESUME (with replay of missed dispatches), and the dispatches that follow
-// state changes (messages, threads, thread members, reactions), for any number of bot users at once.
+// The emulator's gateway (API v10, JSON, no compression), for any number of bots: HELLO, IDENTIFY → READY
+// + GUILD_CREATE, heartbeats, RESUME replaying missed dispatches, and a dispatch for each state change.
 import { randomBytes } from "node:crypto";
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
 import type { EmulatorChannel, EmulatorMessage, EmulatorState, Json, StateListener } from "./state.js";
@@ -236,10 +235,7 @@ export class Gateway implements StateListener {
     return channel.type !== 12 || channel.members.has(session.userId);
   }
 
-  /**
-   * Drops gateway connections (all, or one bot's): `resumable` cuts the TCP connection as a network
-   * failure would, so the client resumes; otherwise closes with 4009, the session forgotten.
-   */
+  /** Drops connections (all, or one bot's): `resumable` cuts TCP, else closes 4009 and forgets the session. */
   drop(userId?: string, resumable = true): number {
     let dropped = 0;
     for (const session of [...this.sessions.values()]) {

@@ -1,7 +1,6 @@
-// Discord's rate limits, as the emulator applies them: per-route buckets and a global limit per bot.
-// Discord publishes the mechanism but not the per-route numbers; the defaults are the ones bots observe.
-// A bucket is a fixed window opened by its first request, per bot, route group and major parameter (the
-// channel or guild in the path), as Discord counts them.
+// Discord's rate limits: a global limit per bot, and buckets, each a fixed window opened by its first
+// request, per bot, route group and major parameter (the channel or guild in the path). Discord does not
+// publish the per-route numbers; the defaults are the ones bots observe.
 
 /** At most `limit` requests per `windowMs`. */
 export interface BucketLimit {
@@ -43,11 +42,11 @@ export interface BucketRoute {
   majorParameter: string;
 }
 
-/** What the headers of an answer say about its bucket. */
+/** A bucket's current window: what the headers of an answer counted against it say. */
 export interface BucketState {
   bucket: string;
   limit: number;
-  remaining: number;
+  count: number;
   /** Epoch ms at which the bucket is full again. */
   resetAt: number;
 }
@@ -55,15 +54,6 @@ export interface BucketState {
 /** A request refused by a limit: what its 429 says. */
 export type RateLimited =
   { scope: "global"; retryAfterMs: number } | { scope: "user"; retryAfterMs: number; state: BucketState };
-
-interface Window {
-  bucket: string;
-  limit: number;
-  count: number;
-  resetAt: number;
-}
-
-const stateOf = (w: Window): BucketState => ({ ...w, remaining: w.limit - w.count });
 
 function checkLimit(name: string, value: BucketLimit | false | undefined): void {
   if (value === undefined || value === false) return;
@@ -78,7 +68,7 @@ function checkLimit(name: string, value: BucketLimit | false | undefined): void 
 /** Counts requests per bucket and says when one is over its limit. Time comes from `now`. */
 export class RateLimitBuckets {
   private readonly limits: Required<EmulatorRateLimits>;
-  private readonly windows = new Map<string, Window>();
+  private readonly windows = new Map<string, BucketState>();
 
   constructor(
     options: EmulatorRateLimits | false | undefined,
@@ -95,10 +85,7 @@ export class RateLimitBuckets {
     for (const [name, value] of Object.entries(this.limits)) checkLimit(name, value as BucketLimit | false);
   }
 
-  /**
-   * Counts one request of `userId` on `route`: refused (the global limit first) or allowed, with the
-   * state its bucket is left in. A refused request is not counted.
-   */
+  /** Counts one request, or refuses it (the global limit first) uncounted; with its bucket's state. */
   take(userId: string, route: BucketRoute): { limited: RateLimited | null; state: BucketState | null } {
     const now = this.now();
     const global = this.window(userId, "global");
@@ -107,12 +94,11 @@ export class RateLimitBuckets {
     }
     const window = this.window(userId, route.group, route);
     if (window && window.count >= window.limit) {
-      const state = stateOf(window);
-      return { limited: { scope: "user", retryAfterMs: window.resetAt - now, state }, state };
+      return { limited: { scope: "user", retryAfterMs: window.resetAt - now, state: window }, state: window };
     }
     if (global) global.count += 1;
     if (window) window.count += 1;
-    return { limited: null, state: window && stateOf(window) };
+    return { limited: null, state: window };
   }
 
   /** Empties `userId`'s bucket for `route` until `retryAfterMs` from now (an injected 429). */
@@ -121,14 +107,11 @@ export class RateLimitBuckets {
     if (!window) return null;
     window.count = window.limit;
     window.resetAt = this.now() + retryAfterMs;
-    return stateOf(window);
+    return window;
   }
 
-  /**
-   * The current window of a bucket (null when its limit is off). Discord's bucket ids are opaque; the
-   * emulator's name the group, or the route for `other`.
-   */
-  private window(userId: string, group: keyof EmulatorRateLimits, route?: BucketRoute): Window | null {
+  /** A bucket's current window, null when its limit is off; its id names the group (`other`: the route). */
+  private window(userId: string, group: keyof EmulatorRateLimits, route?: BucketRoute): BucketState | null {
     const limit = this.limits[group];
     if (!limit) return null;
     const now = this.now();
@@ -147,7 +130,7 @@ export class RateLimitBuckets {
 export function bucketHeaders(state: BucketState, now: number): Record<string, string> {
   return {
     "X-RateLimit-Limit": String(state.limit),
-    "X-RateLimit-Remaining": String(state.remaining),
+    "X-RateLimit-Remaining": String(state.limit - state.count),
     "X-RateLimit-Reset": (state.resetAt / 1000).toFixed(3),
     "X-RateLimit-Reset-After": seconds(state.resetAt - now),
     "X-RateLimit-Bucket": state.bucket,

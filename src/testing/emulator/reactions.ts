@@ -15,10 +15,7 @@ function unicodeEmoji(raw: string): string {
   return raw;
 }
 
-/**
- * `userId` adds (or takes back) its `emoji` reaction; adding one that is there, or removing one that
- * is not, changes nothing, as on Discord.
- */
+/** Adds or takes back `userId`'s `emoji` reaction; as on Discord, a no-op when already so. */
 export function react(
   state: EmulatorState,
   r: { channelId: string; messageId: string; emoji: string; userId: string },

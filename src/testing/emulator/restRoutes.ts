@@ -45,13 +45,9 @@ const openThread: RouteSpec = {
 
 const reaction = (add: boolean): RouteSpec => ({
   group: "reactions",
-  handler: (ctx) => {
-    const [channelId, messageId, emoji] = [
-      param(ctx, "channel_id"),
-      param(ctx, "message_id"),
-      param(ctx, "emoji_name"),
-    ];
-    react(ctx.state, { channelId, messageId, emoji, userId: ctx.userId }, add);
+  handler: ({ state, params, userId }) => {
+    const { channel_id: channelId = "", message_id: messageId = "", emoji_name: emoji = "" } = params;
+    react(state, { channelId, messageId, emoji, userId }, add);
     return noContent();
   },
 });

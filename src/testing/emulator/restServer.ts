@@ -92,7 +92,7 @@ export async function handleRest(
           userId !== null && typeof found === "object" && found !== null
             ? options.buckets.exhaust(userId, bucketRoute(found.route, found.params), retryAfterMs)
             : null;
-        const state = exhausted ?? { bucket: "fault", limit: 1, remaining: 0, resetAt: now() + retryAfterMs };
+        const state = exhausted ?? { bucket: "fault", limit: 1, count: 1, resetAt: now() + retryAfterMs };
         return rateLimited({ scope: "user", retryAfterMs, state });
       }
       case "serverError":
@@ -133,24 +133,20 @@ export async function handleRest(
 /** The JSON body: an object, or a list on routes that take one (bulk overwrites). */
 function parseBody(raw: string, listBody: boolean): { body: Json; list: unknown[] } {
   if (raw === "") return { body: {}, list: [] };
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
+  const value = parsed(raw);
+  const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
+  // `value === raw`: not JSON at all.
+  if (value === raw || (!listBody && !isObject)) {
     throw new DiscordError(400, 50109, "The request body contains invalid JSON.");
   }
-  if (listBody) {
-    if (Array.isArray(value)) return { body: {}, list: value };
-    throw new DiscordError(400, 50035, "Invalid Form Body", {
-      _errors: [{ code: "LIST_TYPE_CONVERT", message: "Only iterables may be used in a ListType" }],
-    });
-  }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new DiscordError(400, 50109, "The request body contains invalid JSON.");
-  }
-  return { body: value as Json, list: [] };
+  if (!listBody) return { body: value as Json, list: [] };
+  if (Array.isArray(value)) return { body: {}, list: value };
+  throw new DiscordError(400, 50035, "Invalid Form Body", {
+    _errors: [{ code: "LIST_TYPE_CONVERT", message: "Only iterables may be used in a ListType" }],
+  });
 }
 
+/** The JSON `text` holds, or `text` itself when it is not JSON. */
 function parsed(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;

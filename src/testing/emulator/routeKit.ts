@@ -7,10 +7,7 @@ import type { EmulatorState, Json } from "./state.js";
 export interface RouteContext {
   state: EmulatorState;
   userId: string;
-  /**
-   * The path's ids by name (`channel_id`, …); a guild id is the emulated guild's and an application
-   * id the caller's (checkParams, before the handler runs).
-   */
+  /** The path's ids by name (`channel_id`, …); checkParams has checked the guild and application ids. */
   params: Record<string, string>;
   /** The JSON object sent ({} when none, or when the route takes a list). */
   body: Json;
@@ -40,10 +37,7 @@ export interface Route extends RouteSpec {
   names: string[];
 }
 
-/**
- * The route `key` ("METHOD /path/{id}") names. Ids are 1–20 digits; a user id may also be "@me"; an
- * emoji is any segment (the path arrives decoded).
- */
+/** The route `key` ("METHOD /path/{id}") names: ids of 1–20 digits, a user id "@me" too, an emoji any segment. */
 export function compile(key: string, spec: RouteSpec): Route {
   const [method = "", path = ""] = key.split(" ");
   const source = path.replace(/\{(\w+)\}/g, (_, name: string) => {

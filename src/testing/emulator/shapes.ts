@@ -7,16 +7,10 @@ import type { EmulatorChannel, EmulatorMessage, EmulatorState, Json } from "./st
 /** What @everyone may do in the emulated guild (Discord's default for a new guild). */
 export const EVERYONE_PERMISSIONS = "2248473465835073";
 
-/**
- * A bot's application flags: the three privileged intents enabled, as "limited" (a bot in under 100
- * guilds), so a client reading them finds Message Content allowed. The emulator enforces none of them.
- */
+/** The three privileged intents as "limited" (under 100 guilds), so a client finds Message Content allowed. */
 export const APPLICATION_FLAGS = (1 << 13) | (1 << 15) | (1 << 19);
 
-/**
- * Fields Discord sends with one empty value (null, 0, false, []), named in a space-separated list: the
- * emulated guild has no icons, boosts, settings or extras, but a client expects each field present.
- */
+/** Fields a client expects present though empty here (null, 0, false, []), named space-separated. */
 export function empty(value: unknown, names: string): Json {
   return Object.fromEntries(names.split(" ").map((name) => [name, value]));
 }
@@ -201,7 +195,6 @@ export function guildCreateJson(state: EmulatorState, selfId: string): Json {
 /** The application of the bot `userId` (GET /oauth2/applications/@me): its id is the bot's. */
 export function applicationJson(state: EmulatorState, userId: string): Json {
   const bot = state.user(userId);
-  const flags = APPLICATION_FLAGS;
   return {
     id: bot.id,
     name: bot.name,
@@ -210,8 +203,8 @@ export function applicationJson(state: EmulatorState, userId: string): Json {
     bot_public: true,
     bot_require_code_grant: false,
     verify_key: createHash("sha256").update(bot.id).digest("hex"),
-    flags,
-    flags_new: String(flags),
+    flags: APPLICATION_FLAGS,
+    flags_new: String(APPLICATION_FLAGS),
     owner: userJson(state, guildOwnerId(state, bot.id)),
     approximate_guild_count: 1,
     ...empty(null, "icon type interactions_endpoint_url role_connections_verification_url team"),

@@ -4,6 +4,7 @@
 export const DISCORD_EPOCH_MS = 1_420_070_400_000n;
 
 const SNOWFLAKE_PATTERN = /^\d{17,19}$/;
+const WORKER_ID = 1n;
 
 /** True when `id` looks like a snowflake the emulator accepts for its guild and users (17–19 digits). */
 export function isSnowflake(id: unknown): id is string {
@@ -15,10 +16,7 @@ export class SnowflakeGenerator {
   private increment = 0n;
   private lastMs = -1n;
 
-  constructor(
-    private readonly workerId = 1n,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(private readonly now: () => number = Date.now) {}
 
   next(): string {
     let ms = BigInt(this.now()) - DISCORD_EPOCH_MS;
@@ -33,7 +31,7 @@ export class SnowflakeGenerator {
       this.increment = 0n;
     }
     this.lastMs = ms;
-    return ((ms << 22n) | ((this.workerId & 0x1fn) << 17n) | this.increment).toString();
+    return ((ms << 22n) | (WORKER_ID << 17n) | this.increment).toString();
   }
 }
 

@@ -55,10 +55,7 @@ export interface EmulatorMessage {
   reactions?: Map<string, Set<string>>;
 }
 
-/**
- * The system messages Discord posts for threads: "X added / removed Y" in a thread (`mentionIds` = [Y]),
- * "X started a thread" in the parent of a public thread opened without a message (`content` its name).
- */
+/** Thread system messages: "X added / removed Y" (`mentionIds` [Y]), "X started a thread" (`content` its name). */
 export const SYSTEM_MESSAGE = { recipientAdd: 1, recipientRemove: 2, threadCreated: 18 } as const;
 
 export interface AllowedMentions {
@@ -129,7 +126,7 @@ export class EmulatorState {
       throw new TypeError(`nonceWindowMs must be a finite number of milliseconds ≥ 0: ${String(window)}`);
     }
     this.nonceWindowMs = window;
-    this.ids = new SnowflakeGenerator(1n, this.now);
+    this.ids = new SnowflakeGenerator(this.now);
     this.guildId = o.guildId ?? this.ids.next();
     checkSnowflake("guildId", this.guildId);
     this.guildName = o.guildName ?? "Emulated Guild";
@@ -141,18 +138,9 @@ export class EmulatorState {
       checkSnowflake("user id", user.id);
       this.users.set(user.id, { id: user.id, name: user.name, bot: user.bot });
     }
-    for (const channel of o.channels) {
-      checkSnowflake("channel id", channel.id);
-      const { id, name } = channel;
-      const created = newChannel({
-        id,
-        name,
-        type: 0,
-        parentId: null,
-        ownerId: null,
-        createdAt: this.createdAt,
-      });
-      this.channels.set(id, { ...created, denied: new Set(channel.denied ?? []) });
+    for (const { id, name, denied = [] } of o.channels) {
+      checkSnowflake("channel id", id);
+      this.channels.set(id, { ...newChannel(id, name, this.createdAt), denied: new Set(denied) });
     }
   }
 
@@ -220,24 +208,19 @@ export class EmulatorState {
       referencedMessageId = this.message(input.channelId, input.referencedMessageId).id;
     }
     const { mentionIds, mentionEveryone } = this.resolveMentions(input, referencedMessageId);
-    // Discord's timestamp is the time its snowflake id encodes: one clock read for both.
-    const id = this.ids.next();
-    const message: EmulatorMessage = {
-      id,
+    channel.messageCount += 1;
+    const message = this.store(channel, {
       type: referencedMessageId === undefined ? 0 : 19,
       channelId: channel.id,
       authorId: input.authorId,
       content: input.content,
-      createdAt: snowflakeTimestamp(id),
       mentionIds,
       mentionEveryone,
       ...(input.nonce === undefined ? {} : { nonce: input.nonce }),
       ...(referencedMessageId === undefined ? {} : { referencedMessageId }),
-    };
+    });
     // Only a post that asked for enforcement is one a later enforced post with its nonce returns.
     if (nonceKey && input.enforceNonce) this.nonces.set(nonceKey, message);
-    channel.messageCount += 1;
-    this.store(channel, message);
     if (channel.type !== 0) {
       const joined = [input.authorId, ...mentionIds].filter((id) => !channel.members.has(id));
       for (const id of joined) channel.members.set(id, now);
@@ -309,14 +292,7 @@ export class EmulatorState {
       type = o.type === 11 ? 11 : 12;
     }
     const now = this.now();
-    const thread = newChannel({
-      id,
-      name: o.name,
-      type,
-      parentId: parent.id,
-      ownerId: o.ownerId,
-      createdAt: now,
-    });
+    const thread = newChannel(id, o.name, now, { type, parentId: parent.id, ownerId: o.ownerId });
     thread.members.set(o.ownerId, now);
     this.channels.set(id, thread);
     this.listener?.threadCreated(thread);
@@ -352,28 +328,28 @@ export class EmulatorState {
     type: number,
     channel: EmulatorChannel,
     authorId: string,
-    o: { content?: string; mentionIds?: string[]; createdThreadId?: string },
+    o: Partial<Pick<EmulatorMessage, "content" | "mentionIds" | "createdThreadId">>,
   ): void {
-    const id = this.ids.next();
-    const message: EmulatorMessage = {
-      id,
+    this.store(channel, {
       type,
       channelId: channel.id,
       authorId,
-      content: o.content ?? "",
-      createdAt: snowflakeTimestamp(id),
-      mentionIds: o.mentionIds ?? [],
+      content: "",
+      mentionIds: [],
       mentionEveryone: false,
-      ...(o.createdThreadId === undefined ? {} : { createdThreadId: o.createdThreadId }),
-    };
-    this.store(channel, message);
+      ...o,
+    });
   }
 
-  private store(channel: EmulatorChannel, message: EmulatorMessage): void {
+  /** Stores and announces a new message; its timestamp is the time its snowflake id encodes. */
+  private store(channel: EmulatorChannel, m: Omit<EmulatorMessage, "id" | "createdAt">): EmulatorMessage {
+    const id = this.ids.next();
+    const message: EmulatorMessage = { id, ...m, createdAt: snowflakeTimestamp(id) };
     this.messages.push(message);
     this.messagesById.set(message.id, message);
     channel.lastMessageId = message.id;
     this.listener?.messageCreated(message);
+    return message;
   }
 
   thread(id: string): EmulatorChannel {
@@ -387,9 +363,13 @@ function checkSnowflake(what: string, id: string): void {
   if (!isSnowflake(id)) throw new TypeError(`${what} must be a 17–19 digit snowflake: ${id}`);
 }
 
-/** A channel or thread with no messages, no members and no denials yet. */
+/** A text channel, or with `thread` a thread, with no messages, no members and no denials yet. */
 function newChannel(
-  c: Pick<EmulatorChannel, "id" | "name" | "type" | "parentId" | "ownerId" | "createdAt">,
+  id: string,
+  name: string,
+  createdAt: number,
+  thread: Pick<EmulatorChannel, "type" | "parentId" | "ownerId"> = { type: 0, parentId: null, ownerId: null },
 ): EmulatorChannel {
-  return { ...c, lastMessageId: null, messageCount: 0, members: new Map(), denied: new Set() };
+  const empty = { lastMessageId: null, messageCount: 0, members: new Map(), denied: new Set<string>() };
+  return { id, name, createdAt, ...thread, ...empty };
 }
