@@ -111,10 +111,8 @@ export function retryEvent(
 }
 
 /**
- * A deterministic source of jitter kept in a machine's context: machines may not call Math.random,
- * and a seed (chosen by the runtime from its injected `random`) survives a snapshot where a function
- * would not. mulberry32: a tiny well-known PRNG, written out because no maintained package offers a
- * pure `(seed) => [value, nextSeed]` step.
+ * Jitter for machines, which may not call Math.random: a seed in context survives a snapshot. mulberry32,
+ * written out because no maintained package offers a pure `(seed) => [value, nextSeed]` step.
  */
 export function nextRandom(seed: number): { value: number; seed: number } {
   const next = (seed + 0x6d2b79f5) | 0;

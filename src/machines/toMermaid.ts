@@ -124,10 +124,8 @@ export interface MermaidChart {
 const ANY_STATE_ID = "any_state__";
 
 /**
- * The machine as a Mermaid `stateDiagram-v2`, every transition of listTransitions labelled
- * `event [guard]`. A root transition is drawn from each live top-level state but the transient ones (they
- * never see the event); a targetless one is a self-loop marked `(forward)` or `(actions only)`, and a
- * state's self-loops share one edge (Mermaid draws one). Deterministic: in definition order.
+ * The machine as a Mermaid `stateDiagram-v2`, in definition order. A root transition is drawn from each
+ * live top-level state but the transient ones (they never see the event).
  */
 export function toMermaid(machine: AnyStateMachine): string {
   return mermaidChart(machine).source;
