@@ -3,8 +3,7 @@ import { decideAnnounce } from "../policies/index.js";
 import type { A2AFlowContext, A2AFlowOutput } from "./a2aFlowContext.js";
 import { defined, envelopeOf } from "./schemas.js";
 
-// What a2aFlowMachine reports: the first a2a.response, the data of a2a.complete, the output, and the
-// announce decision.
+// What a2aFlowMachine reports: its first a2a.response, a2a.complete's data, its output, its announce choice.
 
 /** `a2a.response` for turn 0: the target's reply, or why the flow was blocked without one. */
 export function firstResponseEvent(context: A2AFlowContext): A2AEventOf<"a2a.response"> {

@@ -222,8 +222,7 @@ export const collaborateMachine = setup({
         onError: { target: "failing", actions: { type: "recordFailure", params: errorOf } },
       },
     },
-    // The mention goes inside the thread in every mode: the preflight handles a sibling bot's mention
-    // in a thread, not in a channel.
+    // Inside the thread in every mode: preflight hands on a sibling bot's mention in a thread only.
     sending: {
       invoke: {
         id: "postMention",

@@ -58,9 +58,8 @@ export function classifyFailure(
 }
 
 /**
- * An agent step's failure as the classifier sees it: a run that ended badly is a wait failure (its
- * status and error decide the class); a failed call (starting the run, waiting on it, reading the
- * reply) is a gateway failure, retried like a dropped connection.
+ * An agent step's failure for the classifier: a run that ended badly by its status and error; a failed
+ * call as a gateway failure, retried like a dropped connection.
  */
 export function stepFailureFacts(error: AgentStepError): FailureFacts {
   if (error.source === "wait" && error.status !== undefined) {

@@ -246,8 +246,7 @@ export const mentionMachine = setup({
         onError: { target: "reminderFailing", actions: { type: "recordFailure", params: errorOf } },
       },
     },
-    // A reminder that cannot be posted (403/404 in the thread, or Discord still failing after the
-    // retries) leaves the target unreachable: the human is called now, told why.
+    // A reminder that cannot be posted leaves the target unreachable: the human is called now, told why.
     reminderFailing: {
       always: [
         { guard: "retryAllowed", target: "reminderRetrying" },
@@ -292,8 +291,7 @@ export const mentionMachine = setup({
         onError: { target: "escalationFailing", actions: { type: "recordFailure", params: errorOf } },
       },
     },
-    // The escalation is retried until it lands or fails for good; then the mention ends escalated
-    // with notified false and the error, never silently.
+    // An escalation that fails for good ends the mention escalated, notified false, with the error.
     escalationFailing: {
       always: [
         { guard: "retryAllowed", target: "escalationRetrying" },

@@ -1,8 +1,7 @@
 import { type AnyStateMachine, type AnyStateNode, StateMachine } from "xstate";
 import { describeTransition, listTransitions, type TransitionInfo } from "./transitions.js";
 
-// Statechart diagrams, drawn from the machine objects: the docs pages (statechartDocs.ts) and the
-// inspector's charts. Pure: no I/O.
+// Statechart diagrams for the docs pages (statechartDocs.ts) and the inspector, from the machine objects.
 
 /** Words Mermaid's state-diagram lexer reads as keywords: a state with such an id gets a `_` suffix. */
 const RESERVED_IDS = new Set([

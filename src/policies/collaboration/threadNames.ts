@@ -43,9 +43,8 @@ export function buildCollaborationThreadName(
 }
 
 /**
- * The message a new collaboration thread is opened from, in the parent channel: `🧵` and the thread's
- * name. It pings nobody and carries no mention markup (`<@id>` becomes `@id`), so no agent is asked to
- * handle it; the mention itself is posted inside the thread.
+ * The parent-channel message a new thread is opened from: `🧵` and its name, mention markup as `@id`,
+ * so no agent is asked to handle it (the mention itself is posted inside the thread).
  */
 export function buildThreadStarterMessage(threadName: string, catalog: MessageCatalog = ko): string {
   return renderMessage(catalog, "threadStarter", { threadName: oneLine(threadName) }).replace(
