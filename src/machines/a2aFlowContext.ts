@@ -11,8 +11,6 @@ import {
   RetryPolicySchema,
 } from "./schemas.js";
 
-// The input, context and output of a2aFlowMachine.
-
 export const A2AFlowInputSchema = z.object({
   conversationId: nonEmpty,
   routeKey: z.string().optional(),
@@ -33,10 +31,7 @@ export const A2AFlowInputSchema = z.object({
   fromAgent: nonEmpty,
   toAgent: nonEmpty,
   startedAt: epochMs,
-  /**
-   * `discord.collaboration.allowedChannels`: an announcement is posted to a Discord channel only when
-   * the channel is listed here (absent: none is). Its text is reported either way.
-   */
+  /** An announcement is posted only in a channel listed here (absent: none); its text is reported anyway. */
   allowedChannels: z.array(z.string()).optional(),
   language: LanguageSchema.optional(),
 });

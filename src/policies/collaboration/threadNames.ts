@@ -65,10 +65,7 @@ export function buildReportThreadName(eventType: string, ts: number, catalog: Me
   return cutText(name, MAX_THREAD_NAME_LENGTH);
 }
 
-/**
- * Whether a thread is a report thread, by its name's prefix (the report name's text before its first
- * placeholder): that of either built-in language, or of `catalog` when its template is overridden.
- */
+/** A report thread: named as a report name begins (before its placeholders) in ko, en or `catalog`. */
 export function isReportThreadName(name?: string, catalog?: MessageCatalog): boolean {
   const text = asText(name)?.trimStart();
   if (!text) return false;

@@ -42,10 +42,7 @@ export function renderMessage<K extends MessageKey>(
   return renderTemplate(catalog[key], params);
 }
 
-/**
- * What is wrong with `template` as the text of `key`, or undefined: a placeholder the key does not
- * have, or one it must keep that is missing.
- */
+/** What is wrong with `template` for `key`: an unknown placeholder or a required one missing. */
 export function templateProblem(key: MessageKey, template: string): string | undefined {
   const allowed = placeholdersFor(key);
   const used = placeholdersOf(template);
