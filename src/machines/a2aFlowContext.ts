@@ -74,10 +74,7 @@ export interface A2AFlowContext extends z.output<typeof A2AFlowInputSchema> {
 export type A2AAnnounceSkipReason =
   AnnounceSkipReason | "announce_skip" | "announce_failed" | "post_failed" | "channel_not_allowed";
 
-/**
- * How a `sessions_send` flow ended. `blocked`: no reply came, `error` says why; `ok` with an `error`: a
- * ping-pong step (terminationReason `no_reply`) or the announce step failed after its retries.
- */
+/** How a flow ended: `blocked`, no reply (`error` says why); `ok` with `error`: a later step failed. */
 export interface A2AFlowOutput {
   status: "ok" | "blocked";
   conversationId: string;

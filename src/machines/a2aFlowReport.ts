@@ -25,10 +25,7 @@ export function firstResponseEvent(context: A2AFlowContext): A2AEventOf<"a2a.res
   };
 }
 
-/**
- * The error a flow reports: the one that blocked the reply, else a later step's that failed for good
- * (the flow is then "ok": the reply came).
- */
+/** The error that blocked the reply, else a later step's (the flow is then "ok": the reply came). */
 function reportedError(context: A2AFlowContext): A2AErrorInfo | undefined {
   return context.error ?? context.stepError;
 }
