@@ -74,9 +74,8 @@ function statusOf(snapshot: unknown): ActorStatus {
 }
 
 /**
- * Everything the inspector page shows, built from xstate inspection events: every actor (its machine,
- * state and status), each machine's chart (once per machine id), and the latest events. Bounded:
- * MAX_ACTORS actors, finished ones dropped first, and MAX_EVENTS events. `publish` hears each change.
+ * What the inspector page shows, from xstate inspection events: actors, charts, latest events. Bounded:
+ * MAX_ACTORS actors (finished ones dropped first), MAX_EVENTS events. `publish` hears each change.
  */
 export class InspectorModel {
   private readonly actors = new Map<string, ActorView>();

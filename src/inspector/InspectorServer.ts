@@ -32,9 +32,8 @@ const SECURITY_HEADERS = {
 };
 
 /**
- * Serves the offline statechart inspector: the page's files, `/events` the live data as Server-Sent
- * Events (the current state, then each change), `/state.json` the current state. Loopback only, and
- * only requests addressed to one, so no other machine and no web page's DNS trick reaches it.
+ * Serves the inspector: the page, `/events` (Server-Sent Events: the state, then each change) and
+ * `/state.json`. Loopback only, and only requests addressed to one, against DNS rebinding.
  */
 export async function startInspectorServer(
   o: { port?: number; host?: string } = {},

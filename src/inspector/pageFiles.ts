@@ -14,10 +14,7 @@ export interface PageFile {
   gzipped?: boolean;
 }
 
-/**
- * The page's files: in page/ beside this module, both in src/ and in dist/ (the build copies them there:
- * scripts/ship-inspector.mjs).
- */
+/** page/ beside this module, in src/ and in dist/ (the build copies it: scripts/ship-inspector.mjs). */
 const PAGE_DIR = fileURLToPath(new URL("./page/", import.meta.url));
 
 const TYPES: Record<string, string> = {
@@ -41,10 +38,7 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
     }));
 }
 
-/**
- * The file served at `path`: `/` is index.html with the page's settings put in, each stylesheet and
- * script of page/ is at `/<name>`, and `/mermaid.js` is Mermaid's browser bundle.
- */
+/** The file at `path`: `/` is index.html with the settings in, `/<name>` a page/ file, or `/mermaid.js`. */
 export async function pageFile(path: string): Promise<PageFile | undefined> {
   if (path === "/mermaid.js")
     return { type: TYPES[".js"] as string, body: await mermaidBundle(), gzipped: true };

@@ -12,10 +12,7 @@ export interface ActiveStates {
   active: string[];
 }
 
-/**
- * The chart of one machine as the inspector draws it: invoked machines inside their states, a
- * machine-wide transition once from an "any state" node, parallel edges merged. Never throws.
- */
+/** One machine's chart as the inspector draws it (every ChartOptions on). Never throws. */
 export function machineChart(machine: AnyStateMachine): MachineChart {
   try {
     const { source, stateIds, nested } = mermaidChart(machine, {

@@ -11,8 +11,6 @@ import {
   RetryPolicySchema,
 } from "./schemas.js";
 
-// The input, context and output of a2aFlowMachine.
-
 export const A2AFlowInputSchema = z.object({
   conversationId: nonEmpty,
   routeKey: z.string().optional(),
@@ -33,10 +31,7 @@ export const A2AFlowInputSchema = z.object({
   fromAgent: nonEmpty,
   toAgent: nonEmpty,
   startedAt: epochMs,
-  /**
-   * `discord.collaboration.allowedChannels`: an announcement is posted to a Discord channel only when
-   * the channel is listed here (absent: none is). Its text is reported either way.
-   */
+  /** An announcement is posted only in a channel listed here (absent: none); its text is reported anyway. */
   allowedChannels: z.array(z.string()).optional(),
   language: LanguageSchema.optional(),
 });
@@ -79,10 +74,7 @@ export interface A2AFlowContext extends z.output<typeof A2AFlowInputSchema> {
 export type A2AAnnounceSkipReason =
   AnnounceSkipReason | "announce_skip" | "announce_failed" | "post_failed" | "channel_not_allowed";
 
-/**
- * How a `sessions_send` flow ended. `blocked`: no reply came, `error` says why; `ok` with an `error`: a
- * ping-pong step (terminationReason `no_reply`) or the announce step failed after its retries.
- */
+/** How a flow ended: `blocked`, no reply (`error` says why); `ok` with `error`: a later step failed. */
 export interface A2AFlowOutput {
   status: "ok" | "blocked";
   conversationId: string;

@@ -31,10 +31,8 @@ import { catalogOf, defined, envelopeOf } from "./schemas.js";
 type Emitted = A2AEventOf<"a2a.response"> | A2AEventOf<"a2a.retry"> | A2AEventOf<"a2a.complete">;
 
 /**
- * One `sessions_send`: wait for the reply, steer the ping-pong, announce when that is worth an LLM
- * call, and always finish with `a2a.complete`. A ping-pong or announce step that still fails after its
- * retries ends its part with the error reported but keeps the reply (status "ok"); an announcement post
- * that still fails is reported as `announced: false`, `announceSkipReason: "post_failed"`.
+ * One `sessions_send`: wait for the reply, steer the ping-pong, announce, and always finish with
+ * `a2a.complete`. A later step that fails for good is reported, but the reply stands (status "ok").
  */
 export const a2aFlowMachine = setup({
   types: {

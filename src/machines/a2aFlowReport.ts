@@ -3,8 +3,7 @@ import { decideAnnounce } from "../policies/index.js";
 import type { A2AFlowContext, A2AFlowOutput } from "./a2aFlowContext.js";
 import { defined, envelopeOf } from "./schemas.js";
 
-// What a2aFlowMachine reports: the first a2a.response, the data of a2a.complete, the output, and the
-// announce decision.
+// What a2aFlowMachine reports: its first a2a.response, a2a.complete's data, its output, its announce choice.
 
 /** `a2a.response` for turn 0: the target's reply, or why the flow was blocked without one. */
 export function firstResponseEvent(context: A2AFlowContext): A2AEventOf<"a2a.response"> {
@@ -26,10 +25,7 @@ export function firstResponseEvent(context: A2AFlowContext): A2AEventOf<"a2a.res
   };
 }
 
-/**
- * The error a flow reports: the one that blocked the reply, else a later step's that failed for good
- * (the flow is then "ok": the reply came).
- */
+/** The error that blocked the reply, else a later step's (the flow is then "ok": the reply came). */
 function reportedError(context: A2AFlowContext): A2AErrorInfo | undefined {
   return context.error ?? context.stepError;
 }

@@ -2,9 +2,8 @@
 const SNOWFLAKE = /^\d{15,20}$/;
 
 /**
- * Whether a message came after the mention it may answer: in Discord's own order when both are
- * Discord's messages (snowflake ids), so that gateways whose clocks disagree decide alike; otherwise
- * by their times.
+ * Whether a message came after the mention it may answer: by snowflake order when both have one, so
+ * gateways whose clocks disagree decide alike; otherwise by their times.
  */
 export function cameAfter(
   message: { at: number; messageId?: string | undefined },

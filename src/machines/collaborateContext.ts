@@ -8,9 +8,6 @@ import { type MentionEvent, MentionSettingsSchema } from "./mentionMachine.js";
 import type { PostMessageInput } from "./discordActors.js";
 import { defined, epochMs, nonEmpty } from "./schemas.js";
 
-// The collaborate machine's input, context, events and output, and the reads of its context that
-// its states and events share.
-
 export const CollaborateInputSchema = z.object({
   collaborationId: nonEmpty,
   fromAgentId: nonEmpty,
@@ -127,10 +124,7 @@ export function noticeChannel(context: CollaborateContext): string | undefined {
   return channelAllowed(context, context.defaultChannel) ? context.defaultChannel : undefined;
 }
 
-/**
- * The post that tells a human about a 403/404: in the escalation channel, by the
- * requester's bot, pinging only `escalationMentionId`. Its nonce key is fixed, so a re-run posts once.
- */
+/** The post telling a human of a 403/404, pinging only them; a fixed nonce key, so a re-run posts once. */
 export function failureNoticeInput(context: CollaborateContext): PostMessageInput {
   const human = context.mention.escalationMentionId;
   const channelId = context.resolvedThreadId ?? context.parentChannelId;

@@ -37,10 +37,7 @@ import { parseMachineInput } from "./MachineInputError.js";
 import { type MentionOutput, mentionMachine } from "./mentionMachine.js";
 import { defined } from "./schemas.js";
 
-/**
- * One `discord_send`: validate, resolve the thread (explicit, reused within the TTL, or opened from a
- * starter message), post the mention in it, retry what Discord allows, then track the mention.
- */
+/** One `discord_send`: validate, resolve the thread, post the mention in it, then track the mention. */
 export const collaborateMachine = setup({
   types: {
     input: {} as CollaborateInput,
@@ -222,8 +219,7 @@ export const collaborateMachine = setup({
         onError: { target: "failing", actions: { type: "recordFailure", params: errorOf } },
       },
     },
-    // The mention goes inside the thread in every mode: the preflight handles a sibling bot's mention
-    // in a thread, not in a channel.
+    // Inside the thread in every mode: preflight hands on a sibling bot's mention in a thread only.
     sending: {
       invoke: {
         id: "postMention",

@@ -2,9 +2,8 @@ import { fromPromise } from "xstate";
 import type { CollaborationText } from "../policies/collaboration/collaborationTexts.js";
 import { unprovided } from "./actorEvents.js";
 
-// The Discord side effects the collaboration machines invoke: placeholders the runtime replaces with
-// `machine.provide({ actors })` (through its DiscordPort), tests with fakes. Outputs carry `at`, the
-// wall-clock time the call completed.
+// The Discord side effects the collaboration machines invoke: placeholders, replaced as the gateway ones
+// are (the runtime's through its DiscordPort). Outputs carry `at`, the call's completion time.
 
 /** `postMessage` (provided as `actors.postMessage`): post a message as an agent's bot. */
 export interface PostMessageInput {

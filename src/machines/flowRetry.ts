@@ -58,9 +58,8 @@ export function classifyFailure(
 }
 
 /**
- * An agent step's failure as the classifier sees it: a run that ended badly is a wait failure (its
- * status and error decide the class); a failed call (starting the run, waiting on it, reading the
- * reply) is a gateway failure, retried like a dropped connection.
+ * An agent step's failure for the classifier: a run that ended badly by its status and error; a failed
+ * call as a gateway failure, retried like a dropped connection.
  */
 export function stepFailureFacts(error: AgentStepError): FailureFacts {
   if (error.source === "wait" && error.status !== undefined) {
@@ -111,10 +110,8 @@ export function retryEvent(
 }
 
 /**
- * A deterministic source of jitter kept in a machine's context: machines may not call Math.random,
- * and a seed (chosen by the runtime from its injected `random`) survives a snapshot where a function
- * would not. mulberry32: a tiny well-known PRNG, written out because no maintained package offers a
- * pure `(seed) => [value, nextSeed]` step.
+ * Jitter for machines, which may not call Math.random: a seed in context survives a snapshot. mulberry32,
+ * written out because no maintained package offers a pure `(seed) => [value, nextSeed]` step.
  */
 export function nextRandom(seed: number): { value: number; seed: number } {
   const next = (seed + 0x6d2b79f5) | 0;

@@ -1,9 +1,8 @@
 import { fromPromise } from "xstate";
 import { unprovided } from "./actorEvents.js";
 
-// The gateway side effects the flow machines invoke. They are placeholders: the runtime supplies
-// the real ones with `machine.provide({ actors })`, tests supply fakes the same way. Every output
-// carries `at`, the wall-clock time it completed, because machines never read a clock.
+// The gateway side effects the flow machines invoke: placeholders the runtime (or a test) replaces with
+// `machine.provide({ actors })`. Every output carries `at`, its completion time: machines read no clock.
 
 /** `sendMessage` (provided as `actors.sendMessage`): start an agent run with a message. */
 export interface SendMessageInput {
@@ -50,10 +49,7 @@ export interface AgentStepInput {
   extraSystemPrompt: string;
   idempotencyKey: string;
 }
-/**
- * Why an agent step gave no reply: a call failed (`gateway`, a failed agentWait included, or `read`),
- * or the run did not end `ok` (`wait`, with the agentWait status and error).
- */
+/** Why a step gave no reply: a failed call (`gateway`, agentWait's too; `read`) or a run not ok (`wait`). */
 export interface AgentStepError {
   source: "gateway" | "wait" | "read";
   status?: string;

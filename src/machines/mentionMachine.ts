@@ -30,8 +30,6 @@ export const MentionSettingsSchema = z.object(
     notifyOnFailure: true,
   }).shape,
 );
-/** The reminder settings of a mention (`discord.a2aRetry`'s, as the config has them). */
-export type MentionSettings = z.input<typeof MentionSettingsSchema>;
 
 export const MentionInputSchema = z.object({
   mentionId: nonEmpty,
@@ -121,10 +119,8 @@ function mentionEvent<D extends object = object>(context: MentionContext, at: nu
 }
 
 /**
- * Tracks one mention until the target answers: a reminder at each timeout, counted from the latest
- * delivery, then the escalation to a human. A post Discord refuses for now is tried again with the same
- * nonce key; one that fails for good escalates at once (a reminder) or ends the mention escalated,
- * unnotified. Minutes count up to when the timeout was due, so a post re-run after a crash says the same.
+ * Tracks one mention until the target answers: a reminder per timeout, then the escalation to a human.
+ * Minutes count up to when the timeout was due, so a post re-run after a crash says the same.
  */
 export const mentionMachine = setup({
   types: {
@@ -250,8 +246,7 @@ export const mentionMachine = setup({
         onError: { target: "reminderFailing", actions: { type: "recordFailure", params: errorOf } },
       },
     },
-    // A reminder that cannot be posted (403/404 in the thread, or Discord still failing after the
-    // retries) leaves the target unreachable: the human is called now, told why.
+    // A reminder that cannot be posted leaves the target unreachable: the human is called now, told why.
     reminderFailing: {
       always: [
         { guard: "retryAllowed", target: "reminderRetrying" },
@@ -296,8 +291,7 @@ export const mentionMachine = setup({
         onError: { target: "escalationFailing", actions: { type: "recordFailure", params: errorOf } },
       },
     },
-    // The escalation is retried until it lands or fails for good; then the mention ends escalated
-    // with notified false and the error, never silently.
+    // An escalation that fails for good ends the mention escalated, notified false, with the error.
     escalationFailing: {
       always: [
         { guard: "retryAllowed", target: "escalationRetrying" },

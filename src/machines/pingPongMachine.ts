@@ -80,9 +80,8 @@ function endTurn(
 }
 
 /**
- * Steers the follow-up conversation: alternating agent steps, ended by the first guard that holds after
- * a reply, else by the turn limit. A failed step is retried as the reply wait is; once its retries run
- * out the conversation ends `no_reply` with the error in the output.
+ * Steers the follow-up conversation: alternating agent steps until a guard holds after a reply or the
+ * turns run out. A step failing past its retries ends it `no_reply`, with the error in the output.
  */
 export const pingPongMachine = setup({
   types: {

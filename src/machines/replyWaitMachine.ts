@@ -76,9 +76,8 @@ export type ReplyWaitOutput =
 type Emitted = A2AEventOf<"a2a.send"> | A2AEventOf<"a2a.retry">;
 
 /**
- * Waits for the target agent's reply to one message: sends it, waits in chunks up to
- * `maxWaitMs`, classifies each failure, backs off and either waits again on the same run or resends
- * the message as a new run with the same idempotency key. Ends `replied` or `blocked`.
+ * Waits for the target agent's reply to one message, in chunks up to `maxWaitMs`; a failure backs off,
+ * then waits on the same run again or resends with the same idempotency key. Ends `replied` or `blocked`.
  */
 export const replyWaitMachine = setup({
   types: {
@@ -283,10 +282,7 @@ export const replyWaitMachine = setup({
   },
 });
 
-/**
- * The wait one agentWait call counts for: at least the timeout it was given, so a gateway that answers
- * "timeout" at once is asked at most ceil(maxWaitMs / chunkMs) times, not forever.
- */
+/** What one agentWait call counts for: at least its timeout, so an instant "timeout" cannot loop forever. */
 function waitedIn(context: ReplyWaitContext, output: AgentWaitOutput): number {
   const requested = chunkTimeoutMs(context);
   return Math.max(output.waitedMs ?? requested, requested);

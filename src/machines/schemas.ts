@@ -41,10 +41,7 @@ export const RetryPolicySchema = z.object({
   maxBackoffMs: positiveMs,
 });
 
-/**
- * The language a flow writes its texts in (prompts, error and outcome messages): config `locale` and
- * `messages`, fixed when the flow starts. Absent, as in flows stored before it existed: Korean.
- */
+/** The config's `locale` and `messages`, fixed as a flow starts; absent (older flows): Korean. */
 export const LanguageSchema = z.object({
   locale: z.enum(LOCALES).optional(),
   messages: z.record(z.string(), z.string()).optional(),

@@ -1,8 +1,7 @@
 import { type AnyStateMachine, type AnyStateNode, StateMachine } from "xstate";
 import { describeTransition, listTransitions, type TransitionInfo } from "./transitions.js";
 
-// Statechart diagrams, drawn from the machine objects: the docs pages (statechartDocs.ts) and the
-// inspector's charts. Pure: no I/O.
+// Statechart diagrams for the docs pages (statechartDocs.ts) and the inspector, from the machine objects.
 
 /** Words Mermaid's state-diagram lexer reads as keywords: a state with such an id gets a `_` suffix. */
 const RESERVED_IDS = new Set([
@@ -124,10 +123,8 @@ export interface MermaidChart {
 const ANY_STATE_ID = "any_state__";
 
 /**
- * The machine as a Mermaid `stateDiagram-v2`, every transition of listTransitions labelled
- * `event [guard]`. A root transition is drawn from each live top-level state but the transient ones (they
- * never see the event); a targetless one is a self-loop marked `(forward)` or `(actions only)`, and a
- * state's self-loops share one edge (Mermaid draws one). Deterministic: in definition order.
+ * The machine as a Mermaid `stateDiagram-v2`, in definition order. A root transition is drawn from each
+ * live top-level state but the transient ones (they never see the event).
  */
 export function toMermaid(machine: AnyStateMachine): string {
   return mermaidChart(machine).source;

@@ -1,10 +1,6 @@
 import { A2AError } from "../errors/A2AError.js";
 
-/**
- * Thrown by a policy function or a runtime method when an argument it cannot do without is unusable.
- * The message names the function, the parameter and what was received, so a caller never meets a
- * bare TypeError.
- */
+/** An unusable argument: the message names the function, the parameter and what was received. */
 export class InvalidInputError extends A2AError {
   override readonly code = "INVALID_INPUT";
   override readonly name = "InvalidInputError";

@@ -11,20 +11,13 @@ export const EXCHANGE_END_REASONS = [
 ] as const satisfies ReadonlyArray<"turn_limit" | EarlyTerminationReason>;
 export type ExchangeEndReason = (typeof EXCHANGE_END_REASONS)[number];
 
-/**
- * The turn control of one thread's bot↔bot exchange: the messages from the one that opened it (a
- * human's message, the runtime's own discord_send mention, or the first bot message) up to the next
- * human message.
- */
+/** One thread's bot↔bot exchange: from its opening message up to the next human message. */
 export interface BotExchange {
   /** Messages of the exchange handled so far, the opening one included: each is one agent run. */
   handled: number;
   /** The most it may handle: the answer to the opening plus `maxPingPongTurns` turns, fixed when it opened. */
   limit: number;
-  /**
-   * The text of the last handled message, for the repetition check; kept only once a later message
-   * can be checked against it (from the answer on) and until the exchange ends: the state stays small.
-   */
+  /** The last handled message's text, for the repetition check: kept from the answer on, until the end. */
   lastText?: string;
   /** Set once the exchange has ended: every later bot message it would hand on is dropped for this. */
   endedBy?: ExchangeEndReason;
@@ -49,10 +42,9 @@ export type ExchangeVerdict =
     };
 
 /**
- * Whether a thread message that preflight would hand to an agent is handled, counted as sessions_send
- * counts its runs: the opening, the answer, then one per ping-pong turn, `1 + maxPingPongTurns` in all.
- * From the third on, a message that would end a ping-pong (shouldTerminatePingPong) ends the exchange
- * unhandled. Pure: the caller keeps `next`.
+ * Whether a thread message preflight hands on is handled, counted as sessions_send counts runs: the
+ * opening, the answer, then `maxPingPongTurns` turns, each of which may end the exchange as a ping-pong
+ * ends. Pure: the caller keeps `next`.
  */
 export function admitToExchange(
   exchange: BotExchange | undefined,

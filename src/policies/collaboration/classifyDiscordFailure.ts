@@ -26,9 +26,8 @@ const PERMISSION_CODES = new Set([50001, 50013]);
 const NOT_FOUND_CODES = new Set([10003, 10008, 10004, 10013]);
 
 /**
- * Classifies a failed Discord call: a discord.js `DiscordAPIError`, `HTTPError` or `RateLimitError`,
- * or anything with a `status`. Only permission and not_found escalate to a human; anything without a
- * usable status (timeouts, dropped connections, junk) is treated as transient.
+ * Classifies a failed Discord call (a discord.js error, or anything with a `status`). Only permission
+ * and not_found escalate to a human; without a usable status (a timeout, junk) it is transient.
  */
 export function classifyDiscordFailure(err: unknown): DiscordFailure {
   const e = (typeof err === "object" && err !== null ? err : {}) as Record<string, unknown>;

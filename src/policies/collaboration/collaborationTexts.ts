@@ -14,9 +14,8 @@ import {
 } from "./threadNames.js";
 
 /**
- * A text of a collaboration described by what it says rather than in a language: machines hand it to
- * the runtime's Discord effects, which write it in the configured language when they post. Plain
- * data, so it is kept in snapshots and a restart after a change of language posts in the new one.
+ * A collaboration text as data, written in the configured language only when posted: kept in snapshots,
+ * so a restart after a change of language posts in the new one.
  */
 export type CollaborationText =
   | { kind: "reminder"; params: MentionMessageParams }

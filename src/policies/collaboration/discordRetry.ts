@@ -5,9 +5,8 @@ import {
   discordTransientBackoffMs,
 } from "./classifyDiscordFailure.js";
 
-// The retry rule every Discord post of a collaboration follows (403/404 fail at once; 429, 5xx and
-// timeouts are retried up to 3 times): the mention, its thread, the reminders, the escalation and
-// the failure notice.
+// The retry rule of every Discord post of a collaboration: 403/404 fail at once; 429, 5xx and timeouts
+// are retried up to 3 times.
 
 /** How a Discord failure is reported (`discordSend`'s error codes, event `errorCode`s). */
 export type DiscordErrorCode =

@@ -21,10 +21,7 @@ export function buildReminderMessage(p: MentionMessageParams, catalog: MessageCa
   return renderMessage(catalog, "reminder", mentionTextParams(p));
 }
 
-/**
- * The escalation to a human. It names the target without pinging it (the sender
- * limits allowed mentions to the human) and, without an escalation id, pings nobody.
- */
+/** The escalation to a human: it pings only the human (nobody without an escalation id), not the target. */
 export function buildEscalationMessage(
   p: MentionMessageParams & { escalationMentionId?: string },
   catalog: MessageCatalog = ko,
@@ -61,9 +58,8 @@ export interface FailureNoticeParams {
 }
 
 /**
- * The notice a 403 or 404 of a collaboration posts in the escalation channel: who
- * failed to reach whom and where, and what to check. It names the channel without a ping and pings
- * only the human, or nobody without an escalation id.
+ * The notice of a collaboration's 403/404 in the escalation channel: who failed to reach whom, where,
+ * and what to check. It pings only the human, or nobody without an escalation id.
  */
 export function buildFailureNotice(p: FailureNoticeParams, catalog: MessageCatalog = ko): string {
   const check = p.errorCode === "discord_permission" ? "failureCheckPermission" : "failureCheckNotFound";

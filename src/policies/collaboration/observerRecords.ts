@@ -62,10 +62,7 @@ export function extractObserverTokens(text: string): ObserverTokens {
   };
 }
 
-/**
- * The compact observer record of a message. `mentionedBots` lists the mentioned user ids, narrowed
- * to `botUserIds` when the caller knows which users are bots.
- */
+/** A message's compact observer record; `mentionedBots` is narrowed to `botUserIds` when given. */
 export function toObserverRecord(
   m: InboundDiscordMessage,
   senderName: string,

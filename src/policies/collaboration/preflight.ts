@@ -29,12 +29,9 @@ export interface PreflightContext {
 }
 
 /**
- * Who, if anyone, handles a Discord message: a system message of Discord's (`type` other than 0, 19,
- * 20, 23) nobody; sink threads never; outside the guild/channel allowlists nobody; a sibling bot's message in a thread goes
- * only to the agents it mentions (the first joins the thread if it was not in it) and is observed
- * otherwise, participant or not; a human mentioning a bot is handled. With several agents mentioned,
- * the first decides and the rest are listed. How long a bot↔bot exchange goes on is decided after
- * this, by the exchange's turn control.
+ * Who, if anyone, handles a Discord message. A sibling bot's message in a thread goes only to the agents
+ * it mentions (the first joins the thread) and is observed otherwise; with several agents mentioned, the
+ * first decides. How long a bot↔bot exchange goes on is the exchange's turn control's business.
  */
 export function decidePreflight(m: InboundDiscordMessage, ctx: PreflightContext): PreflightDecision {
   // A message Discord posts itself (a thread created, a member added) is no one's to answer or observe.

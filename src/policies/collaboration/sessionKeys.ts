@@ -23,10 +23,7 @@ const A2A_BOOTSTRAP_ALLOWLIST = new Set(["AGENTS.md", "TOOLS.md", "IDENTITY.md"]
 // HEARTBEAT.md steers agents into `HEARTBEAT_OK` answers, which derail a thread conversation.
 const THREAD_SESSION_DENYLIST = new Set(["HEARTBEAT.md"]);
 
-/**
- * The workspace files a session loads: A2A sessions only the three identity files; Discord channel
- * and thread sessions everything but HEARTBEAT.md; every other session everything.
- */
+/** The workspace files a session loads: A2A ones the identity files; Discord ones all but HEARTBEAT.md. */
 export function filterBootstrapFiles<T extends { name: string }>(
   sessionKey: string,
   files: readonly T[],

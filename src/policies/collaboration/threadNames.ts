@@ -43,9 +43,8 @@ export function buildCollaborationThreadName(
 }
 
 /**
- * The message a new collaboration thread is opened from, in the parent channel: `🧵` and the thread's
- * name. It pings nobody and carries no mention markup (`<@id>` becomes `@id`), so no agent is asked to
- * handle it; the mention itself is posted inside the thread.
+ * The parent-channel message a new thread is opened from: `🧵` and its name, mention markup as `@id`,
+ * so no agent is asked to handle it (the mention itself is posted inside the thread).
  */
 export function buildThreadStarterMessage(threadName: string, catalog: MessageCatalog = ko): string {
   return renderMessage(catalog, "threadStarter", { threadName: oneLine(threadName) }).replace(
@@ -66,10 +65,7 @@ export function buildReportThreadName(eventType: string, ts: number, catalog: Me
   return cutText(name, MAX_THREAD_NAME_LENGTH);
 }
 
-/**
- * Whether a thread is a report thread, by its name's prefix (the report name's text before its first
- * placeholder): that of either built-in language, or of `catalog` when its template is overridden.
- */
+/** A report thread: named as a report name begins (before its placeholders) in ko, en or `catalog`. */
 export function isReportThreadName(name?: string, catalog?: MessageCatalog): boolean {
   const text = asText(name)?.trimStart();
   if (!text) return false;

@@ -8,10 +8,7 @@ interface ConsistencyInput {
   agents: Record<string, { discordBotId: string }>;
 }
 
-/**
- * Settings that each parse but cannot work together: refused at load, at the path of the one to
- * change, rather than found out when the first collaboration fails.
- */
+/** Settings that parse but cannot work together: refused at load, at the path of the one to change. */
 export function checkConfigConsistency(config: ConsistencyInput, ctx: z.RefinementCtx): void {
   // zod runs this even when a value is malformed; such a value has its own problem reported already.
   const valid = (id: string | undefined): id is string => id !== undefined && DISCORD_ID_PATTERN.test(id);

@@ -1,10 +1,7 @@
 import { z } from "zod";
 import { DISCORD_ID_PATTERN } from "../collaboration/discordIds.js";
 
-/**
- * A Discord id setting. Anything not shaped like one can never equal the id of a message's author,
- * channel or guild, and the setting would silently match nothing.
- */
+/** A Discord id setting: anything else would silently match no author, channel or guild. */
 export const DISCORD_ID_TEXT = "a Discord id (a snowflake: 1 to 20 digits)";
 
 export const discordId = z

@@ -47,10 +47,7 @@ export interface LegacyKeysApplied {
   problems: ConfigProblem[];
 }
 
-/**
- * Rewrites earlier configurations' keys (LEGACY_CONFIG_KEYS) of a user config into this runtime's, calling
- * `warn` once per key found. The input is not modified: its objects are copied first.
- */
+/** Moves or drops LEGACY_CONFIG_KEYS in a copy of the config, calling `warn` once per key found. */
 export function applyLegacyKeys(input: ConfigObject, warn: (message: string) => void): LegacyKeysApplied {
   const config = copyObjects(input) as ConfigObject;
   for (const key of IGNORED) {

@@ -29,9 +29,8 @@ export interface ParseConfigOptions {
 }
 
 /**
- * Validates a user config and fills in every default; `undefined` yields the defaults. Throws an
- * A2AConfigError naming the full path of every unknown key, bad value, and setting that cannot work
- * with another (a default channel outside the allowed ones, two agents with one bot).
+ * Validates a user config and fills in every default (`undefined`: all defaults). Throws an A2AConfigError
+ * naming the path of every unknown key, bad value and setting contradicting another.
  */
 export function parseConfig(input?: unknown, options: ParseConfigOptions = {}): A2AConfig {
   if (input !== undefined && !isPlainObject(input)) {

@@ -142,8 +142,7 @@ const SCHEMAS = [
     MentionData.extend({
       escalationMentionId: text.optional(),
       notified: z.boolean(),
-      // A post that failed for good (after its retries): the reminder that cut the reminders short, or
-      // the escalation itself (then notified is false).
+      // A post that failed for good: a reminder (ending the reminders) or the escalation (not notified).
       failedPost: z.enum(["reminder", "escalation"]).optional(),
       errorCode: text.optional(),
       errorMessage: text.optional(),

@@ -13,10 +13,7 @@ export class InvalidEventError extends A2AError {
   override readonly name = "InvalidEventError";
 }
 
-/**
- * The in-process event bus: an event is validated on emit, then handed to each matching listener in
- * subscription order. A listener that throws is reported, so it cannot silence the event log.
- */
+/** Validates each event, then hands it to matching listeners in order; a throwing one cannot stop the log. */
 export class EventBus {
   private readonly listeners = new Set<{ pattern: A2AEventPattern; listener: A2AEventListener }>();
 

@@ -8,10 +8,7 @@ interface Entry<T> {
   settled: boolean;
 }
 
-/**
- * Runs an operation once per key: a repeat within the TTL, or while the first still runs, gets the first
- * one's promise. A failure is not remembered, so the caller may try again.
- */
+/** One run per key: repeats within the TTL, or while it runs, share its promise; a failure is forgotten. */
 export class IdempotencyCache<T> {
   private readonly entries = new Map<string, Entry<T>>();
   private readonly ttlMs: number;

@@ -87,10 +87,7 @@ export interface HandlingContext {
   threadId: string;
 }
 
-/**
- * An agent answering B's message in a collaboration thread may not open a new collaboration with B:
- * it answers in the thread (`reply_in_thread`).
- */
+/** An agent answering B's message in a collaboration thread answers there, not in a new collaboration. */
 export function isReplyInThread(p: { targetAgentId: string; handling?: HandlingContext }): boolean {
   const handling = p?.handling;
   return (

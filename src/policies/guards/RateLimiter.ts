@@ -12,10 +12,7 @@ export interface RateLimiterOptions {
   /** Starts allowed per key within any window. */
   limit: number;
   windowMs: number;
-  /**
-   * A key's next task starts only once the one before it settled, so that what it learned (a `holdFor`)
-   * applies to the next. Discord's buckets are learned from each answer this way.
-   */
+  /** A key's next task waits for the one before to settle, so a `holdFor` it learned applies to the next. */
   oneAtATime?: boolean;
   /** Defaults to the global clock and timers, so vitest fake timers drive it. */
   timers?: Partial<RateLimiterTimers>;
@@ -78,10 +75,7 @@ export class RateLimiter {
     });
   }
 
-  /**
-   * Starts nothing more on `key` for `ms` from now (a longer hold already there stays). Tasks waiting
-   * on it stay queued, in order.
-   */
+  /** Starts nothing more on `key` for `ms` from now (a longer hold stays); its tasks stay queued. */
   holdFor(key: string, ms: number): void {
     if (!(ms > 0) || !Number.isFinite(ms)) return;
     const now = this.clock.now();
@@ -158,9 +152,8 @@ export class RateLimiter {
 }
 
 /**
- * Discord's limits on thread creations per minute and messages per second, from
- * `discord.collaboration.rateLimit`. One request at a time per key, as discord.js sends them, so that
- * what Discord's answer says of its bucket holds the next.
+ * Discord's limits from `discord.collaboration.rateLimit`, one request at a time per key as discord.js
+ * sends them, so what an answer says of its bucket holds for the next.
  */
 export function createDiscordRateLimiters(
   rateLimit: { threadCreationPerMinute: number; messagePerChannelPerSecond: number },

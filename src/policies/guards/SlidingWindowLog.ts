@@ -1,7 +1,6 @@
 /**
- * Per-key timestamps of recent events inside a sliding window. Each key keeps at most `limit`
- * entries (older ones can never matter again), and idle keys are swept now and then, so memory stays
- * proportional to the keys active in the last window.
+ * Per-key timestamps of recent events in a sliding window: at most `limit` per key (older ones never
+ * matter again) and idle keys swept now and then, so memory follows the keys active in the last window.
  */
 export class SlidingWindowLog {
   private readonly entries = new Map<string, number[]>();

@@ -1,8 +1,8 @@
 import type { MessageCatalog } from "./messageKeys.js";
 
 /**
- * Korean, the default. The agent prompts stay in English, as the models are prompted in English
- * whatever the team's language; the skip tokens must stay exactly as they are in any language.
+ * Korean, the default. Agent prompts stay in English, as models are prompted in English whatever the
+ * team's language; skip tokens stay exactly as they are in any language.
  */
 export const ko: MessageCatalog = {
   reminder:

@@ -10,9 +10,8 @@ import {
 } from "./messageKeys.js";
 import { placeholdersOf, renderTemplate } from "./renderTemplate.js";
 
-// No i18n library: the texts are a fixed set of keys with named placeholders, checked when the config
-// loads. i18next or ICU MessageFormat would add loaders, plural rules and a runtime dependency for
-// what a lookup and a replace do here.
+// No i18n library: a fixed set of keys with named placeholders, checked at config load, needs only a
+// lookup and a replace, not loaders, plural rules and a runtime dependency.
 
 /** The built-in languages: `ko` (Korean, the default) and `en` (English). */
 export const LOCALES = ["ko", "en"] as const;
@@ -43,10 +42,7 @@ export function renderMessage<K extends MessageKey>(
   return renderTemplate(catalog[key], params);
 }
 
-/**
- * What is wrong with `template` as the text of `key`, or undefined: a placeholder the key does not
- * have, or one it must keep that is missing.
- */
+/** What is wrong with `template` for `key`: an unknown placeholder or a required one missing. */
 export function templateProblem(key: MessageKey, template: string): string | undefined {
   const allowed = placeholdersFor(key);
   const used = placeholdersOf(template);

@@ -6,10 +6,7 @@ function text<const P extends readonly string[] = []>(
   return { description, placeholders };
 }
 
-/**
- * Every text the library writes for people or agents, by key. A template is plain text with `{name}`
- * placeholders; these lists are what a config override is checked against.
- */
+/** Every text the library writes, by key, with the `{name}` placeholders a config override may use. */
 export const MESSAGES = {
   reminder: text(
     "A reminder of an unanswered mention, posted in its thread by the requester's bot. `{target}` is the target bot's mention, `{original}` the request (quoted on one line), `{minutes}` the whole minutes since it was sent.",

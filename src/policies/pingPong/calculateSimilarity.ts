@@ -1,9 +1,6 @@
 import { asText } from "../InvalidInputError.js";
 
-/**
- * Jaccard similarity of the two texts' word sets: words are the whitespace-separated, lower-cased
- * pieces, punctuation kept. Two texts without words are not similar (0). Symmetric, in [0, 1].
- */
+/** Jaccard similarity of the texts' lower-cased whitespace-separated words, in [0, 1]; 0 with no words. */
 export function calculateSimilarity(a: string, b: string): number {
   const wordsA = words(a);
   const wordsB = words(b);

@@ -2,9 +2,8 @@ import { asText } from "../InvalidInputError.js";
 import { A2AMessageIntent, type ClassifiedIntent, USE_CONFIGURED_TURNS } from "./A2AMessageIntent.js";
 
 /**
- * A rule matches when any of its regexes matches, or any pair `[a, b]` occurs in that order on one
- * line. The pairs are the rules' `a.*b` patterns, checked with indexOf instead of a regex because
- * `a.*b` backtracks quadratically on long texts full of `a`.
+ * A rule matches when a regex does, or a pair `[a, b]` occurs in that order on one line: `a.*b` by
+ * indexOf, as the regex backtracks quadratically on long texts full of `a`.
  */
 interface IntentRule {
   result: ClassifiedIntent;

@@ -26,9 +26,8 @@ const CONCLUSION =
   /^(?:알겠습니다|확인했습니다|감사합니다|네,?\s*이해했습니다|완료|(?:understood|got it|noted|thanks|thank you|sounds good|will do)(?![\p{L}\p{N}_]))/iu;
 
 /**
- * Whether the system should end the ping-pong after this reply, checked in order:
- * explicit skip, repetition, minimal content, conclusion. A question keeps the conversation going.
- * `autoTerminate` is the machine's business: with it off, only the explicit skip applies.
+ * Whether to end the ping-pong after this reply, checked in order: explicit skip, repetition, minimal
+ * content, conclusion; a question keeps it going. `autoTerminate` is left to the caller.
  */
 export function shouldTerminatePingPong(p: TerminationParams): TerminationDecision {
   const replyText = asText(p?.replyText) ?? "";

@@ -6,8 +6,7 @@ import { ko } from "../messages/ko.js";
 import { renderMessage } from "../messages/messageCatalog.js";
 import type { MessageCatalog, PlainMessageKey } from "../messages/messageKeys.js";
 
-// Numeric codes count only when no digit touches them: "HTTP 503" and "HTTP_503" match,
-// "processed 1500 items" does not.
+// Numeric codes count only when no digit touches them: "HTTP_503" matches, "processed 1500 items" not.
 const RATE_LIMIT = /rate[ _-]?limit|(?<!\d)429(?!\d)|too many/i;
 const CONTEXT_EXCEEDED = /context[ _-]?length|token[ _-]?limit|too[ _-]?long/i;
 const SERVER_OVERLOAD = /overload|server[ _-]?error|(?<!\d)(?:529|500|502|503)(?!\d)/i;
@@ -115,10 +114,7 @@ export function canRetry(info: A2AErrorInfo, retryEnabled: boolean): boolean {
   );
 }
 
-/**
- * The error with its class's `maxAttempts` capped by the configured one (`retry.maxAttempts`:
- * at most that many attempts per message whatever the class). Without a cap it is returned as is.
- */
+/** The error with its class's `maxAttempts` capped by `retry.maxAttempts`, when one is configured. */
 export function capMaxAttempts(info: A2AErrorInfo, maxAttempts: number | undefined): A2AErrorInfo {
   return maxAttempts === undefined || info.maxAttempts <= maxAttempts ? info : { ...info, maxAttempts };
 }
