@@ -91,16 +91,12 @@ export class DurableJsonFile<T> implements Adapter<T> {
  * Writes `<file>.tmp-<pid>`, fsyncs it, renames it over `file` and fsyncs the directory: a crash
  * leaves the old file or the new one, never a mix. `text` may come in pieces. Resolves the bytes written.
  */
-export async function writeFileDurably(
-  file: string,
-  text: string | Iterable<string | Uint8Array>,
-  mode = 0o600,
-): Promise<number> {
+export async function writeFileDurably(file: string, text: string | Iterable<string | Uint8Array>) {
   let bytes = 0;
   const tmp = `${file}.tmp-${process.pid}`;
   try {
-    // 0600 by default: state files hold message text.
-    const handle = await open(tmp, "w", mode);
+    // Owner-only: state files hold message text.
+    const handle = await open(tmp, "w", 0o600);
     try {
       // writeFile writes all of each piece (it loops over short writes) from the current position.
       for (const piece of typeof text === "string" ? [text] : text) {
@@ -120,15 +116,10 @@ export async function writeFileDurably(
   return bytes;
 }
 
-/** Writes all of `bytes` at `position` (the file's position when null), looping over short writes. */
-export async function writeAll(
-  handle: FileHandle,
-  bytes: Uint8Array,
-  position: number | null,
-): Promise<void> {
+/** Writes all of `bytes` at `position`, looping over short writes. */
+export async function writeAll(handle: FileHandle, bytes: Uint8Array, position: number): Promise<void> {
   for (let done = 0; done < bytes.length;) {
-    const at = position === null ? null : position + done;
-    const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, at);
+    const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, position + done);
     if (bytesWritten <= 0) throw new Error(`the write stopped after ${done} of ${bytes.length} bytes`);
     done += bytesWritten;
   }

@@ -61,6 +61,7 @@ export class LowdbSnapshotStore {
   private writes = 0;
   private compacted = 0;
   private readonly openReport = emptyOpenReport();
+  private readonly options: SnapshotStoreOptions;
   private readonly now: () => number;
   private readonly shards: number;
   private readonly cleanupMaxAgeMs: number;
@@ -70,8 +71,6 @@ export class LowdbSnapshotStore {
   private readonly archiveDir: string;
   /** Set by open(), before anything else runs. */
   private archive!: ArchiveFiles;
-
-  private readonly options: SnapshotStoreOptions;
 
   private constructor(options: SnapshotStoreOptions) {
     this.options = ownRules(options);
@@ -171,6 +170,7 @@ export class LowdbSnapshotStore {
     } catch (error) {
       return Promise.reject(error);
     }
+    // Not async: the puts of a tick resolve with their batch's one promise.
     if (clean.length === 0) return Promise.resolve();
     for (const record of clean) this.layout.place(record);
     return this.journal.add(clean.map((record) => record.id));
@@ -250,7 +250,7 @@ export class LowdbSnapshotStore {
     // The caller holds the state dir's lock: a temp file here is a killed writer's, never renamed into place.
     for (const dir of [this.actorsDir, this.archiveDir]) await removeLeftoverTempFiles(dir);
     // Checked as each file is read, so only one file's parsed JSON is held at a time.
-    const quarantined: Array<{ file: string; key: string; problem: string; record: unknown }> = [];
+    const quarantined: QuarantinedRecord[] = [];
     const copies = new Map<string, Array<{ file: StoreFile; record: ActorRecord }>>();
     const checkFile = (file: StoreFile, raw: Record<string, unknown>): void => {
       for (const [key, value] of Object.entries(raw)) {
@@ -317,7 +317,7 @@ export class LowdbSnapshotStore {
     key: string,
     value: unknown,
     file: string,
-    quarantined: Array<{ file: string; key: string; problem: string; record: unknown }>,
+    quarantined: QuarantinedRecord[],
   ): { record: ActorRecord; migrated: boolean } | undefined {
     const checked = checkActorRecord(key, value, this.options, true, this.openReport.migrated);
     if (checked.ok) return { record: checked.record, migrated: checked.fromVersion !== undefined };
@@ -355,12 +355,8 @@ export class LowdbSnapshotStore {
       try {
         movedTo = await quarantineFile(path, this.now());
       } catch (cause) {
-        throw new Error(
-          `snapshot store: ${error.message}, and it could not be moved aside: ${errorText(cause)}`,
-          {
-            cause,
-          },
-        );
+        const problem = `${error.message}, and it could not be moved aside: ${errorText(cause)}`;
+        throw new Error(`snapshot store: ${problem}`, { cause });
       }
       this.openReport.quarantinedFiles.push({ file: path, movedTo, problem: error.reason });
       this.warn(`snapshot store: ${error.message}; moved it to ${movedTo} and started without it`);
@@ -369,9 +365,7 @@ export class LowdbSnapshotStore {
   }
 
   /** Keeps unusable records in `quarantine/records-<time>.json`, durably, before their files are rewritten. */
-  private async quarantineRecords(
-    entries: Array<{ file: string; key: string; problem: string; record: unknown }>,
-  ): Promise<void> {
+  private async quarantineRecords(entries: QuarantinedRecord[]): Promise<void> {
     const now = this.now();
     const text = JSON.stringify({ version: 1, quarantinedAt: new Date(now).toISOString(), records: entries });
     let path: string;
@@ -416,6 +410,8 @@ export class LowdbSnapshotStore {
     this.compacted += 1;
   }
 }
+
+type QuarantinedRecord = { file: string; key: string; problem: string; record: unknown };
 
 /** A folder's entries, sorted. */
 async function list(dir: string): Promise<string[]> {

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { tryLock, unlock } from "fs-native-extensions";
 import { A2AError } from "../errors/A2AError.js";
+import { isPlainObject } from "./actorRecord.js";
 import { errorCode, errorText, writeAll } from "./DurableJsonFile.js";
 import { removeLeftoverTempFiles } from "./stateDirFiles.js";
 
@@ -161,10 +162,7 @@ function parseLockText(text: string, lockFile: string): StateDirLockInfo {
   } catch {
     return { kind: "unreadable", lockFile, problem: "not valid JSON" };
   }
-  const { pid, startedAt } = (typeof json === "object" && json !== null ? json : {}) as Record<
-    string,
-    unknown
-  >;
+  const { pid, startedAt } = isPlainObject(json) ? json : {};
   if (typeof pid !== "number" || !Number.isInteger(pid) || pid <= 0)
     return { kind: "unreadable", lockFile, problem: "it names no pid" };
   const since = typeof startedAt === "number" && startedAt > 0 ? { startedAt } : {};

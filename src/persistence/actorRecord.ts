@@ -139,15 +139,13 @@ export function checkActorRecord(
   if (!("record" in parsed)) return { ok: false, problem: parsed.problem };
   const { record } = parsed;
   const { machineId, machineVersion } = record;
-  const expected = Object.hasOwn(rules.machineVersions, machineId)
-    ? rules.machineVersions[machineId]
-    : undefined;
+  const expected = currentVersion(rules.machineVersions, machineId);
   if (expected === undefined) {
     const known = Object.keys(rules.machineVersions).join(", ") || "none";
     return { ok: false, problem: `unknown machine ${JSON.stringify(machineId)} (known: ${known})` };
   }
   if (machineVersion === expected) return stored ? restorable(record, rules) : { ok: true, record };
-  const versions = `machine ${JSON.stringify(machineId)} is at version ${expected}, the snapshot is version ${machineVersion}`;
+  const versions = otherVersion(machineId, expected, machineVersion);
   const migration = rules.migrations?.[machineId];
   if (!stored) return { ok: false, problem: versions };
   if (migration === undefined) return { ok: false, problem: `${versions} and no migration is registered` };
@@ -200,14 +198,17 @@ export function inspectRecord(
   if (!("record" in parsed) || machineVersions === undefined) return parsed;
   const { record } = parsed;
   const machine = JSON.stringify(record.machineId);
-  const expected = Object.hasOwn(machineVersions, record.machineId)
-    ? machineVersions[record.machineId]
-    : undefined;
+  const expected = currentVersion(machineVersions, record.machineId);
   if (expected === undefined) return { record, problem: `unknown machine ${machine}: ${fate.unknown}` };
   if (expected === record.machineVersion) return parsed;
-  const versions = `machine ${machine} is at version ${expected}, the snapshot is version ${record.machineVersion}`;
+  const versions = otherVersion(record.machineId, expected, record.machineVersion);
   return { record, problem: `${versions}: ${fate.otherVersion}` };
 }
+
+const currentVersion = (versions: Record<string, number>, machineId: string) =>
+  Object.hasOwn(versions, machineId) ? versions[machineId] : undefined;
+const otherVersion = (machineId: string, expected: number, got: number) =>
+  `machine ${JSON.stringify(machineId)} is at version ${expected}, the snapshot is version ${got}`;
 
 /**
  * What a store keeps of a record put now: a JSON copy (what a restart reads back), checked by `rules`.

@@ -72,12 +72,8 @@ export function lowdbStore(o: LowdbStoreOptions, takeLock: boolean): SnapshotSto
     async get(id: string): Promise<ActorRecord | undefined> {
       return open("get").get(id);
     },
-    put(records: readonly ActorRecord[]): Promise<void> {
-      try {
-        return open("put").putAll(records);
-      } catch (error) {
-        return Promise.reject(error);
-      }
+    async put(records: readonly ActorRecord[]): Promise<void> {
+      return open("put").putAll(records);
     },
     async list(which: "live" | "archive"): Promise<Array<Readonly<ActorRecord>>> {
       const store = open("list");

@@ -9,25 +9,12 @@ export function quarantineStamp(now: number): string {
 
 /** Moves an unusable file aside to the first free `<file>.corrupt-<time>[-n]`; returns the new path. */
 export async function quarantineFile(file: string, now: number): Promise<string> {
-  const target = await freeQuarantineName(file, now);
+  const base = `${file}.corrupt-${quarantineStamp(now)}`;
+  let target = base;
+  for (let n = 1; (await access(target).catch(() => "free")) !== "free"; n++) target = `${base}-${n}`;
   await rename(file, target);
   await syncDirectory(dirname(file));
   return target;
-}
-
-/** The first free `<file>.corrupt-<time>[-n]` name. */
-export async function freeQuarantineName(file: string, now: number): Promise<string> {
-  const base = `${file}.corrupt-${quarantineStamp(now)}`;
-  for (let n = 0; ; n++) {
-    const target = n === 0 ? base : `${base}-${n}`;
-    if (
-      !(await access(target).then(
-        () => true,
-        () => false,
-      ))
-    )
-      return target;
-  }
 }
 
 /**

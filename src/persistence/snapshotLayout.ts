@@ -94,11 +94,10 @@ export class SnapshotLayout {
     return `shard-${String(index).padStart(Math.max(2, String(this.shards - 1).length), "0")}.json`;
   }
 
-  file(name: string, retired: boolean): StoreFile {
-    const key = name;
+  file(key: string, retired: boolean): StoreFile {
     const existing = this.files.get(key);
     if (existing !== undefined) return existing;
-    const path = join(this.actorsDir, name);
+    const path = join(this.actorsDir, key);
     const adapter = new DurableJsonFile<StoreDoc>(path, {
       onWrite: (bytes) => {
         this.fileBytes.set(key, bytes);
@@ -106,12 +105,7 @@ export class SnapshotLayout {
       },
       chunks: storeDocChunks,
     });
-    const file: StoreFile = {
-      key,
-      path,
-      retired,
-      db: new Low(adapter, { version: 1, records: emptyRecords() }),
-    };
+    const file = { key, path, retired, db: new Low(adapter, { version: 1, records: emptyRecords() }) };
     this.files.set(key, file);
     return file;
   }

@@ -103,9 +103,8 @@ export function checkOptions(options: SnapshotStoreOptions, caller = "LowdbSnaps
     throw new TypeError(`${caller}: ${message}`);
   };
   if (typeof options.dir !== "string" || options.dir === "") fail("dir must be a non-empty path");
-  const { shards, cleanupMaxAgeMs, machineVersions } = options;
+  const { shards, cleanupMaxAgeMs, journalMaxBytes, machineVersions } = options;
   wholeOption(caller, "shards", shards, 0, 1, MAX_SHARDS);
-  const { journalMaxBytes } = options;
   if (journalMaxBytes !== undefined && !(Number.isFinite(journalMaxBytes) && journalMaxBytes >= 0)) {
     fail(`journalMaxBytes must be a number of bytes ≥ 0, got ${String(journalMaxBytes)}`);
   }

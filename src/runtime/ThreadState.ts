@@ -158,9 +158,8 @@ export class ThreadState {
   }
 
   /**
-   * A route read back from a stored collaboration at start (its post's time, which may differ from
-   * when the runtime last used the route): a route already known for that thread stays as it is, so
-   * a start does not rewrite every live collaboration's route.
+   * A route read back from a stored collaboration at start: one already known for that thread stays as
+   * it is (its time may differ), so a start does not rewrite every live collaboration's route.
    */
   restoreRoute(p: { fromAgentId: string; targetAgentId: string; topicId?: string } & ThreadRoute): void {
     const known = this.held.route.get(threadRouteKey(p.fromAgentId, p.targetAgentId, p.topicId));
@@ -296,10 +295,7 @@ export class ThreadState {
 
   /**
    * Drops what no longer matters, each by its age, so the state stays bounded however long the runtime
-   * runs. A parent is kept while its thread still matters (a live collaboration awaits there, it has
-   * participants or a route, or it is a sink thread); one dropped is asked of Discord again if that
-   * thread comes back. Sink threads and withdrawn calls are kept; conversations are bounded by count.
-   * Returns how many entries were removed.
+   * runs (sink threads and withdrawn calls are kept; conversations are bounded by count).
    */
   expire(now: number = this.now()): { removed: number } {
     let removed = 0;
@@ -317,9 +313,8 @@ export class ThreadState {
     dropWhere("system", (at) => now - at > this.limits.cleanupMaxAgeMs);
     dropWhere("exchange", (exchange) => now - exchange.at > this.limits.participantTTL);
     const routed = new Set([...this.held.route.values()].map((r) => r.threadId));
-    // A parent is a cache (Discord's messages carry it, and describeChannel tells it): once a thread's
-    // participants would have expired, nothing of it is left to serve, and a month of finished
-    // threads' parents would be most of the state, read at every start.
+    // A parent is a cache (Discord tells it again): kept only while its thread still matters, else a
+    // month of finished threads' parents would be most of the state, read at every start.
     const parentAge = Math.min(this.limits.cleanupMaxAgeMs, this.limits.participantTTL);
     dropWhere(
       "parent",

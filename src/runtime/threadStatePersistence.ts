@@ -24,11 +24,10 @@ const FOLD_PIECE = 10_000;
 const SEGMENT_BYTES = 8 * 1024 * 1024;
 
 /**
- * Keeps the thread state saved in the journal format of the snapshot store: each change is appended in
- * the background (changes coalesced; no caller waits but one that flushes) as an `{c, k, v}` line, `v`
- * left out for a removal. Once the lines appended since the state was last written whole pass a quarter
- * of it (and FOLD_AT_LINES), a fold writes it whole into a new segment and deletes the older ones, so a
- * start replays a journal bounded by the state's size.
+ * Keeps the thread state saved in the snapshot store's journal format: each change is appended in the
+ * background (coalesced) as an `{c, k, v}` line, `v` left out for a removal. Once the lines appended
+ * since the state was last written whole pass a quarter of it (and FOLD_AT_LINES), a fold rewrites it
+ * whole, so a start replays a journal bounded by the state's size.
  */
 export class ThreadStateStore {
   private readonly journal: StoreJournal;
@@ -280,10 +279,9 @@ function checkEntry(line: unknown, bad: BadEntry[]): ThreadEntry | undefined {
 }
 
 /**
- * The well-formed entries of the large collections, checked by hand as their schema would, and rebuilt
- * from the known fields as its parse does: a start reads hundreds of thousands, and the schemas would
- * add a fifth to the read. Anything else, and every failure, goes through the schema, which names what
- * is wrong.
+ * The large collections' well-formed entries, checked and rebuilt by hand as their schema would (the
+ * schemas would add a fifth to a start's read); anything else goes through the schema, which names
+ * what is wrong.
  */
 function quickEntry(c: string, k: string, v: unknown): ThreadEntry | undefined {
   if (!isRecord(v)) return undefined;

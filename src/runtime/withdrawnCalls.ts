@@ -2,11 +2,9 @@ import { ActorTakenOverError, type SnapshotStore } from "../persistence/index.js
 import type { ThreadState } from "./ThreadState.js";
 
 /**
- * Withdraws, before any actor resumes, the actors of calls stop() rejected while none of their writes
- * had landed, yet stored all the same (a write can land with its reply lost): the caller was told the
- * call failed and may call again, so these are archived as failed, never run. One another process took
- * over meanwhile is its own (and is said). A store that cannot be read or written rejects, and the ids
- * stay for the next start.
+ * Before any actor resumes, archives as failed the actors of calls stop() rejected that were stored
+ * anyway (a write can land with its reply lost): their caller was told the call failed and may retry.
+ * One another process took over stays its own. If the store fails, the ids stay for the next start.
  */
 export async function withdrawCalls(
   threads: ThreadState,

@@ -80,7 +80,9 @@ export class ArchiveFiles {
       if (hour === undefined) continue;
       const entry = archive.newHour(hour);
       archive.hours.set(hour, entry);
-      const hashes = names.has(idsFileName(hour)) ? await readHashes(entry.ids) : undefined;
+      const hashes = names.has(idsFileName(hour))
+        ? await readFile(entry.ids).then(decodeHashes, () => undefined)
+        : undefined;
       if (hashes !== undefined) entry.hashes = new HashSet53(hashes);
       else await archive.writeHashes(entry, [...(await archive.readHour(entry)).keys()].map(idHash));
     }
@@ -259,12 +261,8 @@ export class ArchiveFiles {
       return dropped.size;
     }
     // Records before hashes: a crash between leaves hashes of records gone, which only cost a read.
-    this.o.onWrite(
-      await writeFileDurably(
-        hour.records,
-        keptLines.map((line) => `${line}\n`),
-      ),
-    );
+    const lines = keptLines.map((line) => `${line}\n`);
+    this.o.onWrite(await writeFileDurably(hour.records, lines));
     await this.writeHashes(hour, keptHashes);
     return dropped.size;
   }
@@ -289,15 +287,6 @@ export async function hourLines(file: string): Promise<Array<{ line: string; lin
   } catch (error) {
     if (errorCode(error) === "ENOENT") return [];
     throw error;
-  }
-}
-
-/** An `.ids` file's hashes, or undefined when it cannot be read. */
-async function readHashes(path: string): Promise<Float64Array | undefined> {
-  try {
-    return decodeHashes(await readFile(path));
-  } catch {
-    return undefined;
   }
 }
 

@@ -1,5 +1,5 @@
 import { A2AError } from "../../errors/A2AError.js";
-import { errorText } from "../DurableJsonFile.js";
+import { errorCode, errorText } from "../DurableJsonFile.js";
 
 /** The PostgreSQL store cannot start: the server, the credentials, the database or the permissions. */
 export class PostgresStoreError extends A2AError {
@@ -42,16 +42,9 @@ const UNREACHABLE = new Set([
 
 /** Whether an error means the server could not be reached or the connection broke (worth retrying). */
 export function isConnectionError(error: unknown): boolean {
-  const code = codeOf(error);
-  if (
-    code !== undefined &&
-    (UNREACHABLE.has(code) ||
-      code.startsWith("08") ||
-      code === "57P01" ||
-      code === "57P02" ||
-      code === "57P03")
-  )
-    return true;
+  // SQLSTATE class 08: connection exceptions; 57P01-03: the server is shutting down or starting.
+  const code = codeOf(error) ?? "";
+  if (UNREACHABLE.has(code) || code.startsWith("08") || /^57P0[1-3]$/.test(code)) return true;
   const text = errorText(error);
   return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable/i.test(
     text,
@@ -105,7 +98,5 @@ export function openFailure(
 }
 
 export function codeOf(error: unknown): string | undefined {
-  if (error instanceof PostgresStoreError) return error.causeCode;
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : undefined;
+  return error instanceof PostgresStoreError ? error.causeCode : errorCode(error);
 }
