@@ -1,7 +1,5 @@
-// `status --json` at a million actors: JSON.stringify of the whole report would be one string longer than
-// V8 allows (RangeError: Invalid string length), so the same text is made here in pieces. Written rather
-// than taken from a streaming-JSON package: it must match JSON.stringify(value, null, 2) byte for byte
-// (users parse today's output), and it is 20 lines.
+// `status --json` at a million actors outgrows V8's longest string, so the text is made in pieces. Hand-written:
+// it must match JSON.stringify(value, null, 2) byte for byte (users parse today's output).
 
 /**
  * The text of `JSON.stringify(value, null, 2)` for plain data (no toJSON, no undefined in arrays), in
