@@ -1,8 +1,4 @@
-/**
- * Loads a module (a command, or an optional package). When a package it needs is missing, the error says which one to install:
- * discord.js and @statelyai/inspect are optional peer dependencies, so a gateway that only embeds the
- * runtime does not get them.
- */
+/** Loads a module; when a package it needs is missing (discord.js, @statelyai/inspect and pg are optional peers), says which to install. */
 export async function loadPeer<T>(load: () => Promise<T>): Promise<T> {
   try {
     return await load();

@@ -165,10 +165,7 @@ function asNumber(value: unknown): number | undefined {
 
 const ACTOR_HEADER = ["ID", "MACHINE", "STATE", "STATUS", "ATTEMPTS", "NEXT DUE", "AGE"];
 
-/**
- * The actors table a line at a time: at a million actors, its cells are made as they are written, not
- * held. `owner` adds an OWNER column after STATUS.
- */
+/** The actors table a line at a time (a million actors are not held as cells); `owner` adds an OWNER column. */
 export function actorLines<R extends ActorStatusRow>(
   actors: readonly R[],
   owner?: (actor: R) => string,
