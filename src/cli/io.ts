@@ -8,20 +8,14 @@ export interface CliIO {
   err(line: string): void;
   /** One line redrawn in place at the bottom (a terminal only); "" removes it. */
   status?(line: string): void;
-  /**
-   * Text to stdout as is, for output too large for one string. Resolves once stdout can take more (a slow
-   * reader holds the command back); false once the reader has gone (a closed pipe): stop writing.
-   */
+  /** Text to stdout as is, for output too large for one string; resolves once stdout takes more, false once its reader is gone. */
   write?(text: string): Promise<boolean>;
 }
 
 /** `writeText` batches pieces up to this many characters: few writes, and no string that grows with the output. */
 export const WRITE_SIZE = 65_536;
 
-/**
- * Writes `pieces` to stdout in batches of up to `writeSize` characters (a longer piece alone); stops if
- * the reader went away. An IO without `write` (tests collecting lines) gets `out` lines.
- */
+/** Writes `pieces` in batches of up to `writeSize` characters; an IO without `write` (tests) gets `out` lines. */
 export async function writeText(io: CliIO, pieces: Iterable<string>, writeSize = WRITE_SIZE): Promise<void> {
   if (io.write === undefined) {
     let partial = "";

@@ -1,12 +1,9 @@
-// `status --json` at a million actors: JSON.stringify of the whole report would be one string longer than
-// V8 allows (RangeError: Invalid string length), so the same text is made here in pieces. Written rather
-// than taken from a streaming-JSON package: it must match JSON.stringify(value, null, 2) byte for byte
-// (users parse today's output), and it is 20 lines.
+// `status --json` at a million actors outgrows V8's longest string, so the text is made in pieces. Hand-written:
+// it must match JSON.stringify(value, null, 2) byte for byte (users parse today's output).
 
 /**
- * The text of `JSON.stringify(value, null, 2)` for plain data (no toJSON, no undefined in arrays), in
- * pieces: containers nested less than `depth` deep are written member by member, deeper ones whole, so no
- * piece is longer than one member at that depth (for a `status` report: one actor's row).
+ * `JSON.stringify(value, null, 2)` of plain data (no toJSON, no undefined in arrays) in pieces: containers
+ * less than `depth` deep member by member, deeper ones whole (for `status`: one actor's row a piece).
  */
 export function* jsonPieces(value: unknown, depth = 2, indent = ""): Generator<string> {
   if (depth === 0 || typeof value !== "object" || value === null) {

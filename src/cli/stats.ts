@@ -36,10 +36,7 @@ const STATS_OPTIONS = {
   html: { type: "string" },
 } as const;
 
-/**
- * `a2a-statecharts stats [--state-dir DIR] [--since TIME] [--json] [--html FILE]`: the dashboards'
- * figures from the event log, as text, one JSON document, and/or an HTML page. `now` is injected for tests.
- */
+/** `a2a-statecharts stats`: the event log's figures as text, JSON and/or HTML. `now` is injected for tests. */
 export async function runStats(argv: string[], io: CliIO, now: () => number = Date.now): Promise<number> {
   const at = now();
   const flags = readCommandLine(io, "stats", STATS_HELP, argv, STATS_OPTIONS, ({ values }) => {

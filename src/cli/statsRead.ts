@@ -4,29 +4,11 @@ import { listLogFiles } from "../runtime/EventLog.js";
 import { A2AError } from "../errors/A2AError.js";
 import { type A2AEvent, A2AEventSchema } from "../policies/index.js";
 
-/** A line of the event log that could not be used. */
-export interface EventLogProblem {
-  file: string;
-  /** 1-based line number in that file. */
-  line: number;
-  problem: string;
-}
-
 /** The event log as `stats` read it: events oldest first, and what it had to skip. */
-export interface EventLogReading {
-  stateDir: string;
-  /** The files read, oldest first: rotated ones (`.N` … `.1`), then the live file. */
-  files: string[];
-  events: A2AEvent[];
-  /** Lines that are not JSON or not a known event. */
-  corrupt: number;
-  /** A last line without its newline: an append still being written, or cut short. */
-  partial: number;
-  /** The first problems found (at most PROBLEMS_SHOWN), for the person reading the report. */
-  problems: EventLogProblem[];
-}
+export type EventLogReading = Awaited<ReturnType<typeof readEventLog>>;
 
-export const PROBLEMS_SHOWN = 20;
+/** How many problems the report lists; the counts cover them all. */
+const PROBLEMS_SHOWN = 20;
 
 /** Raised when the state directory itself is missing or not a directory. */
 export class StatsStateDirError extends A2AError {
@@ -38,7 +20,7 @@ export class StatsStateDirError extends A2AError {
  * Reads `coordination-events.ndjson` and its rotated files, read-only and without the runtime's lock,
  * so it can run beside a gateway that is appending. Bad lines are counted, never fatal.
  */
-export async function readEventLog(stateDir: string): Promise<EventLogReading> {
+export async function readEventLog(stateDir: string) {
   const dir = resolve(stateDir);
   let isDir: boolean;
   try {
@@ -54,8 +36,15 @@ export async function readEventLog(stateDir: string): Promise<EventLogReading> {
   if (!isDir) throw new StatsStateDirError(`${dir} is not a directory`);
 
   const files = await listLogFiles(dir);
-  const reading: EventLogReading = { stateDir: dir, files, events: [], corrupt: 0, partial: 0, problems: [] };
-  const note = (problem: EventLogProblem) => {
+  const reading = {
+    stateDir: dir,
+    files, // oldest first: rotated ones (`.N` … `.1`), then the live file
+    events: [] as A2AEvent[],
+    corrupt: 0, // lines that are not JSON or not a known event
+    partial: 0, // a last line without its newline: an append still being written, or cut short
+    problems: [] as Array<{ file: string; line: number; problem: string }>, // line is 1-based
+  };
+  const note = (problem: (typeof reading.problems)[number]) => {
     if (reading.problems.length < PROBLEMS_SHOWN) reading.problems.push(problem);
   };
   for (const file of files) {

@@ -2,8 +2,6 @@ import type { A2AEvent } from "../policies/index.js";
 import { computeFigures, type StatsFigures } from "./statsFigures.js";
 import type { EventLogReading } from "./statsRead.js";
 
-export type { StatsFigures } from "./statsFigures.js";
-
 /** What `stats --json` prints: one object, keys in this order (docs/stats.md describes each). */
 export type StatsReport = ReturnType<typeof buildReport>;
 

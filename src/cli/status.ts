@@ -54,10 +54,7 @@ const STATUS_OPTIONS = {
   json: { type: "boolean" },
 } as const;
 
-/**
- * `a2a-statecharts status [--state-dir DIR | --postgres URL [--schema NAME]] [--json]`: the persisted
- * actors of a state directory or a PostgreSQL store, as a table or one JSON document. Read-only.
- */
+/** `a2a-statecharts status`: the persisted actors of a state directory or a PostgreSQL store. Read-only. */
 export async function runStatus(argv: string[], io: CliIO): Promise<number> {
   const flags = readCommandLine(io, "status", STATUS_HELP, argv, STATUS_OPTIONS, ({ values }) => {
     const { postgres, schema } = values;

@@ -1,5 +1,4 @@
-// `status --postgres URL`: the PostgreSQL store's processes, actors and backlog. Loaded only for that
-// flag (it needs the pg package, an optional peer dependency).
+// `status --postgres URL`: the PostgreSQL store's processes, actors and backlog.
 import { SCHEMA_VERSION } from "../persistence/postgres/migrations.js";
 import { type PostgresStatusReading, readPostgresStatus } from "../persistence/postgres/readStatus.js";
 import { MACHINE_VERSIONS } from "../runtime/index.js";
@@ -107,7 +106,9 @@ function processLines(report: PostgresStatusReport): string[] {
       String(p.pid),
       p.host,
       `${p.startedIso.replace(/\.\d{3}Z$/, "Z")} (${formatDuration(report.serverNow - p.startedAt)} ago)`,
-      p.lapsed ? `lapsed ${formatDuration(-p.leaseLeftMs)} ago` : `${leftText(p.leaseLeftMs)} left`,
+      p.lapsed
+        ? `lapsed ${formatDuration(-p.leaseLeftMs)} ago`
+        : `${p.leaseLeftMs < 1_000 ? "<1s" : formatDuration(p.leaseLeftMs)} left`,
       p.lapsed && p.liveActors > 0 ? `${p.liveActors} (to be taken over)` : String(p.liveActors),
     ]);
     lines.push(...alignColumns([["PROCESS", "PID", "HOST", "STARTED", "LEASE", "LIVE ACTORS"], ...rows]));
@@ -128,10 +129,6 @@ function ownerText(a: PostgresStatusReport["actors"][number]): string {
 /** An owner id's first 8 characters (a UUID's first group): enough to match the processes table. */
 function shortId(id: string): string {
   return id.slice(0, 8);
-}
-
-function leftText(ms: number): string {
-  return ms < 1_000 ? "<1s" : formatDuration(ms);
 }
 
 function plural(n: number, one: string, many = `${one}s`): string {

@@ -15,31 +15,10 @@ export interface ActorAttempts {
 }
 
 /** One row of `status`, as `--json` prints it (times in ms since the epoch and as ISO strings). */
-export interface ActorStatusRow {
-  id: string;
-  machine: string;
-  /** The state value flattened (`a.b`, parallel regions joined by ` + `), then each active child's (`> child:state`). */
-  state: string;
-  status: "active" | "done" | "error";
-  location: "live" | "archive";
-  attempts: ActorAttempts | null;
-  /**
-   * The earliest wait of an active actor: a durable timer (named by its event) or one of its XState
-   * delays (`after responseTimeout`, or the delayed event's type); `timers` counts both kinds.
-   */
-  nextDue: { event: string; at: number; atIso: string; inMs: number; timers: number } | null;
-  /** When the actor started (its context's `startedAt`), when known. */
-  startedAt: number | null;
-  updatedAt: number;
-  /** now − startedAt, or now − updatedAt when the start is unknown (`ageFrom` says which). */
-  ageMs: number;
-  ageFrom: "startedAt" | "updatedAt";
-  file: string;
-  problem?: string;
-}
+export type ActorStatusRow = ReturnType<typeof toRow>;
 
 /** A stored actor as a row, its times measured from `now`. */
-export function toRow({ record, file, location, problem }: StoredActor, now: number): ActorStatusRow {
+export function toRow({ record, file, location, problem }: StoredActor, now: number) {
   const snapshot = asObject(record.snapshot);
   const startedAt = asNumber(asObject(snapshot?.context)?.startedAt);
   const timers = record.status === "active" ? waitsOf(record) : [];
@@ -51,6 +30,7 @@ export function toRow({ record, file, location, problem }: StoredActor, now: num
     status: record.status,
     location,
     attempts: attemptsOf(record.machineId, snapshot),
+    // The earliest wait of an active actor (`after responseTimeout`, or the delayed event's type); `timers` counts them.
     nextDue:
       first === undefined
         ? null
@@ -61,10 +41,10 @@ export function toRow({ record, file, location, problem }: StoredActor, now: num
             inMs: first.dueAt - now,
             timers: timers.length,
           },
-    startedAt: startedAt ?? null,
+    startedAt: startedAt ?? null, // its context's `startedAt`, when known
     updatedAt: record.updatedAt,
     ageMs: now - (startedAt ?? record.updatedAt),
-    ageFrom: startedAt === undefined ? "updatedAt" : "startedAt",
+    ageFrom: startedAt === undefined ? ("updatedAt" as const) : ("startedAt" as const),
     file,
     ...(problem === undefined ? {} : { problem }),
   };
@@ -134,9 +114,8 @@ function childContext(snapshot: Record<string, unknown> | undefined, id: string)
 }
 
 /**
- * What the machine counts. collaborate: its mention's deliveries (the mention is 1, each reminder
- * adds 1) of `maxAttempts`, or before the mention is sent, the Discord send's retries. a2aFlow: the
- * reply wait's retries, of the error class's limit while one is known. Others: none.
+ * collaborate: its mention's deliveries of `maxAttempts` (before it is sent: the send's retries);
+ * a2aFlow: the reply wait's retries, of the error class's limit once known; others: null.
  */
 export function attemptsOf(
   machineId: string,
@@ -186,10 +165,7 @@ function asNumber(value: unknown): number | undefined {
 
 const ACTOR_HEADER = ["ID", "MACHINE", "STATE", "STATUS", "ATTEMPTS", "NEXT DUE", "AGE"];
 
-/**
- * The actors table a line at a time: at a million actors, its cells are made as they are written, not
- * held. `owner` adds an OWNER column after STATUS.
- */
+/** The actors table a line at a time (a million actors are not held as cells); `owner` adds an OWNER column. */
 export function actorLines<R extends ActorStatusRow>(
   actors: readonly R[],
   owner?: (actor: R) => string,

@@ -6,10 +6,7 @@ export function alignColumns(rows: string[][]): string[] {
   return rows.map((row) => alignRow(row, widths));
 }
 
-/**
- * `alignColumns` for a table too long to hold as lines (a million actors): `rows` is called twice, once
- * to measure the columns and once to make each line (newline-ended) as it is written.
- */
+/** `alignColumns` for a table too long to hold (a million actors): `rows` is called twice, to measure, then to write. */
 export function* alignedLines(rows: () => Iterable<string[]>): Generator<string> {
   const widths = columnWidths(rows());
   for (const row of rows()) yield `${alignRow(row, widths)}\n`;

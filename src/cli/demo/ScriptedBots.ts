@@ -20,10 +20,8 @@ export interface BotRule {
 }
 
 /**
- * The agents on the Discord side, scripted instead of LLM-driven: the Discord bridge hands them the
- * messages the runtime decides they handle (`onHandle`, where a gateway starts the agent's run), and
- * a matching rule makes the agent's own bot answer in the same thread, as an LLM reply would be
- * delivered. Messages nobody handles (observed, dropped) are only recorded.
+ * The agents, scripted instead of LLM-driven: on `onHandle` (where a gateway starts the agent's run) a
+ * matching rule makes the agent's bot answer in the thread. Every decision is recorded.
  */
 export class ScriptedBots {
   private readonly rules: BotRule[] = [];

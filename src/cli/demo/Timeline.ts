@@ -71,28 +71,20 @@ export interface TimelineOptions {
 }
 
 /**
- * The demo's live timeline: one line per state transition of every statechart (time, scenario,
- * actor, `from → to`, the event that caused it), fed by XState inspection, plus the runtime's A2A
- * events. A scenario claims the key it passes to the runtime (a `sessions_send` routeKey, a
- * `discord_send` topicId): a root actor whose context carries that key, its children, and the events
- * of its conversation or mention are tagged with the scenario.
+ * The demo's live timeline: a line per state transition of every statechart (from XState inspection)
+ * and per A2A event. A scenario claims the key it passes to the runtime (routeKey or topicId): the root
+ * actor whose context carries it, its children and its conversation's or mention's events get its tag.
  */
 export class Timeline {
   private readonly watched = new Map<string, Watched>();
-  /**
-   * Root actors stored before this process started: the runtime may resume them at start or later (a
-   * waiting collaboration is hosted on its first event), either way "(resumed)".
-   */
+  /** Root actors stored before this process started: "(resumed)" whenever the runtime hosts them again. */
   readonly stored = new Set<string>();
   /** Scenario tag by the key the scenario claimed (another process's timeline makes the same claims). */
   readonly claimed = new Map<string, string>();
   /** Scenario tag by the conversation and mention ids of its root actors (its events carry them). */
   private readonly ofIds = new Map<string, string>();
   private tagWidth = 0;
-  /**
-   * Lines held back while a child's final snapshot is on its way: XState hands a finished child's done
-   * event to its parent, which transitions at once, before it reports the child's own final snapshot.
-   */
+  /** Lines held back until a finished child's final snapshot: XState lets its parent transition first. */
   private readonly held: Array<{ child: string; lines: Line[] }> = [];
   transitions = 0;
 

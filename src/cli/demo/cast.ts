@@ -40,15 +40,11 @@ export interface RealDiscordTarget {
   apiUrl?: string;
 }
 
-/**
- * The runtime config of the demo: its agents and channel, and `responseTimeoutMs` before a reminder. At
- * `speed` × real time, a Discord call still gets its 10 s of real time (10 demo seconds at 60× would be
- * 170 ms).
- */
+/** The demo's runtime config. At `speed` × real time a Discord call still gets 10 s of real time. */
 export function demoConfig(
   cast: Pick<Cast, "botIds" | "channelId" | "humanId">,
   responseTimeoutMs: number,
-  speed = 1,
+  speed: number,
 ): A2AConfigInput {
   const agents = Object.fromEntries(
     AGENT_IDS.map((id) => [id, { discordBotId: cast.botIds[id], name: AGENT_NAMES[id] }]),
@@ -103,10 +99,7 @@ export async function realCast(target: RealDiscordTarget): Promise<Cast> {
     clients,
     channelId: target.channelId,
     humanId: target.humanId,
-    botIds: Object.fromEntries(AGENT_IDS.map((id) => [id, clients[id].user.id])) as Record<
-      DemoAgentId,
-      string
-    >,
+    botIds: Object.fromEntries(AGENT_IDS.map((id) => [id, clients[id].user.id])) as Cast["botIds"],
     describe: target.apiUrl === undefined ? "Discord" : `the Discord API at ${target.apiUrl}`,
     credentials: (id) => ({ token: target.tokens[id], ...api }),
     postAsHuman: undefined,

@@ -121,11 +121,7 @@ const RESTART = {
     "The gateway is killed (kill -9) while Ruda waits for Seum; restarted, it still reminds Seum on time, once",
 };
 
-/**
- * The main job: the whole control plane on embedded defaults. A Discord emulator (or real Discord),
- * three agent bots, scripted agents behind a GatewayPort, a human, and a runtime on a lowdb state
- * dir play the demo's scenarios in accelerated time, with a live timeline and a summary.
- */
+/** Plays the scenarios on the whole control plane in accelerated time, with a live timeline; returns the summary's facts. */
 export async function runDemo(o: DemoOptions) {
   const startedAt = Date.now();
   const stateDir = resolve(o.stateDir);

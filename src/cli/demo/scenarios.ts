@@ -21,10 +21,7 @@ export interface DemoWorld {
 
 /** One of the demo's scenarios: it plays, then says where it ended, in words compared with `expected`. */
 export interface Scenario {
-  /**
-   * A short name, unique among the scenarios: the timeline tags the scenario's lines with it, and the
-   * scenario passes it to the runtime (as a routeKey or a topicId) so its actors can be told apart.
-   */
+  /** Unique among the scenarios: its timeline tag, and the routeKey or topicId it gives the runtime. */
   key: string;
   /** What happens, in a user's words. */
   title: string;
