@@ -117,9 +117,14 @@ export async function writeFileDurably(file: string, text: string | Iterable<str
 }
 
 /** Writes all of `bytes` at `position`, looping over short writes. */
-export async function writeAll(handle: FileHandle, bytes: Uint8Array, position: number): Promise<void> {
+export async function writeAll(
+  handle: FileHandle,
+  bytes: Uint8Array,
+  position: number | null,
+): Promise<void> {
   for (let done = 0; done < bytes.length;) {
-    const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, position + done);
+    const at = position === null ? null : position + done; // null: at the end of a file opened to append
+    const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, at);
     if (bytesWritten <= 0) throw new Error(`the write stopped after ${done} of ${bytes.length} bytes`);
     done += bytesWritten;
   }
