@@ -63,9 +63,6 @@ export class LowdbSnapshotStore {
   private readonly openReport = emptyOpenReport();
   private readonly options: SnapshotStoreOptions;
   private readonly now: () => number;
-  private readonly shards: number;
-  private readonly cleanupMaxAgeMs: number;
-  private readonly journalMaxBytes: number;
   private readonly warn: (message: string) => void;
   private readonly actorsDir: string;
   private readonly archiveDir: string;
@@ -75,13 +72,12 @@ export class LowdbSnapshotStore {
   private constructor(options: SnapshotStoreOptions) {
     this.options = ownRules(options);
     this.now = options.now ?? Date.now;
-    this.shards = options.shards ?? DEFAULT_SHARDS;
-    this.cleanupMaxAgeMs = options.cleanupMaxAgeMs ?? DEFAULT_CLEANUP_MAX_AGE_MS;
-    this.journalMaxBytes = options.journalMaxBytes ?? DEFAULT_JOURNAL_MAX_BYTES;
     this.warn = options.onWarning ?? ((message) => console.warn(message));
     this.actorsDir = join(options.dir, "actors");
     this.archiveDir = join(options.dir, "archive");
-    this.layout = new SnapshotLayout(this.actorsDir, this.shards, (bytes) => this.countWrite(bytes));
+    this.layout = new SnapshotLayout(this.actorsDir, options.shards ?? DEFAULT_SHARDS, (bytes) =>
+      this.countWrite(bytes),
+    );
     this.journal = new StoreJournal({
       actorsDir: this.actorsDir,
       recordOf: (id) => this.layout.held(id),
@@ -92,9 +88,8 @@ export class LowdbSnapshotStore {
   }
 
   /**
-   * Opens (creating if needed) the store in `dir`: reads the live shards and replays the journal; what
-   * cannot be used is set aside (readFiles), reported through onWarning and report(), and the
-   * rest loads. The clean-up this needs is on disk before it resolves.
+   * Opens (creating if needed) the store in `dir`. What cannot be used is set aside, reported through
+   * onWarning and report(), and the rest loads; that clean-up is on disk before it resolves.
    */
   static async open(options: SnapshotStoreOptions): Promise<LowdbSnapshotStore> {
     checkOptions(options);
@@ -201,7 +196,7 @@ export class LowdbSnapshotStore {
 
   /** Drops archived records updated more than cleanupMaxAgeMs before `now`; resolves how many, once on disk. */
   prune(now: number = this.now()): Promise<number> {
-    return this.pruneBefore(now - this.cleanupMaxAgeMs);
+    return this.pruneBefore(now - (this.options.cleanupMaxAgeMs ?? DEFAULT_CLEANUP_MAX_AGE_MS));
   }
 
   /** As prune(), for the archived records last updated before `cutoff` (ms since the epoch). */
@@ -218,7 +213,7 @@ export class LowdbSnapshotStore {
 
   stats(): SnapshotStoreStats {
     return {
-      shards: this.shards,
+      shards: this.layout.shards,
       liveRecords: this.layout.home.size,
       archivedRecords: this.layout.finished.size + this.archive.count(),
       bytesWritten: this.bytesWritten,
@@ -252,30 +247,25 @@ export class LowdbSnapshotStore {
     // Checked as each file is read, so only one file's parsed JSON is held at a time.
     const quarantined: QuarantinedRecord[] = [];
     const copies = new Map<string, Array<{ file: StoreFile; record: ActorRecord }>>();
-    const checkFile = (file: StoreFile, raw: Record<string, unknown>): void => {
-      for (const [key, value] of Object.entries(raw)) {
-        const checked = this.checkStored(key, value, file.path, quarantined);
-        // A record quarantined or migrated changes its file: rewrite it.
-        if (checked === undefined || checked.migrated) layout.dirty.add(file);
-        if (checked === undefined) continue;
-        const held = copies.get(key);
-        if (held === undefined) copies.set(key, [{ file, record: checked.record }]);
-        else held.push({ file, record: checked.record });
-      }
-    };
-    for (const name of await list(this.actorsDir)) {
+    for (const name of (await readdir(this.actorsDir)).sort()) {
       const match = SHARD_FILE.exec(name);
       if (match === null) continue;
       const index = Number(match[1]);
       const file = layout.file(name, !(index < layout.shards && name === layout.shardName(index)));
       const raw = await this.readRaw(file.path);
       if (raw === undefined) continue;
-      checkFile(file, raw);
+      for (const [key, value] of Object.entries(raw)) {
+        const checked = this.checkStored(key, value, file.path, quarantined);
+        // A record quarantined or migrated changes its file: rewrite it.
+        if (checked === undefined || checked.migrated) layout.dirty.add(file);
+        if (checked !== undefined)
+          copies.set(key, [...(copies.get(key) ?? []), { file, record: checked.record }]);
+      }
       layout.fileBytes.set(file.key, (await stat(file.path)).size);
     }
-    const replayed = await replayJournal({
+    const { latest: journal, seqs } = await replayJournal({
       actorsDir: this.actorsDir,
-      names: await list(this.actorsDir),
+      names: (await readdir(this.actorsDir)).sort(),
       check: (key, value, file) => this.checkStored(key, value, file, quarantined)?.record,
       torn: (file) =>
         this.warn(
@@ -283,7 +273,6 @@ export class LowdbSnapshotStore {
         ),
       damaged: (file, bytes, damage) => this.keepDamaged(file, bytes, damage),
     });
-    const journal = replayed.latest;
     if (quarantined.length > 0) await this.quarantineRecords(quarantined);
 
     // One copy per id: a duplicate is what a crash during a move leaves; the newer copy wins.
@@ -309,7 +298,7 @@ export class LowdbSnapshotStore {
     // An old-layout shard left empty is deleted (LowdbSnapshotStore rewrites the others once moved out).
     for (const file of layout.files.values())
       if (file.retired && isEmpty(file.db.data.records)) layout.dirty.add(file);
-    return replayed.seqs;
+    return seqs;
   }
 
   /** A stored record checked (and migrated); undefined, and queued in `quarantined`, when unusable. */
@@ -327,16 +316,15 @@ export class LowdbSnapshotStore {
 
   /** A journal segment that lost acknowledged records: a copy kept in `quarantine/`, reported loudly. */
   private async keepDamaged(file: string, bytes: Buffer, damage: JournalDamage): Promise<void> {
-    let keptAt: string;
-    try {
-      const name = `${basename(file)}.damaged-${quarantineStamp(this.now())}`;
-      keptAt = (await keepInQuarantine(this.options.dir, name, "", bytes)).path;
-    } catch (cause) {
-      throw new Error(
-        `snapshot store: ${damage.kind} journal ${file} (${damage.problem}), and a copy could not be kept: ${errorText(cause)}`,
-        { cause },
-      );
-    }
+    const name = `${basename(file)}.damaged-${quarantineStamp(this.now())}`;
+    const { path: keptAt } = await keepInQuarantine(this.options.dir, name, "", bytes).catch(
+      (cause: unknown) => {
+        throw new Error(
+          `snapshot store: ${damage.kind} journal ${file} (${damage.problem}), and a copy could not be kept: ${errorText(cause)}`,
+          { cause },
+        );
+      },
+    );
     this.openReport.damagedJournals.push({ file, keptAt, ...damage });
     this.warn(
       `snapshot store: ACKNOWLEDGED RECORDS MAY BE LOST: ${damage.kind} journal ${file}: ${damage.problem}; ` +
@@ -347,17 +335,13 @@ export class LowdbSnapshotStore {
   /** The file's records, or undefined when it is missing or was quarantined as corrupt. */
   private async readRaw(path: string): Promise<Record<string, unknown> | undefined> {
     try {
-      const doc = await new DurableJsonFile<RawStoreDoc>(path, { parse: parseRawDoc }).read();
-      return doc?.records;
+      return (await new DurableJsonFile<RawStoreDoc>(path, { parse: parseRawDoc }).read())?.records;
     } catch (error) {
       if (!(error instanceof CorruptStateFileError)) throw error;
-      let movedTo: string;
-      try {
-        movedTo = await quarantineFile(path, this.now());
-      } catch (cause) {
+      const movedTo = await quarantineFile(path, this.now()).catch((cause: unknown) => {
         const problem = `${error.message}, and it could not be moved aside: ${errorText(cause)}`;
         throw new Error(`snapshot store: ${problem}`, { cause });
-      }
+      });
       this.openReport.quarantinedFiles.push({ file: path, movedTo, problem: error.reason });
       this.warn(`snapshot store: ${error.message}; moved it to ${movedTo} and started without it`);
       return undefined;
@@ -368,14 +352,13 @@ export class LowdbSnapshotStore {
   private async quarantineRecords(entries: QuarantinedRecord[]): Promise<void> {
     const now = this.now();
     const text = JSON.stringify({ version: 1, quarantinedAt: new Date(now).toISOString(), records: entries });
-    let path: string;
-    try {
-      const kept = await keepInQuarantine(this.options.dir, `records-${quarantineStamp(now)}`, ".json", text);
-      this.countWrite(kept.bytes);
-      path = kept.path;
-    } catch (error) {
-      throw new StateDirNotWritableError(this.options.dir, error);
-    }
+    const name = `records-${quarantineStamp(now)}`;
+    const { path, bytes } = await keepInQuarantine(this.options.dir, name, ".json", text).catch(
+      (error: unknown) => {
+        throw new StateDirNotWritableError(this.options.dir, error);
+      },
+    );
+    this.countWrite(bytes);
     this.openReport.recordQuarantineFile = path;
     for (const entry of entries) {
       this.openReport.quarantinedRecords.push({ id: entry.key, file: entry.file, problem: entry.problem });
@@ -392,7 +375,9 @@ export class LowdbSnapshotStore {
 
   /** After an append: fold once the journal holds journalMaxBytes, or the live shards' size when larger. */
   private appended(segmentBytes: number, mustFold: boolean): void {
-    const due = segmentBytes >= Math.max(this.journalMaxBytes, this.layout.liveBytes());
+    const due =
+      segmentBytes >=
+      Math.max(this.options.journalMaxBytes ?? DEFAULT_JOURNAL_MAX_BYTES, this.layout.liveBytes());
     if (mustFold || (due && this.compactions.pending === undefined))
       this.compactions.request().catch(() => undefined);
   }
@@ -412,8 +397,3 @@ export class LowdbSnapshotStore {
 }
 
 type QuarantinedRecord = { file: string; key: string; problem: string; record: unknown };
-
-/** A folder's entries, sorted. */
-async function list(dir: string): Promise<string[]> {
-  return (await readdir(dir)).sort();
-}
