@@ -51,16 +51,13 @@ export function streamWrite(stream: Writable): (text: string) => Promise<boolean
   return async (text) => {
     if (!usable()) return false;
     if (stream.write(text)) return true;
+    const events = ["drain", "close", "error"] as const;
     await new Promise<void>((resolve) => {
       const done = () => {
-        stream.off("drain", done);
-        stream.off("close", done);
-        stream.off("error", done);
+        for (const event of events) stream.off(event, done);
         resolve();
       };
-      stream.on("drain", done);
-      stream.on("close", done);
-      stream.on("error", done);
+      for (const event of events) stream.on(event, done);
     });
     return usable();
   };
@@ -70,11 +67,6 @@ export function streamWrite(stream: Writable): (text: string) => Promise<boolean
 export function firstLine(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.split("\n")[0] ?? text;
-}
-
-/** What node:util's parseArgs says of a bad flag: its first sentence, which names the flag (the rest is advice about `--`). */
-export function flagProblem(error: unknown): string {
-  return firstLine(error).split(". ")[0] ?? "";
 }
 
 /** `--state-dir DIR` (`-d`) of `status` and `stats`, checked. */
@@ -123,7 +115,8 @@ export function readCommandLine<O extends FlagOptions, T>(
     if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);
     return read(flags as unknown as Flags<O>);
   } catch (error) {
-    io.err(`a2a-statecharts ${command}: ${flagProblem(error)} (see --help)`);
+    // parseArgs' first sentence names the flag; the rest is advice about `--`.
+    io.err(`a2a-statecharts ${command}: ${firstLine(error).split(". ")[0] ?? ""} (see --help)`);
     return 2;
   }
 }

@@ -2,10 +2,7 @@ import type { AnyActorRef } from "xstate";
 import type { CollaborateInput, MentionContext } from "../machines/index.js";
 import type { MentionSummary } from "./ports.js";
 
-// A collaboration's thread and its mention's progress, read from the live actor and kept in its record's
-// meta: what mentions() lists (a dormant one from its record) and what indexes the thread state.
-
-/** What a collaboration record keeps outside its snapshot, for mentions() and the thread state. */
+/** A collaboration record's meta: what mentions() lists (for a dormant actor too) and indexes the thread state. */
 export interface CollaborationMeta {
   fromAgentId: string;
   targetAgentId: string;
@@ -52,7 +49,7 @@ export function collaborationMeta(actor: AnyActorRef): CollaborationMeta {
 function mentionStatus(
   value: string,
   endedAttempts: number | undefined,
-  child: { value: string; context: MentionContext } | undefined,
+  child: MentionView | undefined,
 ): CollaborationMeta["mention"] {
   if (value === "responded" || value === "escalated") return { status: value, attempts: endedAttempts ?? 1 };
   if (child === undefined) return undefined;

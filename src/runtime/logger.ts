@@ -14,19 +14,16 @@ export type LogLevel = "debug" | "info" | "warn" | "error";
 const LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
 
 /** The console from `level` up: `a2a-statecharts: message {fields}`. */
-function consoleLogger(level: LogLevel = "warn"): A2ALogger {
+function consoleLogger(level: LogLevel): A2ALogger {
   const from = LEVELS.indexOf(level);
-  const line = (at: LogLevel, write: (text: string) => void) => (fields: LogFields, message: string) => {
+  const line = (at: LogLevel) => (fields: LogFields, message: string) => {
     if (LEVELS.indexOf(at) < from) return;
     const shown = Object.keys(fields).length === 0 ? "" : ` ${safeJson(fields)}`;
-    write(`a2a-statecharts: ${message}${shown}`);
+    console[at](`a2a-statecharts: ${message}${shown}`);
   };
-  return {
-    debug: line("debug", (t) => console.debug(t)),
-    info: line("info", (t) => console.info(t)),
-    warn: line("warn", (t) => console.warn(t)),
-    error: line("error", (t) => console.error(t)),
-  };
+  const logger = {} as A2ALogger;
+  for (const at of LEVELS) logger[at] = line(at);
+  return logger;
 }
 
 /** The runtime's logger: `logger` (a level is the console from that level up), else the console at warn. */
