@@ -78,8 +78,8 @@ export class SnapshotStoreWriteError extends A2AError {
 
   constructor(readonly failures: Array<{ file: string; cause: unknown }>) {
     super(
-      `snapshot store: could not write ${failures.map((f) => `${f.file} (${errorText(f.cause)})`).join(", ")}; ` +
-        "the records are kept in memory and the next flush() retries",
+      `could not write ${failures.map((f) => `${f.file} (${errorText(f.cause)})`).join(", ")}; ` +
+        "the records are kept in memory and written again at the next write",
     );
   }
 }

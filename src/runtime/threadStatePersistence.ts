@@ -57,8 +57,6 @@ export class ThreadStateStore {
             .finally(() => (this.folding = undefined));
         else if (bytes >= SEGMENT_BYTES) void this.journal.seal();
       },
-      writeError: (file, cause) =>
-        new Error(`could not save the thread state in ${file}: ${displayText(cause)}`, { cause }),
     });
   }
 

@@ -21,8 +21,6 @@ export interface StoreJournalOptions {
   warn: (message: string) => void;
   /** Told after each append: the journal may be due for a fold (or, after EFBIG, must be folded). */
   appended: (segmentBytes: number, mustFold: boolean) => void;
-  /** What a failed append rejects with (and warns); a SnapshotStoreWriteError by default. */
-  writeError?: (file: string, cause: unknown) => Error;
 }
 
 /**
@@ -126,9 +124,7 @@ export class StoreJournal {
       try {
         await rm(segment.path, { force: true });
       } catch (error) {
-        this.o.warn(
-          `snapshot store: could not delete the folded journal ${segment.path}: ${errorText(error)}`,
-        );
+        this.o.warn(`could not delete the folded journal ${segment.path}: ${errorText(error)}`);
         continue;
       }
       removed = true;
@@ -164,9 +160,7 @@ export class StoreJournal {
       const tooLarge = errorCode(error) === "EFBIG" && segment.writer.size > 0;
       if ((segment.writer.broken || tooLarge) && this.segment === segment) this.rotate();
       if (tooLarge) this.o.appended(segment.writer.size, true);
-      const failure =
-        this.o.writeError?.(segment.path, error) ??
-        new SnapshotStoreWriteError([{ file: segment.path, cause: error }]);
+      const failure = new SnapshotStoreWriteError([{ file: segment.path, cause: error }]);
       this.o.warn(failure.message);
       throw failure;
     }
