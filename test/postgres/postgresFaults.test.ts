@@ -70,6 +70,24 @@ describe("PostgreSQL store under faults", { timeout: 30_000 }, () => {
     expect(ids(await b.list("live"))).toEqual(["x", "y"]);
   });
 
+  it("a process whose connections close (it was killed) has its actors taken over at the next poll, not when its lease lapses", async () => {
+    const { url, proxied, proxy } = await database();
+    const ha = heard();
+    const a = await openStore(proxied, { heard: ha, leaseMs: 60_000 });
+    await a.put([storeRecord("x")]);
+    const hb = heard();
+    const b = await openStore(url, { heard: hb, leaseMs: 60_000 });
+    proxy.refuse();
+    // Within `until`'s 10 s: long before the 60 s lease could lapse.
+    await until("b to take x over", () => hb.claimed.includes("x"));
+    expect(ids(await b.list("live"))).toEqual(["x"]);
+    // Alive after all (only its connections were cut): it connects again, hears it lost x, and says so.
+    proxy.heal();
+    await until("a to hear it lost x", () => ha.lost.includes("x"));
+    expect(ha.warnings.join("\n")).toMatch(/1 actor\(s\) were taken over .* its connection was closed/);
+    await expect(a.put([storeRecord("x", { updatedAt: STORE_T0 + 1 })])).rejects.toThrow(ActorTakenOverError);
+  });
+
   it("a takeover claim that commits but whose reply is lost: the claimed actors are hosted at the next poll", async () => {
     const { url, proxied, proxy } = await database();
     const a = await openStore(url, {}, true);
@@ -138,8 +156,8 @@ describe("PostgreSQL store under faults", { timeout: 30_000 }, () => {
     const { url, proxied, proxy } = await database();
     const first = await openStore(proxied, { instance: "/srv/gateway-1", leaseMs: 60_000 }, true);
     await first.put([storeRecord("x")]);
-    // The first process dies (it can neither renew nor let go).
-    proxy.refuse();
+    // The first process's host goes dark (it can neither renew nor let go, and its connections stay open).
+    proxy.blackHole();
     const other = await openStore(url, { instance: "/srv/gateway-2", leaseMs: 60_000 });
     expect(await other.list("live")).toEqual([]);
     const again = await openStore(url, { instance: "/srv/gateway-1", leaseMs: 60_000 });

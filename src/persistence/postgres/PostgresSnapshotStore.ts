@@ -28,6 +28,7 @@ import {
 import { GroupCommit } from "./groupCommit.js";
 import { migrate, quoteIdentifier } from "./migrations.js";
 import { Ownership } from "./ownership.js";
+import { Presence } from "./presence.js";
 import { codeOf, describeTarget, openFailure } from "./postgresErrors.js";
 import { queryTimeout, renewalTimeout, type ResolvedPostgresStoreOptions } from "./postgresStoreOptions.js";
 import { named, putRecords, quarantineRecords, releaseOwner } from "./statements.js";
@@ -37,6 +38,7 @@ interface Opened {
   pool: pg.Pool;
   /** The lease's own connection. */
   lease: pg.Pool;
+  presence: Presence;
   owner: string;
   rules: ActorRecordRules;
   warn: (message: string) => void;
@@ -66,6 +68,7 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
     this.opening = true;
     const pool = this.pool(this.o.poolSize, queryTimeout(this.o));
     const lease = this.pool(1, renewalTimeout(this.o));
+    const presence = new Presence(this.clientConfig(renewalTimeout(this.o)));
     const owner = randomUUID();
     let registered = false;
     try {
@@ -82,6 +85,7 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
       const ownership = new Ownership({
         pool,
         lease,
+        presence,
         s: this.s,
         leaseMs: this.o.leaseMs,
         pollMs: this.o.pollMs,
@@ -98,6 +102,7 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
       const opened: Opened = {
         pool,
         lease,
+        presence,
         owner,
         rules,
         warn: options.onWarning,
@@ -117,17 +122,16 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
     } catch (error) {
       // What it claimed goes back at once rather than when the lease lapses.
       if (registered) await pool.query(releaseOwner(this.s), [owner]).catch(() => undefined);
-      await Promise.all([pool.end(), lease.end()]).catch(() => undefined);
+      await Promise.all([pool.end(), lease.end(), presence.close()]).catch(() => undefined);
       throw openFailure(error, this.o);
     } finally {
       this.opening = false;
     }
   }
 
-  private pool(max: number, timeoutMs: number): pg.Pool {
-    const pool = new pg.Pool({
+  private clientConfig(timeoutMs: number): pg.ClientConfig {
+    return {
       connectionString: this.o.connectionString,
-      max,
       connectionTimeoutMillis: Math.max(5_000, timeoutMs),
       // Bounded waits: a silent connection fails its query and is dropped; keep-alive notices it idle.
       query_timeout: timeoutMs,
@@ -135,7 +139,11 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
       keepAlive: true,
       keepAliveInitialDelayMillis: 5_000,
       application_name: "a2a-statecharts",
-    });
+    };
+  }
+
+  private pool(max: number, timeoutMs: number): pg.Pool {
+    const pool = new pg.Pool({ ...this.clientConfig(timeoutMs), max });
     // An idle connection the server drops (a restart) is reported here; without a listener it would end the process.
     pool.on("error", () => undefined);
     return pool;
@@ -239,7 +247,7 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
         `${this.name}: could not hand the actors over at close (${errorText(error)}); they are taken over once the lease lapses`,
       );
     }
-    await Promise.all([opened.pool.end(), opened.lease.end()]);
+    await Promise.all([opened.pool.end(), opened.lease.end(), opened.presence.close()]);
   }
 
   async listEveryLive(filter: LiveRecordFilter = {}): Promise<Array<Readonly<ActorRecord>>> {

@@ -18,7 +18,10 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: (s:
         -- directory): one that starts again under this name on this host takes the actors back at once.
         instance text,
         started_at timestamptz NOT NULL DEFAULT clock_timestamp(),
-        lease_until timestamptz NOT NULL
+        lease_until timestamptz NOT NULL,
+        -- The server process of its lease's connection, and since when: gone, the process died.
+        backend integer NOT NULL,
+        backend_at timestamptz NOT NULL
       );
       -- Every actor: its whole record (json keeps the snapshot as written), and the process that hosts it.
       CREATE TABLE ${s}.actors (

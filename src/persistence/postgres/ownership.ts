@@ -4,6 +4,7 @@ import type { ActorRecord } from "../actorRecord.js";
 import { errorText } from "../DurableJsonFile.js";
 import type { SharedStoreEvents, StoredDelivery } from "../SnapshotStorePort.js";
 import { leaseLength } from "./postgresStoreOptions.js";
+import type { Presence } from "./presence.js";
 import {
   claimOrphans,
   forgetDeadOwners,
@@ -26,6 +27,7 @@ export interface OwnershipOptions {
   pool: Pool;
   /** The lease's own connection: a renewal never waits behind the application's queries. */
   lease: Pool;
+  presence: Presence;
   /** The quoted schema name. */
   s: string;
   leaseMs: number;
@@ -130,10 +132,11 @@ export class Ownership {
 
   private async renew(): Promise<void> {
     const { lease, s, owner, pid, host, instance } = this.o;
+    const backend = await this.o.presence.backend();
     const asked = this.o.now();
     const started = performance.now();
-    const renewed = await lease.query<{ lapsed_ms: number | null; server_now: number }>(
-      named(s, "renew", renewLease(s), [owner, leaseLength(this.o), pid, host, instance ?? null]),
+    const renewed = await lease.query<{ lapsed_ms: number | null; reconnected: boolean; server_now: number }>(
+      named(s, "renew", renewLease(s), [owner, leaseLength(this.o), pid, host, instance ?? null, backend]),
     );
     const first = !this.registered;
     this.registered = true;
@@ -144,6 +147,8 @@ export class Ownership {
     const row = renewed.rows[0];
     if (row === undefined) return;
     this.checkSkew(asked, this.o.now(), row.server_now);
+    // Its previous connection closed: to the others this process looked dead meanwhile.
+    if (row.reconnected) this.checkTaken = true;
     // Null: the row was gone (never registered, or forgotten long after a lapse).
     const lapsedMs = row.lapsed_ms ?? (first ? -1 : 0);
     const hadLapsedMs = Math.max(lapsedMs, first ? -1 : unrenewedMs);
@@ -176,6 +181,8 @@ export class Ownership {
   private async poll(): Promise<void> {
     if (!this.running) return;
     try {
+      // Seen dead meanwhile: renewed at once, so others take no more, and told which they took.
+      if (this.o.presence.closed) await this.renewNow();
       if (this.checkTaken) await this.dropTaken();
       if (this.checkOwned) await this.hostOwned();
       for (;;) {
@@ -221,7 +228,7 @@ export class Ownership {
     if (usable.length > 0) this.o.events?.claimed(usable);
   }
 
-  /** Drops the held actors another process took over while this one's lease had lapsed. */
+  /** Drops the held actors another process took over while this one's lease had lapsed or its connection was closed. */
   private async dropTaken(): Promise<void> {
     const { pool, s, owner, held } = this.o;
     const found = await pool.query<{ id: string }>(heldElsewhere(s), [owner, [...held]]);
@@ -230,7 +237,7 @@ export class Ownership {
     if (ids.length === 0) return;
     for (const id of ids) held.delete(id);
     this.o.warn(
-      `PostgreSQL store: ${ids.length} actor(s) were taken over by other processes while this one's lease had lapsed; dropped here`,
+      `PostgreSQL store: ${ids.length} actor(s) were taken over by other processes while this one's lease had lapsed or its connection was closed; dropped here`,
     );
     this.o.events?.lost(ids);
   }

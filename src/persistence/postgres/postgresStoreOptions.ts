@@ -7,7 +7,7 @@ export interface PostgresStoreOptions {
   connectionString: string;
   /** The schema the store creates and migrates its tables in (default `a2a`). */
   schema?: string;
-  /** How long a process owns its actors without renewal (default 10 s): a dead one's are taken over within it. */
+  /** How long a process owns its actors without renewal (default 10 s): a hung one's are taken over within it. */
   leaseMs?: number;
   /** How often to look for actors to take over and events sent (default leaseMs / 20 within 50–500 ms; at most leaseMs / 4). */
   pollMs?: number;

@@ -45,37 +45,51 @@ export const putRecords = (s: string): string => `
 
 /**
  * Registers this process or extends its lease (a lapsed one too: what others took meanwhile stays
- * theirs). Returns how long ago it had lapsed (null: unknown; negative: it held) and the server's clock.
- * $1 owner, $2 lease length in ms, $3 pid, $4 host, $5 instance.
+ * theirs), recording the backend of its presence connection. Returns how long ago it had lapsed (null:
+ * unknown; negative: it held), whether that backend is another (the last one closed: others may have
+ * taken actors over meanwhile), and the server's clock. $1 owner, $2 lease length in ms, $3 pid,
+ * $4 host, $5 instance, $6 backend.
  */
 export const renewLease = (s: string): string => `
-  WITH was AS (SELECT lease_until FROM ${s}.owners WHERE id = $1)
-  INSERT INTO ${s}.owners AS o (id, pid, host, instance, lease_until)
-  VALUES ($1, $3, $4, $5, clock_timestamp() + $2 * interval '1 millisecond')
-  ON CONFLICT (id) DO UPDATE SET lease_until = excluded.lease_until
+  WITH was AS (SELECT lease_until, backend FROM ${s}.owners WHERE id = $1)
+  INSERT INTO ${s}.owners AS o (id, pid, host, instance, lease_until, backend, backend_at)
+  VALUES ($1, $3, $4, $5, clock_timestamp() + $2 * interval '1 millisecond', $6, clock_timestamp())
+  ON CONFLICT (id) DO UPDATE SET
+    lease_until = excluded.lease_until, backend = excluded.backend, backend_at = excluded.backend_at
   RETURNING (SELECT extract(epoch FROM clock_timestamp() - lease_until) * 1000 FROM was)::float8 AS lapsed_ms,
+            COALESCE((SELECT backend <> $6 FROM was), false) AS reconnected,
             (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS server_now`;
+
+/**
+ * The owners alive: lease held, and presence connection open. A killed process's closes at once, so
+ * its actors are taken over at the next poll; one that hangs or is cut off keeps its server end, and
+ * its actors wait for the lease. A backend recorded before the server (re)started says nothing.
+ */
+const living = (s: string): string => `
+  SELECT id FROM ${s}.owners o
+  WHERE lease_until > clock_timestamp()
+    AND NOT (backend_at > pg_postmaster_start_time()
+             AND NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = o.backend))`;
 
 /** The earlier owners under this instance name on this host: dead, as the name is held by one process at a time. $1 owner, $2 host, $3 instance. */
 export const predecessors = (s: string): string =>
   `SELECT id FROM ${s}.owners WHERE instance = $3 AND host = $2 AND id <> $1`;
 
-/** Other owners whose lease lapsed, and whether any live actor has no owner: the cheap check before a claim. $1 owner. */
+/** Other owners not alive, and whether any live actor has no owner: the cheap check before a claim. $1 owner. */
 export const orphanCheck = (s: string): string =>
-  `SELECT array(SELECT id FROM ${s}.owners WHERE lease_until < clock_timestamp() AND id <> $1) AS dead,
+  `SELECT array(SELECT id FROM ${s}.owners WHERE id <> $1 EXCEPT ${living(s)}) AS dead,
           EXISTS (SELECT 1 FROM ${s}.actors WHERE status = 'active' AND owner IS NULL) AS unowned`;
 
 /**
- * Takes over live actors without a living owner, soonest due first, skipping rows being claimed. A
- * lapsed owner that renewed since keeps its actors, unless a predecessor. $1 owner, $2 limit, $3 the
- * lapsed owners and predecessors, $4 the predecessors.
+ * Takes over live actors without a living owner, soonest due first, skipping rows being claimed. An
+ * owner found dead that lives again since (a lapsed lease renewed) keeps its actors, unless a
+ * predecessor. $1 owner, $2 limit, $3 the dead owners and predecessors, $4 the predecessors.
  */
 export const claimOrphans = (s: string): string => `
-  WITH orphans AS (
+  WITH living AS (${living(s)}), orphans AS (
     SELECT a.id FROM ${s}.actors a LEFT JOIN ${s}.timers t ON t.actor_id = a.id
     WHERE a.status = 'active' AND (a.owner IS NULL OR a.owner = ANY($3::text[]))
-      AND NOT EXISTS (SELECT 1 FROM ${s}.owners o
-                      WHERE o.id = a.owner AND o.lease_until > clock_timestamp() AND NOT o.id = ANY($4::text[]))
+      AND NOT EXISTS (SELECT 1 FROM living l WHERE l.id = a.owner AND NOT l.id = ANY($4::text[]))
     ORDER BY t.due_at NULLS LAST
     LIMIT $2
     FOR UPDATE OF a SKIP LOCKED
