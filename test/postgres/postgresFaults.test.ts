@@ -88,6 +88,36 @@ describe("PostgreSQL store under faults", { timeout: 30_000 }, () => {
     await expect(a.put([storeRecord("x", { updatedAt: STORE_T0 + 1 })])).rejects.toThrow(ActorTakenOverError);
   });
 
+  it("a database restart is no death: the others wait for the lease of a process that cannot connect again yet", async () => {
+    const { url, proxied, proxy } = await database();
+    const ha = heard();
+    const a = await openStore(proxied, { heard: ha });
+    const hb = heard();
+    const b = await openStore(url, { heard: hb });
+    await a.put([storeRecord("x")]);
+    // a's connections end with the server, and it cannot connect again until healed: its backend is
+    // gone as a killed process's would be, but recorded before the restart, so only its lease (10 s) counts.
+    proxy.pause();
+    await postgres().restart();
+    await until("b to answer again", () =>
+      b.list("live").then(
+        () => true,
+        () => false,
+      ),
+    );
+    await sleep(500);
+    expect(hb.claimed).toEqual([]);
+    proxy.heal();
+    await until("a to write again", () =>
+      a.put([storeRecord("x", { updatedAt: STORE_T0 + 1 })]).then(
+        () => true,
+        () => false,
+      ),
+    );
+    expect(ha.lost).toEqual([]);
+    expect(ids(await a.list("live"))).toEqual(["x"]);
+  });
+
   it("a takeover claim that commits but whose reply is lost: the claimed actors are hosted at the next poll", async () => {
     const { url, proxied, proxy } = await database();
     const a = await openStore(url, {}, true);
