@@ -31,7 +31,6 @@ import { A2AConfigError } from "../src/policies/config/parseConfig.js";
 import { InvalidEventError } from "../src/policies/events/EventBus.js";
 import { InvalidInputError } from "../src/policies/InvalidInputError.js";
 import { RateLimiterClosedError } from "../src/policies/guards/RateLimiter.js";
-import { StatsStateDirError } from "../src/cli/statsRead.js";
 import { UsageError } from "../src/cli/io.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -63,7 +62,6 @@ const SAMPLES: Record<string, () => A2AError> = {
   StateDirNotFoundError: () => new StateDirNotFoundError("/tmp/s", "does not exist"),
   StateDirNotWritableError: () => new StateDirNotWritableError("/tmp/s", new Error("EACCES")),
   StateFileReadError: () => new StateFileReadError("x.json", new Error("EISDIR")),
-  StatsStateDirError: () => new StatsStateDirError("/tmp/s is not a directory"),
   UsageError: () => new UsageError("--speed must be a number above 0"),
 };
 

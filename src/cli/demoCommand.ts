@@ -3,7 +3,7 @@ import { join, relative } from "node:path";
 import { AGENT_IDS, type DemoAgentId, type RealDiscordTarget } from "./demo/cast.js";
 import { type DemoOptions, type DemoReport, runDemo } from "./demo/runDemo.js";
 import { demoStamp } from "./demo/Timeline.js";
-import { type CliIO, readCommandLine, UsageError } from "./io.js";
+import { type CliIO, orReport, readCommandLine, UsageError } from "./io.js";
 
 const DEMO_USAGE = `Usage: a2a-statecharts demo [options]
 
@@ -115,13 +115,8 @@ export async function runDemoCommand(argv: string[], io: CliIO): Promise<number>
 
 /** Runs the demo and prints its summary: 0 when every scenario reached its expected end. */
 export async function playDemo(options: DemoOptions, io: CliIO, command: string): Promise<number> {
-  let report: DemoReport;
-  try {
-    report = await runDemo(options);
-  } catch (error) {
-    io.err(`a2a-statecharts ${command}: ${(error as Error).message}`);
-    return 1;
-  }
+  const report = await orReport(io, runDemo(options), (message) => `a2a-statecharts ${command}: ${message}`);
+  if (report === undefined) return 1;
   for (const line of await summary(report)) io.out(line);
   return report.outcomes.every((o) => o.passed) ? 0 : 1;
 }

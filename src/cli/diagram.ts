@@ -42,15 +42,12 @@ export async function runDiagram(argv: string[], io: CliIO): Promise<number> {
   );
   if (typeof flags === "number") return flags;
   const { out, check } = flags;
+  const docs = statechartDocs();
   if (out === undefined) {
-    io.out(
-      statechartDocs()
-        .map((doc) => doc.content)
-        .join("\n"),
-    );
+    io.out(docs.map((doc) => doc.content).join("\n"));
     return 0;
   }
-  const pages = statechartDocs().map(({ file, content }) => {
+  const pages = docs.map(({ file, content }) => {
     const path = join(out, basename(file));
     return { path, content, existing: existsSync(path) ? readFileSync(path, "utf8") : undefined };
   });

@@ -3,7 +3,7 @@ import type { InspectionEvent } from "xstate";
 import { DEMO_OPTIONS, demoOptionsFrom, playDemo } from "./demoCommand.js";
 import { startInspectorServer } from "../inspector/InspectorServer.js";
 import { type StatelyRelay, startStatelyRelay } from "./StatelyRelay.js";
-import { type CliIO, readCommandLine, UsageError } from "./io.js";
+import { type CliIO, orReport, readCommandLine, UsageError } from "./io.js";
 import { loadPeer } from "./peerDependencies.js";
 
 const DEFAULT_RELAY_PORT = 8080;
@@ -67,39 +67,31 @@ export async function runInspect(argv: string[], io: CliIO): Promise<number> {
   if (typeof flags === "number") return flags;
   const { demo, ...settings } = flags;
 
-  let page: Awaited<ReturnType<typeof startInspectorServer>>;
-  try {
-    page = await startInspectorServer({ port: settings.port });
-  } catch (error) {
-    io.err(
-      `a2a-statecharts inspect: cannot serve the page on 127.0.0.1:${settings.port}: ${(error as Error).message}`,
-    );
-    return 1;
-  }
+  const page = await orReport(
+    io,
+    startInspectorServer({ port: settings.port }),
+    (message) => `a2a-statecharts inspect: cannot serve the page on 127.0.0.1:${settings.port}: ${message}`,
+  );
+  if (page === undefined) return 1;
   let stately: { relay: StatelyRelay; inspector: ReturnType<typeof createWebSocketInspector> } | undefined;
   // From here on every return closes what was started.
   try {
     if (settings.relayPort !== undefined) {
-      let createInspector: typeof createWebSocketInspector;
-      try {
+      const createInspector = await orReport(
+        io,
         // An optional peer dependency: only the relay needs it.
-        createInspector = await loadPeer(
-          async () => (await import("@statelyai/inspect")).createWebSocketInspector,
-        );
-      } catch (error) {
-        io.err(`a2a-statecharts inspect --stately-relay: ${(error as Error).message}`);
-        return 1;
-      }
-      let relay: StatelyRelay;
-      try {
-        relay = await startStatelyRelay({ port: settings.relayPort });
-      } catch (error) {
-        io.err(
+        loadPeer(async () => (await import("@statelyai/inspect")).createWebSocketInspector),
+        (message) => `a2a-statecharts inspect --stately-relay: ${message}`,
+      );
+      if (createInspector === undefined) return 1;
+      const relay = await orReport(
+        io,
+        startStatelyRelay({ port: settings.relayPort }),
+        (message) =>
           `a2a-statecharts inspect: cannot run the @statelyai/inspect relay on 127.0.0.1:${settings.relayPort}: ` +
-            `${(error as Error).message}; pass --stately-relay with another port, or leave it out`,
-        );
-        return 1;
-      }
+          `${message}; pass --stately-relay with another port, or leave it out`,
+      );
+      if (relay === undefined) return 1;
       stately = { relay, inspector: createInspector({ url: relay.wsUrl }) };
     }
     io.out(`offline statechart page:  ${page.url}`);

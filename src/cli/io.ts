@@ -69,6 +69,18 @@ export function firstLine(error: unknown): string {
   return text.split("\n")[0] ?? text;
 }
 
+/** What `task` resolves to; when it fails, undefined once `problem(its message)` is on stderr (exit 1 then). */
+export async function orReport<T>(
+  io: CliIO,
+  task: Promise<T>,
+  problem: (message: string) => string,
+): Promise<T | undefined> {
+  return task.catch((error: unknown) => {
+    io.err(problem(error instanceof Error ? error.message : String(error)));
+    return undefined;
+  });
+}
+
 /** `--state-dir DIR` (`-d`) of `status` and `stats`, checked. */
 export function stateDirOf(values: { "state-dir"?: string }): string {
   const dir = values["state-dir"] ?? ".a2a-state";

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
 import { A2AConfigError, parseConfig } from "../policies/index.js";
-import { type CliIO, readCommandLine } from "./io.js";
+import { type CliIO, orReport, readCommandLine } from "./io.js";
 import { loadPeer } from "./peerDependencies.js";
 
 const HELP = `a2a-statecharts — the agent-to-agent control plane as XState statecharts
@@ -50,14 +50,9 @@ export async function main(
   };
   const [command, ...rest] = argv;
   if (command !== undefined && Object.hasOwn(COMMANDS, command)) {
-    let run: Command;
-    try {
-      run = await (COMMANDS[command] as () => Promise<Command>)();
-    } catch (error) {
-      err(`a2a-statecharts ${command}: ${(error as Error).message}`);
-      return 1;
-    }
-    return run(rest, io);
+    const load = COMMANDS[command] as () => Promise<Command>;
+    const run = await orReport(io, load(), (message) => `a2a-statecharts ${command}: ${message}`);
+    return run === undefined ? 1 : run(rest, io);
   }
   let values: { help?: boolean; version?: boolean };
   let positionals: string[];

@@ -2,7 +2,8 @@ import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type CliIO, firstLine, readCommandLine, stateDirOf, UsageError } from "./io.js";
 import { renderStatsHtml } from "./statsHtml.js";
-import { readEventLog, StatsStateDirError } from "./statsRead.js";
+import { StateDirNotFoundError } from "../persistence/index.js";
+import { readEventLog } from "./statsRead.js";
 import { buildReport, parseSince, type StatsReport } from "./statsReport.js";
 import { logWarnings, printStats } from "./statsText.js";
 
@@ -52,7 +53,7 @@ export async function runStats(argv: string[], io: CliIO, now: () => number = Da
     report = buildReport(await readEventLog(dir), at, since);
   } catch (error) {
     io.err(
-      error instanceof StatsStateDirError
+      error instanceof StateDirNotFoundError
         ? `a2a-statecharts stats: ${error.message}`
         : `a2a-statecharts stats: cannot read the event log in ${dir}: ${firstLine(error)}`,
     );

@@ -144,13 +144,7 @@ function niceMax(value: number): number {
   return Math.max(2, steps[0] ?? value);
 }
 
-function text(
-  x: number,
-  y: number,
-  content: string,
-  anchor: "start" | "middle" | "end",
-  cls: string,
-): string {
+function text(x: number, y: number, content: string, anchor: "middle" | "end", cls: string): string {
   return `<text class="${cls}" x="${r(x)}" y="${r(y)}" text-anchor="${anchor}">${escapeHtml(content)}</text>`;
 }
 

@@ -8,6 +8,7 @@ export type StatsFigures = ReturnType<typeof computeFigures>;
 type TurnFigures = ReturnType<typeof emptyTurns>;
 type Complete = A2AEventOf<"a2a.complete">;
 type Outcome = "ok" | "blocked" | "timeout";
+type EventsOf = <T extends A2AEvent["type"]>(type: T) => Array<A2AEventOf<T>>;
 
 /** Upper bounds of the latency histogram's buckets; the last bucket is open. */
 const LATENCY_BUCKETS_MS = [30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000];
@@ -17,8 +18,7 @@ const ANNOUNCE_STEP_RAN = new Set(["announce_skip", "announce_failed", "post_fai
 
 /** The figures of a list of events (already filtered by time and group). */
 export function computeFigures(events: readonly A2AEvent[]) {
-  const of = <T extends A2AEvent["type"]>(type: T) =>
-    events.filter((e): e is A2AEventOf<T> => e.type === type);
+  const of: EventsOf = (type) => events.filter((e): e is A2AEventOf<typeof type> => e.type === type);
   const completes = of("a2a.complete");
   const sends = of("a2a.send");
   const flows = flowFigures(completes, sends, of("a2a.response"));
@@ -27,7 +27,7 @@ export function computeFigures(events: readonly A2AEvent[]) {
   return {
     retries: retryFigures(of("a2a.retry"), completes, flows.outcomeOf),
     flows: flows.figures,
-    mentions: mentionFigures(events),
+    mentions: mentionFigures(events, of),
     channels: { discordSend, sessionsSend, discordShare: ratio(discordSend, discordSend + sessionsSend) },
   };
 }
@@ -58,9 +58,8 @@ function flowFigures(
 
   const turns = emptyTurns();
   const outcomes: Record<Outcome, number> = { ok: 0, blocked: 0, timeout: 0 };
-  const early = { total: 0, byReason: {} as Record<string, number> };
   const llmCalls = { actual: 0, baseline: 0 };
-  const announce = { run: 0, skipped: 0, skippedByReason: {} as Record<string, number> };
+  let announced = 0;
   const byIntent: Record<string, TurnFigures> = {};
   const perTurn: number[] = [];
   for (const e of completes) {
@@ -69,17 +68,8 @@ function flowFigures(
     outcomes[outcome] += 1;
     addTurns(turns, d, outcome);
     addTurns((byIntent[d.messageIntent] ??= emptyTurns()), d, outcome);
-    if (d.earlyTermination) {
-      early.total += 1;
-      bump(early.byReason, d.terminationReason ?? "unknown");
-    }
     const stepRan = d.announced || ANNOUNCE_STEP_RAN.has(d.announceSkipReason ?? "");
-    if (stepRan) announce.run += 1;
-    if (d.announceSkipped) {
-      announce.skipped += 1;
-      // A flow that got no reply skips its announcement without naming a reason.
-      bump(announce.skippedByReason, d.announceSkipReason ?? (outcome === "ok" ? "unspecified" : "blocked"));
-    }
+    if (stepRan) announced += 1;
     if (outcome === "ok") {
       llmCalls.actual += 1 + d.actualTurns + (stepRan ? 1 : 0);
       llmCalls.baseline += 1 + d.configuredMaxTurns + 1;
@@ -88,19 +78,29 @@ function flowFigures(
     if (start !== undefined && d.actualTurns > 0) perTurn.push((e.ts - start) / d.actualTurns);
   }
   const n = completes.length;
+  const early = completes.filter((e) => e.data.earlyTermination);
+  const skipped = completes.filter((e) => e.data.announceSkipped);
   const figures = {
     ...turns,
     outcomes,
     meanActualTurns: n === 0 ? null : turns.actual / n,
-    earlyTerminations: { total: early.total, rate: ratio(early.total, n), byReason: early.byReason },
+    earlyTerminations: {
+      total: early.length,
+      rate: ratio(early.length, n),
+      byReason: countBy(early, (e) => e.data.terminationReason ?? "unknown"),
+    },
     // LLM calls (one per agent run) of the flows that ended ok, against a fixed maxPingPongTurns that
     // always announces: the target's reply, the turns, the announce step.
     llmCalls: { ...llmCalls, saved: llmCalls.baseline - llmCalls.actual },
     announce: {
-      run: announce.run,
-      skipped: announce.skipped,
-      skipRate: ratio(announce.skipped, n),
-      skippedByReason: announce.skippedByReason,
+      run: announced,
+      skipped: skipped.length,
+      skipRate: ratio(skipped.length, n),
+      // A flow that got no reply skips its announcement without naming a reason.
+      skippedByReason: countBy(
+        skipped,
+        (e) => e.data.announceSkipReason ?? (outcomeOf(e) === "ok" ? "unspecified" : "blocked"),
+      ),
     },
     meanMsPerTurn: perTurn.length === 0 ? null : Math.round(sum(perTurn) / perTurn.length),
     byIntent,
@@ -128,72 +128,44 @@ function retryFigures(
   outcomeOf: (e: Complete) => Outcome,
 ) {
   const byCode: Record<string, { category: string; count: number }> = {};
-  const byCategory: Record<string, number> = {};
-  for (const r of retries) {
-    const entry = (byCode[r.data.errorCode] ??= { category: r.data.errorCategory, count: 0 });
-    entry.count += 1;
-    bump(byCategory, r.data.errorCategory);
-  }
+  for (const r of retries)
+    (byCode[r.data.errorCode] ??= { category: r.data.errorCategory, count: 0 }).count += 1;
   const retried = completes.filter((e) => e.data.retryAttempts > 0);
   const ok = retried.filter((e) => outcomeOf(e) === "ok").length;
   return {
     total: retries.length,
     byCode,
-    byCategory,
+    byCategory: countBy(retries, (r) => r.data.errorCategory),
     flowsRetried: retried.length,
     flowsRetriedOk: ok,
     successRate: ratio(ok, retried.length),
   };
 }
 
-function mentionFigures(events: readonly A2AEvent[]) {
-  const figures = {
-    requested: 0,
-    sent: 0,
-    responded: 0,
-    reminders: 0,
-    remindedMentions: 0,
-    escalated: 0,
-    failed: { total: 0, byCode: {} as Record<string, number> },
-  };
+function mentionFigures(events: readonly A2AEvent[], of: EventsOf) {
+  // From each mention's post to its answer, both seen.
   const postedAt = new Map<string, number>();
-  const reminded = new Set<string>();
   const latencies: number[] = [];
   for (const e of events) {
-    switch (e.type) {
-      case "a2a.collaborate.requested":
-        figures.requested += 1;
-        break;
-      case "a2a.collaborate.sent": {
-        figures.sent += 1;
-        const id = e.data.mentionId ?? e.data.collaborationId;
-        if (id !== undefined) postedAt.set(id, e.ts);
-        break;
-      }
-      case "a2a.collaborate.responded": {
-        figures.responded += 1;
-        const id = e.data.mentionId ?? e.data.collaborationId;
-        const posted = id === undefined ? undefined : postedAt.get(id);
-        if (posted !== undefined) latencies.push(e.ts - posted);
-        break;
-      }
-      case "a2a.collaborate.failed":
-        figures.failed.total += 1;
-        bump(figures.failed.byCode, e.data.errorCode ?? "unknown");
-        break;
-      case "a2a.mention.reminded":
-        figures.reminders += 1;
-        reminded.add(e.data.mentionId);
-        break;
-      case "a2a.mention.escalated":
-        figures.escalated += 1;
-        break;
-      default:
-        break;
-    }
+    if (e.type !== "a2a.collaborate.sent" && e.type !== "a2a.collaborate.responded") continue;
+    const id = e.data.mentionId ?? e.data.collaborationId;
+    if (id === undefined) continue;
+    const posted = postedAt.get(id);
+    if (e.type === "a2a.collaborate.sent") postedAt.set(id, e.ts);
+    else if (posted !== undefined) latencies.push(e.ts - posted);
   }
-  // From each mention's post to its answer, both seen.
-  return { ...figures, remindedMentions: reminded.size, latencyMs: latencyFigures(latencies) };
+  const reminded = of("a2a.mention.reminded");
+  const failed = of("a2a.collaborate.failed");
+  return {
+    requested: of("a2a.collaborate.requested").length,
+    sent: of("a2a.collaborate.sent").length,
+    responded: of("a2a.collaborate.responded").length,
+    reminders: reminded.length,
+    remindedMentions: new Set(reminded.map((e) => e.data.mentionId)).size,
+    escalated: of("a2a.mention.escalated").length,
+    failed: { total: failed.length, byCode: countBy(failed, (e) => e.data.errorCode ?? "unknown") },
+    latencyMs: latencyFigures(latencies),
+  };
 }
 
 function latencyFigures(latencies: number[]) {
@@ -230,6 +202,9 @@ function sum(values: readonly number[]): number {
   return values.reduce((a, b) => a + b, 0);
 }
 
-function bump(counts: Record<string, number>, key: string): void {
-  counts[key] = (counts[key] ?? 0) + 1;
+/** How many of `items` have each key, keys in the order first seen. */
+function countBy<T>(items: readonly T[], keyOf: (item: T) => string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const item of items) counts[keyOf(item)] = (counts[keyOf(item)] ?? 0) + 1;
+  return counts;
 }

@@ -1,7 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { listLogFiles } from "../runtime/EventLog.js";
-import { A2AError } from "../errors/A2AError.js";
+import { StateDirNotFoundError } from "../persistence/index.js";
 import { type A2AEvent, A2AEventSchema } from "../policies/index.js";
 
 /** The event log as `stats` read it: events oldest first, and what it had to skip. */
@@ -10,30 +10,20 @@ export type EventLogReading = Awaited<ReturnType<typeof readEventLog>>;
 /** How many problems the report lists; the counts cover them all. */
 const PROBLEMS_SHOWN = 20;
 
-/** Raised when the state directory itself is missing or not a directory. */
-export class StatsStateDirError extends A2AError {
-  override readonly code = "STATS_STATE_DIR_NOT_FOUND";
-  override readonly name = "StatsStateDirError";
-}
-
 /**
  * Reads `coordination-events.ndjson` and its rotated files, read-only and without the runtime's lock,
  * so it can run beside a gateway that is appending. Bad lines are counted, never fatal.
  */
 export async function readEventLog(stateDir: string) {
   const dir = resolve(stateDir);
-  let isDir: boolean;
-  try {
-    isDir = (await stat(dir)).isDirectory();
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    throw new StatsStateDirError(
-      code === "ENOENT"
-        ? `state directory ${dir} does not exist (pass --state-dir, the runtime's stateDir)`
-        : `cannot read state directory ${dir}: ${(error as Error).message}`,
-    );
-  }
-  if (!isDir) throw new StatsStateDirError(`${dir} is not a directory`);
+  const isDir = await stat(dir).then(
+    (found) => found.isDirectory(),
+    (error: unknown) => {
+      if ((error as { code?: unknown }).code !== "ENOENT") throw error;
+      throw new StateDirNotFoundError(dir, "does not exist (pass --state-dir, the runtime's stateDir)");
+    },
+  );
+  if (!isDir) throw new StateDirNotFoundError(dir, "is not a directory");
 
   const files = await listLogFiles(dir);
   const reading = {
