@@ -1,13 +1,7 @@
 // The emulator's Discord state: one guild, its text channels and threads, users, messages. The REST
 // routes and the test API both go through here; every change is announced to the gateway.
 import { ApplicationCommands } from "./commands.js";
-import {
-  DiscordError,
-  invalidFormBody,
-  missingPermissions,
-  unknownChannel,
-  unknownMessage,
-} from "./errors.js";
+import { DiscordError, invalidFormBody } from "./errors.js";
 import { isSnowflake, SnowflakeGenerator, snowflakeTimestamp } from "./snowflake.js";
 
 export type Json = Record<string, unknown>;
@@ -146,14 +140,14 @@ export class EmulatorState {
 
   channel(id: string): EmulatorChannel {
     const channel = this.channels.get(id);
-    if (!channel) throw unknownChannel();
+    if (!channel) throw new DiscordError(404, 10003, "Unknown Channel");
     return channel;
   }
 
   message(channelId: string, messageId: string): EmulatorMessage {
     this.channel(channelId);
     const message = this.messagesById.get(messageId);
-    if (!message || message.channelId !== channelId) throw unknownMessage();
+    if (!message || message.channelId !== channelId) throw new DiscordError(404, 10008, "Unknown Message");
     return message;
   }
 
@@ -165,8 +159,9 @@ export class EmulatorState {
 
   /** Throws 403 / 50013 when `userId` may not post in `channel` (a thread inherits its parent's denials). */
   checkCanPost(channel: EmulatorChannel, userId: string): void {
-    if (channel.denied.has(userId)) throw missingPermissions();
-    if (channel.parentId && this.channel(channel.parentId).denied.has(userId)) throw missingPermissions();
+    const parent = channel.parentId === null ? undefined : this.channel(channel.parentId);
+    if (channel.denied.has(userId) || parent?.denied.has(userId))
+      throw new DiscordError(403, 50013, "Missing Permissions");
   }
 
   threads(): EmulatorChannel[] {
@@ -181,21 +176,9 @@ export class EmulatorState {
   createMessage(input: CreateMessageInput): { message: EmulatorMessage; created: boolean } {
     const channel = this.channel(input.channelId);
     this.checkCanPost(channel, input.authorId);
-    if (input.content.length > MAX_CONTENT_LENGTH) {
-      throw invalidFormBody(
-        "content",
-        "BASE_TYPE_MAX_LENGTH",
-        `Must be ${MAX_CONTENT_LENGTH} or fewer in length.`,
-      );
-    }
+    checkMaxLength("content", input.content, MAX_CONTENT_LENGTH);
     if (input.content.length === 0) throw new DiscordError(400, 50006, "Cannot send an empty message");
-    if (input.nonce !== undefined && input.nonce.length > MAX_NONCE_LENGTH) {
-      throw invalidFormBody(
-        "nonce",
-        "BASE_TYPE_MAX_LENGTH",
-        `Must be ${MAX_NONCE_LENGTH} or fewer in length.`,
-      );
-    }
+    checkMaxLength("nonce", input.nonce ?? "", MAX_NONCE_LENGTH);
     const now = this.now();
     const nonceKey = input.nonce === undefined ? null : `${input.authorId}:${input.nonce}`;
     if (nonceKey && input.enforceNonce) {
@@ -237,19 +220,13 @@ export class EmulatorState {
       (id) => this.users.has(id),
     );
     const everyoneInText = /@(everyone|here)\b/.test(input.content);
-    const allowed = input.allowedMentions;
-    let mentionIds: string[];
-    let mentionEveryone: boolean;
-    if (!allowed) {
-      mentionIds = inText;
-      mentionEveryone = everyoneInText;
-    } else {
-      const parse = allowed.parse ?? [];
-      const users = new Set(allowed.users ?? []);
-      mentionIds = parse.includes("users") ? inText : inText.filter((id) => users.has(id));
-      mentionEveryone = everyoneInText && parse.includes("everyone");
-    }
-    if (referencedMessageId !== undefined && (allowed?.replied_user ?? true)) {
+    // No allowed_mentions: Discord parses every kind.
+    const allowed = input.allowedMentions ?? { parse: ["users", "everyone"] };
+    const parse = allowed.parse ?? [];
+    const users = new Set(allowed.users ?? []);
+    const mentionIds = parse.includes("users") ? inText : inText.filter((id) => users.has(id));
+    const mentionEveryone = everyoneInText && parse.includes("everyone");
+    if (referencedMessageId !== undefined && (allowed.replied_user ?? true)) {
       const repliedTo = this.messagesById.get(referencedMessageId)?.authorId;
       if (repliedTo && !mentionIds.includes(repliedTo)) mentionIds.push(repliedTo);
     }
@@ -357,6 +334,11 @@ export class EmulatorState {
     if (channel.type === 0) throw new DiscordError(400, 50024, "Cannot execute action on this channel type");
     return channel;
   }
+}
+
+function checkMaxLength(field: string, value: string, max: number): void {
+  if (value.length > max)
+    throw invalidFormBody(field, "BASE_TYPE_MAX_LENGTH", `Must be ${max} or fewer in length.`);
 }
 
 function checkSnowflake(what: string, id: string): void {
