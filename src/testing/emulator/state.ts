@@ -70,9 +70,8 @@ export interface CreateMessageInput {
 }
 
 export interface StateListener {
-  messageCreated(message: EmulatorMessage): void;
-  /** A stored message changed (a thread was started from it). */
-  messageUpdated(message: EmulatorMessage): void;
+  /** A message created, or a stored one changed (a thread was started from it). */
+  message(t: "MESSAGE_CREATE" | "MESSAGE_UPDATE", message: EmulatorMessage): void;
   threadCreated(thread: EmulatorChannel): void;
   threadMembersChanged(thread: EmulatorChannel, added: string[], removed: string[]): void;
   reactionChanged(message: EmulatorMessage, emoji: string, userId: string, added: boolean): void;
@@ -276,7 +275,7 @@ export class EmulatorState {
     // As Discord: the starter shows its thread (MESSAGE_UPDATE); a public thread opened without a
     // message is announced in its parent. A private thread is announced nowhere.
     const starter = o.messageId === undefined ? undefined : this.messagesById.get(o.messageId);
-    if (starter) this.listener?.messageUpdated(starter);
+    if (starter) this.listener?.message("MESSAGE_UPDATE", starter);
     else if (type === 11) {
       this.postSystemMessage(SYSTEM_MESSAGE.threadCreated, parent, o.ownerId, {
         content: thread.name,
@@ -325,7 +324,7 @@ export class EmulatorState {
     this.messages.push(message);
     this.messagesById.set(message.id, message);
     channel.lastMessageId = message.id;
-    this.listener?.messageCreated(message);
+    this.listener?.message("MESSAGE_CREATE", message);
     return message;
   }
 
