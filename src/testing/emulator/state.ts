@@ -232,7 +232,7 @@ export class EmulatorState {
     return { mentionIds, mentionEveryone };
   }
 
-  /** Creates a thread, from a message (thread id = message id) or standalone (type 11 or 12). */
+  /** Creates a thread, from a message (thread id = message id, type 11) or standalone (type 11 or 12). */
   createThread(o: {
     parentId: string;
     ownerId: string;
@@ -246,27 +246,19 @@ export class EmulatorState {
     if (o.name.length < 1 || o.name.length > 100) {
       throw invalidFormBody("name", "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.");
     }
-    let id: string;
-    let type: 11 | 12;
-    if (o.messageId !== undefined) {
-      const message = this.message(parent.id, o.messageId);
-      if (message.threadId !== undefined || this.channels.has(message.id)) {
-        throw new DiscordError(
-          400,
-          THREAD_ALREADY_CREATED,
-          "A thread has already been created for this message",
-        );
-      }
-      id = message.id;
-      type = 11;
-      message.threadId = id;
-    } else {
-      if (o.type !== undefined && o.type !== 11 && o.type !== 12) {
-        throw invalidFormBody("type", "BASE_TYPE_CHOICES", "Value must be one of {11, 12}.");
-      }
-      id = this.ids.next();
-      type = o.type === 11 ? 11 : 12;
+    const starter = o.messageId === undefined ? undefined : this.message(parent.id, o.messageId);
+    if (starter && (starter.threadId !== undefined || this.channels.has(starter.id))) {
+      throw new DiscordError(
+        400,
+        THREAD_ALREADY_CREATED,
+        "A thread has already been created for this message",
+      );
     }
+    if (o.type !== undefined && o.type !== 11 && o.type !== 12) {
+      throw invalidFormBody("type", "BASE_TYPE_CHOICES", "Value must be one of {11, 12}.");
+    }
+    const id = starter?.id ?? this.ids.next();
+    const type = starter !== undefined || o.type === 11 ? 11 : 12;
     const now = this.now();
     const thread = newChannel(id, o.name, now, { type, parentId: parent.id, ownerId: o.ownerId });
     thread.members.set(o.ownerId, now);
@@ -274,9 +266,10 @@ export class EmulatorState {
     this.listener?.threadCreated(thread);
     // As Discord: the starter shows its thread (MESSAGE_UPDATE); a public thread opened without a
     // message is announced in its parent. A private thread is announced nowhere.
-    const starter = o.messageId === undefined ? undefined : this.messagesById.get(o.messageId);
-    if (starter) this.listener?.message("MESSAGE_UPDATE", starter);
-    else if (type === 11) {
+    if (starter) {
+      starter.threadId = id;
+      this.listener?.message("MESSAGE_UPDATE", starter);
+    } else if (type === 11) {
       this.postSystemMessage(SYSTEM_MESSAGE.threadCreated, parent, o.ownerId, {
         content: thread.name,
         createdThreadId: thread.id,
