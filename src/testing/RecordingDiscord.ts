@@ -145,12 +145,12 @@ export class RecordingDiscord implements DiscordPort {
     }
     const mention = (await runtime.mentions()).find((m) => m.id === mentionOrThreadId);
     const threadId = mention?.threadId ?? mentionOrThreadId;
-    if (mention === undefined && !this.threads.some((t) => t.threadId === threadId)) {
+    const parent = this.threads.find((t) => t.threadId === threadId)?.channelId;
+    if (mention === undefined && parent === undefined) {
       throw new Error(`RecordingDiscord.answer: no mention or thread ${JSON.stringify(mentionOrThreadId)}`);
     }
     const mentionUserIds = mentionAgentIds.map(this.botIdOf);
     const messageId = this.record({ asAgentId, channelId: threadId, content, mentionUserIds });
-    const parent = this.threads.find((t) => t.threadId === threadId)?.channelId;
     return runtime.handleDiscordMessage({
       messageId,
       channelId: threadId,

@@ -31,7 +31,7 @@ export class VirtualClock implements RuntimeTimers {
   private nextHandle = 1;
   private advancing = false;
   private firing = false;
-  private running: { pace: ClockPace; real: RealTime; handle?: unknown; armedAt?: number } | undefined;
+  private running: { pace: ClockPace; real: RealTime; handle?: unknown } | undefined;
 
   constructor(start: number) {
     assertTime("VirtualClock", start);
@@ -48,8 +48,7 @@ export class VirtualClock implements RuntimeTimers {
     const handle = this.nextHandle++;
     const at = this.now() + Math.max(0, ms);
     this.queue.set(handle, { at, fn });
-    const armedAt = this.running?.armedAt;
-    if (this.running !== undefined && (armedAt === undefined || at < armedAt)) this.arm();
+    this.arm();
     return handle;
   }
 
@@ -165,10 +164,8 @@ export class VirtualClock implements RuntimeTimers {
     if (at === undefined) return;
     // Rounded up: when it fires, the virtual time has reached `at`.
     const delay = Math.max(0, Math.ceil((at - this.now()) / r.pace.speed));
-    r.armedAt = at;
     r.handle = r.real.timers.setTimeout(() => {
       r.handle = undefined;
-      r.armedAt = undefined;
       this.fireRunning();
     }, delay);
   }
@@ -188,7 +185,6 @@ export class VirtualClock implements RuntimeTimers {
     if (r?.handle === undefined) return;
     r.real.timers.clearTimeout(r.handle);
     r.handle = undefined;
-    r.armedAt = undefined;
   }
 
   private assertStopped(call: string): void {

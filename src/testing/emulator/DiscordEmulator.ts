@@ -5,6 +5,7 @@
 // caps and daily quota on commands, the invalid-request limit, the thread starter message (type 21),
 // type 18 for a thread started from an "older" message, and "X added Y" when a mention adds a member
 // (Discord documents neither).
+import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type EmulatorFault, FaultQueue } from "./faults.js";
@@ -82,13 +83,8 @@ export async function startDiscordEmulator(o: DiscordEmulatorOptions) {
     gateway.server.handleUpgrade(req, socket, head, (ws) => gateway.server.emit("connection", ws, req));
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(o.port ?? 0, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
+  server.listen(o.port ?? 0, "127.0.0.1");
+  await once(server, "listening");
   port = (server.address() as AddressInfo).port;
 
   let closed = false;

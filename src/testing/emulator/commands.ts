@@ -1,6 +1,6 @@
 // Application commands per application (a bot's id) and scope (global, or one guild), as Discord keeps
 // them; its caps per scope and daily quota of creates are not emulated.
-import { DiscordError } from "./errors.js";
+import { DiscordError, invalidFormBody } from "./errors.js";
 import type { Json } from "./state.js";
 
 /** CHAT_INPUT (slash), USER and MESSAGE (context menu) commands. */
@@ -30,12 +30,8 @@ interface StoredCommand {
   fields: Json;
 }
 
-/** Discord's 400 / 50035 with the error at `path` (e.g. ["0", "name"] for the first command of a list). */
-function formError(path: string[], code: string, message: string): DiscordError {
-  let errors: Json = { _errors: [{ code, message }] };
-  for (const key of [...path].reverse()) errors = { [key]: errors };
-  return new DiscordError(400, 50035, "Invalid Form Body", errors);
-}
+/** A command as a client describes it, before the emulator gives it an id and a version. */
+type CommandInput = Omit<StoredCommand, "id" | "version">;
 
 /** `value` without null members, at any depth (Discord does not send back the nulls it was given). */
 function withoutNulls(value: unknown): unknown {
@@ -49,27 +45,28 @@ function withoutNulls(value: unknown): unknown {
 }
 
 /** The command a create or overwrite body describes, checked as Discord checks it; `at` prefixes errors. */
-function parse(input: unknown, at: string[]): Omit<StoredCommand, "id" | "version"> {
+function parse(input: unknown, at: string[]): CommandInput {
   if (input === null || typeof input !== "object" || Array.isArray(input)) {
-    throw formError(at, "DICT_TYPE_CONVERT", "Only dictionaries may be used in a DictType");
+    throw invalidFormBody(at, "DICT_TYPE_CONVERT", "Only dictionaries may be used in a DictType");
   }
+  const fail = (field: string, code: string, message: string) =>
+    invalidFormBody([...at, field], code, message);
   const body = input as Json;
   const type = body.type ?? CHAT_INPUT;
   if (typeof type !== "number" || !TYPES.includes(type)) {
-    throw formError([...at, "type"], "BASE_TYPE_CHOICES", "Value must be one of {1, 2, 3}.");
+    throw fail("type", "BASE_TYPE_CHOICES", "Value must be one of {1, 2, 3}.");
   }
   const name = body.name;
-  if (typeof name !== "string")
-    throw formError([...at, "name"], "BASE_TYPE_REQUIRED", "This field is required");
+  if (typeof name !== "string") throw fail("name", "BASE_TYPE_REQUIRED", "This field is required");
   if (name.length < 1 || name.length > 32) {
-    throw formError([...at, "name"], "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 32 in length.");
+    throw fail("name", "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 32 in length.");
   }
   if (type === CHAT_INPUT && (!CHAT_INPUT_NAME.test(name) || name !== name.toLowerCase())) {
-    throw formError([...at, "name"], "APPLICATION_COMMAND_INVALID_NAME", "Command name is invalid");
+    throw fail("name", "APPLICATION_COMMAND_INVALID_NAME", "Command name is invalid");
   }
   const description = typeof body.description === "string" ? body.description : "";
   if (type === CHAT_INPUT && (description.length < 1 || description.length > 100)) {
-    throw formError([...at, "description"], "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.");
+    throw fail("description", "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.");
   }
   const fields: Json = {};
   for (const key of KEPT)
@@ -77,14 +74,14 @@ function parse(input: unknown, at: string[]): Omit<StoredCommand, "id" | "versio
   const permissions = fields.default_member_permissions;
   if (permissions !== undefined) {
     if (!/^\d+$/.test(String(permissions))) {
-      throw formError([...at, "default_member_permissions"], "NUMBER_TYPE_COERCE", "Value is not int.");
+      throw fail("default_member_permissions", "NUMBER_TYPE_COERCE", "Value is not int.");
     }
     fields.default_member_permissions = String(permissions);
   }
   return { type, name, description: type === CHAT_INPUT ? description : "", fields };
 }
 
-const sameCommand = (a: Omit<StoredCommand, "id" | "version">, b: Omit<StoredCommand, "id" | "version">) =>
+const sameCommand = (a: CommandInput, b: CommandInput) =>
   JSON.stringify([a.name, a.description, a.fields]) === JSON.stringify([b.name, b.description, b.fields]);
 
 /** The commands of every application the emulator's bots own. */
@@ -107,14 +104,10 @@ export class ApplicationCommands {
     const parsed = parse(input, []);
     const commands = this.scope(applicationId, guildId);
     const existing = commands.find((c) => c.type === parsed.type && c.name === parsed.name);
-    if (existing) {
-      if (!sameCommand(existing, parsed)) Object.assign(existing, parsed, { version: this.nextId() });
-      return { command: commandJson(existing, applicationId, guildId), created: false };
-    }
-    const id = this.nextId();
-    const command: StoredCommand = { id, version: id, ...parsed };
-    commands.push(command);
-    return { command: commandJson(command, applicationId, guildId), created: true };
+    const command = this.stored(parsed, existing);
+    if (existing) Object.assign(existing, command);
+    else commands.push(command);
+    return { command: commandJson(command, applicationId, guildId), created: !existing };
   }
 
   /** PUT: the scope becomes `inputs`; one matching an old command by id, or type and name, keeps its id. */
@@ -123,7 +116,7 @@ export class ApplicationCommands {
     const names = parsed.map((p) => `${p.type}:${p.name}`);
     const duplicate = names.findIndex((key, i) => names.indexOf(key) !== i);
     if (duplicate >= 0) {
-      throw formError(
+      throw invalidFormBody(
         [String(duplicate), "name"],
         "APPLICATION_COMMANDS_DUPLICATE_NAME",
         "Application command names must be unique",
@@ -134,11 +127,7 @@ export class ApplicationCommands {
       const givenId = (inputs[i] as Json).id;
       const old =
         before.find((c) => c.id === givenId) ?? before.find((c) => c.type === p.type && c.name === p.name);
-      if (!old) {
-        const id = this.nextId();
-        return { id, version: id, ...p };
-      }
-      return { ...p, id: old.id, version: sameCommand(old, p) ? old.version : this.nextId() };
+      return this.stored(p, old);
     });
     this.scopes.set(key(applicationId, guildId), after);
     return after.map((c) => commandJson(c, applicationId, guildId));
@@ -150,9 +139,17 @@ export class ApplicationCommands {
     const current: Json = { ...command.fields, type: command.type, name: command.name };
     if (command.description !== "") current.description = command.description;
     const merged = { ...current, ...patch, type: command.type };
-    const parsed = parse(merged, []);
-    if (!sameCommand(command, parsed)) Object.assign(command, parsed, { version: this.nextId() });
+    Object.assign(command, this.stored(parse(merged, []), command));
     return commandJson(command, applicationId, guildId);
+  }
+
+  /** `p` stored: `old`'s id kept, with a new version only when something changed; no `old`: a new command. */
+  private stored(p: CommandInput, old: StoredCommand | undefined): StoredCommand {
+    if (!old) {
+      const id = this.nextId();
+      return { id, version: id, ...p };
+    }
+    return { ...p, id: old.id, version: sameCommand(old, p) ? old.version : this.nextId() };
   }
 
   remove(applicationId: string, guildId: string | undefined, commandId: string): void {

@@ -18,10 +18,9 @@ export class DiscordError extends A2AError {
   }
 }
 
-export const unknownChannel = (): DiscordError => new DiscordError(404, 10003, "Unknown Channel");
-export const unknownMessage = (): DiscordError => new DiscordError(404, 10008, "Unknown Message");
-export const missingPermissions = (): DiscordError => new DiscordError(403, 50013, "Missing Permissions");
-
-export function invalidFormBody(field: string, code: string, message: string): DiscordError {
-  return new DiscordError(400, 50035, "Invalid Form Body", { [field]: { _errors: [{ code, message }] } });
+/** Discord's 400 / 50035 with the error at `path`: a field, a list (e.g. ["0", "name"]), or [] for the body. */
+export function invalidFormBody(path: string | string[], code: string, message: string): DiscordError {
+  let errors: Json = { _errors: [{ code, message }] };
+  for (const key of [path].flat().reverse()) errors = { [key]: errors };
+  return new DiscordError(400, 50035, "Invalid Form Body", errors);
 }

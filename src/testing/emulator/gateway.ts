@@ -143,16 +143,8 @@ export class Gateway implements StateListener {
     for (const session of this.sessions.values()) if (filter(session)) this.dispatch(session, t, d(session));
   }
 
-  messageCreated(message: EmulatorMessage): void {
-    this.broadcastMessage("MESSAGE_CREATE", message);
-  }
-
-  /** Discord sends the whole message again, with what changed (a thread started from it: `thread`, flag 32). */
-  messageUpdated(message: EmulatorMessage): void {
-    this.broadcastMessage("MESSAGE_UPDATE", message);
-  }
-
-  private broadcastMessage(t: "MESSAGE_CREATE" | "MESSAGE_UPDATE", message: EmulatorMessage): void {
+  /** An update sends the whole message again, with what changed (a thread started from it: `thread`, flag 32). */
+  message(t: "MESSAGE_CREATE" | "MESSAGE_UPDATE", message: EmulatorMessage): void {
     const json = messageJson(this.state, message, true);
     this.broadcast(
       t,
@@ -203,7 +195,7 @@ export class Gateway implements StateListener {
 
   /** MESSAGE_REACTION_ADD / _REMOVE, to the bots with the GUILD_MESSAGE_REACTIONS intent. */
   reactionChanged(message: EmulatorMessage, emoji: string, userId: string, added: boolean): void {
-    const base = {
+    const d = {
       user_id: userId,
       channel_id: message.channelId,
       message_id: message.id,
@@ -211,15 +203,14 @@ export class Gateway implements StateListener {
       emoji: { id: null, name: emoji },
       burst: false,
       type: 0,
+      ...(added
+        ? {
+            member: memberJson(this.state, userId, true),
+            message_author_id: message.authorId,
+            burst_colors: [],
+          }
+        : {}),
     };
-    const d = added
-      ? {
-          ...base,
-          member: memberJson(this.state, userId, true),
-          message_author_id: message.authorId,
-          burst_colors: [],
-        }
-      : base;
     this.broadcast(
       added ? "MESSAGE_REACTION_ADD" : "MESSAGE_REACTION_REMOVE",
       () => d,

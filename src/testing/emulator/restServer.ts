@@ -2,7 +2,7 @@
 // limits, the handler; Discord-shaped errors, with the rate-limit headers of the request's bucket.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { text as readText } from "node:stream/consumers";
-import { DiscordError } from "./errors.js";
+import { DiscordError, invalidFormBody } from "./errors.js";
 import type { FaultQueue } from "./faults.js";
 import {
   type BucketState,
@@ -141,9 +141,7 @@ function parseBody(raw: string, listBody: boolean): { body: Json; list: unknown[
   }
   if (!listBody) return { body: value as Json, list: [] };
   if (Array.isArray(value)) return { body: {}, list: value };
-  throw new DiscordError(400, 50035, "Invalid Form Body", {
-    _errors: [{ code: "LIST_TYPE_CONVERT", message: "Only iterables may be used in a ListType" }],
-  });
+  throw invalidFormBody([], "LIST_TYPE_CONVERT", "Only iterables may be used in a ListType");
 }
 
 /** The JSON `text` holds, or `text` itself when it is not JSON. */

@@ -1,13 +1,7 @@
 // The emulator's Discord state: one guild, its text channels and threads, users, messages. The REST
 // routes and the test API both go through here; every change is announced to the gateway.
 import { ApplicationCommands } from "./commands.js";
-import {
-  DiscordError,
-  invalidFormBody,
-  missingPermissions,
-  unknownChannel,
-  unknownMessage,
-} from "./errors.js";
+import { DiscordError, invalidFormBody } from "./errors.js";
 import { isSnowflake, SnowflakeGenerator, snowflakeTimestamp } from "./snowflake.js";
 
 export type Json = Record<string, unknown>;
@@ -76,9 +70,8 @@ export interface CreateMessageInput {
 }
 
 export interface StateListener {
-  messageCreated(message: EmulatorMessage): void;
-  /** A stored message changed (a thread was started from it). */
-  messageUpdated(message: EmulatorMessage): void;
+  /** A message created, or a stored one changed (a thread was started from it). */
+  message(t: "MESSAGE_CREATE" | "MESSAGE_UPDATE", message: EmulatorMessage): void;
   threadCreated(thread: EmulatorChannel): void;
   threadMembersChanged(thread: EmulatorChannel, added: string[], removed: string[]): void;
   reactionChanged(message: EmulatorMessage, emoji: string, userId: string, added: boolean): void;
@@ -146,14 +139,14 @@ export class EmulatorState {
 
   channel(id: string): EmulatorChannel {
     const channel = this.channels.get(id);
-    if (!channel) throw unknownChannel();
+    if (!channel) throw new DiscordError(404, 10003, "Unknown Channel");
     return channel;
   }
 
   message(channelId: string, messageId: string): EmulatorMessage {
     this.channel(channelId);
     const message = this.messagesById.get(messageId);
-    if (!message || message.channelId !== channelId) throw unknownMessage();
+    if (!message || message.channelId !== channelId) throw new DiscordError(404, 10008, "Unknown Message");
     return message;
   }
 
@@ -165,8 +158,9 @@ export class EmulatorState {
 
   /** Throws 403 / 50013 when `userId` may not post in `channel` (a thread inherits its parent's denials). */
   checkCanPost(channel: EmulatorChannel, userId: string): void {
-    if (channel.denied.has(userId)) throw missingPermissions();
-    if (channel.parentId && this.channel(channel.parentId).denied.has(userId)) throw missingPermissions();
+    const parent = channel.parentId === null ? undefined : this.channel(channel.parentId);
+    if (channel.denied.has(userId) || parent?.denied.has(userId))
+      throw new DiscordError(403, 50013, "Missing Permissions");
   }
 
   threads(): EmulatorChannel[] {
@@ -181,21 +175,9 @@ export class EmulatorState {
   createMessage(input: CreateMessageInput): { message: EmulatorMessage; created: boolean } {
     const channel = this.channel(input.channelId);
     this.checkCanPost(channel, input.authorId);
-    if (input.content.length > MAX_CONTENT_LENGTH) {
-      throw invalidFormBody(
-        "content",
-        "BASE_TYPE_MAX_LENGTH",
-        `Must be ${MAX_CONTENT_LENGTH} or fewer in length.`,
-      );
-    }
+    checkMaxLength("content", input.content, MAX_CONTENT_LENGTH);
     if (input.content.length === 0) throw new DiscordError(400, 50006, "Cannot send an empty message");
-    if (input.nonce !== undefined && input.nonce.length > MAX_NONCE_LENGTH) {
-      throw invalidFormBody(
-        "nonce",
-        "BASE_TYPE_MAX_LENGTH",
-        `Must be ${MAX_NONCE_LENGTH} or fewer in length.`,
-      );
-    }
+    checkMaxLength("nonce", input.nonce ?? "", MAX_NONCE_LENGTH);
     const now = this.now();
     const nonceKey = input.nonce === undefined ? null : `${input.authorId}:${input.nonce}`;
     if (nonceKey && input.enforceNonce) {
@@ -237,26 +219,20 @@ export class EmulatorState {
       (id) => this.users.has(id),
     );
     const everyoneInText = /@(everyone|here)\b/.test(input.content);
-    const allowed = input.allowedMentions;
-    let mentionIds: string[];
-    let mentionEveryone: boolean;
-    if (!allowed) {
-      mentionIds = inText;
-      mentionEveryone = everyoneInText;
-    } else {
-      const parse = allowed.parse ?? [];
-      const users = new Set(allowed.users ?? []);
-      mentionIds = parse.includes("users") ? inText : inText.filter((id) => users.has(id));
-      mentionEveryone = everyoneInText && parse.includes("everyone");
-    }
-    if (referencedMessageId !== undefined && (allowed?.replied_user ?? true)) {
+    // No allowed_mentions: Discord parses every kind.
+    const allowed = input.allowedMentions ?? { parse: ["users", "everyone"] };
+    const parse = allowed.parse ?? [];
+    const users = new Set(allowed.users ?? []);
+    const mentionIds = parse.includes("users") ? inText : inText.filter((id) => users.has(id));
+    const mentionEveryone = everyoneInText && parse.includes("everyone");
+    if (referencedMessageId !== undefined && (allowed.replied_user ?? true)) {
       const repliedTo = this.messagesById.get(referencedMessageId)?.authorId;
       if (repliedTo && !mentionIds.includes(repliedTo)) mentionIds.push(repliedTo);
     }
     return { mentionIds, mentionEveryone };
   }
 
-  /** Creates a thread, from a message (thread id = message id) or standalone (type 11 or 12). */
+  /** Creates a thread, from a message (thread id = message id, type 11) or standalone (type 11 or 12). */
   createThread(o: {
     parentId: string;
     ownerId: string;
@@ -270,27 +246,19 @@ export class EmulatorState {
     if (o.name.length < 1 || o.name.length > 100) {
       throw invalidFormBody("name", "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.");
     }
-    let id: string;
-    let type: 11 | 12;
-    if (o.messageId !== undefined) {
-      const message = this.message(parent.id, o.messageId);
-      if (message.threadId !== undefined || this.channels.has(message.id)) {
-        throw new DiscordError(
-          400,
-          THREAD_ALREADY_CREATED,
-          "A thread has already been created for this message",
-        );
-      }
-      id = message.id;
-      type = 11;
-      message.threadId = id;
-    } else {
-      if (o.type !== undefined && o.type !== 11 && o.type !== 12) {
-        throw invalidFormBody("type", "BASE_TYPE_CHOICES", "Value must be one of {11, 12}.");
-      }
-      id = this.ids.next();
-      type = o.type === 11 ? 11 : 12;
+    const starter = o.messageId === undefined ? undefined : this.message(parent.id, o.messageId);
+    if (starter && (starter.threadId !== undefined || this.channels.has(starter.id))) {
+      throw new DiscordError(
+        400,
+        THREAD_ALREADY_CREATED,
+        "A thread has already been created for this message",
+      );
     }
+    if (o.type !== undefined && o.type !== 11 && o.type !== 12) {
+      throw invalidFormBody("type", "BASE_TYPE_CHOICES", "Value must be one of {11, 12}.");
+    }
+    const id = starter?.id ?? this.ids.next();
+    const type = starter !== undefined || o.type === 11 ? 11 : 12;
     const now = this.now();
     const thread = newChannel(id, o.name, now, { type, parentId: parent.id, ownerId: o.ownerId });
     thread.members.set(o.ownerId, now);
@@ -298,9 +266,10 @@ export class EmulatorState {
     this.listener?.threadCreated(thread);
     // As Discord: the starter shows its thread (MESSAGE_UPDATE); a public thread opened without a
     // message is announced in its parent. A private thread is announced nowhere.
-    const starter = o.messageId === undefined ? undefined : this.messagesById.get(o.messageId);
-    if (starter) this.listener?.messageUpdated(starter);
-    else if (type === 11) {
+    if (starter) {
+      starter.threadId = id;
+      this.listener?.message("MESSAGE_UPDATE", starter);
+    } else if (type === 11) {
       this.postSystemMessage(SYSTEM_MESSAGE.threadCreated, parent, o.ownerId, {
         content: thread.name,
         createdThreadId: thread.id,
@@ -348,7 +317,7 @@ export class EmulatorState {
     this.messages.push(message);
     this.messagesById.set(message.id, message);
     channel.lastMessageId = message.id;
-    this.listener?.messageCreated(message);
+    this.listener?.message("MESSAGE_CREATE", message);
     return message;
   }
 
@@ -357,6 +326,11 @@ export class EmulatorState {
     if (channel.type === 0) throw new DiscordError(400, 50024, "Cannot execute action on this channel type");
     return channel;
   }
+}
+
+function checkMaxLength(field: string, value: string, max: number): void {
+  if (value.length > max)
+    throw invalidFormBody(field, "BASE_TYPE_MAX_LENGTH", `Must be ${max} or fewer in length.`);
 }
 
 function checkSnowflake(what: string, id: string): void {
