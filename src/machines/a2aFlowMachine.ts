@@ -26,7 +26,7 @@ import { parseMachineInput } from "./MachineInputError.js";
 import type { PingPongOutput } from "./pingPongContext.js";
 import { pingPongMachine } from "./pingPongMachine.js";
 import { type ReplyWaitOutput, replyWaitMachine } from "./replyWaitMachine.js";
-import { catalogOf, defined, envelopeOf } from "./schemas.js";
+import { catalogOf, defined, envelopeOf, FlowTraceSchema } from "./schemas.js";
 
 type Emitted = A2AEventOf<"a2a.response"> | A2AEventOf<"a2a.retry"> | A2AEventOf<"a2a.complete">;
 
@@ -163,16 +163,8 @@ export const a2aFlowMachine = setup({
     const classified = classifyMessageIntent(parsed.message);
     return {
       ...parsed,
-      trace: {
-        conversationId: parsed.conversationId,
-        ...defined({ routeKey: parsed.routeKey }),
-        fromAgent: parsed.fromAgent,
-        toAgent: parsed.toAgent,
-        ...defined({ requesterSessionKey: parsed.requesterSessionKey }),
-        targetSessionKey: parsed.targetSessionKey,
-        messageIntent: classified.intent,
-        mode: parsed.mode,
-      },
+      // The input's trace fields (the schema drops the rest), with the message's intent.
+      trace: FlowTraceSchema.parse(defined({ ...parsed, messageIntent: classified.intent })),
       effectiveTurns: resolveEffectivePingPongTurns({
         configMaxTurns: parsed.configuredMaxTurns,
         classifiedIntent: classified,

@@ -65,9 +65,7 @@ export function failedEvent(context: CollaborateContext): CollaborateEmitted {
     data: {
       ...parties(context),
       attempt: context.failedOn?.attempt ?? context.retries + 1,
-      ...(context.error === undefined
-        ? {}
-        : { errorCode: context.error.code, errorMessage: context.error.message }),
+      ...defined({ errorCode: context.error?.code, errorMessage: context.error?.message }),
       escalate,
       ...(escalate ? { notified: context.noticeMessageId !== undefined } : {}),
       ...(context.noticeError === undefined

@@ -216,13 +216,7 @@ export const mentionMachine = setup({
       always: [
         { guard: "attemptsLeft", target: "reminding" },
         { guard: "notifiesOnFailure", target: "escalating" },
-        {
-          target: "escalated",
-          actions: {
-            type: "emitEscalated",
-            params: ({ context }) => ({ notified: false, at: context.firedAt ?? timeoutDueAt(context) }),
-          },
-        },
+        { target: "escalated", actions: escalatedUnnotified() },
       ],
     },
     reminding: {
@@ -323,7 +317,7 @@ function retryingThen(post: "reminding" | "escalating") {
   return { after: { retryDelay: { target: post, actions: "startRetry" } } } as const;
 }
 
-/** The escalation event after a post failed for good: nobody was notified, as of the failure. */
+/** The escalation event when nobody was notified: as of a post's failure, else of the timeout. */
 function escalatedUnnotified() {
   return {
     type: "emitEscalated" as const,

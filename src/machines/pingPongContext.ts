@@ -1,14 +1,7 @@
 import { z } from "zod";
-import type { A2AErrorInfo, EarlyTerminationReason } from "../policies/index.js";
+import { type A2AErrorInfo, type EarlyTerminationReason, intentSchema } from "../policies/index.js";
 import type { AgentStepError } from "./gatewayActors.js";
-import {
-  epochMs,
-  FlowTraceSchema,
-  intentSchema,
-  LanguageSchema,
-  nonEmpty,
-  RetryPolicySchema,
-} from "./schemas.js";
+import { epochMs, FlowTraceSchema, LanguageSchema, nonEmpty, RetryPolicySchema } from "./schemas.js";
 
 export const PingPongInputSchema = z.object({
   requesterSessionKey: z.string().optional(),

@@ -4,6 +4,7 @@ import {
   buildAgentToAgentReplyContext,
   canRetry,
   cutText,
+  EARLY_TERMINATION_REASONS,
   shouldTerminatePingPong,
 } from "../policies/index.js";
 import { errorMessage, errorOf, failureAt } from "./actorEvents.js";
@@ -18,13 +19,6 @@ import {
   type PingPongTerminationReason,
 } from "./pingPongContext.js";
 import { catalogOf, defined, envelopeOf } from "./schemas.js";
-
-const EARLY: ReadonlySet<PingPongTerminationReason> = new Set<PingPongTerminationReason>([
-  "explicit_skip",
-  "repetition_detected",
-  "minimal_content",
-  "conclusion_detected",
-]);
 
 /** Who speaks at a turn: the requester answers the target's reply at turn 1, then they alternate. */
 export function speakerAt(
@@ -211,7 +205,7 @@ export const pingPongMachine = setup({
                 maxTurns: context.effectiveTurns,
                 originalMessage: context.originalMessage,
                 messageIntent: context.messageIntent,
-                ...withSummary(previousTurnSummary(context)),
+                ...defined({ previousTurnSummary: previousTurnSummary(context) }),
               },
               catalogOf(context.language),
             ),
@@ -277,7 +271,7 @@ export const pingPongMachine = setup({
     return {
       actualTurns: context.actualTurns,
       terminationReason,
-      earlyTermination: EARLY.has(terminationReason),
+      earlyTermination: (EARLY_TERMINATION_REASONS as readonly string[]).includes(terminationReason),
       ...defined({ latestReply: context.latestReply }),
       replies: context.replies,
       retryAttempts: context.retryAttempts ?? 0,
@@ -291,8 +285,4 @@ export const pingPongMachine = setup({
 function outputAt(event: unknown): number {
   const at = (event as { output?: { at?: unknown } }).output?.at;
   return typeof at === "number" ? at : 0;
-}
-
-function withSummary(summary: string | undefined): { previousTurnSummary?: string } {
-  return summary === undefined ? {} : { previousTurnSummary: summary };
 }

@@ -269,10 +269,10 @@ export const replyWaitMachine = setup({
       at: context.lastAt,
       outcomeMessage: buildNoReplyOutcomeMessage(
         {
-          ...defined({ waitStatus: failure.waitStatus }),
-          ...((failure.waitError ?? failure.gatewayError) === undefined
-            ? {}
-            : { waitError: failure.waitError ?? failure.gatewayError }),
+          ...defined({
+            waitStatus: failure.waitStatus,
+            waitError: failure.waitError ?? failure.gatewayError,
+          }),
           maxWaitExceeded: failure.maxWaitExceeded === true,
           maxWaitMs: context.maxWaitMs,
         },

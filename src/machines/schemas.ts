@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { A2AMessageIntent } from "../policies/index.js";
+import { intentSchema } from "../policies/index.js";
 import { LOCALES, messageCatalog } from "../policies/messages/messageCatalog.js";
 import type { MessageCatalog } from "../policies/messages/messageKeys.js";
 
@@ -7,15 +7,6 @@ import type { MessageCatalog } from "../policies/messages/messageKeys.js";
 export const nonEmpty = z.string().trim().min(1);
 export const positiveMs = z.int().positive();
 export const epochMs = z.number().finite().nonnegative();
-// String literals (not the enum) so callers may write "question"; A2AMessageIntent members are assignable.
-const INTENTS = [
-  "notification",
-  "question",
-  "collaboration",
-  "escalation",
-  "result_report",
-] as const satisfies ReadonlyArray<`${A2AMessageIntent}`>;
-export const intentSchema = z.enum(INTENTS);
 
 /** What every event a flow emits carries in its envelope, and what a2a.send reports. */
 export const FlowTraceSchema = z.object({

@@ -1,14 +1,8 @@
 import { mentionMarkup } from "./discordIds.js";
-import { type EarlyTerminationReason, shouldTerminatePingPong } from "../pingPong/shouldTerminatePingPong.js";
+import { EARLY_TERMINATION_REASONS, shouldTerminatePingPong } from "../pingPong/shouldTerminatePingPong.js";
 
 /** Why a bot↔bot exchange in a thread ended: its turn budget, or one of the ping-pong's early endings. */
-export const EXCHANGE_END_REASONS = [
-  "turn_limit",
-  "explicit_skip",
-  "repetition_detected",
-  "minimal_content",
-  "conclusion_detected",
-] as const satisfies ReadonlyArray<"turn_limit" | EarlyTerminationReason>;
+export const EXCHANGE_END_REASONS = ["turn_limit", ...EARLY_TERMINATION_REASONS] as const;
 export type ExchangeEndReason = (typeof EXCHANGE_END_REASONS)[number];
 
 /** One thread's bot↔bot exchange: from its opening message up to the next human message. */

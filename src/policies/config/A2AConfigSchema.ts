@@ -6,30 +6,25 @@ import { LocaleSchema, MessagesSchema } from "./messagesSchema.js";
 // Every duration is a positive whole number of milliseconds and every count a positive whole number;
 // objects are strict so a misspelt key is an error rather than a silently ignored setting.
 // The descriptions are the documentation: docs/config.md is generated from them (scripts/config-docs.ts).
-const durationMs = (fallback: number) => z.int().positive().default(fallback);
-const count = (fallback: number) => z.int().positive().default(fallback);
+const positive = z.int().positive();
+const turns = z.int().min(0).max(10);
+const durationMs = (fallback: number) => positive.default(fallback);
+const count = (fallback: number) => positive.default(fallback);
 const flag = (fallback: boolean, description: string) => z.boolean().default(fallback).describe(description);
 const id = z.string().trim().min(1);
 
 const AgentA2AOverrideSchema = z.strictObject({
-  maxPingPongTurns: z
-    .int()
-    .min(0)
-    .max(10)
+  maxPingPongTurns: turns
     .optional()
     .describe(
       "Replaces `session.agentToAgent.maxPingPongTurns` for conversations this agent is the target of.",
     ),
   timeout: z
     .strictObject({
-      maxWaitMs: z
-        .int()
-        .positive()
+      maxWaitMs: positive
         .optional()
         .describe("Replaces `session.agentToAgent.timeout.maxWaitMs` when waiting for this agent's reply."),
-      chunkMs: z
-        .int()
-        .positive()
+      chunkMs: positive
         .optional()
         .describe("Replaces `session.agentToAgent.timeout.chunkMs` when waiting for this agent's reply."),
     })
@@ -38,10 +33,7 @@ const AgentA2AOverrideSchema = z.strictObject({
 });
 
 const AgentToAgentSchema = z.strictObject({
-  maxPingPongTurns: z
-    .int()
-    .min(0)
-    .max(10)
+  maxPingPongTurns: turns
     .default(5)
     .describe(
       "Most follow-up turns after the target's first reply, requester and target alternating; 0 turns the " +

@@ -1,16 +1,21 @@
 import { z } from "zod";
 import { EXCHANGE_END_REASONS } from "../collaboration/botExchange.js";
+import { EARLY_TERMINATION_REASONS } from "../pingPong/shouldTerminatePingPong.js";
 
 const count = z.int().min(0);
 const text = z.string();
-const intent = z.enum(["notification", "question", "collaboration", "escalation", "result_report"]);
+// String literals (not the enum) so callers may write "question"; A2AMessageIntent members are assignable.
+export const intentSchema = z.enum([
+  "notification",
+  "question",
+  "collaboration",
+  "escalation",
+  "result_report",
+]);
 const errorCategory = z.enum(["transient", "permanent", "conditional"]);
 
 export const TERMINATION_REASONS = [
-  "explicit_skip",
-  "repetition_detected",
-  "minimal_content",
-  "conclusion_detected",
+  ...EARLY_TERMINATION_REASONS,
   "max_turns",
   "no_reply",
   "skipped",
@@ -23,7 +28,7 @@ const SendData = z.looseObject({
   targetSessionKey: text,
   requesterSessionKey: text.optional(),
   message: text,
-  messageIntent: intent,
+  messageIntent: intentSchema,
   idempotencyKey: text.optional(),
   mode: z.enum(["sync", "async"]).optional(),
 });
@@ -34,7 +39,7 @@ const ResponseData = z.looseObject({
   speakerSessionKey: text.optional(),
   reply: text.optional(),
   outcome: z.enum(["ok", "blocked"]).optional(),
-  messageIntent: intent,
+  messageIntent: intentSchema,
   effectiveTurns: count,
   terminationReason: terminationReasonSchema.optional(),
 });
@@ -58,7 +63,7 @@ const CompleteData = z.looseObject({
   errorCategory: errorCategory.optional(),
   /** With errorCode: the error's message. */
   errorMessage: text.optional(),
-  messageIntent: intent,
+  messageIntent: intentSchema,
   configuredMaxTurns: count,
   effectiveTurns: count,
   actualTurns: count,

@@ -2,8 +2,14 @@ import { asText } from "../InvalidInputError.js";
 import { calculateSimilarity } from "./calculateSimilarity.js";
 import { isReplySkip } from "./skipTokens.js";
 
-export type EarlyTerminationReason =
-  "explicit_skip" | "repetition_detected" | "minimal_content" | "conclusion_detected";
+/** The ping-pong's early endings, in the order they are checked. */
+export const EARLY_TERMINATION_REASONS = [
+  "explicit_skip",
+  "repetition_detected",
+  "minimal_content",
+  "conclusion_detected",
+] as const;
+export type EarlyTerminationReason = (typeof EARLY_TERMINATION_REASONS)[number];
 
 export interface TerminationDecision {
   terminate: boolean;

@@ -1,6 +1,6 @@
 import { displayText } from "../../errors/displayText.js";
 import { asText, cutText, requireWholeNumber } from "../InvalidInputError.js";
-import { A2AErrorCategory, type A2AErrorInfo } from "./A2AErrorInfo.js";
+import { A2AErrorCategory, type A2AErrorCode, type A2AErrorInfo } from "./A2AErrorInfo.js";
 import { extractRetryAfterMs } from "./extractRetryAfterMs.js";
 import { ko } from "../messages/ko.js";
 import { renderMessage } from "../messages/messageCatalog.js";
@@ -22,80 +22,52 @@ export interface ClassifyA2AErrorParams {
   attempt: number;
 }
 
+const { TRANSIENT, PERMANENT, CONDITIONAL } = A2AErrorCategory;
+
+/** Each error code's class, whether it is retried, and its own limit of tries (the first included). */
+const CLASSES: Record<A2AErrorCode, Pick<A2AErrorInfo, "category" | "retryable" | "maxAttempts">> = {
+  gateway_connection: { category: TRANSIENT, retryable: true, maxAttempts: 3 },
+  session_not_found: { category: CONDITIONAL, retryable: true, maxAttempts: 2 },
+  session_gone: { category: PERMANENT, retryable: false, maxAttempts: 2 },
+  rate_limit: { category: TRANSIENT, retryable: true, maxAttempts: 3 },
+  context_exceeded: { category: PERMANENT, retryable: false, maxAttempts: 1 },
+  server_overload: { category: TRANSIENT, retryable: true, maxAttempts: 3 },
+  unknown_error: { category: PERMANENT, retryable: false, maxAttempts: 1 },
+  wait_timeout: { category: TRANSIENT, retryable: true, maxAttempts: 2 },
+};
+
 /** Classifies a failed wait for a reply; the first rule that matches wins. Messages are in Korean by default. */
 export function classifyA2AError(p: ClassifyA2AErrorParams, catalog: MessageCatalog = ko): A2AErrorInfo {
   const attempt = requireWholeNumber("classifyA2AError", "attempt", p?.attempt);
   const waitStatus = asText(p.waitStatus);
   const waitError = asText(p.waitError)?.trim() || undefined;
-  const info = (rest: Omit<A2AErrorInfo, "attempt">): A2AErrorInfo => ({ ...rest, attempt });
   const text = (key: PlainMessageKey) => renderMessage(catalog, key, {});
+  const info = (code: A2AErrorCode, message: string, extra: { retryAfterMs?: number } = {}): A2AErrorInfo => {
+    const { category, retryable, maxAttempts } = CLASSES[code];
+    return { category, code, message, retryable, ...extra, maxAttempts, attempt };
+  };
 
   if (p.gatewayError != null) {
-    const reason = displayText(p.gatewayError);
-    return info({
-      category: A2AErrorCategory.TRANSIENT,
-      code: "gateway_connection",
-      message: cutText(renderMessage(catalog, "errorGatewayConnection", { reason }), MAX_MESSAGE_LENGTH),
-      retryable: true,
-      maxAttempts: 3,
-    });
+    const message = renderMessage(catalog, "errorGatewayConnection", { reason: displayText(p.gatewayError) });
+    return info("gateway_connection", cutText(message, MAX_MESSAGE_LENGTH));
   }
   if (waitStatus === "not_found") {
-    const first = attempt <= 1;
-    return info({
-      category: first ? A2AErrorCategory.CONDITIONAL : A2AErrorCategory.PERMANENT,
-      code: first ? "session_not_found" : "session_gone",
-      message: text("errorSessionNotFound"),
-      retryable: first,
-      maxAttempts: 2,
-    });
+    return info(attempt <= 1 ? "session_not_found" : "session_gone", text("errorSessionNotFound"));
   }
-  if (waitError !== undefined) {
-    if (RATE_LIMIT.test(waitError)) {
-      return info({
-        category: A2AErrorCategory.TRANSIENT,
-        code: "rate_limit",
-        message: text("errorRateLimit"),
-        retryable: true,
-        retryAfterMs: extractRetryAfterMs(waitError) ?? DEFAULT_RATE_LIMIT_WAIT_MS,
-        maxAttempts: 3,
-      });
-    }
-    if (CONTEXT_EXCEEDED.test(waitError)) {
-      return info({
-        category: A2AErrorCategory.PERMANENT,
-        code: "context_exceeded",
-        message: text("errorContextExceeded"),
-        retryable: false,
-        maxAttempts: 1,
-      });
-    }
-    if (SERVER_OVERLOAD.test(waitError)) {
-      return info({
-        category: A2AErrorCategory.TRANSIENT,
-        code: "server_overload",
-        message: text("errorServerOverload"),
-        retryable: true,
-        maxAttempts: 3,
-      });
-    }
+  if (waitError !== undefined && RATE_LIMIT.test(waitError)) {
+    const retryAfterMs = extractRetryAfterMs(waitError) ?? DEFAULT_RATE_LIMIT_WAIT_MS;
+    return info("rate_limit", text("errorRateLimit"), { retryAfterMs });
+  }
+  if (waitError !== undefined && CONTEXT_EXCEEDED.test(waitError)) {
+    return info("context_exceeded", text("errorContextExceeded"));
+  }
+  if (waitError !== undefined && SERVER_OVERLOAD.test(waitError)) {
+    return info("server_overload", text("errorServerOverload"));
   }
   if (waitStatus === "error") {
-    return info({
-      category: A2AErrorCategory.PERMANENT,
-      code: "unknown_error",
-      message: cutText(waitError ?? text("errorUnknown"), MAX_MESSAGE_LENGTH),
-      retryable: false,
-      maxAttempts: 1,
-    });
+    return info("unknown_error", cutText(waitError ?? text("errorUnknown"), MAX_MESSAGE_LENGTH));
   }
-  return info({
-    category: A2AErrorCategory.TRANSIENT,
-    code: "wait_timeout",
-    message: text("errorWaitTimeout"),
-    retryable: true,
-    maxAttempts: 2,
-  });
+  return info("wait_timeout", text("errorWaitTimeout"));
 }
 
 /** Error codes whose retry resends the message (a new run, same idempotency key); the rest wait again. */
