@@ -39,6 +39,7 @@ describe("a2a-statecharts diagram", () => {
     expect(existsSync(missing)).toBe(false);
   });
 
+  // Two cold starts of the CLI through tsx: seconds each on a busy machine, so more than the default 5 s.
   it("in another project, writes nothing there: the pages go to stdout, and --check asks for --out", async () => {
     const project = tempDir("a2a-diagram-consumer-");
     writeFileSync(join(project, "package.json"), JSON.stringify({ name: "my-gateway", private: true }));
@@ -59,7 +60,7 @@ describe("a2a-statecharts diagram", () => {
 
     const check = await run("--check").catch((error: { code: number; stderr: string }) => error);
     expect(check).toMatchObject({ code: 2, stderr: expect.stringContaining("--check needs --out") });
-  });
+  }, 30_000);
 
   it("rejects unknown flags with one line, exit 2", async () => {
     const bad = await runCli("diagram", "--format", "svg");
