@@ -246,7 +246,8 @@ export class LowdbSnapshotStore {
     for (const dir of [this.actorsDir, this.archiveDir]) await removeLeftoverTempFiles(dir);
     // Checked as each file is read, so only one file's parsed JSON is held at a time.
     const quarantined: QuarantinedRecord[] = [];
-    const copies = new Map<string, Array<{ file: StoreFile; record: ActorRecord }>>();
+    // One copy per id: a duplicate is what a crash during a move leaves; the newer copy wins.
+    const copies = new Map<string, { file: StoreFile; record: ActorRecord }>();
     for (const name of (await readdir(this.actorsDir)).sort()) {
       const match = SHARD_FILE.exec(name);
       if (match === null) continue;
@@ -258,8 +259,11 @@ export class LowdbSnapshotStore {
         const checked = this.checkStored(key, value, file.path, quarantined);
         // A record quarantined or migrated changes its file: rewrite it.
         if (checked === undefined || checked.migrated) layout.dirty.add(file);
-        if (checked !== undefined)
-          copies.set(key, [...(copies.get(key) ?? []), { file, record: checked.record }]);
+        if (checked === undefined) continue;
+        const held = copies.get(key);
+        const newer = held === undefined || newerRecord(checked.record, held.record);
+        if (held !== undefined) layout.dirty.add(newer ? held.file : file);
+        if (newer) copies.set(key, { file, record: checked.record });
       }
       layout.fileBytes.set(file.key, (await stat(file.path)).size);
     }
@@ -275,12 +279,9 @@ export class LowdbSnapshotStore {
     });
     if (quarantined.length > 0) await this.quarantineRecords(quarantined);
 
-    // One copy per id: a duplicate is what a crash during a move leaves; the newer copy wins.
-    for (const [id, candidates] of copies) {
-      const winner = candidates.reduce((best, c) => (newerRecord(c.record, best.record) ? c : best));
-      for (const loser of candidates) if (loser !== winner) layout.dirty.add(loser.file);
-      winner.file.db.data.records[id] = winner.record;
-      layout.home.set(id, winner.file);
+    for (const [id, { file, record }] of copies) {
+      file.db.data.records[id] = record;
+      layout.home.set(id, file);
     }
     // Then every record where it belongs (another shard count, a record finished at a crash).
     for (const [id, file] of [...layout.home]) {
