@@ -243,10 +243,10 @@ it("3 processes, 300 collaborations, 10 SIGKILLs: every reminder and escalation 
   // The last escalation is due 3 timeouts after the last mention (later if its reminders were late).
   const windowEnd = sendsStart + (SENDS - 1) * SEND_SPACING_MS + MAX_ATTEMPTS * MENTION_TIMEOUT_MS;
   // One failure at a time, as the bound assumes: a kill waits until the previous one is taken over
-  // (no live actor without a live owner, nothing due a second ago unposted). A kill before that can
-  // hit the process that has just claimed the previous victim's actors (often the restarted victim
-  // itself, which claims at start) before it posted what was overdue: those posts then wait for a
-  // second lease to lapse, beyond any single takeover's bound.
+  // (no live actor without a live owner, nothing due a second ago unposted) and its victim runs again.
+  // A kill before that can hit the process that has just claimed the previous victim's actors before
+  // it posted what was overdue, or leave no running process to take over (a restart takes seconds):
+  // those posts then wait for a second takeover, beyond any single takeover's bound.
   const spare = windowEnd - 500 - windowStart - (KILLS - 1) * KILL_GAP_MS;
   if (spare < 0) throw new Error(`${KILLS} kills ${KILL_GAP_MS} ms apart do not fit in the reminder window`);
   const killAt = Array.from({ length: KILLS }, () => random() * spare)
@@ -254,7 +254,8 @@ it("3 processes, 300 collaborations, 10 SIGKILLs: every reminder and escalation 
     .map((offset, i) => windowStart + offset + i * KILL_GAP_MS);
   const database = decodeURIComponent(new URL(connectionString).pathname.slice(1));
   const takenOver = async (): Promise<boolean> => {
-    const alive = new Set(gateways.filter((g) => g.alive).map((g) => g.pid));
+    if (!gateways.every((g) => g.up)) return false;
+    const alive = new Set(gateways.map((g) => g.pid));
     const owned = await liveActorsByPid(database);
     if ([...owned.keys()].some((pid) => pid === null || !alive.has(pid))) return false;
     const overdue = Date.now() - CAUGHT_UP_MS;
@@ -290,7 +291,7 @@ it("3 processes, 300 collaborations, 10 SIGKILLs: every reminder and escalation 
     `${acked.length} sends acknowledged, ${unacknowledged.length} cut short by a kill (${unacknowledged.join(" ")})`,
   );
   console.log(
-    `failover: kills (time, process slot, live actors it owned, ms waited for the previous takeover): ${kills
+    `failover: kills (time, process slot, live actors it owned, ms waited for the previous takeover and restart): ${kills
       .map((k) => `${at(k.at)}:${k.slot}:${k.owned}:${k.waited}`)
       .join(" ")}`,
   );
