@@ -19,7 +19,8 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: (s:
         instance text,
         started_at timestamptz NOT NULL DEFAULT clock_timestamp(),
         lease_until timestamptz NOT NULL,
-        -- The server process of its lease's connection, and since when: gone, the process died.
+        -- The server process of its presence connection (idle, open while the process lives), and
+        -- when that was recorded: gone since the server started, the process died.
         backend integer NOT NULL,
         backend_at timestamptz NOT NULL
       );
