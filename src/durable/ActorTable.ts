@@ -46,6 +46,16 @@ export class ActorTable {
     return { live: this.hosted.size, dormant: this.dormant.size, delays };
   }
 
+  /** A finished actor: no longer hosted, listed until its last write lands. */
+  finish(entry: Entry, record: ActorRecord): void {
+    this.hosted.delete(entry.id);
+    this.finishing.set(entry.id, record);
+    const landed = () => {
+      if (this.finishing.get(entry.id) === record) this.finishing.delete(entry.id);
+    };
+    entry.lastWrite.then(landed, landed);
+  }
+
   clear(): void {
     this.hosted.clear();
     this.dormant.clear();

@@ -27,8 +27,8 @@ import {
   stopEntry,
   throwIfFailed,
 } from "./hostedActors.js";
-import { TimerQueue } from "./TimerQueue.js";
-import { ActorTable, earliestDelayDue, onlyWaits } from "./ActorTable.js";
+import { ActorTable, onlyWaits } from "./ActorTable.js";
+import { DormantActors, dormantAfterMs } from "./DormantActors.js";
 import { GLOBAL_TIMERS, type RuntimeTimers } from "./timers.js";
 
 /** A durable host for XState machines: see {@link DurableHost}. */
@@ -48,8 +48,7 @@ export class Host implements DurableHost {
   /** The save time of the record whose actor is starting now, if it is being restored. */
   private restoringFrom: number | undefined;
   private readonly effects: EffectRuns;
-  /** When each dormant actor wakes: at its earliest delay. */
-  private readonly wakes: TimerQueue;
+  private readonly dormant: DormantActors;
   private readonly writer: SnapshotWriter;
   private readonly userInspect: ReturnType<typeof toInspectFn>;
   private readonly maxAgeMs: number;
@@ -70,17 +69,23 @@ export class Host implements DurableHost {
     const ungated = new Set(o.ungatedEffects);
     for (const [kind, { machine }] of Object.entries(o.machines))
       this.machines[kind] = withDurableEffects(machine, this.effects.gate, ungated);
-    this.wakes = new TimerQueue(this.now, (id) => this.hostedOrWoken(id), this.timers);
     this.writer = new SnapshotWriter({
       store: () => this.store,
       stopped: () => this.state === "stopping" || this.state === "stopped",
       hosted: (entry) => this.actors.hosted.get(entry.id) === entry,
-      recordOf: (entry) =>
-        recordOf(entry, this.o.machines[entry.kind]?.version ?? 0, this.now(), this.metaOf(entry)),
+      recordOf: (entry) => this.recordOf(entry),
       onQueued: (entry, record) => this.queued(entry, record),
       onRefused: (entry, error) => this.refuse(entry, error),
       timers: this.timers,
       warn: (message) => this.warn(message),
+    });
+    this.dormant = new DormantActors({
+      actors: this.actors,
+      now: this.now,
+      timers: this.timers,
+      afterMs: dormantAfterMs(o.dormantAfterMs, `create${this.name}`),
+      resume: (record) => this.resume(record),
+      recordOf: (entry) => this.recordOf(entry),
     });
     this.maxAgeMs = o.cleanupMaxAgeMs ?? 86_400_000; // a day
     this.maintenance = new Maintenance({
@@ -120,7 +125,7 @@ export class Host implements DurableHost {
     }
     this.store = store;
     for (const record of live) this.adopt(record);
-    this.wakes.start();
+    this.dormant.start();
     this.maintenance.start();
     this.state = "running";
     shared.started();
@@ -132,7 +137,7 @@ export class Host implements DurableHost {
     this.state = "stopping";
     // A write being retried fails now: its waiters hear that the host stopped, and the actors stop.
     this.writer.stopRetrying();
-    this.wakes.stop();
+    this.dormant.stop();
     const abandoned: string[] = [];
     for (const entry of this.actors.hosted.values()) {
       // Never known stored: its caller is rejected, and the record a lost reply may have left must not run.
@@ -155,7 +160,7 @@ export class Host implements DurableHost {
   async idle(): Promise<void> {
     for (;;) {
       // A timer already due is work in flight too: under fake timers its setTimeout waits for an advance.
-      if (this.state === "running") this.wakes.fireDue();
+      if (this.state === "running") this.dormant.fireDue();
       this.writer.flush();
       if (this.writer.pending === 0 && this.effects.running.size === 0) {
         // A settled write may have started an effect or a transition a microtask later: look once more.
@@ -227,7 +232,12 @@ export class Host implements DurableHost {
 
   counts(): DurableHostCounts {
     const { live, dormant, delays } = this.actors.counts();
-    return { live, dormant, timersPending: delays + this.wakes.size, writesPending: this.writer.pending };
+    return {
+      live,
+      dormant,
+      timersPending: delays + this.dormant.pending,
+      writesPending: this.writer.pending,
+    };
   }
 
   private machineOf(method: string, kind: string): AnyStateMachine {
@@ -251,9 +261,8 @@ export class Host implements DurableHost {
   adopt(record: Readonly<ActorRecord>): void {
     if (this.actors.has(record.id)) return;
     this.o.onAdopt?.(record);
-    if (!onlyWaits(record)) return this.resume(record);
-    this.actors.dormant.set(record.id, record);
-    this.wakes.set(record.id, earliestDelayDue(record));
+    if (onlyWaits(record)) this.dormant.keep(record);
+    else this.resume(record);
   }
 
   /** Lets go of an actor without writing it (another process owns it now). */
@@ -261,7 +270,7 @@ export class Host implements DurableHost {
     const entry = this.actors.hosted.get(id);
     this.actors.hosted.delete(id);
     this.actors.dormant.delete(id);
-    this.wakes.set(id, undefined);
+    this.dormant.forget(id);
     if (entry !== undefined) stopEntry(entry, "another process took it over");
   }
 
@@ -272,14 +281,7 @@ export class Host implements DurableHost {
 
   /** The hosted actor with this id; a dormant one is restored first. */
   hostedOrWoken(id: string): Entry | undefined {
-    const entry = this.actors.hosted.get(id);
-    if (entry !== undefined) return entry;
-    const record = this.actors.dormant.get(id);
-    if (record === undefined) return undefined;
-    this.actors.dormant.delete(id);
-    this.wakes.set(id, undefined);
-    this.resume(record);
-    return this.actors.hosted.get(id);
+    return this.dormant.wake(id);
   }
 
   /** Queues every changed actor's record now: each actor's lastWrite is then the write of its latest change. */
@@ -292,6 +294,10 @@ export class Host implements DurableHost {
       throw new Error(`${this.name}.${method}: the host is not running; call start() first`);
     }
     return this.store;
+  }
+
+  private recordOf(entry: Entry): ActorRecord {
+    return recordOf(entry, this.o.machines[entry.kind]?.version ?? 0, this.now(), this.metaOf(entry));
   }
 
   private readonly metaOf = (entry: Entry): Record<string, unknown> | undefined =>
@@ -335,6 +341,7 @@ export class Host implements DurableHost {
         snapshot: structuredClone(record.snapshot),
       });
       startRestored(entry.actor);
+      this.dormant.idle(record.id);
       const { skipped } = entry.delays.restore(record.delayed ?? []);
       for (const lost of skipped) {
         this.warn(`actor ${record.id}: delayed ${lost.event.type} has no actor to go to any more; dropped`);
@@ -353,19 +360,15 @@ export class Host implements DurableHost {
   private markDirty(id: string): void {
     if (this.resuming.has(id)) return;
     const entry = this.actors.hosted.get(id);
-    if (entry !== undefined) this.writer.mark(entry);
+    if (entry === undefined) return;
+    this.writer.mark(entry);
+    this.dormant.busy(id);
   }
 
   private queued(entry: Entry, record: ActorRecord): void {
-    if (record.status !== "active") {
-      // Finished: archived by the store once the write lands; nothing of it stays hosted.
-      this.actors.hosted.delete(entry.id);
-      this.actors.finishing.set(entry.id, record);
-      const landed = () => {
-        if (this.actors.finishing.get(entry.id) === record) this.actors.finishing.delete(entry.id);
-      };
-      entry.lastWrite.then(landed, landed);
-    }
+    // Finished: archived by the store once the write lands; nothing of it stays hosted.
+    if (record.status !== "active") this.actors.finish(entry, record);
+    else this.dormant.written(entry);
     this.o.onRecord?.(
       record,
       entry.lastWrite.then(

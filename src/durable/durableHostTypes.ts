@@ -42,6 +42,13 @@ export interface DurableHostOptions {
    * back its earlier process's actors at once, not after their lease lapses. One live process per identity.
    */
   instance?: string;
+  /**
+   * How long an actor that only waits (no side effect runs in its tree, no `when()` caller) stays an
+   * XState actor once its latest change is durable (default 1 s): then it is kept as its record, and
+   * hosted again at its next event or due time. Its `DurableActor.actor` is then stopped: take the
+   * actor again with `actor(id)` for each use. `Infinity` keeps every actor hosted.
+   */
+  dormantAfterMs?: number;
   /** How errors and warnings name the host (default `DurableHost`). */
   name?: string;
   /** Told of every record queued for the store, with whether it became durable (never rejects). */

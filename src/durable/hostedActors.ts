@@ -31,6 +31,8 @@ export interface Entry {
   watchers: Set<() => void>;
   /** Callers still waiting, told when the host stops before what they wait for is durable. */
   abandoned: Set<(error: Error) => void>;
+  /** As it goes dormant: its inspector hears nothing more of this XState actor. */
+  silence(): void;
 }
 
 /** The actor's record as it is now: snapshot, pending delays, and the embedding layer's `meta`. */
@@ -70,10 +72,18 @@ export function hostEntry(o: {
   changed: () => void;
   failed: (error: unknown) => void;
 }): Entry {
+  const user = o.user;
+  let silenced = false;
   const inspect = treeInspector({
     onEmitted: o.onEmitted,
     onTreeChanged: o.changed,
-    ...(o.user === undefined ? {} : { user: o.user }),
+    ...(user === undefined
+      ? {}
+      : {
+          user: (event) => {
+            if (!silenced) user(event);
+          },
+        }),
   });
   // XState's clock on the host's timers, for any length of delay. A delay restored overdue is due now:
   // delivered before any timer, so idle() sees it.
@@ -103,6 +113,7 @@ export function hostEntry(o: {
     stored: "snapshot" in o.start,
     watchers: new Set(),
     abandoned: new Set(),
+    silence: () => (silenced = true),
   };
 }
 

@@ -80,6 +80,9 @@ function statusOf(snapshot: unknown): ActorStatus {
 export class InspectorModel {
   private readonly actors = new Map<string, ActorView>();
   private readonly charts = new Map<string, MachineChart>();
+  /** The session each XState actor hosted again is shown under, and the latest such actor of each. */
+  private readonly aliases = new Map<string, string>();
+  private readonly aliasOf = new Map<string, string>();
   private events: EventView[] = [];
   private seq = 0;
 
@@ -106,7 +109,7 @@ export class InspectorModel {
         this.register(ref);
         return;
       case "@xstate.snapshot":
-        this.update(this.actors.get(ref.sessionId) ?? this.register(ref), event.snapshot);
+        this.update(this.actors.get(this.sessionOf(ref.sessionId)) ?? this.register(ref), event.snapshot);
         return;
       case "@xstate.event":
         this.record(ref, event.sourceRef as unknown as ActorLike | undefined, event.event);
@@ -117,17 +120,20 @@ export class InspectorModel {
   }
 
   private register(ref: ActorLike): ActorView {
-    const existing = this.actors.get(ref.sessionId);
+    const existing = this.actors.get(this.sessionOf(ref.sessionId));
     if (existing !== undefined) return existing;
     const machine = ref.logic instanceof StateMachine ? (ref.logic as AnyStateMachine) : undefined;
     if (machine !== undefined) this.chart(machine);
-    const parent = ref._parent?.sessionId;
+    const parentRef = ref._parent?.sessionId;
+    const parent = typeof parentRef === "string" ? this.sessionOf(parentRef) : undefined;
+    const earlier = this.earlier(text(ref.id ?? ref.sessionId, 200), parent);
+    if (earlier !== undefined) return this.alias(ref.sessionId, earlier);
     const seq = ++this.seq;
     const actor: ActorView = {
       sessionId: ref.sessionId,
       id: text(ref.id ?? ref.sessionId, 200),
       ...(typeof ref.systemId === "string" ? { systemId: text(ref.systemId, 200) } : {}),
-      ...(typeof parent === "string" ? { parentSessionId: parent } : {}),
+      ...(parent === undefined ? {} : { parentSessionId: parent }),
       ...(machine === undefined ? {} : { machineId: machine.id }),
       state: "",
       current: [],
@@ -178,10 +184,13 @@ export class InspectorModel {
       seq: ++this.seq,
       at: this.now(),
       type: text(event.type, 200),
-      targetSessionId: target.sessionId,
+      targetSessionId: this.sessionOf(target.sessionId),
       targetId: text(target.id ?? target.sessionId, 200),
       ...(typeof source?.sessionId === "string"
-        ? { sourceSessionId: source.sessionId, sourceId: text(source.id ?? source.sessionId, 200) }
+        ? {
+            sourceSessionId: this.sessionOf(source.sessionId),
+            sourceId: text(source.id ?? source.sessionId, 200),
+          }
         : {}),
     };
     const data = preview(event as unknown as Record<string, unknown>);
@@ -189,6 +198,29 @@ export class InspectorModel {
     this.events.push(view);
     if (this.events.length > MAX_EVENTS) this.events = this.events.slice(-MAX_EVENTS);
     this.publish({ kind: "event", event: view });
+  }
+
+  /**
+   * A durable actor hosted again (after a restart, or after it was dormant while it waited) is a new
+   * XState actor of the same id: it is shown as the actor seen before, under that one's session.
+   */
+  private earlier(id: string, parent: string | undefined): ActorView | undefined {
+    for (const actor of this.actors.values())
+      if (actor.id === id && actor.parentSessionId === parent) return actor;
+    return undefined;
+  }
+
+  private alias(sessionId: string, view: ActorView): ActorView {
+    const previous = this.aliasOf.get(view.sessionId);
+    if (previous !== undefined) this.aliases.delete(previous);
+    this.aliases.set(sessionId, view.sessionId);
+    this.aliasOf.set(view.sessionId, sessionId);
+    return view;
+  }
+
+  /** The session an actor is shown under. */
+  private sessionOf(sessionId: string): string {
+    return this.aliases.get(sessionId) ?? sessionId;
   }
 
   /** Over MAX_ACTORS: drop the least recently updated finished actors, then the least recently updated others. */
@@ -199,7 +231,12 @@ export class InspectorModel {
     const finished = byAge.filter((a) => a.status !== "active");
     const live = byAge.filter((a) => a.status === "active");
     const dropped = [...finished, ...live].slice(0, over).map((a) => a.sessionId);
-    for (const id of dropped) this.actors.delete(id);
+    for (const id of dropped) {
+      this.actors.delete(id);
+      const alias = this.aliasOf.get(id);
+      this.aliasOf.delete(id);
+      if (alias !== undefined) this.aliases.delete(alias);
+    }
     this.publish({ kind: "drop", sessionIds: dropped });
   }
 }

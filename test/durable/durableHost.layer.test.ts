@@ -1,30 +1,21 @@
 // What a layer built on the durable host uses (the A2A runtime is one): create() and an actor's when(),
 // actor() waking a dormant actor, counts(), meta in get()/list(), onAbandoned and housekeeping. On the
 // in-memory store, in simulated time.
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { assign, setup } from "xstate";
 import {
   ActorExistsError,
   ActorStoppedError,
   createDurableHost,
   createMemoryStore,
-  type DurableHost,
   type DurableHostOptions,
   type SnapshotStore,
 } from "../../src/durable/index.js";
+import { hostsOnFakeTime } from "../support/fakeTimeHosts.js";
 import { HoldingStore } from "../support/runtimeParts.js";
 
 const T0 = Date.UTC(2026, 10, 28, 9, 0, 0);
-const hosts: DurableHost[] = [];
-
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
-  vi.setSystemTime(T0);
-});
-afterEach(async () => {
-  for (const host of hosts.splice(0)) await host.stop();
-  vi.useRealTimers();
-});
+const hosts = hostsOnFakeTime(T0);
 
 /** Waits for GO (failing on BREAK), then finishes after a minute. */
 const ticket = setup({

@@ -1,7 +1,7 @@
 // The durable host with generic machines on the in-memory store, in simulated time: XState's `after`
 // delays keep their wall-clock due times across stop/start, a side effect waits for the write that
 // started it, a stored snapshot of an older machine version is migrated, idle() waits.
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   type AnyActorRef,
   assign,
@@ -22,18 +22,10 @@ import {
   type MachineRegistration,
   type SnapshotStore,
 } from "../../src/durable/index.js";
+import { hostsOnFakeTime } from "../support/fakeTimeHosts.js";
 
 const T0 = Date.UTC(2026, 10, 24, 9, 0, 0);
-const hosts: DurableHost[] = [];
-
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
-  vi.setSystemTime(T0);
-});
-afterEach(async () => {
-  for (const host of hosts.splice(0)) await host.stop();
-  vi.useRealTimers();
-});
+const hosts = hostsOnFakeTime(T0);
 
 /** A light with a nested wait, a named delay and a parallel region. */
 const light = setup({

@@ -4,6 +4,8 @@
 // (iii) for longer than every pending delay. The host must log the same effects in the same order and
 // end in the same state; with no restart or a restart before any due time, at the same times too. A
 // restart across due times delivers the overdue events at start, so there only the order is compared.
+// Each host run is made twice: with the actor kept hosted, and with it dormant (its record) as soon as
+// it is idle, hosted again at each event and due time.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   assign,
@@ -62,12 +64,16 @@ async function conforms(
   compare: Compare,
   expected: { effects: string[]; final: Partial<Final> },
 ) {
-  const { xstate, host, hostWarnings } = await bothWays(s, script, compare);
+  const { xstate, host, dormant, hostWarnings } = await bothWays(s, script, compare);
   expect(labels(xstate), "plain XState's effects").toEqual(expected.effects);
   expect(xstate.final, "plain XState's final state").toMatchObject(expected.final);
   expect(host, `the host differs from plain XState (host warnings: ${JSON.stringify(hostWarnings)})`).toEqual(
     xstate,
   );
+  expect(
+    dormant,
+    `the host with dormant actors differs from plain XState (${JSON.stringify(hostWarnings)})`,
+  ).toEqual(xstate);
 }
 
 // packages/core/test/after.test.ts › "delayed transitions" › "should transition after delay", with two
@@ -156,31 +162,35 @@ describe("c. one delay overdue at start, one not yet due", () => {
   it("after transitions: fast fires at start (2000 ms), slow at its own time", async () => {
     const s: Scenario = { machine: race, input: raceInput, log };
     const xstate = await runXState(s, script);
-    const host = await runHost(s, script);
-    expect(xstate.effects).toEqual([
-      { label: "fast", at: 1000 },
-      { label: "slow", at: 5000 },
-    ]);
-    expect(host.effects).toEqual([
-      { label: "fast", at: 2000 },
-      { label: "slow", at: 5000 },
-    ]);
-    expect(host.final).toEqual(xstate.final);
+    for (const dormantAfterMs of [Infinity, 0]) {
+      const host = await runHost(s, script, dormantAfterMs);
+      expect(xstate.effects).toEqual([
+        { label: "fast", at: 1000 },
+        { label: "slow", at: 5000 },
+      ]);
+      expect(host.effects).toEqual([
+        { label: "fast", at: 2000 },
+        { label: "slow", at: 5000 },
+      ]);
+      expect(host.final).toEqual(xstate.final);
+    }
   });
 
   it("delayed raises: EARLY arrives at start (2000 ms), LATE at its own time", async () => {
     const s: Scenario = { machine: twoRaises, log };
     const xstate = await runXState(s, script);
-    const host = await runHost(s, script);
-    expect(xstate.effects).toEqual([
-      { label: "EARLY", at: 1000 },
-      { label: "LATE", at: 5000 },
-    ]);
-    expect(host.effects).toEqual([
-      { label: "EARLY", at: 2000 },
-      { label: "LATE", at: 5000 },
-    ]);
-    expect(host.final).toEqual(xstate.final);
+    for (const dormantAfterMs of [Infinity, 0]) {
+      const host = await runHost(s, script, dormantAfterMs);
+      expect(xstate.effects).toEqual([
+        { label: "EARLY", at: 1000 },
+        { label: "LATE", at: 5000 },
+      ]);
+      expect(host.effects).toEqual([
+        { label: "EARLY", at: 2000 },
+        { label: "LATE", at: 5000 },
+      ]);
+      expect(host.final).toEqual(xstate.final);
+    }
   });
 });
 
@@ -522,18 +532,20 @@ describe("by design: where the host differs from an uninterrupted actor", () => 
   it("a chain of delays that fell due while no host ran: the next delay counts from the start", async () => {
     const script: Step[] = [{ advance: 500 }, { restart: 4500 }, { advance: 1000 }];
     const xstate = await runXState({ machine: chain, log }, script);
-    const host = await runHost({ machine: chain, log }, script);
-    expect(xstate.effects).toEqual([
-      { label: "b", at: 1000 },
-      { label: "c", at: 2000 },
-    ]);
-    // The host starts again at 5000: a's overdue delay fires then, and b's waits 1000 from there.
-    expect(host.effects).toEqual([
-      { label: "b", at: 5000 },
-      { label: "c", at: 6000 },
-    ]);
-    expect(host.final).toEqual(xstate.final);
-    expect(host.final).toMatchObject({ status: "done", output: { reached: "c" } });
+    for (const dormantAfterMs of [Infinity, 0]) {
+      const host = await runHost({ machine: chain, log }, script, dormantAfterMs);
+      expect(xstate.effects).toEqual([
+        { label: "b", at: 1000 },
+        { label: "c", at: 2000 },
+      ]);
+      // The host starts again at 5000: a's overdue delay fires then, and b's waits 1000 from there.
+      expect(host.effects).toEqual([
+        { label: "b", at: 5000 },
+        { label: "c", at: 6000 },
+      ]);
+      expect(host.final).toEqual(xstate.final);
+      expect(host.final).toMatchObject({ status: "done", output: { reached: "c" } });
+    }
   });
 
   // packages/core/test/invoke.test.ts › "invoke" › "with promises" › "should be invoked with a promise

@@ -122,8 +122,11 @@ export function runXState(s: Scenario, script: readonly Step[]): Promise<Trace> 
   });
 }
 
-/** (B) The durable host on a memory store, actor "a" of kind "m", a new host after each restart. */
-export function runHost(s: Scenario, script: readonly Step[]): Promise<Trace> {
+/**
+ * (B) The durable host on a memory store, actor "a" of kind "m", a new host after each restart; an
+ * idle actor goes dormant after `dormantAfterMs`.
+ */
+export function runHost(s: Scenario, script: readonly Step[], dormantAfterMs: number): Promise<Trace> {
   return withFakeTimers(async () => {
     s.log.entries.length = 0;
     const warnings: string[] = [];
@@ -133,6 +136,7 @@ export function runHost(s: Scenario, script: readonly Step[]): Promise<Trace> {
         store,
         machines: { m: { machine: s.machine, version: 1 } },
         logger: { warn: (message) => void warnings.push(message) },
+        dormantAfterMs,
       });
     let host: DurableHost = newHost();
     try {
@@ -164,13 +168,23 @@ export function runHost(s: Scenario, script: readonly Step[]): Promise<Trace> {
   });
 }
 
-/** Runs the scenario both ways; the views compare as `compare` says. */
+/**
+ * Runs the scenario on plain XState and on the host twice: with every actor kept hosted, and with an
+ * actor dormant as soon as it is idle (hosted again at each event and due time). The views compare as
+ * `compare` says.
+ */
 export async function bothWays(
   s: Scenario,
   script: readonly Step[],
   compare: Compare,
-): Promise<{ xstate: View; host: View; hostWarnings: string[] }> {
+): Promise<{ xstate: View; host: View; dormant: View; hostWarnings: string[] }> {
   const plain = await runXState(s, script);
-  const hosted = await runHost(s, script);
-  return { xstate: view(plain, compare), host: view(hosted, compare), hostWarnings: hosted.warnings };
+  const hosted = await runHost(s, script, Infinity);
+  const dormant = await runHost(s, script, 0);
+  return {
+    xstate: view(plain, compare),
+    host: view(hosted, compare),
+    dormant: view(dormant, compare),
+    hostWarnings: [...hosted.warnings, ...dormant.warnings],
+  };
 }

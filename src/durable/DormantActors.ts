@@ -1,0 +1,132 @@
+import type { ActorRecord } from "../persistence/actorRecord.js";
+import { type ActorTable, earliestDelayDue, onlyWaits } from "./ActorTable.js";
+import type { Entry } from "./hostedActors.js";
+import { TimerQueue } from "./TimerQueue.js";
+import type { RuntimeTimers } from "./timers.js";
+
+export interface DormantActorsOptions {
+  actors: ActorTable;
+  now: () => number;
+  timers: RuntimeTimers;
+  /** How long a hosted actor stays hosted once its latest change is durable; Infinity: for good. */
+  afterMs: number;
+  /** Hosts a stored live actor again, with its delays. */
+  resume: (record: Readonly<ActorRecord>) => void;
+  /** The actor's record as it is now (as it was last written: nothing changed since). */
+  recordOf: (entry: Entry) => ActorRecord;
+}
+
+/**
+ * Live actors that only wait (for an event or a delay), kept as their records rather than as XState
+ * actors: adopted so at start, or hosted ones idle for `afterMs` since their latest change became
+ * durable. Each is hosted again at its first event or earliest due time.
+ */
+export class DormantActors {
+  /** When each dormant actor wakes: at its earliest delay. */
+  private readonly wakes: TimerQueue;
+  /** When each idle hosted actor goes dormant; none while it changes or its change is being written. */
+  private readonly idles: TimerQueue;
+
+  constructor(private readonly o: DormantActorsOptions) {
+    this.wakes = new TimerQueue(o.now, (id) => this.wake(id), o.timers);
+    this.idles = new TimerQueue(o.now, (id) => this.retire(id), o.timers);
+  }
+
+  /** A stored live actor that only waits, kept as its record. */
+  keep(record: Readonly<ActorRecord>): void {
+    this.o.actors.dormant.set(record.id, record);
+    this.wakes.set(record.id, earliestDelayDue(record));
+  }
+
+  /** The hosted actor with this id; a dormant one is hosted again first. */
+  wake(id: string): Entry | undefined {
+    const { actors } = this.o;
+    const entry = actors.hosted.get(id);
+    if (entry !== undefined) return entry;
+    const record = actors.dormant.get(id);
+    if (record === undefined) return undefined;
+    actors.dormant.delete(id);
+    this.wakes.set(id, undefined);
+    this.o.resume(record);
+    return actors.hosted.get(id);
+  }
+
+  /** The hosted actor changed: it stays hosted until that change is durable. */
+  busy(id: string): void {
+    this.idles.set(id, undefined);
+  }
+
+  /** The hosted actor's record is queued: it is idle once that write lands, unless it changed meanwhile. */
+  written(entry: Entry): void {
+    const write = entry.lastWrite;
+    const landed = () => {
+      if (entry.lastWrite === write && this.o.actors.hosted.get(entry.id) === entry) this.idle(entry.id);
+    };
+    write.then(landed, () => undefined);
+  }
+
+  /** The hosted actor's latest change is durable (or it was restored from its record): idle from now. */
+  idle(id: string): void {
+    if (Number.isFinite(this.o.afterMs)) this.idles.set(id, this.o.now() + this.o.afterMs);
+  }
+
+  /** The actor is neither hosted nor dormant here any more. */
+  forget(id: string): void {
+    this.wakes.set(id, undefined);
+    this.idles.set(id, undefined);
+  }
+
+  /** Wakes every actor due by now (fake timers hold the timeout). */
+  fireDue(): void {
+    this.wakes.fireDue();
+  }
+
+  /** The dormant actors' wake-ups. */
+  get pending(): number {
+    return this.wakes.size;
+  }
+
+  start(): void {
+    this.wakes.start();
+    this.idles.start();
+  }
+
+  stop(): void {
+    this.wakes.stop();
+    this.idles.stop();
+  }
+
+  /**
+   * An idle hosted actor goes back to being its record, unless a caller waits on it (looked at again
+   * later) or a side effect runs in its tree (its end is a change, and the actor is idle again after).
+   */
+  private retire(id: string): void {
+    const entry = this.o.actors.hosted.get(id);
+    if (entry === undefined) return;
+    if (entry.watchers.size > 0 || entry.abandoned.size > 0) return this.idle(id);
+    let record: ActorRecord;
+    try {
+      record = this.o.recordOf(entry);
+    } catch {
+      return; // a state that is not JSON: its write reports it
+    }
+    if (!onlyWaits(record)) return;
+    this.o.actors.hosted.delete(id);
+    this.keep(record);
+    // Unseen by inspectors: to them the actor lives on, and the same id restored is the same actor.
+    entry.silence();
+    entry.actor.stop();
+  }
+}
+
+/** How long an idle actor stays hosted by default: a restore costs well under a millisecond. */
+export const DEFAULT_DORMANT_AFTER_MS = 1_000;
+
+/** The `dormantAfterMs` option, checked: ms ≥ 0, or Infinity to keep every actor hosted. */
+export function dormantAfterMs(value: unknown, owner: string): number {
+  if (value === undefined) return DEFAULT_DORMANT_AFTER_MS;
+  if (typeof value === "number" && value >= 0) return value;
+  throw new TypeError(
+    `${owner}: dormantAfterMs must be a number of ms ≥ 0 (or Infinity), got ${String(value)}`,
+  );
+}

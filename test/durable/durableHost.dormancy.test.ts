@@ -1,0 +1,242 @@
+// A hosted actor that only waits goes back to being its record once idle (`dormantAfterMs` after its
+// latest change is durable), and is hosted again at its next event or due time, unseen by get(),
+// list(), send(), actor() and the inspector. On the in-memory store, in simulated time.
+import { describe, expect, it, vi } from "vitest";
+import { assign, fromPromise, type InspectionEvent, sendTo, setup } from "xstate";
+import {
+  createDurableHost,
+  createMemoryStore,
+  type DurableHost,
+  type DurableHostOptions,
+  type SnapshotStore,
+} from "../../src/durable/index.js";
+import { hostsOnFakeTime } from "../support/fakeTimeHosts.js";
+import { InspectorModel } from "../../src/inspector/InspectorModel.js";
+import { HoldingStore } from "../support/runtimeParts.js";
+
+const T0 = Date.UTC(2026, 10, 29, 9, 0, 0);
+const hosts = hostsOnFakeTime(T0);
+let finishWork: () => void = () => {};
+
+/** Waits for PING (counted) or WORK (a side effect, then back to waiting); reminded after a minute. */
+const reminder = setup({
+  types: { context: {} as { pings: number }, events: {} as { type: "PING" } | { type: "WORK" } },
+  actors: { work: fromPromise(() => new Promise<void>((resolve) => (finishWork = resolve))) },
+}).createMachine({
+  context: { pings: 0 },
+  initial: "waiting",
+  states: {
+    waiting: {
+      on: { PING: { actions: assign({ pings: ({ context }) => context.pings + 1 }) }, WORK: "working" },
+      after: { 60_000: "reminded" },
+    },
+    working: { invoke: { src: "work", onDone: "waiting" } },
+    reminded: { type: "final" },
+  },
+});
+
+/** Invokes a child machine that waits for GO; done when the child is. */
+const parent = setup({
+  actors: {
+    child: setup({ types: { events: {} as { type: "GO" } } }).createMachine({
+      initial: "waiting",
+      states: { waiting: { on: { GO: "gone" } }, gone: { type: "final" } },
+    }),
+  },
+}).createMachine({
+  initial: "running",
+  states: {
+    running: {
+      invoke: { id: "child", src: "child", onDone: "finished" },
+      on: { GO: { actions: sendTo("child", { type: "GO" }) } },
+    },
+    finished: { type: "final" },
+  },
+});
+
+function host(store: SnapshotStore = createMemoryStore(), options: Partial<DurableHostOptions> = {}) {
+  const h = createDurableHost({
+    store,
+    machines: { reminder: { machine: reminder, version: 1 }, parent: { machine: parent, version: 1 } },
+    logger: { warn: () => {} },
+    dormantAfterMs: 1_000,
+    ...options,
+  });
+  hosts.push(h);
+  return h;
+}
+
+const counts = (h: DurableHost) => {
+  const { live, dormant } = h.counts();
+  return { live, dormant };
+};
+
+describe("an idle actor that only waits goes back to being its record", () => {
+  it("once its write is durable and dormantAfterMs has passed; get() and list() show it as before", async () => {
+    const h = host();
+    await h.start();
+    await h.spawn("reminder", "r1");
+    const before = h.actor("r1");
+    await vi.advanceTimersByTimeAsync(999);
+    expect(counts(h)).toEqual({ live: 1, dormant: 0 });
+    await vi.advanceTimersByTimeAsync(1);
+    expect(counts(h)).toEqual({ live: 0, dormant: 1 });
+    expect(before?.actor.getSnapshot().status).toBe("stopped");
+    expect(await h.get("r1")).toMatchObject({ status: "active", value: "waiting", context: { pings: 0 } });
+    expect(await h.list()).toEqual([{ id: "r1", kind: "reminder", status: "active", value: "waiting" }]);
+    // Its wake-up is its delay's.
+    expect(h.counts().timersPending).toBe(1);
+  });
+
+  it("send() hosts it again: the event applies durably, and it is dormant again once idle", async () => {
+    const store = createMemoryStore();
+    const h = host(store);
+    await h.start();
+    await h.spawn("reminder", "r1");
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(counts(h).dormant).toBe(1);
+    await h.send("r1", { type: "PING" });
+    expect(counts(h)).toEqual({ live: 1, dormant: 0 });
+    expect((await store.get("r1"))?.snapshot).toMatchObject({ context: { pings: 1 } });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(counts(h)).toEqual({ live: 0, dormant: 1 });
+    await h.send("r1", { type: "PING" });
+    expect(await h.get("r1")).toMatchObject({ context: { pings: 2 } });
+  });
+
+  it("its delay fires at its due time while it is dormant", async () => {
+    const h = host();
+    await h.start();
+    await h.spawn("reminder", "r1");
+    await vi.advanceTimersByTimeAsync(59_999);
+    expect(counts(h)).toEqual({ live: 0, dormant: 1 });
+    expect(await h.get("r1")).toMatchObject({ status: "active", value: "waiting" });
+    await vi.advanceTimersByTimeAsync(1);
+    await h.idle();
+    expect(await h.get("r1")).toMatchObject({ status: "done", value: "reminded" });
+    expect(counts(h)).toEqual({ live: 0, dormant: 0 });
+  });
+
+  it("actor() hosts it again: a new XState actor in the same state, the old one stopped", async () => {
+    const h = host();
+    await h.start();
+    await h.spawn("reminder", "r1");
+    await h.send("r1", { type: "PING" });
+    const old = h.actor("r1");
+    await vi.advanceTimersByTimeAsync(1_000);
+    const again = h.actor("r1");
+    expect(again?.actor).not.toBe(old?.actor);
+    expect(again?.actor.getSnapshot()).toMatchObject({ status: "active", context: { pings: 1 } });
+    again?.actor.send({ type: "PING" });
+    await h.idle();
+    expect(await h.get("r1")).toMatchObject({ context: { pings: 2 } });
+  });
+
+  it("not before its latest change is durable", async () => {
+    const store = new HoldingStore(createMemoryStore());
+    const h = host(store);
+    await h.start();
+    store.hold();
+    h.create("reminder", "r1");
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(counts(h)).toEqual({ live: 1, dormant: 0 });
+    store.release();
+    await h.idle();
+    await vi.advanceTimersByTimeAsync(999);
+    expect(counts(h)).toEqual({ live: 1, dormant: 0 });
+    await vi.advanceTimersByTimeAsync(1);
+    expect(counts(h)).toEqual({ live: 0, dormant: 1 });
+  });
+
+  it("not while a when() caller waits on it, nor while a side effect runs in it", async () => {
+    const h = host();
+    await h.start();
+    const created = h.create("reminder", "r1");
+    let pinged = false;
+    const waited = created.when(() => (created.actor.getSnapshot().context.pings > 0 ? true : undefined));
+    void waited.then(() => (pinged = true));
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(counts(h)).toEqual({ live: 1, dormant: 0 });
+    created.actor.send({ type: "PING" });
+    await h.idle();
+    expect(pinged).toBe(true);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(counts(h)).toEqual({ live: 0, dormant: 1 });
+
+    await h.send("r1", { type: "WORK" });
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(counts(h)).toEqual({ live: 1, dormant: 0 });
+    finishWork();
+    await h.idle();
+    expect(await h.get("r1")).toMatchObject({ value: "waiting" });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(counts(h)).toEqual({ live: 0, dormant: 1 });
+  });
+
+  it("the inspector hears nothing of it: no stopped actor, and one actor per id once it is hosted again", async () => {
+    const events: InspectionEvent[] = [];
+    const model = new InspectorModel(() => {});
+    const h = host(createMemoryStore(), {
+      inspect: (event: InspectionEvent) => {
+        events.push(event);
+        model.handle(event);
+      },
+    });
+    await h.start();
+    await h.spawn("parent", "p1");
+    const first = model
+      .hello()
+      .actors.map(({ id, sessionId, parentSessionId }) => ({ id, sessionId, parentSessionId }));
+    expect(first.map((a) => a.id).sort()).toEqual(["child", "p1"]);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(counts(h).dormant).toBe(1);
+    const statuses = events.flatMap((e) => (e.type === "@xstate.snapshot" ? [e.snapshot.status] : []));
+    expect(statuses).not.toContain("stopped");
+    // Hosted again: new XState actors, shown as the ones seen before.
+    await h.send("p1", { type: "GO" });
+    const shown = model.hello().actors;
+    expect(shown.map(({ id, sessionId, parentSessionId }) => ({ id, sessionId, parentSessionId }))).toEqual(
+      first,
+    );
+    expect(shown.find((a) => a.id === "p1")).toMatchObject({ status: "done", state: "finished" });
+    expect(shown.find((a) => a.id === "child")).toMatchObject({ status: "done", state: "gone" });
+    const root = first.find((a) => a.id === "p1")?.sessionId;
+    const latest = model
+      .hello()
+      .events.slice(-3)
+      .map((e) => [e.type, e.targetSessionId]);
+    expect(latest).toEqual([
+      ["GO", root],
+      ["GO", first.find((a) => a.id === "child")?.sessionId],
+      ["xstate.done.actor.child", root],
+    ]);
+  });
+
+  it("1,000 waiting actors are 1,000 records once idle: none stays an XState actor", async () => {
+    const h = host();
+    await h.start();
+    await Promise.all(Array.from({ length: 1_000 }, (_, i) => h.spawn("reminder", `r${i}`)));
+    expect(counts(h)).toEqual({ live: 1_000, dormant: 0 });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(counts(h)).toEqual({ live: 0, dormant: 1_000 });
+    await vi.advanceTimersByTimeAsync(59_000);
+    await h.idle();
+    expect((await h.list()).length).toBe(0);
+  });
+});
+
+describe("dormantAfterMs", () => {
+  it("Infinity keeps every actor hosted", async () => {
+    const h = host(createMemoryStore(), { dormantAfterMs: Infinity });
+    await h.start();
+    await h.spawn("reminder", "r1");
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(counts(h)).toEqual({ live: 1, dormant: 0 });
+  });
+
+  it.each([-1, Number.NaN, "1000", null])("%s is refused with a TypeError naming the option", (value) => {
+    expect(() => host(createMemoryStore(), { dormantAfterMs: value as number })).toThrow(
+      /createDurableHost: dormantAfterMs must be a number of ms ≥ 0 \(or Infinity\), got/,
+    );
+  });
+});
