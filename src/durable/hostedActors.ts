@@ -232,6 +232,9 @@ export function throwIfFailed(method: string, entry: Entry): void {
   throw new ActorFailedError(entry.id, entry.kind, method, snapshot.error);
 }
 
+/** State values remembered per host: a machine has few; a damaged store may have any number. */
+const MAX_RESOLVED = 1_000;
+
 const STATUSES: ReadonlySet<unknown> = new Set(["active", "done", "error", "stopped"]);
 
 /**
@@ -243,6 +246,18 @@ export function recordRules(
   machines: Readonly<Record<string, AnyStateMachine>>,
 ): ActorRecordRules {
   const kinds = Object.entries(registrations);
+  // Thousands of records share a few state values: each value of each machine is resolved once.
+  const resolved = new Map<string, string | undefined>();
+  const resolve = (machine: AnyStateMachine, value: unknown, context: unknown): string | undefined => {
+    try {
+      machine.resolveState({ value, context: context ?? {} } as Parameters<
+        AnyStateMachine["resolveState"]
+      >[0]);
+    } catch (error) {
+      return `its state value ${JSON.stringify(value)} is not one of machine ${JSON.stringify(machine.id)}: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    return undefined;
+  };
   return {
     machineVersions: Object.fromEntries(kinds.map(([kind, r]) => [kind, r.version])),
     migrations: Object.fromEntries(
@@ -257,14 +272,11 @@ export function recordRules(
       // XState reads a number or a boolean as the initial state: only names (or objects of them) are real.
       if (typeof value !== "string" && !isPlainObject(value))
         return `its state value ${JSON.stringify(value)} is not a state name or an object of them`;
-      try {
-        machine.resolveState({ value, context: context ?? {} } as Parameters<
-          AnyStateMachine["resolveState"]
-        >[0]);
-      } catch (error) {
-        return `its state value ${JSON.stringify(value)} is not one of machine ${JSON.stringify(machine.id)}: ${error instanceof Error ? error.message : String(error)}`;
-      }
-      return undefined;
+      const key = `${machineId}\u0000${JSON.stringify(value)}`;
+      if (resolved.has(key)) return resolved.get(key);
+      const problem = resolve(machine, value, context);
+      if (resolved.size < MAX_RESOLVED) resolved.set(key, problem);
+      return problem;
     },
   };
 }
