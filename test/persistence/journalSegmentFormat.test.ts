@@ -1,6 +1,15 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
-import { JOURNAL_BLOCK_BYTES, JOURNAL_HEADER, readJournalSegment } from "../../src/persistence/index.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  JOURNAL_BLOCK_BYTES,
+  JOURNAL_HEADER,
+  journalFileName,
+  readJournalSegment,
+} from "../../src/persistence/index.js";
+import { replayJournal } from "../../src/persistence/journal/replayJournal.js";
+import { tempDirs } from "./tempDirs.js";
 
 const BLOCK = JOURNAL_BLOCK_BYTES;
 
@@ -13,6 +22,12 @@ function segment(data: string, blocks = Math.ceil((Buffer.byteLength(data) + 1) 
 
 const lineOf = (n: number): string => `${JSON.stringify({ id: `m${n}`, n })}\n`;
 const lines = (count: number): string => Array.from({ length: count }, (_, n) => lineOf(n)).join("");
+
+const dirs = tempDirs();
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await dirs.cleanup();
+});
 
 describe("journal segment format", () => {
   it("reads whole lines before the zero padding, and an empty or never-written segment as empty", () => {
@@ -81,5 +96,46 @@ describe("journal segment format", () => {
     const future = readJournalSegment(segment(`{"journal":"a2a-snapshot","version":3}\n${lines(1)}`));
     expect(future).toMatchObject({ values: [], damage: { kind: "corrupt" } });
     expect(future.damage?.problem).toContain('"version":3');
+  });
+
+  it("is replayed line by line: each line checked as it is parsed, no string of the whole data made", async () => {
+    // Reading a segment whole held every parsed line at once, and decoded its data into one string,
+    // two bytes a character as soon as one line goes beyond Latin-1: a start read a large thread
+    // state several times slower. Work per line is counted here, not timed.
+    const dir = await dirs.make();
+    const korean = `${JSON.stringify({ id: "m3", n: 3, text: "토큰 갱신이 만료 직전 요청에서 401" })}\n`;
+    const text = JOURNAL_HEADER + lines(3) + korean + lines(6).slice(lineOf(0).length * 4);
+    await writeFile(join(dir, journalFileName(1)), segment(text));
+    const parse = vi.spyOn(JSON, "parse");
+    const decode = vi.spyOn(Buffer.prototype, "toString");
+    const parsedWhenChecked: number[] = [];
+    const { latest } = await replayJournal({
+      actorsDir: dir,
+      names: [journalFileName(1)],
+      check: (_key, value) => {
+        parsedWhenChecked.push(parse.mock.calls.length);
+        return value;
+      },
+      damaged: () => {},
+    });
+    expect([...latest.keys()]).toEqual(["m0", "m1", "m2", "m3", "m4", "m5"]);
+    expect(parsedWhenChecked).toEqual([1, 2, 3, 4, 5, 6]);
+    const longestLine = Math.max(...text.split("\n").map((line) => line.length));
+    const decoded = decode.mock.results.map((result) => String(result.value).length);
+    expect(decoded.length).toBeGreaterThanOrEqual(6);
+    expect(Math.max(...decoded)).toBeLessThanOrEqual(longestLine);
+  });
+
+  it("hands each record to `each` as it is parsed, and then keeps none in `values`", () => {
+    const taken: unknown[] = [];
+    const reading = readJournalSegment(segment(`${JOURNAL_HEADER}${lineOf(0)}{oops\n${lineOf(1)}`), (v) =>
+      taken.push(v),
+    );
+    expect(taken).toEqual([
+      { id: "m0", n: 0 },
+      { id: "m1", n: 1 },
+    ]);
+    expect(reading).toMatchObject({ values: [], torn: false, damage: { kind: "corrupt", linesLost: 1 } });
+    expect(reading.damage?.problem).toContain("line 3:");
   });
 });

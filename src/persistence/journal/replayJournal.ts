@@ -39,15 +39,15 @@ export async function replayJournal<R>(
       options.unreadable(path, error);
       continue;
     }
-    const reading = readJournalSegment(bytes);
-    if (reading.torn) options.torn?.(path);
-    for (const value of reading.values) {
+    // Each line checked as it is parsed: the segment's raw lines are never all held at once.
+    const reading = readJournalSegment(bytes, (value) => {
       const key = options.keyOf?.(value) ?? idOf(value) ?? "";
       const record = options.check(key, value, path);
-      if (record === undefined) continue;
+      if (record === undefined) return;
       latest.delete(key);
       latest.set(key, record);
-    }
+    });
+    if (reading.torn) options.torn?.(path);
     if (reading.damage !== undefined) await options.damaged(path, bytes, reading.damage);
   }
   return { latest, seqs: segments.map((s) => s.seq) };
