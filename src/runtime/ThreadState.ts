@@ -349,6 +349,14 @@ export class ThreadState {
     for (const record of [...this.observed.values()].flat()) yield `observed ${observedKey(record)}`;
   }
 
+  /** How many persisted entries there are: as many as ids() yields, without making their ids. */
+  get size(): number {
+    let entries = 0;
+    for (const held of Object.values(this.held)) entries += held.size;
+    for (const records of this.observed.values()) entries += records.length;
+    return entries;
+  }
+
   /** The entry with this id as it is now; without a value when there is none. */
   entry(id: string): ThreadEntry {
     const at = id.indexOf(" ");

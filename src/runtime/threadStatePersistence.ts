@@ -105,7 +105,7 @@ export class ThreadStateStore {
     threads.onChange = (id) => expired.push(id);
     threads.expire(now());
     store.lines = read.lines;
-    store.stateLines = [...threads.ids()].length;
+    store.stateLines = threads.size;
     try {
       // Much expired (a start after a long stop) is cheaper written whole than logged removal by removal.
       if (damaged || bad.length > 0 || store.foldDue(expired.length)) await store.fold();

@@ -245,6 +245,21 @@ describe("ThreadState.expire (bounded while running)", () => {
   });
 });
 
+describe("ThreadState.size", () => {
+  it("counts the persisted entries ids() names, observer records one by one", () => {
+    const state = new ThreadState(limits, () => 0);
+    expect(state.size).toBe(0);
+    state.useRoute(route("t1", 0)); // a route and its thread's parent
+    state.addParticipants("t1", ["ruda"]);
+    state.markSinkThread("s1");
+    state.markSystemMessage("m9");
+    for (const id of ["m1", "m2"]) state.observe(record("c1", id, 0), 0);
+    state.observe(record("c2", "m3", 0), 0);
+    expect(state.size).toBe(8);
+    expect(state.size).toBe([...state.ids()].length);
+  });
+});
+
 describe("ThreadState conversations (a sessionsSend route's latest)", () => {
   it("keeps the route's latest conversation; an older event changes nothing, one as old replaces it", () => {
     const state = new ThreadState(limits, () => 0);
