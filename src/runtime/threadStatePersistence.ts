@@ -92,7 +92,7 @@ export class ThreadStateStore {
         );
       },
     });
-    threads.load(read.latest.values());
+    threads.load(read.entries);
     if (bad.length > 0) {
       const kept = await quarantineEntries(stateDir, "threads", now(), { entries: bad });
       warn(
@@ -174,7 +174,7 @@ export async function readThreadExchanges(
 ): Promise<Array<{ threadId: string; exchange: BotExchange }>> {
   const bad: BadEntry[] = [];
   let vanished = false;
-  const { latest } = await readJournal(join(stateDir, THREAD_STATE_DIR), bad, {
+  const { entries } = await readJournal(join(stateDir, THREAD_STATE_DIR), bad, {
     damaged: (file, _bytes, damage) => onWarning(`${file}: ${damage.kind} journal: ${damage.problem}`),
     unreadable: (file, error) => {
       if (errorCode(error) === "ENOENT") vanished = true;
@@ -186,12 +186,20 @@ export async function readThreadExchanges(
   for (const entry of bad)
     if (entry.c === "exchange")
       onWarning(`thread state: exchange ${JSON.stringify(entry.k)} is invalid: ${entry.reason}`);
-  return [...latest.values()].flatMap((e) =>
-    e.c === "exchange" && e.v !== undefined ? [{ threadId: e.k, exchange: e.v }] : [],
-  );
+  // The last entry of each thread wins, in the order of those last entries.
+  const exchanges = new Map<string, BotExchange>();
+  for (const e of entries) {
+    if (e.c !== "exchange") continue;
+    exchanges.delete(e.k);
+    if (e.v !== undefined) exchanges.set(e.k, e.v);
+  }
+  return [...exchanges].map(([threadId, exchange]) => ({ threadId, exchange }));
 }
 
-/** The segments of `dir` replayed: the last valid line of each entry, the segments' numbers and lines. */
+/**
+ * The segments of `dir` replayed: every valid line as an entry, in line order (applied in that order,
+ * the last of each key wins), the segments' numbers, and how many lines they hold.
+ */
 async function readJournal(
   dir: string,
   bad: BadEntry[],
@@ -202,17 +210,18 @@ async function readJournal(
     if (errorCode(error) === "ENOENT") return [];
     throw error;
   });
-  const { latest, seqs } = await replayJournal<ThreadEntry>({
+  const entries: ThreadEntry[] = [];
+  const { seqs } = await replayJournal<ThreadEntry>({
     actorsDir: dir,
     names,
-    keyOf: (line) => (isRecord(line) ? `${String(line.c)} ${String(line.k)}` : ""),
     check: (_key, line) => {
       lines += 1;
       return checkEntry(line, bad);
     },
+    each: (entry) => entries.push(entry),
     ...reading,
   });
-  return { latest, seqs, lines };
+  return { entries, seqs, lines };
 }
 
 const Str = z.string().min(1);

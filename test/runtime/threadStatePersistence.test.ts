@@ -195,6 +195,46 @@ describe("ThreadStateStore", () => {
     await third.store.close();
   }, 30_000);
 
+  it("opens with one keyed write per line: the replay hands its lines to the state in order, the last of each key wins there", async () => {
+    // The replay kept the last line of each key in a map of its own, keyed "<collection> <key>", which
+    // the state then rebuilt by key: every entry keyed twice. Work per line is counted, not timed.
+    const stateDir = tempDir("a2a-threads-");
+    const lines = 2_000;
+    const parent = (n: number, channelId: string): [string, string, unknown] => [
+      "parent",
+      `t${n}`,
+      { channelId, at: T0 },
+    ];
+    writeThreadSegment(stateDir, [
+      ...Array.from({ length: lines / 2 }, (_, n) => parent(n, "c1")),
+      ["route", "ruda:eden", { threadId: "t1", channelId: "c1", lastUsedAt: T0 }],
+    ]);
+    writeThreadSegment(
+      stateDir,
+      [
+        ...Array.from({ length: lines / 2 - 4 }, (_, n) => parent(n, "c2")),
+        ["parent", "t0", { channelId: "", at: T0 }], // invalid: the line before it stays
+        '{"c":"parent","k":"t1"}\n', // removed
+        ["route", "ruda:eden", { threadId: "t2", channelId: "c1", lastUsedAt: T0 }],
+      ],
+      2,
+    );
+    const sets = vi.spyOn(Map.prototype, "set");
+    const { threads, store, warnings } = await open(stateDir);
+    const keyed = sets.mock.calls.length;
+    sets.mockRestore();
+    await store.close();
+    expect(keyed / lines).toBeLessThan(1.25);
+    expect(threads.parentOf("t0")).toBe("c2");
+    expect(threads.parentOf("t1")).toBeUndefined();
+    expect(threads.parentOf("t996")).toBe("c1");
+    expect(threads.reusableRoute("ruda", "eden", undefined, T0)?.threadId).toBe("t2");
+    // The state's entries in the order of each one's last line, as a fold writes them.
+    expect(parentKeys(threads).slice(0, 2)).toEqual(["t996", "t997"]);
+    expect(parentKeys(threads).at(-1)).toBe("t995");
+    expect(warnings).toEqual([expect.stringMatching(/1 thread-state entry is invalid/)]);
+  });
+
   it("what the expiry drops at start is logged when it is little, written out with a fold when it is much", async () => {
     const stateDir = tempDir("a2a-threads-");
     const first = await open(stateDir);

@@ -8,8 +8,6 @@ export interface ReplayJournalOptions<R> {
   actorsDir: string;
   /** The folder's entries (`actors/`, `threads/`). */
   names: readonly string[];
-  /** A line's key: the last line of each key wins (default: the record's id). */
-  keyOf?: (value: unknown) => string;
   /** A line's record checked, or undefined when it cannot be used (the caller sets it aside or reports it). */
   check: (key: string, value: unknown, file: string) => R | undefined;
   /** A segment that lost acknowledged records, with its bytes, told once its readable lines are checked. */
@@ -18,11 +16,17 @@ export interface ReplayJournalOptions<R> {
   torn?: (file: string) => void;
   /** A segment that cannot be read; without this, its StateFileReadError is thrown. */
   unreadable?: (file: string, error: unknown) => void;
+  /**
+   * Takes every usable record in line order instead, `latest` left empty: for a caller whose own state
+   * keeps the last record of each key as it applies them (the thread state), so no map of them is built.
+   */
+  each?: (record: R) => void;
 }
 
 /**
  * Reads the journal segments in order: the last usable record per id (in the order of each id's last
- * line), and the segments' sequence numbers. Every line of a damaged segment that can be read is used.
+ * line) or, with `each`, every usable record, and the segments' sequence numbers. Every line of a
+ * damaged segment that can be read is used.
  */
 export async function replayJournal<R>(
   options: ReplayJournalOptions<R>,
@@ -41,9 +45,10 @@ export async function replayJournal<R>(
     }
     // Each line checked as it is parsed: the segment's raw lines are never all held at once.
     const reading = readJournalSegment(bytes, (value) => {
-      const key = options.keyOf?.(value) ?? idOf(value) ?? "";
+      const key = idOf(value) ?? "";
       const record = options.check(key, value, path);
       if (record === undefined) return;
+      if (options.each !== undefined) return options.each(record);
       latest.delete(key);
       latest.set(key, record);
     });
