@@ -120,7 +120,7 @@ export class DormantActors {
 }
 
 /** How long an idle actor stays hosted by default: a restore costs well under a millisecond. */
-export const DEFAULT_DORMANT_AFTER_MS = 1_000;
+const DEFAULT_DORMANT_AFTER_MS = 1_000;
 
 /** The `dormantAfterMs` option, checked: ms ≥ 0, or Infinity to keep every actor hosted. */
 export function dormantAfterMs(value: unknown, owner: string): number {

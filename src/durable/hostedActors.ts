@@ -248,9 +248,10 @@ export function recordRules(
   const kinds = Object.entries(registrations);
   // Thousands of records share a few state values: each value of each machine is resolved once.
   const resolved = new Map<string, string | undefined>();
-  const resolve = (machine: AnyStateMachine, value: unknown, context: unknown): string | undefined => {
+  // Whether a value names states of the machine does not depend on the context.
+  const resolve = (machine: AnyStateMachine, value: unknown): string | undefined => {
     try {
-      machine.resolveState({ value, context: context ?? {} } as Parameters<
+      machine.resolveState({ value, context: {} } as Parameters<
         AnyStateMachine["resolveState"]
       >[0]);
     } catch (error) {
@@ -267,14 +268,14 @@ export function recordRules(
       const machine = Object.hasOwn(machines, machineId) ? machines[machineId] : undefined;
       if (machine === undefined) return `there is no machine ${JSON.stringify(machineId)} to restore it`;
       if (!isPlainObject(snapshot)) return "it is not an object";
-      const { value, status, context } = snapshot;
+      const { value, status } = snapshot;
       if (!STATUSES.has(status)) return `its status ${JSON.stringify(status)} is not one XState knows`;
       // XState reads a number or a boolean as the initial state: only names (or objects of them) are real.
       if (typeof value !== "string" && !isPlainObject(value))
         return `its state value ${JSON.stringify(value)} is not a state name or an object of them`;
       const key = `${machineId}\u0000${JSON.stringify(value)}`;
       if (resolved.has(key)) return resolved.get(key);
-      const problem = resolve(machine, value, context);
+      const problem = resolve(machine, value);
       if (resolved.size < MAX_RESOLVED) resolved.set(key, problem);
       return problem;
     },
