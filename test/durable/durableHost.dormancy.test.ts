@@ -10,7 +10,7 @@ import {
   type DurableHostOptions,
   type SnapshotStore,
 } from "../../src/durable/index.js";
-import { hostsOnFakeTime } from "../support/fakeTimeHosts.js";
+import { hostsOnFakeTime } from "../support/fakeClock.js";
 import { InspectorModel } from "../../src/inspector/InspectorModel.js";
 import { HoldingStore } from "../support/runtimeParts.js";
 

@@ -11,7 +11,7 @@ import {
   type DurableHostOptions,
   type SnapshotStore,
 } from "../../src/durable/index.js";
-import { hostsOnFakeTime } from "../support/fakeTimeHosts.js";
+import { hostsOnFakeTime } from "../support/fakeClock.js";
 import { HoldingStore } from "../support/runtimeParts.js";
 
 const T0 = Date.UTC(2026, 10, 28, 9, 0, 0);

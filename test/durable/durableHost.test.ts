@@ -22,7 +22,7 @@ import {
   type MachineRegistration,
   type SnapshotStore,
 } from "../../src/durable/index.js";
-import { hostsOnFakeTime } from "../support/fakeTimeHosts.js";
+import { hostsOnFakeTime } from "../support/fakeClock.js";
 
 const T0 = Date.UTC(2026, 10, 24, 9, 0, 0);
 const hosts = hostsOnFakeTime(T0);

@@ -162,12 +162,12 @@ describe("c. one delay overdue at start, one not yet due", () => {
   it("after transitions: fast fires at start (2000 ms), slow at its own time", async () => {
     const s: Scenario = { machine: race, input: raceInput, log };
     const xstate = await runXState(s, script);
+    expect(xstate.effects).toEqual([
+      { label: "fast", at: 1000 },
+      { label: "slow", at: 5000 },
+    ]);
     for (const dormantAfterMs of [Infinity, 0]) {
       const host = await runHost(s, script, dormantAfterMs);
-      expect(xstate.effects).toEqual([
-        { label: "fast", at: 1000 },
-        { label: "slow", at: 5000 },
-      ]);
       expect(host.effects).toEqual([
         { label: "fast", at: 2000 },
         { label: "slow", at: 5000 },
@@ -179,12 +179,12 @@ describe("c. one delay overdue at start, one not yet due", () => {
   it("delayed raises: EARLY arrives at start (2000 ms), LATE at its own time", async () => {
     const s: Scenario = { machine: twoRaises, log };
     const xstate = await runXState(s, script);
+    expect(xstate.effects).toEqual([
+      { label: "EARLY", at: 1000 },
+      { label: "LATE", at: 5000 },
+    ]);
     for (const dormantAfterMs of [Infinity, 0]) {
       const host = await runHost(s, script, dormantAfterMs);
-      expect(xstate.effects).toEqual([
-        { label: "EARLY", at: 1000 },
-        { label: "LATE", at: 5000 },
-      ]);
       expect(host.effects).toEqual([
         { label: "EARLY", at: 2000 },
         { label: "LATE", at: 5000 },
@@ -532,12 +532,12 @@ describe("by design: where the host differs from an uninterrupted actor", () => 
   it("a chain of delays that fell due while no host ran: the next delay counts from the start", async () => {
     const script: Step[] = [{ advance: 500 }, { restart: 4500 }, { advance: 1000 }];
     const xstate = await runXState({ machine: chain, log }, script);
+    expect(xstate.effects).toEqual([
+      { label: "b", at: 1000 },
+      { label: "c", at: 2000 },
+    ]);
     for (const dormantAfterMs of [Infinity, 0]) {
       const host = await runHost({ machine: chain, log }, script, dormantAfterMs);
-      expect(xstate.effects).toEqual([
-        { label: "b", at: 1000 },
-        { label: "c", at: 2000 },
-      ]);
       // The host starts again at 5000: a's overdue delay fires then, and b's waits 1000 from there.
       expect(host.effects).toEqual([
         { label: "b", at: 5000 },

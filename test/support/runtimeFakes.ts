@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, vi } from "vitest";
+import { stoppedAfterEachOnFakeClock } from "./fakeClock.js";
 import { type A2ARuntime, createA2ARuntime, type DiscordPort } from "../../src/index.js";
 import { type DiscordChannelInfo } from "../../src/runtime/index.js";
 import { tempDir } from "./tempDir.js";
@@ -156,15 +156,7 @@ export async function drain(rounds = 200): Promise<void> {
  * and a `runtime()` that creates runtimes stopped after the test. Call at the top of a test file.
  */
 export function useRuntimeHarness(t0: number): (o: Parameters<typeof createA2ARuntime>[0]) => A2ARuntime {
-  const running: A2ARuntime[] = [];
-  beforeEach(() => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
-    vi.setSystemTime(t0);
-  });
-  afterEach(async () => {
-    for (const r of running.splice(0)) await r.stop();
-    vi.useRealTimers();
-  });
+  const running = stoppedAfterEachOnFakeClock<A2ARuntime>(t0);
   return (o) => {
     const r = createA2ARuntime({ config: runtimeConfig, logger: textLogger(() => {}), ...o });
     running.push(r);

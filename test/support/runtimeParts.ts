@@ -1,7 +1,7 @@
 // The runtime's actors on the durable host, composed as createA2ARuntime composes them but without the
 // rest of the runtime: for tests of one runtime concern (the flow service, the collaboration service,
 // mention tracking) over a real host and store.
-import { afterEach, beforeEach, vi } from "vitest";
+import { stoppedAfterEachOnFakeClock } from "./fakeClock.js";
 import type { DurableHost } from "../../src/durable/durableHostTypes.js";
 import { GLOBAL_TIMERS } from "../../src/durable/timers.js";
 import type { ActorRecord } from "../../src/persistence/actorRecord.js";
@@ -126,16 +126,7 @@ function createRuntimeActorsOf(...args: Parameters<typeof createRuntimeActors>) 
  * parts are stopped after the test. Call at the top of a test file.
  */
 export function usePartsHarness(t0: number): (parts: RuntimeParts) => RuntimeParts {
-  const kept: RuntimeParts[] = [];
-  beforeEach(() => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
-    vi.setSystemTime(t0);
-  });
-  afterEach(async () => {
-    // A second stop does nothing: a test may have stopped them already.
-    for (const parts of kept.splice(0)) await parts.stop();
-    vi.useRealTimers();
-  });
+  const kept = stoppedAfterEachOnFakeClock<RuntimeParts>(t0);
   return (parts) => {
     kept.push(parts);
     return parts;
