@@ -83,6 +83,8 @@ export class InspectorModel {
   /** The session each XState actor hosted again is shown under, and the latest such actor of each. */
   private readonly aliases = new Map<string, string>();
   private readonly aliasOf = new Map<string, string>();
+  /** The XState actor each shown actor is now, held weakly: the model must not keep stopped ones alive. */
+  private readonly refs = new Map<string, WeakRef<object>>();
   private events: EventView[] = [];
   private seq = 0;
 
@@ -127,7 +129,8 @@ export class InspectorModel {
     const parentRef = ref._parent?.sessionId;
     const parent = typeof parentRef === "string" ? this.sessionOf(parentRef) : undefined;
     const earlier = this.earlier(text(ref.id ?? ref.sessionId, 200), parent);
-    if (earlier !== undefined) return this.alias(ref.sessionId, earlier);
+    if (earlier !== undefined) return this.alias(ref, earlier);
+    this.refs.set(ref.sessionId, new WeakRef(ref));
     const seq = ++this.seq;
     const actor: ActorView = {
       sessionId: ref.sessionId,
@@ -202,19 +205,32 @@ export class InspectorModel {
 
   /**
    * A durable actor hosted again (after a restart, or after it was dormant while it waited) is a new
-   * XState actor of the same id: it is shown as the actor seen before, under that one's session.
+   * XState actor of the same id: it is shown as the one seen before, under that one's session, once
+   * that one no longer runs. Two running actors of one id are two actors.
    */
   private earlier(id: string, parent: string | undefined): ActorView | undefined {
     for (const actor of this.actors.values())
-      if (actor.id === id && actor.parentSessionId === parent) return actor;
+      if (actor.id === id && actor.parentSessionId === parent && !this.running(actor.sessionId)) return actor;
     return undefined;
   }
 
-  private alias(sessionId: string, view: ActorView): ActorView {
+  /** Whether the XState actor shown under this session still runs. */
+  private running(sessionId: string): boolean {
+    const actor = this.refs.get(sessionId)?.deref() as
+      { getSnapshot?: () => { status?: unknown } } | undefined;
+    try {
+      return actor?.getSnapshot?.().status === "active";
+    } catch {
+      return false;
+    }
+  }
+
+  private alias(ref: ActorLike, view: ActorView): ActorView {
     const previous = this.aliasOf.get(view.sessionId);
     if (previous !== undefined) this.aliases.delete(previous);
-    this.aliases.set(sessionId, view.sessionId);
-    this.aliasOf.set(view.sessionId, sessionId);
+    this.aliases.set(ref.sessionId, view.sessionId);
+    this.aliasOf.set(view.sessionId, ref.sessionId);
+    this.refs.set(view.sessionId, new WeakRef(ref));
     return view;
   }
 
@@ -233,6 +249,7 @@ export class InspectorModel {
     const dropped = [...finished, ...live].slice(0, over).map((a) => a.sessionId);
     for (const id of dropped) {
       this.actors.delete(id);
+      this.refs.delete(id);
       const alias = this.aliasOf.get(id);
       this.aliasOf.delete(id);
       if (alias !== undefined) this.aliases.delete(alias);
