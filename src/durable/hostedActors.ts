@@ -251,9 +251,7 @@ export function recordRules(
   // Whether a value names states of the machine does not depend on the context.
   const resolve = (machine: AnyStateMachine, value: unknown): string | undefined => {
     try {
-      machine.resolveState({ value, context: {} } as Parameters<
-        AnyStateMachine["resolveState"]
-      >[0]);
+      machine.resolveState({ value, context: {} } as Parameters<AnyStateMachine["resolveState"]>[0]);
     } catch (error) {
       return `its state value ${JSON.stringify(value)} is not one of machine ${JSON.stringify(machine.id)}: ${error instanceof Error ? error.message : String(error)}`;
     }
