@@ -23,7 +23,13 @@ import { runInNewContext } from "node:vm";
 import { Low } from "lowdb";
 import { JSONFile } from "lowdb/node";
 import type { AnyActorRef, InspectionEvent } from "xstate";
-import { type ActorRecord, DurableJsonFile, LowdbSnapshotStore } from "../src/persistence/index.js";
+import {
+  type ActorRecord,
+  DurableJsonFile,
+  LowdbSnapshotStore,
+  SHARD_FILE,
+} from "../src/persistence/index.js";
+import { readShard } from "../src/persistence/shardFormat.js";
 import { EventLog } from "../src/runtime/EventLog.js";
 import { createA2ARuntime } from "../src/runtime/index.js";
 import { TimerQueue } from "../src/durable/TimerQueue.js";
@@ -301,9 +307,9 @@ async function fileSize(file: string): Promise<number> {
 async function liveRecords(dir: string): Promise<Record<string, ActorRecord>> {
   const records: Record<string, ActorRecord> = {};
   const actorsDir = join(dir, "actors");
-  for (const name of (await readdir(actorsDir)).filter((n) => /^shard-\d+\.json$/.test(n))) {
-    const text = await readFile(join(actorsDir, name), "utf8");
-    Object.assign(records, (JSON.parse(text) as { records: Record<string, ActorRecord> }).records);
+  for (const name of (await readdir(actorsDir)).filter((n) => SHARD_FILE.test(n))) {
+    for (const [id, value] of readShard(await readFile(join(actorsDir, name))).entries)
+      records[id] = value as ActorRecord;
   }
   return records;
 }

@@ -72,11 +72,11 @@ describe("the runtime's calls throw the exported classes", () => {
 
   it("start() on a state file it cannot read: StateFileReadError", async () => {
     const dir = tempStateDir();
-    mkdirSync(join(dir, "actors", "shard-00.json"), { recursive: true });
+    mkdirSync(join(dir, "actors", "shard-00.ndjson"), { recursive: true });
     await expect(runtime({ stateDir: dir }).start()).rejects.toMatchObject({
       constructor: StateFileReadError,
       code: "STATE_FILE_UNREADABLE",
-      file: join(dir, "actors", "shard-00.json"),
+      file: join(dir, "actors", "shard-00.ndjson"),
     });
   });
 
@@ -192,7 +192,7 @@ describe("the durable host's calls throw the exported classes", () => {
 
   it("the lowdb store: a file it cannot read fails open() with StateFileReadError, a fold it cannot write fails close() with SnapshotStoreWriteError", async () => {
     const unreadable = tempDir("a2a-errors-");
-    mkdirSync(join(unreadable, "actors", "shard-00.json"), { recursive: true });
+    mkdirSync(join(unreadable, "actors", "shard-00.ndjson"), { recursive: true });
     await expect(createLowdbStore({ stateDir: unreadable }).open(OPEN)).rejects.toMatchObject({
       constructor: StateFileReadError,
       code: "STATE_FILE_UNREADABLE",

@@ -90,20 +90,17 @@ async function makeTemplates(dir) {
     throw new Error(`warnings while making templates: ${warnings.slice(0, 3).join("; ")}`);
 }
 
-/** The records of a store's live shards (`*.json`) or archive hours (`*.ndjson`, one record a line). */
+/**
+ * The records of a store's live shards (`shard-*.ndjson`: a header line, then one record a line) or
+ * archive hours (`archive-*.ndjson`, one record a line), after the store closed (no journal left).
+ */
 async function readRecords(dir) {
   const records = [];
   for (const name of await readdir(dir)) {
-    const text =
-      name.endsWith(".json") || name.endsWith(".ndjson") ? await readFile(join(dir, name), "utf8") : "";
-    if (name.endsWith(".json")) records.push(...Object.values(JSON.parse(text).records));
-    if (name.endsWith(".ndjson"))
-      records.push(
-        ...text
-          .split("\n")
-          .filter(Boolean)
-          .map((line) => JSON.parse(line)),
-      );
+    if (!name.endsWith(".ndjson")) continue;
+    const lines = (await readFile(join(dir, name), "utf8")).split("\n").filter(Boolean);
+    if (name.startsWith("shard-")) lines.shift();
+    records.push(...lines.map((line) => JSON.parse(line)));
   }
   return records;
 }

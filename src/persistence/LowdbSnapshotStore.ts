@@ -2,13 +2,11 @@ import { mkdir, readdir, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import {
   type ActorRecord,
-  type RawStoreDoc,
   checkActorRecord,
   describeId,
   journalCopyWins,
   newerRecord,
   ownRules,
-  parseRawDoc,
   recordForPut,
 } from "./actorRecord.js";
 import { ArchiveFiles } from "./archive/ArchiveFiles.js";
@@ -18,7 +16,8 @@ import { replayJournal } from "./journal/replayJournal.js";
 import type { JournalDamage } from "./journal/segmentFormat.js";
 import { OneAtATime, StoreJournal } from "./journal/StoreJournal.js";
 import { keepInQuarantine, quarantineFile, quarantineStamp } from "./quarantine.js";
-import { SHARD_FILE, SnapshotLayout, type StoreFile, isEmpty } from "./snapshotLayout.js";
+import { type RawShard, SHARD_FILE, readShard } from "./shardFormat.js";
+import { SnapshotLayout, type StoreFile, isEmpty } from "./snapshotLayout.js";
 import {
   DEFAULT_CLEANUP_MAX_AGE_MS,
   DEFAULT_JOURNAL_MAX_BYTES,
@@ -33,7 +32,8 @@ import {
 import { StateDirNotWritableError } from "./StateDirLock.js";
 import { removeLeftoverTempFiles } from "./stateDirFiles.js";
 
-export { SHARD_FILE, shardOf } from "./snapshotLayout.js";
+export { shardOf } from "./snapshotLayout.js";
+export { SHARD_FILE } from "./shardFormat.js";
 export { ARCHIVE_HOUR_FILE } from "./archive/archiveFormat.js";
 
 /**
@@ -255,7 +255,7 @@ export class LowdbSnapshotStore {
       const file = layout.file(name, !(index < layout.shards && name === layout.shardName(index)));
       const raw = await this.readRaw(file.path);
       if (raw === undefined) continue;
-      for (const [key, value] of Object.entries(raw)) {
+      for (const [key, value] of raw) {
         const checked = this.checkStored(key, value, file.path, quarantined);
         // A record quarantined or migrated changes its file: rewrite it.
         if (checked === undefined || checked.migrated) layout.dirty.add(file);
@@ -333,10 +333,10 @@ export class LowdbSnapshotStore {
     );
   }
 
-  /** The file's records, or undefined when it is missing or was quarantined as corrupt. */
-  private async readRaw(path: string): Promise<Record<string, unknown> | undefined> {
+  /** The shard's records, or undefined when it is missing or was quarantined as corrupt. */
+  private async readRaw(path: string): Promise<RawShard["entries"] | undefined> {
     try {
-      return (await new DurableJsonFile<RawStoreDoc>(path, { parse: parseRawDoc }).read())?.records;
+      return (await new DurableJsonFile<RawShard>(path, { decode: readShard }).read())?.entries;
     } catch (error) {
       if (!(error instanceof CorruptStateFileError)) throw error;
       const movedTo = await quarantineFile(path, this.now()).catch((cause: unknown) => {

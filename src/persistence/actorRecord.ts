@@ -92,12 +92,6 @@ export class ActorTakenOverError extends InvalidActorRecordError {
   }
 }
 
-/** A store file as read, before its records are checked one by one. */
-export interface RawStoreDoc {
-  version: 1;
-  records: Record<string, unknown>;
-}
-
 /** What makes a stored record usable: its machine's current version and how older ones are migrated. */
 export interface ActorRecordRules {
   machineVersions: Record<string, number>;
@@ -236,16 +230,6 @@ function restorable(record: ActorRecord, rules: ActorRecordRules): CheckedRecord
   return problem === undefined
     ? { ok: true, record }
     : { ok: false, problem: `its snapshot cannot be restored: ${problem}` };
-}
-
-// ---- disk ----
-/** A store file's document (`{ version: 1, records }`), or an error saying what is wrong with it. */
-export function parseRawDoc(json: unknown): RawStoreDoc {
-  if (!isPlainObject(json)) throw new Error("the file does not hold an object");
-  if (json.version !== 1)
-    throw new Error(`unsupported format version ${JSON.stringify(json.version)} (expected 1)`);
-  if (!isPlainObject(json.records)) throw new Error('"records" is not an object');
-  return { version: 1, records: json.records };
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

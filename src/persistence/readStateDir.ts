@@ -14,14 +14,13 @@ import {
   inspectRecord,
   journalCopyWins,
   newerRecord,
-  parseRawDoc,
-  type RawStoreDoc,
 } from "./actorRecord.js";
 import { A2AError } from "../errors/A2AError.js";
 import { hourLines } from "./archive/ArchiveFiles.js";
 import { DAMAGED_JOURNAL_FILE } from "./quarantine.js";
 import { replayJournal } from "./journal/replayJournal.js";
-import { ARCHIVE_HOUR_FILE, SHARD_FILE } from "./LowdbSnapshotStore.js";
+import { ARCHIVE_HOUR_FILE } from "./archive/archiveFormat.js";
+import { type RawShard, SHARD_FILE, readShard } from "./shardFormat.js";
 import { readLockFile, type StateDirLockInfo } from "./StateDirLock.js";
 import { listQuarantined, type QuarantinedFile } from "./stateDirFiles.js";
 
@@ -129,7 +128,7 @@ export async function readStateDir(dir: string, options: ReadStateDirOptions = {
   for (const name of await listFolder(actorsDir, readable)) {
     if (!SHARD_FILE.test(name)) continue;
     const file = join(actorsDir, name);
-    for (const [key, value] of Object.entries((await readShard(file, problems)) ?? {}))
+    for (const [key, value] of (await readLiveShard(file, problems)) ?? [])
       keep(inspect(key, value, file, "live"));
   }
   const archiveDir = join(root, "archive");
@@ -184,12 +183,12 @@ async function listFolder(
 }
 
 /** A shard's records; undefined when it is gone or cannot be used. */
-async function readShard(
+async function readLiveShard(
   file: string,
   problems: StateDirProblem[],
-): Promise<Record<string, unknown> | undefined> {
+): Promise<RawShard["entries"] | undefined> {
   try {
-    return (await new DurableJsonFile<RawStoreDoc>(file, { parse: parseRawDoc }).read())?.records;
+    return (await new DurableJsonFile<RawShard>(file, { decode: readShard }).read())?.entries;
   } catch (error) {
     const problem =
       error instanceof CorruptStateFileError

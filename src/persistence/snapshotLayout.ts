@@ -3,14 +3,8 @@ import { join } from "node:path";
 import { Low } from "lowdb";
 import type { ActorRecord } from "./actorRecord.js";
 import { DurableJsonFile, syncDirectory } from "./DurableJsonFile.js";
+import { type StoreDoc, shardChunks } from "./shardFormat.js";
 
-export interface StoreDoc {
-  version: 1;
-  records: Record<string, ActorRecord>;
-}
-
-/** A live shard's file name (its number captured), as the store writes them. */
-export const SHARD_FILE = /^shard-(\d+)\.json$/;
 /** One live shard on disk (or a retired one from another layout). */
 export interface StoreFile {
   key: string;
@@ -91,7 +85,7 @@ export class SnapshotLayout {
 
   /** Shard `index`'s file name in this layout. */
   shardName(index: number): string {
-    return `shard-${String(index).padStart(Math.max(2, String(this.shards - 1).length), "0")}.json`;
+    return `shard-${String(index).padStart(Math.max(2, String(this.shards - 1).length), "0")}.ndjson`;
   }
 
   file(key: string, retired: boolean): StoreFile {
@@ -103,7 +97,7 @@ export class SnapshotLayout {
         this.fileBytes.set(key, bytes);
         this.onWrite(bytes);
       },
-      chunks: storeDocChunks,
+      chunks: shardChunks,
     });
     const file = { key, path, retired, db: new Low(adapter, { version: 1, records: emptyRecords() }) };
     this.files.set(key, file);
@@ -218,29 +212,4 @@ export function emptyRecords(): Record<string, ActorRecord> {
 export function isEmpty(records: Record<string, ActorRecord>): boolean {
   for (const _ in records) return false;
   return true;
-}
-
-/** Records per piece of a store file's text: a few hundred KB, a few ms of JSON.stringify each. */
-const RECORDS_PER_CHUNK = 200;
-
-/**
- * A store file's text (exactly `JSON.stringify(doc)`) in pieces: one stringify of a shard of thousands
- * blocked the event loop for tens of ms. Records are never changed in place, so later pieces are safe.
- */
-export function storeDocChunks(doc: StoreDoc): Iterable<string> {
-  const entries = Object.entries(doc.records);
-  const head = `{"version":${JSON.stringify(doc.version)},"records":{`;
-  function* pieces(): Generator<string> {
-    let piece = head;
-    for (let i = 0; i < entries.length; i++) {
-      const [id, record] = entries[i] as [string, ActorRecord];
-      piece += `${i === 0 ? "" : ","}${JSON.stringify(id)}:${JSON.stringify(record)}`;
-      if ((i + 1) % RECORDS_PER_CHUNK === 0) {
-        yield piece;
-        piece = "";
-      }
-    }
-    yield `${piece}}}`;
-  }
-  return pieces();
 }

@@ -168,7 +168,7 @@ describe("a2a-statecharts status", () => {
       ageFrom: "startedAt",
     } satisfies Partial<ActorStatusRow>);
     expect(mention?.file).toBe(
-      join(resolve(dir), "actors", `shard-${String(shardOf(mentionId, 32)).padStart(2, "0")}.json`),
+      join(resolve(dir), "actors", `shard-${String(shardOf(mentionId, 32)).padStart(2, "0")}.ndjson`),
     );
     const flow = report.actors.find((a) => a.machine === "a2aFlow");
     expect(flow).toMatchObject({
@@ -259,8 +259,8 @@ describe("a2a-statecharts status", () => {
 
   it("reports a corrupt shard file and a corrupt record, lists the rest and moves nothing", async () => {
     const { dir, mentionId } = await populatedStateDir();
-    const shard = join(dir, "actors", `shard-${String(shardOf(mentionId, 32)).padStart(2, "0")}.json`);
-    writeFileSync(shard, '{ "version": 1, "records": { "collab-');
+    const shard = join(dir, "actors", `shard-${String(shardOf(mentionId, 32)).padStart(2, "0")}.ndjson`);
+    writeFileSync(shard, `{"shard":"a2a-snapshot","version":1,"records":1}\n{ "id": "collab-`);
     const archive = archiveHourFile(dir);
     appendFileSync(archive, `${JSON.stringify({ id: "broken-1", machineId: "a2aFlow" })}\n`);
     const before = tree(dir);
@@ -268,7 +268,7 @@ describe("a2a-statecharts status", () => {
     const { code, out, err } = await status("--state-dir", dir);
     expect(code).toBe(0);
     expect(err).toHaveLength(2);
-    expect(err[0]).toMatch(new RegExp(`^warning: ${escape(shard)}: not valid JSON`));
+    expect(err[0]).toMatch(new RegExp(`^warning: ${escape(shard)}: line 2 is cut short`));
     expect(err[1]).toMatch(new RegExp(`^warning: ${escape(archive)}: record "broken-1": machineVersion: `));
     expect(out.some((line) => line.startsWith("flow-"))).toBe(true);
     expect(out.some((line) => line.startsWith(mentionId))).toBe(false);
@@ -276,7 +276,7 @@ describe("a2a-statecharts status", () => {
 
     const json = JSON.parse((await status("--json", "-d", dir)).stdout) as StatusReport;
     expect(json.warnings).toEqual([
-      { file: shard, problem: expect.stringContaining("not valid JSON") },
+      { file: shard, problem: expect.stringContaining("line 2 is cut short") },
       { file: archive, id: "broken-1", problem: expect.stringContaining("machineVersion") },
     ]);
     expect(json.actors.map((a) => a.machine)).toEqual(["a2aFlow"]);

@@ -8,7 +8,7 @@
 // and answering and prints {"ack"} / {"answered"} only once the record is durably on disk;
 // SIGTERM stops the runtime and prints {"stopped"}. stderr: {"warning": message} per runtime warning.
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { DEFAULT_SHARDS, JOURNAL_HEADER, shardOf } from "../../src/persistence/index.js";
@@ -54,7 +54,7 @@ export const crashConfig = {
 
 // ---- reading the state directory as the LowdbSnapshotStore lays it out (read-only, no lock) ----
 
-/** An actor record as stored in `actors/shard-NN.json` or `archive/archive-<day>T<hour>.ndjson`. */
+/** An actor record as stored in `actors/shard-NN.ndjson` or `archive/archive-<day>T<hour>.ndjson`. */
 export interface DiskRecord {
   id: string;
   machineId: string;
@@ -72,7 +72,7 @@ export interface DiskRecord {
   file: string;
 }
 
-const SHARD_FILE = /^shard-\d+\.json$/;
+const SHARD_FILE = /^shard-\d+\.ndjson$/;
 const JOURNAL_FILE = /^journal-(\d+)\.ndjson$/;
 const ARCHIVE_FILE = /^archive-\d{4}-\d{2}-\d{2}T\d{2}\.ndjson$/;
 
@@ -100,7 +100,7 @@ export function readActorRecords(
   } else {
     const digits = Math.max(2, String(DEFAULT_SHARDS - 1).length);
     for (const shard of new Set(options.ids.map((id) => shardOf(id, DEFAULT_SHARDS)))) {
-      files.push(join(actorsDir, `shard-${String(shard).padStart(digits, "0")}.json`));
+      files.push(join(actorsDir, `shard-${String(shard).padStart(digits, "0")}.ndjson`));
     }
   }
   for (const name of listDir(archiveDir)) if (ARCHIVE_FILE.test(name)) files.push(join(archiveDir, name));
@@ -166,21 +166,16 @@ function readRecords(file: string, cache: ParsedFileCache | undefined) {
     throw error;
   }
   const records: Record<string, Omit<DiskRecord, "file">> = {};
-  if (file.endsWith(".ndjson")) {
-    // An archive hour: appended lines; a torn last line (an append cut short) is skipped.
-    const lines = text.split("\n");
-    lines.pop();
-    for (const line of lines) {
-      if (line === "") continue;
-      const record = JSON.parse(line) as Omit<DiskRecord, "file">;
-      const known = records[record.id];
-      if (known === undefined || !newer({ ...known, file }, { ...record, file })) records[record.id] = record;
-    }
-  } else {
-    Object.assign(
-      records,
-      (JSON.parse(text) as { records: Record<string, Omit<DiskRecord, "file">> }).records,
-    );
+  // A live shard: a header line, then one record per line, written whole. An archive hour: appended
+  // lines, where a torn last line (an append cut short) is skipped.
+  const lines = text.split("\n");
+  lines.pop();
+  if (SHARD_FILE.test(basename(file))) lines.shift();
+  for (const line of lines) {
+    if (line === "") continue;
+    const record = JSON.parse(line) as Omit<DiskRecord, "file">;
+    const known = records[record.id];
+    if (known === undefined || !newer({ ...known, file }, { ...record, file })) records[record.id] = record;
   }
   cache?.set(file, { key, records });
   return records;

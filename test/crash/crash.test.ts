@@ -18,6 +18,8 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import type { ActorRecord } from "../../src/persistence/index.js";
+import { shardText } from "../../src/persistence/shardFormat.js";
 import { discordNonce } from "../../src/runtime/index.js";
 import { BOTS, CHANNEL, type DiskRecord, isSent, MAX_ATTEMPTS, readActorRecords } from "./child.js";
 import { type DeliveredMessage, readDiscordLog } from "./durableDiscord.js";
@@ -586,7 +588,7 @@ describe("crash: corrupt files at start-up", () => {
     const dir = mkdtempSync(join(tmpdir(), "a2a-corrupt-"));
     const stateDir = join(dir, "state");
     mkdirSync(join(stateDir, "actors"), { recursive: true });
-    const record = {
+    const record: ActorRecord = {
       id: "collab-lost",
       machineId: "collaborate",
       machineVersion: 1,
@@ -594,10 +596,10 @@ describe("crash: corrupt files at start-up", () => {
       status: "active",
       updatedAt: Date.now(),
     };
-    const whole = JSON.stringify({ version: 1, records: { [record.id]: record } });
+    const whole = shardText([record]);
     const truncated = whole.slice(0, Math.floor(whole.length / 2));
     const files = {
-      shard: join(stateDir, "actors", "shard-07.json"),
+      shard: join(stateDir, "actors", "shard-07.ndjson"),
       log: join(stateDir, "coordination-events.ndjson"),
     };
     writeFileSync(files.shard, truncated);
@@ -639,7 +641,7 @@ describe("crash: corrupt files at start-up", () => {
           `${pattern} in:\n${child.warnings.join("\n")}`,
         ).toBe(true);
       expectWarning(
-        /corrupt state file .*shard-07\.json: not valid JSON.*moved it to .*shard-07\.json\.corrupt-/,
+        /corrupt state file .*shard-07\.ndjson: line 2 is cut short.*moved it to .*shard-07\.ndjson\.corrupt-/,
       );
       expectWarning(/coordination-events\.ndjson does not end with a newline/);
       expectWarning(/took over an unreadable lock file/);

@@ -8,11 +8,11 @@ import {
   LowdbSnapshotStore,
   type SnapshotStoreOptions,
   readStateDir,
-  shardOf,
 } from "../../src/persistence/index.js";
 import { ArchiveFiles } from "../../src/persistence/archive/ArchiveFiles.js";
 import { tempDirs } from "./tempDirs.js";
 import { CAN_LIST_OPEN_FILES, openFilesUnder } from "../support/openFiles.js";
+import { shardFileText, shardPath, shardRecords } from "../support/shardFiles.js";
 import { STORE_T0, archiveLines, storeRecord } from "../support/storeRecords.js";
 
 const dirs = tempDirs();
@@ -46,23 +46,17 @@ async function open(
   return { store, warnings };
 }
 
-function shardFile(dir: string, id: string): string {
-  return join(dir, "actors", `shard-${String(shardOf(id, 4)).padStart(2, "0")}.json`);
-}
+const shardFile = (dir: string, id: string): string => shardPath(dir, id, 4);
 
 async function journals(dir: string): Promise<string[]> {
-  return (await readdir(join(dir, "actors"))).filter((n) => n.endsWith(".ndjson")).sort();
+  return (await readdir(join(dir, "actors"))).filter((n) => n.startsWith("journal-")).sort();
 }
 
 /** What the shard files of `dir` hold, by id. */
 async function shards(dir: string): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   for (const name of await readdir(join(dir, "actors"))) {
-    if (!name.endsWith(".json")) continue;
-    const doc = JSON.parse(await readFile(join(dir, "actors", name), "utf8")) as {
-      records: Record<string, unknown>;
-    };
-    Object.assign(out, doc.records);
+    if (name.startsWith("shard-")) Object.assign(out, await shardRecords(join(dir, "actors", name)));
   }
   return out;
 }
@@ -78,12 +72,12 @@ async function crashState(
   segment = "journal-000001.ndjson",
 ): Promise<void> {
   await mkdir(join(dir, "actors"), { recursive: true });
-  const byShard = new Map<string, Record<string, ActorRecord>>();
+  const byShard = new Map<string, ActorRecord[]>();
   for (const record of Object.values(files)) {
     const file = shardFile(dir, record.id);
-    byShard.set(file, { ...(byShard.get(file) ?? {}), [record.id]: record });
+    byShard.set(file, [...(byShard.get(file) ?? []), record]);
   }
-  for (const [file, records] of byShard) await writeFile(file, JSON.stringify({ version: 1, records }));
+  for (const [file, records] of byShard) await writeFile(file, shardFileText(records));
   const data = Buffer.from(JOURNAL_HEADER + lines, "utf8");
   const bytes = Buffer.alloc(Math.ceil((data.length + 1) / JOURNAL_BLOCK_BYTES) * JOURNAL_BLOCK_BYTES);
   data.copy(bytes);
@@ -104,7 +98,7 @@ describe("LowdbSnapshotStore journal", () => {
     const first = await open(dir);
     for (let i = 0; i < 40; i++) void first.store.put(rec(`m${i}`));
     await first.store.close(); // folds into the shards
-    const names = (await readdir(join(dir, "actors"))).filter((n) => n.endsWith(".json")).sort();
+    const names = (await readdir(join(dir, "actors"))).filter((n) => n.startsWith("shard-")).sort();
     const before = new Map<string, number>();
     for (const name of names) before.set(name, (await stat(join(dir, "actors", name))).mtimeMs);
 

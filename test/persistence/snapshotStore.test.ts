@@ -14,6 +14,7 @@ import {
   shardOf,
 } from "../../src/persistence/index.js";
 import { canWriteIn, tempDirs } from "./tempDirs.js";
+import { shardFileText, shardPath, shardRecords } from "../support/shardFiles.js";
 import { STORE_T0, archiveLines, storeRecord } from "../support/storeRecords.js";
 
 const dirs = tempDirs();
@@ -50,20 +51,14 @@ async function open(dir: string, options: Partial<SnapshotStoreOptions> = {}): P
   return { store, warnings };
 }
 
-function shardFile(dir: string, id: string, shards: number): string {
-  return join(dir, "actors", `shard-${String(shardOf(id, shards)).padStart(2, "0")}.json`);
-}
-
-async function readJson(file: string): Promise<{ version: number; records: Record<string, unknown> }> {
-  return JSON.parse(await readFile(file, "utf8")) as { version: number; records: Record<string, unknown> };
-}
+const shardFile = shardPath;
 
 /** Every record found in the live shard files on disk, by id. */
 async function onDisk(dir: string, sub = "actors"): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   for (const name of await readdir(join(dir, sub))) {
-    if (!name.endsWith(".json")) continue;
-    Object.assign(out, (await readJson(join(dir, sub, name))).records);
+    if (!name.endsWith(".ndjson") || name.startsWith("journal-")) continue;
+    Object.assign(out, await shardRecords(join(dir, sub, name)));
   }
   return out;
 }
@@ -78,7 +73,7 @@ describe("LowdbSnapshotStore: durability and coalescing", () => {
     await store.compact();
     const disk = await onDisk(dir);
     expect(disk).toEqual(Object.fromEntries(records.map((r) => [r.id, r])));
-    for (const r of records) expect((await readJson(shardFile(dir, r.id, 4))).records[r.id]).toEqual(r);
+    for (const r of records) expect((await shardRecords(shardFile(dir, r.id, 4)))[r.id]).toEqual(r);
     expect(await readdir(join(dir, "actors"))).not.toContainEqual(expect.stringContaining(".tmp-"));
     await store.close();
 
@@ -158,7 +153,7 @@ describe("LowdbSnapshotStore: durability and coalescing", () => {
       const path = join(dir, "actors", name);
       const was = before.get(name);
       if (path === target) {
-        expect((await readJson(path)).records[changed.id]).toEqual(changed);
+        expect((await shardRecords(path))[changed.id]).toEqual(changed);
       } else {
         expect(await readFile(path, "utf8")).toBe(was?.text);
         expect((await stat(path)).mtimeMs).toBe(was?.mtimeMs);
@@ -186,9 +181,9 @@ describe("LowdbSnapshotStore: durability and coalescing", () => {
     const file = join(
       dir,
       "actors",
-      `shard-${String(shardOf("only", DEFAULT_SHARDS)).padStart(2, "0")}.json`,
+      `shard-${String(shardOf("only", DEFAULT_SHARDS)).padStart(2, "0")}.ndjson`,
     );
-    expect((await readJson(file)).records.only).toEqual(rec("only"));
+    expect((await shardRecords(file)).only).toEqual(rec("only"));
   });
 
   it("spreads ids over shards (FNV-1a)", () => {
@@ -233,7 +228,7 @@ describe("LowdbSnapshotStore: archive and prune", () => {
     await store.put(rec("m1"));
     await store.put(rec("m2"));
     await store.compact();
-    expect(Object.keys((await readJson(shardFile(dir, "m1", 4))).records)).toContain("m1");
+    expect(Object.keys(await shardRecords(shardFile(dir, "m1", 4)))).toContain("m1");
 
     const finished = rec("m1", { status: "done", updatedAt: T0 + 60_000 });
     await store.put(finished);
@@ -323,16 +318,16 @@ describe("LowdbSnapshotStore: quarantine at open", () => {
 
     await store.put(rec("mention:0"));
     await store.compact();
-    expect((await readJson(victim)).records).toEqual({ "mention:0": rec("mention:0") });
+    expect(await shardRecords(victim)).toEqual({ "mention:0": rec("mention:0") });
   });
 
   it("quarantines a shard file of the wrong shape as corrupt", async () => {
     const dir = await dirs.make();
     await mkdir(join(dir, "actors"), { recursive: true });
-    await writeFile(join(dir, "actors", "shard-01.json"), JSON.stringify({ version: 9, records: {} }));
+    await writeFile(join(dir, "actors", "shard-01.ndjson"), JSON.stringify({ version: 1, records: {} }));
     const { warnings } = await open(dir);
-    expect(warnings[0]).toContain("unsupported format version 9");
-    expect(await readdir(join(dir, "actors"))).toEqual(["shard-01.json.corrupt-2024-05-01T12-00-00-000Z"]);
+    expect(warnings[0]).toContain("the header line is missing");
+    expect(await readdir(join(dir, "actors"))).toEqual(["shard-01.ndjson.corrupt-2024-05-01T12-00-00-000Z"]);
   });
 
   it("quarantines an invalid record into quarantine/records-<time>.json with a warning naming it, keeping its neighbours", async () => {
@@ -341,7 +336,7 @@ describe("LowdbSnapshotStore: quarantine at open", () => {
     const bad = { ...rec("bad"), timers: "soon" };
     await mkdir(join(dir, "actors"), { recursive: true });
     const file = shardFile(dir, "good", 4);
-    await writeFile(file, JSON.stringify({ version: 1, records: { good, bad } }));
+    await writeFile(file, shardFileText([good, bad]));
 
     const { store, warnings } = await open(dir);
     expect(store.load()).toEqual([good]);
@@ -355,7 +350,7 @@ describe("LowdbSnapshotStore: quarantine at open", () => {
       records: Array<{ key: string; record: unknown }>;
     };
     expect(kept.records).toEqual([expect.objectContaining({ key: "bad", file, record: bad })]);
-    expect((await readJson(file)).records).toEqual({ good });
+    expect(await shardRecords(file)).toEqual({ good });
     expect(store.report()).toMatchObject({
       quarantinedRecords: [{ id: "bad", file, problem: expect.stringContaining("timers") }],
       recordQuarantineFile: quarantineFile,
@@ -366,7 +361,7 @@ describe("LowdbSnapshotStore: quarantine at open", () => {
     const dir = await dirs.make();
     const old = rec("v1", { machineVersion: 1 });
     await mkdir(join(dir, "actors"), { recursive: true });
-    await writeFile(shardFile(dir, "v1", 4), JSON.stringify({ version: 1, records: { v1: old } }));
+    await writeFile(shardFile(dir, "v1", 4), shardFileText([old]));
     const { store, warnings } = await open(dir);
     expect(store.load()).toEqual([]);
     expect(warnings).toHaveLength(1);
@@ -382,7 +377,7 @@ describe("LowdbSnapshotStore: quarantine at open", () => {
     const dir = await dirs.make();
     const old = rec("v1", { machineVersion: 1, snapshot: { value: "waiting", context: { tries: 1 } } });
     await mkdir(join(dir, "actors"), { recursive: true });
-    await writeFile(shardFile(dir, "v1", 4), JSON.stringify({ version: 1, records: { v1: old } }));
+    await writeFile(shardFile(dir, "v1", 4), shardFileText([old]));
     const seen: Array<[unknown, number]> = [];
     const { store, warnings } = await open(dir, {
       migrations: {
@@ -399,7 +394,7 @@ describe("LowdbSnapshotStore: quarantine at open", () => {
     expect(store.report().migrated).toEqual([
       { id: "v1", machineId: "mention", fromVersion: 1, toVersion: 2 },
     ]);
-    expect((await readJson(shardFile(dir, "v1", 4))).records).toEqual({ v1: migrated });
+    expect(await shardRecords(shardFile(dir, "v1", 4))).toEqual({ v1: migrated });
   });
 
   it("quarantines when the migration cannot convert (undefined) or throws, and a record of an unknown machine", async () => {
@@ -410,7 +405,7 @@ describe("LowdbSnapshotStore: quarantine at open", () => {
       alien: rec("alien", { machineId: "alien", machineVersion: 1 }),
     };
     await mkdir(join(dir, "actors"), { recursive: true });
-    await writeFile(join(dir, "actors", "shard-00.json"), JSON.stringify({ version: 1, records }));
+    await writeFile(join(dir, "actors", "shard-00.ndjson"), shardFileText(Object.values(records)));
     const { store, warnings } = await open(dir, {
       migrations: {
         mention: () => undefined,
@@ -441,7 +436,7 @@ describe("LowdbSnapshotStore: quarantine at open", () => {
       odd: rec("odd", { snapshot: { status: "active", value: "odd" } }),
     };
     await mkdir(join(dir, "actors"), { recursive: true });
-    await writeFile(join(dir, "actors", "shard-00.json"), JSON.stringify({ version: 1, records }));
+    await writeFile(join(dir, "actors", "shard-00.ndjson"), shardFileText(Object.values(records)));
     const seen: unknown[] = [];
     const { store, warnings } = await open(dir, {
       migrations: { mention: (snapshot) => ({ ...(snapshot as object), value: "renamed" }) },
@@ -461,8 +456,8 @@ describe("LowdbSnapshotStore: quarantine at open", () => {
       odd: "its snapshot cannot be restored: the snapshot check failed: cannot tell",
     });
     expect(warnings).toHaveLength(3);
-    const kept = await readJson(store.report().recordQuarantineFile ?? "");
-    expect(JSON.stringify(kept)).toContain("noSuchState");
+    const kept = await readFile(store.report().recordQuarantineFile ?? "", "utf8");
+    expect(kept).toContain("noSuchState");
     // Only at open: put() takes what the runtime itself produced.
     await store.put(rec("later", { snapshot: { status: "active", value: "noSuchState" } }));
     expect(await store.get("later")).toBeDefined();
@@ -472,10 +467,7 @@ describe("LowdbSnapshotStore: quarantine at open", () => {
     const dir = await dirs.make();
     await mkdir(join(dir, "actors"), { recursive: true });
     for (const id of ["q1", "q2"]) {
-      await writeFile(
-        join(dir, "actors", "shard-00.json"),
-        JSON.stringify({ version: 1, records: { [id]: { id } } }),
-      );
+      await writeFile(join(dir, "actors", "shard-00.ndjson"), shardFileText([{ id }]));
       await (await open(dir)).store.close();
     }
     expect((await readdir(join(dir, "quarantine"))).sort()).toEqual([
@@ -542,20 +534,22 @@ describe("LowdbSnapshotStore: bad input and failures", () => {
     expect((error as Error).message).toContain(`could not write ${file}`);
     expect(warnings.some((w) => w.includes(file))).toBe(true);
     await expect(ignored).resolves.toBeUndefined(); // durable in the journal, which is kept
-    expect((await readdir(join(dir, "actors"))).filter((n) => n.endsWith(".ndjson"))).not.toEqual([]);
+    expect((await readdir(join(dir, "actors"))).filter((n) => n.startsWith("journal-"))).not.toEqual([]);
     expect(await store.get("a")).toEqual(rec("a", { updatedAt: T0 + 1 }));
-    expect((await readJson(shardFile(dir, other, 4))).records[other]).toEqual(rec(other)); // others were written
+    expect((await shardRecords(shardFile(dir, other, 4)))[other]).toEqual(rec(other)); // others were written
 
     await rm(file, { recursive: true });
     await store.compact();
-    expect((await readJson(file)).records.a).toEqual(rec("a", { updatedAt: T0 + 1 }));
-    expect((await readdir(join(dir, "actors"))).filter((n) => n.endsWith(".ndjson"))).toEqual([]);
+    expect((await shardRecords(file)).a).toEqual(rec("a", { updatedAt: T0 + 1 }));
+    expect((await readdir(join(dir, "actors"))).filter((n) => n.startsWith("journal-"))).toEqual([]);
   });
 
   it("rejects at open a file it cannot read, naming it, rather than starting without it", async () => {
     const dir = await dirs.make();
-    await mkdir(join(dir, "actors", "shard-00.json"), { recursive: true });
-    await expect(open(dir)).rejects.toThrow(`cannot read state file ${join(dir, "actors", "shard-00.json")}`);
+    await mkdir(join(dir, "actors", "shard-00.ndjson"), { recursive: true });
+    await expect(open(dir)).rejects.toThrow(
+      `cannot read state file ${join(dir, "actors", "shard-00.ndjson")}`,
+    );
   });
 
   it("rejects bad options clearly", async () => {
@@ -595,7 +589,7 @@ describe("LowdbSnapshotStore: bad input and failures", () => {
   it("removes temp files left by a dead writer", async () => {
     const dir = await dirs.make();
     await mkdir(join(dir, "actors"), { recursive: true });
-    await writeFile(join(dir, "actors", "shard-00.json.tmp-999999999"), "partial");
+    await writeFile(join(dir, "actors", "shard-00.ndjson.tmp-999999999"), "partial");
     await open(dir);
     expect(await readdir(join(dir, "actors"))).toEqual([]);
   });
@@ -624,7 +618,7 @@ describe("LowdbSnapshotStore: changing the shard count", () => {
     const names = (await readdir(join(dir, "actors"))).sort();
     expect(names.every((n) => Number(/\d+/.exec(n)?.[0]) < to)).toBe(true);
     for (const name of names) {
-      const { records } = await readJson(join(dir, "actors", name));
+      const records = await shardRecords(join(dir, "actors", name));
       for (const id of Object.keys(records)) expect(shardFile(dir, id, to)).toBe(join(dir, "actors", name));
     }
     expect(Object.keys(await onDisk(dir)).sort()).toEqual([...ids].sort());

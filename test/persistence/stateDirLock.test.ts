@@ -185,12 +185,12 @@ describe("acquireStateDirLock", () => {
     const leftovers = [
       `.lock.tmp-${process.pid}`, // a live pid too: with the lock held, no writer is alive in here
       "a2a-conversation-index.json.tmp-77",
-      join("actors", "shard-03.json.tmp-123"),
+      join("actors", "shard-03.ndjson.tmp-123"),
       join("archive", "deep", "archive-2026-01-01T09.ndjson.tmp-x"),
     ];
     const kept = [
       "a2a-conversation-index.json",
-      join("actors", "shard-03.json"),
+      join("actors", "shard-03.ndjson"),
       join("actors", "journal-1.ndjson"),
       "tmp-notes",
     ];

@@ -208,7 +208,7 @@ describe("createA2ARuntime: more", () => {
   it("starts on a state dir whose files are corrupt: they are quarantined and reported", async () => {
     const dir = tempStateDir();
     mkdirSync(join(dir, "actors"), { recursive: true });
-    writeFileSync(join(dir, "actors", "shard-00.json"), '{"version":1,"records":{"a":');
+    writeFileSync(join(dir, "actors", "shard-00.ndjson"), '{"version":1,"records":{"a":');
     const warnings: string[] = [];
     const r = runtime({ stateDir: dir, logger: textLogger((m) => warnings.push(m)) });
     await r.start();

@@ -39,7 +39,7 @@ describe("createA2ARuntime: the state dir is its owner's alone", () => {
     for (const name of [".lock", "threads/journal-000001.ndjson", "coordination-events.ndjson"]) {
       expect(files.has(name), `${name} in ${[...files.keys()].join(", ")}`).toBe(true);
     }
-    expect([...files.keys()].some((name) => /^actors\/shard-\d+\.json$/.test(name))).toBe(true);
+    expect([...files.keys()].some((name) => /^actors\/shard-\d+\.ndjson$/.test(name))).toBe(true);
     expect([...files.keys()].filter((name) => name.includes(".tmp-"))).toEqual([]);
     const open = [...files]
       .filter(([name, mode]) => mode !== (name.endsWith("/") ? 0o700 : 0o600))

@@ -1,0 +1,107 @@
+import { type ActorRecord, idOf, isPlainObject } from "./actorRecord.js";
+import { errorText } from "./DurableJsonFile.js";
+
+/**
+ * The live shard format. A shard `actors/shard-<nn>.ndjson` is a header line naming how many records
+ * follow, then one JSON record per line. It is always written whole (a temp file renamed into place), so
+ * a file cut anywhere, at a line's end too, is told apart from a whole one.
+ * A line is decoded and parsed on its own: one 700 KB string holding a few Korean characters decodes
+ * to a two-byte string and parses several times slower than its lines do one by one.
+ */
+
+/** A live shard's file name (its number captured), as the store writes them. */
+export const SHARD_FILE = /^shard-(\d+)\.ndjson$/;
+
+const FORMAT = { shard: "a2a-snapshot", version: 1 } as const;
+
+/** A shard's first line, as a reader expects it. */
+const EXPECTED = '{"shard":"a2a-snapshot","version":1,"records":<count>}';
+
+/** A shard's first line. */
+export function shardHeader(records: number): string {
+  return `${JSON.stringify({ ...FORMAT, records })}\n`;
+}
+
+/** A live shard's records in memory, by id. */
+export interface StoreDoc {
+  version: 1;
+  records: Record<string, ActorRecord>;
+}
+
+/** A shard as read, before its records are checked one by one: each line's value under its id ("" without one). */
+export interface RawShard {
+  entries: Array<[id: string, value: unknown]>;
+}
+
+/** Records per piece of a shard's text: a few hundred KB, a few ms of JSON.stringify each. */
+const RECORDS_PER_CHUNK = 200;
+
+/**
+ * A shard's text in pieces: one stringify of a shard of thousands blocked the event loop for tens of
+ * ms. Records are never changed in place, so later pieces are safe.
+ */
+export function shardChunks(doc: StoreDoc): Iterable<string> {
+  const records = Object.values(doc.records);
+  function* pieces(): Generator<string> {
+    let piece = shardHeader(records.length);
+    for (let i = 0; i < records.length; i++) {
+      piece += `${JSON.stringify(records[i])}\n`;
+      if ((i + 1) % RECORDS_PER_CHUNK === 0) {
+        yield piece;
+        piece = "";
+      }
+    }
+    if (piece !== "") yield piece;
+  }
+  return pieces();
+}
+
+/** A shard's whole text (tests, tools): what shardChunks writes. */
+export function shardText(records: readonly ActorRecord[]): string {
+  return [...shardChunks({ version: 1, records: Object.fromEntries(records.map((r) => [r.id, r])) })].join(
+    "",
+  );
+}
+
+/** A shard's bytes as records, or an error saying what is wrong with the file. */
+export function readShard(bytes: Buffer): RawShard {
+  const headerEnd = bytes.indexOf(10);
+  if (headerEnd < 0) throw new Error(`the header line is missing (expected ${EXPECTED})`);
+  const header = bytes.toString("utf8", 0, headerEnd);
+  const count = headerCount(header);
+  if (count === undefined)
+    throw new Error(`unsupported header ${JSON.stringify(header)} (expected ${EXPECTED})`);
+  const entries: RawShard["entries"] = [];
+  for (let start = headerEnd + 1; start < bytes.length;) {
+    const lineNo = entries.length + 2;
+    const end = bytes.indexOf(10, start);
+    if (end < 0) throw new Error(`line ${lineNo} is cut short (no newline at the end of the file)`);
+    let value: unknown;
+    try {
+      value = JSON.parse(bytes.toString("utf8", start, end));
+    } catch (error) {
+      throw new Error(`line ${lineNo} is not valid JSON (${errorText(error)})`, { cause: error });
+    }
+    entries.push([idOf(value) ?? "", value]);
+    start = end + 1;
+  }
+  if (entries.length !== count)
+    throw new Error(
+      `it holds ${entries.length} records where its header says ${count}: it was cut or added to`,
+    );
+  return { entries };
+}
+
+/** The record count a header line names, or undefined when it is not this format's header. */
+function headerCount(line: string): number | undefined {
+  let header: unknown;
+  try {
+    header = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (!isPlainObject(header) || header.shard !== FORMAT.shard || header.version !== FORMAT.version)
+    return undefined;
+  const { records } = header;
+  return typeof records === "number" && Number.isSafeInteger(records) && records >= 0 ? records : undefined;
+}
