@@ -89,7 +89,8 @@ export class LowdbSnapshotStore {
 
   /**
    * Opens (creating if needed) the store in `dir`. What cannot be used is set aside, reported through
-   * onWarning and report(), and the rest loads; that clean-up is on disk before it resolves.
+   * onWarning and report(), and the rest loads; that clean-up is on disk before it resolves. A journal
+   * left by a crash is folded into the files after it resolves.
    */
   static async open(options: SnapshotStoreOptions): Promise<LowdbSnapshotStore> {
     checkOptions(options);
@@ -107,7 +108,11 @@ export class LowdbSnapshotStore {
       throw new StateDirNotWritableError(options.dir, error);
     }
     store.journal.resume(await store.readFiles());
-    if (store.needsCompaction()) await store.compact();
+    const { quarantinedFiles, quarantinedRecords, migrated } = store.openReport;
+    // What was set aside or migrated leaves its files before open() resolves. The rest (a journal a
+    // crash left, records to re-home) is folded in off the start's path: a restart fires sooner.
+    if (quarantinedFiles.length + quarantinedRecords.length + migrated.length > 0) await store.compact();
+    else if (store.needsCompaction()) store.compact().catch(() => undefined);
     return store;
   }
 

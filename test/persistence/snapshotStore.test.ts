@@ -614,13 +614,15 @@ describe("LowdbSnapshotStore: changing the shard count", () => {
         .map((r) => r.id)
         .sort(),
     ).toEqual([...ids].sort());
-    await store.flush();
-    const names = (await readdir(join(dir, "actors"))).sort();
-    expect(names.every((n) => Number(/\d+/.exec(n)?.[0]) < to)).toBe(true);
-    for (const name of names) {
-      const records = await shardRecords(join(dir, "actors", name));
-      for (const id of Object.keys(records)) expect(shardFile(dir, id, to)).toBe(join(dir, "actors", name));
-    }
+    // Re-homed after open(), with no call: each record only in its shard of the new layout.
+    await vi.waitFor(async () => {
+      const names = (await readdir(join(dir, "actors"))).sort();
+      expect(names.every((n) => n.startsWith("shard-") && Number(/\d+/.exec(n)?.[0]) < to)).toBe(true);
+      for (const name of names) {
+        const records = await shardRecords(join(dir, "actors", name));
+        for (const id of Object.keys(records)) expect(shardFile(dir, id, to)).toBe(join(dir, "actors", name));
+      }
+    });
     expect(Object.keys(await onDisk(dir)).sort()).toEqual([...ids].sort());
   });
 });
