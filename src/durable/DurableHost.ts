@@ -114,7 +114,6 @@ export class Host implements DurableHost {
         shared,
         ...(this.o.instance === undefined ? {} : { instance: this.o.instance }),
       });
-      await store.prune(this.now() - this.maxAgeMs);
       await this.o.onOpen?.(store);
       live = await store.list("live");
     } catch (error) {

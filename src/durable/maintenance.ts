@@ -37,11 +37,11 @@ export class Maintenance {
 
   constructor(private readonly options: MaintenanceOptions) {}
 
-  /** Schedules the first run one period from now (start() of the host already did the work once). */
+  /** Runs the tasks now, in the background, and again one period after each run ends. */
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.schedule();
+    this.runNow();
   }
 
   /** No run starts after this; resolves once a run in progress has ended (so files can be closed). */
@@ -52,13 +52,17 @@ export class Maintenance {
     await this.run;
   }
 
+  private runNow(): void {
+    this.run = this.runTasks().finally(() => {
+      this.run = undefined;
+      if (this.running) this.schedule();
+    });
+  }
+
   private schedule(): void {
     const handle = this.options.timers.setTimeout(() => {
       this.handle = undefined;
-      this.run = this.runTasks().finally(() => {
-        this.run = undefined;
-        if (this.running) this.schedule();
-      });
+      this.runNow();
     }, this.options.periodMs);
     // Housekeeping alone must not keep the process alive (Node's timers, and fake ones, have unref).
     (handle as { unref?: () => void } | undefined)?.unref?.();

@@ -12,7 +12,7 @@ import {
   type SnapshotStore,
 } from "../../src/durable/index.js";
 import { hostsOnFakeTime } from "../support/fakeClock.js";
-import { HoldingStore } from "../support/runtimeParts.js";
+import { HoldingStore, storeWith } from "../support/runtimeParts.js";
 
 const T0 = Date.UTC(2026, 10, 28, 9, 0, 0);
 const hosts = hostsOnFakeTime(T0);
@@ -166,18 +166,39 @@ describe("a layer on the durable host: actor(), counts(), meta", () => {
 });
 
 describe("a layer on the durable host: housekeeping", () => {
-  it("runs every period while the host runs (a quarter of cleanupMaxAgeMs, at least a minute), not after stop", async () => {
+  it("runs at start and every period while the host runs (a quarter of cleanupMaxAgeMs, at least a minute), not after stop", async () => {
     const runs: number[] = [];
     const h = host(createMemoryStore(), { cleanupMaxAgeMs: 8 * 60_000, housekeeping: (at) => runs.push(at) });
     await h.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(runs).toEqual([T0]);
     await vi.advanceTimersByTimeAsync(2 * 60_000 - 1);
-    expect(runs).toEqual([]);
+    expect(runs).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
-    expect(runs).toEqual([T0 + 2 * 60_000]);
+    expect(runs).toEqual([T0, T0 + 2 * 60_000]);
     await vi.advanceTimersByTimeAsync(2 * 60_000);
-    expect(runs).toHaveLength(2);
+    expect(runs).toHaveLength(3);
     await h.stop();
     await vi.advanceTimersByTimeAsync(10 * 60_000);
-    expect(runs).toHaveLength(2);
+    expect(runs).toHaveLength(3);
+  });
+
+  it("start() does not wait for the archive's pruning (a restart's fold may hold it), and stop() does", async () => {
+    const memory = createMemoryStore();
+    let pruned = (): void => {};
+    const store = storeWith(memory, {
+      prune: (olderThan) =>
+        new Promise<number>((resolve) => (pruned = () => void memory.prune(olderThan).then(resolve))),
+    });
+    const h = host(store);
+    await h.start();
+    await h.spawn("ticket", "t1");
+    expect(await h.list()).toHaveLength(1);
+    let stopped = false;
+    const stopping = h.stop().then(() => (stopped = true));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(stopped).toBe(false);
+    pruned();
+    await stopping;
   });
 });

@@ -23,6 +23,7 @@ import {
   type SnapshotStore,
 } from "../../src/durable/index.js";
 import { hostsOnFakeTime } from "../support/fakeClock.js";
+import { storeWith } from "../support/runtimeParts.js";
 
 const T0 = Date.UTC(2026, 10, 24, 9, 0, 0);
 const hosts = hostsOnFakeTime(T0);
@@ -284,13 +285,7 @@ describe("createDurableHost: side effects", () => {
     const calls: string[] = [];
     const memory = createMemoryStore();
     let releasePut: (() => void) | undefined;
-    const slow: SnapshotStore = {
-      ...memory,
-      open: (o) => memory.open(o),
-      get: (id) => memory.get(id),
-      list: (w) => memory.list(w),
-      prune: (t) => memory.prune(t),
-      close: () => memory.close(),
+    const slow = storeWith(memory, {
       put: async (records) => {
         calls.push(`put ${records.map((r) => (r.snapshot as { value: string }).value).join(",")}`);
         if (records.some((r) => (r.snapshot as { value: string }).value === "working")) {
@@ -298,7 +293,7 @@ describe("createDurableHost: side effects", () => {
         }
         await memory.put(records);
       },
-    };
+    });
     const job = setup({
       actors: { work: fromPromise(async () => void calls.push("effect")) },
     }).createMachine({

@@ -10,6 +10,7 @@ import {
   type DurableHost,
   type SnapshotStore,
 } from "../../src/durable/index.js";
+import { storeWith } from "../support/runtimeParts.js";
 
 const T0 = Date.UTC(2026, 10, 24, 9, 0, 0);
 const hosts: DurableHost[] = [];
@@ -44,13 +45,7 @@ function flakyStore() {
     /** While set, a put waits for it to resolve. */
     held: undefined as Promise<void> | undefined,
   };
-  const store: SnapshotStore = {
-    ...inner,
-    open: (options) => inner.open(options),
-    get: (id) => inner.get(id),
-    list: (which) => inner.list(which),
-    prune: (olderThan) => inner.prune(olderThan),
-    close: () => inner.close(),
+  const store = storeWith(inner, {
     put: async (records) => {
       state.puts.push(structuredClone([...records]));
       await state.held;
@@ -60,7 +55,7 @@ function flakyStore() {
       }
       await inner.put(records);
     },
-  };
+  });
   return { store, state };
 }
 

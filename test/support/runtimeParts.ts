@@ -183,6 +183,19 @@ export function settledState<T>(promise: Promise<T>): () => "pending" | "resolve
   return () => state;
 }
 
+/** `inner` with some of its methods replaced. */
+export function storeWith(inner: SnapshotStore, over: Partial<SnapshotStore>): SnapshotStore {
+  return {
+    open: (options) => inner.open(options),
+    get: (id) => inner.get(id),
+    put: (records) => inner.put(records),
+    list: (which) => inner.list(which),
+    prune: (olderThan) => inner.prune(olderThan),
+    close: () => inner.close(),
+    ...over,
+  };
+}
+
 /**
  * A store whose puts can be held back: while held, a put waits (in order) until release(), then
  * writes. Counts every put, to show that something was (or was not) written.
