@@ -1,5 +1,5 @@
 import { mkdir, readdir, stat } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import {
   type ActorRecord,
   checkActorRecord,
@@ -10,13 +10,18 @@ import {
   recordForPut,
 } from "./actorRecord.js";
 import { ArchiveFiles } from "./archive/ArchiveFiles.js";
-import { CorruptStateFileError, DurableJsonFile, errorText } from "./DurableJsonFile.js";
+import { CorruptStateFileError, DurableJsonFile } from "./DurableJsonFile.js";
 import { foldIntoFiles } from "./foldIntoFiles.js";
 import { replayJournal } from "./journal/replayJournal.js";
-import type { JournalDamage } from "./journal/segmentFormat.js";
 import { OneAtATime, StoreJournal } from "./journal/StoreJournal.js";
-import { keepInQuarantine, quarantineFile, quarantineStamp } from "./quarantine.js";
-import { type RawShard, SHARD_FILE, readShard } from "./shardFormat.js";
+import { type QuarantinedRecord, SetAside } from "./setAside.js";
+import {
+  DOCUMENT_SHARD_FILE,
+  DOCUMENT_SHARD_PROBLEM,
+  type RawShard,
+  SHARD_FILE,
+  readShard,
+} from "./shardFormat.js";
 import { SnapshotLayout, type StoreFile, isEmpty } from "./snapshotLayout.js";
 import {
   DEFAULT_CLEANUP_MAX_AGE_MS,
@@ -61,6 +66,7 @@ export class LowdbSnapshotStore {
   private writes = 0;
   private compacted = 0;
   private readonly openReport = emptyOpenReport();
+  private readonly setAside: SetAside;
   private readonly options: SnapshotStoreOptions;
   private readonly now: () => number;
   private readonly warn: (message: string) => void;
@@ -75,6 +81,12 @@ export class LowdbSnapshotStore {
     this.warn = options.onWarning ?? ((message) => console.warn(message));
     this.actorsDir = join(options.dir, "actors");
     this.archiveDir = join(options.dir, "archive");
+    this.setAside = new SetAside({
+      dir: options.dir,
+      now: this.now,
+      warn: this.warn,
+      report: this.openReport,
+    });
     this.layout = new SnapshotLayout(this.actorsDir, options.shards ?? DEFAULT_SHARDS, (bytes) =>
       this.countWrite(bytes),
     );
@@ -254,6 +266,11 @@ export class LowdbSnapshotStore {
     // One copy per id: a duplicate is what a crash during a move leaves; the newer copy wins.
     const copies = new Map<string, { file: StoreFile; record: ActorRecord }>();
     for (const name of (await readdir(this.actorsDir)).sort()) {
+      if (DOCUMENT_SHARD_FILE.test(name)) {
+        const path = join(this.actorsDir, name);
+        await this.setAside.file(new CorruptStateFileError(path, DOCUMENT_SHARD_PROBLEM));
+        continue;
+      }
       const match = SHARD_FILE.exec(name);
       if (match === null) continue;
       const index = Number(match[1]);
@@ -280,9 +297,9 @@ export class LowdbSnapshotStore {
         this.warn(
           `snapshot store: ignored the torn last line of ${file} (an append cut short, never acknowledged)`,
         ),
-      damaged: (file, bytes, damage) => this.keepDamaged(file, bytes, damage),
+      damaged: (file, bytes, damage) => this.setAside.damagedJournal(file, bytes, damage),
     });
-    if (quarantined.length > 0) await this.quarantineRecords(quarantined);
+    if (quarantined.length > 0) this.countWrite(await this.setAside.records(quarantined));
 
     for (const [id, { file, record }] of copies) {
       file.db.data.records[id] = record;
@@ -320,57 +337,14 @@ export class LowdbSnapshotStore {
     return undefined;
   }
 
-  /** A journal segment that lost acknowledged records: a copy kept in `quarantine/`, reported loudly. */
-  private async keepDamaged(file: string, bytes: Buffer, damage: JournalDamage): Promise<void> {
-    const name = `${basename(file)}.damaged-${quarantineStamp(this.now())}`;
-    const { path: keptAt } = await keepInQuarantine(this.options.dir, name, "", bytes).catch(
-      (cause: unknown) => {
-        throw new Error(
-          `snapshot store: ${damage.kind} journal ${file} (${damage.problem}), and a copy could not be kept: ${errorText(cause)}`,
-          { cause },
-        );
-      },
-    );
-    this.openReport.damagedJournals.push({ file, keptAt, ...damage });
-    this.warn(
-      `snapshot store: ACKNOWLEDGED RECORDS MAY BE LOST: ${damage.kind} journal ${file}: ${damage.problem}; ` +
-        `kept a copy at ${keptAt} and loaded every record it still holds`,
-    );
-  }
-
   /** The shard's records, or undefined when it is missing or was quarantined as corrupt. */
   private async readRaw(path: string): Promise<RawShard["entries"] | undefined> {
     try {
       return (await new DurableJsonFile<RawShard>(path, { decode: readShard }).read())?.entries;
     } catch (error) {
       if (!(error instanceof CorruptStateFileError)) throw error;
-      const movedTo = await quarantineFile(path, this.now()).catch((cause: unknown) => {
-        const problem = `${error.message}, and it could not be moved aside: ${errorText(cause)}`;
-        throw new Error(`snapshot store: ${problem}`, { cause });
-      });
-      this.openReport.quarantinedFiles.push({ file: path, movedTo, problem: error.reason });
-      this.warn(`snapshot store: ${error.message}; moved it to ${movedTo} and started without it`);
+      await this.setAside.file(error);
       return undefined;
-    }
-  }
-
-  /** Keeps unusable records in `quarantine/records-<time>.json`, durably, before their files are rewritten. */
-  private async quarantineRecords(entries: QuarantinedRecord[]): Promise<void> {
-    const now = this.now();
-    const text = JSON.stringify({ version: 1, quarantinedAt: new Date(now).toISOString(), records: entries });
-    const name = `records-${quarantineStamp(now)}`;
-    const { path, bytes } = await keepInQuarantine(this.options.dir, name, ".json", text).catch(
-      (error: unknown) => {
-        throw new StateDirNotWritableError(this.options.dir, error);
-      },
-    );
-    this.countWrite(bytes);
-    this.openReport.recordQuarantineFile = path;
-    for (const entry of entries) {
-      this.openReport.quarantinedRecords.push({ id: entry.key, file: entry.file, problem: entry.problem });
-      this.warn(
-        `snapshot store: record ${JSON.stringify(entry.key)} of ${entry.file} was quarantined to ${path}: ${entry.problem}`,
-      );
     }
   }
 
@@ -401,5 +375,3 @@ export class LowdbSnapshotStore {
     this.compacted += 1;
   }
 }
-
-type QuarantinedRecord = { file: string; key: string; problem: string; record: unknown };

@@ -20,7 +20,13 @@ import { hourLines } from "./archive/ArchiveFiles.js";
 import { DAMAGED_JOURNAL_FILE } from "./quarantine.js";
 import { replayJournal } from "./journal/replayJournal.js";
 import { ARCHIVE_HOUR_FILE } from "./archive/archiveFormat.js";
-import { type RawShard, SHARD_FILE, readShard } from "./shardFormat.js";
+import {
+  DOCUMENT_SHARD_FILE,
+  DOCUMENT_SHARD_PROBLEM,
+  type RawShard,
+  SHARD_FILE,
+  readShard,
+} from "./shardFormat.js";
 import { readLockFile, type StateDirLockInfo } from "./StateDirLock.js";
 import { listQuarantined, type QuarantinedFile } from "./stateDirFiles.js";
 
@@ -126,6 +132,8 @@ export async function readStateDir(dir: string, options: ReadStateDirOptions = {
       actors.set(actor.record.id, actor);
   };
   for (const name of await listFolder(actorsDir, readable)) {
+    if (DOCUMENT_SHARD_FILE.test(name))
+      problems.push({ file: join(actorsDir, name), problem: DOCUMENT_SHARD_PROBLEM });
     if (!SHARD_FILE.test(name)) continue;
     const file = join(actorsDir, name);
     for (const [key, value] of (await readLiveShard(file, problems)) ?? [])

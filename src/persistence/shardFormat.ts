@@ -12,6 +12,11 @@ import { errorText } from "./DurableJsonFile.js";
 /** A live shard's file name (its number captured), as the store writes them. */
 export const SHARD_FILE = /^shard-(\d+)\.ndjson$/;
 
+/** A shard as development builds wrote it before this format, one JSON document: never read, set aside. */
+export const DOCUMENT_SHARD_FILE = /^shard-\d+\.json$/;
+export const DOCUMENT_SHARD_PROBLEM =
+  "a live shard of the one-document format of development builds, which this version does not read (it reads shard-<nn>.ndjson)";
+
 const FORMAT = { shard: "a2a-snapshot", version: 1 } as const;
 
 /** A shard's first line, as a reader expects it. */

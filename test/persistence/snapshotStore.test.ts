@@ -10,6 +10,7 @@ import {
   SnapshotStoreClosedError,
   SnapshotStoreWriteError,
   StateDirNotWritableError,
+  readStateDir,
   shardOf,
 } from "../../src/persistence/index.js";
 import { canWriteIn, tempDirs } from "./tempDirs.js";
@@ -327,6 +328,30 @@ describe("LowdbSnapshotStore: quarantine at open", () => {
     const { warnings } = await open(dir);
     expect(warnings[0]).toContain("the header line is missing");
     expect(await readdir(join(dir, "actors"))).toEqual(["shard-01.ndjson.corrupt-2024-05-01T12-00-00-000Z"]);
+  });
+
+  it("sets aside a shard of the one-document format of development builds, saying it does not read it", async () => {
+    const dir = await dirs.make();
+    await mkdir(join(dir, "actors"), { recursive: true });
+    const file = join(dir, "actors", "shard-03.json");
+    await writeFile(file, JSON.stringify({ version: 1, records: { a: rec("a") } }));
+    const { store, warnings } = await open(dir);
+    const movedTo = `${file}.corrupt-2024-05-01T12-00-00-000Z`;
+    expect(warnings).toEqual([
+      expect.stringContaining(`corrupt state file ${file}: a live shard of the one-document format`),
+    ]);
+    expect(store.report().quarantinedFiles).toEqual([
+      { file, movedTo, problem: expect.stringContaining("which this version does not read") },
+    ]);
+    expect(await readdir(join(dir, "actors"))).toContain("shard-03.json.corrupt-2024-05-01T12-00-00-000Z");
+    expect((await readStateDir(dir)).problems).toEqual([]);
+    await writeFile(file, "{}");
+    expect((await readStateDir(dir)).problems).toEqual([
+      {
+        file,
+        problem: expect.stringContaining("which this version does not read (it reads shard-<nn>.ndjson)"),
+      },
+    ]);
   });
 
   it("quarantines an invalid record into quarantine/records-<time>.json with a warning naming it, keeping its neighbours", async () => {
