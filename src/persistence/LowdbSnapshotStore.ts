@@ -206,6 +206,12 @@ export class LowdbSnapshotStore {
     }
   }
 
+  /** Resolves once no append or compaction is queued or running; starts none itself. */
+  async idle(): Promise<void> {
+    await this.journal.idle();
+    for (let run; (run = this.compactions.pending) !== undefined;) await run.catch(() => undefined);
+  }
+
   private needsCompaction(): boolean {
     const { layout } = this;
     return layout.dirty.size > 0 || layout.finished.size > 0 || this.journal.sealed.length > 0;

@@ -21,7 +21,9 @@ const dirs = tempDirs();
 /** Every store a test opened: closed after it (a test may leave one open to play a crash). */
 const opened: LowdbSnapshotStore[] = [];
 afterEach(async () => {
-  for (const store of opened.splice(0)) await store.close().catch(() => undefined);
+  // The latest first: a store reopened on a dir folds in the background, and an earlier one left open
+  // (a crash played) must not write beside it.
+  for (const store of opened.splice(0).reverse()) await store.close().catch(() => undefined);
   vi.useRealTimers();
   await dirs.cleanup();
 });
