@@ -61,13 +61,6 @@ export function shardChunks(doc: StoreDoc): Iterable<string> {
   return pieces();
 }
 
-/** A shard's whole text (tests, tools): what shardChunks writes. */
-export function shardText(records: readonly ActorRecord[]): string {
-  return [...shardChunks({ version: 1, records: Object.fromEntries(records.map((r) => [r.id, r])) })].join(
-    "",
-  );
-}
-
 /** A shard's bytes as records, or an error saying what is wrong with the file. */
 export function readShard(bytes: Buffer): RawShard {
   const headerEnd = bytes.indexOf(10);

@@ -19,11 +19,11 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ActorRecord } from "../../src/persistence/index.js";
-import { shardText } from "../../src/persistence/shardFormat.js";
 import { discordNonce } from "../../src/runtime/index.js";
 import { BOTS, CHANNEL, type DiskRecord, isSent, MAX_ATTEMPTS, readActorRecords } from "./child.js";
 import { type DeliveredMessage, readDiscordLog } from "./durableDiscord.js";
 import { seededRandom } from "../support/seededRandom.js";
+import { shardFileText } from "../support/shardFiles.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SEED = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -596,7 +596,7 @@ describe("crash: corrupt files at start-up", () => {
       status: "active",
       updatedAt: Date.now(),
     };
-    const whole = shardText([record]);
+    const whole = shardFileText([record]);
     const truncated = whole.slice(0, Math.floor(whole.length / 2));
     const files = {
       shard: join(stateDir, "actors", "shard-07.ndjson"),

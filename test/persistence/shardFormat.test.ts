@@ -9,8 +9,8 @@ import {
   type StoreDoc,
   readShard,
   shardChunks,
-  shardText,
 } from "../../src/persistence/shardFormat.js";
+import { shardFileText } from "../support/shardFiles.js";
 import { tempDir } from "../support/tempDir.js";
 
 function record(id: string, text = "x"): ActorRecord {
@@ -36,7 +36,7 @@ describe("a live shard", () => {
       const d = doc(Array.from({ length: count }, (_, i) => `collab-${i}`));
       const pieces = [...shardChunks(d)];
       const text = pieces.join("");
-      expect(text).toBe(shardText(Object.values(d.records)));
+      expect(text).toBe(shardFileText(Object.values(d.records)));
       expect(text.startsWith(`{"shard":"a2a-snapshot","version":1,"records":${count}}\n`)).toBe(true);
       expect(text.split("\n")).toHaveLength(count + 2); // the header, the records, "" after the last newline
       expect(pieces).toHaveLength(Math.ceil(count / 200) || 1);
@@ -69,7 +69,7 @@ describe("a live shard", () => {
       onWrite: (b) => reported.push(b),
     }).write(d);
     const text = await readFile(file, "utf8");
-    expect(text).toBe(shardText(Object.values(d.records)));
+    expect(text).toBe(shardFileText(Object.values(d.records)));
     expect(reported).toEqual([Buffer.byteLength(text)]);
     const read = await new DurableJsonFile<RawShard>(file, { decode: readShard }).read();
     expect(read?.entries).toEqual(entriesOf(d));
