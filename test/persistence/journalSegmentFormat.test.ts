@@ -139,3 +139,78 @@ describe("journal segment format", () => {
     expect(reading.damage?.problem).toContain("line 3:");
   });
 });
+
+describe("replaying for each id's latest record", () => {
+  /** `count` lines: id m<k> for line k, cycling through `ids` ids, each line's `n` its number. */
+  const puts = (count: number, ids: number): string =>
+    Array.from({ length: count }, (_, n) => `${JSON.stringify({ id: `m${n % ids}`, n })}\n`).join("");
+
+  async function replay(segments: string[], check = (_key: string, value: unknown) => value) {
+    const dir = await dirs.make();
+    const names = segments.map((_, k) => journalFileName(k + 1));
+    for (const [k, data] of segments.entries()) await writeFile(join(dir, names[k] ?? ""), segment(data));
+    const damaged: string[] = [];
+    const parse = vi.spyOn(JSON, "parse");
+    const { latest } = await replayJournal({
+      actorsDir: dir,
+      names,
+      check,
+      damaged: (_file, _bytes, damage) => void damaged.push(damage.problem),
+    });
+    const parsed = parse.mock.calls.length;
+    parse.mockRestore();
+    return { latest, parsed, damaged };
+  }
+
+  it("parses each id's last line only: the work grows with the ids, not with the lines since the last fold", async () => {
+    const few = await replay([JOURNAL_HEADER + puts(100, 10)]);
+    const many = await replay([JOURNAL_HEADER + puts(5_000, 10), JOURNAL_HEADER + puts(5_000, 10)]);
+    expect(few.parsed).toBe(10);
+    expect(many.parsed).toBe(10);
+    expect([...many.latest.values()]).toEqual(
+      Array.from({ length: 10 }, (_, k) => ({ id: `m${k}`, n: 4_990 + k })),
+    );
+  });
+
+  it("keeps the order of each id's last line, across segments", async () => {
+    const { latest } = await replay([
+      JOURNAL_HEADER + puts(3, 3), // m0 m1 m2
+      `${JOURNAL_HEADER}${JSON.stringify({ id: "m0", n: 9 })}\n`,
+    ]);
+    expect([...latest.entries()]).toEqual([
+      ["m1", { id: "m1", n: 1 }],
+      ["m2", { id: "m2", n: 2 }],
+      ["m0", { id: "m0", n: 9 }],
+    ]);
+  });
+
+  it("an id's last line that is unusable or not JSON gives way to its last usable one, and the bad line is reported", async () => {
+    const data = `${JOURNAL_HEADER}${puts(4, 2)}{"id":"m1","n":oops\n`; // m0 m1 m0 m1, then a broken m1
+    const { latest, damaged } = await replay([data], (_key, value) =>
+      (value as { n: number }).n === 2 ? undefined : value,
+    );
+    expect(latest.get("m0")).toEqual({ id: "m0", n: 0 });
+    expect(latest.get("m1")).toEqual({ id: "m1", n: 3 });
+    expect(damaged).toEqual([expect.stringMatching(/^line 6: not valid JSON/)]);
+  });
+
+  it("reads a line whose id is not where the stores write it (first, without escapes) whole", async () => {
+    const odd = [
+      { id: "m0", n: 1 },
+      { id: 'm"1', n: 2 },
+      { n: 3, id: "m0" },
+      { id: 'm"1', n: 4 },
+    ];
+    const { latest, parsed } = await replay([
+      JOURNAL_HEADER + odd.map((line) => `${JSON.stringify(line)}\n`).join(""),
+    ]);
+    expect(latest).toEqual(
+      new Map([
+        ["m0", { id: "m0", n: 3 }],
+        ['m"1', { id: 'm"1', n: 4 }],
+      ]),
+    );
+    // m0's last line, parsed to find its id, makes its first skipped; m"1's escaped id costs a parse a line.
+    expect(parsed).toBe(3);
+  });
+});

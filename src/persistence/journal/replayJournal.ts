@@ -2,7 +2,13 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { idOf } from "../actorRecord.js";
 import { StateFileReadError } from "../DurableJsonFile.js";
-import { type JournalDamage, journalSegments, readJournalSegment } from "./segmentFormat.js";
+import {
+  type JournalDamage,
+  type JournalReading,
+  journalSegments,
+  readJournalSegment,
+  readJournalSegmentNewestFirst,
+} from "./segmentFormat.js";
 
 export interface ReplayJournalOptions<R> {
   actorsDir: string;
@@ -24,36 +30,69 @@ export interface ReplayJournalOptions<R> {
 }
 
 /**
- * Reads the journal segments in order: the last usable record per id (in the order of each id's last
- * line) or, with `each`, every usable record, and the segments' sequence numbers. Every line of a
+ * Reads the journal segments: the last usable record per id (in the order of each id's last line) or,
+ * with `each`, every usable record in line order; and the segments' sequence numbers. Every line of a
  * damaged segment that can be read is used.
+ *
+ * For the latest records the segments are read newest line first, and a line of an id already found is
+ * skipped unparsed: a restart parses each id's last line, not every line since the last fold.
  */
 export async function replayJournal<R>(
   options: ReplayJournalOptions<R>,
 ): Promise<{ latest: Map<string, R>; seqs: number[] }> {
   const segments = journalSegments(options.names);
-  const latest = new Map<string, R>();
-  for (const { name } of segments) {
-    const path = join(options.actorsDir, name);
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(path);
-    } catch (error) {
-      if (options.unreadable === undefined) throw new StateFileReadError(path, error);
-      options.unreadable(path, error);
-      continue;
+  const seqs = segments.map((s) => s.seq);
+  const { each } = options;
+  if (each !== undefined) {
+    for (const { name } of segments) {
+      await readSegment(options, name, (path, bytes) =>
+        readJournalSegment(bytes, (value) => {
+          const record = options.check(idOf(value) ?? "", value, path);
+          if (record !== undefined) each(record);
+        }),
+      );
     }
-    // Each line checked as it is parsed: the segment's raw lines are never all held at once.
-    const reading = readJournalSegment(bytes, (value) => {
-      const key = idOf(value) ?? "";
-      const record = options.check(key, value, path);
-      if (record === undefined) return;
-      if (options.each !== undefined) return options.each(record);
-      latest.delete(key);
-      latest.set(key, record);
-    });
-    if (reading.torn) options.torn?.(path);
-    if (reading.damage !== undefined) await options.damaged(path, bytes, reading.damage);
+    return { latest: new Map(), seqs };
   }
-  return { latest, seqs: segments.map((s) => s.seq) };
+  // Found newest first; reversed below into the order of each id's last line.
+  const found: Array<[string, R]> = [];
+  const done = new Set<string>();
+  for (const { name } of [...segments].reverse()) {
+    await readSegment(options, name, (path, bytes) =>
+      readJournalSegmentNewestFirst(
+        bytes,
+        (id) => done.has(id),
+        (value) => {
+          const key = idOf(value) ?? "";
+          if (done.has(key)) return;
+          const record = options.check(key, value, path);
+          if (record === undefined) return; // an older line of the id may still be usable
+          done.add(key);
+          found.push([key, record]);
+        },
+      ),
+    );
+  }
+  return { latest: new Map(found.reverse()), seqs };
+}
+
+/** Reads a segment and hands its bytes to `read`; reports what it says of a torn or damaged segment. */
+async function readSegment<R>(
+  options: ReplayJournalOptions<R>,
+  name: string,
+  read: (path: string, bytes: Buffer) => Omit<JournalReading, "values">,
+): Promise<void> {
+  const path = join(options.actorsDir, name);
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    if (options.unreadable === undefined) throw new StateFileReadError(path, error);
+    options.unreadable(path, error);
+    return;
+  }
+  // Each line checked as it is parsed: the segment's raw lines are never all held at once.
+  const reading = read(path, bytes);
+  if (reading.torn) options.torn?.(path);
+  if (reading.damage !== undefined) await options.damaged(path, bytes, reading.damage);
 }

@@ -1,3 +1,5 @@
+import { errorText } from "../DurableJsonFile.js";
+
 /**
  * The journal segment format. A segment `actors/journal-<n>.ndjson` is a header line, one JSON record
  * per line in put order, then zero bytes: the writer grows the file (sparse) in whole blocks of
@@ -47,15 +49,25 @@ export interface JournalReading {
 
 const HEADER_BYTES = Buffer.from(JOURNAL_HEADER, "utf8");
 
-/**
- * Reads a segment's bytes (the whole file) by the rules in this module's comment. With `each`, every
- * record is handed to it as it is parsed, in append order, and `values` is left empty: a large segment's
- * parsed lines are then not all held at once.
- */
-export function readJournalSegment(bytes: Uint8Array, each?: (value: unknown) => void): JournalReading {
+/** A segment's bytes split into lines, none parsed yet; or the reading, when its first bytes decide it. */
+type SegmentScan =
+  | { reading: JournalReading }
+  | {
+      buffer: Buffer;
+      /** Where each line's text begins and ends (exclusive); line i is the file's line i + 2. */
+      starts: number[];
+      ends: number[];
+      /** Data after the last newline: an append cut short, or a cut. */
+      partial: boolean;
+      /** Where the zero padding begins, or -1 without any. */
+      zeroAt: number;
+      dataEnd: number;
+    };
+
+function scanSegment(bytes: Uint8Array): SegmentScan {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // Created but never appended to: a crash came before the first append grew it.
-  if (buffer.length === 0) return { values: [], torn: false };
+  if (buffer.length === 0) return { reading: { values: [], torn: false } };
   const zeroAt = buffer.indexOf(0);
   const dataEnd = zeroAt < 0 ? buffer.length : zeroAt;
   const data = buffer.subarray(0, dataEnd);
@@ -66,31 +78,129 @@ export function readJournalSegment(bytes: Uint8Array, each?: (value: unknown) =>
     const problem = first.startsWith('{"journal"')
       ? `unsupported journal header ${first}`
       : "not a journal segment: its data does not begin with the journal header";
-    return { values: [], torn: false, damage: { kind: "corrupt", problem } };
+    return { reading: { values: [], torn: false, damage: { kind: "corrupt", problem } } };
   }
   // Only the header's beginning before the zeros: the segment's first append was cut short.
   if (dataEnd < HEADER_BYTES.length) {
-    if (zeroAt >= 0 && buffer.length % JOURNAL_BLOCK_BYTES === 0) return { values: [], torn: dataEnd > 0 };
-    return { values: [], torn: false, damage: truncated(buffer.length) };
+    if (zeroAt >= 0 && buffer.length % JOURNAL_BLOCK_BYTES === 0)
+      return { reading: { values: [], torn: dataEnd > 0 } };
+    return { reading: { values: [], torn: false, damage: truncated(buffer.length) } };
   }
-  const lines = readLines(buffer.subarray(HEADER_BYTES.length, dataEnd), each);
-  const reading: JournalReading = { values: lines.values, torn: lines.torn };
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let start = HEADER_BYTES.length;
+  for (let end = data.indexOf(0x0a, start); end >= 0; end = data.indexOf(0x0a, start)) {
+    starts.push(start);
+    ends.push(end);
+    start = end + 1;
+  }
+  return { buffer, starts, ends, partial: start < dataEnd, zeroAt, dataEnd };
+}
+
+/** The lines that did not parse: their numbers in the file, and why. */
+type BadLines = Array<{ line: number; problem: string }>;
+
+/**
+ * Reads a segment's bytes (the whole file) by the rules in this module's comment. With `each`, every
+ * record is handed to it as it is parsed, in append order, and `values` is left empty: a large segment's
+ * parsed lines are then not all held at once.
+ */
+export function readJournalSegment(bytes: Uint8Array, each?: (value: unknown) => void): JournalReading {
+  const scan = scanSegment(bytes);
+  if ("reading" in scan) return scan.reading;
+  const values: unknown[] = [];
+  const take = each ?? ((value: unknown) => values.push(value));
+  const bad: BadLines = [];
+  for (let i = 0; i < scan.starts.length; i++) {
+    const value = parseLine(scan.buffer, scan.starts[i] as number, scan.ends[i] as number, i + 2, bad);
+    if (value !== NOT_PARSED) take(value);
+  }
+  return { values, ...outcome(scan, bad) };
+}
+
+/**
+ * As readJournalSegment, newest line first, for a reader that wants each id's latest record: a line
+ * whose id (read from its beginning, `{"id":"…"`, without parsing the line) is `superseded` is skipped
+ * unparsed. A line that cannot be skipped so is parsed and handed to `each`.
+ */
+export function readJournalSegmentNewestFirst(
+  bytes: Uint8Array,
+  superseded: (id: string) => boolean,
+  each: (value: unknown) => void,
+): Omit<JournalReading, "values"> {
+  const scan = scanSegment(bytes);
+  if ("reading" in scan) return scan.reading;
+  const bad: BadLines = [];
+  for (let i = scan.starts.length - 1; i >= 0; i--) {
+    const start = scan.starts[i] as number;
+    const end = scan.ends[i] as number;
+    const id = lineId(scan.buffer, start, end);
+    if (id !== undefined && superseded(id)) continue;
+    const value = parseLine(scan.buffer, start, end, i + 2, bad);
+    if (value !== NOT_PARSED) each(value);
+  }
+  return outcome(scan, bad.reverse());
+}
+
+const NOT_PARSED = Symbol("not parsed");
+
+/**
+ * A line's value; NOT_PARSED (counted in `bad`) when it is not JSON, or empty. Each line is decoded
+ * alone: one line of text beyond Latin-1 would make a string of the whole data two bytes a character,
+ * slower to decode and parse.
+ */
+function parseLine(buffer: Buffer, start: number, end: number, lineNo: number, bad: BadLines): unknown {
+  if (start === end) return NOT_PARSED;
+  try {
+    return JSON.parse(buffer.toString("utf8", start, end));
+  } catch (error) {
+    bad.push({ line: lineNo, problem: errorText(error) });
+    return NOT_PARSED;
+  }
+}
+
+/** The id a line begins with, `{"id":"<id>"`, as the stores write records; undefined when it begins otherwise or the id has escapes. */
+function lineId(buffer: Buffer, start: number, end: number): string | undefined {
+  const from = start + ID_PREFIX.length;
+  if (from >= end || buffer.compare(ID_PREFIX, 0, ID_PREFIX.length, start, from) !== 0) return undefined;
+  for (let at = from; at < end; at++) {
+    const byte = buffer[at];
+    if (byte === 0x22) return buffer.toString("utf8", from, at);
+    if (byte === 0x5c) return undefined;
+  }
+  return undefined;
+}
+
+const ID_PREFIX = Buffer.from('{"id":"', "utf8");
+
+/** Whether a segment was cut, holds bad lines (`bad`, in file order) or stray bytes, or ends in a torn append. */
+function outcome(
+  scan: Extract<SegmentScan, { buffer: Buffer }>,
+  bad: BadLines,
+): Omit<JournalReading, "values"> {
+  const { buffer, zeroAt, dataEnd, partial } = scan;
+  const where = bad.length === 1 ? "line" : "lines";
+  const linesDamage: JournalDamage | undefined =
+    bad[0] === undefined
+      ? undefined
+      : {
+          kind: "corrupt",
+          problem: `${where} ${bad.map((b) => b.line).join(", ")}: not valid JSON (${bad[0].problem}); the lines after it were kept`,
+          linesLost: bad.length,
+        };
   if (zeroAt < 0 || buffer.length % JOURNAL_BLOCK_BYTES !== 0) {
     // The cut may have fallen anywhere: a partial last line is lost data here, not a torn append.
-    reading.torn = false;
-    reading.damage = truncated(buffer.length, lines.torn ? 1 + (lines.damage?.linesLost ?? 0) : undefined);
-    return reading;
+    return {
+      torn: false,
+      damage: truncated(buffer.length, partial ? 1 + (linesDamage?.linesLost ?? 0) : undefined),
+    };
   }
   const stray = buffer.subarray(dataEnd).findIndex((byte) => byte !== 0);
   if (stray >= 0) {
-    reading.damage = {
-      kind: "corrupt",
-      problem: `data after the zero padding at byte ${dataEnd + stray}${lines.damage === undefined ? "" : `; ${lines.damage.problem}`}`,
-    };
-    return reading;
+    const problem = `data after the zero padding at byte ${dataEnd + stray}${linesDamage === undefined ? "" : `; ${linesDamage.problem}`}`;
+    return { torn: partial, damage: { kind: "corrupt", problem } };
   }
-  if (lines.damage !== undefined) reading.damage = lines.damage;
-  return reading;
+  return linesDamage === undefined ? { torn: partial } : { torn: partial, damage: linesDamage };
 }
 
 function truncated(size: number, linesLost?: number): JournalDamage {
@@ -100,47 +210,5 @@ function truncated(size: number, linesLost?: number): JournalDamage {
       `cut short after it was written (${size} bytes, its data runs to the end or the size is not a ` +
       `whole number of ${JOURNAL_BLOCK_BYTES}-byte blocks): acknowledged records may be missing`,
     ...(linesLost === undefined ? {} : { linesLost }),
-  };
-}
-
-/**
- * The lines of JSON after the header (numbered from 2, as in the file); a line that does not parse
- * is counted and skipped, the ones after it are kept. Each line is decoded alone: one line of text
- * beyond Latin-1 would make a string of the whole data two bytes a character, slower to decode and parse.
- */
-function readLines(
-  data: Buffer,
-  each?: (value: unknown) => void,
-): { values: unknown[]; torn: boolean; damage?: JournalDamage } {
-  const values: unknown[] = [];
-  const take = each ?? ((value: unknown) => values.push(value));
-  const bad: number[] = [];
-  let firstProblem = "";
-  let start = 0;
-  for (let line = 2, end = data.indexOf(0x0a); end >= 0; line++, end = data.indexOf(0x0a, start)) {
-    const text = data.toString("utf8", start, end);
-    start = end + 1;
-    if (text === "") continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      if (bad.length === 0) firstProblem = error instanceof Error ? error.message : String(error);
-      bad.push(line);
-      continue;
-    }
-    take(value);
-  }
-  const torn = start < data.length;
-  if (bad.length === 0) return { values, torn };
-  const where = bad.length === 1 ? `line ${bad[0]}` : `lines ${bad.join(", ")}`;
-  return {
-    values,
-    torn,
-    damage: {
-      kind: "corrupt",
-      problem: `${where}: not valid JSON (${firstProblem}); the lines after it were kept`,
-      linesLost: bad.length,
-    },
   };
 }
