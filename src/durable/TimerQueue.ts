@@ -8,16 +8,8 @@ interface HeapEntry {
 }
 
 /**
- * Wakes per timer turn. A restart after an outage finds thousands overdue: woken in one turn, their
- * writes and side effects all waited for the last of them. The I/O of a journal append moves one step
- * per event-loop turn, so a turn must stay short: 16 wakes are ~10 ms of work.
- */
-export const FIRES_PER_TURN = 16;
-
-/**
  * When each dormant actor wakes: a min-heap with one `setTimeout` for the earliest. A replaced time
- * leaves a stale entry, skipped by its generation when it surfaces. A timer turn fires at most
- * FIRES_PER_TURN, in due order; the rest follow in the next turns.
+ * leaves a stale entry, skipped by its generation when it surfaces.
  */
 export class TimerQueue {
   private heap = new Heap<HeapEntry>((a, b) => a.dueAt - b.dueAt);
@@ -79,26 +71,17 @@ export class TimerQueue {
     if (this.handle !== undefined) this.timers.clearTimeout(this.handle);
     this.armedFor = next.dueAt;
     const delay = Math.min(Math.max(0, next.dueAt - this.now()), MAX_TIMER_MS);
-    this.handle = this.timers.setTimeout(() => this.fireDue(FIRES_PER_TURN), delay);
+    this.handle = this.timers.setTimeout(() => this.fireDue(), delay);
   }
 
-  /**
-   * Wakes the actors due by now without waiting for the `setTimeout` (fake timers hold it), up to
-   * `limit` of them, then arms for the next (at once when more are due).
-   */
-  fireDue(limit = Number.POSITIVE_INFINITY): void {
+  /** Wakes every actor due by now without its `setTimeout` (fake timers hold it), then arms for the next. */
+  fireDue(): void {
     if (!this.running) return;
     if (this.handle !== undefined) this.timers.clearTimeout(this.handle);
     this.handle = undefined;
     this.armedFor = undefined;
     const now = this.now();
-    let fired = 0;
-    for (
-      let next = this.peekLive();
-      next !== undefined && next.dueAt <= now && fired < limit;
-      next = this.peekLive()
-    ) {
-      fired += 1;
+    for (let next = this.peekLive(); next !== undefined && next.dueAt <= now; next = this.peekLive()) {
       this.heap.pop();
       // Settled before the actor wakes: a wake-up is owed once.
       this.current.delete(next.actorId);
