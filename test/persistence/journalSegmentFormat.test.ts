@@ -194,12 +194,14 @@ describe("replaying for each id's latest record", () => {
     expect(damaged).toEqual([expect.stringMatching(/^line 6: not valid JSON/)]);
   });
 
-  it("reads a line whose id is not where the stores write it (first, without escapes) whole", async () => {
+  it("reads a line whose id is not where the stores write it (first, ASCII, no escapes) whole", async () => {
     const odd = [
       { id: "m0", n: 1 },
       { id: 'm"1', n: 2 },
       { n: 3, id: "m0" },
       { id: 'm"1', n: 4 },
+      { id: "회의", n: 5 },
+      { id: "회의", n: 6 },
     ];
     const { latest, parsed } = await replay([
       JOURNAL_HEADER + odd.map((line) => `${JSON.stringify(line)}\n`).join(""),
@@ -208,9 +210,10 @@ describe("replaying for each id's latest record", () => {
       new Map([
         ["m0", { id: "m0", n: 3 }],
         ['m"1', { id: 'm"1', n: 4 }],
+        ["회의", { id: "회의", n: 6 }],
       ]),
     );
-    // m0's last line, parsed to find its id, makes its first skipped; m"1's escaped id costs a parse a line.
-    expect(parsed).toBe(3);
+    // m0's last line, parsed to find its id, makes its first skipped; the other ids cost a parse a line.
+    expect(parsed).toBe(5);
   });
 });
