@@ -244,6 +244,27 @@ export function idOf(record: unknown): string | undefined {
   return isPlainObject(record) && typeof record.id === "string" ? record.id : undefined;
 }
 
+/**
+ * The id a record's line begins with, `{"id":"<id>"` (the stores write records id first), read from
+ * the line's bytes without decoding or parsing it: a reader that wants some ids skips the other lines
+ * unparsed. Undefined when the line begins otherwise or the id holds an escape or a character beyond
+ * ASCII: such a line must be parsed to know its id. Byte by byte: a Buffer.toString call per line
+ * cost twice as much.
+ */
+export function leadingId(bytes: Uint8Array, start = 0, end = bytes.length): string | undefined {
+  for (let k = 0; k < ID_PREFIX.length; k++) if (bytes[start + k] !== ID_PREFIX[k]) return undefined;
+  let id = "";
+  for (let at = start + ID_PREFIX.length; at < end; at++) {
+    const byte = bytes[at] as number;
+    if (byte === 0x22) return id;
+    if (byte === 0x5c || byte >= 0x80) return undefined;
+    id += String.fromCharCode(byte);
+  }
+  return undefined;
+}
+
+const ID_PREFIX = Buffer.from('{"id":"', "utf8");
+
 export function describeId(record: unknown): string {
   const id = idOf(record);
   return id === undefined ? "a record without an id" : `record ${JSON.stringify(id)}`;

@@ -152,7 +152,7 @@ export async function readStateDir(dir: string, options: ReadStateDirOptions = {
     for (const { line, lineNo } of lines) {
       let value: unknown;
       try {
-        value = JSON.parse(line);
+        value = JSON.parse(line.toString("utf8"));
       } catch (error) {
         problems.push({ file, problem: `line ${lineNo} is not JSON: ${errorText(error)}` });
         continue;

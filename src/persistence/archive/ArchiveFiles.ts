@@ -6,6 +6,7 @@ import {
   type ActorRecordRules,
   checkActorRecord,
   idOf,
+  leadingId,
   newerRecord,
 } from "../actorRecord.js";
 import { errorCode, errorText, syncDirectory, writeFileDurably } from "../DurableJsonFile.js";
@@ -236,10 +237,10 @@ export class ArchiveFiles {
     return out;
   }
 
-  private check(hour: Hour, lineNo: number, line: string): ActorRecord | undefined {
+  private check(hour: Hour, lineNo: number, line: Buffer): ActorRecord | undefined {
     let problem: string;
     try {
-      const value: unknown = JSON.parse(line);
+      const value: unknown = JSON.parse(line.toString("utf8"));
       const checked = checkActorRecord(idOf(value) ?? "", value, this.o.rules, true);
       if (checked.ok) return checked.record;
       problem = checked.problem;
@@ -259,7 +260,7 @@ export class ArchiveFiles {
   /** Rewrites an hour without its records updated before `cutoff` (keeping unreadable lines); returns how many went. */
   private async cut(hour: Hour, cutoff: number): Promise<number> {
     const dropped = new Set<string>();
-    const keptLines: string[] = [];
+    const keptLines: Buffer[] = [];
     const keptHashes: number[] = [];
     for (const { line, lineNo } of await hourLines(hour.records)) {
       const record = this.check(hour, lineNo, line);
@@ -277,8 +278,8 @@ export class ArchiveFiles {
       return dropped.size;
     }
     // Records before hashes: a crash between leaves hashes of records gone, which only cost a read.
-    const lines = keptLines.map((line) => `${line}\n`);
-    this.o.onWrite(await writeFileDurably(hour.records, lines));
+    const lines = keptLines.flatMap((line) => [line, NEWLINE]);
+    this.o.onWrite(await writeFileDurably(hour.records, [Buffer.concat(lines)]));
     await this.writeHashes(hour, keptHashes);
     return dropped.size;
   }
@@ -297,22 +298,13 @@ export class ArchiveFiles {
 }
 
 /** An hour file's complete lines; a missing file (pruned meanwhile) has none. */
-export async function hourLines(file: string): Promise<Array<{ line: string; lineNo: number }>> {
+export async function hourLines(file: string): Promise<Array<{ line: Buffer; lineNo: number }>> {
   try {
-    return wholeLines(await readFile(file, "utf8"));
+    return wholeLines(await readFile(file));
   } catch (error) {
     if (errorCode(error) === "ENOENT") return [];
     throw error;
   }
 }
 
-/** The id a record's line starts with (records are written id first), if it does. */
-function leadingId(line: string): string | undefined {
-  const match = /^\{"id":("(?:[^"\\]|\\.)*")/.exec(line);
-  if (match?.[1] === undefined) return undefined;
-  try {
-    return JSON.parse(match[1]) as string;
-  } catch {
-    return undefined;
-  }
-}
+const NEWLINE = Buffer.from("\n");

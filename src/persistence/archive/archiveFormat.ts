@@ -35,13 +35,20 @@ export function idsFileName(hour: string): string {
   return `archive-${hour}.ids`;
 }
 
-/** An archive hour's complete, non-empty lines with their numbers: after the last newline is an unacknowledged append. */
-export function wholeLines(text: string): Array<{ line: string; lineNo: number }> {
-  const lines = text.slice(0, text.lastIndexOf("\n") + 1).split("\n");
-  lines.pop();
-  const out: Array<{ line: string; lineNo: number }> = [];
-  lines.forEach((line, i) => {
-    if (line !== "") out.push({ line, lineNo: i + 1 });
-  });
+/**
+ * An archive hour's complete, non-empty lines (views of `bytes`) with their numbers: after the last
+ * newline is an unacknowledged append.
+ */
+export function wholeLines(bytes: Buffer): Array<{ line: Buffer; lineNo: number }> {
+  const out: Array<{ line: Buffer; lineNo: number }> = [];
+  let start = 0;
+  let lineNo = 1;
+  for (let end = bytes.indexOf(NEWLINE); end >= 0; end = bytes.indexOf(NEWLINE, start)) {
+    if (end > start) out.push({ line: bytes.subarray(start, end), lineNo });
+    start = end + 1;
+    lineNo++;
+  }
   return out;
 }
+
+const NEWLINE = 0x0a;

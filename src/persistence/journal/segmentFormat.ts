@@ -1,3 +1,4 @@
+import { leadingId } from "../actorRecord.js";
 import { errorText } from "../DurableJsonFile.js";
 
 /**
@@ -134,7 +135,7 @@ export function readJournalSegmentNewestFirst(
   for (let i = scan.starts.length - 1; i >= 0; i--) {
     const start = scan.starts[i] as number;
     const end = scan.ends[i] as number;
-    const id = lineId(scan.buffer, start, end);
+    const id = leadingId(scan.buffer, start, end);
     if (id !== undefined && superseded(id)) continue;
     const value = parseLine(scan.buffer, start, end, i + 2, bad);
     if (value !== NOT_PARSED) each(value);
@@ -158,25 +159,6 @@ function parseLine(buffer: Buffer, start: number, end: number, lineNo: number, b
     return NOT_PARSED;
   }
 }
-
-/**
- * The id a line begins with, `{"id":"<id>"`, as the stores write records; undefined when it begins
- * otherwise or the id holds an escape or a character beyond ASCII (such a line is parsed instead).
- * Read byte by byte: a Buffer.toString call per line cost twice as much.
- */
-function lineId(buffer: Buffer, start: number, end: number): string | undefined {
-  for (let k = 0; k < ID_PREFIX.length; k++) if (buffer[start + k] !== ID_PREFIX[k]) return undefined;
-  let id = "";
-  for (let at = start + ID_PREFIX.length; at < end; at++) {
-    const byte = buffer[at] as number;
-    if (byte === 0x22) return id;
-    if (byte === 0x5c || byte >= 0x80) return undefined;
-    id += String.fromCharCode(byte);
-  }
-  return undefined;
-}
-
-const ID_PREFIX = Buffer.from('{"id":"', "utf8");
 
 /** Whether a segment was cut, holds bad lines (`bad`, in file order) or stray bytes, or ends in a torn append. */
 function outcome(
