@@ -7,6 +7,7 @@ import {
   journalCopyWins,
   newerRecord,
   ownRules,
+  type RecordForPut,
   recordForPut,
 } from "./actorRecord.js";
 import { ArchiveFiles } from "./archive/ArchiveFiles.js";
@@ -72,6 +73,8 @@ export class LowdbSnapshotStore {
   private readonly warn: (message: string) => void;
   private readonly actorsDir: string;
   private readonly archiveDir: string;
+  /** The JSON text of records put and not yet journaled: a record is stringified once. Keyed by the record, so it always matches it. */
+  private readonly unjournaled = new WeakMap<ActorRecord, string>();
   /** Set by open(), before anything else runs. */
   private archive!: ArchiveFiles;
 
@@ -92,7 +95,7 @@ export class LowdbSnapshotStore {
     );
     this.journal = new StoreJournal({
       actorsDir: this.actorsDir,
-      recordOf: (id) => this.layout.held(id),
+      lineOf: (id) => this.lineOf(id),
       onWrite: (bytes) => this.countWrite(bytes),
       warn: this.warn,
       appended: (segmentBytes, mustFold) => this.appended(segmentBytes, mustFold),
@@ -176,7 +179,7 @@ export class LowdbSnapshotStore {
       const what = records.length === 1 ? describeId(records[0]) : `${records.length} records`;
       return Promise.reject(new SnapshotStoreClosedError(this.options.dir, `put of ${what}`));
     }
-    let clean: ActorRecord[];
+    let clean: RecordForPut[];
     try {
       clean = records.map((record) => recordForPut(record, this.options));
     } catch (error) {
@@ -184,8 +187,20 @@ export class LowdbSnapshotStore {
     }
     // Not async: the puts of a tick resolve with their batch's one promise.
     if (clean.length === 0) return Promise.resolve();
-    for (const record of clean) this.layout.place(record);
-    return this.journal.add(clean.map((record) => record.id));
+    for (const { record, text } of clean) {
+      this.layout.place(record);
+      this.unjournaled.set(record, text);
+    }
+    return this.journal.add(clean.map(({ record }) => record.id));
+  }
+
+  /** The journal line of an id's current record: the text its put made, or made now; undefined when it is gone. */
+  private lineOf(id: string): string | undefined {
+    const record = this.layout.held(id);
+    if (record === undefined) return undefined;
+    const text = this.unjournaled.get(record);
+    this.unjournaled.delete(record);
+    return text ?? JSON.stringify(record);
   }
 
   /** Resolves once every earlier put is durable in the journal; rejects with SnapshotStoreWriteError. */

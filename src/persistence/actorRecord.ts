@@ -176,20 +176,29 @@ const currentVersion = (versions: Record<string, number>, machineId: string) =>
 const otherVersion = (machineId: string, expected: number, got: number) =>
   `machine ${JSON.stringify(machineId)} is at version ${expected}, the snapshot is version ${got}`;
 
+/** A record as a store keeps it when it is put, and its JSON text: what the store writes, made once. */
+export interface RecordForPut {
+  record: ActorRecord;
+  text: string;
+}
+
 /**
- * What a store keeps of a record put now: a JSON copy (what a restart reads back), checked by `rules`.
+ * What a store keeps of a record put now: a JSON copy (what a restart reads back), checked by `rules`,
+ * and the text it was copied through.
  * @throws InvalidActorRecordError naming the record and what is wrong.
  */
-export function recordForPut(record: ActorRecord, rules: ActorRecordRules): ActorRecord {
+export function recordForPut(record: ActorRecord, rules: ActorRecordRules): RecordForPut {
+  let text: string;
   let copy: unknown;
   try {
-    copy = JSON.parse(JSON.stringify(record));
+    text = JSON.stringify(record);
+    copy = JSON.parse(text);
   } catch (error) {
     throw new InvalidActorRecordError(idOf(record), `it is not JSON data (${errorText(error)})`);
   }
   const checked = checkActorRecord(idOf(record) ?? "", copy, rules, false);
   if (!checked.ok) throw new InvalidActorRecordError(idOf(record), checked.problem);
-  return checked.record;
+  return { record: checked.record, text };
 }
 
 function restorable(record: ActorRecord, rules: ActorRecordRules): CheckedRecord {

@@ -57,7 +57,7 @@ export function createMemoryStore(): SnapshotStore {
       const current = held("put");
       // Every record checked before any is stored: a refused batch changes nothing.
       const clean = records.map((record) => recordForPut(record, current));
-      for (const record of clean) place(doc, record);
+      for (const { record } of clean) place(doc, record);
     },
     async list(which: "live" | "archive"): Promise<Array<Readonly<ActorRecord>>> {
       held("list");

@@ -43,9 +43,9 @@ export class ThreadStateStore {
   ) {
     this.journal = new StoreJournal({
       actorsDir: dir,
-      recordOf: (id) => {
+      lineOf: (id) => {
         this.lines += 1;
-        return threads.entry(id);
+        return JSON.stringify(threads.entry(id));
       },
       onWrite: () => {},
       warn,

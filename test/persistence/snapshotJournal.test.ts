@@ -128,6 +128,21 @@ describe("LowdbSnapshotStore journal", () => {
     expect(again.warnings).toEqual([]);
   });
 
+  it("stringifies a record once from its put to its journal line, and a record put twice in a batch is journaled as the later", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir);
+    const stringify = vi.spyOn(JSON, "stringify");
+    const ofRecord = () => stringify.mock.calls.filter(([value]) => (value as ActorRecord).snapshot).length;
+    const records = Array.from({ length: 50 }, (_, i) => rec(`m${i}`));
+    const later = rec("m3", { updatedAt: T0 + 5, snapshot: { value: "reminded" } });
+    await Promise.all([store.putAll(records), store.put(later)]);
+    expect(ofRecord()).toBe(51);
+    stringify.mockRestore();
+    const [segment] = await journals(dir);
+    const data = dataOf(await readFile(join(dir, "actors", segment ?? "")));
+    expect(data).toBe(JOURNAL_HEADER + records.map((r) => line(r.id === "m3" ? later : r)).join(""));
+  });
+
   it("replays the journal over stale shards after a crash: the latest record of each id wins", async () => {
     const dir = await dirs.make();
     const a0 = rec("a");

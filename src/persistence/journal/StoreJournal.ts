@@ -15,8 +15,8 @@ export interface Segment {
 export interface StoreJournalOptions {
   /** The folder of the segments. */
   actorsDir: string;
-  /** The current record of an id (what an append writes), or undefined when it is gone. */
-  recordOf: (id: string) => unknown;
+  /** The current record of an id as JSON text (what an append writes), or undefined when it is gone. */
+  lineOf: (id: string) => string | undefined;
   onWrite: (bytes: number) => void;
   warn: (message: string) => void;
   /** Told after each append: the journal may be due for a fold (or, after EFBIG, must be folded). */
@@ -145,8 +145,8 @@ export class StoreJournal {
     this.pending.clear();
     let text = "";
     for (const id of ids) {
-      const record = this.o.recordOf(id);
-      if (record !== undefined) text += `${JSON.stringify(record)}\n`;
+      const line = this.o.lineOf(id);
+      if (line !== undefined) text += `${line}\n`;
     }
     if (text === "") return;
     const segment = this.segment;

@@ -7,6 +7,7 @@ import {
   ActorTakenOverError,
   checkActorRecord,
   ownRules,
+  type RecordForPut,
   recordForPut,
 } from "../actorRecord.js";
 import { errorText } from "../DurableJsonFile.js";
@@ -165,7 +166,8 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
   }
 
   /** One statement writing a batch, fenced by ownership; refused for this process's own lapsed lease, it renews and retries. */
-  private async write(opened: Opened, rows: ActorRecord[]): Promise<void> {
+  private async write(opened: Opened, puts: RecordForPut[]): Promise<void> {
+    const rows = puts.map(({ record }) => record);
     for (let attempt = 1; ; attempt += 1) {
       try {
         await opened.pool.query(
@@ -177,7 +179,7 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
             rows.map((r) => r.status),
             // The bigint columns take whole milliseconds; the record keeps a fractional time exactly.
             rows.map((r) => Math.floor(r.updatedAt)),
-            rows.map((r) => JSON.stringify(r)),
+            puts.map(({ text }) => text),
             rows.map((r) => nextDue(r) ?? null),
           ]),
         );

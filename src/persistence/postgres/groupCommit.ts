@@ -1,7 +1,7 @@
-import { type ActorRecord, ActorTakenOverError } from "../actorRecord.js";
+import { ActorTakenOverError, type RecordForPut } from "../actorRecord.js";
 
 interface Waiting {
-  records: ActorRecord[];
+  puts: RecordForPut[];
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -15,11 +15,11 @@ export class GroupCommit {
   private waiting: Waiting[] = [];
   private writing = false;
 
-  constructor(private readonly write: (records: ActorRecord[]) => Promise<void>) {}
+  constructor(private readonly write: (puts: RecordForPut[]) => Promise<void>) {}
 
-  put(records: ActorRecord[]): Promise<void> {
+  put(puts: RecordForPut[]): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ records, resolve, reject });
+      this.waiting.push({ puts, resolve, reject });
       if (!this.writing) void this.drain();
     });
   }
@@ -49,8 +49,8 @@ export class GroupCommit {
 }
 
 /** The records of the group as one batch; of an actor put twice, the later record. */
-function merged(group: readonly Waiting[]): ActorRecord[] {
-  const byId = new Map<string, ActorRecord>();
-  for (const { records } of group) for (const record of records) byId.set(record.id, record);
+function merged(group: readonly Waiting[]): RecordForPut[] {
+  const byId = new Map<string, RecordForPut>();
+  for (const { puts } of group) for (const put of puts) byId.set(put.record.id, put);
   return [...byId.values()];
 }
