@@ -10,8 +10,8 @@ export interface DormantActorsOptions {
   timers: RuntimeTimers;
   /** How long a hosted actor stays hosted once its latest change is durable; Infinity: for good. */
   afterMs: number;
-  /** Hosts a stored live actor again, with its delays. */
-  resume: (record: Readonly<ActorRecord>) => void;
+  /** Hosts a stored live actor again, with its delays; `owned`: no one else holds the record, it may be restored from as it is. */
+  resume: (record: Readonly<ActorRecord>, owned: boolean) => void;
   /** The actor's record as it is now (as it was last written: nothing changed since). */
   recordOf: (entry: Entry) => ActorRecord;
 }
@@ -26,6 +26,8 @@ export class DormantActors {
   private readonly wakes: TimerQueue;
   /** When each idle hosted actor goes dormant; none while it changes or its change is being written. */
   private readonly idles: TimerQueue;
+  /** The records made here as actors went dormant: held by no one else, so woken without a copy. */
+  private readonly made = new WeakSet<Readonly<ActorRecord>>();
 
   constructor(private readonly o: DormantActorsOptions) {
     this.wakes = new TimerQueue(o.now, (id) => this.wake(id), o.timers);
@@ -47,7 +49,7 @@ export class DormantActors {
     if (record === undefined) return undefined;
     actors.dormant.delete(id);
     this.wakes.set(id, undefined);
-    this.o.resume(record);
+    this.o.resume(record, this.made.has(record));
     return actors.hosted.get(id);
   }
 
@@ -112,6 +114,7 @@ export class DormantActors {
     }
     if (!onlyWaits(record)) return;
     this.o.actors.hosted.delete(id);
+    this.made.add(record);
     this.keep(record);
     // Unseen by inspectors: to them the actor lives on, and the same id restored is the same actor.
     entry.silence();

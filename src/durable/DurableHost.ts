@@ -84,7 +84,7 @@ export class Host implements DurableHost {
       now: this.now,
       timers: this.timers,
       afterMs: dormantAfterMs(o.dormantAfterMs, `create${this.name}`),
-      resume: (record) => this.resume(record),
+      resume: (record, owned) => this.resume(record, owned),
       recordOf: (entry) => this.recordOf(entry),
     });
     this.maxAgeMs = o.cleanupMaxAgeMs ?? 86_400_000; // a day
@@ -329,15 +329,16 @@ export class Host implements DurableHost {
   }
 
   /** A stored live actor, restored with its delays; nothing to write until it changes. */
-  private resume(record: Readonly<ActorRecord>): void {
+  private resume(record: Readonly<ActorRecord>, owned = false): void {
     const machine = this.machines[record.machineId];
     if (machine === undefined) return;
     this.resuming.add(record.id);
     this.restoringFrom = record.updatedAt;
     try {
-      // The store may hand out its own record: the actor gets a copy to restore from.
+      // The store may hand out its own record (XState changes the snapshot it restores from): a copy,
+      // unless the record is the host's own.
       const entry = this.host(record.machineId, record.id, machine, {
-        snapshot: structuredClone(record.snapshot),
+        snapshot: owned ? record.snapshot : structuredClone(record.snapshot),
       });
       startRestored(entry.actor);
       this.dormant.idle(record.id);

@@ -212,6 +212,30 @@ describe("an idle actor that only waits goes back to being its record", () => {
     ]);
   });
 
+  it("is woken from the record it made itself as it is; one adopted from the store is copied first", async () => {
+    const store = createMemoryStore();
+    const first = host(store);
+    await first.start();
+    await first.spawn("reminder", "stored");
+    await first.stop();
+    const h = host(store);
+    await h.start(); // "stored" is adopted as the store's record, which the store may share
+    await h.spawn("reminder", "made");
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(counts(h)).toEqual({ live: 0, dormant: 2 });
+    const clone = vi.spyOn(globalThis, "structuredClone");
+    const snapshotCopies = () =>
+      clone.mock.calls.filter(([value]) => typeof value === "object" && value !== null && "context" in value)
+        .length;
+    await h.send("made", { type: "PING" });
+    expect(snapshotCopies()).toBe(0);
+    await h.send("stored", { type: "PING" });
+    expect(snapshotCopies()).toBe(1);
+    clone.mockRestore();
+    expect(await h.get("made")).toMatchObject({ context: { pings: 1 } });
+    expect(await h.get("stored")).toMatchObject({ context: { pings: 1 } });
+  });
+
   it("1,000 waiting actors are 1,000 records once idle: none stays an XState actor", async () => {
     const h = host();
     await h.start();
