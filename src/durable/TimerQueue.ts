@@ -8,17 +8,8 @@ interface HeapEntry {
 }
 
 /**
- * Wakes per timer turn while the backlog start() found lasts. After an outage thousands are overdue:
- * woken in one turn, their writes and side effects all waited for the last of them, while a journal
- * append moves one step per event-loop turn. Later due times fire all at once: capped, they starved
- * behind other work under load.
- */
-export const BACKLOG_FIRES_PER_TURN = 64;
-
-/**
  * When each dormant actor wakes: a min-heap with one `setTimeout` for the earliest. A replaced time
- * leaves a stale entry, skipped by its generation when it surfaces. The times already past at start()
- * fire BACKLOG_FIRES_PER_TURN a turn, in due order.
+ * leaves a stale entry, skipped by its generation when it surfaces.
  */
 export class TimerQueue {
   private heap = new Heap<HeapEntry>((a, b) => a.dueAt - b.dueAt);
@@ -28,8 +19,6 @@ export class TimerQueue {
   private handle: unknown;
   private armedFor: number | undefined;
   private running = false;
-  /** The backlog start() found: entries set before it (up to this generation) and due by then. */
-  private backlog = { generation: 0, dueBy: Number.NEGATIVE_INFINITY };
 
   constructor(
     private readonly now: () => number,
@@ -60,7 +49,6 @@ export class TimerQueue {
   /** Starts firing: every overdue time fires now (once), the rest when they are due. */
   start(): void {
     this.running = true;
-    this.backlog = { generation: this.nextGeneration, dueBy: this.now() };
     this.arm();
   }
 
@@ -83,23 +71,17 @@ export class TimerQueue {
     if (this.handle !== undefined) this.timers.clearTimeout(this.handle);
     this.armedFor = next.dueAt;
     const delay = Math.min(Math.max(0, next.dueAt - this.now()), MAX_TIMER_MS);
-    this.handle = this.timers.setTimeout(() => this.fireDue(BACKLOG_FIRES_PER_TURN), delay);
+    this.handle = this.timers.setTimeout(() => this.fireDue(), delay);
   }
 
-  /**
-   * Wakes the actors due by now without waiting for the `setTimeout` (fake timers hold it), then arms
-   * for the next (at once when more are due). Of the backlog start() found, at most `backlogLimit`.
-   */
-  fireDue(backlogLimit = Number.POSITIVE_INFINITY): void {
+  /** Wakes every actor due by now without its `setTimeout` (fake timers hold it), then arms for the next. */
+  fireDue(): void {
     if (!this.running) return;
     if (this.handle !== undefined) this.timers.clearTimeout(this.handle);
     this.handle = undefined;
     this.armedFor = undefined;
     const now = this.now();
-    let fired = 0;
     for (let next = this.peekLive(); next !== undefined && next.dueAt <= now; next = this.peekLive()) {
-      const inBacklog = next.generation <= this.backlog.generation && next.dueAt <= this.backlog.dueBy;
-      if (inBacklog && fired++ === backlogLimit) break;
       this.heap.pop();
       // Settled before the actor wakes: a wake-up is owed once.
       this.current.delete(next.actorId);
