@@ -123,11 +123,6 @@ export class LowdbSnapshotStore {
       throw new StateDirNotWritableError(options.dir, error);
     }
     store.journal.resume(await store.readFiles());
-    try {
-      await store.journal.prepare();
-    } catch (error) {
-      throw new StateDirNotWritableError(options.dir, error);
-    }
     const { quarantinedFiles, quarantinedRecords, migrated } = store.openReport;
     // What was set aside or migrated leaves its files before open() resolves. The rest (a journal a
     // crash left, records to re-home) is folded in off the start's path: a restart fires sooner.
@@ -278,7 +273,7 @@ export class LowdbSnapshotStore {
     try {
       await this.compact();
     } finally {
-      await this.journal.close().catch(() => undefined);
+      await this.journal.segment.writer.close().catch(() => undefined);
     }
   }
 

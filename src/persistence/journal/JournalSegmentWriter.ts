@@ -18,8 +18,6 @@ export class JournalSegmentWriter {
   /** The file's size: the preallocated (zero) space ends here. */
   private allocated = 0;
   private brokenBy: unknown;
-  /** Whether the file was created and its name synced to disk (by prepare() or the first append). */
-  private named = false;
 
   constructor(readonly path: string) {}
 
@@ -60,12 +58,6 @@ export class JournalSegmentWriter {
     this.end = start + buffer.length;
   }
 
-  /** Creates the file and makes its name durable now, then closes it: the first append syncs no directory. */
-  async prepare(): Promise<void> {
-    await this.opened();
-    await this.close();
-  }
-
   /** Closes the file; a later append reopens it. */
   async close(): Promise<void> {
     const handle = this.handle;
@@ -78,8 +70,7 @@ export class JournalSegmentWriter {
     // "w": a segment is never reopened for appending by a later process; it always starts a new one.
     const handle = await open(this.path, this.end === 0 && this.allocated === 0 ? "w" : "r+", 0o600);
     try {
-      if (!this.named) await syncDirectory(dirname(this.path)); // the name survives a power cut
-      this.named = true;
+      if (this.allocated === 0) await syncDirectory(dirname(this.path)); // the name survives a power cut
       this.allocated = Math.max(this.allocated, (await handle.stat()).size);
     } catch (error) {
       await handle.close().catch(() => undefined);

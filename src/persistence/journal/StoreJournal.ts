@@ -81,21 +81,6 @@ export class StoreJournal {
     this.segment = this.newSegment((seqs.at(-1) ?? 0) + 1);
   }
 
-  /**
-   * Creates the segment appends go to now. Its first append then waits for no directory sync, which a
-   * compaction's writes (one starts at open after a crash) hold back for as long as they take.
-   */
-  prepare(): Promise<void> {
-    return this.segment.writer.prepare();
-  }
-
-  /** Closes the segment appends go to; one never appended to is removed. */
-  async close(): Promise<void> {
-    const { writer, path } = this.segment;
-    await writer.close();
-    if (writer.size === 0) await rm(path, { force: true });
-  }
-
   /** Queues ids for the next append; resolves once it is durable. */
   add(ids: Iterable<string>): Promise<void> {
     for (const id of ids) this.pending.add(id);
@@ -118,8 +103,6 @@ export class StoreJournal {
    */
   async seal(): Promise<Segment[]> {
     const inFlight = this.batches.running;
-    // Nothing to fold in a segment never appended to: appends go on in it, its file already made.
-    if (this.segment.writer.size === 0 && inFlight === undefined) return [...this.sealed];
     const sealed = this.rotate();
     const all = [...this.sealed];
     await inFlight?.catch(() => undefined);
