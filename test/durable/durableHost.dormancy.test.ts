@@ -13,6 +13,7 @@ import {
 import { hostsOnFakeTime } from "../support/fakeClock.js";
 import { InspectorModel } from "../../src/inspector/InspectorModel.js";
 import { HoldingStore } from "../support/runtimeParts.js";
+import { BACKLOG_FIRES_PER_TURN } from "../../src/durable/TimerQueue.js";
 
 const T0 = Date.UTC(2026, 10, 29, 9, 0, 0);
 const hosts = hostsOnFakeTime(T0);
@@ -262,5 +263,64 @@ describe("dormantAfterMs", () => {
     expect(() => host(createMemoryStore(), { dormantAfterMs: value as number })).toThrow(
       /createDurableHost: dormantAfterMs must be a number of ms ≥ 0 \(or Infinity\), got/,
     );
+  });
+});
+
+describe("a restart after an outage", () => {
+  /** Sleeps a second, then runs one side effect; `log` says when each wakes and when its effect runs. */
+  const log: string[] = [];
+  const sleeper = setup({
+    types: { context: {} as { n: number }, input: {} as { n: number } },
+    actors: { effect: fromPromise(async ({ input }: { input: number }) => void log.push(`effect ${input}`)) },
+    actions: { woke: ({ context }) => void log.push(`woke ${context.n}`) },
+  }).createMachine({
+    context: ({ input }) => ({ n: input.n }),
+    initial: "sleeping",
+    states: {
+      sleeping: { after: { 1_000: { target: "working", actions: "woke" } } },
+      working: { invoke: { src: "effect", input: ({ context }) => context.n, onDone: "done" } },
+      done: { type: "final" },
+    },
+  });
+  const machines = { sleeper: { machine: sleeper, version: 1 } };
+
+  it("wakes the overdue actors a few at a time, in due order: the first effects run before the last wakes", async () => {
+    const store = createMemoryStore();
+    const first = host(store, { machines });
+    await first.start();
+    for (let n = 0; n < 500; n++) {
+      await first.spawn("sleeper", `s${n}`, { n });
+      await vi.advanceTimersByTimeAsync(1); // each due 1 ms after the one before
+    }
+    await first.stop();
+    log.length = 0;
+    vi.setSystemTime(Date.now() + 10_000);
+
+    const second = host(store, { machines });
+    await second.start();
+    await vi.advanceTimersByTimeAsync(100);
+    await second.idle();
+    const woken = log.filter((line) => line.startsWith("woke"));
+    expect(woken).toEqual(Array.from({ length: 500 }, (_, n) => `woke ${n}`));
+    expect(new Set(log.filter((line) => line.startsWith("effect"))).size).toBe(500);
+    // All woken in one turn would hold every write, and so every effect, back until the last wakes.
+    const firstEffect = log.findIndex((line) => line.startsWith("effect"));
+    expect(firstEffect).toBeLessThan(log.indexOf("woke 499"));
+    expect(firstEffect).toBeLessThanOrEqual(BACKLOG_FIRES_PER_TURN);
+  });
+
+  it("wakes later due times all at once when they come: only the backlog found at start is spread", async () => {
+    const store = createMemoryStore();
+    const h = host(store, { machines, dormantAfterMs: 0 });
+    await h.start();
+    await Promise.all(Array.from({ length: 500 }, (_, n) => h.spawn("sleeper", `s${n}`, { n })));
+    await vi.advanceTimersByTimeAsync(1);
+    expect(counts(h)).toEqual({ live: 0, dormant: 500 });
+    log.length = 0;
+    await vi.advanceTimersByTimeAsync(999);
+    // One timer turn woke all 500, before any of their effects ran.
+    expect(log.findIndex((line) => line.startsWith("effect"))).toBe(500);
+    await h.idle();
+    expect(new Set(log).size).toBe(1_000);
   });
 });

@@ -54,6 +54,14 @@ async function journals(dir: string): Promise<string[]> {
   return (await readdir(join(dir, "actors"))).filter((n) => n.startsWith("journal-")).sort();
 }
 
+/** The segments that hold anything: an open store's own segment is made at open, empty. */
+async function journalsWithData(dir: string): Promise<string[]> {
+  const names: string[] = [];
+  for (const name of await journals(dir))
+    if ((await stat(join(dir, "actors", name))).size > 0) names.push(name);
+  return names;
+}
+
 /** What the shard files of `dir` hold, by id. */
 async function shards(dir: string): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
@@ -158,9 +166,28 @@ describe("LowdbSnapshotStore journal", () => {
     expect(await store.get("c")).toEqual(c1);
     expect(await store.archived()).toEqual([b1]);
     // After open(), with no call, the journal is folded into the files and removed.
-    await vi.waitFor(async () => expect(await journals(dir)).toEqual([]));
+    await vi.waitFor(async () => expect(await journalsWithData(dir)).toEqual([]));
     expect(await shards(dir)).toEqual({ a: a2, c: c1 });
     expect(await archiveLines(dir)).toEqual({ "archive-2024-05-01T12.ndjson": [b1] });
+  });
+
+  it("makes the segment for its appends at open, and the compaction a crash's journal starts leaves it to them", async () => {
+    const dir = await dirs.make();
+    await crashState(dir, { a: rec("a") }, line(rec("a", { updatedAt: T0 + 1 })));
+    const { store } = await open(dir);
+    // Made before open() resolves: the first put after a restart need not wait for its name to be durable.
+    expect(await journals(dir)).toEqual(["journal-000001.ndjson", "journal-000002.ndjson"]);
+    expect((await stat(join(dir, "actors", "journal-000002.ndjson"))).size).toBe(0);
+    await store.idle(); // the compaction open() started has folded journal-000001 in
+    const later = rec("b", { updatedAt: T0 + 2 });
+    await store.put(later);
+    expect(await journals(dir)).toEqual(["journal-000002.ndjson"]);
+    const bytes = await readFile(join(dir, "actors", "journal-000002.ndjson"));
+    expect(dataOf(bytes)).toBe(JOURNAL_HEADER + line(later));
+    // Closed with nothing in it, a segment is removed.
+    await store.compact();
+    await store.close();
+    expect(await journals(dir)).toEqual([]);
   });
 
   it("ignores a torn last line with a warning and keeps the lines before it", async () => {
@@ -195,7 +222,7 @@ describe("LowdbSnapshotStore journal", () => {
     // Both valid lines were appended and acknowledged: the one after the damage is kept too.
     expect(store.load()).toEqual([rec("a", { updatedAt: T0 + 1 }), rec("b")]);
     // The segment is folded into the files; its copy stays for good, private to the owner.
-    await vi.waitFor(async () => expect(await journals(dir)).toEqual([]));
+    await vi.waitFor(async () => expect(await journalsWithData(dir)).toEqual([]));
     expect(await readFile(keptAt, "utf8")).toContain("{oops\n");
     expect((await stat(keptAt)).mode & 0o777).toBe(0o600);
     await store.close();
@@ -239,7 +266,7 @@ describe("LowdbSnapshotStore journal", () => {
     expect(await store.get("a")).toEqual(newer);
     expect(await store.get("b")).toEqual(same);
     // Nothing to fold: once the journal is removed (after open()), the shard files are as they were.
-    await vi.waitFor(async () => expect(await journals(dir)).toEqual([]));
+    await vi.waitFor(async () => expect(await journalsWithData(dir)).toEqual([]));
     for (const id of ["a", "b"]) expect(await readFile(shardFile(dir, id), "utf8")).toBe(shardTexts.get(id));
   });
 

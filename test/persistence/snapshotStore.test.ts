@@ -33,6 +33,8 @@ const DAY = 86_400_000;
 const VERSIONS = { mention: 2, collaborate: 1 };
 
 const rec = storeRecord;
+/** The journal segment a store opened on a new directory makes at open, for its appends (empty until one). */
+const OWN_SEGMENT = "journal-000001.ndjson";
 
 interface Opened {
   store: LowdbSnapshotStore;
@@ -329,7 +331,10 @@ describe("LowdbSnapshotStore: quarantine at open", () => {
     await writeFile(join(dir, "actors", "shard-01.ndjson"), JSON.stringify({ version: 1, records: {} }));
     const { warnings } = await open(dir);
     expect(warnings[0]).toContain("the header line is missing");
-    expect(await readdir(join(dir, "actors"))).toEqual(["shard-01.ndjson.corrupt-2024-05-01T12-00-00-000Z"]);
+    expect(await readdir(join(dir, "actors"))).toEqual([
+      OWN_SEGMENT,
+      "shard-01.ndjson.corrupt-2024-05-01T12-00-00-000Z",
+    ]);
   });
 
   it("sets aside a shard of the one-document format of development builds, saying it does not read it", async () => {
@@ -617,7 +622,7 @@ describe("LowdbSnapshotStore: bad input and failures", () => {
     await mkdir(join(dir, "actors"), { recursive: true });
     await writeFile(join(dir, "actors", "shard-00.ndjson.tmp-999999999"), "partial");
     await open(dir);
-    expect(await readdir(join(dir, "actors"))).toEqual([]);
+    expect(await readdir(join(dir, "actors"))).toEqual([OWN_SEGMENT]);
   });
 });
 
@@ -642,7 +647,7 @@ describe("LowdbSnapshotStore: changing the shard count", () => {
     ).toEqual([...ids].sort());
     // Re-homed after open(), with no call: each record only in its shard of the new layout.
     await vi.waitFor(async () => {
-      const names = (await readdir(join(dir, "actors"))).sort();
+      const names = (await readdir(join(dir, "actors"))).filter((n) => !n.startsWith("journal-")).sort();
       expect(names.every((n) => n.startsWith("shard-") && Number(/\d+/.exec(n)?.[0]) < to)).toBe(true);
       for (const name of names) {
         const records = await shardRecords(join(dir, "actors", name));
