@@ -122,12 +122,21 @@ export class LowdbSnapshotStore {
     } catch (error) {
       throw new StateDirNotWritableError(options.dir, error);
     }
-    store.journal.resume(await store.readFiles());
-    const { quarantinedFiles, quarantinedRecords, migrated } = store.openReport;
-    // What was set aside or migrated leaves its files before open() resolves. The rest (a journal a
-    // crash left, records to re-home) is folded in off the start's path: a restart fires sooner.
-    if (quarantinedFiles.length + quarantinedRecords.length + migrated.length > 0) await store.compact();
-    else if (store.needsCompaction()) store.compact().catch(() => undefined);
+    // The caller holds the state dir's lock: a temp file here is a killed writer's, never renamed into place.
+    for (const dir of [store.actorsDir, store.archiveDir]) await removeLeftoverTempFiles(dir);
+    const names = (await readdir(store.actorsDir)).sort();
+    store.journal.startAfter(names);
+    try {
+      store.journal.resume(await store.readFiles(names));
+      const { quarantinedFiles, quarantinedRecords, migrated } = store.openReport;
+      // What was set aside or migrated leaves its files before open() resolves. The rest (a journal a
+      // crash left, records to re-home) is folded in off the start's path: a restart fires sooner.
+      if (quarantinedFiles.length + quarantinedRecords.length + migrated.length > 0) await store.compact();
+      else if (store.needsCompaction()) store.compact().catch(() => undefined);
+    } catch (error) {
+      await store.journal.close().catch(() => undefined);
+      throw error;
+    }
     return store;
   }
 
@@ -273,20 +282,18 @@ export class LowdbSnapshotStore {
     try {
       await this.compact();
     } finally {
-      await this.journal.segment.writer.close().catch(() => undefined);
+      await this.journal.close().catch(() => undefined);
     }
   }
 
-  /** Reads the live shards and replays the journal into the layout (see open()); returns the segments' numbers. */
-  private async readFiles(): Promise<number[]> {
+  /** Reads the live shards and replays the journal among `names` into the layout (see open()); returns the segments' numbers. */
+  private async readFiles(names: readonly string[]): Promise<number[]> {
     const { layout } = this;
-    // The caller holds the state dir's lock: a temp file here is a killed writer's, never renamed into place.
-    for (const dir of [this.actorsDir, this.archiveDir]) await removeLeftoverTempFiles(dir);
     // Checked as each file is read, so only one file's parsed JSON is held at a time.
     const quarantined: QuarantinedRecord[] = [];
     // One copy per id: a duplicate is what a crash during a move leaves; the newer copy wins.
     const copies = new Map<string, { file: StoreFile; record: ActorRecord }>();
-    for (const name of (await readdir(this.actorsDir)).sort()) {
+    for (const name of names) {
       if (DOCUMENT_SHARD_FILE.test(name)) {
         const path = join(this.actorsDir, name);
         await this.setAside.file(new CorruptStateFileError(path, DOCUMENT_SHARD_PROBLEM));
@@ -312,7 +319,7 @@ export class LowdbSnapshotStore {
     }
     const { latest: journal, seqs } = await replayJournal({
       actorsDir: this.actorsDir,
-      names: (await readdir(this.actorsDir)).sort(),
+      names,
       check: (key, value, file) => this.checkStored(key, value, file, quarantined)?.record,
       torn: (file) =>
         this.warn(
@@ -374,7 +381,7 @@ export class LowdbSnapshotStore {
     this.writes += 1;
   }
 
-  /** After an append: fold once the journal holds journalMaxBytes, or the live shards' size when larger. */
+  /** After an append: fold once the journal holds journalMaxBytes, or the live shards' size when larger */
   private appended(segmentBytes: number, mustFold: boolean): void {
     const due =
       segmentBytes >=
@@ -385,7 +392,8 @@ export class LowdbSnapshotStore {
 
   /** Seals the journal, folds it into the files, and only then deletes the sealed segments. */
   private async runCompaction(): Promise<void> {
-    const toDelete = await this.journal.seal();
+    // Closing, nothing more is appended: no next segment is made.
+    const toDelete = await this.journal.seal(!this.closed);
     await foldIntoFiles({
       layout: this.layout,
       archive: this.archive,

@@ -111,7 +111,7 @@ export class ThreadStateStore {
       if (damaged || bad.length > 0 || store.foldDue(expired.length)) await store.fold();
       else await store.journal.add(expired);
     } catch (error) {
-      await store.journal.segment.writer.close();
+      await store.journal.close();
       throw error;
     }
     threads.onChange = (id) => void store.journal.add([id]);
@@ -139,7 +139,7 @@ export class ThreadStateStore {
       await this.journal.flush();
     } finally {
       await this.folding;
-      await this.journal.segment.writer.close();
+      await this.journal.close();
     }
   }
 

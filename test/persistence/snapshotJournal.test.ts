@@ -54,11 +54,11 @@ async function journals(dir: string): Promise<string[]> {
   return (await readdir(join(dir, "actors"))).filter((n) => n.startsWith("journal-")).sort();
 }
 
-/** The segments that hold anything: an open store's own segment is made at open, empty. */
+/** The segments that hold anything: an open store's own segment is made at open, all zeros. */
 async function journalsWithData(dir: string): Promise<string[]> {
   const names: string[] = [];
   for (const name of await journals(dir))
-    if ((await stat(join(dir, "actors", name))).size > 0) names.push(name);
+    if (dataOf(await readFile(join(dir, "actors", name))) !== "") names.push(name);
   return names;
 }
 
@@ -171,23 +171,39 @@ describe("LowdbSnapshotStore journal", () => {
     expect(await archiveLines(dir)).toEqual({ "archive-2024-05-01T12.ndjson": [b1] });
   });
 
-  it("makes the segment for its appends at open, and the compaction a crash's journal starts leaves it to them", async () => {
+  it("makes its segment for appends at open and at each seal, before the fold writes: no append waits for a directory sync", async () => {
     const dir = await dirs.make();
     await crashState(dir, { a: rec("a") }, line(rec("a", { updatedAt: T0 + 1 })));
     const { store } = await open(dir);
-    // Made before open() resolves: the first put after a restart need not wait for its name to be durable.
-    expect(await journals(dir)).toEqual(["journal-000001.ndjson", "journal-000002.ndjson"]);
-    expect((await stat(join(dir, "actors", "journal-000002.ndjson"))).size).toBe(0);
-    await store.idle(); // the compaction open() started has folded journal-000001 in
+    // Made as open() reads the files: the first put after a restart does not make a file and sync the directory.
+    await vi.waitFor(async () =>
+      expect(await journals(dir)).toEqual(["journal-000001.ndjson", "journal-000002.ndjson"]),
+    );
+    await store.idle(); // the compaction open() started has folded journal-000001 in, and left 000002 to appends
+    expect(await journals(dir)).toEqual(["journal-000002.ndjson"]);
+    expect(await readFile(join(dir, "actors", "journal-000002.ndjson"))).toEqual(
+      Buffer.alloc(JOURNAL_BLOCK_BYTES), // its first block too: a first append only writes and syncs
+    );
     const later = rec("b", { updatedAt: T0 + 2 });
     await store.put(later);
-    expect(await journals(dir)).toEqual(["journal-000002.ndjson"]);
-    const bytes = await readFile(join(dir, "actors", "journal-000002.ndjson"));
-    expect(dataOf(bytes)).toBe(JOURNAL_HEADER + line(later));
-    // Closed with nothing in it, a segment is removed.
+    expect(dataOf(await readFile(join(dir, "actors", "journal-000002.ndjson")))).toBe(
+      JOURNAL_HEADER + line(later),
+    );
+    // A seal makes the next segment before the fold writes the files.
     await store.compact();
+    expect(await journals(dir)).toEqual(["journal-000003.ndjson"]);
+    // Closed with nothing in it, a segment is removed; closing makes none.
     await store.close();
     expect(await journals(dir)).toEqual([]);
+    expect(await shards(dir)).toEqual({ a: rec("a", { updatedAt: T0 + 1 }), b: later });
+  });
+
+  it("removes the segment it made when open() fails", async () => {
+    const dir = await dirs.make();
+    await crashState(dir, { a: rec("a") }, line(rec("a", { updatedAt: T0 + 1 })));
+    await mkdir(join(dir, "actors", "shard-03.ndjson")); // a file it cannot read: open() rejects
+    await expect(open(dir)).rejects.toThrow(/shard-03\.ndjson/);
+    expect(await journals(dir)).toEqual(["journal-000001.ndjson"]);
   });
 
   it("ignores a torn last line with a warning and keeps the lines before it", async () => {
@@ -279,7 +295,7 @@ describe("LowdbSnapshotStore journal", () => {
     const segment = (await journals(dir))[0] ?? "";
     const journalText = await readFile(join(dir, "actors", segment), "utf8");
     await store.compact();
-    expect(await journals(dir)).toEqual([]);
+    expect(await journalsWithData(dir)).toEqual([]);
     // Put the journal back: the state of a crash between the shard writes and the journal's removal.
     await writeFile(join(dir, "actors", segment), journalText);
     const again = await open(dir);

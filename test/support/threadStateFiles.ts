@@ -73,7 +73,10 @@ export function threadStateBytes(stateDir: string): number {
 /** Lines in the segments, their headers not counted (without parsing them). */
 export function threadStateLineCount(stateDir: string): number {
   let lines = 0;
-  for (const data of segmentData(stateDir))
+  for (const data of segmentData(stateDir)) {
+    // A segment made for appends and not yet appended to holds no header either.
     for (let at = data.indexOf(10); at >= 0; at = data.indexOf(10, at + 1)) lines += 1;
-  return lines - segmentFiles(stateDir).length;
+    if (data.length > 0) lines -= 1;
+  }
+  return lines;
 }

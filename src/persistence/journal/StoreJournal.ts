@@ -3,9 +3,9 @@ import { join } from "node:path";
 import { errorCode, errorText, syncDirectory } from "../DurableJsonFile.js";
 import { SnapshotStoreWriteError } from "../snapshotStoreOptions.js";
 import { JournalSegmentWriter } from "./JournalSegmentWriter.js";
-import { journalFileName } from "./segmentFormat.js";
+import { journalFileName, journalSegments } from "./segmentFormat.js";
 
-/** A journal segment; its file is created on the first append. */
+/** A journal segment; the file of the one appends go to is created as it becomes that one. */
 export interface Segment {
   seq: number;
   path: string;
@@ -75,10 +75,29 @@ export class StoreJournal {
     this.segment = this.newSegment(1);
   }
 
+  /**
+   * Appends go to a new segment after the newest in `names` (the folder's entries), its file created
+   * now: its directory sync then runs while the caller reads the folder, not on the first append's path.
+   */
+  startAfter(names: readonly string[]): void {
+    this.segment = this.newSegment((journalSegments(names).at(-1)?.seq ?? 0) + 1);
+    this.segment.writer.prepare();
+  }
+
   /** Takes the segments open() found as sealed; appends go after them. */
   resume(seqs: readonly number[]): void {
     for (const seq of seqs) this.sealed.push(this.newSegment(seq));
-    this.segment = this.newSegment((seqs.at(-1) ?? 0) + 1);
+    const last = seqs.at(-1) ?? 0;
+    if (this.segment.seq <= last) this.segment = this.newSegment(last + 1);
+    this.segment.writer.prepare();
+  }
+
+  /** Closes the segment appends go to; one never appended to is removed (if it can be: left, it reads as empty). */
+  async close(): Promise<void> {
+    const { writer, path } = this.segment;
+    await writer.prepared(); // else its making could end after the removal
+    await writer.close();
+    if (writer.size === 0) await rm(path, { force: true }).catch(() => undefined);
   }
 
   /** Queues ids for the next append; resolves once it is durable. */
@@ -101,19 +120,28 @@ export class StoreJournal {
    * Seals the current segment (appends go to a new one from now on) and closes it once the append
    * writing to it lands; resolves with every sealed segment, for remove() once their records are safe.
    */
-  async seal(): Promise<Segment[]> {
+  async seal(prepareNext = true): Promise<Segment[]> {
     const inFlight = this.batches.running;
-    const sealed = this.rotate();
+    const { writer } = this.segment;
+    // Nothing to fold in a segment never appended to: appends go on there, its file already made.
+    if (writer.size === 0 && !writer.broken && inFlight === undefined) return [...this.sealed];
+    const sealed = this.rotate(prepareNext);
+    const next = this.segment;
     const all = [...this.sealed];
     await inFlight?.catch(() => undefined);
     await sealed.writer.close().catch(() => undefined);
+    // The next segment's name is durable before the caller folds: its directory sync would wait for
+    // the fold's writes (a second seen), and every append with it.
+    if (prepareNext) await next.writer.prepared();
     return all;
   }
 
-  private rotate(): Segment {
+  /** Appends go to a new segment from now on; `prepare`: its file is created now, not on its first append. */
+  private rotate(prepare = true): Segment {
     const old = this.segment;
     this.sealed.push(old);
     this.segment = this.newSegment(old.seq + 1);
+    if (prepare) this.segment.writer.prepare();
     return old;
   }
 
