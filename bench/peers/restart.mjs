@@ -5,8 +5,10 @@
 //
 // The first call makes <dir>: this project's peers worker (lowdb) creates N workflows and is SIGKILLed
 // once N effects have run, as in the peers benchmark. Every run copies <dir>/state afresh, starts the
-// worker on the copy (no creates), prints the `started` figure, and kills it. To compare two builds,
-// run this file of each checkout on the same <dir>, alternating.
+// worker on the copy (no creates), watches it for 5 s, and kills it; it prints the `started` figure
+// and how many effects ran by 1.5, 3 and 5 s after start() resolved. On a dir made
+// earlier every due time is past: the restart after a long outage. To compare two builds, run this
+// file of each checkout on the same <dir>, alternating.
 import { spawn } from "node:child_process";
 import { cp, mkdir, readFile, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -18,6 +20,8 @@ const N = Number(nArg);
 const RUNS = Number(runsArg ?? "3");
 if (!(N >= 1) || dir === undefined || !(RUNS >= 1))
   throw new Error("usage: node bench/peers/restart.mjs <N> <dir> [runs]");
+/** How long each run watches the restarted worker's effects. */
+const WATCH_MS = 5_000;
 const worker = join(dirname(fileURLToPath(import.meta.url)), "a2aWorker.mjs");
 
 /** The peers worker on `stateDir`, as the peers benchmark runs it; resolves its `started` message. */
@@ -74,9 +78,25 @@ for (let i = 0; i < RUNS; i++) {
   await rm(copy, { recursive: true, force: true });
   await cp(join(dir, "state"), join(copy, "state"), { recursive: true });
   await cp(join(dir, "effects.ndjson"), join(copy, "effects.ndjson"));
+  const before = await effects(join(copy, "effects.ndjson"));
   const { child, started } = run(join(copy, "state"), join(copy, "effects.ndjson"), false);
   const { ms } = await started;
+  const startedAt = Date.now();
+  await sleep(WATCH_MS);
   child.kill("SIGKILL");
-  console.log(JSON.stringify({ run: i + 1, startMs: Math.round(ms) }));
+  const ran = (await readFile(join(copy, "effects.ndjson"), "utf8"))
+    .split("\n")
+    .slice(before, -1)
+    .map((line) => JSON.parse(line).at - startedAt);
+  const by = (ms) => ran.filter((at) => at <= ms).length;
+  console.log(
+    JSON.stringify({
+      run: i + 1,
+      startMs: Math.round(ms),
+      effectsBy1500Ms: by(1_500),
+      effectsBy3000Ms: by(3_000),
+      effectsBy5000Ms: by(5_000),
+    }),
+  );
 }
 await rm(join(dir, "run"), { recursive: true, force: true });
