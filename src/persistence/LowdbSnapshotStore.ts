@@ -1,29 +1,12 @@
-import { mkdir, readdir, stat } from "node:fs/promises";
+import { mkdir, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import {
-  type ActorRecord,
-  checkActorRecord,
-  describeId,
-  journalCopyWins,
-  newerRecord,
-  ownRules,
-  type RecordForPut,
-  recordForPut,
-} from "./actorRecord.js";
+import { type ActorRecord, describeId, ownRules, type RecordForPut, recordForPut } from "./actorRecord.js";
 import { ArchiveFiles } from "./archive/ArchiveFiles.js";
-import { CorruptStateFileError, DurableJsonFile } from "./DurableJsonFile.js";
 import { foldIntoFiles } from "./foldIntoFiles.js";
-import { replayJournal } from "./journal/replayJournal.js";
 import { OneAtATime, StoreJournal } from "./journal/StoreJournal.js";
-import { type QuarantinedRecord, SetAside } from "./setAside.js";
-import {
-  DOCUMENT_SHARD_FILE,
-  DOCUMENT_SHARD_PROBLEM,
-  type RawShard,
-  SHARD_FILE,
-  readShard,
-} from "./shardFormat.js";
-import { SnapshotLayout, type StoreFile, isEmpty } from "./snapshotLayout.js";
+import { readStoreFiles } from "./readStoreFiles.js";
+import { SetAside } from "./setAside.js";
+import { SnapshotLayout } from "./snapshotLayout.js";
 import {
   DEFAULT_CLEANUP_MAX_AGE_MS,
   DEFAULT_JOURNAL_MAX_BYTES,
@@ -127,7 +110,18 @@ export class LowdbSnapshotStore {
     const names = (await readdir(store.actorsDir)).sort();
     store.journal.startAfter(names);
     try {
-      store.journal.resume(await store.readFiles(names));
+      store.journal.resume(
+        await readStoreFiles(names, {
+          actorsDir: store.actorsDir,
+          layout: store.layout,
+          archive: store.archive,
+          setAside: store.setAside,
+          rules: store.options,
+          migrated: store.openReport.migrated,
+          warn: store.warn,
+          countWrite: (bytes) => store.countWrite(bytes),
+        }),
+      );
       const { quarantinedFiles, quarantinedRecords, migrated } = store.openReport;
       // What was set aside or migrated leaves its files before open() resolves. The rest (a journal a
       // crash left, records to re-home) is folded in off the start's path: a restart fires sooner.
@@ -283,96 +277,6 @@ export class LowdbSnapshotStore {
       await this.compact();
     } finally {
       await this.journal.close().catch(() => undefined);
-    }
-  }
-
-  /** Reads the live shards and replays the journal among `names` into the layout (see open()); returns the segments' numbers. */
-  private async readFiles(names: readonly string[]): Promise<number[]> {
-    const { layout } = this;
-    // Checked as each file is read, so only one file's parsed JSON is held at a time.
-    const quarantined: QuarantinedRecord[] = [];
-    // One copy per id: a duplicate is what a crash during a move leaves; the newer copy wins.
-    const copies = new Map<string, { file: StoreFile; record: ActorRecord }>();
-    for (const name of names) {
-      if (DOCUMENT_SHARD_FILE.test(name)) {
-        const path = join(this.actorsDir, name);
-        await this.setAside.file(new CorruptStateFileError(path, DOCUMENT_SHARD_PROBLEM));
-        continue;
-      }
-      const match = SHARD_FILE.exec(name);
-      if (match === null) continue;
-      const index = Number(match[1]);
-      const file = layout.file(name, !(index < layout.shards && name === layout.shardName(index)));
-      const raw = await this.readRaw(file.path);
-      if (raw === undefined) continue;
-      for (const [key, value] of raw) {
-        const checked = this.checkStored(key, value, file.path, quarantined);
-        // A record quarantined or migrated changes its file: rewrite it.
-        if (checked === undefined || checked.migrated) layout.dirty.add(file);
-        if (checked === undefined) continue;
-        const held = copies.get(key);
-        const newer = held === undefined || newerRecord(checked.record, held.record);
-        if (held !== undefined) layout.dirty.add(newer ? held.file : file);
-        if (newer) copies.set(key, { file, record: checked.record });
-      }
-      layout.fileBytes.set(file.key, (await stat(file.path)).size);
-    }
-    const { latest: journal, seqs } = await replayJournal({
-      actorsDir: this.actorsDir,
-      names,
-      check: (key, value, file) => this.checkStored(key, value, file, quarantined)?.record,
-      torn: (file) =>
-        this.warn(
-          `snapshot store: ignored the torn last line of ${file} (an append cut short, never acknowledged)`,
-        ),
-      damaged: (file, bytes, damage) => this.setAside.damagedJournal(file, bytes, damage),
-    });
-    if (quarantined.length > 0) this.countWrite(await this.setAside.records(quarantined));
-
-    for (const [id, { file, record }] of copies) {
-      file.db.data.records[id] = record;
-      layout.home.set(id, file);
-    }
-    // Then every record where it belongs (another shard count, a record finished at a crash).
-    for (const [id, file] of [...layout.home]) {
-      const record = file.db.data.records[id];
-      if (record !== undefined && (record.status !== "active" || layout.targetFile(record) !== file))
-        layout.place(record);
-    }
-    // Then the journal over the files, unless a file or the archive holds a newer copy (already folded in).
-    const archived = await this.archive.getEach(
-      [...journal.keys()].filter((id) => layout.held(id) === undefined && this.archive.mayHold(id)),
-    );
-    for (const record of journal.values()) {
-      if (journalCopyWins(record, layout.held(record.id) ?? archived.get(record.id))) layout.place(record);
-    }
-    // An old-layout shard left empty is deleted (LowdbSnapshotStore rewrites the others once moved out).
-    for (const file of layout.files.values())
-      if (file.retired && isEmpty(file.db.data.records)) layout.dirty.add(file);
-    return seqs;
-  }
-
-  /** A stored record checked (and migrated); undefined, and queued in `quarantined`, when unusable. */
-  private checkStored(
-    key: string,
-    value: unknown,
-    file: string,
-    quarantined: QuarantinedRecord[],
-  ): { record: ActorRecord; migrated: boolean } | undefined {
-    const checked = checkActorRecord(key, value, this.options, true, this.openReport.migrated);
-    if (checked.ok) return { record: checked.record, migrated: checked.fromVersion !== undefined };
-    quarantined.push({ file, key, problem: checked.problem, record: value });
-    return undefined;
-  }
-
-  /** The shard's records, or undefined when it is missing or was quarantined as corrupt. */
-  private async readRaw(path: string): Promise<RawShard["entries"] | undefined> {
-    try {
-      return (await new DurableJsonFile<RawShard>(path, { decode: readShard }).read())?.entries;
-    } catch (error) {
-      if (!(error instanceof CorruptStateFileError)) throw error;
-      await this.setAside.file(error);
-      return undefined;
     }
   }
 

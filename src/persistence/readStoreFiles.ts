@@ -1,0 +1,126 @@
+import { stat } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  type ActorRecord,
+  type ActorRecordRules,
+  checkActorRecord,
+  journalCopyWins,
+  type MigratedRecord,
+  newerRecord,
+} from "./actorRecord.js";
+import type { ArchiveFiles } from "./archive/ArchiveFiles.js";
+import { CorruptStateFileError, DurableJsonFile } from "./DurableJsonFile.js";
+import { replayJournal } from "./journal/replayJournal.js";
+import type { QuarantinedRecord, SetAside } from "./setAside.js";
+import {
+  DOCUMENT_SHARD_FILE,
+  DOCUMENT_SHARD_PROBLEM,
+  type RawShard,
+  SHARD_FILE,
+  readShard,
+} from "./shardFormat.js";
+import { type SnapshotLayout, type StoreFile, isEmpty } from "./snapshotLayout.js";
+
+/** What a lowdb store's open() reads its files into, and with. */
+export interface StoreFiles {
+  actorsDir: string;
+  layout: SnapshotLayout;
+  archive: ArchiveFiles;
+  setAside: SetAside;
+  rules: ActorRecordRules;
+  /** The open report's migrated records, added to. */
+  migrated: MigratedRecord[];
+  warn: (message: string) => void;
+  countWrite: (bytes: number) => void;
+}
+
+/** Reads the live shards and replays the journal among `names` into the layout; returns the segments' numbers. */
+export async function readStoreFiles(names: readonly string[], o: StoreFiles): Promise<number[]> {
+  const { layout } = o;
+  // Checked as each file is read, so only one file's parsed JSON is held at a time.
+  const quarantined: QuarantinedRecord[] = [];
+  // One copy per id: a duplicate is what a crash during a move leaves; the newer copy wins.
+  const copies = new Map<string, { file: StoreFile; record: ActorRecord }>();
+  for (const name of names) {
+    if (DOCUMENT_SHARD_FILE.test(name)) {
+      const path = join(o.actorsDir, name);
+      await o.setAside.file(new CorruptStateFileError(path, DOCUMENT_SHARD_PROBLEM));
+      continue;
+    }
+    const match = SHARD_FILE.exec(name);
+    if (match === null) continue;
+    const index = Number(match[1]);
+    const file = layout.file(name, !(index < layout.shards && name === layout.shardName(index)));
+    const raw = await readRaw(o, file.path);
+    if (raw === undefined) continue;
+    for (const [key, value] of raw) {
+      const checked = checkStored(o, key, value, file.path, quarantined);
+      // A record quarantined or migrated changes its file: rewrite it.
+      if (checked === undefined || checked.migrated) layout.dirty.add(file);
+      if (checked === undefined) continue;
+      const held = copies.get(key);
+      const newer = held === undefined || newerRecord(checked.record, held.record);
+      if (held !== undefined) layout.dirty.add(newer ? held.file : file);
+      if (newer) copies.set(key, { file, record: checked.record });
+    }
+    layout.fileBytes.set(file.key, (await stat(file.path)).size);
+  }
+  const { latest: journal, seqs } = await replayJournal({
+    actorsDir: o.actorsDir,
+    names,
+    check: (key, value, file) => checkStored(o, key, value, file, quarantined)?.record,
+    torn: (file) =>
+      o.warn(
+        `snapshot store: ignored the torn last line of ${file} (an append cut short, never acknowledged)`,
+      ),
+    damaged: (file, bytes, damage) => o.setAside.damagedJournal(file, bytes, damage),
+  });
+  if (quarantined.length > 0) o.countWrite(await o.setAside.records(quarantined));
+
+  for (const [id, { file, record }] of copies) {
+    file.db.data.records[id] = record;
+    layout.home.set(id, file);
+  }
+  // Then every record where it belongs (another shard count, a record finished at a crash).
+  for (const [id, file] of [...layout.home]) {
+    const record = file.db.data.records[id];
+    if (record !== undefined && (record.status !== "active" || layout.targetFile(record) !== file))
+      layout.place(record);
+  }
+  // Then the journal over the files, unless a file or the archive holds a newer copy (already folded in).
+  const archived = await o.archive.getEach(
+    [...journal.keys()].filter((id) => layout.held(id) === undefined && o.archive.mayHold(id)),
+  );
+  for (const record of journal.values()) {
+    if (journalCopyWins(record, layout.held(record.id) ?? archived.get(record.id))) layout.place(record);
+  }
+  // An old-layout shard left empty is deleted (LowdbSnapshotStore rewrites the others once moved out).
+  for (const file of layout.files.values())
+    if (file.retired && isEmpty(file.db.data.records)) layout.dirty.add(file);
+  return seqs;
+}
+
+/** A stored record checked (and migrated); undefined, and queued in `quarantined`, when unusable. */
+function checkStored(
+  o: StoreFiles,
+  key: string,
+  value: unknown,
+  file: string,
+  quarantined: QuarantinedRecord[],
+): { record: ActorRecord; migrated: boolean } | undefined {
+  const checked = checkActorRecord(key, value, o.rules, true, o.migrated);
+  if (checked.ok) return { record: checked.record, migrated: checked.fromVersion !== undefined };
+  quarantined.push({ file, key, problem: checked.problem, record: value });
+  return undefined;
+}
+
+/** The shard's records, or undefined when it is missing or was quarantined as corrupt. */
+async function readRaw(o: StoreFiles, path: string): Promise<RawShard["entries"] | undefined> {
+  try {
+    return (await new DurableJsonFile<RawShard>(path, { decode: readShard }).read())?.entries;
+  } catch (error) {
+    if (!(error instanceof CorruptStateFileError)) throw error;
+    await o.setAside.file(error);
+    return undefined;
+  }
+}
