@@ -11,8 +11,9 @@ interface HeapEntry {
  * Wakes per turn while the backlog start() found lasts, each turn after the I/O that waits. After an
  * outage thousands are overdue: woken in one turn, their writes and side effects all waited for the
  * last of them, as a journal append moves one step per event-loop turn. In turns of 64 the first
- * effects run at once and the catch-up ends no later. Later due times fire all at once: capped, they
- * starved behind other work under load.
+ * effects run at once; the whole catch-up ends somewhat later (10,000 overdue: 86-94 % done by 3 s,
+ * where one burst had finished). Later due times fire all at once: capped, they starved behind other
+ * work under load.
  */
 export const BACKLOG_FIRES_PER_TURN = 64;
 
