@@ -38,7 +38,7 @@ export class ThreadStateStore {
 
   private constructor(
     private readonly threads: ThreadState,
-    dir: string,
+    private readonly dir: string,
     private readonly warn: (message: string) => void,
   ) {
     this.journal = new StoreJournal({
@@ -74,10 +74,27 @@ export class ThreadStateStore {
     const { stateDir, threads, now, onWarning: warn } = o;
     const dir = join(stateDir, THREAD_STATE_DIR);
     await mkdir(dir, { recursive: true, mode: 0o700 });
+    const names = await folderNames(dir);
+    const store = new ThreadStateStore(threads, dir, warn);
+    // The segment appends will go to is made while the journal is read.
+    store.journal.startAfter(names);
+    try {
+      await store.load(stateDir, names, now);
+    } catch (error) {
+      await store.journal.close().catch(() => undefined);
+      throw error;
+    }
+    threads.onChange = (id) => void store.journal.add([id]);
+    return store;
+  }
+
+  /** Replays the journal's segments (`names`) into the thread state, sets aside what is bad, and drops what expired. */
+  private async load(stateDir: string, names: readonly string[], now: () => number): Promise<void> {
+    const { threads, warn } = this;
     const bad: BadEntry[] = [];
     // Damage is written out of the journal at once, so the next start reports it no more.
     let damaged = false;
-    const read = await readJournal(dir, bad, {
+    const read = await readJournal(this.dir, names, bad, {
       torn: (file) => {
         damaged = true;
         warn(`thread state: ignored the torn last line of ${file} (an append cut short, never acknowledged)`);
@@ -99,23 +116,15 @@ export class ThreadStateStore {
         `${bad.length} thread-state entr${bad.length === 1 ? "y is" : "ies are"} invalid; dropped them and kept them in ${kept}`,
       );
     }
-    const store = new ThreadStateStore(threads, dir, warn);
-    store.journal.resume(read.seqs);
+    this.journal.resume(read.seqs);
     const expired: string[] = [];
     threads.onChange = (id) => expired.push(id);
     threads.expire(now());
-    store.lines = read.lines;
-    store.stateLines = threads.size;
-    try {
-      // Much expired (a start after a long stop) is cheaper written whole than logged removal by removal.
-      if (damaged || bad.length > 0 || store.foldDue(expired.length)) await store.fold();
-      else await store.journal.add(expired);
-    } catch (error) {
-      await store.journal.close();
-      throw error;
-    }
-    threads.onChange = (id) => void store.journal.add([id]);
-    return store;
+    this.lines = read.lines;
+    this.stateLines = threads.size;
+    // Much expired (a start after a long stop) is cheaper written whole than logged removal by removal.
+    if (damaged || bad.length > 0 || this.foldDue(expired.length)) await this.fold();
+    else await this.journal.add(expired);
   }
 
   /** Resolves once every change made before the call is on disk; rejects if that write failed. */
@@ -174,7 +183,8 @@ export async function readThreadExchanges(
 ): Promise<Array<{ threadId: string; exchange: BotExchange }>> {
   const bad: BadEntry[] = [];
   let vanished = false;
-  const { entries } = await readJournal(join(stateDir, THREAD_STATE_DIR), bad, {
+  const dir = join(stateDir, THREAD_STATE_DIR);
+  const { entries } = await readJournal(dir, await folderNames(dir), bad, {
     damaged: (file, _bytes, damage) => onWarning(`${file}: ${damage.kind} journal: ${damage.problem}`),
     unreadable: (file, error) => {
       if (errorCode(error) === "ENOENT") vanished = true;
@@ -197,19 +207,16 @@ export async function readThreadExchanges(
 }
 
 /**
- * The segments of `dir` replayed: every valid line as an entry, in line order (applied in that order,
+ * The segments `names` of `dir` replayed: every valid line as an entry, in line order (applied in that order,
  * the last of each key wins), the segments' numbers, and how many lines they hold.
  */
 async function readJournal(
   dir: string,
+  names: readonly string[],
   bad: BadEntry[],
   reading: Pick<ReplayJournalOptions<ThreadEntry>, "damaged" | "torn" | "unreadable">,
 ) {
   let lines = 0;
-  const names = await readdir(dir).catch((error: unknown) => {
-    if (errorCode(error) === "ENOENT") return [];
-    throw error;
-  });
   const entries: ThreadEntry[] = [];
   const { seqs } = await replayJournal<ThreadEntry>({
     actorsDir: dir,
@@ -222,6 +229,16 @@ async function readJournal(
     ...reading,
   });
   return { entries, seqs, lines };
+}
+
+/** The names in `dir`; none when it does not exist (a state dir without thread state yet). */
+async function folderNames(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return [];
+    throw error;
+  }
 }
 
 const Str = z.string().min(1);

@@ -10,6 +10,7 @@ import {
   readStateDir,
 } from "../../src/persistence/index.js";
 import { ArchiveFiles } from "../../src/persistence/archive/ArchiveFiles.js";
+import { StoreJournal } from "../../src/persistence/journal/StoreJournal.js";
 import { tempDirs } from "./tempDirs.js";
 import { CAN_LIST_OPEN_FILES, openFilesUnder } from "../support/openFiles.js";
 import { shardFileText, shardPath, shardRecords } from "../support/shardFiles.js";
@@ -204,6 +205,25 @@ describe("LowdbSnapshotStore journal", () => {
     await mkdir(join(dir, "actors", "shard-03.ndjson")); // a file it cannot read: open() rejects
     await expect(open(dir)).rejects.toThrow(/shard-03\.ndjson/);
     expect(await journals(dir)).toEqual(["journal-000001.ndjson"]);
+  });
+
+  it("takes read segments only after the one it was started after: appends never go to a segment being folded", async () => {
+    const dir = await dirs.make();
+    const journal = new StoreJournal({
+      actorsDir: dir,
+      lineOf: () => undefined,
+      onWrite: () => {},
+      warn: () => {},
+      appended: () => {},
+    });
+    journal.startAfter(["journal-000001.ndjson"]);
+    expect(() => journal.resume([1, 2])).toThrow(
+      "journal segment 2 was read, but appends go to 2: startAfter() was not given its name",
+    );
+    journal.resume([1]);
+    expect(journal.sealed.map((s) => s.seq)).toEqual([1]);
+    await journal.close();
+    expect(await readdir(dir)).toEqual([]);
   });
 
   it("ignores a torn last line with a warning and keeps the lines before it", async () => {

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { readStateDir, SnapshotStoreWriteError } from "../../src/persistence/index.js";
@@ -147,6 +147,28 @@ describe("ThreadStateStore", () => {
     expect(warnings[0]).toBe("could not fold the thread state: ENOSPC: no space left");
     expect(savedThreadEntries(stateDir).size).toBe(2_500);
     vi.restoreAllMocks();
+    await store.close();
+  });
+
+  it("makes the segment its appends go to as it reads the journal, and removes it when the open fails", async () => {
+    const stateDir = tempDir("a2a-threads-");
+    writeThreadSegment(stateDir, [["parent", "t1", { channelId: "c1", at: T0 }]]);
+    mkdirSync(join(stateDir, "threads", "journal-000002.ndjson")); // a segment it cannot read
+    await expect(open(stateDir)).rejects.toThrow(/journal-000002\.ndjson/);
+    expect(readdirSync(join(stateDir, "threads")).sort()).toEqual([
+      "journal-000001.ndjson",
+      "journal-000002.ndjson",
+    ]);
+    rmSync(join(stateDir, "threads", "journal-000002.ndjson"), { recursive: true });
+    const { threads, store } = await open(stateDir);
+    expect(threads.parentOf("t1")).toBe("c1");
+    // Made as the journal is read: the first change's append only writes and syncs.
+    await vi.waitFor(() =>
+      expect(readdirSync(join(stateDir, "threads")).sort()).toEqual([
+        "journal-000001.ndjson",
+        "journal-000002.ndjson",
+      ]),
+    );
     await store.close();
   });
 

@@ -84,12 +84,14 @@ export class StoreJournal {
     this.segment.writer.prepare();
   }
 
-  /** Takes the segments open() found as sealed; appends go after them. */
+  /** Takes the segments the open read (of the names given to startAfter) as sealed: folded in by the next seal. */
   resume(seqs: readonly number[]): void {
-    for (const seq of seqs) this.sealed.push(this.newSegment(seq));
     const last = seqs.at(-1) ?? 0;
-    if (this.segment.seq <= last) this.segment = this.newSegment(last + 1);
-    this.segment.writer.prepare();
+    if (last >= this.segment.seq)
+      throw new Error(
+        `journal segment ${last} was read, but appends go to ${this.segment.seq}: startAfter() was not given its name`,
+      );
+    for (const seq of seqs) this.sealed.push(this.newSegment(seq));
   }
 
   /** Closes the segment appends go to; one never appended to is removed (if it can be: left, it reads as empty). */
