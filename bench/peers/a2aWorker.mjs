@@ -58,6 +58,7 @@ const store =
 const host = createDurableHost({
   ...(store === undefined ? { stateDir: job.stateDir } : { store, instance: job.instance }),
   machines: { workflow: { machine: workflow, version: 1 } },
+  ...(job.dormantAfterMs === undefined ? {} : { dormantAfterMs: job.dormantAfterMs }),
 });
 const started = performance.now();
 await host.start();
