@@ -72,6 +72,7 @@ export { MachineInputError } from "./machines/MachineInputError.js";
 export { MissingPortError } from "./runtime/MissingPortError.js";
 export { StateDirLockedError, StateDirNotWritableError } from "./persistence/StateDirLock.js";
 export { StateFileReadError } from "./persistence/DurableJsonFile.js";
+export { CorruptSnapshotError } from "./persistence/recordLine.js";
 export { SnapshotStoreInUseError } from "./persistence/SnapshotStorePort.js";
 export { SnapshotStoreWriteError } from "./persistence/snapshotStoreOptions.js";
 export { ActorStoppedError } from "./durable/index.js";

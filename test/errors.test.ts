@@ -15,6 +15,7 @@ import {
 import { DiscordError } from "../src/testing/emulator/errors.js";
 import { ActorTakenOverError, InvalidActorRecordError } from "../src/persistence/actorRecord.js";
 import { CorruptStateFileError, StateFileReadError } from "../src/persistence/DurableJsonFile.js";
+import { CorruptSnapshotError } from "../src/persistence/recordLine.js";
 import { StateDirNotFoundError } from "../src/persistence/readStateDir.js";
 import { SnapshotStoreInUseError, SnapshotStoreNotOpenError } from "../src/persistence/SnapshotStorePort.js";
 import {
@@ -45,6 +46,7 @@ const SAMPLES: Record<string, () => A2AError> = {
   ActorTakenOverError: () => new ActorTakenOverError(["a"]),
   ArchiveWriteError: () => new ArchiveWriteError("archive/x.ndjson", new Error("EIO")),
   CorruptStateFileError: () => new CorruptStateFileError("x.json", "not JSON"),
+  CorruptSnapshotError: () => new CorruptSnapshotError("actor-1", "Unexpected end of JSON input"),
   DiscordCallTimeoutError: () => new DiscordCallTimeoutError("sendMessage", 10_000),
   DiscordError: () => new DiscordError(404, 10003, "Unknown Channel"),
   InvalidActorRecordError: () => new InvalidActorRecordError("a", "no snapshot"),

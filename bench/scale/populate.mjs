@@ -6,12 +6,14 @@
 // ThreadState's expiry for the thread state), so the files are what the runtime would have written,
 // without a million discordSend calls.
 import { AsyncLocalStorage } from "node:async_hooks";
+import { Buffer } from "node:buffer";
 import { mkdtemp, readFile, readdir, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createA2ARuntime } from "../../dist/index.js";
 import { LowdbSnapshotStore } from "../../dist/persistence/index.js";
+import { parseRecordLine } from "../../dist/persistence/recordLine.js";
 import { ThreadState } from "../../dist/runtime/ThreadState.js";
 import { ThreadStateStore } from "../../dist/runtime/threadStatePersistence.js";
 import {
@@ -91,7 +93,7 @@ async function makeTemplates(dir) {
 }
 
 /**
- * The records of a store's live shards (`shard-*.ndjson`: a header line, then one record a line) or
+ * The records of a store's live shards (`shard-*.ndjson`: a header line, then one record line each) or
  * archive hours (`archive-*.ndjson`, one record a line), after the store closed (no journal left).
  */
 async function readRecords(dir) {
@@ -100,7 +102,7 @@ async function readRecords(dir) {
     if (!name.endsWith(".ndjson")) continue;
     const lines = (await readFile(join(dir, name), "utf8")).split("\n").filter(Boolean);
     if (name.startsWith("shard-")) lines.shift();
-    records.push(...lines.map((line) => JSON.parse(line)));
+    records.push(...lines.map((line) => parseRecordLine(Buffer.from(line))));
   }
   return records;
 }

@@ -1,6 +1,7 @@
 import type { ActorRecord } from "../persistence/actorRecord.js";
 import type { DurableActorInfo } from "./durableHostTypes.js";
-import { type Entry, info, withoutContext } from "./hostedActors.js";
+import { snapshotOutline } from "../persistence/recordLine.js";
+import { type Entry, info, summary } from "./hostedActors.js";
 
 type MetaOf = (entry: Entry) => Record<string, unknown> | undefined;
 
@@ -29,7 +30,7 @@ export class ActorTable {
   /** The hosted, dormant and finishing actors, without their context. */
   list(metaOf: MetaOf): Array<Omit<DurableActorInfo, "context">> {
     const all = [...this.hosted.values(), ...this.dormant.values(), ...this.finishing.values()];
-    return all.map((actor) => withoutContext(info(actor, metaOf)));
+    return all.map((actor) => summary(actor, metaOf));
   }
 
   /** How many actors are hosted, how many dormant, and how many XState delays the hosted ones hold. */
@@ -67,8 +68,8 @@ export class ActorTable {
  * Whether a stored actor only waits (for an event or a delay) and can stay a record: no promise,
  * callback or observable child (a snapshot without `value`) runs, which must run again at start.
  */
-export function onlyWaits(record: Pick<ActorRecord, "status" | "snapshot">): boolean {
-  return record.status === "active" && !runsAnEffect(record.snapshot);
+export function onlyWaits(record: Readonly<ActorRecord>): boolean {
+  return record.status === "active" && !runsAnEffect(snapshotOutline(record));
 }
 
 function runsAnEffect(snapshot: unknown): boolean {

@@ -3,6 +3,7 @@ import { createLowdbStore } from "../persistence/index.js";
 import { displayText } from "../errors/displayText.js";
 import { type ActorRecord, ActorTakenOverError } from "../persistence/actorRecord.js";
 import { isSharedStore, type SnapshotStore, type StoredDelivery } from "../persistence/SnapshotStorePort.js";
+import { ownSnapshot } from "../persistence/recordLine.js";
 import { ActorExistsError, ActorNotFoundError } from "./actorErrors.js";
 import { EffectRuns, withDurableEffects } from "./durableEffects.js";
 import type {
@@ -338,7 +339,7 @@ export class Host implements DurableHost {
       // The store may hand out its own record (XState changes the snapshot it restores from): a copy,
       // unless the record is the host's own.
       const entry = this.host(record.machineId, record.id, machine, {
-        snapshot: owned ? record.snapshot : structuredClone(record.snapshot),
+        snapshot: owned ? record.snapshot : ownSnapshot(record),
       });
       startRestored(entry.actor);
       this.dormant.idle(record.id);

@@ -11,6 +11,7 @@ import {
   type ActorStatus,
   isPlainObject,
 } from "../persistence/actorRecord.js";
+import { snapshotOutline } from "../persistence/recordLine.js";
 import { ActorFailedError, ActorStoppedError } from "./actorErrors.js";
 import { type DelayTracker, trackDelays } from "./durableDelays.js";
 import { treeInspector } from "./inspection.js";
@@ -161,22 +162,28 @@ export function info(
   of: Entry | Readonly<ActorRecord>,
   metaOf?: (entry: Entry) => Record<string, unknown> | undefined,
 ): DurableActorInfo {
+  const snapshot = "actor" in of ? of.actor.getSnapshot() : of.snapshot;
+  return { ...summary(of, metaOf), context: (snapshot as { context?: unknown } | undefined)?.context };
+}
+
+/** As info(), without the context: a stored actor's is told from its outline, its snapshot left unparsed. */
+export function summary(
+  of: Entry | Readonly<ActorRecord>,
+  metaOf?: (entry: Entry) => Record<string, unknown> | undefined,
+): Omit<DurableActorInfo, "context"> {
   const [kind, snapshot, meta] =
-    "actor" in of ? [of.kind, of.actor.getSnapshot(), metaOf?.(of)] : [of.machineId, of.snapshot, of.meta];
-  const s = (snapshot ?? {}) as { status?: unknown; value?: unknown; context?: unknown; output?: unknown };
+    "actor" in of
+      ? [of.kind, of.actor.getSnapshot(), metaOf?.(of)]
+      : [of.machineId, snapshotOutline(of), of.meta];
+  const s = (snapshot ?? {}) as { status?: unknown; value?: unknown; output?: unknown };
   return {
     id: of.id,
     kind,
     status: typeof s.status === "string" ? s.status : "unknown",
     value: s.value,
-    context: s.context,
     ...(s.status === "done" ? { output: s.output } : {}),
     ...(meta === undefined ? {} : { meta }),
   };
-}
-
-export function withoutContext({ context: _context, ...rest }: DurableActorInfo) {
-  return rest;
 }
 
 type Relay = (source: AnyActorRef | undefined, target: AnyActorRef, event: EventObject) => void;

@@ -18,6 +18,7 @@ export type { ActorRecord, DelayedEventRecord } from "../persistence/actorRecord
 export { A2AError } from "../errors/A2AError.js";
 export { ActorExistsError, ActorFailedError, ActorNotFoundError, ActorStoppedError } from "./actorErrors.js";
 export { InvalidActorRecordError } from "../persistence/actorRecord.js";
+export { CorruptSnapshotError } from "../persistence/recordLine.js";
 export { StateFileReadError } from "../persistence/DurableJsonFile.js";
 export { StateDirLockedError, StateDirNotWritableError } from "../persistence/StateDirLock.js";
 export { SnapshotStoreInUseError, SnapshotStoreNotOpenError } from "../persistence/SnapshotStorePort.js";

@@ -7,7 +7,7 @@ import {
   type StoredDelivery,
 } from "../persistence/SnapshotStorePort.js";
 import type { DurableActorInfo } from "./durableHostTypes.js";
-import { type Entry, info, withoutContext } from "./hostedActors.js";
+import { type Entry, summary } from "./hostedActors.js";
 import type { Host } from "./DurableHost.js";
 
 /** What a host does with a shared store's news, plus `started()`, which the host calls once running. */
@@ -70,7 +70,7 @@ export async function listedElsewhere(
   const known = new Set(here.map((actor) => actor.id));
   return (await store.listEveryLive())
     .filter((record) => !known.has(record.id))
-    .map((record) => withoutContext(info(record)));
+    .map((record) => summary(record));
 }
 
 /**

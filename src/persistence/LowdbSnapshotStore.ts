@@ -1,10 +1,11 @@
 import { mkdir, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { type ActorRecord, describeId, ownRules, type RecordForPut, recordForPut } from "./actorRecord.js";
+import { type ActorRecord, describeId, lineForPut, ownRules, type RecordForPut } from "./actorRecord.js";
 import { ArchiveFiles } from "./archive/ArchiveFiles.js";
 import { foldIntoFiles } from "./foldIntoFiles.js";
 import { OneAtATime, StoreJournal } from "./journal/StoreJournal.js";
 import { readStoreFiles } from "./readStoreFiles.js";
+import { plainRecord, recordLine } from "./recordLine.js";
 import { SetAside } from "./setAside.js";
 import { SnapshotLayout } from "./snapshotLayout.js";
 import {
@@ -145,7 +146,7 @@ export class LowdbSnapshotStore {
   async archived(): Promise<ActorRecord[]> {
     const out = [...this.layout.finished.values()].map((record) => structuredClone(record));
     for await (const record of this.archive.records((id) => this.layout.held(id) !== undefined))
-      out.push(record);
+      out.push(plainRecord(record));
     return out;
   }
 
@@ -164,7 +165,8 @@ export class LowdbSnapshotStore {
   async get(id: string): Promise<ActorRecord | undefined> {
     const record = this.layout.held(id);
     if (record !== undefined) return structuredClone(record);
-    return this.archive.get(id);
+    const archived = await this.archive.get(id);
+    return archived === undefined ? undefined : plainRecord(archived);
   }
 
   /**
@@ -184,7 +186,7 @@ export class LowdbSnapshotStore {
     }
     let clean: RecordForPut[];
     try {
-      clean = records.map((record) => recordForPut(record, this.options));
+      clean = records.map((record) => lineForPut(record, this.options));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -203,7 +205,7 @@ export class LowdbSnapshotStore {
     if (record === undefined) return undefined;
     const text = this.unjournaled.get(record);
     this.unjournaled.delete(record);
-    return text ?? JSON.stringify(record);
+    return text ?? recordLine(record);
   }
 
   /** Resolves once every earlier put is durable in the journal; rejects with SnapshotStoreWriteError. */

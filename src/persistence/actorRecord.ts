@@ -1,5 +1,6 @@
 import { A2AError } from "../errors/A2AError.js";
 import { errorText } from "./DurableJsonFile.js";
+import { recordParts, snapshotOutline, storedRecord } from "./recordLine.js";
 import { isPlainObject, recordProblems } from "./recordShape.js";
 
 export { isPlainObject };
@@ -73,7 +74,11 @@ export class ActorTakenOverError extends InvalidActorRecordError {
 export interface ActorRecordRules {
   machineVersions: Record<string, number>;
   migrations?: Record<string, (snapshot: unknown, fromVersion: number) => unknown>;
-  /** At open: a problem text when a (migrated) snapshot cannot be restored by its machine. */
+  /**
+   * At open: a problem text when a (migrated) snapshot cannot be restored by its machine. It judges the
+   * snapshot by its state (status, value, children), not its context: it may be given the snapshot's
+   * outline, which leaves out every `context` (recordLine.ts).
+   */
   validateSnapshot?: (machineId: string, snapshot: unknown) => string | undefined;
 }
 
@@ -188,23 +193,49 @@ export interface RecordForPut {
  * @throws InvalidActorRecordError naming the record and what is wrong.
  */
 export function recordForPut(record: ActorRecord, rules: ActorRecordRules): RecordForPut {
-  let text: string;
-  let copy: unknown;
+  return checkedCopy(record, rules, () => {
+    const text = JSON.stringify(record);
+    return { text, copy: JSON.parse(text) as unknown };
+  });
+}
+
+/**
+ * As recordForPut, for a store that writes record lines (recordLine.ts): the text is the record's line,
+ * and the copy is read back from its parts, its snapshot kept as text.
+ * @throws InvalidActorRecordError naming the record and what is wrong.
+ */
+export function lineForPut(record: ActorRecord, rules: ActorRecordRules): RecordForPut {
+  return checkedCopy(record, rules, () => {
+    const parts = recordParts(record);
+    if (parts === undefined) {
+      const text = JSON.stringify(record);
+      return { text, copy: JSON.parse(text) as unknown };
+    }
+    const { record: head, outline, snapshot } = parts;
+    return { text: `${head}\t${outline}\t${snapshot}`, copy: storedRecord(head, outline, snapshot) };
+  });
+}
+
+function checkedCopy(
+  record: ActorRecord,
+  rules: ActorRecordRules,
+  copyOf: () => { text: string; copy: unknown },
+): RecordForPut {
+  let copied: { text: string; copy: unknown };
   try {
-    text = JSON.stringify(record);
-    copy = JSON.parse(text);
+    copied = copyOf();
   } catch (error) {
     throw new InvalidActorRecordError(idOf(record), `it is not JSON data (${errorText(error)})`);
   }
-  const checked = checkActorRecord(idOf(record) ?? "", copy, rules, false);
+  const checked = checkActorRecord(idOf(record) ?? "", copied.copy, rules, false);
   if (!checked.ok) throw new InvalidActorRecordError(idOf(record), checked.problem);
-  return { record: checked.record, text };
+  return { record: checked.record, text: copied.text };
 }
 
 function restorable(record: ActorRecord, rules: ActorRecordRules): CheckedRecord {
   let problem: string | undefined;
   try {
-    problem = rules.validateSnapshot?.(record.machineId, record.snapshot);
+    problem = rules.validateSnapshot?.(record.machineId, snapshotOutline(record));
   } catch (error) {
     problem = `the snapshot check failed: ${errorText(error)}`;
   }
@@ -217,7 +248,12 @@ function restorable(record: ActorRecord, rules: ActorRecordRules): CheckedRecord
 export function journalCopyWins(line: ActorRecord, held: ActorRecord | undefined): boolean {
   if (held === undefined || newerRecord(line, held)) return true;
   // Only copies of one time can be the same: a crash during a fold leaves thousands of them.
-  return !newerRecord(held, line) && !sameJson(held, line);
+  if (newerRecord(held, line)) return false;
+  try {
+    return !sameJson(held, line);
+  } catch {
+    return true; // a stored snapshot that is not JSON (CorruptSnapshotError): the journal's line is the later
+  }
 }
 
 /**

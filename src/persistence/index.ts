@@ -4,6 +4,7 @@ export * from "./DurableJsonFile.js";
 export * from "./journal/segmentFormat.js";
 export * from "./stateDirFiles.js";
 export * from "./quarantine.js";
+export { CorruptSnapshotError } from "./recordLine.js";
 export * from "./readStateDir.js";
 export * from "./LowdbSnapshotStore.js";
 export * from "./SnapshotStorePort.js";

@@ -27,6 +27,7 @@ import {
   SHARD_FILE,
   readShard,
 } from "./shardFormat.js";
+import { parseRecordLine, plainRecord } from "./recordLine.js";
 import { readLockFile, type StateDirLockInfo } from "./StateDirLock.js";
 import { listQuarantined, type QuarantinedFile } from "./stateDirFiles.js";
 
@@ -110,8 +111,15 @@ export async function readStateDir(dir: string, options: ReadStateDirOptions = {
     const { record, problem } = inspectRecord(key, value, options.machineVersions, FATE);
     if (problem !== undefined) problems.push({ file, id: key, problem });
     if (record === undefined) return undefined;
-    const where = location ?? (record.status === "active" ? "live" : "archive");
-    return { record, file, location: where, ...(problem === undefined ? {} : { problem }) };
+    let plain: ActorRecord;
+    try {
+      plain = plainRecord(record);
+    } catch (error) {
+      problems.push({ file, id: key, problem: errorText(error) });
+      return undefined;
+    }
+    const where = location ?? (plain.status === "active" ? "live" : "archive");
+    return { record: plain, file, location: where, ...(problem === undefined ? {} : { problem }) };
   };
 
   const actorsDir = join(root, "actors");
@@ -152,7 +160,7 @@ export async function readStateDir(dir: string, options: ReadStateDirOptions = {
     for (const { line, lineNo } of lines) {
       let value: unknown;
       try {
-        value = JSON.parse(line.toString("utf8"));
+        value = parseRecordLine(line);
       } catch (error) {
         problems.push({ file, problem: `line ${lineNo} is not JSON: ${errorText(error)}` });
         continue;

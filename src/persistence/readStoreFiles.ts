@@ -11,6 +11,7 @@ import {
 import type { ArchiveFiles } from "./archive/ArchiveFiles.js";
 import { CorruptStateFileError, DurableJsonFile } from "./DurableJsonFile.js";
 import { replayJournal } from "./journal/replayJournal.js";
+import { keptRecord } from "./recordLine.js";
 import type { QuarantinedRecord, SetAside } from "./setAside.js";
 import {
   DOCUMENT_SHARD_FILE,
@@ -110,7 +111,7 @@ function checkStored(
 ): { record: ActorRecord; migrated: boolean } | undefined {
   const checked = checkActorRecord(key, value, o.rules, true, o.migrated);
   if (checked.ok) return { record: checked.record, migrated: checked.fromVersion !== undefined };
-  quarantined.push({ file, key, problem: checked.problem, record: value });
+  quarantined.push({ file, key, problem: checked.problem, record: keptRecord(value) });
   return undefined;
 }
 

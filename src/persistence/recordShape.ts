@@ -38,7 +38,10 @@ export function recordProblems(value: unknown): string[] {
   want(isName(id), "id", NAME, id);
   want(isName(machineId), "machineId", NAME, machineId);
   want(isCount(machineVersion), "machineVersion", "a whole number ≥ 0", machineVersion);
-  if (value.snapshot === undefined) problems.push("snapshot: the snapshot is missing");
+  // Read by its descriptor: a stored record's snapshot is a getter that parses it.
+  const snapshot = Object.getOwnPropertyDescriptor(value, "snapshot");
+  if (snapshot === undefined || (snapshot.get === undefined && snapshot.value === undefined))
+    problems.push("snapshot: the snapshot is missing");
   want(
     status === "active" || status === "done" || status === "error",
     "status",

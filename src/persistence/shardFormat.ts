@@ -1,9 +1,10 @@
 import { type ActorRecord, idOf, isPlainObject } from "./actorRecord.js";
 import { errorText } from "./DurableJsonFile.js";
+import { parseRecordLine, recordLine } from "./recordLine.js";
 
 /**
  * The live shard format. A shard `actors/shard-<nn>.ndjson` is a header line naming how many records
- * follow, then one JSON record per line. It is always written whole (a temp file renamed into place), so
+ * follow, then one record line (recordLine.ts) per record. It is always written whole (a temp file renamed into place), so
  * a file cut anywhere, at a line's end too, is told apart from a whole one.
  * A line is decoded and parsed on its own: one 700 KB string holding a few Korean characters decodes
  * to a two-byte string and parses several times slower than its lines do one by one.
@@ -50,7 +51,7 @@ export function shardChunks(doc: StoreDoc): Iterable<string> {
   function* pieces(): Generator<string> {
     let piece = shardHeader(records.length);
     for (let i = 0; i < records.length; i++) {
-      piece += `${JSON.stringify(records[i])}\n`;
+      piece += `${recordLine(records[i] as ActorRecord)}\n`;
       if ((i + 1) % RECORDS_PER_CHUNK === 0) {
         yield piece;
         piece = "";
@@ -76,7 +77,7 @@ export function readShard(bytes: Buffer): RawShard {
     if (end < 0) throw new Error(`line ${lineNo} is cut short (no newline at the end of the file)`);
     let value: unknown;
     try {
-      value = JSON.parse(bytes.toString("utf8", start, end));
+      value = parseRecordLine(bytes.subarray(start, end));
     } catch (error) {
       throw new Error(`line ${lineNo} is not valid JSON (${errorText(error)})`, { cause: error });
     }

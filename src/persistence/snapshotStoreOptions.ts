@@ -20,7 +20,10 @@ export interface SnapshotStoreOptions {
    * rewrites them). Default 8 MiB.
    */
   journalMaxBytes?: number;
-  /** At open: a problem text when a (migrated) snapshot cannot be restored; that record is quarantined. */
+  /**
+   * At open: a problem text when a (migrated) snapshot cannot be restored; that record is quarantined.
+   * It is given the snapshot's outline (no `context` anywhere): judge the state, not the context.
+   */
   validateSnapshot?: (machineId: string, snapshot: unknown) => string | undefined;
   onWarning?: (message: string) => void;
 }

@@ -143,7 +143,7 @@ function readJournal(actorsDir: string): Map<string, DiskRecord> {
     lines.pop(); // "" after the last newline, or a torn line
     for (const line of lines) {
       if (line === "" || line === JOURNAL_HEADER.trimEnd()) continue;
-      const record = JSON.parse(line) as Omit<DiskRecord, "file">;
+      const record = parseStoredLine(line) as Omit<DiskRecord, "file">;
       latest.set(record.id, { ...record, file });
     }
   }
@@ -173,12 +173,39 @@ function readRecords(file: string, cache: ParsedFileCache | undefined) {
   if (SHARD_FILE.test(basename(file))) lines.shift();
   for (const line of lines) {
     if (line === "") continue;
-    const record = JSON.parse(line) as Omit<DiskRecord, "file">;
+    const record = parseStoredLine(line) as Omit<DiskRecord, "file">;
     const known = records[record.id];
     if (known === undefined || !newer({ ...known, file }, { ...record, file })) records[record.id] = record;
   }
   cache?.set(file, { key, records });
   return records;
+}
+
+/**
+ * A record's line as the store writes it, read here on its own: JSON, or three tab-separated JSON parts,
+ * the record without its snapshot, the snapshot's outline (checked to be the snapshot without its
+ * contexts) and the snapshot.
+ * @throws SyntaxError when it is neither.
+ */
+export function parseStoredLine(line: string): unknown {
+  const parts = line.split("\t");
+  if (parts.length === 1) return JSON.parse(line);
+  if (parts.length !== 3) throw new SyntaxError(`${parts.length} tab-separated parts, not 3`);
+  const [record, outline, snapshot] = parts.map((part) => JSON.parse(part) as unknown);
+  if (JSON.stringify(outline) !== JSON.stringify(withoutContexts(snapshot)))
+    throw new SyntaxError("the outline is not the snapshot without its contexts");
+  return { ...(record as object), snapshot };
+}
+
+function withoutContexts(snapshot: unknown): unknown {
+  if (typeof snapshot !== "object" || snapshot === null) return snapshot;
+  const { context: _context, children, ...rest } = snapshot as Record<string, unknown>;
+  if (children === undefined) return rest;
+  const outlined = Object.entries(children as Record<string, { snapshot: unknown }>).map(([id, child]) => [
+    id,
+    { ...child, snapshot: withoutContexts(child.snapshot) },
+  ]);
+  return { ...rest, children: Object.fromEntries(outlined) };
 }
 
 function newer(a: DiskRecord, b: DiskRecord): boolean {

@@ -20,7 +20,15 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ActorRecord } from "../../src/persistence/index.js";
 import { discordNonce } from "../../src/runtime/index.js";
-import { BOTS, CHANNEL, type DiskRecord, isSent, MAX_ATTEMPTS, readActorRecords } from "./child.js";
+import {
+  BOTS,
+  CHANNEL,
+  type DiskRecord,
+  isSent,
+  MAX_ATTEMPTS,
+  parseStoredLine,
+  readActorRecords,
+} from "./child.js";
 import { type DeliveredMessage, readDiscordLog } from "./durableDiscord.js";
 import { seededRandom } from "../support/seededRandom.js";
 import { shardFileText } from "../support/shardFiles.js";
@@ -181,7 +189,7 @@ function scanStateFiles(stateDir: string) {
       for (const line of readFileSync(file, "utf8").split("\n")) {
         if (line === "") continue;
         try {
-          JSON.parse(line);
+          parseStoredLine(line);
         } catch {
           tornLogLines += 1;
         }

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type ActorRecord, journalCopyWins, sameJson } from "../../src/persistence/actorRecord.js";
+import { parseRecordLine, recordLine } from "../../src/persistence/recordLine.js";
 
 /** JSON data as a record holds it: what survives a JSON round trip (no -0, no undefined). */
 const json = fc.jsonValue().map((value) => JSON.parse(JSON.stringify(value)) as unknown);
@@ -59,5 +60,14 @@ describe("journalCopyWins", () => {
     expect(journalCopyWins(record(2, "x"), record(2, "x"))).toBe(false);
     expect(journalCopyWins(record(1, "y"), record(2, "x"))).toBe(false);
     expect(journalCopyWins(record(2, "x"), record(2, "x", "done"))).toBe(false);
+  });
+
+  it("a journal line wins over a copy of its time whose stored snapshot is damaged (it cannot be compared)", () => {
+    const line = recordLine({ ...record(2, "x"), snapshot: { value: "x", page: "p".repeat(1_100) } });
+    const damaged = parseRecordLine(
+      Buffer.from(`${line.slice(0, line.lastIndexOf("\t") + 1)}{"val`),
+    ) as ActorRecord;
+    expect(journalCopyWins(record(2, "x"), damaged)).toBe(true);
+    expect(journalCopyWins(record(1, "x"), damaged)).toBe(false);
   });
 });

@@ -10,7 +10,7 @@ import {
   readShard,
   shardChunks,
 } from "../../src/persistence/shardFormat.js";
-import { shardFileText } from "../support/shardFiles.js";
+import { recordLine } from "../../src/persistence/recordLine.js";
 import { tempDir } from "../support/tempDir.js";
 
 function record(id: string, text = "x"): ActorRecord {
@@ -28,6 +28,10 @@ function doc(ids: string[]): StoreDoc {
   return { version: 1, records: Object.fromEntries(ids.map((id) => [id, record(id, `요청 ${id} "q"\n`)])) };
 }
 
+/** A shard's text as the store writes it: each record in its line's parts. */
+const written = (records: ActorRecord[]) =>
+  shardHeader(records.length) + records.map((r) => `${recordLine(r)}\n`).join("");
+
 const entriesOf = (d: StoreDoc) => Object.values(d.records).map((r) => [r.id, r]);
 
 describe("a live shard", () => {
@@ -36,7 +40,7 @@ describe("a live shard", () => {
       const d = doc(Array.from({ length: count }, (_, i) => `collab-${i}`));
       const pieces = [...shardChunks(d)];
       const text = pieces.join("");
-      expect(text).toBe(shardFileText(Object.values(d.records)));
+      expect(text).toBe(written(Object.values(d.records)));
       expect(text.startsWith(`{"shard":"a2a-snapshot","version":1,"records":${count}}\n`)).toBe(true);
       expect(text.split("\n")).toHaveLength(count + 2); // the header, the records, "" after the last newline
       expect(pieces).toHaveLength(Math.ceil(count / 200) || 1);
@@ -69,7 +73,7 @@ describe("a live shard", () => {
       onWrite: (b) => reported.push(b),
     }).write(d);
     const text = await readFile(file, "utf8");
-    expect(text).toBe(shardFileText(Object.values(d.records)));
+    expect(text).toBe(written(Object.values(d.records)));
     expect(reported).toEqual([Buffer.byteLength(text)]);
     const read = await new DurableJsonFile<RawShard>(file, { decode: readShard }).read();
     expect(read?.entries).toEqual(entriesOf(d));

@@ -2,6 +2,7 @@ import { appendFile, readFile, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { LowdbSnapshotStore, type SnapshotStoreOptions } from "../../src/persistence/index.js";
+import { recordLine } from "../../src/persistence/recordLine.js";
 import { tempDirs } from "./tempDirs.js";
 import { STORE_T0, archiveLines, storeRecord } from "../support/storeRecords.js";
 
@@ -150,7 +151,7 @@ describe("LowdbSnapshotStore: the archive, on disk by the hour", () => {
       /archive-2024-05-01T12\.ndjson:3 cannot be used and is skipped \(kept in the file\): not JSON/,
     );
     expect(await store.pruneBefore(T0 + 1_000)).toBe(1);
-    expect(await readFile(file, "utf8")).toBe(`${JSON.stringify(done("young", T0 + 5_000))}\n{not json\n`);
+    expect(await readFile(file, "utf8")).toBe(`${recordLine(done("young", T0 + 5_000))}\n{not json\n`);
   });
 
   it("rebuilds a missing or torn .ids file at open, so get() still finds every record", async () => {

@@ -1,4 +1,5 @@
 import type { ActorRecord } from "../../src/persistence/index.js";
+import { parseRecordLine, plainRecord } from "../../src/persistence/recordLine.js";
 
 /** The time the snapshot-store tests start at. */
 export const STORE_T0 = Date.UTC(2024, 4, 1, 12, 0, 0);
@@ -17,7 +18,7 @@ export function storeRecord(id: string, over: Partial<ActorRecord> = {}): ActorR
   };
 }
 
-/** The records in a state dir's archive: each hour file's lines, parsed, by file name. */
+/** The records in a state dir's archive: each hour file's lines, parsed (snapshots too), by file name. */
 export async function archiveLines(dir: string): Promise<Record<string, unknown[]>> {
   const { readFile, readdir } = await import("node:fs/promises");
   const { join } = await import("node:path");
@@ -28,7 +29,7 @@ export async function archiveLines(dir: string): Promise<Record<string, unknown[
     out[name] = text
       .split("\n")
       .filter((line) => line !== "")
-      .map((line) => JSON.parse(line) as unknown);
+      .map((line) => plainRecord(parseRecordLine(Buffer.from(line)) as ActorRecord));
   }
   return out;
 }

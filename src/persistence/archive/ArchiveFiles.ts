@@ -10,6 +10,7 @@ import {
   newerRecord,
 } from "../actorRecord.js";
 import { errorCode, errorText, syncDirectory, writeFileDurably } from "../DurableJsonFile.js";
+import { parseRecordLine, recordLine } from "../recordLine.js";
 import { DurableAppender } from "./DurableAppender.js";
 import {
   ARCHIVE_HOUR_FILE,
@@ -176,7 +177,7 @@ export class ArchiveFiles {
         try {
           await this.appender.append(hour.ids, encodeHashes(hashes), HASH_BYTES);
           let text = "";
-          for (const record of batch) text += `${JSON.stringify(record)}\n`;
+          for (const record of batch) text += `${recordLine(record)}\n`;
           file = hour.records;
           await this.appender.append(hour.records, Buffer.from(text, "utf8"), "line");
         } catch (cause) {
@@ -240,7 +241,7 @@ export class ArchiveFiles {
   private check(hour: Hour, lineNo: number, line: Buffer): ActorRecord | undefined {
     let problem: string;
     try {
-      const value: unknown = JSON.parse(line.toString("utf8"));
+      const value = parseRecordLine(line);
       const checked = checkActorRecord(idOf(value) ?? "", value, this.o.rules, true);
       if (checked.ok) return checked.record;
       problem = checked.problem;

@@ -1,9 +1,10 @@
 import { leadingId } from "../actorRecord.js";
 import { errorText } from "../DurableJsonFile.js";
+import { parseRecordLine } from "../recordLine.js";
 
 /**
- * The journal segment format. A segment `actors/journal-<n>.ndjson` is a header line, one JSON record
- * per line in put order, then zero bytes: the writer grows the file (sparse) in whole blocks of
+ * The journal segment format. A segment `actors/journal-<n>.ndjson` is a header line, one line per
+ * record in put order (JSON, or a record line in parts: recordLine.ts), then zero bytes: the writer grows the file (sparse) in whole blocks of
  * JOURNAL_BLOCK_BYTES and keeps at least one zero byte after the data. So a reader tells apart:
  *   - a last line without its newline, then zeros: an append cut short, never acknowledged: dropped;
  *   - not a whole number of blocks, or data up to the end: cut after it was written: "truncated";
@@ -153,7 +154,7 @@ const NOT_PARSED = Symbol("not parsed");
 function parseLine(buffer: Buffer, start: number, end: number, lineNo: number, bad: BadLines): unknown {
   if (start === end) return NOT_PARSED;
   try {
-    return JSON.parse(buffer.toString("utf8", start, end));
+    return parseRecordLine(buffer.subarray(start, end));
   } catch (error) {
     bad.push({ line: lineNo, problem: errorText(error) });
     return NOT_PARSED;

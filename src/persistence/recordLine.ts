@@ -1,0 +1,192 @@
+import { A2AError } from "../errors/A2AError.js";
+import type { ActorRecord } from "./actorRecord.js";
+import { errorText } from "./DurableJsonFile.js";
+import { isPlainObject } from "./recordShape.js";
+
+/**
+ * A record's line in the lowdb store's files (live shards, journal, archive): the record as JSON, or,
+ * when its snapshot is large, three parts separated by tabs: the record without its snapshot, the
+ * snapshot's outline (the snapshot without any `context`, its children's neither), and the snapshot.
+ * JSON text holds no raw tab, so the parts split unambiguously.
+ *
+ * A reader parses the first two parts and keeps the snapshot unparsed: a start reads what it needs
+ * (ids, due times, meta, the states to check, whether each actor only waits) and a snapshot is parsed
+ * when it is read, once its actor wakes. Parsing whole records took most of a start at 100,000 live
+ * actors of the runtime.
+ */
+
+const TAB = 0x09;
+
+/**
+ * Snapshots shorter than this (in JSON characters) are written whole: a small one parses faster than
+ * two parts and a getter are made, and its outline would be most of it again. The runtime's
+ * collaborations (~1,600) are split; a workflow of a few fields (~300) is not.
+ */
+const SPLIT_AT = 1_024;
+
+/** A record's line, part by part: JSON texts. */
+export interface RecordParts {
+  record: string;
+  outline: string;
+  snapshot: string;
+}
+
+/** Where a stored record keeps its outline and its snapshot's JSON (a view of the file read, or a string). */
+const PARTS = Symbol("record line parts");
+
+interface StoredParts {
+  outline: unknown;
+  snapshot: Buffer | string;
+}
+
+const partsOf = (record: object): StoredParts | undefined => (record as { [PARTS]?: StoredParts })[PARTS];
+
+/** A stored snapshot whose text is not JSON: the file was damaged after it was written. */
+export class CorruptSnapshotError extends A2AError {
+  override readonly code = "CORRUPT_SNAPSHOT";
+  override readonly name = "CorruptSnapshotError";
+
+  constructor(
+    readonly id: string,
+    readonly problem: string,
+  ) {
+    super(`snapshot store: the stored snapshot of actor ${JSON.stringify(id)} is not JSON (${problem})`);
+  }
+}
+
+/**
+ * A stored record's snapshot, parsed anew at each read: the store's record stays its text, and each
+ * reader gets its own copy.
+ * @throws CorruptSnapshotError when the text is not JSON.
+ */
+function readSnapshot(this: ActorRecord): unknown {
+  const { snapshot } = partsOf(this) as StoredParts;
+  try {
+    return JSON.parse(typeof snapshot === "string" ? snapshot : snapshot.toString("utf8"));
+  } catch (error) {
+    throw new CorruptSnapshotError(String(this.id), errorText(error));
+  }
+}
+
+/**
+ * The value of a line's bytes (without its newline): a record in parts comes back with its snapshot
+ * unparsed, read through a getter (JSON.stringify, spreading and structuredClone read it too). Given
+ * the line alone, so that looking for its tabs never reads past it.
+ *
+ * The snapshot is kept as a view of `line`: neither decoded nor copied, at 100,000 records that halved
+ * the time to read them and the heap they take. Each view holds the buffer of the file it was read
+ * from for as long as its record lives, so what is held is at most what was read.
+ * @throws SyntaxError when the line is not JSON, or not three parts of it.
+ */
+export function parseRecordLine(line: Buffer): unknown {
+  const first = line.indexOf(TAB);
+  if (first < 0) return JSON.parse(line.toString("utf8"));
+  const second = line.indexOf(TAB, first + 1);
+  if (second < 0) throw new SyntaxError("a record line in parts holds two parts, not three");
+  return storedRecord(
+    line.toString("utf8", 0, first),
+    line.toString("utf8", first + 1, second),
+    line.subarray(second + 1),
+  );
+}
+
+/**
+ * A record read from its parts' JSON, its snapshot kept unparsed.
+ * @throws SyntaxError when a part is not JSON, or the first one is not a record without its snapshot.
+ */
+export function storedRecord(head: string, outline: string, snapshot: Buffer | string): unknown {
+  const record: unknown = JSON.parse(head);
+  const parts: StoredParts = { outline: JSON.parse(outline) as unknown, snapshot };
+  if (!isPlainObject(record) || Object.hasOwn(record, "snapshot"))
+    throw new SyntaxError("the first part of a record line in parts is not a record without its snapshot");
+  Object.defineProperties(record, {
+    snapshot: { get: readSnapshot, enumerable: true },
+    [PARTS]: { value: parts },
+  });
+  return record;
+}
+
+/**
+ * A record's line in parts; undefined for a value that is not a record with a JSON snapshot, or one
+ * whose snapshot is small: written whole. A stored record's is written from its text, unparsed.
+ * @throws what JSON.stringify throws (a BigInt, a cycle).
+ */
+export function recordParts(record: Readonly<ActorRecord>): RecordParts | undefined {
+  const parts = isPlainObject(record) ? partsOf(record) : undefined;
+  let snapshot: string | undefined;
+  let outline: unknown;
+  if (parts !== undefined) {
+    snapshot = typeof parts.snapshot === "string" ? parts.snapshot : parts.snapshot.toString("utf8");
+    outline = parts.outline;
+  } else {
+    if (!isPlainObject(record) || record.snapshot === undefined) return undefined;
+    snapshot = JSON.stringify(record.snapshot) as string | undefined;
+    if (snapshot === undefined || snapshot.length < SPLIT_AT) return undefined;
+    outline = outlineOf(record.snapshot);
+  }
+  // Id first: readers find a line's id from its first bytes.
+  const { id, machineId, machineVersion, delayed, status, updatedAt, meta } = record;
+  const head = JSON.stringify({ id, machineId, machineVersion, delayed, status, updatedAt, meta });
+  return { record: head, outline: JSON.stringify(outline), snapshot };
+}
+
+/** The line (without its newline) the store writes for a record. */
+export function recordLine(record: Readonly<ActorRecord>): string {
+  const parts = recordParts(record);
+  return parts === undefined
+    ? JSON.stringify(record)
+    : `${parts.record}\t${parts.outline}\t${parts.snapshot}`;
+}
+
+/**
+ * What a check of a record's state reads (its status, value, children): a stored record's outline, or
+ * the snapshot itself, which holds all of it. Reading it never parses a stored snapshot.
+ */
+export function snapshotOutline(record: Readonly<ActorRecord>): unknown {
+  const parts = partsOf(record);
+  return parts === undefined ? record.snapshot : parts.outline;
+}
+
+/** The record's snapshot, for a caller to own and change: a stored record's parsed anew, another's cloned. */
+export function ownSnapshot(record: Readonly<ActorRecord>): unknown {
+  return partsOf(record) !== undefined ? record.snapshot : structuredClone(record.snapshot);
+}
+
+/** A record whose snapshot is a plain value: a stored record's parsed, for a caller to own and change. */
+export function plainRecord(record: ActorRecord): ActorRecord {
+  return partsOf(record) !== undefined ? { ...record } : record;
+}
+
+/**
+ * A value as it is kept aside (quarantined): a stored record with its snapshot parsed, or, when its
+ * snapshot is damaged, with that snapshot's text, so that nothing read is lost.
+ */
+export function keptRecord(value: unknown): unknown {
+  const parts = isPlainObject(value) ? partsOf(value) : undefined;
+  if (parts === undefined) return value;
+  try {
+    return { ...(value as ActorRecord) };
+  } catch {
+    const fields = Object.keys(value as object).filter((key) => key !== "snapshot");
+    const kept = Object.fromEntries(fields.map((key) => [key, (value as Record<string, unknown>)[key]]));
+    return { ...kept, snapshot: parts.snapshot.toString() };
+  }
+}
+
+/** A snapshot without any `context`, in its children's snapshots too. */
+function outlineOf(snapshot: unknown): unknown {
+  if (!isPlainObject(snapshot)) return snapshot;
+  const outline: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(snapshot)) {
+    if (key === "context") continue;
+    outline[key] = key === "children" && isPlainObject(value) ? childrenOutline(value) : value;
+  }
+  return outline;
+}
+
+function childrenOutline(children: Record<string, unknown>): Record<string, unknown> {
+  const outline: Record<string, unknown> = {};
+  for (const [id, child] of Object.entries(children))
+    outline[id] = isPlainObject(child) ? { ...child, snapshot: outlineOf(child.snapshot) } : child;
+  return outline;
+}
