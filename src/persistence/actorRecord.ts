@@ -193,10 +193,7 @@ export interface RecordForPut {
  * @throws InvalidActorRecordError naming the record and what is wrong.
  */
 export function recordForPut(record: ActorRecord, rules: ActorRecordRules): RecordForPut {
-  return checkedCopy(record, rules, () => {
-    const text = JSON.stringify(record);
-    return { text, copy: JSON.parse(text) as unknown };
-  });
+  return checkedCopy(record, rules, () => jsonCopy(record));
 }
 
 /**
@@ -207,13 +204,15 @@ export function recordForPut(record: ActorRecord, rules: ActorRecordRules): Reco
 export function lineForPut(record: ActorRecord, rules: ActorRecordRules): RecordForPut {
   return checkedCopy(record, rules, () => {
     const parts = recordParts(record);
-    if (parts === undefined) {
-      const text = JSON.stringify(record);
-      return { text, copy: JSON.parse(text) as unknown };
-    }
+    if (parts === undefined) return jsonCopy(record);
     const { record: head, outline, snapshot } = parts;
     return { text: `${head}\t${outline}\t${snapshot}`, copy: storedRecord(head, outline, snapshot) };
   });
+}
+
+function jsonCopy(record: ActorRecord): { text: string; copy: unknown } {
+  const text = JSON.stringify(record);
+  return { text, copy: JSON.parse(text) as unknown };
 }
 
 function checkedCopy(
