@@ -165,7 +165,7 @@ export function keptRecord(value: unknown): unknown {
   const parts = isPlainObject(value) ? partsOf(value) : undefined;
   if (parts === undefined) return value;
   try {
-    return { ...(value as ActorRecord) };
+    return plainRecord(value as ActorRecord);
   } catch {
     const fields = Object.keys(value as object).filter((key) => key !== "snapshot");
     const kept = Object.fromEntries(fields.map((key) => [key, (value as Record<string, unknown>)[key]]));

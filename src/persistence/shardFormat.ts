@@ -4,8 +4,8 @@ import { parseRecordLine, recordLine } from "./recordLine.js";
 
 /**
  * The live shard format. A shard `actors/shard-<nn>.ndjson` is a header line naming how many records
- * follow, then one record line (recordLine.ts) per record. It is always written whole (a temp file renamed into place), so
- * a file cut anywhere, at a line's end too, is told apart from a whole one.
+ * follow, then one record line (recordLine.ts) per record. It is always written whole (a temp file
+ * renamed into place), so a file cut anywhere, at a line's end too, is told apart from a whole one.
  * A line is decoded and parsed on its own: one 700 KB string holding a few Korean characters decodes
  * to a two-byte string and parses several times slower than its lines do one by one.
  */

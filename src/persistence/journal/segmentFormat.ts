@@ -4,8 +4,8 @@ import { parseRecordLine } from "../recordLine.js";
 
 /**
  * The journal segment format. A segment `actors/journal-<n>.ndjson` is a header line, one line per
- * record in put order (JSON, or a record line in parts: recordLine.ts), then zero bytes: the writer grows the file (sparse) in whole blocks of
- * JOURNAL_BLOCK_BYTES and keeps at least one zero byte after the data. So a reader tells apart:
+ * record in put order (recordLine.ts), then zero bytes: the writer grows the file (sparse) in whole
+ * blocks of JOURNAL_BLOCK_BYTES and keeps at least one zero byte after the data. So a reader tells apart:
  *   - a last line without its newline, then zeros: an append cut short, never acknowledged: dropped;
  *   - not a whole number of blocks, or data up to the end: cut after it was written: "truncated";
  *   - a line that is not JSON, bytes after the padding, no header: "corrupt" (the valid lines are kept).
