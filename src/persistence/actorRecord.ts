@@ -1,6 +1,6 @@
 import { A2AError } from "../errors/A2AError.js";
 import { errorText } from "./DurableJsonFile.js";
-import { recordParts, snapshotOutline, storedRecord } from "./recordLine.js";
+import { partsLine, recordParts, snapshotOutline, storedRecord } from "./recordLine.js";
 import { isPlainObject, recordProblems } from "./recordShape.js";
 
 export { isPlainObject };
@@ -205,8 +205,9 @@ export function lineForPut(record: ActorRecord, rules: ActorRecordRules): Record
   return checkedCopy(record, rules, () => {
     const parts = recordParts(record);
     if (parts === undefined) return jsonCopy(record);
+    const text = partsLine(parts);
     const { record: head, outline, snapshot } = parts;
-    return { text: `${head}\t${outline}\t${snapshot}`, copy: storedRecord(head, outline, snapshot) };
+    return { text, copy: outline === undefined ? JSON.parse(text) : storedRecord(head, outline, snapshot) };
   });
 }
 

@@ -24,10 +24,10 @@ const TAB = 0x09;
  */
 const SPLIT_AT = 1_024;
 
-/** A record's line, part by part: JSON texts. */
+/** A record's line, part by part: JSON texts; no outline when the snapshot is small (written whole). */
 export interface RecordParts {
   record: string;
-  outline: string;
+  outline?: string;
   snapshot: string;
 }
 
@@ -107,35 +107,42 @@ export function storedRecord(head: string, outline: string, snapshot: Buffer | s
 }
 
 /**
- * A record's line in parts; undefined for a value that is not a record with a JSON snapshot, or one
- * whose snapshot is small: written whole. A stored record's is written from its text, unparsed.
+ * A record's line in parts: each text made once, the snapshot's too (a small one is then written whole
+ * from them); undefined for a value that is not a record with a JSON snapshot. A stored record's is
+ * written from its text, unparsed.
  * @throws what JSON.stringify throws (a BigInt, a cycle).
  */
 export function recordParts(record: Readonly<ActorRecord>): RecordParts | undefined {
-  const parts = isPlainObject(record) ? partsOf(record) : undefined;
+  if (!isPlainObject(record)) return undefined;
+  const parts = partsOf(record);
   let snapshot: string | undefined;
-  let outline: unknown;
+  let outline: string | undefined;
   if (parts !== undefined) {
     snapshot = typeof parts.snapshot === "string" ? parts.snapshot : parts.snapshot.toString("utf8");
-    outline = parts.outline;
+    outline = JSON.stringify(parts.outline);
   } else {
-    if (!isPlainObject(record) || record.snapshot === undefined) return undefined;
+    if (record.snapshot === undefined) return undefined;
     snapshot = JSON.stringify(record.snapshot) as string | undefined;
-    if (snapshot === undefined || snapshot.length < SPLIT_AT) return undefined;
-    outline = outlineOf(record.snapshot);
+    if (snapshot === undefined) return undefined;
+    if (snapshot.length >= SPLIT_AT) outline = JSON.stringify(outlineOf(record.snapshot));
   }
   // Id first: readers find a line's id from its first bytes.
   const { id, machineId, machineVersion, delayed, status, updatedAt, meta } = record;
   const head = JSON.stringify({ id, machineId, machineVersion, delayed, status, updatedAt, meta });
-  return { record: head, outline: JSON.stringify(outline), snapshot };
+  return { record: head, outline, snapshot };
+}
+
+/** The line (without its newline) of a record's parts. */
+export function partsLine({ record, outline, snapshot }: RecordParts): string {
+  if (outline !== undefined) return `${record}\t${outline}\t${snapshot}`;
+  // The record as JSON, its snapshot last: the head's fields, then the snapshot's text.
+  return `${record.slice(0, -1)}${record === "{}" ? "" : ","}"snapshot":${snapshot}}`;
 }
 
 /** The line (without its newline) the store writes for a record. */
 export function recordLine(record: Readonly<ActorRecord>): string {
   const parts = recordParts(record);
-  return parts === undefined
-    ? JSON.stringify(record)
-    : `${parts.record}\t${parts.outline}\t${parts.snapshot}`;
+  return parts === undefined ? JSON.stringify(record) : partsLine(parts);
 }
 
 /**

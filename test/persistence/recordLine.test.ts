@@ -131,7 +131,12 @@ describe("a record line", () => {
 
   it("is the record as JSON when its snapshot is small, or it is no record with a snapshot", () => {
     const small = { ...record("c1"), snapshot: { status: "active", value: "waiting", context: { n: 1 } } };
-    expect(recordLine(small)).toBe(JSON.stringify(small));
+    // Id first, snapshot last, whatever the record's own order.
+    const { snapshot, ...rest } = small;
+    expect(recordLine({ snapshot, ...rest })).toBe(JSON.stringify({ ...rest, snapshot }));
+    expect(recordLine({ id: undefined, snapshot } as unknown as ActorRecord)).toBe(
+      JSON.stringify({ snapshot }),
+    );
     const r = record("c1");
     const whole = read(JSON.stringify(r));
     expect(Object.getOwnPropertyDescriptor(whole, "snapshot")).toMatchObject({ value: r.snapshot });
