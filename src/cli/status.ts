@@ -107,7 +107,10 @@ export async function runStatus(argv: string[], io: CliIO): Promise<number> {
 
 /** Reads the state directory (read-only) and builds the rows, sorted: active first by next due time, then finished, latest first. */
 export async function collectStatus(dir: string, now: number) {
-  const reading = await readStateDir(dir, { machineVersions: { ...MACHINE_VERSIONS } });
+  const reading = await readStateDir(dir, {
+    machineVersions: { ...MACHINE_VERSIONS },
+    keep: (actor) => toRow(actor, now),
+  });
   const quarantined = reading.quarantined.map((q) => ({
     ...q,
     modifiedIso: new Date(q.modifiedAt).toISOString(),
@@ -120,7 +123,7 @@ export async function collectStatus(dir: string, now: number) {
     stateDir: reading.dir,
     now,
     lock: reading.lock,
-    actors: reading.actors.map((actor) => toRow(actor, now)).sort(byUrgency),
+    actors: reading.actors.sort(byUrgency),
     exchanges,
     // Problems found reading the files, then one per file the runtime set aside (its data is not loaded).
     warnings: [...reading.problems, ...exchangeWarnings, ...quarantined.map(quarantineWarning)],

@@ -279,8 +279,11 @@ export function sameJson(a: unknown, b: unknown): boolean {
   return keys === 0;
 }
 
+/** What tells two copies of one record apart in time. */
+export type RecordTime = Pick<ActorRecord, "updatedAt" | "status">;
+
 /** Which of two copies of one record to keep: the later update; on a tie the finished one (finishing is final). */
-export function newerRecord(a: ActorRecord, b: ActorRecord): boolean {
+export function newerRecord(a: RecordTime, b: RecordTime): boolean {
   if (a.updatedAt !== b.updatedAt) return a.updatedAt > b.updatedAt;
   return a.status !== "active" && b.status === "active";
 }

@@ -14,6 +14,7 @@ import {
   inspectRecord,
   journalCopyWins,
   newerRecord,
+  type RecordTime,
 } from "./actorRecord.js";
 import { A2AError } from "../errors/A2AError.js";
 import { hourLines } from "./archive/ArchiveFiles.js";
@@ -49,20 +50,25 @@ export interface StateDirProblem {
   problem: string;
 }
 
-export interface StateDirReading {
+export interface StateDirReading<T = StoredActor> {
   /** The state directory, absolute. */
   dir: string;
   lock: StateDirLockInfo;
-  /** Every readable record, one per id (of two copies, the one LowdbSnapshotStore would keep). */
-  actors: StoredActor[];
+  /** Every readable record, one per id (of two copies, the one LowdbSnapshotStore would keep), as `keep` made it. */
+  actors: T[];
   problems: StateDirProblem[];
   /** Files set aside earlier (`*.corrupt-<time>` anywhere, everything in `quarantine/`), oldest first. */
   quarantined: QuarantinedFile[];
 }
 
-export interface ReadStateDirOptions {
+export interface ReadStateDirOptions<T = StoredActor> {
   /** The current version of each machine (the runtime's MACHINE_VERSIONS): other records are flagged. */
   machineVersions?: Record<string, number>;
+  /**
+   * What is kept of each actor (by default all of it), made as its copy is read: what it leaves out is
+   * not held while the rest of the directory is read. `status` keeps a row, not a million records.
+   */
+  keep?: (actor: StoredActor) => T;
 }
 
 /** The state directory does not exist or is not a directory. */
@@ -90,7 +96,11 @@ const FATE: RecordFate = {
  * before the archive, so a record moving meanwhile is still seen.
  * Throws StateDirNotFoundError when `dir` is missing or not a directory.
  */
-export async function readStateDir(dir: string, options: ReadStateDirOptions = {}): Promise<StateDirReading> {
+export async function readStateDir<T = StoredActor>(
+  dir: string,
+  options: ReadStateDirOptions<T> = {},
+): Promise<StateDirReading<T>> {
+  const keepOf = options.keep ?? ((actor: StoredActor) => actor as T);
   const root = resolve(dir);
   try {
     if (!(await stat(root)).isDirectory()) throw new StateDirNotFoundError(root, "is not a directory");
@@ -133,11 +143,21 @@ export async function readStateDir(dir: string, options: ReadStateDirOptions = {
     unreadable: readable,
   });
 
-  const actors = new Map<string, StoredActor>();
+  // Of each id, the newest copy the files hold: its time, and what is kept of it. Whether the journal's
+  // line replaces it is decided as it is read (the journal is read first), so the copy is not held.
+  const copies = new Map<string, RecordTime & { kept: T; journalWins: boolean }>();
   const keep = (actor: StoredActor | undefined): void => {
-    const held = actor === undefined ? undefined : actors.get(actor.record.id);
-    if (actor !== undefined && (held === undefined || newerRecord(actor.record, held.record)))
-      actors.set(actor.record.id, actor);
+    if (actor === undefined) return;
+    const { record } = actor;
+    const held = copies.get(record.id);
+    if (held !== undefined && !newerRecord(record, held)) return;
+    const line = journal.get(record.id);
+    copies.set(record.id, {
+      updatedAt: record.updatedAt,
+      status: record.status,
+      kept: keepOf(actor),
+      journalWins: line !== undefined && journalCopyWins(line.record, record),
+    });
   };
   for (const name of await listFolder(actorsDir, readable)) {
     if (DOCUMENT_SHARD_FILE.test(name))
@@ -168,9 +188,12 @@ export async function readStateDir(dir: string, options: ReadStateDirOptions = {
       keep(inspect(idOf(value) ?? "", value, file, "archive"));
     }
   }
-  for (const entry of journal.values())
-    if (journalCopyWins(entry.record, actors.get(entry.record.id)?.record))
-      actors.set(entry.record.id, entry);
+  const actors: T[] = [];
+  for (const [id, copy] of copies) {
+    const line = journal.get(id);
+    actors.push(line !== undefined && copy.journalWins ? keepOf(line) : copy.kept);
+  }
+  for (const [id, line] of journal) if (!copies.has(id)) actors.push(keepOf(line));
 
   const { files: quarantined, problems: unlisted } = await listQuarantined(root);
   problems.push(...unlisted);
@@ -182,7 +205,7 @@ export async function readStateDir(dir: string, options: ReadStateDirOptions = {
       });
   }
   const lock = await readLockFile(join(root, ".lock"));
-  return { dir: root, lock, actors: [...actors.values()], problems, quarantined };
+  return { dir: root, lock, actors, problems, quarantined };
 }
 
 /** A folder's entries, sorted; a missing folder has none (nothing was persisted there yet). */

@@ -1,5 +1,5 @@
 import { type FileHandle, mkdir, open as fsOpen, readFile, readdir, stat, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   type ActorRecord,
@@ -8,6 +8,7 @@ import {
   LowdbSnapshotStore,
   type SnapshotStoreOptions,
   readStateDir,
+  type StoredActor,
 } from "../../src/persistence/index.js";
 import { ArchiveFiles } from "../../src/persistence/archive/ArchiveFiles.js";
 import { StoreJournal } from "../../src/persistence/journal/StoreJournal.js";
@@ -546,5 +547,53 @@ describe("LowdbSnapshotStore journal", () => {
     expect((await readStateDir(dir)).problems).toEqual([
       { file: segment, problem: expect.stringContaining("line 3") },
     ]);
+  });
+
+  it("status (readStateDir with keep) keeps what keep makes of the copy it would keep whole", async () => {
+    const dir = await dirs.make();
+    const a1 = rec("a", { updatedAt: T0 + 1 });
+    const tie = rec("t", { updatedAt: T0 + 1 });
+    const x = rec("x", { updatedAt: T0 + 1 });
+    const changed = { ...x, snapshot: { status: "active", value: "reminded", context: { id: "x" } } };
+    // a: the journal's is newer; t: a tie of the same data (the file's copy is kept); x: a tie of
+    // other data (the journal's line is the later); f: the file's alone; j: the journal's alone.
+    await crashState(
+      dir,
+      { a: rec("a"), t: tie, x, f: rec("f") },
+      line(a1) + line(tie) + line(changed) + line(rec("j")),
+    );
+    const said = ({ record, file }: StoredActor) => `${record.id} ${record.updatedAt - T0} ${basename(file)}`;
+    const whole = await readStateDir(dir, { machineVersions: VERSIONS });
+    const kept = await readStateDir(dir, { machineVersions: VERSIONS, keep: said });
+    expect(kept.actors).toEqual(whole.actors.map(said));
+    const segment = "journal-000001.ndjson";
+    expect([...kept.actors].sort()).toEqual([
+      `a 1 ${segment}`,
+      `f 0 ${basename(shardFile(dir, "f"))}`,
+      `j 0 ${segment}`,
+      `t 1 ${basename(shardFile(dir, "t"))}`,
+      `x 1 ${segment}`,
+    ]);
+  });
+
+  it("status (readStateDir with keep) holds no record of a file once it reads the next", async () => {
+    const dir = await dirs.make();
+    const ids = Array.from({ length: 40 }, (_, i) => `r${i}`);
+    await crashState(dir, Object.fromEntries(ids.map((id) => [id, rec(id)])), "");
+    const read: Array<{ file: string; record: WeakRef<object> }> = [];
+    let heldFromEarlierFiles = -1;
+    await readStateDir(dir, {
+      keep: ({ record, file }) => {
+        read.push({ file, record: new WeakRef(record) });
+        if (read.length === ids.length) {
+          (globalThis as { gc?: () => void }).gc?.();
+          const earlier = read.filter((r) => r.file !== file);
+          expect(new Set(earlier.map((r) => r.file)).size).toBe(3);
+          heldFromEarlierFiles = earlier.filter((r) => r.record.deref() !== undefined).length;
+        }
+        return record.id;
+      },
+    });
+    expect(heldFromEarlierFiles).toBe(0);
   });
 });
