@@ -143,21 +143,17 @@ export async function readStateDir<T = StoredActor>(
     unreadable: readable,
   });
 
-  // Of each id, the newest copy the files hold: its time, and what is kept of it. Whether the journal's
-  // line replaces it is decided as it is read (the journal is read first), so the copy is not held.
-  const copies = new Map<string, RecordTime & { kept: T; journalWins: boolean }>();
-  const keep = (actor: StoredActor | undefined): void => {
+  // Of each id, the newest copy the files hold (its time) and what is kept of it, or of the journal's
+  // line that replaces it. The journal is read first, so that is decided as the copy is read.
+  const newest = new Map<string, RecordTime & { kept: T }>();
+  const take = (actor: StoredActor | undefined): void => {
     if (actor === undefined) return;
     const { record } = actor;
-    const held = copies.get(record.id);
+    const held = newest.get(record.id);
     if (held !== undefined && !newerRecord(record, held)) return;
     const line = journal.get(record.id);
-    copies.set(record.id, {
-      updatedAt: record.updatedAt,
-      status: record.status,
-      kept: keepOf(actor),
-      journalWins: line !== undefined && journalCopyWins(line.record, record),
-    });
+    const shown = line !== undefined && journalCopyWins(line.record, record) ? line : actor;
+    newest.set(record.id, { updatedAt: record.updatedAt, status: record.status, kept: keepOf(shown) });
   };
   for (const name of await listFolder(actorsDir, readable)) {
     if (DOCUMENT_SHARD_FILE.test(name))
@@ -165,7 +161,7 @@ export async function readStateDir<T = StoredActor>(
     if (!SHARD_FILE.test(name)) continue;
     const file = join(actorsDir, name);
     for (const [key, value] of (await readLiveShard(file, problems)) ?? [])
-      keep(inspect(key, value, file, "live"));
+      take(inspect(key, value, file, "live"));
   }
   const archiveDir = join(root, "archive");
   for (const name of await listFolder(archiveDir, readable)) {
@@ -185,15 +181,11 @@ export async function readStateDir<T = StoredActor>(
         problems.push({ file, problem: `line ${lineNo} is not JSON: ${errorText(error)}` });
         continue;
       }
-      keep(inspect(idOf(value) ?? "", value, file, "archive"));
+      take(inspect(idOf(value) ?? "", value, file, "archive"));
     }
   }
-  const actors: T[] = [];
-  for (const [id, copy] of copies) {
-    const line = journal.get(id);
-    actors.push(line !== undefined && copy.journalWins ? keepOf(line) : copy.kept);
-  }
-  for (const [id, line] of journal) if (!copies.has(id)) actors.push(keepOf(line));
+  const actors = [...newest.values()].map(({ kept }) => kept);
+  for (const [id, line] of journal) if (!newest.has(id)) actors.push(keepOf(line));
 
   const { files: quarantined, problems: unlisted } = await listQuarantined(root);
   problems.push(...unlisted);
