@@ -14,6 +14,8 @@ export interface DormantActorsOptions {
   resume: (record: Readonly<ActorRecord>, owned: boolean) => void;
   /** The actor's record as it is now (as it was last written: nothing changed since). */
   recordOf: (entry: Entry) => ActorRecord;
+  /** The store's own copy of the actor's last written record, when the store keeps one in memory. */
+  stored: (id: string) => Readonly<ActorRecord> | undefined;
 }
 
 /**
@@ -26,7 +28,7 @@ export class DormantActors {
   private readonly wakes: TimerQueue;
   /** When each idle hosted actor goes dormant; none while it changes or its change is being written. */
   private readonly idles: TimerQueue;
-  /** The records made here as actors went dormant: held by no one else, so woken without a copy. */
+  /** The records made here as actors went dormant (the store keeps none): held by no one else, so woken without a copy. */
   private readonly made = new WeakSet<Readonly<ActorRecord>>();
 
   constructor(private readonly o: DormantActorsOptions) {
@@ -106,15 +108,18 @@ export class DormantActors {
     const entry = this.o.actors.hosted.get(id);
     if (entry === undefined) return;
     if (entry.watchers.size > 0 || entry.abandoned.size > 0) return this.idle(id);
-    let record: ActorRecord;
-    try {
-      record = this.o.recordOf(entry);
-    } catch {
-      return; // a state that is not JSON: its write reports it
+    // Nothing changed since the last write landed: the store's copy of it is the record, held once.
+    let record = this.o.stored(id);
+    if (record === undefined) {
+      try {
+        record = this.o.recordOf(entry);
+      } catch {
+        return; // a state that is not JSON: its write reports it
+      }
+      this.made.add(record);
     }
     if (!onlyWaits(record)) return;
     this.o.actors.hosted.delete(id);
-    this.made.add(record);
     this.keep(record);
     // Unseen by inspectors: to them the actor lives on, and the same id restored is the same actor.
     entry.silence();

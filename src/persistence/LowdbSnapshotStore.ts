@@ -161,6 +161,12 @@ export class LowdbSnapshotStore {
     }
   }
 
+  /** The live record with this id WITHOUT copying (as forEachLive): never change it. */
+  liveRecord(id: string): Readonly<ActorRecord> | undefined {
+    const record = this.layout.held(id);
+    return record?.status === "active" ? record : undefined;
+  }
+
   /** A copy of the record with this id, live or archived (an archived one is read from its file). */
   async get(id: string): Promise<ActorRecord | undefined> {
     const record = this.layout.held(id);

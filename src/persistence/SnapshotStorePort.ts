@@ -79,6 +79,11 @@ export interface SnapshotStore {
    * own objects: never change them (the memory store hands out frozen copies, so tests catch it).
    */
   list(which: "live" | "archive"): Promise<Array<Readonly<ActorRecord>>>;
+  /**
+   * The live record with this id as last put, when the store keeps its records in memory: a host keeps
+   * it for an actor gone dormant, not a second copy. The store's own object: never change it.
+   */
+  kept?(id: string): Readonly<ActorRecord> | undefined;
   /** Drops archived records last updated before `olderThan` (ms since the epoch); resolves how many. */
   prune(olderThan: number): Promise<number>;
   /** Lands what is pending and releases the store; does nothing when not open. Other methods then reject (SnapshotStoreNotOpenError). */

@@ -84,6 +84,9 @@ export function lowdbStore(o: LowdbStoreOptions, takeLock: boolean): SnapshotSto
       store.forEachLive((record) => records.push(record));
       return records;
     },
+    kept(id: string): Readonly<ActorRecord> | undefined {
+      return open("kept").liveRecord(id);
+    },
     async prune(olderThan: number): Promise<number> {
       const store = open("prune");
       checkCutoff(name, olderThan);

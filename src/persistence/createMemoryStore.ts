@@ -27,7 +27,7 @@ const NAME = "memory store";
  * A store in this process's memory, for tests and examples: it outlives a host, so a host started
  * again on it resumes its actors. The lowdb store's rules (checked puts, refused whole; archiving;
  * migration at open; one holder, else SnapshotStoreInUseError). Records are copied in and out;
- * list() hands out frozen copies, so a caller changing a listed record fails in tests.
+ * list() hands out frozen copies and kept() the frozen record, so a caller changing one fails in tests.
  */
 export function createMemoryStore(): SnapshotStore {
   // Prototype-less maps: an id like "__proto__" or "toString" is an ordinary key.
@@ -63,6 +63,11 @@ export function createMemoryStore(): SnapshotStore {
       held("list");
       checkListKind(NAME, which);
       return Object.values(doc[which]).map((record) => deepFreeze(structuredClone(record)));
+    },
+    kept(id: string): Readonly<ActorRecord> | undefined {
+      held("kept");
+      const record = doc.live[id];
+      return record === undefined ? undefined : deepFreeze(record);
     },
     async prune(olderThan: number): Promise<number> {
       held("prune");

@@ -213,28 +213,60 @@ describe("an idle actor that only waits goes back to being its record", () => {
     ]);
   });
 
-  it("is woken from the record it made itself as it is; one adopted from the store is copied first", async () => {
-    const store = createMemoryStore();
-    const first = host(store);
-    await first.start();
-    await first.spawn("reminder", "stored");
-    await first.stop();
+  it("is the store's record once dormant, not a second copy; woken from a copy of it", async () => {
+    const store = createMemoryStore(); // kept() hands out the frozen record: restoring from it would throw
     const h = host(store);
-    await h.start(); // "stored" is adopted as the store's record, which the store may share
-    await h.spawn("reminder", "made");
+    await h.start();
+    await h.spawn("reminder", "r");
     await vi.advanceTimersByTimeAsync(1_000);
-    expect(counts(h)).toEqual({ live: 0, dormant: 2 });
+    expect(counts(h)).toEqual({ live: 0, dormant: 1 });
+    const kept = store.kept?.("r");
+    const clone = vi.spyOn(globalThis, "structuredClone");
+    await h.send("r", { type: "PING" });
+    expect(clone.mock.calls.map(([value]) => value)).toContain(kept?.snapshot);
+    clone.mockRestore();
+    expect(await h.get("r")).toMatchObject({ context: { pings: 1 } });
+  });
+
+  it("once dormant, is what a restart would restore: a context value that is not JSON is its JSON form", async () => {
+    const stamped = setup({
+      types: { context: {} as { at: unknown }, events: {} as { type: "PING" } },
+    }).createMachine({
+      context: { at: new Date(T0) },
+      initial: "waiting",
+      states: {
+        waiting: { on: { PING: "pinged" } },
+        pinged: { after: { 60_000: "done" } },
+        done: { type: "final" },
+      },
+    });
+    const store = createMemoryStore();
+    const h = host(store, { machines: { stamped: { machine: stamped, version: 1 } } });
+    await h.start();
+    await h.spawn("stamped", "s");
+    expect((await h.get("s"))?.context).toEqual({ at: new Date(T0) });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(counts(h)).toEqual({ live: 0, dormant: 1 });
+    expect((await h.get("s"))?.context).toEqual({ at: new Date(T0).toISOString() });
+    await h.send("s", { type: "PING" });
+    expect(await h.get("s")).toMatchObject({ value: "pinged", context: { at: new Date(T0).toISOString() } });
+  });
+
+  it("on a store that keeps no records in memory, is the record it made, woken from it as it is", async () => {
+    const { kept: _, ...store } = createMemoryStore();
+    const h = host(store);
+    await h.start();
+    await h.spawn("reminder", "r");
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(counts(h)).toEqual({ live: 0, dormant: 1 });
     const clone = vi.spyOn(globalThis, "structuredClone");
     const snapshotCopies = () =>
       clone.mock.calls.filter(([value]) => typeof value === "object" && value !== null && "context" in value)
         .length;
-    await h.send("made", { type: "PING" });
+    await h.send("r", { type: "PING" });
     expect(snapshotCopies()).toBe(0);
-    await h.send("stored", { type: "PING" });
-    expect(snapshotCopies()).toBe(1);
     clone.mockRestore();
-    expect(await h.get("made")).toMatchObject({ context: { pings: 1 } });
-    expect(await h.get("stored")).toMatchObject({ context: { pings: 1 } });
+    expect(await h.get("r")).toMatchObject({ context: { pings: 1 } });
   });
 
   it("1,000 waiting actors are 1,000 records once idle: none stays an XState actor", async () => {

@@ -123,6 +123,25 @@ describe.each(implementations)("SnapshotStore contract: $name", ({ make, heldErr
     expect(await store.get("a")).toEqual(storeRecord("a"));
   });
 
+  it("kept() is the live record as last put, the store's own and the same at each call; undefined once archived", async () => {
+    const { store } = make();
+    await opened(store);
+    const kept = (id: string) => store.kept?.(id);
+    await store.put([storeRecord("a"), storeRecord("done", { status: "done" })]);
+    expect(kept("a")).toEqual(storeRecord("a"));
+    expect(kept("a")).toBe(kept("a"));
+    expect(kept("done")).toBeUndefined();
+    expect(kept("never put")).toBeUndefined();
+    const before = kept("a");
+    await store.put([storeRecord("a", { updatedAt: STORE_T0 + 1 })]);
+    expect(kept("a")?.updatedAt).toBe(STORE_T0 + 1);
+    expect(before?.updatedAt).toBe(STORE_T0); // a later put replaces the record, never changes it
+    await store.put([storeRecord("a", { status: "done", updatedAt: STORE_T0 + 2 })]);
+    expect(kept("a")).toBeUndefined();
+    await store.close();
+    expect(() => kept("a")).toThrow(SnapshotStoreNotOpenError);
+  });
+
   it("refuses a batch whole when one record is invalid, naming it", async () => {
     const { store } = make();
     await opened(store);
@@ -249,6 +268,14 @@ describe("createMemoryStore", () => {
     const [listed] = await store.list("live");
     expect(() => (listed?.delayed as unknown[]).push({ id: "x" })).toThrow(TypeError);
     expect(() => ((listed?.snapshot as { value: string }).value = "changed")).toThrow(TypeError);
+    expect(await store.get("a")).toEqual(storeRecord("a"));
+  });
+
+  it("hands out the frozen record from kept(), so a caller that changes it fails in tests", async () => {
+    const store = await opened(createMemoryStore());
+    await store.put([storeRecord("a")]);
+    const kept = store.kept?.("a");
+    expect(() => ((kept?.snapshot as { value: string }).value = "changed")).toThrow(TypeError);
     expect(await store.get("a")).toEqual(storeRecord("a"));
   });
 });
