@@ -106,7 +106,8 @@ function checkStored(doc: MemoryDoc, options: SnapshotStoreOpenOptions): Snapsho
   const report = emptyOpenReport();
   for (const which of ["live", "archive"] as const) {
     for (const [id, value] of Object.entries(doc[which])) {
-      const checked = checkActorRecord(id, value, options.rules, true, report.migrated);
+      // A copy: a migration may change the snapshot it is given, and a record kept() handed out is frozen.
+      const checked = checkActorRecord(id, structuredClone(value), options.rules, true, report.migrated);
       if (!checked.ok) {
         Reflect.deleteProperty(doc[which], id);
         doc.quarantine.push({ id, problem: checked.problem, record: value, at: options.now() });

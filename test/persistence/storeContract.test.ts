@@ -278,6 +278,21 @@ describe("createMemoryStore", () => {
     expect(() => ((kept?.snapshot as { value: string }).value = "changed")).toThrow(TypeError);
     expect(await store.get("a")).toEqual(storeRecord("a"));
   });
+
+  it("migrates a record kept() froze with a migration that changes the snapshot it is given", async () => {
+    const store = createMemoryStore();
+    await store.open(openOptions({ machineVersions: { mention: 1 } }));
+    await store.put([storeRecord("a", { machineVersion: 1, snapshot: { step: 1 } })]);
+    store.kept?.("a");
+    await store.close();
+    const migrations = {
+      mention: (snapshot: unknown) => Object.assign(snapshot as object, { migrated: true }),
+    };
+    const report = await store.open(openOptions({ machineVersions: { mention: 2 }, migrations }));
+    toClose.push(store);
+    expect(report.quarantinedRecords).toEqual([]);
+    expect(await store.get("a")).toMatchObject({ machineVersion: 2, snapshot: { step: 1, migrated: true } });
+  });
 });
 
 describe("createLowdbStore", () => {
