@@ -11,7 +11,7 @@ import {
   type ActorStatus,
   isPlainObject,
 } from "../persistence/actorRecord.js";
-import { snapshotOutline } from "../persistence/recordLine.js";
+import { ownSnapshot, snapshotOutline } from "../persistence/recordLine.js";
 import { ActorFailedError, ActorStoppedError } from "./actorErrors.js";
 import { type DelayTracker, trackDelays } from "./durableDelays.js";
 import { treeInspector } from "./inspection.js";
@@ -157,12 +157,15 @@ function when<T>(entry: Entry, pick: () => T | undefined, onError?: (error: unkn
   });
 }
 
-/** What the host tells of a hosted actor (from its snapshot now, with `metaOf`) or of a stored one. */
+/**
+ * What the host tells of a hosted actor (from its snapshot now, with `metaOf`) or of a stored one, whose
+ * context is a copy: a dormant actor's record may be the store's own.
+ */
 export function info(
   of: Entry | Readonly<ActorRecord>,
   metaOf?: (entry: Entry) => Record<string, unknown> | undefined,
 ): DurableActorInfo {
-  const snapshot = "actor" in of ? of.actor.getSnapshot() : of.snapshot;
+  const snapshot = "actor" in of ? of.actor.getSnapshot() : ownSnapshot(of);
   return { ...summary(of, metaOf), context: (snapshot as { context?: unknown } | undefined)?.context };
 }
 

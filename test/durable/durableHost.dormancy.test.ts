@@ -228,6 +228,20 @@ describe("an idle actor that only waits goes back to being its record", () => {
     expect(await h.get("r")).toMatchObject({ context: { pings: 1 } });
   });
 
+  it("get() of it hands out a copy: changing what it returned changes nothing stored", async () => {
+    const store = createMemoryStore();
+    const h = host(store);
+    await h.start();
+    await h.spawn("reminder", "r");
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(counts(h)).toEqual({ live: 0, dormant: 1 });
+    const got = await h.get("r");
+    (got?.context as { pings: number }).pings = 99;
+    expect(await h.get("r")).toMatchObject({ context: { pings: 0 } });
+    await h.send("r", { type: "PING" });
+    expect(await h.get("r")).toMatchObject({ context: { pings: 1 } });
+  });
+
   it("once dormant, is what a restart would restore: a context value that is not JSON is its JSON form", async () => {
     const stamped = setup({
       types: { context: {} as { at: unknown }, events: {} as { type: "PING" } },
