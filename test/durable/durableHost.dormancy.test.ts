@@ -72,6 +72,16 @@ const counts = (h: DurableHost) => {
   return { live, dormant };
 };
 
+/** A started host on `store` whose one actor, reminder "r", has gone dormant. */
+async function dormantReminder(store: SnapshotStore): Promise<DurableHost> {
+  const h = host(store);
+  await h.start();
+  await h.spawn("reminder", "r");
+  await vi.advanceTimersByTimeAsync(1_000);
+  expect(counts(h)).toEqual({ live: 0, dormant: 1 });
+  return h;
+}
+
 describe("an idle actor that only waits goes back to being its record", () => {
   it("once its write is durable and dormantAfterMs has passed; get() and list() show it as before", async () => {
     const h = host();
@@ -215,11 +225,7 @@ describe("an idle actor that only waits goes back to being its record", () => {
 
   it("is the store's record once dormant, not a second copy; woken from a copy of it", async () => {
     const store = createMemoryStore(); // kept() hands out the frozen record: restoring from it would throw
-    const h = host(store);
-    await h.start();
-    await h.spawn("reminder", "r");
-    await vi.advanceTimersByTimeAsync(1_000);
-    expect(counts(h)).toEqual({ live: 0, dormant: 1 });
+    const h = await dormantReminder(store);
     const kept = store.kept?.("r");
     const clone = vi.spyOn(globalThis, "structuredClone");
     await h.send("r", { type: "PING" });
@@ -230,11 +236,7 @@ describe("an idle actor that only waits goes back to being its record", () => {
 
   it("get() of it hands out a copy: changing what it returned changes nothing stored", async () => {
     const store = createMemoryStore();
-    const h = host(store);
-    await h.start();
-    await h.spawn("reminder", "r");
-    await vi.advanceTimersByTimeAsync(1_000);
-    expect(counts(h)).toEqual({ live: 0, dormant: 1 });
+    const h = await dormantReminder(store);
     const got = await h.get("r");
     (got?.context as { pings: number }).pings = 99;
     expect(await h.get("r")).toMatchObject({ context: { pings: 0 } });
@@ -268,11 +270,7 @@ describe("an idle actor that only waits goes back to being its record", () => {
 
   it("on a store that keeps no records in memory, is the record it made, woken from it as it is", async () => {
     const { kept: _, ...store } = createMemoryStore();
-    const h = host(store);
-    await h.start();
-    await h.spawn("reminder", "r");
-    await vi.advanceTimersByTimeAsync(1_000);
-    expect(counts(h)).toEqual({ live: 0, dormant: 1 });
+    const h = await dormantReminder(store);
     const clone = vi.spyOn(globalThis, "structuredClone");
     const snapshotCopies = () =>
       clone.mock.calls.filter(([value]) => typeof value === "object" && value !== null && "context" in value)
