@@ -275,6 +275,7 @@ describe("createMemoryStore", () => {
     const store = await opened(createMemoryStore());
     await store.put([storeRecord("a")]);
     const kept = store.kept?.("a");
+    expect(kept).toEqual(storeRecord("a"));
     expect(() => ((kept?.snapshot as { value: string }).value = "changed")).toThrow(TypeError);
     expect(await store.get("a")).toEqual(storeRecord("a"));
   });
