@@ -5,7 +5,6 @@
 // - heap after a GC once the actors have been idle for 1.5 s (the default dormantAfterMs is 1 s);
 // - events/s: one event to each actor, 500 in flight (a dormant one is hosted again to take it).
 // Run: npm run bench -- dormancy [--n 10000]
-import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +12,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { assign, setup } from "xstate";
 import { createDurableHost } from "../src/durable/index.js";
+import { sideProcess } from "./sideProcess.js";
 import { printTable } from "./table.js";
 
 const args = process.argv.slice(2);
@@ -78,32 +78,12 @@ async function measure(dormantAfterMs: number): Promise<Figures> {
   }
 }
 
-function side(dormantAfterMs: string): Promise<Figures> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        "--expose-gc",
-        "--import",
-        "tsx",
-        fileURLToPath(import.meta.url),
-        "--n",
-        String(N),
-        "--side",
-        dormantAfterMs,
-      ],
-      { stdio: ["ignore", "pipe", "inherit"] },
-    );
-    let out = "";
-    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-    child.on("error", reject);
-    child.on("exit", (code) =>
-      code === 0
-        ? resolve(JSON.parse(out) as Figures)
-        : reject(new Error(`side ${dormantAfterMs} exited with ${code}`)),
-    );
-  });
-}
+const side = (dormantAfterMs: string) =>
+  sideProcess<Figures>(
+    fileURLToPath(import.meta.url),
+    ["--n", String(N), "--side", dormantAfterMs],
+    ["--expose-gc"],
+  );
 
 const only = flag("side");
 if (only !== undefined) {

@@ -2,7 +2,6 @@
 // lowdb store (PEER_JOB.stateDir) or the PostgreSQL store (PEER_JOB.connectionString). Plain node on the
 // built dist/, importing what a user imports.
 import { performance } from "node:perf_hooks";
-import { assign, fromPromise, setup } from "xstate";
 import { createDurableHost } from "a2a-statecharts/durable";
 import {
   createAll,
@@ -14,40 +13,12 @@ import {
   tell,
   workflowId,
 } from "./workload.mjs";
+import { workflowMachine } from "./workflow.mjs";
 
 const job = readJob();
 const effects = openEffects(job.effectsFile);
 
-const workflow = setup({
-  actors: { effect: fromPromise(async ({ input }) => effects.run(input.key, input.due)) },
-  delays: {
-    firstSleep: ({ context }) => context.firstSleep,
-    secondSleep: ({ context }) => context.secondSleep,
-  },
-}).createMachine({
-  id: "workflow",
-  context: ({ input }) => ({ ...input, firstDoneAt: 0 }),
-  initial: "sleeping",
-  states: {
-    sleeping: { after: { firstSleep: "first" } },
-    first: {
-      invoke: {
-        src: "effect",
-        input: ({ context }) => ({ key: `${context.id}#1`, due: context.createdAt + context.firstSleep }),
-        onDone: { target: "sleepingAgain", actions: assign({ firstDoneAt: ({ event }) => event.output }) },
-      },
-    },
-    sleepingAgain: { after: { secondSleep: "second" } },
-    second: {
-      invoke: {
-        src: "effect",
-        input: ({ context }) => ({ key: `${context.id}#2`, due: context.firstDoneAt + context.secondSleep }),
-        onDone: "done",
-      },
-    },
-    done: { type: "final" },
-  },
-});
+const workflow = workflowMachine((key, due) => effects.run(key, due));
 
 const store =
   job.connectionString === undefined
