@@ -24,6 +24,7 @@ import {
   info,
   recordOf,
   recordRules,
+  registeredMachine,
   startRestored,
   stopEntry,
   throwIfFailed,
@@ -242,12 +243,7 @@ export class Host implements DurableHost {
   }
 
   private machineOf(method: string, kind: string): AnyStateMachine {
-    const machine = Object.hasOwn(this.machines, kind) ? this.machines[kind] : undefined;
-    if (machine !== undefined) return machine;
-    const registered = Object.keys(this.machines).join(", ");
-    throw new Error(
-      `${this.name}.${method}: no machine of kind ${JSON.stringify(kind)} (registered: ${registered})`,
-    );
+    return registeredMachine(this.machines, kind, `${this.name}.${method}`);
   }
 
   /** Creates and starts an actor; its first snapshot is written with the next batch. */

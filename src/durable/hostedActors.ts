@@ -242,6 +242,18 @@ export function throwIfFailed(method: string, entry: Entry): void {
   throw new ActorFailedError(entry.id, entry.kind, method, snapshot.error);
 }
 
+/** The machine registered as `kind`; an Error naming `caller`, the kind and those registered when there is none. */
+export function registeredMachine(
+  machines: Readonly<Record<string, AnyStateMachine>>,
+  kind: string,
+  caller: string,
+): AnyStateMachine {
+  const machine = Object.hasOwn(machines, kind) ? machines[kind] : undefined;
+  if (machine !== undefined) return machine;
+  const registered = Object.keys(machines).join(", ");
+  throw new Error(`${caller}: no machine of kind ${JSON.stringify(kind)} (registered: ${registered})`);
+}
+
 /** State values remembered per host: a machine has few; a damaged store may have any number. */
 const MAX_RESOLVED = 1_000;
 
