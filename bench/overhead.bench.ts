@@ -10,7 +10,7 @@
 // in 100 ms steps, each step's timers fired in due order and its writes and effects awaited.
 // The host is the built package (dist/, as a user imports it: npm run build first), not the sources
 // through tsx, whose transform adds work to every function of ours that XState does not pay.
-// Run: npm run build && npm run bench -- overhead [--n 10000]
+// Run: npm run build && npm run bench -- overhead [--n 10000] [--rounds 3]
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -31,6 +31,9 @@ const flag = (name: string) => {
 };
 const N = Number(flag("n") ?? "10000");
 if (!Number.isInteger(N) || N < 1) throw new Error(`--n takes a whole number ≥ 1, got ${flag("n")}`);
+const ROUNDS = Number(flag("rounds") ?? "3");
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1)
+  throw new Error(`--rounds takes a whole number ≥ 1, got ${flag("rounds")}`);
 
 const built = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "durable", "index.js");
 if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build first`);
@@ -158,23 +161,39 @@ if (only !== undefined) {
   if (!(SIDES as readonly string[]).includes(only)) throw new Error(`--side takes ${SIDES.join(", ")}`);
   process.stdout.write(JSON.stringify(await measure(only as Side)));
 } else {
-  const [xstate, hosted, dormant] = [await run("xstate"), await run("hosted"), await run("dormant")];
-  const us = (v: number) => `${Math.round(v).toLocaleString("en-US")} µs`;
+  const runs: Record<Side, Figures[]> = { xstate: [], hosted: [], dormant: [] };
+  // In turn, so that a change in the machine's load falls on every side alike.
+  for (let round = 0; round < ROUNDS; round++) for (const side of SIDES) runs[side].push(await run(side));
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1
+      ? (sorted[mid] as number)
+      : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  };
+  const int = (v: number) => Math.round(v).toLocaleString("en-US");
   const rows: Array<[string, (f: Figures) => number, (v: number) => string]> = [
-    ["CPU per workflow", (f) => f.cpuUs, us],
-    ["  of which its create", (f) => f.createCpuUs, us],
+    ["CPU per workflow (µs)", (f) => f.cpuUs, int],
+    ["  of which its create (µs)", (f) => f.createCpuUs, int],
     ["wall time (s)", (f) => f.wallS, (v) => v.toFixed(1)],
   ];
+  const cell = (side: Side, value: (f: Figures) => number, show: (v: number) => string) => {
+    const values = runs[side].map(value);
+    const range = ROUNDS === 1 ? "" : ` (${show(Math.min(...values))}–${show(Math.max(...values))})`;
+    return `${show(median(values))}${range}`;
+  };
+  const ratio = (side: Side, value: (f: Figures) => number) =>
+    (median(runs[side].map(value)) / median(runs.xstate.map(value))).toFixed(2);
   printTable(
-    `${N.toLocaleString("en-US")} peers workflows on a simulated clock: XState alone, the durable host (lowdb) keeping every actor hosted, and by default (dormant once idle 1 s)`,
+    `${N.toLocaleString("en-US")} peers workflows on a simulated clock, median of ${ROUNDS} rounds: XState alone, the durable host (lowdb) keeping every actor hosted, and by default (dormant once idle 1 s)`,
     ["", "XState alone", "durable, hosted", "durable, default", "hosted ÷ XState", "default ÷ XState"],
     rows.map(([label, value, show]) => [
       label,
-      show(value(xstate)),
-      show(value(hosted)),
-      show(value(dormant)),
-      (value(hosted) / value(xstate)).toFixed(2),
-      (value(dormant) / value(xstate)).toFixed(2),
+      cell("xstate", value, show),
+      cell("hosted", value, show),
+      cell("dormant", value, show),
+      ratio("hosted", value),
+      ratio("dormant", value),
     ]),
   );
 }
