@@ -169,23 +169,28 @@ export function info(
   return { ...summary(of, metaOf), context: (snapshot as { context?: unknown } | undefined)?.context };
 }
 
-/** As info(), without the context: a stored actor's is told from its outline, its snapshot left unparsed. */
+/**
+ * As info(), without the context: a stored actor's is told from its outline, its snapshot left unparsed,
+ * and its value, output and meta copied: they are the store's (an outline is shared by every record in
+ * its state).
+ */
 export function summary(
   of: Entry | Readonly<ActorRecord>,
   metaOf?: (entry: Entry) => Record<string, unknown> | undefined,
 ): Omit<DurableActorInfo, "context"> {
-  const [kind, snapshot, meta] =
-    "actor" in of
-      ? [of.kind, of.actor.getSnapshot(), metaOf?.(of)]
-      : [of.machineId, snapshotOutline(of), of.meta];
+  const hosted = "actor" in of;
+  const [kind, snapshot, meta] = hosted
+    ? [of.kind, of.actor.getSnapshot(), metaOf?.(of)]
+    : [of.machineId, snapshotOutline(of), of.meta];
   const s = (snapshot ?? {}) as { status?: unknown; value?: unknown; output?: unknown };
+  const own = (value: unknown) => (hosted || typeof value !== "object" ? value : structuredClone(value));
   return {
     id: of.id,
     kind,
     status: typeof s.status === "string" ? s.status : "unknown",
-    value: s.value,
-    ...(s.status === "done" ? { output: s.output } : {}),
-    ...(meta === undefined ? {} : { meta }),
+    value: own(s.value),
+    ...(s.status === "done" ? { output: own(s.output) } : {}),
+    ...(meta === undefined ? {} : { meta: own(meta) as Record<string, unknown> }),
   };
 }
 

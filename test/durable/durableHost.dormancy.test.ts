@@ -244,6 +244,36 @@ describe("an idle actor that only waits goes back to being its record", () => {
     expect(await h.get("r")).toMatchObject({ context: { pings: 1 } });
   });
 
+  it("list() of it hands out copies of its value and meta: changing them changes nothing stored", async () => {
+    const nested = setup({ types: { events: {} as { type: "PING" } } }).createMachine({
+      initial: "waiting",
+      states: {
+        waiting: {
+          initial: "quiet",
+          states: { quiet: { on: { PING: "pinged" } }, pinged: {} },
+          after: { 60_000: "done" },
+        },
+        done: { type: "final" },
+      },
+    });
+    const store = createMemoryStore();
+    const h = host(store, {
+      machines: { nested: { machine: nested, version: 1 } },
+      meta: () => ({ tag: { n: 1 } }),
+    });
+    await h.start();
+    await h.spawn("nested", "n");
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(counts(h)).toEqual({ live: 0, dormant: 1 });
+    const [listed] = await h.list();
+    expect(listed).toMatchObject({ value: { waiting: "quiet" }, meta: { tag: { n: 1 } } });
+    (listed?.value as { waiting: string }).waiting = "changed";
+    (listed?.meta?.tag as { n: number }).n = 99;
+    expect(await h.list()).toMatchObject([{ value: { waiting: "quiet" }, meta: { tag: { n: 1 } } }]);
+    await h.send("n", { type: "PING" });
+    expect(await h.get("n")).toMatchObject({ value: { waiting: "pinged" } });
+  });
+
   it("once dormant, is what a restart would restore: a context value that is not JSON is its JSON form", async () => {
     const stamped = setup({
       types: { context: {} as { at: unknown }, events: {} as { type: "PING" } },
