@@ -96,7 +96,7 @@ export function parseRecordLine(line: Buffer): unknown {
  */
 export function storedRecord(head: string, outline: string, snapshot: Buffer | string): unknown {
   const record: unknown = JSON.parse(head);
-  const parts: StoredParts = { outline: JSON.parse(outline) as unknown, snapshot };
+  const parts: StoredParts = { outline: sharedOutline(outline), snapshot };
   if (!isPlainObject(record) || Object.hasOwn(record, "snapshot"))
     throw new SyntaxError("the first part of a record line in parts is not a record without its snapshot");
   Object.defineProperties(record, {
@@ -104,6 +104,31 @@ export function storedRecord(head: string, outline: string, snapshot: Buffer | s
     [PARTS]: { value: parts },
   });
   return record;
+}
+
+/**
+ * Parsed outlines by their text. Thousands of stored records share a few states, so each state's
+ * outline is parsed and held once, and every record in that state holds the same frozen object.
+ * Bounded: a machine has few states, and a damaged store may have any number of them.
+ */
+const outlines = new Map<string, unknown>();
+const OUTLINES_KEPT = 1_000;
+/** An outline longer than this (a finished actor's large output) is parsed for its record alone. */
+const OUTLINE_KEPT_CHARS = 4_096;
+
+/** The outline of this JSON text, frozen: shared with every record whose outline has the same text. */
+function sharedOutline(text: string): unknown {
+  const known = outlines.get(text);
+  if (known !== undefined) return known;
+  const outline = deepFreeze(JSON.parse(text) as unknown);
+  if (outlines.size < OUTLINES_KEPT && text.length <= OUTLINE_KEPT_CHARS) outlines.set(text, outline);
+  return outline;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== "object" || value === null) return value;
+  for (const inner of Object.values(value)) deepFreeze(inner);
+  return Object.freeze(value);
 }
 
 /**
@@ -147,7 +172,8 @@ export function recordLine(record: Readonly<ActorRecord>): string {
 
 /**
  * What a check of a record's state reads (its status, value, children): a stored record's outline, or
- * the snapshot itself, which holds all of it. Reading it never parses a stored snapshot.
+ * the snapshot itself, which holds all of it. Reading it never parses a stored snapshot. A stored
+ * record's outline is frozen and shared by every record in the same state: never hand it out.
  */
 export function snapshotOutline(record: Readonly<ActorRecord>): unknown {
   const parts = partsOf(record);
