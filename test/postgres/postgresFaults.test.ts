@@ -88,6 +88,8 @@ describe("PostgreSQL store under faults", { timeout: 30_000 }, () => {
     await expect(a.put([storeRecord("x", { updatedAt: STORE_T0 + 1 })])).rejects.toThrow(ActorTakenOverError);
   });
 
+  // pg_ctl restart waits up to 30 s for the stop and 30 s for the start: longer than the other tests'
+  // budget, so that a restart that fails is reported with the server's log, not as a timeout.
   it("a database restart is no death: the others wait for the lease of a process that cannot connect again yet", async () => {
     const { url, proxied, proxy } = await database();
     const ha = heard();
@@ -116,7 +118,7 @@ describe("PostgreSQL store under faults", { timeout: 30_000 }, () => {
     );
     expect(ha.lost).toEqual([]);
     expect(ids(await a.list("live"))).toEqual(["x"]);
-  });
+  }, 90_000);
 
   it("a takeover claim that commits but whose reply is lost: the claimed actors are hosted at the next poll", async () => {
     const { url, proxied, proxy } = await database();
