@@ -96,9 +96,10 @@ export function parseRecordLine(line: Buffer): unknown {
  */
 export function storedRecord(head: string, outline: string, snapshot: Buffer | string): unknown {
   const record: unknown = JSON.parse(head);
-  const parts: StoredParts = { outline: sharedOutline(outline), snapshot };
   if (!isPlainObject(record) || Object.hasOwn(record, "snapshot"))
     throw new SyntaxError("the first part of a record line in parts is not a record without its snapshot");
+  // A finished actor's outline holds its own output or error: shared by no other record.
+  const parts: StoredParts = { outline: frozenOutline(outline, record.status === "active"), snapshot };
   Object.defineProperties(record, {
     snapshot: { get: readSnapshot, enumerable: true },
     [PARTS]: { value: parts },
@@ -107,21 +108,22 @@ export function storedRecord(head: string, outline: string, snapshot: Buffer | s
 }
 
 /**
- * Parsed outlines by their text. Thousands of stored records share a few states, so each state's
- * outline is parsed and held once, and every record in that state holds the same frozen object.
+ * Parsed outlines of live records by their text. Thousands of live records share a few states, so each
+ * state's outline is parsed and held once, and every record in that state holds the same frozen object.
  * Bounded: a machine has few states, and a damaged store may have any number of them.
  */
 const outlines = new Map<string, unknown>();
 const OUTLINES_KEPT = 1_000;
-/** An outline longer than this (a finished actor's large output) is parsed for its record alone. */
+/** An outline longer than this is parsed for its record alone. */
 const OUTLINE_KEPT_CHARS = 4_096;
 
-/** The outline of this JSON text, frozen: shared with every record whose outline has the same text. */
-function sharedOutline(text: string): unknown {
-  const known = outlines.get(text);
+/** The outline of this JSON text, frozen; when `shared`, the one object every record with this text holds. */
+function frozenOutline(text: string, shared: boolean): unknown {
+  const known = shared ? outlines.get(text) : undefined;
   if (known !== undefined) return known;
   const outline = deepFreeze(JSON.parse(text) as unknown);
-  if (outlines.size < OUTLINES_KEPT && text.length <= OUTLINE_KEPT_CHARS) outlines.set(text, outline);
+  if (shared && outlines.size < OUTLINES_KEPT && text.length <= OUTLINE_KEPT_CHARS)
+    outlines.set(text, outline);
   return outline;
 }
 

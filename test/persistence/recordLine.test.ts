@@ -68,6 +68,20 @@ describe("records read in the same state", () => {
       records.map((_, i) => `요청 ${i}`),
     );
   });
+  it("of a finished actor are not kept: its outline holds its own output, and is frozen all the same", () => {
+    const done = (id: string): ActorRecord => {
+      const r = record(id);
+      return {
+        ...r,
+        status: "done",
+        snapshot: { ...(r.snapshot as object), status: "done", output: { id } },
+      };
+    };
+    const [a, b] = [read(recordLine(done("d1"))), read(recordLine(done("d1")))];
+    expect(snapshotOutline(a)).toEqual(snapshotOutline(b));
+    expect(snapshotOutline(a)).not.toBe(snapshotOutline(b));
+    expect(Object.isFrozen((snapshotOutline(a) as { output: object }).output)).toBe(true);
+  });
 });
 
 describe("a record line", () => {
