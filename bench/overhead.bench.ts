@@ -21,6 +21,7 @@ import { Heap } from "heap-js";
 import { type AnyActorRef, createActor } from "xstate";
 import type * as Durable from "../src/durable/index.js";
 import { workflowMachine } from "./peers/workflow.mjs";
+import { firstSleep, secondSleep, workflowId } from "./peers/workload.mjs";
 import { sideProcess } from "./sideProcess.js";
 import { printTable } from "./table.js";
 
@@ -51,9 +52,8 @@ interface Figures {
   effects: number;
 }
 
-/** 5–15 s, spread by the workflow's number as the peers workload spreads them. */
-const firstSleep = (i: number) => 5_000 + ((i * 7919) % 10_001);
-const secondSleep = (i: number) => 5_000 + ((i * 104_729 + 13) % 10_001);
+/** The peers benchmark's sleeps: 5–15 s. */
+const SLEEPS = { sleepMinMs: 5_000, sleepMaxMs: 15_000 };
 
 let effects = 0;
 const workflow = workflowMachine(() => ++effects);
@@ -129,9 +129,15 @@ async function measure(side: Side): Promise<Figures> {
     const wall = performance.now();
     const cpu = cpuNow();
     await inFlight(N, async (i) => {
-      const input = { id: `wf-${i}`, createdAt: 0, firstSleep: firstSleep(i), secondSleep: secondSleep(i) };
-      if (host !== undefined) await host.spawn("workflow", input.id, input);
-      else actors.push(createActor(workflow, { id: input.id, clock: clock.timers, input }).start());
+      const id = workflowId(i);
+      const input = {
+        id,
+        createdAt: 0,
+        firstSleep: firstSleep(i, SLEEPS),
+        secondSleep: secondSleep(i, SLEEPS),
+      };
+      if (host !== undefined) await host.spawn("workflow", id, input);
+      else actors.push(createActor(workflow, { id, clock: clock.timers, input }).start());
     });
     const createCpu = cpuNow() - cpu;
     // Every workflow ends by 30 s (two sleeps of at most 15 s), with 1 s of idling after each effect.
