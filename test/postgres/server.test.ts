@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { until } from "../support/discordClients.js";
-import { findPostgresBinaries, startPostgres, usePostgres } from "../support/postgres.js";
+import { ephemeralLow, findPostgresBinaries, startPostgres, usePostgres } from "../support/postgres.js";
 
 const SUPPORT = fileURLToPath(new URL("../support/postgres.ts", import.meta.url));
 
@@ -73,6 +73,13 @@ describe("startPostgres / usePostgres", () => {
       (c) => c.query("SELECT count(*)::int AS n FROM t"),
     );
     expect(socket.rows[0]).toEqual({ n: 0 });
+  });
+
+  it("listens below the kernel's ephemeral range: while it restarts, no other socket can be given its port", () => {
+    // A port from listen(0) is in that range; in a full test run other processes bind and connect
+    // all the time, and one given the port while the server is down keeps the server from binding it.
+    expect(postgres().port).toBeLessThan(ephemeralLow());
+    expect(postgres().port).toBeGreaterThanOrEqual(1024);
   });
 
   it("createDatabase refuses a name that is not a plain identifier, naming it", async () => {

@@ -22,7 +22,8 @@
  * - **Nothing left behind.** A watchdog process (`sh`, holding a pipe from this process) stops the
  *   server and removes the directory when the pipe closes: on close(), and also when this process
  *   dies without calling it (a killed test worker, Ctrl-C).
- * - **Listening.** 127.0.0.1 on a free port, and a unix socket in the cluster directory. Connections
+ * - **Listening.** 127.0.0.1 on a free port below the kernel's ephemeral range (so no other socket
+ *   is given it while the server restarts), and a unix socket in the cluster directory. Connections
  *   are trusted, except for `passwordLogin.user` over TCP, which needs its password (scram-sha-256):
  *   the role a test of wrong credentials uses.
  * - **Speed, not durability.** fsync=off and full_page_writes=off: commits survive a killed server
@@ -284,15 +285,35 @@ async function startOnFreePort(
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A free port below the kernel's ephemeral range. A port from `listen(0)` is in that range, and while
+ * the server is down (a restart, a crash) any socket bound or connected elsewhere can be given it, and
+ * the server then cannot bind it again. No socket is handed a port below the range unless it asks.
+ */
+async function freePort(): Promise<number> {
+  const low = ephemeralLow();
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = low - 1 - Math.floor(Math.random() * (low - PORTS_FROM));
+    if (await isFree(port)) return port;
+  }
+  throw new Error(`no free port between ${PORTS_FROM} and ${low - 1} in 50 tries`);
+}
+
+/** The lowest port the kernel hands out unasked (Linux's ip_local_port_range; its default elsewhere). */
+export function ephemeralLow(): number {
+  const text = readText("/proc/sys/net/ipv4/ip_local_port_range");
+  const low = Number(text.trim().split(/\s+/)[0]);
+  return Number.isInteger(low) && low > PORTS_FROM + 1000 ? low : 32768;
+}
+
+/** Ports are picked from here up to the ephemeral range: above the well-known services. */
+const PORTS_FROM = 20000;
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
+    probe.once("error", () => resolve(false));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
   });
 }
 
