@@ -325,6 +325,21 @@ describe("an idle actor that only waits goes back to being its record", () => {
 });
 
 describe("dormantAfterMs", () => {
+  it("is 100 ms by default: a burst of creates does not hold a second of them as XState actors", async () => {
+    const h = createDurableHost({
+      store: createMemoryStore(),
+      machines: { reminder: { machine: reminder, version: 1 } },
+      logger: { warn: () => {} },
+    });
+    hosts.push(h);
+    await h.start();
+    await h.spawn("reminder", "r1");
+    await vi.advanceTimersByTimeAsync(99);
+    expect(counts(h)).toEqual({ live: 1, dormant: 0 });
+    await vi.advanceTimersByTimeAsync(1);
+    expect(counts(h)).toEqual({ live: 0, dormant: 1 });
+  });
+
   it("Infinity keeps every actor hosted", async () => {
     const h = host(createMemoryStore(), { dormantAfterMs: Infinity });
     await h.start();
