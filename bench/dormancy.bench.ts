@@ -2,7 +2,7 @@
 // `dormantAfterMs`): N actors that wait 10 minutes for a delay or an event, on the lowdb store. Each
 // side runs in its own process (`--expose-gc`), one after the other, in one run:
 // - creates/s: N spawns, 500 in flight, each resolved once durable;
-// - heap after a GC once the actors have been idle for 1.5 s (the default dormantAfterMs is 1 s);
+// - heap after a GC once the actors have been idle for 1.5 s (the default dormantAfterMs is 100 ms);
 // - events/s: one event to each actor, 500 in flight (a dormant one is hosted again to take it).
 // Run: npm run bench -- dormancy [--n 10000]
 import { mkdtemp, rm } from "node:fs/promises";
@@ -99,7 +99,7 @@ if (only !== undefined) {
     ["events/s (one to each actor)", (f) => f.eventsPerS, int],
   ];
   printTable(
-    `${N.toLocaleString("en-US")} waiting actors on the lowdb store: kept hosted (dormantAfterMs Infinity) against dormant once idle (1 s)`,
+    `${N.toLocaleString("en-US")} waiting actors on the lowdb store: kept hosted (dormantAfterMs Infinity) against dormant once idle (100 ms)`,
     ["", "hosted", "dormant", "dormant ÷ hosted"],
     rows.map(([label, value, show]) => [
       label,

@@ -4,7 +4,7 @@
 // - XState alone: `createActor` with the simulated clock, each actor kept in memory (nothing stored);
 // - the durable host on the lowdb store, every actor kept hosted (`dormantAfterMs: Infinity`): what
 //   persistence costs (every change written, fdatasync'd, before its side effect runs);
-// - the durable host as configured by default: an actor idle for 1 s goes back to being its record and
+// - the durable host as configured by default: an actor idle for 100 ms goes back to being its record and
 //   is hosted again at its due time, so each workflow is hosted three times.
 // The N workflows are created at time 0, 500 in flight, each resolved once durable; the clock then moves
 // in 100 ms steps, each step's timers fired in due order and its writes and effects awaited.
@@ -140,7 +140,7 @@ async function measure(side: Side): Promise<Figures> {
       else actors.push(createActor(workflow, { id, clock: clock.timers, input }).start());
     });
     const createCpu = cpuNow() - cpu;
-    // Every workflow ends by 30 s (two sleeps of at most 15 s), with 1 s of idling after each effect.
+    // Every workflow ends by 30 s (two sleeps of at most 15 s) and an effect after each.
     for (let to = 100; effects < 2 * N && to <= 40_000; to += 100) {
       for (let timer = clock.take(to); timer !== undefined; timer = clock.take(to)) {
         clock.now = timer.at;
@@ -191,7 +191,7 @@ if (only !== undefined) {
   const ratio = (side: Side, value: (f: Figures) => number) =>
     (median(runs[side].map(value)) / median(runs.xstate.map(value))).toFixed(2);
   printTable(
-    `${N.toLocaleString("en-US")} peers workflows on a simulated clock, median of ${ROUNDS} rounds: XState alone, the durable host (lowdb) keeping every actor hosted, and by default (dormant once idle 1 s)`,
+    `${N.toLocaleString("en-US")} peers workflows on a simulated clock, median of ${ROUNDS} rounds: XState alone, the durable host (lowdb) keeping every actor hosted, and by default (dormant once idle 100 ms)`,
     ["", "XState alone", "durable, hosted", "durable, default", "hosted ÷ XState", "default ÷ XState"],
     rows.map(([label, value, show]) => [
       label,
