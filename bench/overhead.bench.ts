@@ -4,8 +4,8 @@
 // - XState alone: `createActor` with the simulated clock, each actor kept in memory (nothing stored);
 // - the durable host on the lowdb store, every actor kept hosted (`dormantAfterMs: Infinity`): what
 //   persistence costs (every change written, fdatasync'd, before its side effect runs);
-// - the durable host as configured by default: an actor idle for 100 ms goes back to being its record and
-//   is hosted again at its due time, so each workflow is hosted three times.
+// - the durable host as configured by default: an actor idle for 100 ms goes back to being its record
+//   and is hosted again at its due time, so each workflow is hosted three times.
 // The N workflows are created at time 0, 500 in flight, each resolved once durable; the clock then moves
 // in 100 ms steps, each step's timers fired in due order and its writes and effects awaited.
 // The host is the built package (dist/, as a user imports it: npm run build first), not the sources

@@ -44,8 +44,8 @@ export interface DurableHostOptions {
   instance?: string;
   /**
    * How long an actor that only waits (no side effect runs in its tree, no `when()` caller) stays an
-   * XState actor once its latest change is durable (default 100 ms): then it is kept as its record, and
-   * hosted again at its next event or due time. Its `DurableActor.actor` is then stopped: take the
+   * XState actor once its latest change is durable (default 100 ms): then it is kept as its record,
+   * and hosted again at its next event or due time. Its `DurableActor.actor` is then stopped: take the
    * actor again with `actor(id)` for each use. `Infinity` keeps every actor hosted.
    */
   dormantAfterMs?: number;
