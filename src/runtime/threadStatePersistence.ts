@@ -1,18 +1,12 @@
 import { mkdir, readdir } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { z } from "zod";
-import { type BotExchange, EXCHANGE_END_REASONS } from "../policies/collaboration/botExchange.js";
+import type { BotExchange } from "../policies/collaboration/botExchange.js";
 import { displayText } from "../policies/index.js";
-import {
-  errorCode,
-  isPlainObject as isRecord,
-  keepInQuarantine,
-  quarantineEntries,
-  quarantineStamp,
-} from "../persistence/index.js";
+import { errorCode, keepInQuarantine, quarantineEntries, quarantineStamp } from "../persistence/index.js";
 import { StoreJournal } from "../persistence/journal/StoreJournal.js";
 import { type ReplayJournalOptions, replayJournal } from "../persistence/journal/replayJournal.js";
 import type { ThreadEntry, ThreadState } from "./ThreadState.js";
+import { type BadEntry, checkEntry } from "./threadEntries.js";
 
 /** The thread state on disk: `<stateDir>/threads/journal-<n>.ndjson`, segments as the snapshot store's. */
 export const THREAD_STATE_DIR = "threads";
@@ -239,98 +233,4 @@ async function folderNames(dir: string): Promise<string[]> {
     if (errorCode(error) === "ENOENT") return [];
     throw error;
   }
-}
-
-const Str = z.string().min(1);
-const Time = z.number().finite();
-const Tokens = z.array(z.string());
-/** Each collection's entry value (see ThreadEntry). */
-const ENTRY_SCHEMAS = {
-  parent: z.object({ channelId: Str, at: Time }),
-  participants: z.object({ agentIds: z.array(Str), seenAt: Time }),
-  route: z.object({ threadId: Str, channelId: Str, lastUsedAt: Time }),
-  sink: z.literal(true),
-  system: Time,
-  observed: z.object({
-    messageId: Str,
-    sender: z.string(),
-    summary: z.string(),
-    ts: Time,
-    channelId: Str,
-    threadId: Str.optional(),
-    mentionedBots: Tokens.optional(),
-    extractedTokens: z.object({ mentions: Tokens, urls: Tokens, prNumbers: Tokens, codeRefs: Tokens }),
-  }),
-  exchange: z.object({
-    handled: z.int().min(0),
-    limit: z.int().min(1),
-    lastText: z.string().optional(),
-    endedBy: z.enum(EXCHANGE_END_REASONS).optional(),
-    at: Time,
-  }),
-  conversation: z.object({ conversationId: Str, at: Time }),
-  withdrawn: z.literal(true),
-} as const;
-
-interface BadEntry {
-  c?: unknown;
-  k?: unknown;
-  v: unknown;
-  reason: string;
-}
-
-/** A journal line as an entry (one without `v`: a removal), or undefined, added to `bad` with the reason. */
-function checkEntry(line: unknown, bad: BadEntry[]): ThreadEntry | undefined {
-  if (!isRecord(line) || typeof line.c !== "string" || typeof line.k !== "string") {
-    bad.push({ v: line, reason: "not an entry: {c, k, v} with c and k strings" });
-    return undefined;
-  }
-  const { c, k, v } = line;
-  if (!Object.hasOwn(ENTRY_SCHEMAS, c)) {
-    bad.push({ c, k, v, reason: `unknown collection "${c}"` });
-    return undefined;
-  }
-  if (!("v" in line)) return { c, k } as ThreadEntry;
-  const quick = quickEntry(c, k, v);
-  if (quick !== undefined) return quick;
-  const parsed = ENTRY_SCHEMAS[c as keyof typeof ENTRY_SCHEMAS].safeParse(v);
-  const record = parsed.data as { channelId: string; messageId: string };
-  if (!parsed.success) bad.push({ c, k, v, reason: issuesOf(parsed.error) });
-  else if (c === "observed" && k !== `${record.channelId} ${record.messageId}`)
-    bad.push({ c, k, v, reason: 'the key is not "<channelId> <messageId>" of the record' });
-  else return { c, k, v: parsed.data } as ThreadEntry;
-  return undefined;
-}
-
-/**
- * The large collections' well-formed entries, checked and rebuilt by hand as their schema would (the
- * schemas would add a fifth to a start's read); anything else goes through the schema, which names
- * what is wrong.
- */
-function quickEntry(c: string, k: string, v: unknown): ThreadEntry | undefined {
-  if (!isRecord(v)) return undefined;
-  if (c === "parent")
-    return isId(v.channelId) && isTime(v.at) ? { c, k, v: { channelId: v.channelId, at: v.at } } : undefined;
-  if (c === "participants") {
-    const { agentIds, seenAt } = v;
-    return Array.isArray(agentIds) && agentIds.every(isId) && isTime(seenAt)
-      ? { c, k, v: { agentIds: agentIds as string[], seenAt } }
-      : undefined;
-  }
-  if (c === "route") {
-    const { threadId, channelId, lastUsedAt } = v;
-    return isId(threadId) && isId(channelId) && isTime(lastUsedAt)
-      ? { c, k, v: { threadId, channelId, lastUsedAt } }
-      : undefined;
-  }
-  return undefined;
-}
-
-const isId = (value: unknown): value is string => typeof value === "string" && value !== "";
-const isTime = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
-
-function issuesOf(error: z.ZodError): string {
-  return error.issues
-    .map((i) => `${i.path.length > 0 ? i.path.join(".") : "value"}: ${i.message}`)
-    .join("; ");
 }
