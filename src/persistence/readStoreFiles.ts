@@ -1,4 +1,3 @@
-import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import {
   type ActorRecord,
@@ -54,7 +53,7 @@ export async function readStoreFiles(names: readonly string[], o: StoreFiles): P
     const file = layout.file(name, !(index < layout.shards && name === layout.shardName(index)));
     const raw = await readRaw(o, file.path);
     if (raw === undefined) continue;
-    for (const [key, value] of raw) {
+    for (const [key, value] of raw.entries) {
       const checked = checkStored(o, key, value, file.path, quarantined);
       // A record quarantined or migrated changes its file: rewrite it.
       if (checked === undefined || checked.migrated) layout.dirty.add(file);
@@ -64,7 +63,7 @@ export async function readStoreFiles(names: readonly string[], o: StoreFiles): P
       if (held !== undefined) layout.dirty.add(newer ? held.file : file);
       if (newer) copies.set(key, { file, record: checked.record });
     }
-    layout.fileBytes.set(file.key, (await stat(file.path)).size);
+    layout.fileBytes.set(file.key, raw.bytes);
   }
   const { latest: journal, seqs } = await replayJournal({
     actorsDir: o.actorsDir,
@@ -115,10 +114,10 @@ function checkStored(
   return undefined;
 }
 
-/** The shard's records, or undefined when it is missing or was quarantined as corrupt. */
-async function readRaw(o: StoreFiles, path: string): Promise<RawShard["entries"] | undefined> {
+/** The shard as read, or undefined when it is missing or was quarantined as corrupt. */
+async function readRaw(o: StoreFiles, path: string): Promise<RawShard | undefined> {
   try {
-    return (await new DurableJsonFile<RawShard>(path, { decode: readShard }).read())?.entries;
+    return (await new DurableJsonFile<RawShard>(path, { decode: readShard }).read()) ?? undefined;
   } catch (error) {
     if (!(error instanceof CorruptStateFileError)) throw error;
     await o.setAside.file(error);

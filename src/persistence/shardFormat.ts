@@ -37,6 +37,8 @@ export interface StoreDoc {
 /** A shard as read, before its records are checked one by one: each line's value under its id ("" without one). */
 export interface RawShard {
   entries: Array<[id: string, value: unknown]>;
+  /** The file's size. */
+  bytes: number;
 }
 
 /** Records per piece of a shard's text: a few hundred KB, a few ms of JSON.stringify each. */
@@ -88,7 +90,7 @@ export function readShard(bytes: Buffer): RawShard {
     throw new Error(
       `it holds ${entries.length} records where its header says ${count}: it was cut or added to`,
     );
-  return { entries };
+  return { entries, bytes: bytes.length };
 }
 
 /** The record count a header line names, or undefined when it is not this format's header. */
