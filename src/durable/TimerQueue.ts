@@ -4,6 +4,7 @@ import { GLOBAL_TIMERS, MAX_TIMER_MS, type RuntimeTimers } from "./timers.js";
 interface HeapEntry {
   actorId: string;
   dueAt: number;
+  /** Counts the times set, in order: an entry set before start() may be of its backlog. */
   generation: number;
 }
 
@@ -19,13 +20,13 @@ export const BACKLOG_FIRES_PER_TURN = 64;
 
 /**
  * When each dormant actor wakes: a min-heap with one `setTimeout` for the earliest. A replaced time
- * leaves a stale entry, skipped by its generation when it surfaces. The times already past at start()
+ * leaves a stale entry, skipped when it surfaces: it is no longer its actor's live entry. The times already past at start()
  * fire in due order, BACKLOG_FIRES_PER_TURN a turn.
  */
 export class TimerQueue {
   private heap = new Heap<HeapEntry>((a, b) => a.dueAt - b.dueAt);
-  private readonly generations = new Map<string, number>();
-  private readonly current = new Map<string, number>();
+  /** Each actor's entry in the heap that holds its wake time now. */
+  private readonly live = new Map<string, HeapEntry>();
   private nextGeneration = 0;
   private handle: unknown;
   /** The backlog's next turn, queued behind the I/O that waits. */
@@ -43,22 +44,19 @@ export class TimerQueue {
 
   /** Sets when the actor wakes; undefined cancels it. */
   set(actorId: string, dueAt: number | undefined): void {
-    if (this.current.get(actorId) === dueAt) return;
-    if (dueAt === undefined) {
-      this.current.delete(actorId);
-      this.generations.delete(actorId);
-    } else {
-      const generation = ++this.nextGeneration;
-      this.current.set(actorId, dueAt);
-      this.generations.set(actorId, generation);
-      this.heap.push({ actorId, dueAt, generation });
+    if (this.live.get(actorId)?.dueAt === dueAt) return;
+    if (dueAt === undefined) this.live.delete(actorId);
+    else {
+      const entry = { actorId, dueAt, generation: ++this.nextGeneration };
+      this.live.set(actorId, entry);
+      this.heap.push(entry);
     }
     this.compactIfStale();
     this.arm();
   }
 
   get size(): number {
-    return this.current.size;
+    return this.live.size;
   }
 
   /** Starts firing: every overdue time fires now (once), the rest when they are due. */
@@ -117,8 +115,7 @@ export class TimerQueue {
       }
       this.heap.pop();
       // Settled before the actor wakes: a wake-up is owed once.
-      this.current.delete(next.actorId);
-      this.generations.delete(next.actorId);
+      this.live.delete(next.actorId);
       this.fire(next.actorId);
     }
     this.arm();
@@ -126,7 +123,7 @@ export class TimerQueue {
 
   private peekLive(): HeapEntry | undefined {
     for (let top = this.heap.peek(); top !== undefined; top = this.heap.peek()) {
-      if (this.generations.get(top.actorId) === top.generation) return top;
+      if (this.live.get(top.actorId) === top) return top;
       this.heap.pop();
     }
     return undefined;
@@ -135,7 +132,7 @@ export class TimerQueue {
   // Stale entries are dropped when more than half of the heap is stale, keeping memory proportional.
   private compactIfStale(): void {
     if (this.heap.length < 64 || this.heap.length < 2 * this.size) return;
-    const live = this.heap.toArray().filter((t) => this.generations.get(t.actorId) === t.generation);
+    const live = this.heap.toArray().filter((t) => this.live.get(t.actorId) === t);
     this.heap = new Heap<HeapEntry>((a, b) => a.dueAt - b.dueAt);
     this.heap.init(live);
   }
