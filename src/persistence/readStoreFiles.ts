@@ -19,7 +19,7 @@ import {
   SHARD_FILE,
   readShard,
 } from "./shardFormat.js";
-import { type SnapshotLayout, type StoreFile, isEmpty } from "./snapshotLayout.js";
+import { type SnapshotLayout, isEmpty } from "./snapshotLayout.js";
 
 /** What a lowdb store's open() reads its files into, and with. */
 export interface StoreFiles {
@@ -39,8 +39,6 @@ export async function readStoreFiles(names: readonly string[], o: StoreFiles): P
   const { layout } = o;
   // Checked as each file is read, so only one file's parsed JSON is held at a time.
   const quarantined: QuarantinedRecord[] = [];
-  // One copy per id: a duplicate is what a crash during a move leaves; the newer copy wins.
-  const copies = new Map<string, { file: StoreFile; record: ActorRecord }>();
   for (const name of names) {
     if (DOCUMENT_SHARD_FILE.test(name)) {
       const path = join(o.actorsDir, name);
@@ -58,10 +56,16 @@ export async function readStoreFiles(names: readonly string[], o: StoreFiles): P
       // A record quarantined or migrated changes its file: rewrite it.
       if (checked === undefined || checked.migrated) layout.dirty.add(file);
       if (checked === undefined) continue;
-      const held = copies.get(key);
-      const newer = held === undefined || newerRecord(checked.record, held.record);
-      if (held !== undefined) layout.dirty.add(newer ? held.file : file);
-      if (newer) copies.set(key, { file, record: checked.record });
+      // One copy per id: a duplicate is what a crash during a move leaves; the newer copy wins, and the
+      // file of the other is written again without it.
+      const heldIn = layout.home.get(key);
+      const held = heldIn?.db.data.records[key];
+      const newer = held === undefined || newerRecord(checked.record, held);
+      if (heldIn !== undefined) layout.dirty.add(newer ? heldIn : file);
+      if (!newer) continue;
+      if (heldIn !== undefined) Reflect.deleteProperty(heldIn.db.data.records, key);
+      file.db.data.records[key] = checked.record;
+      layout.home.set(key, file);
     }
     layout.fileBytes.set(file.key, raw.bytes);
   }
@@ -77,12 +81,9 @@ export async function readStoreFiles(names: readonly string[], o: StoreFiles): P
   });
   if (quarantined.length > 0) o.countWrite(await o.setAside.records(quarantined));
 
-  for (const [id, { file, record }] of copies) {
-    file.db.data.records[id] = record;
-    layout.home.set(id, file);
-  }
-  // Then every record where it belongs (another shard count, a record finished at a crash).
-  for (const [id, file] of [...layout.home]) {
+  // Then every record where it belongs (another shard count, a record finished at a crash). place()
+  // deletes or sets again only the id at hand, so the map itself is iterated: no copy of 100,000 pairs.
+  for (const [id, file] of layout.home) {
     const record = file.db.data.records[id];
     if (record !== undefined && (record.status !== "active" || layout.targetFile(record) !== file))
       layout.place(record);

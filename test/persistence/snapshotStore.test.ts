@@ -661,3 +661,35 @@ describe("LowdbSnapshotStore: changing the shard count", () => {
     expect(Object.keys(await onDisk(dir)).sort()).toEqual([...ids].sort());
   });
 });
+
+describe("LowdbSnapshotStore: a record in two shards", () => {
+  // What a crash during a move leaves: the record in its new shard and still in its old one. The
+  // shards are read in the order of their numbers; the record's own is shard 1 of 4.
+  const id = ["a", "b", "c", "d", "e", "f", "g", "h"].find((name) => shardOf(name, 4) === 1) ?? "";
+  it.each([
+    [0, 1],
+    [0, 2],
+    [2, 0],
+  ])(
+    "keeps the newer copy (the older in shard %i, the newer in shard %i), and no other file keeps one",
+    async (olderIn, newerIn) => {
+      const dir = await dirs.make();
+      await mkdir(join(dir, "actors"), { recursive: true });
+      const shard = (i: number) => join(dir, "actors", `shard-0${i}.ndjson`);
+      const older = rec(id, { updatedAt: T0 - 100, meta: { copy: "older" } });
+      const newer = rec(id, { updatedAt: T0 - 50, meta: { copy: "newer" } });
+      await writeFile(shard(olderIn), shardFileText([older]));
+      await writeFile(shard(newerIn), shardFileText([newer]));
+
+      const { store, warnings } = await open(dir);
+      expect(warnings).toEqual([]);
+      expect(await store.get(id)).toEqual(newer);
+      expect(store.load()).toEqual([newer]);
+      await vi.waitFor(async () => {
+        expect(await shardRecords(shard(1))).toEqual({ [id]: newer });
+        for (const i of [olderIn, newerIn].filter((i) => i !== 1))
+          expect(await shardRecords(shard(i))).toEqual({});
+      });
+    },
+  );
+});
