@@ -20,8 +20,8 @@ export const BACKLOG_FIRES_PER_TURN = 64;
 
 /**
  * When each dormant actor wakes: a min-heap with one `setTimeout` for the earliest. A replaced time
- * leaves a stale entry, skipped when it surfaces: it is no longer its actor's live entry. The times already past at start()
- * fire in due order, BACKLOG_FIRES_PER_TURN a turn.
+ * leaves a stale entry, skipped when it surfaces: it is no longer its actor's live entry. The times
+ * already past at start() fire in due order, BACKLOG_FIRES_PER_TURN a turn.
  */
 export class TimerQueue {
   private heap = new Heap<HeapEntry>((a, b) => a.dueAt - b.dueAt);

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { idOf } from "../actorRecord.js";
 import { StateFileReadError } from "../DurableJsonFile.js";
@@ -85,7 +85,9 @@ async function readSegment<R>(
   const path = join(options.actorsDir, name);
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    // In one call, as the live shards are: a segment of megabytes through the thread pool is a round
+    // trip per 512 KB.
+    bytes = readFileSync(path);
   } catch (error) {
     if (options.unreadable === undefined) throw new StateFileReadError(path, error);
     options.unreadable(path, error);
