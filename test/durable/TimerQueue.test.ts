@@ -27,3 +27,37 @@ describe("TimerQueue: the backlog found at start()", () => {
     queue.stop();
   });
 });
+
+describe("TimerQueue: times set again", () => {
+  it("wakes each actor once, at the time it was set to last; a cancelled one not at all", () => {
+    let now = 0;
+    const woken: Array<[string, number]> = [];
+    const timers = { setTimeout: () => undefined, clearTimeout: () => undefined };
+    const queue = new TimerQueue(
+      () => now,
+      (id) => woken.push([id, now]),
+      timers,
+    );
+    queue.start();
+    queue.set("later", 100);
+    queue.set("later", 300);
+    queue.set("earlier", 300);
+    queue.set("earlier", 100);
+    queue.set("cancelled", 200);
+    queue.set("cancelled", undefined);
+    queue.set("same", 200);
+    queue.set("same", 200);
+    queue.set("set again", 50);
+    queue.set("set again", undefined);
+    queue.set("set again", 250);
+    expect(queue.size).toBe(4);
+    for (; now <= 400; now += 50) queue.fireDue();
+    expect(woken).toEqual([
+      ["earlier", 100],
+      ["same", 200],
+      ["set again", 250],
+      ["later", 300],
+    ]);
+    expect(queue.size).toBe(0);
+  });
+});
