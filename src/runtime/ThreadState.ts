@@ -330,7 +330,28 @@ export class ThreadState {
 
   /** Restores persisted entries (the older first: a later entry for the same key wins). */
   load(entries: Iterable<ThreadEntry>): void {
-    for (const entry of entries) this.apply(entry);
+    // Observer records by channel and key, each channel's put in time order once: it may hold many.
+    const observed = new Map<string, Map<string, ObserverRecord>>();
+    for (const entry of entries) {
+      if (entry.c !== "observed") {
+        const held = this.held[entry.c] as Map<string, unknown>;
+        held.delete(entry.k);
+        if (entry.v !== undefined) held.set(entry.k, entry.v);
+        continue;
+      }
+      const channelId = entry.k.slice(0, entry.k.indexOf(" "));
+      const byKey =
+        observed.get(channelId) ??
+        new Map((this.observed.get(channelId) ?? []).map((r) => [observedKey(r), r]));
+      observed.set(channelId, byKey);
+      byKey.delete(entry.k);
+      if (entry.v !== undefined) byKey.set(entry.k, entry.v);
+    }
+    for (const [channelId, byKey] of observed) {
+      const list = [...byKey.values()].sort((a, b) => a.ts - b.ts);
+      if (list.length === 0) this.observed.delete(channelId);
+      else this.observed.set(channelId, list);
+    }
     // Stored by key, read back in any order: the least recently updated conversation goes first again.
     const conversations = [...this.held.conversation].sort(([, a], [, b]) => a.at - b.at);
     this.held.conversation.clear();
@@ -378,20 +399,5 @@ export class ThreadState {
 
   private mark(c: ThreadCollection, key: string): void {
     this.onChange(`${c} ${key}`);
-  }
-
-  private apply(e: ThreadEntry): void {
-    if (e.c !== "observed") {
-      const held = this.held[e.c] as Map<string, unknown>;
-      held.delete(e.k);
-      if (e.v !== undefined) held.set(e.k, e.v);
-      return;
-    }
-    const channelId = e.k.slice(0, e.k.indexOf(" "));
-    const list = (this.observed.get(channelId) ?? []).filter((r) => observedKey(r) !== e.k);
-    if (e.v !== undefined) list.push(e.v);
-    list.sort((a, b) => a.ts - b.ts);
-    if (list.length === 0) this.observed.delete(channelId);
-    else this.observed.set(channelId, list);
   }
 }

@@ -303,3 +303,49 @@ describe("ThreadState conversations (a sessionsSend route's latest)", () => {
     expect(again.conversationOf("route-5")).toBe("conv-5");
   });
 });
+
+describe("ThreadState.load: observer records", () => {
+  it("keeps each key's last entry, a removal drops it, and each channel's records come back in time order", () => {
+    const state = new ThreadState(limits, () => 0);
+    state.load([
+      { c: "observed", k: "c1 m2", v: record("c1", "m2", 20) },
+      { c: "observed", k: "c1 m1", v: record("c1", "m1", 30) },
+      { c: "observed", k: "c2 m3", v: record("c2", "m3", 5) },
+      { c: "observed", k: "c1 m1", v: record("c1", "m1", 10) },
+      { c: "observed", k: "c2 m3" },
+    ]);
+    expect(state.observerHistory("c1", 40).map((r) => [r.messageId, r.ts])).toEqual([
+      ["m1", 10],
+      ["m2", 20],
+    ]);
+    expect(state.observerHistory("c2", 40)).toEqual([]);
+    expect([...state.ids()].filter((id) => id.startsWith("observed"))).toEqual([
+      "observed c1 m1",
+      "observed c1 m2",
+    ]);
+  });
+
+  it("reads each record a number of times that does not grow with how many its channel holds", () => {
+    // The fields read of each record loaded, counted: the work of a start per record.
+    const readsPerRecord = (n: number) => {
+      let reads = 0;
+      const counted = (r: ObserverRecord) =>
+        new Proxy(r, {
+          get: (target, key, receiver) => {
+            reads += 1;
+            return Reflect.get(target, key, receiver) as unknown;
+          },
+        });
+      const entries = Array.from({ length: n }, (_, i) => ({
+        c: "observed" as const,
+        k: `c1 m${i}`,
+        v: counted(record("c1", `m${i}`, (i * 7_919) % n)),
+      }));
+      new ThreadState({ ...limits, observerHistoryLimit: n }, () => 0).load(entries);
+      return reads / n;
+    };
+    const small = readsPerRecord(500);
+    // A sort reads each record log n times: 2,000 records may cost a little more each, not 4× as much.
+    expect(readsPerRecord(2_000)).toBeLessThan(small * 1.5);
+  });
+});
