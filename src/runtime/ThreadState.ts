@@ -51,7 +51,9 @@ const CONVERSATIONS_KEPT = 10_000;
 /** Activity alone is saved at most once a minute per thread: expiry is measured in hours. */
 const ACTIVITY_SAVE_STEP_MS = 60_000;
 
-const observedKey = (r: ObserverRecord) => `${r.channelId} ${r.messageId}`;
+/** An observer record's key in the thread state: its channel and message ids. */
+export const observedKey = (r: Pick<ObserverRecord, "channelId" | "messageId">) =>
+  `${r.channelId} ${r.messageId}`;
 // Discord trims what it stores: compare texts as it shows them.
 const systemPostKey = (channelId: string, agentId: string, content: string) =>
   `${channelId}\n${agentId}\n${content.trim()}`;

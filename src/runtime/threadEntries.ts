@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { EXCHANGE_END_REASONS } from "../policies/collaboration/botExchange.js";
 import { isPlainObject as isRecord } from "../persistence/index.js";
-import type { ThreadEntry } from "./ThreadState.js";
+import { type ThreadEntry, observedKey } from "./ThreadState.js";
 
 /**
  * The thread state's journal lines checked as they are read: each collection's value against its schema,
@@ -61,9 +61,8 @@ export function checkEntry(line: unknown, bad: BadEntry[]): ThreadEntry | undefi
   const quick = quickEntry(c, k, v);
   if (quick !== undefined) return quick;
   const parsed = ENTRY_SCHEMAS[c as keyof typeof ENTRY_SCHEMAS].safeParse(v);
-  const record = parsed.data as { channelId: string; messageId: string };
   if (!parsed.success) bad.push({ c, k, v, reason: issuesOf(parsed.error) });
-  else if (c === "observed" && k !== `${record.channelId} ${record.messageId}`)
+  else if (c === "observed" && k !== observedKey(parsed.data as { channelId: string; messageId: string }))
     bad.push({ c, k, v, reason: 'the key is not "<channelId> <messageId>" of the record' });
   else return { c, k, v: parsed.data } as ThreadEntry;
   return undefined;
@@ -100,7 +99,7 @@ function quickObserved(k: string, v: Record<string, unknown>): ThreadEntry | und
   const { messageId, sender, summary, ts, channelId, threadId, mentionedBots, extractedTokens: t } = v;
   if (!isId(messageId) || !isId(channelId) || typeof sender !== "string" || typeof summary !== "string")
     return undefined;
-  if (!isTime(ts) || k !== `${channelId} ${messageId}`) return undefined;
+  if (!isTime(ts) || k !== observedKey({ channelId, messageId })) return undefined;
   if (
     !(threadId === undefined || isId(threadId)) ||
     !(mentionedBots === undefined || isTokens(mentionedBots))
