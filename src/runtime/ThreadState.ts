@@ -93,8 +93,9 @@ export class ThreadState {
     const known = this.held.participants.get(threadId);
     // A start re-reads every stored record: what expired long ago is not brought back.
     if (known === undefined && this.now() - at > this.limits.participantTTL) return;
-    const ids = [...new Set([...(known?.agentIds ?? []), ...agentIds])];
-    if (ids.length !== known?.agentIds.length) {
+    // Nearly always no one is new: a start adds the participants of every live collaboration again.
+    if (known === undefined || agentIds.some((id) => !known.agentIds.includes(id))) {
+      const ids = [...new Set([...(known?.agentIds ?? []), ...agentIds])];
       this.put("participants", threadId, { agentIds: ids, seenAt: known?.seenAt ?? 0 });
     }
     this.touch(threadId, at);

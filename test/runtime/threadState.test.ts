@@ -77,6 +77,20 @@ describe("ThreadState participants (participantTTL)", () => {
     now = 34 * HOUR + 1;
     expect(again.participantsOf("t1")).toEqual([]);
   });
+
+  it("adds only who is new to a known thread, and reports a change only then", () => {
+    const state = new ThreadState(limits, () => 0);
+    state.addParticipants("t1", ["ruda", "eden"]);
+    const changes = watch(state);
+    state.addParticipants("t1", ["eden", "ruda"]);
+    state.addParticipants("t1", ["ruda"]);
+    expect(changes.calls).toBe(0);
+    state.addParticipants("t1", ["eden", "mori", "mori"]);
+    expect(changes.take()).toEqual([
+      { c: "participants", k: "t1", v: { agentIds: ["ruda", "eden", "mori"], seenAt: 0 } },
+    ]);
+    expect(state.participantsOf("t1")).toEqual(["ruda", "eden", "mori"]);
+  });
 });
 
 describe("ThreadState routes", () => {
