@@ -285,7 +285,9 @@ export class ThreadState {
 
   /** Replaces a channel's observer records with `kept`; returns how many were dropped. */
   private keepObserved(channelId: string, kept: ObserverRecord[]): number {
-    const dropped = (this.observed.get(channelId) ?? []).filter((r) => !kept.includes(r));
+    // A Set: a channel may keep thousands (observerHistoryLimit), and each observe() comes here.
+    const keeping = new Set(kept);
+    const dropped = (this.observed.get(channelId) ?? []).filter((r) => !keeping.has(r));
     for (const r of dropped) this.mark("observed", observedKey(r));
     if (kept.length === 0) this.observed.delete(channelId);
     else this.observed.set(channelId, kept);

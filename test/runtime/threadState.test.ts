@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ObserverRecord } from "../../src/policies/entryPoint.js";
 import { ThreadState } from "../../src/runtime/ThreadState.js";
 
@@ -256,6 +256,26 @@ describe("ThreadState.expire (bounded while running)", () => {
       { c: "observed", k: "c1 m2", v: record("c1", "m2", 0) },
       { c: "observed", k: "c1 m3", v: record("c1", "m3", 0) },
     ]);
+  });
+
+  it("looks for no record in a channel's list: an observe() with thousands kept does not scan them each", () => {
+    const state = new ThreadState({ ...limits, observerHistoryLimit: 100_000 }, () => 0);
+    // Every linear search of an array counted by the elements it may scan.
+    let scanned = 0;
+    const originals = { includes: Array.prototype.includes, indexOf: Array.prototype.indexOf };
+    const searches = (["includes", "indexOf"] as const).map((name) =>
+      vi.spyOn(Array.prototype, name).mockImplementation(function (this: unknown[], ...args: unknown[]) {
+        scanned += this.length;
+        return Reflect.apply(originals[name], this, args) as never;
+      }),
+    );
+    try {
+      for (let i = 0; i < 2_000; i++) state.observe(record("c1", `m${i}`, i), i);
+    } finally {
+      for (const spy of searches) spy.mockRestore();
+    }
+    expect(state.observerHistory("c1", 2_000)).toHaveLength(2_000);
+    expect(scanned).toBeLessThan(2_000);
   });
 });
 
