@@ -89,8 +89,11 @@ export async function readStoreFiles(names: readonly string[], o: StoreFiles): P
       layout.place(record);
   }
   // Then the journal over the files, unless a file or the archive holds a newer copy (already folded in).
+  // A copy as new is in the hour of the journal line's time or a later one: a replay after a crash
+  // looks at the last hours, not at a month of them for every record new since the last fold.
   const archived = await o.archive.getEach(
-    [...journal.keys()].filter((id) => layout.held(id) === undefined && o.archive.mayHold(id)),
+    [...journal.keys()].filter((id) => layout.held(id) === undefined),
+    (id) => journal.get(id)?.updatedAt ?? Number.NEGATIVE_INFINITY,
   );
   for (const record of journal.values()) {
     if (journalCopyWins(record, layout.held(record.id) ?? archived.get(record.id))) layout.place(record);

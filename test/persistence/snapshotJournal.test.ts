@@ -11,6 +11,7 @@ import {
   type StoredActor,
 } from "../../src/persistence/index.js";
 import { ArchiveFiles } from "../../src/persistence/archive/ArchiveFiles.js";
+import { HashSet53 } from "../../src/persistence/archive/idHashes.js";
 import { StoreJournal } from "../../src/persistence/journal/StoreJournal.js";
 import { recordLine } from "../../src/persistence/recordLine.js";
 import { tempDirs } from "./tempDirs.js";
@@ -356,6 +357,42 @@ describe("LowdbSnapshotStore journal", () => {
     // One read for the whole replay and one for get() above, not one per replayed record.
     expect(await hourReads(10)).toBe(2);
     expect(await hourReads(300)).toBe(2);
+  });
+
+  it("replaying records new since the last fold looks only at the archive hours from theirs on, however many there are", async () => {
+    const HOUR = 3_600_000;
+    const lookups = async (hours: number) => {
+      const dir = await dirs.make();
+      const first = await open(dir);
+      // One finished record in each of `hours` hours, archived by the compaction; a second in the last hour.
+      for (let h = 0; h < hours; h += 1)
+        void first.store.put(rec(`done${h}`, { status: "done", updatedAt: T0 + h * HOUR }));
+      void first.store.put(rec("late", { status: "done", updatedAt: T0 + (hours - 1) * HOUR + 2 }));
+      await first.store.compact();
+      await first.store.close();
+      // New since: live records of the last hour, one an older copy of a finished one. Then a crash.
+      const second = await open(dir);
+      const news = Array.from({ length: 50 }, (_, i) =>
+        rec(`new${i}`, { updatedAt: T0 + (hours - 1) * HOUR + 1 }),
+      );
+      await second.store.putAll([...news, rec("late", { updatedAt: T0 + (hours - 1) * HOUR + 1 })]);
+      const has = vi.spyOn(HashSet53.prototype, "has");
+      const again = await open(dir);
+      const count = has.mock.calls.length;
+      has.mockRestore();
+      expect(again.warnings).toEqual([]);
+      expect(
+        again.store
+          .load()
+          .map((r) => r.id)
+          .sort(),
+      ).toEqual(news.map((r) => r.id).sort());
+      expect(await again.store.get("late")).toMatchObject({ status: "done" }); // the archive's newer copy wins
+      return count;
+    };
+    // One look per record in the one hour it may be in (the last), not one per hour.
+    expect(await lookups(3)).toBe(51);
+    expect(await lookups(60)).toBe(51);
   });
 
   it("compacts by itself once the journal passes journalMaxBytes, and puts made meanwhile stay durable", async () => {

@@ -112,24 +112,29 @@ export class ArchiveFiles {
     return count;
   }
 
-  /** False when the archive surely does not hold the id; true when it may (read it with get()). */
-  mayHold(id: string): boolean {
-    const hash = idHash(id);
-    for (const hour of this.hours.values()) if (hour.hashes.has(hash)) return true;
-    return false;
-  }
-
   /** The newest archived copy of a record, read from the hours that may hold it. */
   async get(id: string): Promise<ActorRecord | undefined> {
     return (await this.getEach([id])).get(id);
   }
 
-  /** The newest archived copy of each of `ids` the archive holds: each hour that may hold one is read once. */
-  async getEach(ids: Iterable<string>): Promise<Map<string, ActorRecord>> {
-    const hashed = [...new Set(ids)].map((id) => ({ id, hash: idHash(id) }));
+  /**
+   * The newest archived copy of each of `ids` the archive holds: each hour that may hold one is read
+   * once. With `after`, only the hours ending after `after(id)` are looked at for an id: a caller that
+   * wants only copies updated at or after a time skips the rest of a month of hours.
+   */
+  async getEach(
+    ids: Iterable<string>,
+    after: (id: string) => number = () => Number.NEGATIVE_INFINITY,
+  ): Promise<Map<string, ActorRecord>> {
+    const hashed = [...new Set(ids)].map((id) => ({ id, hash: idHash(id), after: after(id) }));
+    const earliest = hashed.reduce((least, h) => Math.min(least, h.after), Number.POSITIVE_INFINITY);
     const found = new Map<string, ActorRecord>();
     for (const hour of [...this.hours.values()]) {
-      const wanted = new Set(hashed.filter((h) => hour.hashes.has(h.hash)).map((h) => h.id));
+      const end = hourEnd(hour.hour);
+      if (end <= earliest) continue;
+      const wanted = new Set(
+        hashed.filter((h) => !(end <= h.after) && hour.hashes.has(h.hash)).map((h) => h.id),
+      );
       if (wanted.size === 0) continue;
       for (const [id, record] of await this.readHour(hour, wanted)) {
         const held = found.get(id);
