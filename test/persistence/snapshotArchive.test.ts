@@ -1,7 +1,8 @@
 import { appendFile, readFile, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { LowdbSnapshotStore, type SnapshotStoreOptions } from "../../src/persistence/index.js";
+import { HashSet53 } from "../../src/persistence/archive/idHashes.js";
 import { recordLine } from "../../src/persistence/recordLine.js";
 import { tempDirs } from "./tempDirs.js";
 import { STORE_T0, archiveLines, storeRecord } from "../support/storeRecords.js";
@@ -115,6 +116,47 @@ describe("LowdbSnapshotStore: the archive, on disk by the hour", () => {
     expect(await store.get("h1b")).toEqual(done("h1b", T0 + HOUR + 900));
     expect(await store.pruneBefore(T0 + HOUR + 500)).toBe(0);
     expect(store.stats().archivedRecords).toBe(2);
+  });
+
+  it("tells an id no hour holds without visiting the hours, however many there are (a spawn asks for each)", async () => {
+    const lookups = async (hours: number) => {
+      const dir = await dirs.make();
+      const { store } = await open(dir);
+      await store.putAll(Array.from({ length: hours }, (_, h) => done(`h${h}`, T0 + h * HOUR)));
+      await store.compact();
+      await store.get("first"); // the index of every hour is made at the first lookup
+      const has = vi.spyOn(HashSet53.prototype, "has");
+      for (let i = 0; i < 20; i++) expect(await store.get(`new${i}`)).toBeUndefined();
+      const count = has.mock.calls.length;
+      has.mockRestore();
+      expect(await store.get(`h${hours - 1}`)).toEqual(done(`h${hours - 1}`, T0 + (hours - 1) * HOUR));
+      return count;
+    };
+    expect(await lookups(3)).toBe(0);
+    expect(await lookups(60)).toBe(0);
+  });
+
+  it("finds what is archived after its first lookup, past the index's remaking, and nothing a prune dropped", async () => {
+    const dir = await dirs.make();
+    const { store } = await open(dir, { cleanupMaxAgeMs: HOUR });
+    await store.putAll([done("early", T0), done("kept", T0 + 2 * HOUR)]);
+    await store.compact();
+    expect(await store.get("later0")).toBeUndefined(); // the index is made now
+    // Enough appends that it goes stale and is made again, and one after that.
+    for (let i = 0; i < 300; i += 100) {
+      await store.putAll(Array.from({ length: 100 }, (_, j) => done(`later${i + j}`, T0 + HOUR + i + j)));
+      await store.compact();
+      expect(await store.get(`later${i}`)).toEqual(done(`later${i}`, T0 + HOUR + i));
+    }
+    for (let i = 0; i < 300; i += 37) expect((await store.get(`later${i}`))?.id).toBe(`later${i}`);
+    await store.putAll([done("last", T0 + 2 * HOUR + 1)]);
+    await store.compact();
+    expect((await store.get("last"))?.id).toBe("last");
+    expect(await store.pruneBefore(T0 + HOUR + 150)).toBe(151);
+    expect(await store.get("early")).toBeUndefined();
+    expect(await store.get("later149")).toBeUndefined();
+    expect((await store.get("later150"))?.id).toBe("later150");
+    expect((await store.get("kept"))?.id).toBe("kept");
   });
 
   it("skips a torn last line and starts the next append on a line of its own", async () => {

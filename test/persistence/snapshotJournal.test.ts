@@ -359,40 +359,37 @@ describe("LowdbSnapshotStore journal", () => {
     expect(await hourReads(300)).toBe(2);
   });
 
-  it("replaying records new since the last fold looks only at the archive hours from theirs on, however many there are", async () => {
+  it("replaying looks for newer archived copies only in the hours from each journal line's on, however many there are", async () => {
     const HOUR = 3_600_000;
+    const last = (hours: number, ms: number) => T0 + (hours - 1) * HOUR + ms;
     const lookups = async (hours: number) => {
       const dir = await dirs.make();
       const first = await open(dir);
-      // One finished record in each of `hours` hours, archived by the compaction; a second in the last hour.
+      // One finished record in each of `hours` hours, and 20 more in the last, archived by the compaction.
       for (let h = 0; h < hours; h += 1)
         void first.store.put(rec(`done${h}`, { status: "done", updatedAt: T0 + h * HOUR }));
-      void first.store.put(rec("late", { status: "done", updatedAt: T0 + (hours - 1) * HOUR + 2 }));
+      for (let i = 0; i < 20; i += 1)
+        void first.store.put(rec(`late${i}`, { status: "done", updatedAt: last(hours, 2) }));
       await first.store.compact();
       await first.store.close();
-      // New since: live records of the last hour, one an older copy of a finished one. Then a crash.
+      // Then in the journal: records new since, and older copies of the 20 (left by a crash). A crash.
       const second = await open(dir);
-      const news = Array.from({ length: 50 }, (_, i) =>
-        rec(`new${i}`, { updatedAt: T0 + (hours - 1) * HOUR + 1 }),
-      );
-      await second.store.putAll([...news, rec("late", { updatedAt: T0 + (hours - 1) * HOUR + 1 })]);
+      const news = Array.from({ length: 30 }, (_, i) => rec(`new${i}`, { updatedAt: last(hours, 1) }));
+      const olds = Array.from({ length: 20 }, (_, i) => rec(`late${i}`, { updatedAt: last(hours, 1) }));
+      await second.store.putAll([...news, ...olds]);
       const has = vi.spyOn(HashSet53.prototype, "has");
       const again = await open(dir);
       const count = has.mock.calls.length;
       has.mockRestore();
       expect(again.warnings).toEqual([]);
-      expect(
-        again.store
-          .load()
-          .map((r) => r.id)
-          .sort(),
-      ).toEqual(news.map((r) => r.id).sort());
-      expect(await again.store.get("late")).toMatchObject({ status: "done" }); // the archive's newer copy wins
+      const live = again.store.load().map((r) => r.id);
+      expect(live.sort()).toEqual(news.map((r) => r.id).sort());
+      expect(await again.store.get("late7")).toMatchObject({ status: "done" }); // the archive's newer copy wins
       return count;
     };
-    // One look per record in the one hour it may be in (the last), not one per hour.
-    expect(await lookups(3)).toBe(51);
-    expect(await lookups(60)).toBe(51);
+    // One look in one hour for each of the 20; none for the new ones, which no hour holds.
+    expect(await lookups(3)).toBe(20);
+    expect(await lookups(60)).toBe(20);
   });
 
   it("compacts by itself once the journal passes journalMaxBytes, and puts made meanwhile stay durable", async () => {

@@ -23,7 +23,7 @@ import {
   recordsFileName,
   wholeLines,
 } from "./archiveFormat.js";
-import { HASH_BYTES, HashSet53, decodeHashes, encodeHashes, idHash } from "./idHashes.js";
+import { HASH_BYTES, HashIndex, HashSet53, decodeHashes, encodeHashes, idHash } from "./idHashes.js";
 
 export interface ArchiveFilesOptions {
   /** The `archive/` folder (it exists). */
@@ -58,7 +58,8 @@ interface Hour {
 
 /**
  * The finished records, on disk only: appended to the file of their UTC hour, read back when asked
- * for, pruned by whole hours (one hour rewritten). Memory holds 8 bytes per record (its id's hash).
+ * for, pruned by whole hours (one hour rewritten). Memory holds 16 bytes per record: its id's hash, in
+ * its hour's set and in the index of every hour.
  * Reads check each record as open() does (migrating); an unusable line is reported once and kept. A
  * record appended twice reads once, its newest copy winning. Appends and prunes run one at a time.
  */
@@ -69,6 +70,11 @@ export class ArchiveFiles {
   private queue: Promise<unknown> = Promise.resolve();
   /** Lines already reported as unusable: each is told once. */
   private readonly reported = new Set<string>();
+  /**
+   * Every hour's hashes, so that an id no hour holds is told in one lookup: a spawn asks for each new
+   * id, and a month of hours is 720 to visit. Made when first asked, and again once stale.
+   */
+  private index: HashIndex | undefined;
 
   private constructor(private readonly o: ArchiveFilesOptions) {
     this.appender = new DurableAppender(o.onWrite);
@@ -126,9 +132,12 @@ export class ArchiveFiles {
     ids: Iterable<string>,
     after: (id: string) => number = () => Number.NEGATIVE_INFINITY,
   ): Promise<Map<string, ActorRecord>> {
-    const hashed = [...new Set(ids)].map((id) => ({ id, hash: idHash(id), after: after(id) }));
-    const earliest = hashed.reduce((least, h) => Math.min(least, h.after), Number.POSITIVE_INFINITY);
+    const hashed = [...new Set(ids)]
+      .map((id) => ({ id, hash: idHash(id), after: after(id) }))
+      .filter(({ hash }) => this.mayHold(hash));
     const found = new Map<string, ActorRecord>();
+    if (hashed.length === 0) return found;
+    const earliest = hashed.reduce((least, h) => Math.min(least, h.after), Number.POSITIVE_INFINITY);
     for (const hour of [...this.hours.values()]) {
       const end = hourEnd(hour.hour);
       if (end <= earliest) continue;
@@ -142,6 +151,13 @@ export class ArchiveFiles {
       }
     }
     return found;
+  }
+
+  /** False when no hour holds the hash; true when one may. */
+  private mayHold(hash: number): boolean {
+    if (this.index === undefined || this.index.stale)
+      this.index = HashIndex.of([...this.hours.values()].map((hour) => hour.hashes));
+    return this.index.has(hash);
   }
 
   /** Every archived record, newest hour first, one copy per id (the latest hour's), but `skip`'s; an hour at a time. */
@@ -182,6 +198,7 @@ export class ArchiveFiles {
           throw new ArchiveWriteError(file, cause);
         }
         hour.hashes.add(hashes);
+        this.index?.add(hashes);
         this.hours.set(name, hour);
       }
     });
@@ -288,11 +305,13 @@ export class ArchiveFiles {
     await rm(hour.records, { force: true });
     await rm(hour.ids, { force: true });
     this.hours.delete(hour.hour);
+    this.index = undefined;
   }
 
   private async writeHashes(hour: Hour, hashes: number[]): Promise<void> {
     this.o.onWrite(await writeFileDurably(hour.ids, [encodeHashes(hashes)]));
     hour.hashes = new HashSet53(Float64Array.from(hashes));
+    this.index = undefined;
   }
 }
 

@@ -60,16 +60,13 @@ export class HashSet53 {
   }
 
   has(hash: number): boolean {
-    let lo = 0;
-    let hi = this.sorted.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const value = this.sorted[mid] as number;
-      if (value === hash) return true;
-      if (value < hash) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return this.recent.includes(hash);
+    return sortedHas(this.sorted, hash) || this.recent.includes(hash);
+  }
+
+  /** Every hash held, sorted (duplicates included): the set's own array, not to be changed. */
+  values(): Float64Array {
+    this.merge();
+    return this.sorted;
   }
 
   /** How many different hashes: the number of different ids, but for a collision. */
@@ -89,4 +86,51 @@ export class HashSet53 {
     this.sorted = all.sort();
     this.recent = [];
   }
+}
+
+/**
+ * Whether any of several HashSet53s holds a hash, in one lookup: their hashes in one sorted array, and
+ * a Set of those added since. Stale once the added are an eighth as many (make it anew then: an add
+ * costs O(log n) amortized), and after a set loses hashes (a removal is not followed).
+ */
+export class HashIndex {
+  private readonly added = new Set<number>();
+
+  private constructor(private readonly sorted: Float64Array) {}
+
+  static of(sets: Iterable<HashSet53>): HashIndex {
+    const parts = [...sets].map((set) => set.values());
+    const all = new Float64Array(parts.reduce((n, part) => n + part.length, 0));
+    let at = 0;
+    for (const part of parts) {
+      all.set(part, at);
+      at += part.length;
+    }
+    return new HashIndex(all.sort());
+  }
+
+  get stale(): boolean {
+    return this.added.size > 256 + this.sorted.length / 8;
+  }
+
+  has(hash: number): boolean {
+    return sortedHas(this.sorted, hash) || this.added.has(hash);
+  }
+
+  add(hashes: readonly number[]): void {
+    for (const hash of hashes) this.added.add(hash);
+  }
+}
+
+function sortedHas(sorted: Float64Array, hash: number): boolean {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const value = sorted[mid] as number;
+    if (value === hash) return true;
+    if (value < hash) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
 }
