@@ -136,6 +136,26 @@ describe("LowdbSnapshotStore: the archive, on disk by the hour", () => {
     expect(await lookups(60)).toBe(0);
   });
 
+  it("sorts no hour's hashes at open; a new id's lookup sorts only the index, an archived id's the hours once", async () => {
+    const dir = await dirs.make();
+    const first = await open(dir);
+    await first.store.putAll(Array.from({ length: 30 }, (_, h) => done(`h${h}`, T0 + h * HOUR)));
+    await first.store.compact();
+    await first.store.close();
+    const sort = vi.spyOn(Float64Array.prototype, "sort");
+    const { store } = await open(dir);
+    expect(sort).toHaveBeenCalledTimes(0);
+    expect(await store.get("new")).toBeUndefined();
+    expect(sort).toHaveBeenCalledTimes(1); // the index of every hour
+    expect(await store.get("new2")).toBeUndefined();
+    expect(sort).toHaveBeenCalledTimes(1);
+    expect(await store.get("h7")).toEqual(done("h7", T0 + 7 * HOUR));
+    expect(sort).toHaveBeenCalledTimes(31); // and each hour, looked in for h7
+    expect(await store.get("h8")).toEqual(done("h8", T0 + 8 * HOUR));
+    expect(sort).toHaveBeenCalledTimes(31);
+    sort.mockRestore();
+  });
+
   it("finds what is archived after its first lookup, past the index's remaking, and nothing a prune dropped", async () => {
     const dir = await dirs.make();
     const { store } = await open(dir, { cleanupMaxAgeMs: HOUR });

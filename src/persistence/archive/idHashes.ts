@@ -40,18 +40,19 @@ function isHash(value: number): boolean {
   return Number.isSafeInteger(value) && value >= 0;
 }
 
-/** The hashes of one archive hour: sorted, plus the few added since (merged in now and then). */
+/**
+ * The hashes of one archive hour: sorted, plus the few added since (merged in now and then). Those read
+ * from a file are sorted when first needed: an open reads a month of hours, and a start may look in none.
+ */
 export class HashSet53 {
-  private sorted: Float64Array;
+  private sorted: Float64Array | undefined;
   private recent: number[] = [];
 
-  constructor(hashes: Float64Array = new Float64Array(0)) {
-    this.sorted = hashes.filter(isHash).sort();
-  }
+  constructor(private unsorted: Float64Array = new Float64Array(0)) {}
 
   /** Hashes held, duplicates included (a record appended twice). */
   get size(): number {
-    return this.sorted.length + this.recent.length;
+    return this.checked().length + this.recent.length;
   }
 
   add(hashes: readonly number[]): void {
@@ -60,37 +61,47 @@ export class HashSet53 {
   }
 
   has(hash: number): boolean {
-    return sortedHas(this.sorted, hash) || this.recent.includes(hash);
+    return sortedHas(this.checked(), hash) || this.recent.includes(hash);
   }
 
-  /** Every hash held, sorted (duplicates included): the set's own array, not to be changed. */
-  values(): Float64Array {
-    this.merge();
-    return this.sorted;
+  /** Every hash held, in no order, garbage read from a file included: for an index, which sorts them. */
+  parts(): ReadonlyArray<ArrayLike<number>> {
+    return [this.sorted ?? this.unsorted, this.recent];
   }
 
   /** How many different hashes: the number of different ids, but for a collision. */
   distinct(): number {
     this.merge();
+    const sorted = this.checked();
     let count = 0;
-    for (let i = 0; i < this.sorted.length; i++)
-      if (i === 0 || this.sorted[i] !== this.sorted[i - 1]) count++;
+    for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) count++;
     return count;
+  }
+
+  private checked(): Float64Array {
+    if (this.sorted === undefined) {
+      this.sorted = this.unsorted.filter(isHash).sort();
+      this.unsorted = EMPTY;
+    }
+    return this.sorted;
   }
 
   private merge(): void {
     if (this.recent.length === 0) return;
-    const all = new Float64Array(this.sorted.length + this.recent.length);
-    all.set(this.sorted);
-    all.set(this.recent, this.sorted.length);
+    const sorted = this.checked();
+    const all = new Float64Array(sorted.length + this.recent.length);
+    all.set(sorted);
+    all.set(this.recent, sorted.length);
     this.sorted = all.sort();
     this.recent = [];
   }
 }
 
+const EMPTY = new Float64Array(0);
+
 /**
- * Whether any of several HashSet53s holds a hash, in one lookup: their hashes in one sorted array, and
- * a Set of those added since. Stale once the added are an eighth as many (make it anew then: an add
+ * Whether any of several HashSet53s may hold a hash, in one lookup: their hashes in one sorted array
+ * (garbage read from a file too, which only costs a look in the hours), and a Set of those added since. Stale once the added are an eighth as many (make it anew then: an add
  * costs O(log n) amortized), and after a set loses hashes (a removal is not followed).
  */
 export class HashIndex {
@@ -99,7 +110,7 @@ export class HashIndex {
   private constructor(private readonly sorted: Float64Array) {}
 
   static of(sets: Iterable<HashSet53>): HashIndex {
-    const parts = [...sets].map((set) => set.values());
+    const parts = [...sets].flatMap((set) => set.parts());
     const all = new Float64Array(parts.reduce((n, part) => n + part.length, 0));
     let at = 0;
     for (const part of parts) {
