@@ -1,6 +1,7 @@
 // The PostgreSQL store on a real server: the SnapshotStore behaviour a host relies on, and what sharing
 // one schema between processes adds (ownership, fenced writes, takeover, the inbox, migrations).
-import { describe, expect, it } from "vitest";
+import pg from "pg";
+import { describe, expect, it, vi } from "vitest";
 import {
   ActorTakenOverError,
   SnapshotStoreNotOpenError,
@@ -222,6 +223,22 @@ describe("PostgreSQL store: several processes on one schema", { timeout: 30_000 
     await fine;
     expect(ids(await a.list("live"))).toEqual(["y", "z"]);
     expect((await b.get("theirs"))?.updatedAt).toBe(STORE_T0);
+  });
+
+  it("gets made while one runs go together as the next statement: 200 at once cost two round trips", async () => {
+    const url = await postgres().createDatabase();
+    const s = await store(url);
+    await s.put([storeRecord("used")]);
+    const query = vi.spyOn(pg.Pool.prototype, "query");
+    const found = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => s.get(i === 7 ? "used" : `new${i}`)),
+    );
+    const gets = query.mock.calls.filter(([config]) =>
+      String((config as { name?: unknown }).name).endsWith(" get"),
+    );
+    query.mockRestore();
+    expect(found.filter((r) => r !== undefined).map((r) => r?.id)).toEqual(["used"]);
+    expect(gets).toHaveLength(2);
   });
 
   it("a finished actor stays finished: no process brings it back with a live put", async () => {

@@ -26,6 +26,7 @@ import {
   SnapshotStoreNotOpenError,
   type StoredDelivery,
 } from "../SnapshotStorePort.js";
+import { BatchedGets } from "./batchedGets.js";
 import { GroupCommit } from "./groupCommit.js";
 import { migrate, quoteIdentifier } from "./migrations.js";
 import { Ownership } from "./ownership.js";
@@ -45,6 +46,8 @@ interface Opened {
   warn: (message: string) => void;
   /** Puts, one statement at a time, in order. */
   commits: GroupCommit;
+  /** Reads by id, those of one turn in one statement. */
+  gets: BatchedGets<ActorRecord>;
   ownership: Ownership;
   /** The live actors this process holds: listed at open, claimed, or put by it. */
   held: Set<string>;
@@ -108,6 +111,12 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
         rules,
         warn: options.onWarning,
         commits: new GroupCommit((rows) => this.write(opened, rows)),
+        gets: new BatchedGets(async (ids) => {
+          const found = await pool.query<{ id: string; record: ActorRecord }>(
+            named(this.s, "get", `SELECT id, record FROM ${this.s}.actors WHERE id = ANY($1::text[])`, [ids]),
+          );
+          return new Map(found.rows.map((row) => [row.id, row.record]));
+        }),
         ownership,
         held,
       };
@@ -151,11 +160,7 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
   }
 
   async get(id: string): Promise<ActorRecord | undefined> {
-    const { pool } = this.held("get");
-    const found = await pool.query<{ record: ActorRecord }>(
-      named(this.s, "get", `SELECT record FROM ${this.s}.actors WHERE id = $1`, [id]),
-    );
-    return found.rows[0]?.record;
+    return this.held("get").gets.get(id);
   }
 
   async put(records: readonly ActorRecord[]): Promise<void> {
