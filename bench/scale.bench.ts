@@ -188,7 +188,11 @@ const ROWS: Row[] = [
   { label: "  RSS after the root import", value: (f) => f.rssAfterImport, show: mb },
   { label: "steady RSS (after drive + full GC)", value: (f) => f.steadyRss, show: mb },
   { label: "V8 heap used, steady", value: (f) => f.heapUsed, show: mb },
-  { label: "archived records (on disk, 8 bytes each in memory)", value: (f) => f.archivedRecords, show: int },
+  {
+    label: "archived records (on disk, 16 bytes each in memory)",
+    value: (f) => f.archivedRecords,
+    show: int,
+  },
   { label: "transitions/s", value: (f) => f.transitionsPerS, show: int },
   { label: "persistence lag p50", value: (f) => f.lagP50, show: ms },
   {
