@@ -62,7 +62,11 @@ export async function startHarness(o: {
   const dir = mkdtempSync(join(tmpdir(), "a2a-openclaw-e2e-"));
   const paths = await openclawInstalled();
   const tarball = (await packOpenClawPlugin({ out: join(dir, "pack"), bundleLibrary: true })) as string;
+  // Message times (their snowflakes) on a clock a step of the machine's wall clock cannot move: the
+  // scenarios compare them to the second, and a VM's clock may be stepped while a test runs.
+  const origin = Date.now() - performance.now();
   const emulator = await startDiscordEmulator({
+    now: () => Math.floor(origin + performance.now()),
     guildId: IDS.guild,
     channels: [{ id: IDS.channel, name: "general" }],
     users: [
