@@ -101,8 +101,9 @@ const EMPTY = new Float64Array(0);
 
 /**
  * Whether any of several HashSet53s may hold a hash, in one lookup: their hashes in one sorted array
- * (garbage read from a file too, which only costs a look in the hours), and a Set of those added since. Stale once the added are an eighth as many (make it anew then: an add
- * costs O(log n) amortized), and after a set loses hashes (a removal is not followed).
+ * (garbage read from a file too, which only costs a look in the hours), and a Set of those added
+ * since. Stale once the added are an eighth as many (make it anew then: an add costs O(log n)
+ * amortized), and after a set loses hashes (a removal is not followed).
  */
 export class HashIndex {
   private readonly added = new Set<number>();
