@@ -33,7 +33,7 @@ export class DormantActors {
 
   constructor(private readonly o: DormantActorsOptions) {
     this.wakes = new TimerQueue(o.now, (id) => this.wake(id), o.timers);
-    this.idles = new TimerQueue(o.now, (id) => this.retire(id), o.timers);
+    this.idles = new TimerQueue(o.now, (id) => this.retireIdle(id), o.timers);
   }
 
   /** A stored live actor that only waits, kept as its record. */
@@ -53,6 +53,18 @@ export class DormantActors {
     this.wakes.set(id, undefined);
     this.o.resume(record, this.made.has(record));
     return actors.hosted.get(id);
+  }
+
+  /**
+   * A spawned actor whose first record was just queued: one that only waits is its record from now on,
+   * whatever `afterMs` short of Infinity. It has handled no event yet, so nothing says another comes
+   * soon, and a burst of spawns would otherwise keep every actor whose write is in flight hosted.
+   */
+  spawned(entry: Entry): void {
+    if (!Number.isFinite(this.o.afterMs) || this.o.actors.hosted.get(entry.id) !== entry) return;
+    // The store's copy is the record just queued: a store that keeps none, or refused it, leaves it hosted.
+    const record = this.o.stored(entry.id);
+    if (record !== undefined) this.retire(entry, record);
   }
 
   /** The hosted actor changed: it stays hosted until that change is durable. */
@@ -100,11 +112,8 @@ export class DormantActors {
     this.idles.stop();
   }
 
-  /**
-   * An idle hosted actor goes back to being its record, unless a caller waits on it (looked at again
-   * later) or a side effect runs in its tree (its end is a change, and the actor is idle again after).
-   */
-  private retire(id: string): void {
+  /** An idle hosted actor goes back to being its record, unless a caller waits on it (looked at again later). */
+  private retireIdle(id: string): void {
     const entry = this.o.actors.hosted.get(id);
     if (entry === undefined) return;
     if (entry.watchers.size > 0 || entry.abandoned.size > 0) return this.idle(id);
@@ -118,8 +127,16 @@ export class DormantActors {
       }
       this.made.add(record);
     }
-    if (!onlyWaits(record)) return;
-    this.o.actors.hosted.delete(id);
+    this.retire(entry, record);
+  }
+
+  /**
+   * The hosted actor becomes `record`, its state as last queued, unless a side effect runs in its tree
+   * (its end is a change, and the actor is idle again after) or a caller waits on it.
+   */
+  private retire(entry: Entry, record: Readonly<ActorRecord>): void {
+    if (entry.watchers.size > 0 || entry.abandoned.size > 0 || !onlyWaits(record)) return;
+    this.o.actors.hosted.delete(entry.id);
     this.keep(record);
     // Unseen by inspectors: to them the actor lives on, and the same id restored is the same actor.
     entry.silence();

@@ -75,6 +75,7 @@ export class Host implements DurableHost {
       store: () => this.store,
       stopped: () => this.state === "stopping" || this.state === "stopped",
       hosted: (entry) => this.actors.hosted.get(entry.id) === entry,
+      current: (entry) => this.hostedOrWoken(entry.id),
       recordOf: (entry) => this.recordOf(entry),
       onQueued: (entry, record) => this.queued(entry, record),
       onRefused: (entry, error) => this.refuse(entry, error),
@@ -184,6 +185,7 @@ export class Host implements DurableHost {
     }
     const entry = this.createEntry(kind, id, machine, input);
     this.writer.flush();
+    this.dormant.spawned(entry);
     await entry.lastWrite;
     throwIfFailed(`${this.name}.spawn`, entry);
   }

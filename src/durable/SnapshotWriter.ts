@@ -11,6 +11,8 @@ export interface SnapshotWriterOptions {
   stopped: () => boolean;
   /** Whether the actor is still hosted (one that is not has nothing newer than its last record). */
   hosted: (entry: Entry) => boolean;
+  /** The actor's hosted entry now, hosted again if it went dormant; undefined when it is not here. */
+  current: (entry: Entry) => Entry | undefined;
   /** The actor's record as it is now; throws when its state is not JSON. */
   recordOf: (entry: Entry) => ActorRecord;
   /** Told once a record is queued, in queueing order. */
@@ -30,7 +32,8 @@ export class SnapshotWriter {
   private readonly dirty = new Set<Entry>();
   /** Records put again as they were: a finished actor's last one, or one no longer hosted. */
   private readonly again = new Map<string, { entry: Entry; record: ActorRecord }>();
-  private readonly failed = new Map<string, { entry: Entry; record: ActorRecord }>();
+  /** Each actor entry's latest failed record. */
+  private readonly failed = new Map<Entry, { entry: Entry; record: ActorRecord }>();
   /** Batches queued and not yet settled. */
   private inFlight = 0;
   /** Settles once every batch queued so far has: one link per batch, so waiting costs the same at any load. */
@@ -144,7 +147,7 @@ export class SnapshotWriter {
           throw error;
         }
         if (this.o.stopped()) throw error;
-        this.failed.set(entry.id, { entry, record });
+        this.failed.set(entry, { entry, record });
         await this.backoff(error);
         // The retry round gave the actor a new write (or a newer change did): its answer is that one's.
         if (this.o.stopped() || entry.lastWrite === own) throw error;
@@ -156,14 +159,26 @@ export class SnapshotWriter {
     return own;
   }
 
+  /**
+   * Puts each failed actor's record again: a live actor's as it is now, from the entry that hosts it now
+   * (a dormant one is hosted again), since the failed record may be older than one written since. A
+   * finished actor's, or one no longer here, as it was. Callers waiting on a failed write wait on the new one.
+   */
   private retryFailed(): void {
     if (this.o.stopped()) return;
-    for (const [id, failure] of this.failed) {
-      if (failure.record.status === "active" && this.o.hosted(failure.entry)) this.dirty.add(failure.entry);
-      else this.again.set(id, failure);
-    }
+    const failures = [...this.failed.values()];
     this.failed.clear();
+    const now = new Map<Entry, Entry>();
+    for (const failure of failures) {
+      const current = failure.record.status === "active" ? this.o.current(failure.entry) : undefined;
+      if (current === undefined) this.again.set(failure.entry.id, failure);
+      else {
+        this.dirty.add(current);
+        now.set(failure.entry, current);
+      }
+    }
     this.flush();
+    for (const [was, current] of now) was.lastWrite = current.lastWrite;
   }
 
   /** `write` never rejects: it settles once each record of its batch has landed or failed for good. */

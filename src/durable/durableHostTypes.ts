@@ -46,7 +46,9 @@ export interface DurableHostOptions {
    * How long an actor that only waits (no side effect runs in its tree, no `when()` caller) stays an
    * XState actor once its latest change is durable (default 100 ms): then it is kept as its record,
    * and hosted again at its next event or due time. Its `DurableActor.actor` is then stopped: take the
-   * actor again with `actor(id)` for each use. `Infinity` keeps every actor hosted.
+   * actor again with `actor(id)` for each use. An actor `spawn()` made that only waits is its record
+   * from the moment its first record is queued, on a store that keeps records in memory (`kept`): it
+   * has handled no event yet. `Infinity` keeps every actor hosted.
    */
   dormantAfterMs?: number;
   /** How errors and warnings name the host (default `DurableHost`). */

@@ -1,6 +1,7 @@
 // A hosted actor that only waits goes back to being its record once idle (`dormantAfterMs` after its
-// latest change is durable), and is hosted again at its next event or due time, unseen by get(),
-// list(), send(), actor() and the inspector. On the in-memory store, in simulated time.
+// latest change is durable; a spawned one as soon as its first record is queued), and is hosted again
+// at its next event or due time, unseen by get(), list(), send(), actor() and the inspector. On the
+// in-memory store, in simulated time.
 import { describe, expect, it, vi } from "vitest";
 import { assign, fromPromise, type InspectionEvent, sendTo, setup } from "xstate";
 import {
@@ -10,6 +11,7 @@ import {
   type DurableHostOptions,
   type SnapshotStore,
 } from "../../src/durable/index.js";
+import type { ActorRecord } from "../../src/persistence/actorRecord.js";
 import { hostsOnFakeTime } from "../support/fakeClock.js";
 import { InspectorModel } from "../../src/inspector/InspectorModel.js";
 import { HoldingStore } from "../support/runtimeParts.js";
@@ -289,7 +291,9 @@ describe("an idle actor that only waits goes back to being its record", () => {
     const store = createMemoryStore();
     const h = host(store, { machines: { stamped: { machine: stamped, version: 1 } } });
     await h.start();
-    await h.spawn("stamped", "s");
+    // Created through a handle, it stays hosted until idle (a spawned one would be its record at once).
+    h.create("stamped", "s");
+    await h.idle();
     expect((await h.get("s"))?.context).toEqual({ at: new Date(T0) });
     await vi.advanceTimersByTimeAsync(1_000);
     expect(counts(h)).toEqual({ live: 0, dormant: 1 });
@@ -314,7 +318,8 @@ describe("an idle actor that only waits goes back to being its record", () => {
   it("1,000 waiting actors are 1,000 records once idle: none stays an XState actor", async () => {
     const h = host();
     await h.start();
-    await Promise.all(Array.from({ length: 1_000 }, (_, i) => h.spawn("reminder", `r${i}`)));
+    const created = Array.from({ length: 1_000 }, (_, i) => h.create("reminder", `r${i}`));
+    for (const { id } of created) await h.send(id, { type: "PING" });
     expect(counts(h)).toEqual({ live: 1_000, dormant: 0 });
     await vi.advanceTimersByTimeAsync(1_000);
     expect(counts(h)).toEqual({ live: 0, dormant: 1_000 });
@@ -322,6 +327,119 @@ describe("an idle actor that only waits goes back to being its record", () => {
     await h.idle();
     expect((await h.list()).length).toBe(0);
   });
+});
+
+/**
+ * The in-memory store (it keeps its records in memory, `kept`), whose puts can be held, or fail after
+ * placing their records, as the lowdb store's do when its journal cannot be written.
+ */
+function keepingStore() {
+  const inner = createMemoryStore();
+  let gate: Promise<void> | undefined;
+  let release = () => {};
+  let failures = 0;
+  return {
+    ...inner,
+    async put(records: readonly ActorRecord[]): Promise<void> {
+      await inner.put(records);
+      await gate;
+      if (failures > 0) {
+        failures -= 1;
+        throw new Error("ENOSPC: no space left on device");
+      }
+    },
+    hold(): void {
+      gate = new Promise((resolve) => (release = resolve));
+    },
+    release(): void {
+      gate = undefined;
+      release();
+    },
+    failNext(n: number): void {
+      failures = n;
+    },
+  };
+}
+
+describe("a spawned actor that only waits is its record once its first record is queued", () => {
+  it("none stays hosted while its write is in flight; spawn() resolves once that write is durable", async () => {
+    const store = keepingStore();
+    const h = host(store);
+    await h.start();
+    store.hold();
+    let resolved = 0;
+    const spawns = ["r1", "r2", "r3"].map((id) => h.spawn("reminder", id).then(() => (resolved += 1)));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(counts(h)).toEqual({ live: 0, dormant: 3 });
+    expect(resolved).toBe(0);
+    expect(await h.get("r2")).toMatchObject({ status: "active", value: "waiting", context: { pings: 0 } });
+    store.release();
+    await Promise.all(spawns);
+    expect((await store.get("r3"))?.snapshot).toMatchObject({ value: "waiting" });
+    await h.send("r1", { type: "PING" });
+    expect((await store.get("r1"))?.snapshot).toMatchObject({ context: { pings: 1 } });
+  });
+
+  it("not when its first state runs a side effect, nor with dormantAfterMs: Infinity", async () => {
+    const working = setup({ actors: { work: fromPromise(() => new Promise<void>(() => {})) } }).createMachine(
+      {
+        initial: "working",
+        states: { working: { invoke: { src: "work" } } },
+      },
+    );
+    const machines = {
+      reminder: { machine: reminder, version: 1 },
+      working: { machine: working, version: 1 },
+    };
+    const h = host(keepingStore(), { machines });
+    await h.start();
+    await h.spawn("working", "w");
+    await h.spawn("reminder", "r");
+    expect(counts(h)).toEqual({ live: 1, dormant: 1 });
+    const always = host(keepingStore(), { machines, dormantAfterMs: Infinity });
+    await always.start();
+    await always.spawn("reminder", "r");
+    expect(counts(always)).toEqual({ live: 1, dormant: 0 });
+  });
+
+  it("a first write that fails is put again, and spawn() resolves once it lands", async () => {
+    const store = keepingStore();
+    const h = host(store);
+    await h.start();
+    store.failNext(1);
+    let resolved = false;
+    const spawned = h.spawn("reminder", "r").then(() => (resolved = true));
+    await vi.advanceTimersByTimeAsync(99);
+    expect(resolved).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    await spawned;
+    expect((await store.get("r"))?.snapshot).toMatchObject({ value: "waiting", context: { pings: 0 } });
+  });
+
+  it.each([
+    ["hosted", 1_000],
+    ["dormant again", 0],
+  ])(
+    "woken by an event before its failed first write is put again (%s by then): the retry writes it as it is now",
+    async (_, dormantAfterMs) => {
+      const store = keepingStore();
+      const h = host(store, { dormantAfterMs });
+      await h.start();
+      store.failNext(1);
+      const spawned = h.spawn("reminder", "r");
+      await vi.advanceTimersByTimeAsync(0);
+      expect(counts(h)).toEqual({ live: 0, dormant: 1 });
+      await h.send("r", { type: "PING" });
+      await vi.advanceTimersByTimeAsync(1);
+      expect(counts(h).dormant).toBe(dormantAfterMs === 0 ? 1 : 0);
+      // The retry round, 100 ms after the failure: the older record must not land over the newer one.
+      await vi.advanceTimersByTimeAsync(100);
+      await spawned;
+      await h.idle();
+      expect((await store.get("r"))?.snapshot).toMatchObject({ context: { pings: 1 } });
+      expect(await h.get("r")).toMatchObject({ context: { pings: 1 } });
+    },
+  );
 });
 
 describe("dormantAfterMs", () => {
@@ -334,6 +452,7 @@ describe("dormantAfterMs", () => {
     hosts.push(h);
     await h.start();
     await h.spawn("reminder", "r1");
+    await h.send("r1", { type: "PING" });
     await vi.advanceTimersByTimeAsync(99);
     expect(counts(h)).toEqual({ live: 1, dormant: 0 });
     await vi.advanceTimersByTimeAsync(1);
