@@ -132,10 +132,11 @@ export class DormantActors {
 
   /**
    * The hosted actor becomes `record`, its state as last queued, unless a side effect runs in its tree
-   * (its end is a change, and the actor is idle again after) or a caller waits on it.
+   * (its end is a change, and the actor is idle again after). No caller waits on it: an idle one's are
+   * looked at first, and a spawned one has none yet.
    */
   private retire(entry: Entry, record: Readonly<ActorRecord>): void {
-    if (entry.watchers.size > 0 || entry.abandoned.size > 0 || !onlyWaits(record)) return;
+    if (!onlyWaits(record)) return;
     this.o.actors.hosted.delete(entry.id);
     this.keep(record);
     // Unseen by inspectors: to them the actor lives on, and the same id restored is the same actor.
