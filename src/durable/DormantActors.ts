@@ -14,6 +14,12 @@ export interface DormantActorsOptions {
   resume: (record: Readonly<ActorRecord>, owned: boolean) => void;
   /** The actor's record as it is now (as it was last written: nothing changed since). */
   recordOf: (entry: Entry) => ActorRecord;
+  /**
+   * Resolves when the next turn of the backlog found at start may wake more actors: once the writes
+   * queued so far have landed, so a catch-up holds a turn or two of actors hosted, not thousands. While
+   * those writes fail and are retried it waits too: an actor woken then could run no side effect.
+   */
+  backlogTurnDone: () => Promise<void>;
   /** The store's own copy of the actor's last written record, when the store keeps one in memory. */
   stored: (id: string) => Readonly<ActorRecord> | undefined;
 }
@@ -32,7 +38,7 @@ export class DormantActors {
   private readonly made = new WeakSet<Readonly<ActorRecord>>();
 
   constructor(private readonly o: DormantActorsOptions) {
-    this.wakes = new TimerQueue(o.now, (id) => this.wake(id), o.timers);
+    this.wakes = new TimerQueue(o.now, (id) => this.wake(id), o.timers, o.backlogTurnDone);
     this.idles = new TimerQueue(o.now, (id) => this.retireIdle(id), o.timers);
   }
 

@@ -89,6 +89,7 @@ export class Host implements DurableHost {
       afterMs: dormantAfterMs(o.dormantAfterMs, `create${this.name}`),
       resume: (record, owned) => this.resume(record, owned),
       recordOf: (entry) => this.recordOf(entry),
+      backlogTurnDone: () => this.writer.settled(),
       stored: (id) => this.store?.kept?.(id),
     });
     this.maxAgeMs = o.cleanupMaxAgeMs ?? 86_400_000; // a day

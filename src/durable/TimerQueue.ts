@@ -9,12 +9,13 @@ interface HeapEntry {
 }
 
 /**
- * Wakes per turn while the backlog start() found lasts, each turn after the I/O that waits. After an
+ * Wakes per turn while the backlog start() found lasts, each turn once what the queue's owner waits
+ * for (a host: the writes of the actors woken so far) and then the I/O that waits are done. After an
  * outage thousands are overdue: woken in one turn, their writes and side effects all waited for the
  * last of them, as a journal append moves one step per event-loop turn. In turns of 64 the first
- * effects run at once; the whole catch-up ends somewhat later (10,000 overdue: 86-94 % done by 3 s,
- * where one burst had finished). Later due times fire all at once: capped, they starved behind other
- * work under load.
+ * effects run at once. Turns that wait for nothing but I/O woke ~1,000 of 10,000 overdue actors before
+ * the first of them were written, and held them all. Later due times fire all at once: capped, they
+ * starved behind other work under load.
  */
 export const BACKLOG_FIRES_PER_TURN = 64;
 
@@ -29,8 +30,8 @@ export class TimerQueue {
   private readonly live = new Map<string, HeapEntry>();
   private nextGeneration = 0;
   private handle: unknown;
-  /** The backlog's next turn, queued behind the I/O that waits. */
-  private nextTurn: ReturnType<typeof setImmediate> | undefined;
+  /** The backlog's next turn, queued behind what `turnDone` waits for; stop() makes it a no-op. */
+  private nextTurn: { cancelled: boolean } | undefined;
   private armedFor: number | undefined;
   private running = false;
   /** The backlog start() found: entries set before it (up to this generation) and due by then. */
@@ -40,6 +41,8 @@ export class TimerQueue {
     private readonly now: () => number,
     private readonly fire: (actorId: string) => void,
     private readonly timers: RuntimeTimers = GLOBAL_TIMERS,
+    /** Resolves when the backlog's next turn may run, once I/O was polled after it too (never rejects). */
+    private readonly turnDone: () => Promise<void> = () => Promise.resolve(),
   ) {}
 
   /** Sets when the actor wakes; undefined cancels it. */
@@ -69,7 +72,7 @@ export class TimerQueue {
   stop(): void {
     this.running = false;
     if (this.handle !== undefined) this.timers.clearTimeout(this.handle);
-    if (this.nextTurn !== undefined) clearImmediate(this.nextTurn);
+    if (this.nextTurn !== undefined) this.nextTurn.cancelled = true;
     this.handle = undefined;
     this.nextTurn = undefined;
     this.armedFor = undefined;
@@ -105,12 +108,15 @@ export class TimerQueue {
     let share = spread ? BACKLOG_FIRES_PER_TURN : Number.POSITIVE_INFINITY;
     for (let next = this.peekLive(); next !== undefined && next.dueAt <= now; next = this.peekLive()) {
       if (next.generation <= backlog.generation && next.dueAt <= backlog.dueBy && share-- === 0) {
-        // Not a timer: in a host, turns queued with setTimeout ran one after another before any I/O
-        // (measured, 10,000 overdue); setImmediate runs after the event loop polls for I/O.
-        this.nextTurn = setImmediate(() => {
-          this.nextTurn = undefined;
-          this.fireDue(true);
-        });
+        const turn = { cancelled: false };
+        this.nextTurn = turn;
+        void this.turnDone()
+          .then(polledIo)
+          .then(() => {
+            if (turn.cancelled) return;
+            this.nextTurn = undefined;
+            this.fireDue(true);
+          });
         return;
       }
       this.heap.pop();
@@ -137,3 +143,9 @@ export class TimerQueue {
     this.heap.init(live);
   }
 }
+
+/**
+ * Not a timer: in a host, turns queued with setTimeout ran one after another before any I/O (measured,
+ * 10,000 overdue); setImmediate runs after the event loop polls for I/O.
+ */
+const polledIo = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -517,6 +517,30 @@ describe("a restart after an outage", () => {
     expect(firstEffect).toBeLessThanOrEqual(BACKLOG_FIRES_PER_TURN);
   });
 
+  it("wakes the backlog's next turn once the writes before it have landed: a turn of actors at a time", async () => {
+    const store = createMemoryStore();
+    const first = host(store, { machines });
+    await first.start();
+    for (let n = 0; n < 500; n++) await first.spawn("sleeper", `s${n}`, { n });
+    await first.stop();
+    log.length = 0;
+    vi.setSystemTime(Date.now() + 10_000);
+
+    const holding = new HoldingStore(store);
+    const second = host(holding, { machines });
+    await second.start();
+    holding.hold();
+    await vi.advanceTimersByTimeAsync(1_000);
+    // Woken in turns regardless, the whole backlog would be hosted, each waiting for its write.
+    expect(log.filter((line) => line.startsWith("woke")).length).toBe(BACKLOG_FIRES_PER_TURN);
+    expect(second.counts().live).toBe(BACKLOG_FIRES_PER_TURN);
+    holding.release();
+    await vi.advanceTimersByTimeAsync(100);
+    await second.idle();
+    expect(new Set(log.filter((line) => line.startsWith("effect"))).size).toBe(500);
+    expect(counts(second)).toEqual({ live: 0, dormant: 0 });
+  });
+
   it("wakes later due times all at once when they come: only the backlog found at start is spread", async () => {
     const store = createMemoryStore();
     const h = host(store, { machines, dormantAfterMs: 0 });
