@@ -25,6 +25,7 @@ export interface ReplayJournalOptions<R> {
   /**
    * Takes every usable record in line order instead, `latest` left empty: for a caller whose own state
    * keeps the last record of each key as it applies them (the thread state), so no map of them is built.
+   * Each line is then one JSON value: a record in parts is not read so.
    */
   each?: (record: R) => void;
 }

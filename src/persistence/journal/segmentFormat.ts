@@ -103,9 +103,10 @@ function scanSegment(bytes: Uint8Array): SegmentScan {
 type BadLines = Array<{ line: number; problem: string }>;
 
 /**
- * Reads a segment's bytes (the whole file) by the rules in this module's comment. With `each`, every
- * record is handed to it as it is parsed, in append order, and `values` is left empty: a large segment's
- * parsed lines are then not all held at once.
+ * Reads a segment's bytes (the whole file) by the rules in this module's comment, in append order, each
+ * line one JSON value, as the thread state writes them (records in parts are read newest first, below).
+ * With `each`, every value is handed to it as it is parsed, and `values` is left empty: a large
+ * segment's parsed lines are then not all held at once.
  */
 export function readJournalSegment(bytes: Uint8Array, each?: (value: unknown) => void): JournalReading {
   const scan = scanSegment(bytes);
@@ -114,7 +115,9 @@ export function readJournalSegment(bytes: Uint8Array, each?: (value: unknown) =>
   const take = each ?? ((value: unknown) => values.push(value));
   const bad: BadLines = [];
   for (let i = 0; i < scan.starts.length; i++) {
-    const value = parseLine(scan.buffer, scan.starts[i] as number, scan.ends[i] as number, i + 2, bad);
+    const start = scan.starts[i] as number;
+    const end = scan.ends[i] as number;
+    const value = parseLine(scan.buffer, start, end, i + 2, bad, wholeValue);
     if (value !== NOT_PARSED) take(value);
   }
   return { values, ...outcome(scan, bad) };
@@ -138,7 +141,7 @@ export function readJournalSegmentNewestFirst(
     const end = scan.ends[i] as number;
     const id = leadingId(scan.buffer, start, end);
     if (id !== undefined && superseded(id)) continue;
-    const value = parseLine(scan.buffer, start, end, i + 2, bad);
+    const value = parseLine(scan.buffer, start, end, i + 2, bad, recordValue);
     if (value !== NOT_PARSED) each(value);
   }
   return outcome(scan, bad.reverse());
@@ -146,15 +149,29 @@ export function readJournalSegmentNewestFirst(
 
 const NOT_PARSED = Symbol("not parsed");
 
+type LineParser = (buffer: Buffer, start: number, end: number) => unknown;
+
+/** A line that is one JSON value: decoded in place, with no view made nor tab looked for. */
+const wholeValue: LineParser = (buffer, start, end) => JSON.parse(buffer.toString("utf8", start, end));
+/** A record's line, whole or in parts (recordLine.ts). */
+const recordValue: LineParser = (buffer, start, end) => parseRecordLine(buffer.subarray(start, end));
+
 /**
  * A line's value; NOT_PARSED (counted in `bad`) when it is not JSON, or empty. Each line is decoded
  * alone: one line of text beyond Latin-1 would make a string of the whole data two bytes a character,
  * slower to decode and parse.
  */
-function parseLine(buffer: Buffer, start: number, end: number, lineNo: number, bad: BadLines): unknown {
+function parseLine(
+  buffer: Buffer,
+  start: number,
+  end: number,
+  lineNo: number,
+  bad: BadLines,
+  parse: LineParser,
+): unknown {
   if (start === end) return NOT_PARSED;
   try {
-    return parseRecordLine(buffer.subarray(start, end));
+    return parse(buffer, start, end);
   } catch (error) {
     bad.push({ line: lineNo, problem: errorText(error) });
     return NOT_PARSED;
