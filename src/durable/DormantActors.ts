@@ -15,9 +15,10 @@ export interface DormantActorsOptions {
   /** The actor's record as it is now (as it was last written: nothing changed since). */
   recordOf: (entry: Entry) => ActorRecord;
   /**
-   * Resolves when the next turn of the backlog found at start may wake more actors: once the writes
-   * queued so far have landed, so a catch-up holds a turn or two of actors hosted, not thousands. While
-   * those writes fail and are retried it waits too: an actor woken then could run no side effect.
+   * Resolves once the writes queued so far have landed: asked after each turn of the backlog found at
+   * start, the turn after next waits for it, so a catch-up holds two turns of actors hosted, not
+   * thousands. While those writes fail and are retried it waits too: an actor woken then could run no
+   * side effect.
    */
   backlogTurnDone: () => Promise<void>;
   /** The store's own copy of the actor's last written record, when the store keeps one in memory. */

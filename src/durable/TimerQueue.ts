@@ -9,11 +9,12 @@ interface HeapEntry {
 }
 
 /**
- * Wakes per turn while the backlog start() found lasts, each turn once what the queue's owner waits
- * for (a host: the writes of the actors woken so far) and then the I/O that waits are done. After an
- * outage thousands are overdue: woken in one turn, their writes and side effects all waited for the
- * last of them, as a journal append moves one step per event-loop turn. In turns of 64 the first
- * effects run at once. Turns that wait for nothing but I/O woke ~1,000 of 10,000 overdue actors before
+ * Wakes per turn while the backlog start() found lasts. After an outage thousands are overdue: woken in
+ * one turn, their writes and side effects all waited for the last of them, as a journal append moves
+ * one step per event-loop turn. In turns of 64 the first effects run at once. Each turn waits for the
+ * I/O that waits to be polled, and for what the queue's owner waits for after the turn two before it
+ * (a host: that turn's writes have landed): two turns are in flight, a turn's wakes overlapping the
+ * writes of the one before. Turns that waited for I/O alone woke ~1,000 of 10,000 overdue actors before
  * the first of them were written, and held them all. Later due times fire all at once: capped, they
  * starved behind other work under load.
  */
@@ -32,6 +33,11 @@ export class TimerQueue {
   private handle: unknown;
   /** The backlog's next turn, queued behind what `turnDone` waits for; stop() makes it a no-op. */
   private nextTurn: { cancelled: boolean } | undefined;
+  /**
+   * What the backlog turn before this one waits for: the next turn waits for it. Two turns are in
+   * flight, so a turn's wakes overlap the writes of the one before.
+   */
+  private turnBefore: Promise<void> = Promise.resolve();
   private armedFor: number | undefined;
   private running = false;
   /** The backlog start() found: entries set before it (up to this generation) and due by then. */
@@ -41,7 +47,7 @@ export class TimerQueue {
     private readonly now: () => number,
     private readonly fire: (actorId: string) => void,
     private readonly timers: RuntimeTimers = GLOBAL_TIMERS,
-    /** Resolves when the backlog's next turn may run, once I/O was polled after it too (never rejects). */
+    /** Asked after each backlog turn, once I/O was polled: the turn after next waits for it (never rejects). */
     private readonly turnDone: () => Promise<void> = () => Promise.resolve(),
   ) {}
 
@@ -110,13 +116,14 @@ export class TimerQueue {
       if (next.generation <= backlog.generation && next.dueAt <= backlog.dueBy && share-- === 0) {
         const turn = { cancelled: false };
         this.nextTurn = turn;
-        void this.turnDone()
-          .then(polledIo)
-          .then(() => {
-            if (turn.cancelled) return;
-            this.nextTurn = undefined;
-            this.fireDue(true);
-          });
+        const before = this.turnBefore;
+        // Asked once this turn's microtasks ran: a woken actor's overdue delay, so its write, comes in one.
+        this.turnBefore = polledIo().then(() => this.turnDone());
+        void Promise.all([before, polledIo()]).then(() => {
+          if (turn.cancelled) return;
+          this.nextTurn = undefined;
+          this.fireDue(true);
+        });
         return;
       }
       this.heap.pop();
