@@ -497,6 +497,16 @@ describe("a restart after an outage", () => {
   });
   const machines = { sleeper: { machine: sleeper, version: 1 } };
 
+  /** `n` sleepers stored in `store`, all overdue by 9 s: what a restart after an outage finds. */
+  async function overdueSleepers(store: SnapshotStore, n: number): Promise<void> {
+    const first = host(store, { machines });
+    await first.start();
+    for (let i = 0; i < n; i++) await first.spawn("sleeper", `s${i}`, { n: i });
+    await first.stop();
+    log.length = 0;
+    vi.setSystemTime(Date.now() + 10_000);
+  }
+
   it("wakes the overdue actors a few at a time, in due order: the first effects run before the last wakes", async () => {
     const store = createMemoryStore();
     const first = host(store, { machines });
@@ -524,20 +534,14 @@ describe("a restart after an outage", () => {
 
   it("wakes each turn of the backlog once the writes of the turn two before have landed", async () => {
     const store = createMemoryStore();
-    const first = host(store, { machines });
-    await first.start();
-    for (let n = 0; n < 500; n++) await first.spawn("sleeper", `s${n}`, { n });
-    await first.stop();
-    log.length = 0;
-    vi.setSystemTime(Date.now() + 10_000);
-
+    await overdueSleepers(store, 500);
     const holding = new HoldingStore(store);
     const second = host(holding, { machines });
     await second.start();
     holding.hold();
     await vi.advanceTimersByTimeAsync(1_000);
     await eventLoopTurns(20); // enough for every turn of the backlog, were they not waiting
-    // Two turns in flight. Woken in turns regardless, the whole backlog would be hosted, each waiting for its write.
+    // Two turns in flight. Woken regardless, the whole backlog would be hosted, each waiting for its write.
     expect(log.filter((line) => line.startsWith("woke")).length).toBe(2 * BACKLOG_FIRES_PER_TURN);
     expect(second.counts().live).toBe(2 * BACKLOG_FIRES_PER_TURN);
     holding.release();
@@ -549,13 +553,7 @@ describe("a restart after an outage", () => {
 
   it("waits while the writes of a catch-up fail, and runs every effect once when they land again", async () => {
     const store = keepingStore();
-    const first = host(store, { machines });
-    await first.start();
-    for (let n = 0; n < 200; n++) await first.spawn("sleeper", `s${n}`, { n });
-    await first.stop();
-    log.length = 0;
-    vi.setSystemTime(Date.now() + 10_000);
-
+    await overdueSleepers(store, 200);
     const second = host(store, { machines });
     await second.start();
     store.failNext(3); // ENOSPC: the first turn's batch and its first two retries
