@@ -497,6 +497,21 @@ describe("a restart after an outage", () => {
   });
   const machines = { sleeper: { machine: sleeper, version: 1 } };
 
+  const woken = () => log.filter((line) => line.startsWith("woke")).length;
+
+  /** A host started on `n` overdue sleepers, its writes held: two turns of them woken, the rest waiting. */
+  async function catchUpWithWritesHeld(n: number) {
+    const store = createMemoryStore();
+    await overdueSleepers(store, n);
+    const holding = new HoldingStore(store);
+    const restarted = host(holding, { machines });
+    await restarted.start();
+    holding.hold();
+    await vi.advanceTimersByTimeAsync(100);
+    await eventLoopTurns(20); // enough for every turn of the backlog, were they not waiting
+    return { store, holding, restarted };
+  }
+
   /** `n` sleepers stored in `store`, all overdue by 9 s: what a restart after an outage finds. */
   async function overdueSleepers(store: SnapshotStore, n: number): Promise<void> {
     const first = host(store, { machines });
@@ -533,16 +548,9 @@ describe("a restart after an outage", () => {
   });
 
   it("wakes each turn of the backlog once the writes of the turn two before have landed", async () => {
-    const store = createMemoryStore();
-    await overdueSleepers(store, 500);
-    const holding = new HoldingStore(store);
-    const second = host(holding, { machines });
-    await second.start();
-    holding.hold();
-    await vi.advanceTimersByTimeAsync(1_000);
-    await eventLoopTurns(20); // enough for every turn of the backlog, were they not waiting
+    const { holding, restarted: second } = await catchUpWithWritesHeld(500);
     // Two turns in flight. Woken regardless, the whole backlog would be hosted, each waiting for its write.
-    expect(log.filter((line) => line.startsWith("woke")).length).toBe(2 * BACKLOG_FIRES_PER_TURN);
+    expect(woken()).toBe(2 * BACKLOG_FIRES_PER_TURN);
     expect(second.counts().live).toBe(2 * BACKLOG_FIRES_PER_TURN);
     holding.release();
     await vi.advanceTimersByTimeAsync(100);
@@ -559,13 +567,33 @@ describe("a restart after an outage", () => {
     store.failNext(3); // ENOSPC: the first turn's batch and its first two retries
     await vi.advanceTimersByTimeAsync(250);
     await eventLoopTurns(20);
-    expect(log.filter((line) => line.startsWith("woke")).length).toBe(2 * BACKLOG_FIRES_PER_TURN);
+    expect(woken()).toBe(2 * BACKLOG_FIRES_PER_TURN);
     expect(log.some((line) => line.startsWith("effect"))).toBe(false);
     await vi.advanceTimersByTimeAsync(1_000);
     await second.idle();
     const effects = log.filter((line) => line.startsWith("effect"));
     expect(effects.length).toBe(200);
     expect(new Set(effects).size).toBe(200);
+    expect((await store.list("live")).length).toBe(0);
+  });
+
+  it("stopped while a turn of its catch-up waits for writes: the next host wakes the rest, each effect once", async () => {
+    const { store, holding, restarted: second } = await catchUpWithWritesHeld(300);
+    expect(woken()).toBe(2 * BACKLOG_FIRES_PER_TURN);
+    const stopped = second.stop();
+    holding.release();
+    await stopped;
+    await eventLoopTurns(20); // the cancelled turn wakes no one once its writes land
+    expect(woken()).toBe(2 * BACKLOG_FIRES_PER_TURN);
+
+    const third = host(store, { machines });
+    await third.start();
+    await vi.advanceTimersByTimeAsync(100);
+    await third.idle();
+    // The stopped host ran none: each effect waits until the write that started it is durable.
+    const effects = log.filter((line) => line.startsWith("effect"));
+    expect(effects.length).toBe(300);
+    expect(new Set(effects).size).toBe(300);
     expect((await store.list("live")).length).toBe(0);
   });
 
