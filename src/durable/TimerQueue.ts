@@ -81,6 +81,7 @@ export class TimerQueue {
     if (this.nextTurn !== undefined) this.nextTurn.cancelled = true;
     this.handle = undefined;
     this.nextTurn = undefined;
+    this.turnBefore = Promise.resolve();
     this.armedFor = undefined;
   }
 
@@ -117,9 +118,10 @@ export class TimerQueue {
         const turn = { cancelled: false };
         this.nextTurn = turn;
         const before = this.turnBefore;
+        const polled = polledIo();
         // Asked once this turn's microtasks ran: a woken actor's overdue delay, so its write, comes in one.
-        this.turnBefore = polledIo().then(() => this.turnDone());
-        void Promise.all([before, polledIo()]).then(() => {
+        this.turnBefore = polled.then(() => this.turnDone());
+        void Promise.all([before, polled]).then(() => {
           if (turn.cancelled) return;
           this.nextTurn = undefined;
           this.fireDue(true);
