@@ -512,6 +512,14 @@ describe("a restart after an outage", () => {
     return { store, holding, restarted };
   }
 
+  /** `n` effects ran, each once, and no sleeper is left live. */
+  async function expectEachEffectOnce(store: SnapshotStore, n: number): Promise<void> {
+    const effects = log.filter((line) => line.startsWith("effect"));
+    expect(effects.length).toBe(n);
+    expect(new Set(effects).size).toBe(n);
+    expect((await store.list("live")).length).toBe(0);
+  }
+
   /** `n` sleepers stored in `store`, all overdue by 9 s: what a restart after an outage finds. */
   async function overdueSleepers(store: SnapshotStore, n: number): Promise<void> {
     const first = host(store, { machines });
@@ -571,10 +579,7 @@ describe("a restart after an outage", () => {
     expect(log.some((line) => line.startsWith("effect"))).toBe(false);
     await vi.advanceTimersByTimeAsync(1_000);
     await second.idle();
-    const effects = log.filter((line) => line.startsWith("effect"));
-    expect(effects.length).toBe(200);
-    expect(new Set(effects).size).toBe(200);
-    expect((await store.list("live")).length).toBe(0);
+    await expectEachEffectOnce(store, 200);
   });
 
   it("stopped while a turn of its catch-up waits for writes: the next host wakes the rest, each effect once", async () => {
@@ -591,10 +596,7 @@ describe("a restart after an outage", () => {
     await vi.advanceTimersByTimeAsync(100);
     await third.idle();
     // The stopped host ran none: each effect waits until the write that started it is durable.
-    const effects = log.filter((line) => line.startsWith("effect"));
-    expect(effects.length).toBe(300);
-    expect(new Set(effects).size).toBe(300);
-    expect((await store.list("live")).length).toBe(0);
+    await expectEachEffectOnce(store, 300);
   });
 
   it("wakes later due times all at once when they come: only the backlog found at start is spread", async () => {
