@@ -382,12 +382,14 @@ export class Host implements DurableHost {
 
   /** An actor whose state the store refuses: stopped, its last stored state (if any) kept for a restart. */
   private refuse(entry: Entry, error: unknown): void {
-    if (this.actors.hosted.get(entry.id) !== entry) return;
     if (error instanceof ActorTakenOverError) {
+      // Hosted, or its record since (a spawned actor is while its first write is in flight): it goes.
+      if (!this.actors.has(entry.id)) return;
       this.warn(`actor ${entry.id} (${entry.kind}) was taken over by another process; dropped here`);
       this.drop(entry.id);
       return;
     }
+    if (this.actors.hosted.get(entry.id) !== entry) return;
     this.actors.hosted.delete(entry.id);
     this.warn(
       `actor ${entry.id} (${entry.kind}) cannot be stored (${displayText(error)}); stopped it, its last stored state stays`,

@@ -80,8 +80,9 @@ export interface SnapshotStore {
    */
   list(which: "live" | "archive"): Promise<Array<Readonly<ActorRecord>>>;
   /**
-   * The live record with this id as last put, when the store keeps its records in memory: a host keeps
-   * it for an actor gone dormant, not a second copy. The store's own object: never change it.
+   * The live record with this id as last put, when the store keeps it in memory (all its records, or
+   * those being written): a host keeps it for an actor gone dormant, not a second copy. The store's own
+   * object: never change it.
    */
   kept?(id: string): Readonly<ActorRecord> | undefined;
   /** Drops archived records last updated before `olderThan` (ms since the epoch); resolves how many. */

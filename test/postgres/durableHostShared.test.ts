@@ -1,10 +1,11 @@
 // createDurableHost on the PostgreSQL store, as two processes would use it for their own machines:
 // list() shows the other's actors, send() reaches an actor the other runs, and an `after` delay of an
 // actor whose process stopped fires in the one that took it over, at its original time.
+import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { assign, setup } from "xstate";
 import { createDurableHost, type DurableHost } from "../../src/durable/index.js";
-import { createPostgresStore } from "../../src/persistence/postgres/index.js";
+import { ActorTakenOverError, createPostgresStore } from "../../src/persistence/postgres/index.js";
 import { ManualClock } from "../fixtures/manualClock.js";
 import { usePostgres } from "../support/postgres.js";
 import { waitUntil } from "../support/runtimeFakes.js";
@@ -45,14 +46,18 @@ function hostOn(url: string, clock: ManualClock): DurableHost {
   return host;
 }
 
+async function startedOn(url: string, clock: ManualClock): Promise<DurableHost> {
+  const host = hostOn(url, clock);
+  await host.start();
+  return host;
+}
+
 describe("durable hosts of two processes on one PostgreSQL schema", { timeout: 30_000 }, () => {
   it("list() and send() reach the other process's actors; its `after` fires in the process that took it over", async () => {
     const url = await postgres().createDatabase();
     const clock = new ManualClock(T0);
-    const a = hostOn(url, clock);
-    const b = hostOn(url, clock);
-    await a.start();
-    await b.start();
+    const a = await startedOn(url, clock);
+    const b = await startedOn(url, clock);
     await a.spawn("ticket", "t1");
     expect(await b.list()).toEqual([{ id: "t1", kind: "ticket", status: "active", value: "open" }]);
 
@@ -87,6 +92,77 @@ describe("durable hosts of two processes on one PostgreSQL schema", { timeout: 3
       value: "expired",
       context: { notes: ["from b"] },
     });
+  });
+});
+
+/** Holds every write to the actors table (reads go on) until the returned function is called. */
+async function holdWrites(url: string): Promise<() => Promise<void>> {
+  const locker = new pg.Client({ connectionString: url });
+  // A failed test's database is dropped under it: that ends its connection, which is no error here.
+  locker.on("error", () => undefined);
+  await locker.connect();
+  await locker.query("BEGIN");
+  await locker.query("LOCK TABLE a2a.actors IN EXCLUSIVE MODE");
+  return async () => {
+    await locker.query("COMMIT");
+    await locker.end();
+  };
+}
+
+describe("a spawned actor that only waits, on the PostgreSQL store", { timeout: 30_000 }, () => {
+  it("is its record while its first write is in flight: a burst of spawns holds no XState actors", async () => {
+    const url = await postgres().createDatabase();
+    const a = await startedOn(url, new ManualClock(T0));
+    const release = await holdWrites(url);
+    let resolved = 0;
+    const spawns = ["t1", "t2", "t3"].map((id) => a.spawn("ticket", id).then(() => (resolved += 1)));
+    const here = (host: DurableHost) => host.counts().live + host.counts().dormant;
+    await waitUntil(() => here(a) === 3, "the three spawns to be made");
+    expect(a.counts()).toMatchObject({ live: 0, dormant: 3 });
+    expect(a.counts().writesPending).toBeGreaterThan(0);
+    expect(resolved).toBe(0);
+    expect(await a.get("t2")).toMatchObject({ status: "active", value: "open", context: { notes: [] } });
+    await release();
+    await Promise.all(spawns);
+    const note = { type: "NOTE", text: "after" };
+    await a.send("t1", note);
+    const rows = await postgres().query<{ id: string }>(
+      "SELECT id FROM a2a.actors ORDER BY id",
+      [],
+      new URL(url).pathname.slice(1),
+    );
+    expect(rows.map((r) => r.id)).toEqual(["t1", "t2", "t3"]);
+    expect(await a.get("t1")).toMatchObject({ context: { notes: ["after"] } });
+  });
+
+  it("spawned in two processes at once: the one whose write is refused keeps nothing of it", async () => {
+    const url = await postgres().createDatabase();
+    const clock = new ManualClock(T0);
+    const a = await startedOn(url, clock);
+    const b = await startedOn(url, clock);
+    const release = await holdWrites(url);
+    const spawns = [a, b].map((host) =>
+      host.spawn("ticket", "t1").then(
+        () => undefined,
+        (error: unknown) => error,
+      ),
+    );
+    const here = (host: DurableHost) => host.counts().live + host.counts().dormant;
+    await waitUntil(() => here(a) === 1 && here(b) === 1, "both spawns to be made");
+    expect([a.counts().dormant, b.counts().dormant]).toEqual([1, 1]);
+    await release();
+    const [errorOfA, errorOfB] = await Promise.all(spawns);
+    const refused = errorOfA === undefined ? b : a;
+    const owner = refused === a ? b : a;
+    expect([errorOfA, errorOfB].filter((e) => e !== undefined)).toEqual([expect.any(ActorTakenOverError)]);
+    expect(refused.counts()).toMatchObject({ live: 0, dormant: 0 });
+    expect(owner.counts()).toMatchObject({ live: 0, dormant: 1 });
+    await clock.advance(60_000, async () => {
+      await a.idle();
+      await b.idle();
+    });
+    expect(await owner.get("t1")).toMatchObject({ status: "done", value: "expired" });
+    expect(refused.counts()).toMatchObject({ live: 0, dormant: 0 });
   });
 });
 

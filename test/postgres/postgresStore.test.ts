@@ -189,6 +189,28 @@ describe("PostgreSQL store: several processes on one schema", { timeout: 30_000 
     expect(ids(await b.listEveryLive())).toEqual(["mine"]);
   });
 
+  it("kept() is a live record while its put is being written: its checked copy, gone once the put lands or is refused", async () => {
+    const url = await postgres().createDatabase();
+    const a = await store(url);
+    const b = await store(url);
+    await a.put([storeRecord("mine")]);
+    expect(a.kept?.("mine")).toBeUndefined();
+    const record = storeRecord("x", { meta: { note: "as put" } });
+    const landing = a.put([record, storeRecord("done", { status: "done" })]);
+    const kept = a.kept?.("x");
+    expect(kept).toEqual(record);
+    expect(kept).not.toBe(record); // a copy: the caller may change its own
+    expect(a.kept?.("done")).toBeUndefined();
+    await landing;
+    expect(a.kept?.("x")).toBeUndefined();
+    const refused = b.put([storeRecord("mine", { updatedAt: STORE_T0 + 1 })]);
+    expect(b.kept?.("mine")?.updatedAt).toBe(STORE_T0 + 1);
+    await expect(refused).rejects.toThrow(ActorTakenOverError);
+    expect(b.kept?.("mine")).toBeUndefined();
+    await a.close();
+    expect(() => a.kept?.("x")).toThrow(SnapshotStoreNotOpenError);
+  });
+
   it("listEveryLive finds every process's live records by machine and by what their meta holds", async () => {
     const url = await postgres().createDatabase();
     const a = await store(url);

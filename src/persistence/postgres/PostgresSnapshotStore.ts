@@ -51,6 +51,8 @@ interface Opened {
   ownership: Ownership;
   /** The live actors this process holds: listed at open, claimed, or put by it. */
   held: Set<string>;
+  /** The checked copy of each actor's latest put until it lands or fails: what kept() hands a host. */
+  writing: Map<string, ActorRecord>;
 }
 
 /** The snapshot store on PostgreSQL, shared by every process on the same schema (createPostgresStore). */
@@ -119,6 +121,7 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
         }),
         ownership,
         held,
+        writing: new Map(),
       };
       await ownership.renewNow();
       registered = true;
@@ -164,10 +167,26 @@ export class PostgresSnapshotStore implements SharedSnapshotStore {
   }
 
   async put(records: readonly ActorRecord[]): Promise<void> {
-    const { rules, commits } = this.held("put");
+    const { rules, commits, writing } = this.held("put");
     // Checked before anything is sent: a refused batch changes nothing.
     const checked = records.map((r) => recordForPut(r, rules));
-    if (checked.length > 0) await commits.put(checked);
+    if (checked.length === 0) return;
+    for (const { record } of checked) writing.set(record.id, record);
+    try {
+      await commits.put(checked);
+    } finally {
+      for (const { record } of checked) if (writing.get(record.id) === record) writing.delete(record.id);
+    }
+  }
+
+  /**
+   * The live record with this id while its put is being written: a host spawning thousands keeps each
+   * actor as this record at once, rather than hosted until its write lands. The store's own copy: never
+   * change it.
+   */
+  kept(id: string): Readonly<ActorRecord> | undefined {
+    const record = this.held("kept").writing.get(id);
+    return record?.status === "active" ? record : undefined;
   }
 
   /** One statement writing a batch, fenced by ownership; refused for this process's own lapsed lease, it renews and retries. */
