@@ -16,8 +16,8 @@ export interface DormantActorsOptions {
   recordOf: (entry: Entry) => ActorRecord;
   /**
    * Resolves once the writes queued so far have landed: asked after each turn of the backlog found at
-   * start, the turn after next waits for it, so a catch-up holds two turns of actors hosted, not
-   * thousands. While those writes fail and are retried it waits too: an actor woken then could run no
+   * start, the turn after next waits for it, so at most two turns of woken actors wait for their writes,
+   * not thousands. While those writes fail and are retried it waits too: an actor woken then could run no
    * side effect.
    */
   backlogTurnDone: () => Promise<void>;
