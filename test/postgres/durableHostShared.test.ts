@@ -34,20 +34,24 @@ afterEach(async () => {
   for (const host of hosts.splice(0)) await host.stop();
 });
 
-function hostOn(url: string, clock: ManualClock): DurableHost {
+function hostOn(url: string, clock: ManualClock, warn: (message: string) => void = () => {}): DurableHost {
   const host = createDurableHost({
     store: createPostgresStore({ connectionString: url, leaseMs: 1_000, pollMs: 20 }),
     machines: { ticket: { machine: ticket, version: 1 } },
     now: clock.now,
     timers: clock,
-    logger: { warn: () => {} },
+    logger: { warn },
   });
   hosts.push(host);
   return host;
 }
 
-async function startedOn(url: string, clock: ManualClock): Promise<DurableHost> {
-  const host = hostOn(url, clock);
+async function startedOn(
+  url: string,
+  clock: ManualClock,
+  warn?: (message: string) => void,
+): Promise<DurableHost> {
+  const host = hostOn(url, clock, warn);
   await host.start();
   return host;
 }
@@ -133,6 +137,33 @@ describe("a spawned actor that only waits, on the PostgreSQL store", { timeout: 
     );
     expect(rows.map((r) => r.id)).toEqual(["t1", "t2", "t3"]);
     expect(await a.get("t1")).toMatchObject({ context: { notes: ["after"] } });
+  });
+
+  it("its first write failing (connections cut): woken from that record, put again, and spawn() resolves once it lands", async () => {
+    const url = await postgres().createDatabase();
+    const clock = new ManualClock(T0);
+    const warnings: string[] = [];
+    const a = await startedOn(url, clock, (message) => void warnings.push(message));
+    const release = await holdWrites(url);
+    let resolved = false;
+    const spawned = a.spawn("ticket", "t1").then(() => (resolved = true));
+    await waitUntil(() => a.counts().dormant === 1, "the spawn to be made");
+    // Every connection ends, the lock's too: the write waiting on it fails, and is retried 100 ms later.
+    await postgres().terminateConnections(new URL(url).pathname.slice(1));
+    await release().catch(() => undefined);
+    await waitUntil(() => warnings.some((w) => /could not be written/.test(w)), "the write to fail");
+    expect(resolved).toBe(false);
+    expect(a.counts()).toMatchObject({ live: 0, dormant: 1 });
+    for (let i = 0; i < 50 && !resolved; i += 1) await clock.advance(100);
+    await spawned;
+    const note = { type: "NOTE", text: "after" };
+    await a.send("t1", note);
+    await clock.advance(60_000, () => a.idle());
+    expect(await a.get("t1")).toMatchObject({
+      status: "done",
+      value: "expired",
+      context: { notes: ["after"] },
+    });
   });
 
   it("spawned in two processes at once: the one whose write is refused keeps nothing of it", async () => {
