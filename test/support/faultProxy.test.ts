@@ -111,6 +111,20 @@ describe("startFaultProxy", { timeout: 20_000 }, () => {
     expect(peer.text).toBe("one\ntwo\nthree\n");
   });
 
+  it("a connection made while paused reaches the server only once healed, its bytes in order", async () => {
+    const echo = await startEcho();
+    const proxy = await proxyTo(echo.port);
+    proxy.pause();
+    const client = await dial(proxy);
+    client.socket.write("early\n");
+    await settle();
+    expect([echo.peers.length, client.closed, proxy.connections]).toEqual([0, false, 1]);
+    proxy.heal();
+    client.socket.write("late\n");
+    await until(() => client.text === "early\nlate\n", "the echo of both lines");
+    expect(echo.peers.length).toBe(1);
+  });
+
   it("blackHole() drops every byte both ways, held ones too, connections open; after heal() new bytes flow", async () => {
     const echo = await startEcho();
     const proxy = await proxyTo(echo.port);

@@ -21,7 +21,11 @@ export interface FaultProxy {
   url(connectionString: string): string;
   /** Forward normally (the default). Chunks already delayed by latency() keep their time. */
   heal(): void;
-  /** Hold every byte both ways (connections stay open, nothing is delivered) until heal(); then the held bytes flow in order. */
+  /**
+   * Hold every byte both ways (connections stay open, nothing is delivered) until heal(); then the held
+   * bytes flow in order. A connection made meanwhile reaches the server only then: a server waits for
+   * a new connection's first packet, and one shutting down waits for it to end.
+   */
   pause(): void;
   /** Drop every byte both ways silently, held ones included, connections stay open (a host gone dark); after heal() new bytes flow again but the dropped ones are gone. */
   blackHole(): void;
@@ -67,6 +71,8 @@ export async function startFaultProxy(target: { host: string; port: number }): P
   let delay = 0;
   let armed: { marker: string; fired: () => void; fail: (error: Error) => void } | undefined;
   const links = new Set<Link>();
+  /** Client connections made while paused, not yet read: linked to the server on heal(). */
+  const held = new Set<Socket>();
 
   const rst = (socket: Socket) => {
     if (socket.destroyed) return;
@@ -116,6 +122,22 @@ export async function startFaultProxy(target: { host: string; port: number }): P
   const server = createServer({ allowHalfOpen: true }, (client) => {
     client.on("error", () => {}); // resets are the point here; 'close' handles them
     if (mode === "refuse") return rst(client);
+    if (mode === "pause") {
+      client.pause();
+      held.add(client);
+      client.on("close", () => held.delete(client));
+      return;
+    }
+    link(client);
+  });
+  const releaseHeld = () => {
+    for (const client of held) {
+      link(client);
+      client.resume();
+    }
+    held.clear();
+  };
+  const link = (client: Socket) => {
     // allowHalfOpen: a FIN is forwarded through the queue (after the data before it), not acted on at once.
     const upstream = connect({ host: target.host, port: target.port, allowHalfOpen: true });
     upstream.on("error", () => {});
@@ -147,7 +169,7 @@ export async function startFaultProxy(target: { host: string; port: number }): P
     };
     client.on("close", closed);
     upstream.on("close", closed);
-  });
+  };
   server.on("error", () => {});
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -168,6 +190,7 @@ export async function startFaultProxy(target: { host: string; port: number }): P
       mode = "forward";
       delay = 0;
       pumpAll();
+      releaseHeld();
     },
     pause() {
       mode = "pause";
@@ -179,14 +202,17 @@ export async function startFaultProxy(target: { host: string; port: number }): P
     refuse() {
       mode = "refuse";
       for (const link of links) cut(link);
+      for (const client of held) rst(client);
     },
     latency(ms) {
       mode = "forward";
       delay = ms;
       pumpAll();
+      releaseHeld();
     },
     resetAll() {
       for (const link of links) cut(link);
+      for (const client of held) rst(client);
     },
     resetAfterReply(marker) {
       if (armed !== undefined) return Promise.reject(new Error("fault proxy: resetAfterReply already armed"));
@@ -197,7 +223,7 @@ export async function startFaultProxy(target: { host: string; port: number }): P
       return happened;
     },
     get connections() {
-      return [...links].filter((link) => !link.client.destroyed).length;
+      return [...links].filter((link) => !link.client.destroyed).length + held.size;
     },
     async close() {
       armed?.fail(new Error("fault proxy closed before resetAfterReply's marker was seen"));
@@ -209,6 +235,7 @@ export async function startFaultProxy(target: { host: string; port: number }): P
         link.client.destroy();
         link.server.destroy();
       }
+      for (const client of held) client.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
