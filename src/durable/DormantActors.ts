@@ -26,9 +26,10 @@ export interface DormantActorsOptions {
 }
 
 /**
- * Live actors that only wait (for an event or a delay), kept as their records rather than as XState
- * actors: adopted so at start, or hosted ones idle for `afterMs` since their latest change became
- * durable. Each is hosted again at its first event or earliest due time.
+ * Live actors kept as their records rather than as XState actors: every one adopted at start (one whose
+ * side effect must run again wakes at once), and hosted ones that only wait (for an event or a delay),
+ * idle for `afterMs` since their latest change became durable. Each is hosted again at its first event
+ * or its wake time.
  */
 export class DormantActors {
   /** When each dormant actor wakes: at its earliest delay. */
@@ -43,10 +44,16 @@ export class DormantActors {
     this.idles = new TimerQueue(o.now, (id) => this.retireIdle(id), o.timers);
   }
 
-  /** A stored live actor that only waits, kept as its record. */
+  /**
+   * A stored live actor, kept as its record. One that only waits wakes at its earliest delay. One whose
+   * tree ran a side effect when its process stopped wakes at once, to run it again: after an outage, in
+   * the turns of the backlog start() found, by when its record was written, so a start hosts none of
+   * them and the first effects run while the rest wait their turn.
+   */
   keep(record: Readonly<ActorRecord>): void {
     this.o.actors.dormant.set(record.id, record);
-    this.wakes.set(record.id, earliestDelayDue(record));
+    const wakeAt = onlyWaits(record) ? earliestDelayDue(record) : Math.min(record.updatedAt, this.o.now());
+    this.wakes.set(record.id, wakeAt);
   }
 
   /** The hosted actor with this id; a dormant one is hosted again first. */

@@ -29,7 +29,7 @@ import {
   stopEntry,
   throwIfFailed,
 } from "./hostedActors.js";
-import { ActorTable, onlyWaits } from "./ActorTable.js";
+import { ActorTable } from "./ActorTable.js";
 import { DormantActors, dormantAfterMs } from "./DormantActors.js";
 import { GLOBAL_TIMERS, type RuntimeTimers } from "./timers.js";
 
@@ -257,12 +257,11 @@ export class Host implements DurableHost {
     return entry;
   }
 
-  /** A stored live actor: restored now, or kept dormant (as its record) when it only waits. */
+  /** A stored live actor, kept as its record until it wakes (at once when a side effect must run again). */
   adopt(record: Readonly<ActorRecord>): void {
     if (this.actors.has(record.id)) return;
     this.o.onAdopt?.(record);
-    if (onlyWaits(record)) this.dormant.keep(record);
-    else this.resume(record);
+    this.dormant.keep(record);
   }
 
   /** Lets go of an actor without writing it (another process owns it now). */

@@ -599,6 +599,56 @@ describe("a restart after an outage", () => {
     await expectEachEffectOnce(store, 300);
   });
 
+  it("hosts none of the actors whose side effect was in flight: they wake in its turns, each effect run again once", async () => {
+    // Stopped inside its effect: its record says the effect must run again.
+    let stalled = true;
+    const worker = setup({
+      types: { context: {} as { n: number }, input: {} as { n: number } },
+      actors: {
+        effect: fromPromise(async ({ input }: { input: number }) => {
+          log.push(`effect ${input}`);
+          if (stalled) await new Promise(() => {});
+        }),
+      },
+    }).createMachine({
+      context: ({ input }) => ({ n: input.n }),
+      initial: "working",
+      states: {
+        working: { invoke: { src: "effect", input: ({ context }) => context.n, onDone: "done" } },
+        done: { type: "final" },
+      },
+    });
+    const workers = { worker: { machine: worker, version: 1 } };
+    const store = createMemoryStore();
+    const first = host(store, { machines: workers });
+    await first.start();
+    log.length = 0;
+    for (let n = 0; n < 300; n++) await first.spawn("worker", `w${n}`, { n });
+    await eventLoopTurns(5);
+    expect(log.length).toBe(300);
+    await first.stop();
+    log.length = 0;
+    stalled = false;
+
+    const holding = new HoldingStore(store);
+    const second = host(holding, { machines: workers });
+    await second.start();
+    // Hosted at start, 300 XState actors would be made before start() resolves, and all run at once.
+    expect(counts(second)).toEqual({ live: 0, dormant: 300 });
+    holding.hold();
+    await vi.advanceTimersByTimeAsync(1);
+    await eventLoopTurns(20);
+    // Two turns woken, the rest waiting for the first turn's writes; the second turn's effects too.
+    expect(counts(second).dormant).toBe(300 - 2 * BACKLOG_FIRES_PER_TURN);
+    expect(log.length).toBe(BACKLOG_FIRES_PER_TURN);
+    holding.release();
+    await vi.advanceTimersByTimeAsync(100);
+    await second.idle();
+    expect(new Set(log).size).toBe(300);
+    expect(log.length).toBe(300);
+    expect((await store.list("live")).length).toBe(0);
+  });
+
   it("wakes later due times all at once when they come: only the backlog found at start is spread", async () => {
     const store = createMemoryStore();
     const h = host(store, { machines, dormantAfterMs: 0 });
