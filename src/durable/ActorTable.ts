@@ -65,8 +65,8 @@ export class ActorTable {
 }
 
 /**
- * Whether a stored actor only waits (for an event or a delay) and can stay a record: no promise,
- * callback or observable child (a snapshot without `value`) runs, which must run again at start.
+ * Whether a stored actor only waits (for an event or a delay) and can stay a record until then: no
+ * promise, callback or observable child (a snapshot without `value`) runs, which must run again.
  */
 export function onlyWaits(record: Readonly<ActorRecord>): boolean {
   return record.status === "active" && !runsAnEffect(snapshotOutline(record));
