@@ -9,6 +9,7 @@ import {
 } from "./actorRecord.js";
 import type { ArchiveFiles } from "./archive/ArchiveFiles.js";
 import { CorruptStateFileError, DurableJsonFile } from "./DurableJsonFile.js";
+import { FileReader } from "./FileReader.js";
 import { replayJournal } from "./journal/replayJournal.js";
 import { keptRecord } from "./recordLine.js";
 import type { QuarantinedRecord, SetAside } from "./setAside.js";
@@ -37,6 +38,8 @@ export interface StoreFiles {
 /** Reads the live shards and replays the journal among `names` into the layout; returns the segments' numbers. */
 export async function readStoreFiles(names: readonly string[], o: StoreFiles): Promise<number[]> {
   const { layout } = o;
+  // One buffer for every file read, each parsed before the next is read.
+  const reader = new FileReader();
   // Checked as each file is read, so only one file's parsed JSON is held at a time.
   const quarantined: QuarantinedRecord[] = [];
   for (const name of names) {
@@ -49,7 +52,7 @@ export async function readStoreFiles(names: readonly string[], o: StoreFiles): P
     if (match === null) continue;
     const index = Number(match[1]);
     const file = layout.file(name, !(index < layout.shards && name === layout.shardName(index)));
-    const raw = await readRaw(o, file.path);
+    const raw = await readRaw(o, reader, file.path);
     if (raw === undefined) continue;
     for (const [key, value] of raw.entries) {
       const checked = checkStored(o, key, value, file.path, quarantined);
@@ -72,6 +75,7 @@ export async function readStoreFiles(names: readonly string[], o: StoreFiles): P
   const { latest: journal, seqs } = await replayJournal({
     actorsDir: o.actorsDir,
     names,
+    reader,
     check: (key, value, file) => checkStored(o, key, value, file, quarantined)?.record,
     torn: (file) =>
       o.warn(
@@ -119,9 +123,9 @@ function checkStored(
 }
 
 /** The shard as read, or undefined when it is missing or was quarantined as corrupt. */
-async function readRaw(o: StoreFiles, path: string): Promise<RawShard | undefined> {
+async function readRaw(o: StoreFiles, reader: FileReader, path: string): Promise<RawShard | undefined> {
   try {
-    return (await new DurableJsonFile<RawShard>(path, { decode: readShard }).read()) ?? undefined;
+    return (await new DurableJsonFile<RawShard>(path, { decode: readShard }).read(reader)) ?? undefined;
   } catch (error) {
     if (!(error instanceof CorruptStateFileError)) throw error;
     await o.setAside.file(error);

@@ -107,6 +107,14 @@ describe("a record line", () => {
     expect(snapshot).toBe(JSON.stringify(r.snapshot));
   });
 
+  it("read, keeps its snapshot's bytes apart from the line's: the buffer read into is reused for the next file", () => {
+    const r = record("c1");
+    const line = Buffer.from(recordLine(r));
+    const read = parseRecordLine(line) as ActorRecord;
+    line.fill(0x20);
+    expect(read.snapshot).toEqual(r.snapshot);
+  });
+
   it("reads back as the record, parsing only the record and the outline: the snapshot is parsed when read, anew each time", () => {
     const r = record("c1");
     let stored: ActorRecord | undefined;

@@ -1,7 +1,7 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { idOf } from "../actorRecord.js";
 import { StateFileReadError } from "../DurableJsonFile.js";
+import { FileReader } from "../FileReader.js";
 import {
   type JournalDamage,
   type JournalReading,
@@ -16,7 +16,10 @@ export interface ReplayJournalOptions<R> {
   names: readonly string[];
   /** A line's record checked, or undefined when it cannot be used (the caller sets it aside or reports it). */
   check: (key: string, value: unknown, file: string) => R | undefined;
-  /** A segment that lost acknowledged records, with its bytes, told once its readable lines are checked. */
+  /**
+   * A segment that lost acknowledged records, with its bytes, told once its readable lines are checked.
+   * The bytes are the reader's: valid until the promise returned settles.
+   */
   damaged: (file: string, bytes: Buffer, damage: JournalDamage) => Promise<void> | void;
   /** A segment whose last line was cut short: an append never acknowledged, dropped. */
   torn?: (file: string) => void;
@@ -28,6 +31,8 @@ export interface ReplayJournalOptions<R> {
    * Each line is then one JSON value: a record in parts is not read so.
    */
   each?: (record: R) => void;
+  /** Reads the segments; one of the caller's own, to read its other files into the same buffer. */
+  reader?: FileReader;
 }
 
 /**
@@ -42,11 +47,12 @@ export async function replayJournal<R>(
   options: ReplayJournalOptions<R>,
 ): Promise<{ latest: Map<string, R>; seqs: number[] }> {
   const segments = journalSegments(options.names);
+  const reader = options.reader ?? new FileReader();
   const seqs = segments.map((s) => s.seq);
   const { each } = options;
   if (each !== undefined) {
     for (const { name } of segments) {
-      await readSegment(options, name, (path, bytes) =>
+      await readSegment(options, reader, name, (path, bytes) =>
         readJournalSegment(bytes, (value) => {
           const record = options.check(idOf(value) ?? "", value, path);
           if (record !== undefined) each(record);
@@ -59,7 +65,7 @@ export async function replayJournal<R>(
   const found: Array<[string, R]> = [];
   const done = new Set<string>();
   for (const { name } of [...segments].reverse()) {
-    await readSegment(options, name, (path, bytes) =>
+    await readSegment(options, reader, name, (path, bytes) =>
       readJournalSegmentNewestFirst(
         bytes,
         (id) => done.has(id),
@@ -80,15 +86,14 @@ export async function replayJournal<R>(
 /** Reads a segment and hands its bytes to `read`; reports what it says of a torn or damaged segment. */
 async function readSegment<R>(
   options: ReplayJournalOptions<R>,
+  reader: FileReader,
   name: string,
   read: (path: string, bytes: Buffer) => Omit<JournalReading, "values">,
 ): Promise<void> {
   const path = join(options.actorsDir, name);
   let bytes: Buffer;
   try {
-    // In one call, as the live shards are: a segment of megabytes through the thread pool is a round
-    // trip per 512 KB.
-    bytes = readFileSync(path);
+    bytes = reader.read(path);
   } catch (error) {
     if (options.unreadable === undefined) throw new StateFileReadError(path, error);
     options.unreadable(path, error);
