@@ -31,7 +31,7 @@ export interface RecordParts {
   snapshot: string;
 }
 
-/** Where a stored record keeps its outline and its snapshot's JSON (a view of the file read, or a string). */
+/** Where a stored record keeps its outline and its snapshot's JSON (bytes copied from its file, or a string). */
 const PARTS = Symbol("record line parts");
 
 interface StoredParts {
