@@ -32,7 +32,7 @@ export interface DormantActorsOptions {
  * or its wake time.
  */
 export class DormantActors {
-  /** When each dormant actor wakes: at its earliest delay. */
+  /** When each dormant actor wakes: its earliest delay, or at once when an effect must run again. */
   private readonly wakes: TimerQueue;
   /** When each idle hosted actor goes dormant; none while it changes or its change is being written. */
   private readonly idles: TimerQueue;
