@@ -1,8 +1,8 @@
+import { readFileSync } from "node:fs";
 import { type FileHandle, open, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Adapter } from "lowdb";
 import { A2AError } from "../errors/A2AError.js";
-import { FileReader } from "./FileReader.js";
 
 /** A state file exists but does not hold what it should (truncated, not JSON, wrong shape). */
 export class CorruptStateFileError extends A2AError {
@@ -56,14 +56,11 @@ export class DurableJsonFile<T> implements Adapter<T> {
     private readonly options: DurableJsonFileOptions<T> = {},
   ) {}
 
-  /**
-   * The parsed file, or null when it does not exist. Read in one call, by `reader` (a start reads every
-   * live shard in turn with one). What `decode` returns must keep no view of the bytes.
-   */
-  async read(reader = new FileReader()): Promise<T | null> {
+  /** The parsed file, or null when it does not exist. */
+  async read(): Promise<T | null> {
     let bytes: Buffer;
     try {
-      bytes = reader.read(this.file);
+      bytes = readFileSync(this.file);
     } catch (error) {
       if (errorCode(error) === "ENOENT") return null;
       throw new StateFileReadError(this.file, error);

@@ -7,6 +7,7 @@ import { OneAtATime, StoreJournal } from "./journal/StoreJournal.js";
 import { readStoreFiles } from "./readStoreFiles.js";
 import { plainRecord, recordLine } from "./recordLine.js";
 import { SetAside } from "./setAside.js";
+import type { SnapshotFile } from "./SnapshotFile.js";
 import { SnapshotLayout } from "./snapshotLayout.js";
 import {
   DEFAULT_CLEANUP_MAX_AGE_MS,
@@ -40,6 +41,8 @@ export { ARCHIVE_HOUR_FILE } from "./archive/archiveFormat.js";
  *   shards and replays the segments over them; replaying a line already folded in changes nothing.
  * - A record that moves (finished, or a changed shard count) stays in its old file until its new
  *   home is durable: a crash leaves a duplicate, never a loss.
+ * - A record read at open whose snapshot is large keeps it in the file it was read from, open until
+ *   close() (SnapshotFile): read when wanted, not held in memory.
  * - The caller holds the state-directory lock: the store is the only writer.
  */
 export class LowdbSnapshotStore {
@@ -61,6 +64,8 @@ export class LowdbSnapshotStore {
   private readonly unjournaled = new WeakMap<ActorRecord, string>();
   /** Set by open(), before anything else runs. */
   private archive!: ArchiveFiles;
+  /** The files open() read that records keep their snapshots in. */
+  private readonly files: SnapshotFile[] = [];
 
   private constructor(options: SnapshotStoreOptions) {
     this.options = ownRules(options);
@@ -121,6 +126,7 @@ export class LowdbSnapshotStore {
           migrated: store.openReport.migrated,
           warn: store.warn,
           countWrite: (bytes) => store.countWrite(bytes),
+          files: store.files,
         }),
       );
       const { quarantinedFiles, quarantinedRecords, migrated } = store.openReport;
@@ -130,6 +136,7 @@ export class LowdbSnapshotStore {
       else if (store.needsCompaction()) store.compact().catch(() => undefined);
     } catch (error) {
       await store.journal.close().catch(() => undefined);
+      store.closeFiles();
       throw error;
     }
     return store;
@@ -285,7 +292,13 @@ export class LowdbSnapshotStore {
       await this.compact();
     } finally {
       await this.journal.close().catch(() => undefined);
+      this.closeFiles();
     }
+  }
+
+  /** The records read at open can no longer read their snapshots: the store is closed. */
+  private closeFiles(): void {
+    for (const file of this.files.splice(0)) file.close();
   }
 
   private countWrite(bytes: number): void {

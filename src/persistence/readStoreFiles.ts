@@ -8,7 +8,7 @@ import {
   newerRecord,
 } from "./actorRecord.js";
 import type { ArchiveFiles } from "./archive/ArchiveFiles.js";
-import { CorruptStateFileError, DurableJsonFile } from "./DurableJsonFile.js";
+import { CorruptStateFileError, StateFileReadError, errorCode, errorText } from "./DurableJsonFile.js";
 import { FileReader } from "./FileReader.js";
 import { replayJournal } from "./journal/replayJournal.js";
 import { keptRecord } from "./recordLine.js";
@@ -20,6 +20,7 @@ import {
   SHARD_FILE,
   readShard,
 } from "./shardFormat.js";
+import { SnapshotFile } from "./SnapshotFile.js";
 import { type SnapshotLayout, isEmpty } from "./snapshotLayout.js";
 
 /** What a lowdb store's open() reads its files into, and with. */
@@ -33,6 +34,8 @@ export interface StoreFiles {
   migrated: MigratedRecord[];
   warn: (message: string) => void;
   countWrite: (bytes: number) => void;
+  /** The files read that records keep their snapshots in, added to: open until the store closes them. */
+  files: SnapshotFile[];
 }
 
 /** Reads the live shards and replays the journal among `names` into the layout; returns the segments' numbers. */
@@ -76,6 +79,7 @@ export async function readStoreFiles(names: readonly string[], o: StoreFiles): P
     actorsDir: o.actorsDir,
     names,
     reader,
+    keep: (file) => keepIfHeld(o, file),
     check: (key, value, file) => checkStored(o, key, value, file, quarantined)?.record,
     torn: (file) =>
       o.warn(
@@ -122,13 +126,34 @@ function checkStored(
   return undefined;
 }
 
-/** The shard as read, or undefined when it is missing or was quarantined as corrupt. */
+/**
+ * The shard as read, or undefined when it is missing or was quarantined as corrupt. Its records'
+ * snapshots in parts stay in the file, kept open for them.
+ */
 async function readRaw(o: StoreFiles, reader: FileReader, path: string): Promise<RawShard | undefined> {
+  let read: { bytes: Buffer; file: SnapshotFile };
   try {
-    return (await new DurableJsonFile<RawShard>(path, { decode: readShard }).read(reader)) ?? undefined;
+    read = SnapshotFile.open(path, reader);
   } catch (error) {
-    if (!(error instanceof CorruptStateFileError)) throw error;
-    await o.setAside.file(error);
+    if (errorCode(error) === "ENOENT") return undefined;
+    throw new StateFileReadError(path, error);
+  }
+  const { bytes, file } = read;
+  let raw: RawShard;
+  try {
+    raw = readShard(bytes, file);
+  } catch (error) {
+    file.close();
+    const problem = bytes.length === 0 ? "the file is empty" : errorText(error);
+    await o.setAside.file(new CorruptStateFileError(path, problem));
     return undefined;
   }
+  keepIfHeld(o, file);
+  return raw;
+}
+
+/** Keeps a file read open while a record read from it keeps its snapshot there; closes it otherwise. */
+function keepIfHeld(o: StoreFiles, file: SnapshotFile): void {
+  if (file.holdsSnapshots) o.files.push(file);
+  else file.close();
 }

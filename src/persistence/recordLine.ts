@@ -2,6 +2,7 @@ import { A2AError } from "../errors/A2AError.js";
 import type { ActorRecord } from "./actorRecord.js";
 import { errorText } from "./DurableJsonFile.js";
 import { isPlainObject } from "./recordShape.js";
+import type { FileSpan, SnapshotFile } from "./SnapshotFile.js";
 
 /**
  * A record's line in the lowdb store's files (live shards, journal, archive): the record as JSON, or,
@@ -9,10 +10,10 @@ import { isPlainObject } from "./recordShape.js";
  * snapshot's outline (the snapshot without any `context`, its children's neither), and the snapshot.
  * JSON text holds no raw tab, so the parts split unambiguously.
  *
- * A reader parses the first two parts and keeps the snapshot unparsed: a start reads what it needs
- * (ids, due times, meta, the states to check, whether each actor only waits) and a snapshot is parsed
- * when it is read, once its actor wakes. Parsing whole records took most of a start at 100,000 live
- * actors of the runtime.
+ * A reader parses the first two parts and leaves the snapshot where it is: a start reads what it needs
+ * (ids, due times, meta, the states to check, whether each actor only waits) and a snapshot is read and
+ * parsed when it is wanted, once its actor wakes. Parsing whole records took most of a start at 100,000
+ * live actors of the runtime, and holding their snapshots' bytes most of what was left.
  */
 
 const TAB = 0x09;
@@ -31,12 +32,12 @@ export interface RecordParts {
   snapshot: string;
 }
 
-/** Where a stored record keeps its outline and its snapshot's JSON (bytes copied from its file, or a string). */
+/** Where a stored record keeps its outline and its snapshot's JSON: a string, or a span of the file it was read from. */
 const PARTS = Symbol("record line parts");
 
 interface StoredParts {
   outline: unknown;
-  snapshot: Buffer | string;
+  snapshot: string | FileSpan;
 }
 
 const partsOf = (record: object): StoredParts | undefined => (record as { [PARTS]?: StoredParts })[PARTS];
@@ -57,15 +58,20 @@ export class CorruptSnapshotError extends A2AError {
 /**
  * A stored record's snapshot, parsed anew at each read: the store's record stays its text, and each
  * reader gets its own copy.
- * @throws CorruptSnapshotError when the text is not JSON.
+ * @throws CorruptSnapshotError when the text is not JSON; StateFileReadError when its file cannot be read.
  */
 function readSnapshot(this: ActorRecord): unknown {
-  const { snapshot } = partsOf(this) as StoredParts;
+  const text = snapshotText(partsOf(this) as StoredParts);
   try {
-    return JSON.parse(typeof snapshot === "string" ? snapshot : snapshot.toString("utf8"));
+    return JSON.parse(text);
   } catch (error) {
     throw new CorruptSnapshotError(String(this.id), errorText(error));
   }
+}
+
+/** A snapshot's JSON text, as kept or read from its file now. */
+function snapshotText({ snapshot }: StoredParts): string {
+  return typeof snapshot === "string" ? snapshot : snapshot.file.read(snapshot).toString("utf8");
 }
 
 /**
@@ -73,20 +79,24 @@ function readSnapshot(this: ActorRecord): unknown {
  * unparsed, read through a getter (JSON.stringify, spreading and structuredClone read it too). Given
  * the line alone, so that looking for its tabs never reads past it.
  *
- * The snapshot is kept as its bytes, neither decoded nor parsed: at 100,000 records that halved the
- * time to read them and the heap they take. They are copied out of `line`, whose buffer a reader
- * reuses for the next file (FileReader).
+ * With `from` (the file the line is in, kept open, and the line's offset there), the snapshot stays in
+ * the file, read again at each read of the record's snapshot: at 100,000 records, copying their bytes
+ * out took half of a store's open, and their memory most of what the open left held. Without, it is
+ * decoded to a string: `line` is a view of a buffer its reader reuses for the next file (FileReader).
  * @throws SyntaxError when the line is not JSON, or not three parts of it.
  */
-export function parseRecordLine(line: Buffer): unknown {
+export function parseRecordLine(line: Buffer, from?: { file: SnapshotFile; offset: number }): unknown {
   const first = line.indexOf(TAB);
   if (first < 0) return JSON.parse(line.toString("utf8"));
   const second = line.indexOf(TAB, first + 1);
   if (second < 0) throw new SyntaxError("a record line in parts holds two parts, not three");
+  const start = second + 1;
   return storedRecord(
     line.toString("utf8", 0, first),
     line.toString("utf8", first + 1, second),
-    Buffer.from(line.subarray(second + 1)),
+    from === undefined
+      ? line.toString("utf8", start)
+      : from.file.span(from.offset + start, line.length - start),
   );
 }
 
@@ -94,7 +104,7 @@ export function parseRecordLine(line: Buffer): unknown {
  * A record read from its parts' JSON, its snapshot kept unparsed.
  * @throws SyntaxError when a part is not JSON, or the first one is not a record without its snapshot.
  */
-export function storedRecord(head: string, outline: string, snapshot: Buffer | string): unknown {
+export function storedRecord(head: string, outline: string, snapshot: string | FileSpan): unknown {
   const record: unknown = JSON.parse(head);
   if (!isPlainObject(record) || Object.hasOwn(record, "snapshot"))
     throw new SyntaxError("the first part of a record line in parts is not a record without its snapshot");
@@ -145,7 +155,7 @@ export function recordParts(record: Readonly<ActorRecord>): RecordParts | undefi
   let snapshot: string | undefined;
   let outline: string | undefined;
   if (parts !== undefined) {
-    snapshot = typeof parts.snapshot === "string" ? parts.snapshot : parts.snapshot.toString("utf8");
+    snapshot = snapshotText(parts);
     outline = JSON.stringify(parts.outline);
   } else {
     if (record.snapshot === undefined) return undefined;
@@ -204,7 +214,7 @@ export function keptRecord(value: unknown): unknown {
   } catch {
     const fields = Object.keys(value as object).filter((key) => key !== "snapshot");
     const kept = Object.fromEntries(fields.map((key) => [key, (value as Record<string, unknown>)[key]]));
-    return { ...kept, snapshot: parts.snapshot.toString() };
+    return { ...kept, snapshot: snapshotText(parts) };
   }
 }
 

@@ -1,6 +1,7 @@
 import { type ActorRecord, idOf, isPlainObject } from "./actorRecord.js";
 import { errorText } from "./DurableJsonFile.js";
 import { parseRecordLine, recordLine } from "./recordLine.js";
+import type { SnapshotFile } from "./SnapshotFile.js";
 
 /**
  * The live shard format. A shard `actors/shard-<nn>.ndjson` is a header line naming how many records
@@ -64,8 +65,11 @@ export function shardChunks(doc: StoreDoc): Iterable<string> {
   return pieces();
 }
 
-/** A shard's bytes as records, or an error saying what is wrong with the file. */
-export function readShard(bytes: Buffer): RawShard {
+/**
+ * A shard's bytes as records, or an error saying what is wrong with the file. With the `file` they were
+ * read from (kept open), a record's snapshot in parts stays there (parseRecordLine).
+ */
+export function readShard(bytes: Buffer, file?: SnapshotFile): RawShard {
   const headerEnd = bytes.indexOf(10);
   if (headerEnd < 0) throw new Error(`the header line is missing (expected ${EXPECTED})`);
   const header = bytes.toString("utf8", 0, headerEnd);
@@ -79,7 +83,7 @@ export function readShard(bytes: Buffer): RawShard {
     if (end < 0) throw new Error(`line ${lineNo} is cut short (no newline at the end of the file)`);
     let value: unknown;
     try {
-      value = parseRecordLine(bytes.subarray(start, end));
+      value = parseRecordLine(bytes.subarray(start, end), file && { file, offset: start });
     } catch (error) {
       throw new Error(`line ${lineNo} is not valid JSON (${errorText(error)})`, { cause: error });
     }

@@ -1,6 +1,7 @@
 // The lowdb store reads what a start needs of each live record (ids, due times, meta, the states to
-// check) and keeps its snapshot as bytes, parsed when it is read: once its actor wakes.
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+// check) and leaves its snapshot in the file, read and parsed when it is read: once its actor wakes.
+import { readdirSync, readlinkSync } from "node:fs";
+import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { afterEach, expect, it, vi } from "vitest";
 import { setup } from "xstate";
@@ -12,6 +13,7 @@ import {
   type DurableHost,
 } from "../../src/durable/index.js";
 import { DEFAULT_SHARDS, LowdbSnapshotStore } from "../../src/persistence/index.js";
+import { StateFileReadError } from "../../src/persistence/DurableJsonFile.js";
 import { recordLine } from "../../src/persistence/recordLine.js";
 import { shardHeader } from "../../src/persistence/shardFormat.js";
 import { shardPath } from "../support/shardFiles.js";
@@ -85,6 +87,72 @@ it("open() parses no live snapshot, from the shards or from a journal a crash le
     expect((await store.get("c"))?.snapshot).toEqual(waiting("c").snapshot);
     vi.restoreAllMocks();
   }
+});
+
+/** The store files of `dir` this process holds open. */
+function openFiles(dir: string): string[] {
+  const open: string[] = [];
+  for (const fd of readdirSync("/proc/self/fd")) {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      if (target.startsWith(`${dir}/actors/`)) open.push(target.slice(dir.length + 1));
+    } catch {
+      // closed meanwhile (the fd of the listing itself)
+    }
+  }
+  return open.sort();
+}
+
+it("open() holds no large snapshot: each is read from the file open() read, a shard rewritten or a segment folded since too", async () => {
+  for (const crash of [false, true]) {
+    const written = await dirs.make();
+    const first = await openStore(written);
+    await first.putAll(IDS.map(waiting));
+    // A crash leaves the records in the journal only (the files as they are after the put resolved).
+    const dir = await dirs.make();
+    if (crash) await first.flush();
+    else await first.close();
+    await cp(written, dir, { recursive: true });
+    await first.close();
+
+    const store = await openStore(dir);
+    const held = new Map<string, Readonly<ActorRecord>>();
+    store.forEachLive((record) => held.set(record.id, record));
+    // The files read stay open for the snapshots in them: the shards, or the segment a crash left.
+    const kind = crash ? "actors/journal-000001" : "actors/shard-";
+    expect(openFiles(dir).filter((file) => file.startsWith(kind)).length, kind).toBeGreaterThan(0);
+
+    // Every shard is rewritten (renamed over) and the segment folded and deleted; a's snapshot changes.
+    await store.putAll(
+      IDS.map((id) => (id === "a" ? storeRecord(id) : waiting(id))).filter((r) => r.id === "a"),
+    );
+    for (const id of IDS.slice(1))
+      await store.put({ ...(held.get(id) as ActorRecord), updatedAt: STORE_T0 + 1 });
+    await store.compact();
+    for (const id of IDS.slice(1)) expect(held.get(id)?.snapshot, id).toEqual(waiting(id).snapshot);
+    expect((await store.get("b"))?.snapshot).toEqual(waiting("b").snapshot);
+
+    // Once the store is closed, its records read nothing more: their snapshots were never in memory.
+    await store.close();
+    expect(openFiles(dir)).toEqual([]);
+    expect(() => held.get("b")?.snapshot).toThrow(StateFileReadError);
+    expect(() => held.get("b")?.snapshot).toThrow(/its store is closed/);
+    // And they were written whole where they moved: a new open reads them all.
+    const again = await openStore(dir);
+    for (const id of IDS.slice(1)) expect((await again.get(id))?.snapshot, id).toEqual(waiting(id).snapshot);
+  }
+});
+
+it("a file whose records keep no snapshot in it is not held open", async () => {
+  const dir = await dirs.make();
+  const first = await openStore(dir);
+  // Small snapshots are written whole, parsed at open: nothing to read later.
+  await first.putAll(IDS.map((id) => storeRecord(id)));
+  await first.flush();
+  const store = await openStore(dir);
+  expect(openFiles(dir).filter((file) => !file.startsWith("actors/journal-"))).toEqual([]);
+  await store.compact();
+  expect(openFiles(dir).filter((file) => file.startsWith("actors/shard-"))).toEqual([]);
 });
 
 /** Waits for PING; a reminder an hour later. */

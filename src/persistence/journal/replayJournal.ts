@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { idOf } from "../actorRecord.js";
 import { StateFileReadError } from "../DurableJsonFile.js";
 import { FileReader } from "../FileReader.js";
+import { SnapshotFile } from "../SnapshotFile.js";
 import {
   type JournalDamage,
   type JournalReading,
@@ -33,6 +34,11 @@ export interface ReplayJournalOptions<R> {
   each?: (record: R) => void;
   /** Reads the segments; one of the caller's own, to read its other files into the same buffer. */
   reader?: FileReader;
+  /**
+   * Leaves the snapshots of records in parts in their segment, kept open: each segment read is handed
+   * to `keep` once its lines are (without, they are read into strings).
+   */
+  keep?: (file: SnapshotFile) => void;
 }
 
 /**
@@ -65,9 +71,10 @@ export async function replayJournal<R>(
   const found: Array<[string, R]> = [];
   const done = new Set<string>();
   for (const { name } of [...segments].reverse()) {
-    await readSegment(options, reader, name, (path, bytes) =>
+    await readSegment(options, reader, name, (path, bytes, file) =>
       readJournalSegmentNewestFirst(
         bytes,
+        file,
         (id) => done.has(id),
         (value) => {
           const key = idOf(value) ?? "";
@@ -88,19 +95,26 @@ async function readSegment<R>(
   options: ReplayJournalOptions<R>,
   reader: FileReader,
   name: string,
-  read: (path: string, bytes: Buffer) => Omit<JournalReading, "values">,
+  read: (path: string, bytes: Buffer, file: SnapshotFile | undefined) => Omit<JournalReading, "values">,
 ): Promise<void> {
   const path = join(options.actorsDir, name);
   let bytes: Buffer;
+  let file: SnapshotFile | undefined;
   try {
-    bytes = reader.read(path);
+    if (options.keep === undefined) bytes = reader.read(path);
+    else ({ bytes, file } = SnapshotFile.open(path, reader));
   } catch (error) {
     if (options.unreadable === undefined) throw new StateFileReadError(path, error);
     options.unreadable(path, error);
     return;
   }
   // Each line checked as it is parsed: the segment's raw lines are never all held at once.
-  const reading = read(path, bytes);
+  let reading: Omit<JournalReading, "values">;
+  try {
+    reading = read(path, bytes, file);
+  } finally {
+    if (file !== undefined) options.keep?.(file);
+  }
   if (reading.torn) options.torn?.(path);
   if (reading.damage !== undefined) await options.damaged(path, bytes, reading.damage);
 }

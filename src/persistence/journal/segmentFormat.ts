@@ -1,6 +1,7 @@
 import { leadingId } from "../actorRecord.js";
 import { errorText } from "../DurableJsonFile.js";
 import { parseRecordLine } from "../recordLine.js";
+import type { SnapshotFile } from "../SnapshotFile.js";
 
 /**
  * The journal segment format. A segment `actors/journal-<n>.ndjson` is a header line, one line per
@@ -126,22 +127,25 @@ export function readJournalSegment(bytes: Uint8Array, each?: (value: unknown) =>
 /**
  * As readJournalSegment, newest line first, for a reader that wants each id's latest record: a line
  * whose id (read from its beginning, `{"id":"…"`, without parsing the line) is `superseded` is skipped
- * unparsed. A line that cannot be skipped so is parsed and handed to `each`.
+ * unparsed. A line that cannot be skipped so is parsed and handed to `each`. With the `file` the bytes
+ * were read from (kept open), a record's snapshot in parts stays there (parseRecordLine).
  */
 export function readJournalSegmentNewestFirst(
   bytes: Uint8Array,
+  file: SnapshotFile | undefined,
   superseded: (id: string) => boolean,
   each: (value: unknown) => void,
 ): Omit<JournalReading, "values"> {
   const scan = scanSegment(bytes);
   if ("reading" in scan) return scan.reading;
   const bad: BadLines = [];
+  const parse = recordValue(file);
   for (let i = scan.starts.length - 1; i >= 0; i--) {
     const start = scan.starts[i] as number;
     const end = scan.ends[i] as number;
     const id = leadingId(scan.buffer, start, end);
     if (id !== undefined && superseded(id)) continue;
-    const value = parseLine(scan.buffer, start, end, i + 2, bad, recordValue);
+    const value = parseLine(scan.buffer, start, end, i + 2, bad, parse);
     if (value !== NOT_PARSED) each(value);
   }
   return outcome(scan, bad.reverse());
@@ -153,8 +157,11 @@ type LineParser = (buffer: Buffer, start: number, end: number) => unknown;
 
 /** A line that is one JSON value: decoded in place, with no view made nor tab looked for. */
 const wholeValue: LineParser = (buffer, start, end) => JSON.parse(buffer.toString("utf8", start, end));
-/** A record's line, whole or in parts (recordLine.ts). */
-const recordValue: LineParser = (buffer, start, end) => parseRecordLine(buffer.subarray(start, end));
+/** A record's line, whole or in parts (recordLine.ts), its snapshot left in `file` when given. */
+const recordValue =
+  (file: SnapshotFile | undefined): LineParser =>
+  (buffer, start, end) =>
+    parseRecordLine(buffer.subarray(start, end), file && { file, offset: start });
 
 /**
  * A line's value; NOT_PARSED (counted in `bad`) when it is not JSON, or empty. Each line is decoded
