@@ -7,7 +7,7 @@ import { OneAtATime, StoreJournal } from "./journal/StoreJournal.js";
 import { readStoreFiles } from "./readStoreFiles.js";
 import { plainRecord, recordLine } from "./recordLine.js";
 import { SetAside } from "./setAside.js";
-import type { SnapshotFile } from "./SnapshotFile.js";
+import { SnapshotFiles } from "./SnapshotFile.js";
 import { SnapshotLayout } from "./snapshotLayout.js";
 import {
   DEFAULT_CLEANUP_MAX_AGE_MS,
@@ -65,7 +65,7 @@ export class LowdbSnapshotStore {
   /** Set by open(), before anything else runs. */
   private archive!: ArchiveFiles;
   /** The files open() read that records keep their snapshots in. */
-  private readonly files: SnapshotFile[] = [];
+  private readonly files = new SnapshotFiles();
 
   private constructor(options: SnapshotStoreOptions) {
     this.options = ownRules(options);
@@ -136,7 +136,7 @@ export class LowdbSnapshotStore {
       else if (store.needsCompaction()) store.compact().catch(() => undefined);
     } catch (error) {
       await store.journal.close().catch(() => undefined);
-      store.closeFiles();
+      store.files.close();
       throw error;
     }
     return store;
@@ -292,13 +292,8 @@ export class LowdbSnapshotStore {
       await this.compact();
     } finally {
       await this.journal.close().catch(() => undefined);
-      this.closeFiles();
+      this.files.close();
     }
-  }
-
-  /** The records read at open can no longer read their snapshots: the store is closed. */
-  private closeFiles(): void {
-    for (const file of this.files.splice(0)) file.close();
   }
 
   private countWrite(bytes: number): void {

@@ -82,3 +82,41 @@ export class SnapshotFile {
     this.fd = undefined;
   }
 }
+
+/**
+ * A process has few file descriptors (1,024 by default on Linux) and a store may have up to 4,096
+ * shards: past this many files kept open, a file's snapshots are read into memory instead.
+ */
+export const MAX_SNAPSHOT_FILES = 256;
+
+/** The files a store's open read and keeps open for their records' snapshots (SnapshotFile). */
+export class SnapshotFiles {
+  private readonly open: SnapshotFile[] = [];
+
+  constructor(private readonly max = MAX_SNAPSHOT_FILES) {}
+
+  /**
+   * The whole file's bytes (valid until the reader's next read), and the file itself, to keep its
+   * records' snapshots in, unless `max` files are kept already.
+   * @throws the `fs` error (ENOENT when the file does not exist).
+   */
+  read(path: string, reader: FileReader): { bytes: Buffer; file?: SnapshotFile } {
+    return this.open.length < this.max ? SnapshotFile.open(path, reader) : { bytes: reader.read(path) };
+  }
+
+  /** A file whose records were read: kept open while one of them keeps its snapshot there, closed otherwise. */
+  keep(file: SnapshotFile): void {
+    if (file.holdsSnapshots) this.open.push(file);
+    else file.close();
+  }
+
+  /** How many files are kept open. */
+  get size(): number {
+    return this.open.length;
+  }
+
+  /** The store closes: the snapshots of the records read at open can no longer be read. */
+  close(): void {
+    for (const file of this.open.splice(0)) file.close();
+  }
+}

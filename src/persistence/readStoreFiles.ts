@@ -20,7 +20,7 @@ import {
   SHARD_FILE,
   readShard,
 } from "./shardFormat.js";
-import { SnapshotFile } from "./SnapshotFile.js";
+import type { SnapshotFiles } from "./SnapshotFile.js";
 import { type SnapshotLayout, isEmpty } from "./snapshotLayout.js";
 
 /** What a lowdb store's open() reads its files into, and with. */
@@ -34,8 +34,8 @@ export interface StoreFiles {
   migrated: MigratedRecord[];
   warn: (message: string) => void;
   countWrite: (bytes: number) => void;
-  /** The files read that records keep their snapshots in, added to: open until the store closes them. */
-  files: SnapshotFile[];
+  /** Keeps the files read that records keep their snapshots in, open until the store closes. */
+  files: SnapshotFiles;
 }
 
 /** Reads the live shards and replays the journal among `names` into the layout; returns the segments' numbers. */
@@ -79,7 +79,7 @@ export async function readStoreFiles(names: readonly string[], o: StoreFiles): P
     actorsDir: o.actorsDir,
     names,
     reader,
-    keep: (file) => keepIfHeld(o, file),
+    files: o.files,
     check: (key, value, file) => checkStored(o, key, value, file, quarantined)?.record,
     torn: (file) =>
       o.warn(
@@ -131,9 +131,9 @@ function checkStored(
  * snapshots in parts stay in the file, kept open for them.
  */
 async function readRaw(o: StoreFiles, reader: FileReader, path: string): Promise<RawShard | undefined> {
-  let read: { bytes: Buffer; file: SnapshotFile };
+  let read: ReturnType<SnapshotFiles["read"]>;
   try {
-    read = SnapshotFile.open(path, reader);
+    read = o.files.read(path, reader);
   } catch (error) {
     if (errorCode(error) === "ENOENT") return undefined;
     throw new StateFileReadError(path, error);
@@ -143,17 +143,11 @@ async function readRaw(o: StoreFiles, reader: FileReader, path: string): Promise
   try {
     raw = readShard(bytes, file);
   } catch (error) {
-    file.close();
+    file?.close();
     const problem = bytes.length === 0 ? "the file is empty" : errorText(error);
     await o.setAside.file(new CorruptStateFileError(path, problem));
     return undefined;
   }
-  keepIfHeld(o, file);
+  if (file !== undefined) o.files.keep(file);
   return raw;
-}
-
-/** Keeps a file read open while a record read from it keeps its snapshot there; closes it otherwise. */
-function keepIfHeld(o: StoreFiles, file: SnapshotFile): void {
-  if (file.holdsSnapshots) o.files.push(file);
-  else file.close();
 }

@@ -14,6 +14,7 @@ import {
 } from "../../src/durable/index.js";
 import { DEFAULT_SHARDS, LowdbSnapshotStore } from "../../src/persistence/index.js";
 import { StateFileReadError } from "../../src/persistence/DurableJsonFile.js";
+import { MAX_SNAPSHOT_FILES } from "../../src/persistence/SnapshotFile.js";
 import { recordLine } from "../../src/persistence/recordLine.js";
 import { shardHeader } from "../../src/persistence/shardFormat.js";
 import { shardPath } from "../support/shardFiles.js";
@@ -153,6 +154,36 @@ it("a file whose records keep no snapshot in it is not held open", async () => {
   expect(openFiles(dir).filter((file) => !file.startsWith("actors/journal-"))).toEqual([]);
   await store.compact();
   expect(openFiles(dir).filter((file) => file.startsWith("actors/shard-"))).toEqual([]);
+});
+
+it("keeps at most MAX_SNAPSHOT_FILES files open: the records of the others hold their snapshots", async () => {
+  const dir = await dirs.make();
+  const shards = MAX_SNAPSHOT_FILES + 44;
+  const open = (d: string) =>
+    LowdbSnapshotStore.open({ dir: d, shards, machineVersions: { mention: 2 }, onWarning: () => {} });
+  const first = await open(dir);
+  const ids = Array.from({ length: 3 * shards }, (_, i) => `w${i}`);
+  await first.putAll(ids.map(waiting));
+  await first.close();
+
+  const store = await open(dir);
+  stores.push(store);
+  const held: Array<Readonly<ActorRecord>> = [];
+  store.forEachLive((record) => held.push(record));
+  expect(openFiles(dir).filter((file) => file.startsWith("actors/shard-"))).toHaveLength(MAX_SNAPSHOT_FILES);
+  await store.close();
+  const readable = held.filter((record) => {
+    try {
+      expect(record.snapshot).toEqual(waiting(record.id).snapshot);
+      return true;
+    } catch (error) {
+      expect(error).toBeInstanceOf(StateFileReadError);
+      return false;
+    }
+  });
+  // The records of the files not kept open hold their snapshots; every shard holds some of the ids.
+  expect(readable.length).toBeGreaterThan(0);
+  expect(readable.length).toBeLessThan(ids.length);
 });
 
 /** Waits for PING; a reminder an hour later. */

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { StateFileReadError } from "../../src/persistence/DurableJsonFile.js";
 import { FileReader } from "../../src/persistence/FileReader.js";
-import { SnapshotFile } from "../../src/persistence/SnapshotFile.js";
+import { SnapshotFile, SnapshotFiles } from "../../src/persistence/SnapshotFile.js";
 import { tempDirs } from "./tempDirs.js";
 
 const dirs = tempDirs();
@@ -45,4 +45,32 @@ it("a file that does not exist: the fs error, and nothing left open", async () =
   expect(() => SnapshotFile.open(path, new FileReader())).toThrow(
     expect.objectContaining({ code: "ENOENT" }),
   );
+});
+
+it("keeps a file open only while a record keeps its snapshot there, and at most `max` of them", async () => {
+  const dir = await dirs.make();
+  const paths = ["a", "b", "c"].map((name) => join(dir, name));
+  for (const path of paths) writeFileSync(path, `bytes of ${path}`);
+  const files = new SnapshotFiles(1);
+  const reader = new FileReader();
+
+  const a = files.read(paths[0] as string, reader);
+  expect(a.bytes.toString()).toBe(`bytes of ${paths[0]}`);
+  files.keep(a.file as SnapshotFile); // no span made from it: closed
+  expect(files.size).toBe(0);
+  expect(() => a.file?.read({ file: a.file, offset: 0, length: 1 })).toThrow(/its store is closed/);
+
+  const b = files.read(paths[1] as string, reader);
+  const span = b.file?.span(0, 5);
+  files.keep(b.file as SnapshotFile);
+  expect(files.size).toBe(1);
+  // One kept is the most: the next file is read, not kept.
+  const c = files.read(paths[2] as string, reader);
+  expect(c.file).toBeUndefined();
+  expect(c.bytes.toString()).toBe(`bytes of ${paths[2]}`);
+  expect(span && b.file?.read(span).toString()).toBe("bytes");
+
+  files.close();
+  expect(files.size).toBe(0);
+  expect(() => span && b.file?.read(span)).toThrow(StateFileReadError);
 });

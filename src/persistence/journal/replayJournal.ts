@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { idOf } from "../actorRecord.js";
 import { StateFileReadError } from "../DurableJsonFile.js";
 import { FileReader } from "../FileReader.js";
-import { SnapshotFile } from "../SnapshotFile.js";
+import type { SnapshotFile, SnapshotFiles } from "../SnapshotFile.js";
 import {
   type JournalDamage,
   type JournalReading,
@@ -35,10 +35,10 @@ export interface ReplayJournalOptions<R> {
   /** Reads the segments; one of the caller's own, to read its other files into the same buffer. */
   reader?: FileReader;
   /**
-   * Leaves the snapshots of records in parts in their segment, kept open: each segment read is handed
-   * to `keep` once its lines are (without, they are read into strings).
+   * Reads the segments, leaving the snapshots of records in parts in their segment, kept open (without,
+   * they are read into strings).
    */
-  keep?: (file: SnapshotFile) => void;
+  files?: SnapshotFiles;
 }
 
 /**
@@ -101,8 +101,8 @@ async function readSegment<R>(
   let bytes: Buffer;
   let file: SnapshotFile | undefined;
   try {
-    if (options.keep === undefined) bytes = reader.read(path);
-    else ({ bytes, file } = SnapshotFile.open(path, reader));
+    if (options.files === undefined) bytes = reader.read(path);
+    else ({ bytes, file } = options.files.read(path, reader));
   } catch (error) {
     if (options.unreadable === undefined) throw new StateFileReadError(path, error);
     options.unreadable(path, error);
@@ -113,7 +113,7 @@ async function readSegment<R>(
   try {
     reading = read(path, bytes, file);
   } finally {
-    if (file !== undefined) options.keep?.(file);
+    if (file !== undefined) options.files?.keep(file);
   }
   if (reading.torn) options.torn?.(path);
   if (reading.damage !== undefined) await options.damaged(path, bytes, reading.damage);
