@@ -15,7 +15,7 @@ import type { ActorRecord } from "../../src/persistence/actorRecord.js";
 import { hostsOnFakeTime } from "../support/fakeClock.js";
 import { InspectorModel } from "../../src/inspector/InspectorModel.js";
 import { HoldingStore } from "../support/runtimeParts.js";
-import { BACKLOG_FIRES_PER_TURN } from "../../src/durable/TimerQueue.js";
+import { BACKLOG_FIRES_PER_TURN, OVERDUE_FIRES_PER_TURN } from "../../src/durable/TimerQueue.js";
 
 const T0 = Date.UTC(2026, 10, 29, 9, 0, 0);
 const hosts = hostsOnFakeTime(T0);
@@ -649,7 +649,30 @@ describe("a restart after an outage", () => {
     expect((await store.list("live")).length).toBe(0);
   });
 
-  it("wakes later due times all at once when they come: only the backlog found at start is spread", async () => {
+  it("wakes later due times in turns of OVERDUE_FIRES_PER_TURN, each once the writes of the turn two before landed", async () => {
+    const store = createMemoryStore();
+    const holding = new HoldingStore(store);
+    const h = host(holding, { machines, dormantAfterMs: 0 });
+    await h.start();
+    const n = OVERDUE_FIRES_PER_TURN * 2 + 500;
+    await Promise.all(Array.from({ length: n }, (_, i) => h.spawn("sleeper", `s${i}`, { n: i })));
+    await vi.advanceTimersByTimeAsync(1);
+    await eventLoopTurns(5); // idle actors retire in turns too
+    expect(counts(h)).toEqual({ live: 0, dormant: n });
+    log.length = 0;
+    holding.hold();
+    await vi.advanceTimersByTimeAsync(999);
+    await eventLoopTurns(20);
+    // Two turns woken, their writes held: the third waits for the first's. All at once, 2,548 actors
+    // would be hosted, each waiting for its write.
+    expect(woken()).toBe(2 * OVERDUE_FIRES_PER_TURN);
+    holding.release();
+    await h.idle();
+    expect(woken()).toBe(n);
+    await expectEachEffectOnce(store, n);
+  });
+
+  it("wakes later due times that fit a turn all at once", async () => {
     const store = createMemoryStore();
     const h = host(store, { machines, dormantAfterMs: 0 });
     await h.start();
