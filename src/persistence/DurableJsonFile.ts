@@ -56,11 +56,11 @@ export class DurableJsonFile<T> implements Adapter<T> {
     private readonly options: DurableJsonFileOptions<T> = {},
   ) {}
 
-  /** The parsed file, or null when it does not exist. */
-  async read(): Promise<T | null> {
+  /** The parsed file, or null when it does not exist; its bytes read by `bytesOf` (a caller's own buffer). */
+  async read(bytesOf: (path: string) => Buffer = readFileSync): Promise<T | null> {
     let bytes: Buffer;
     try {
-      bytes = readFileSync(this.file);
+      bytes = bytesOf(this.file);
     } catch (error) {
       if (errorCode(error) === "ENOENT") return null;
       throw new StateFileReadError(this.file, error);

@@ -17,8 +17,8 @@ export interface FileSpan {
  */
 export class SnapshotFile {
   private fd: number | undefined;
-  /** How many spans were handed out: a file with none need not stay open. */
-  private spans = 0;
+  /** Whether a span was handed out: a file with none need not stay open. */
+  private spanned = false;
 
   private constructor(
     readonly path: string,
@@ -43,13 +43,13 @@ export class SnapshotFile {
 
   /** The span of `length` bytes at `offset` of this file. */
   span(offset: number, length: number): FileSpan {
-    this.spans += 1;
+    this.spanned = true;
     return { file: this, offset, length };
   }
 
   /** Whether a record read from the file keeps its snapshot here. */
   get holdsSnapshots(): boolean {
-    return this.spans > 0;
+    return this.spanned;
   }
 
   /**
@@ -108,11 +108,6 @@ export class SnapshotFiles {
   keep(file: SnapshotFile): void {
     if (file.holdsSnapshots) this.open.push(file);
     else file.close();
-  }
-
-  /** How many files are kept open. */
-  get size(): number {
-    return this.open.length;
   }
 
   /** The store closes: the snapshots of the records read at open can no longer be read. */

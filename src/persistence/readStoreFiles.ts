@@ -8,7 +8,7 @@ import {
   newerRecord,
 } from "./actorRecord.js";
 import type { ArchiveFiles } from "./archive/ArchiveFiles.js";
-import { CorruptStateFileError, StateFileReadError, errorCode, errorText } from "./DurableJsonFile.js";
+import { CorruptStateFileError, DurableJsonFile } from "./DurableJsonFile.js";
 import { FileReader } from "./FileReader.js";
 import { replayJournal } from "./journal/replayJournal.js";
 import { keptRecord } from "./recordLine.js";
@@ -20,7 +20,7 @@ import {
   SHARD_FILE,
   readShard,
 } from "./shardFormat.js";
-import type { SnapshotFiles } from "./SnapshotFile.js";
+import type { SnapshotFile, SnapshotFiles } from "./SnapshotFile.js";
 import { type SnapshotLayout, isEmpty } from "./snapshotLayout.js";
 
 /** What a lowdb store's open() reads its files into, and with. */
@@ -131,23 +131,20 @@ function checkStored(
  * snapshots in parts stay in the file, kept open for them.
  */
 async function readRaw(o: StoreFiles, reader: FileReader, path: string): Promise<RawShard | undefined> {
-  let read: ReturnType<SnapshotFiles["read"]>;
+  let file: SnapshotFile | undefined;
+  const shard = new DurableJsonFile<RawShard>(path, { decode: (bytes) => readShard(bytes, file) });
   try {
-    read = o.files.read(path, reader);
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return undefined;
-    throw new StateFileReadError(path, error);
-  }
-  const { bytes, file } = read;
-  let raw: RawShard;
-  try {
-    raw = readShard(bytes, file);
+    const raw = await shard.read((at) => {
+      const read = o.files.read(at, reader);
+      file = read.file;
+      return read.bytes;
+    });
+    if (file !== undefined) o.files.keep(file);
+    return raw ?? undefined;
   } catch (error) {
     file?.close();
-    const problem = bytes.length === 0 ? "the file is empty" : errorText(error);
-    await o.setAside.file(new CorruptStateFileError(path, problem));
+    if (!(error instanceof CorruptStateFileError)) throw error;
+    await o.setAside.file(error);
     return undefined;
   }
-  if (file !== undefined) o.files.keep(file);
-  return raw;
 }
