@@ -1,6 +1,6 @@
 import { type ActorRecord, idOf, isPlainObject } from "./actorRecord.js";
 import { errorText } from "./DurableJsonFile.js";
-import { parseRecordLine, recordLine } from "./recordLine.js";
+import { parseRecordLine, recordLinePieces } from "./recordLine.js";
 import type { SnapshotFile } from "./SnapshotFile.js";
 
 /**
@@ -42,27 +42,10 @@ export interface RawShard {
   bytes: number;
 }
 
-/** Records per piece of a shard's text: a few hundred KB, a few ms of JSON.stringify each. */
-const RECORDS_PER_CHUNK = 200;
-
-/**
- * A shard's text in pieces: one stringify of a shard of thousands blocked the event loop for tens of
- * ms. Records are never changed in place, so later pieces are safe.
- */
+/** A shard's text in pieces (recordLinePieces), after its header line. */
 export function shardChunks(doc: StoreDoc): Iterable<string> {
   const records = Object.values(doc.records);
-  function* pieces(): Generator<string> {
-    let piece = shardHeader(records.length);
-    for (let i = 0; i < records.length; i++) {
-      piece += `${recordLine(records[i] as ActorRecord)}\n`;
-      if ((i + 1) % RECORDS_PER_CHUNK === 0) {
-        yield piece;
-        piece = "";
-      }
-    }
-    if (piece !== "") yield piece;
-  }
-  return pieces();
+  return recordLinePieces(records, shardHeader(records.length));
 }
 
 /**

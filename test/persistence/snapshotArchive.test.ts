@@ -1,7 +1,8 @@
-import { appendFile, readFile, readdir, rm, stat } from "node:fs/promises";
+import { appendFile, mkdir, readFile, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { LowdbSnapshotStore, type SnapshotStoreOptions } from "../../src/persistence/index.js";
+import { ArchiveFiles } from "../../src/persistence/archive/ArchiveFiles.js";
 import { HashSet53 } from "../../src/persistence/archive/idHashes.js";
 import { recordLine } from "../../src/persistence/recordLine.js";
 import { tempDirs } from "./tempDirs.js";
@@ -92,6 +93,39 @@ describe("LowdbSnapshotStore: the archive, on disk by the hour", () => {
     expect((await stat(file)).size).toBeGreaterThan(before);
     expect(await store.get("d1")).toEqual(done("d1", T0 + HOUR + 1));
     expect(await store.get("nobody")).toBeUndefined();
+  });
+
+  it("makes an append's text 200 records at a time, the event loop running between them", async () => {
+    const dir = await dirs.make();
+    await mkdir(join(dir, "archive"));
+    const archive = await ArchiveFiles.open({
+      dir: join(dir, "archive"),
+      rules: { machineVersions: { mention: 2 } },
+      onWrite: () => {},
+      warn: (m) => expect.fail(m),
+    });
+    // Each record's line made is counted (its meta serialised), and read at each turn of the event loop.
+    let made = 0;
+    const counted = { toJSON: () => (made += 1) };
+    const finished = Array.from({ length: 1_000 }, (_, i) => ({
+      ...done(`d${i}`, T0 + i),
+      meta: { counted },
+    }));
+    let mostInATurn = 0;
+    let appending = true;
+    let before = 0;
+    const turn = () => {
+      mostInATurn = Math.max(mostInATurn, made - before);
+      before = made;
+      if (appending) setImmediate(turn);
+    };
+    setImmediate(turn);
+    await archive.append(finished);
+    appending = false;
+    expect(made).toBe(1_000);
+    expect(mostInATurn).toBe(200); // one text of them all was made in one turn
+    const lines = (await archiveLines(dir))["archive-2024-05-01T12.ndjson"];
+    expect(lines).toEqual(finished.map((r, i) => ({ ...r, meta: { counted: i + 1 } })));
   });
 
   it("prunes whole hours by deleting them and rewrites only the hour the cutoff falls in", async () => {

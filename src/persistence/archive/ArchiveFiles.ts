@@ -11,7 +11,7 @@ import {
   newerRecord,
 } from "../actorRecord.js";
 import { errorCode, errorText, syncDirectory, writeFileDurably } from "../DurableJsonFile.js";
-import { parseRecordLine, recordLine } from "../recordLine.js";
+import { parseRecordLine, recordLinePieces } from "../recordLine.js";
 import { DurableAppender } from "./DurableAppender.js";
 import {
   ARCHIVE_HOUR_FILE,
@@ -190,10 +190,8 @@ export class ArchiveFiles {
         let file = hour.ids;
         try {
           await this.appender.append(hour.ids, encodeHashes(hashes), HASH_BYTES);
-          let text = "";
-          for (const record of batch) text += `${recordLine(record)}\n`;
           file = hour.records;
-          await this.appender.append(hour.records, Buffer.from(text, "utf8"), "line");
+          await this.appender.append(hour.records, recordLinePieces(batch), "line");
         } catch (cause) {
           throw new ArchiveWriteError(file, cause);
         }

@@ -10,7 +10,11 @@ import { syncDirectory, writeAll } from "../DurableJsonFile.js";
 export class DurableAppender {
   constructor(private readonly onWrite: (bytes: number) => void) {}
 
-  async append(path: string, bytes: Buffer, unit: "line" | number): Promise<void> {
+  /**
+   * Appends `data`, or its pieces one after another (each made as it is taken, the event loop running
+   * between them), and syncs once: all of it lands, or none.
+   */
+  async append(path: string, data: Uint8Array | Iterable<string>, unit: "line" | number): Promise<void> {
     let handle: FileHandle | undefined;
     let before: number | undefined;
     try {
@@ -19,13 +23,18 @@ export class DurableAppender {
       const size = (await handle.stat()).size;
       before = await wholeUnits(handle, size, unit);
       if (size !== before) await handle.truncate(before);
-      await writeAll(handle, bytes, before);
+      let end = before;
+      for (const piece of data instanceof Uint8Array ? [data] : data) {
+        const bytes = typeof piece === "string" ? Buffer.from(piece, "utf8") : piece;
+        await writeAll(handle, bytes, end);
+        end += bytes.length;
+      }
       await handle.datasync();
       await handle.close();
       handle = undefined;
       // A new file's name must reach the disk too.
       if (before === 0) await syncDirectory(dirname(path));
-      this.onWrite(bytes.length);
+      this.onWrite(end - before);
     } catch (error) {
       // Cut the partial append off; if even that fails, the next append cuts it.
       if (handle !== undefined && before !== undefined) await handle.truncate(before).catch(() => undefined);
