@@ -14,7 +14,7 @@ describe("DurableAppender", () => {
     const written: number[] = [];
     const appender = new DurableAppender((bytes) => written.push(bytes));
     await appender.append(file, ["two\n", "three\nfü\n"], "line");
-    await appender.append(file, Buffer.from("four\n"), "line");
+    await appender.append(file, [Buffer.from("four\n")], "line");
     expect(await readFile(file, "utf8")).toBe("one\ntwo\nthree\nfü\nfour\n");
     expect(written).toEqual([Buffer.byteLength("two\nthree\nfü\n"), 5]);
   });

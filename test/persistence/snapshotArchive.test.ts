@@ -122,6 +122,7 @@ describe("LowdbSnapshotStore: the archive, on disk by the hour", () => {
     setImmediate(turn);
     await archive.append(finished);
     appending = false;
+    turn(); // what was made since the last turn counted
     expect(made).toBe(1_000);
     expect(mostInATurn).toBe(200); // one text of them all was made in one turn
     const lines = (await archiveLines(dir))["archive-2024-05-01T12.ndjson"];

@@ -189,7 +189,7 @@ export class ArchiveFiles {
         // Hashes first: a hash without its record costs a read, a record without its hash is lost to get().
         let file = hour.ids;
         try {
-          await this.appender.append(hour.ids, encodeHashes(hashes), HASH_BYTES);
+          await this.appender.append(hour.ids, [encodeHashes(hashes)], HASH_BYTES);
           file = hour.records;
           await this.appender.append(hour.records, recordLinePieces(batch), "line");
         } catch (cause) {

@@ -11,10 +11,10 @@ export class DurableAppender {
   constructor(private readonly onWrite: (bytes: number) => void) {}
 
   /**
-   * Appends `data`, or its pieces one after another (each made as it is taken, the event loop running
-   * between them), and syncs once: all of it lands, or none.
+   * Appends `pieces` one after another (each made as it is taken, the event loop running between
+   * them), and syncs once: all of it lands, or none.
    */
-  async append(path: string, data: Uint8Array | Iterable<string>, unit: "line" | number): Promise<void> {
+  async append(path: string, pieces: Iterable<string | Uint8Array>, unit: "line" | number): Promise<void> {
     let handle: FileHandle | undefined;
     let before: number | undefined;
     try {
@@ -24,7 +24,7 @@ export class DurableAppender {
       before = await wholeUnits(handle, size, unit);
       if (size !== before) await handle.truncate(before);
       let end = before;
-      for (const piece of data instanceof Uint8Array ? [data] : data) {
+      for (const piece of pieces) {
         const bytes = typeof piece === "string" ? Buffer.from(piece, "utf8") : piece;
         await writeAll(handle, bytes, end);
         end += bytes.length;
