@@ -313,6 +313,50 @@ export function leadingId(bytes: Uint8Array, start = 0, end = bytes.length): str
 
 const ID_PREFIX = Buffer.from('{"id":"', "utf8");
 
+/**
+ * The time a record's line begins with after its id, `{"id":"<id>","updatedAt":<ms>,"status":"<status>"`
+ * (the stores write records in that order), read from the line's bytes as leadingId reads the id: a
+ * replay skips a line that an already read copy supersedes (newerRecord) without parsing it.
+ * Undefined when the line begins otherwise: it must be parsed.
+ */
+export function leadingTime(bytes: Uint8Array, start = 0, end = bytes.length): RecordTime | undefined {
+  let at = start + ID_PREFIX.length;
+  while (at < end && bytes[at] !== 0x22) {
+    if (bytes[at] === 0x5c) return undefined;
+    at++;
+  }
+  at = expect(bytes, at + 1, end, UPDATED_AT);
+  if (at < 0) return undefined;
+  let updatedAt = 0;
+  const digits = at;
+  for (; at < end && at - digits <= MAX_TIME_DIGITS; at++) {
+    const byte = bytes[at] as number;
+    if (byte < 0x30 || byte > 0x39) break;
+    updatedAt = updatedAt * 10 + (byte - 0x30);
+  }
+  if (at === digits || at - digits > MAX_TIME_DIGITS) return undefined;
+  at = expect(bytes, at, end, STATUS);
+  if (at < 0) return undefined;
+  const found = STATUSES.find(({ text }) => expect(bytes, at, end, text) >= 0);
+  return found === undefined ? undefined : { updatedAt, status: found.status };
+}
+
+/** The offset after `word` when the bytes at `at` are `word`, else -1. */
+function expect(bytes: Uint8Array, at: number, end: number, word: Uint8Array): number {
+  if (at + word.length > end) return -1;
+  for (let k = 0; k < word.length; k++) if (bytes[at + k] !== word[k]) return -1;
+  return at + word.length;
+}
+
+const UPDATED_AT = Buffer.from(',"updatedAt":', "utf8");
+const STATUS = Buffer.from(',"status":"', "utf8");
+const STATUSES = (["active", "done", "error"] satisfies ActorStatus[]).map((status) => ({
+  status,
+  text: Buffer.from(`${status}"`, "utf8"),
+}));
+/** A millisecond time of up to 15 digits is an exact integer (Number.MAX_SAFE_INTEGER has 16). */
+const MAX_TIME_DIGITS = 15;
+
 export function describeId(record: unknown): string {
   const id = idOf(record);
   return id === undefined ? "a record without an id" : `record ${JSON.stringify(id)}`;

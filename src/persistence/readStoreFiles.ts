@@ -4,6 +4,8 @@ import {
   type ActorRecordRules,
   checkActorRecord,
   journalCopyWins,
+  leadingId,
+  leadingTime,
   type MigratedRecord,
   newerRecord,
 } from "./actorRecord.js";
@@ -45,6 +47,31 @@ export async function readStoreFiles(names: readonly string[], o: StoreFiles): P
   const reader = new FileReader();
   // Checked as each file is read, so only one file's parsed JSON is held at a time.
   const quarantined: QuarantinedRecord[] = [];
+  // The journal first: a shard line whose record it holds a newer copy of (all of them, nearly, after a
+  // crash under load) is then skipped unparsed, and a restart parses each record once.
+  const { latest: journal, seqs } = await replayJournal({
+    actorsDir: o.actorsDir,
+    names,
+    reader,
+    files: o.files,
+    check: (key, value, file) => checkStored(o, key, value, file, quarantined)?.record,
+    torn: (file) =>
+      o.warn(
+        `snapshot store: ignored the torn last line of ${file} (an append cut short, never acknowledged)`,
+      ),
+    damaged: (file, bytes, damage) => o.setAside.damagedJournal(file, bytes, damage),
+  });
+  /** Ids whose shard copy was skipped: the journal's copy replaces it, as it would a copy held. */
+  const superseded = new Set<string>();
+  const skip = (bytes: Buffer, start: number, end: number): boolean => {
+    const id = leadingId(bytes, start, end);
+    const newer = id === undefined ? undefined : journal.get(id);
+    if (newer === undefined) return false;
+    const time = leadingTime(bytes, start, end);
+    if (time === undefined || !newerRecord(newer, time)) return false;
+    superseded.add(newer.id);
+    return true;
+  };
   for (const name of names) {
     if (DOCUMENT_SHARD_FILE.test(name)) {
       const path = join(o.actorsDir, name);
@@ -55,8 +82,10 @@ export async function readStoreFiles(names: readonly string[], o: StoreFiles): P
     if (match === null) continue;
     const index = Number(match[1]);
     const file = layout.file(name, !(index < layout.shards && name === layout.shardName(index)));
-    const raw = await readRaw(o, reader, file.path);
+    const raw = await readRaw(o, reader, file.path, skip);
     if (raw === undefined) continue;
+    // Written again without the lines skipped.
+    if (raw.skipped > 0) layout.dirty.add(file);
     for (const [key, value] of raw.entries) {
       const checked = checkStored(o, key, value, file.path, quarantined);
       // A record quarantined or migrated changes its file: rewrite it.
@@ -75,18 +104,6 @@ export async function readStoreFiles(names: readonly string[], o: StoreFiles): P
     }
     layout.fileBytes.set(file.key, raw.bytes);
   }
-  const { latest: journal, seqs } = await replayJournal({
-    actorsDir: o.actorsDir,
-    names,
-    reader,
-    files: o.files,
-    check: (key, value, file) => checkStored(o, key, value, file, quarantined)?.record,
-    torn: (file) =>
-      o.warn(
-        `snapshot store: ignored the torn last line of ${file} (an append cut short, never acknowledged)`,
-      ),
-    damaged: (file, bytes, damage) => o.setAside.damagedJournal(file, bytes, damage),
-  });
   if (quarantined.length > 0) o.countWrite(await o.setAside.records(quarantined));
 
   // Then every record where it belongs (another shard count, a record finished at a crash). place()
@@ -100,7 +117,7 @@ export async function readStoreFiles(names: readonly string[], o: StoreFiles): P
   // A copy as new is in the hour of the journal line's time or a later one: a replay after a crash
   // looks at the last hours, not at a month of them for every record new since the last fold.
   const archived = await o.archive.getEach(
-    [...journal.keys()].filter((id) => layout.held(id) === undefined),
+    [...journal.keys()].filter((id) => layout.held(id) === undefined && !superseded.has(id)),
     (id) => journal.get(id)?.updatedAt ?? Number.NEGATIVE_INFINITY,
   );
   for (const record of journal.values()) {
@@ -130,9 +147,14 @@ function checkStored(
  * The shard as read, or undefined when it is missing or was quarantined as corrupt. Its records'
  * snapshots in parts stay in the file, kept open for them.
  */
-async function readRaw(o: StoreFiles, reader: FileReader, path: string): Promise<RawShard | undefined> {
+async function readRaw(
+  o: StoreFiles,
+  reader: FileReader,
+  path: string,
+  skip: (bytes: Buffer, start: number, end: number) => boolean,
+): Promise<RawShard | undefined> {
   let file: SnapshotFile | undefined;
-  const shard = new DurableJsonFile<RawShard>(path, { decode: (bytes) => readShard(bytes, file) });
+  const shard = new DurableJsonFile<RawShard>(path, { decode: (bytes) => readShard(bytes, file, skip) });
   try {
     const raw = await shard.read((at) => {
       const read = o.files.read(at, reader);

@@ -163,9 +163,9 @@ export function recordParts(record: Readonly<ActorRecord>): RecordParts | undefi
     if (snapshot === undefined) return undefined;
     if (snapshot.length >= SPLIT_AT) outline = JSON.stringify(outlineOf(record.snapshot));
   }
-  // Id first: readers find a line's id from its first bytes.
-  const { id, machineId, machineVersion, delayed, status, updatedAt, meta } = record;
-  const head = JSON.stringify({ id, machineId, machineVersion, delayed, status, updatedAt, meta });
+  // Id, time and status first: readers find them from a line's first bytes (leadingId, leadingTime).
+  const { id, updatedAt, status, machineId, machineVersion, delayed, meta } = record;
+  const head = JSON.stringify({ id, updatedAt, status, machineId, machineVersion, delayed, meta });
   return { record: head, outline, snapshot };
 }
 

@@ -38,6 +38,8 @@ export interface StoreDoc {
 /** A shard as read, before its records are checked one by one: each line's value under its id ("" without one). */
 export interface RawShard {
   entries: Array<[id: string, value: unknown]>;
+  /** Lines left unparsed: `skip` said a copy read already supersedes them. */
+  skipped: number;
   /** The file's size. */
   bytes: number;
 }
@@ -50,9 +52,14 @@ export function shardChunks(doc: StoreDoc): Iterable<string> {
 
 /**
  * A shard's bytes as records, or an error saying what is wrong with the file. With the `file` they were
- * read from (kept open), a record's snapshot in parts stays there (parseRecordLine).
+ * read from (kept open), a record's snapshot in parts stays there (parseRecordLine). A line `skip` is
+ * true of (given its bytes' bounds) is counted and left unparsed.
  */
-export function readShard(bytes: Buffer, file?: SnapshotFile): RawShard {
+export function readShard(
+  bytes: Buffer,
+  file?: SnapshotFile,
+  skip?: (bytes: Buffer, start: number, end: number) => boolean,
+): RawShard {
   const headerEnd = bytes.indexOf(10);
   if (headerEnd < 0) throw new Error(`the header line is missing (expected ${EXPECTED})`);
   const header = bytes.toString("utf8", 0, headerEnd);
@@ -60,10 +67,16 @@ export function readShard(bytes: Buffer, file?: SnapshotFile): RawShard {
   if (count === undefined)
     throw new Error(`unsupported header ${JSON.stringify(header)} (expected ${EXPECTED})`);
   const entries: RawShard["entries"] = [];
+  let skipped = 0;
   for (let start = headerEnd + 1; start < bytes.length;) {
-    const lineNo = entries.length + 2;
+    const lineNo = entries.length + skipped + 2;
     const end = bytes.indexOf(10, start);
     if (end < 0) throw new Error(`line ${lineNo} is cut short (no newline at the end of the file)`);
+    if (skip?.(bytes, start, end)) {
+      skipped += 1;
+      start = end + 1;
+      continue;
+    }
     let value: unknown;
     try {
       value = parseRecordLine(bytes.subarray(start, end), file && { file, offset: start });
@@ -73,11 +86,11 @@ export function readShard(bytes: Buffer, file?: SnapshotFile): RawShard {
     entries.push([idOf(value) ?? "", value]);
     start = end + 1;
   }
-  if (entries.length !== count)
+  if (entries.length + skipped !== count)
     throw new Error(
-      `it holds ${entries.length} records where its header says ${count}: it was cut or added to`,
+      `it holds ${entries.length + skipped} records where its header says ${count}: it was cut or added to`,
     );
-  return { entries, bytes: bytes.length };
+  return { entries, skipped, bytes: bytes.length };
 }
 
 /** The record count a header line names, or undefined when it is not this format's header. */

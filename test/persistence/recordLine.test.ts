@@ -173,9 +173,11 @@ describe("a record line", () => {
 
   it("is the record as JSON when its snapshot is small, or it is no record with a snapshot", () => {
     const small = { ...record("c1"), snapshot: { status: "active", value: "waiting", context: { n: 1 } } };
-    // Id first, snapshot last, whatever the record's own order.
-    const { snapshot, ...rest } = small;
-    expect(recordLine({ snapshot, ...rest })).toBe(JSON.stringify({ ...rest, snapshot }));
+    // Id, time and status first, snapshot last, whatever the record's own order.
+    const { id, updatedAt, status, snapshot, ...rest } = small;
+    expect(recordLine({ snapshot, ...rest, status, updatedAt, id })).toBe(
+      JSON.stringify({ id, updatedAt, status, ...rest, snapshot }),
+    );
     expect(recordLine({ id: undefined, snapshot } as unknown as ActorRecord)).toBe(
       JSON.stringify({ snapshot }),
     );

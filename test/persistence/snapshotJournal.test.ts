@@ -14,9 +14,10 @@ import { ArchiveFiles } from "../../src/persistence/archive/ArchiveFiles.js";
 import { HashSet53 } from "../../src/persistence/archive/idHashes.js";
 import { StoreJournal } from "../../src/persistence/journal/StoreJournal.js";
 import { recordLine } from "../../src/persistence/recordLine.js";
+import { shardHeader } from "../../src/persistence/shardFormat.js";
 import { tempDirs } from "./tempDirs.js";
 import { CAN_LIST_OPEN_FILES, openFilesUnder } from "../support/openFiles.js";
-import { shardFileText, shardPath, shardRecords } from "../support/shardFiles.js";
+import { shardPath, shardRecords } from "../support/shardFiles.js";
 import { STORE_T0, archiveLines, storeRecord } from "../support/storeRecords.js";
 
 const dirs = tempDirs();
@@ -91,7 +92,9 @@ async function crashState(
     const file = shardFile(dir, record.id);
     byShard.set(file, [...(byShard.get(file) ?? []), record]);
   }
-  for (const [file, records] of byShard) await writeFile(file, shardFileText(records));
+  // As the store writes them: each record's line id, time and status first.
+  for (const [file, records] of byShard)
+    await writeFile(file, shardHeader(records.length) + records.map(line).join(""));
   const data = Buffer.from(JOURNAL_HEADER + lines, "utf8");
   const bytes = Buffer.alloc(Math.ceil((data.length + 1) / JOURNAL_BLOCK_BYTES) * JOURNAL_BLOCK_BYTES);
   data.copy(bytes);
@@ -175,6 +178,35 @@ describe("LowdbSnapshotStore journal", () => {
     await vi.waitFor(async () => expect(await journalsWithData(dir)).toEqual([]));
     expect(await shards(dir)).toEqual({ a: a2, c: c1 });
     expect(await archiveLines(dir)).toEqual({ "archive-2024-05-01T12.ndjson": [b1] });
+  });
+
+  it("parses each record once after a crash: a shard line the journal holds a newer copy of is skipped unparsed", async () => {
+    // A crash under load leaves nearly every shard record superseded by the journal. Parses are counted.
+    const dir = await dirs.make();
+    const stale = Array.from({ length: 300 }, (_, i) => rec(`m${i}`, { snapshot: { v: "old copy" } }));
+    const latest = stale.map((r) => ({ ...r, updatedAt: T0 + 1, snapshot: { v: "journal" } }));
+    const finished = rec("f", { status: "done", updatedAt: T0 + 2 });
+    const shardNewer = rec("k", { updatedAt: T0 + 9, snapshot: { v: "old copy" } }); // a fold wrote it, then the crash
+    await crashState(
+      dir,
+      Object.fromEntries(
+        [...stale, rec("f", { snapshot: { v: "old copy" } }), shardNewer].map((r) => [r.id, r]),
+      ),
+      [...latest, finished, rec("k", { updatedAt: T0 + 3 })].map(line).join(""),
+    );
+    const parse = vi.spyOn(JSON, "parse");
+    const { store, warnings } = await open(dir);
+    const oldCopiesParsed = parse.mock.calls.filter(([text]) => String(text).includes("old copy")).length;
+    parse.mockRestore();
+    expect(warnings).toEqual([]);
+    expect(oldCopiesParsed).toBe(1); // k's, newer in its shard than in the journal
+    const byId = (records: ActorRecord[]) => Object.fromEntries(records.map((r) => [r.id, r]));
+    expect(byId(store.load())).toEqual(byId([...latest, shardNewer]));
+    expect(await store.get("f")).toEqual(finished);
+    // Folded: the shards hold no skipped copy, the archive the finished record.
+    await vi.waitFor(async () => expect(await journalsWithData(dir)).toEqual([]));
+    expect(await shards(dir)).toEqual(byId([...latest, shardNewer]));
+    expect(await archiveLines(dir)).toEqual({ "archive-2024-05-01T12.ndjson": [finished] });
   });
 
   it("makes its segment for appends at open and at each seal, before the fold writes: no append waits for a directory sync", async () => {
