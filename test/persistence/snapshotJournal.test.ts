@@ -17,7 +17,7 @@ import { recordLine } from "../../src/persistence/recordLine.js";
 import { shardHeader } from "../../src/persistence/shardFormat.js";
 import { tempDirs } from "./tempDirs.js";
 import { CAN_LIST_OPEN_FILES, openFilesUnder } from "../support/openFiles.js";
-import { shardPath, shardRecords } from "../support/shardFiles.js";
+import { shardFileText, shardPath, shardRecords } from "../support/shardFiles.js";
 import { STORE_T0, archiveLines, storeRecord } from "../support/storeRecords.js";
 
 const dirs = tempDirs();
@@ -207,6 +207,27 @@ describe("LowdbSnapshotStore journal", () => {
     await vi.waitFor(async () => expect(await journalsWithData(dir)).toEqual([]));
     expect(await shards(dir)).toEqual(byId([...latest, shardNewer]));
     expect(await archiveLines(dir)).toEqual({ "archive-2024-05-01T12.ndjson": [finished] });
+  });
+
+  it("parses a shard line whose time it cannot read from its first bytes, and the journal's newer copy wins all the same", async () => {
+    const dir = await dirs.make();
+    const stale = Array.from({ length: 20 }, (_, i) => rec(`m${i}`, { snapshot: { v: "old copy" } }));
+    const latest = stale.map((r) => ({ ...r, updatedAt: T0 + 1, snapshot: { v: "journal" } }));
+    await crashState(dir, {}, latest.map(line).join(""));
+    // Written in the record's own field order (machineId before the time), not the store's.
+    const byShard = new Map<string, ActorRecord[]>();
+    for (const r of stale)
+      byShard.set(shardFile(dir, r.id), [...(byShard.get(shardFile(dir, r.id)) ?? []), r]);
+    for (const [file, records] of byShard) await writeFile(file, shardFileText(records));
+    const parse = vi.spyOn(JSON, "parse");
+    const { store, warnings } = await open(dir);
+    const oldCopiesParsed = parse.mock.calls.filter(([text]) => String(text).includes("old copy")).length;
+    parse.mockRestore();
+    expect(warnings).toEqual([]);
+    expect(oldCopiesParsed).toBe(20);
+    expect(store.load().sort((a, b) => a.id.localeCompare(b.id))).toEqual(
+      latest.sort((a, b) => a.id.localeCompare(b.id)),
+    );
   });
 
   it("makes its segment for appends at open and at each seal, before the fold writes: no append waits for a directory sync", async () => {
