@@ -129,6 +129,32 @@ describe("LowdbSnapshotStore: the archive, on disk by the hour", () => {
     expect(lines).toEqual(finished.map((r, i) => ({ ...r, meta: { counted: i + 1 } })));
   });
 
+  it("appends each record to the UTC hour of its time, naming each hour once", async () => {
+    const dir = await dirs.make();
+    await mkdir(join(dir, "archive"));
+    const archive = await ArchiveFiles.open({
+      dir: join(dir, "archive"),
+      rules: { machineVersions: { mention: 2 } },
+      onWrite: () => {},
+      warn: (m) => expect.fail(m),
+    });
+    const start = T0 + 3 * HOUR; // 15:00
+    const records = [done("a", start - 1), done("b", start), done("c", start + HOUR - 1), done("d", T0)];
+    // An hour's name is made once per hour, not per record (it cost a fold of 36,000 records 70 ms).
+    const named = vi.spyOn(Date.prototype, "toISOString");
+    await archive.append([...records, ...Array.from({ length: 100 }, (_, i) => done(`e${i}`, T0 + i))]);
+    expect(named).toHaveBeenCalledTimes(3);
+    named.mockRestore();
+    expect(await archiveLines(dir)).toEqual({
+      "archive-2024-05-01T12.ndjson": [
+        records[3],
+        ...Array.from({ length: 100 }, (_, i) => done(`e${i}`, T0 + i)),
+      ],
+      "archive-2024-05-01T14.ndjson": [records[0]],
+      "archive-2024-05-01T15.ndjson": [records[1], records[2]],
+    });
+  });
+
   it("prunes whole hours by deleting them and rewrites only the hour the cutoff falls in", async () => {
     const dir = await dirs.make();
     const { store } = await open(dir, { cleanupMaxAgeMs: HOUR });

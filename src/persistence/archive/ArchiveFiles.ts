@@ -16,6 +16,7 @@ import { DurableAppender } from "./DurableAppender.js";
 import {
   ARCHIVE_HOUR_FILE,
   ARCHIVE_IDS_FILE,
+  HOUR_MS,
   hourEnd,
   hourOf,
   hourStart,
@@ -176,14 +177,16 @@ export class ArchiveFiles {
   /** Appends finished records to their hours' files, durably; resolves once all are on disk. */
   append(records: readonly ActorRecord[]): Promise<void> {
     return this.serial(async () => {
-      const byHour = new Map<string, ActorRecord[]>();
+      // By the hour's number: a date formatted for each record took 63-76 ms of a fold of 36,000.
+      const byHour = new Map<number, ActorRecord[]>();
       for (const record of records) {
-        const hour = hourOf(record.updatedAt);
+        const hour = Math.floor(record.updatedAt / HOUR_MS);
         const batch = byHour.get(hour);
         if (batch === undefined) byHour.set(hour, [record]);
         else batch.push(record);
       }
-      for (const [name, batch] of byHour) {
+      for (const [number, batch] of byHour) {
+        const name = hourOf(number * HOUR_MS);
         const hour = this.hours.get(name) ?? this.newHour(name);
         const hashes = batch.map((record) => idHash(record.id));
         // Hashes first: a hash without its record costs a read, a record without its hash is lost to get().

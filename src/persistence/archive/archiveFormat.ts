@@ -10,7 +10,7 @@ export const ARCHIVE_HOUR_FILE = /^archive-(\d{4}-\d{2}-\d{2}T\d{2})\.ndjson$/;
 /** An hour's id hashes. */
 export const ARCHIVE_IDS_FILE = /^archive-(\d{4}-\d{2}-\d{2}T\d{2})\.ids$/;
 
-const HOUR_MS = 3_600_000;
+export const HOUR_MS = 3_600_000;
 
 /** The UTC hour of a time, as the archive names it: `2026-11-24T13`. */
 export function hourOf(at: number): string {
