@@ -34,6 +34,17 @@ async function open(dir: string, options: Partial<SnapshotStoreOptions> = {}) {
   return { store, warnings };
 }
 
+/** The archive files of `dir` alone, as a store opens them; any warning fails the test. */
+async function openArchive(dir: string): Promise<ArchiveFiles> {
+  await mkdir(join(dir, "archive"));
+  return ArchiveFiles.open({
+    dir: join(dir, "archive"),
+    rules: { machineVersions: { mention: 2 } },
+    onWrite: () => {},
+    warn: (m) => expect.fail(m),
+  });
+}
+
 async function archiveNames(dir: string): Promise<string[]> {
   return (await readdir(join(dir, "archive"))).sort();
 }
@@ -97,13 +108,7 @@ describe("LowdbSnapshotStore: the archive, on disk by the hour", () => {
 
   it("makes an append's text 200 records at a time, the event loop running between them", async () => {
     const dir = await dirs.make();
-    await mkdir(join(dir, "archive"));
-    const archive = await ArchiveFiles.open({
-      dir: join(dir, "archive"),
-      rules: { machineVersions: { mention: 2 } },
-      onWrite: () => {},
-      warn: (m) => expect.fail(m),
-    });
+    const archive = await openArchive(dir);
     // Each record's line made is counted (its meta serialised), and read at each turn of the event loop.
     let made = 0;
     const counted = { toJSON: () => (made += 1) };
@@ -131,13 +136,7 @@ describe("LowdbSnapshotStore: the archive, on disk by the hour", () => {
 
   it("appends each record to the UTC hour of its time, naming each hour once", async () => {
     const dir = await dirs.make();
-    await mkdir(join(dir, "archive"));
-    const archive = await ArchiveFiles.open({
-      dir: join(dir, "archive"),
-      rules: { machineVersions: { mention: 2 } },
-      onWrite: () => {},
-      warn: (m) => expect.fail(m),
-    });
+    const archive = await openArchive(dir);
     const start = T0 + 3 * HOUR; // 15:00
     const records = [done("a", start - 1), done("b", start), done("c", start + HOUR - 1), done("d", T0)];
     // An hour's name is made once per hour, not per record (it cost a fold of 36,000 records 70 ms).
