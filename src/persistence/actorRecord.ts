@@ -320,7 +320,8 @@ const ID_PREFIX = Buffer.from('{"id":"', "utf8");
  * Undefined when the line begins otherwise: it must be parsed.
  */
 export function leadingTime(bytes: Uint8Array, start = 0, end = bytes.length): RecordTime | undefined {
-  let at = start + ID_PREFIX.length;
+  let at = expect(bytes, start, end, ID_PREFIX);
+  if (at < 0) return undefined;
   while (at < end && bytes[at] !== 0x22) {
     if (bytes[at] === 0x5c) return undefined;
     at++;

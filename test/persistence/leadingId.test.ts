@@ -52,6 +52,18 @@ describe("leadingTime", () => {
     );
   });
 
+  it("reads nothing from a line that does not begin with an id, whatever follows", () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.maxSafeNat(), (rest, updatedAt) => {
+        const first = Object.keys(rest)[0];
+        fc.pre(first !== undefined && first !== "id");
+        expect(leadingTime(line({ ...rest, updatedAt, status: "done" }))).toBeUndefined();
+      }),
+      { numRuns: 1_000 },
+    );
+    expect(leadingTime(Buffer.from('{"xx":"a","updatedAt":1,"status":"done"}'))).toBeUndefined();
+  });
+
   it("reads every line the store writes, within the bounds it is given, and only in that order", () => {
     const record = storeRecord("a", { status: "done", updatedAt: 1_796_223_521_895 });
     const text = recordLine(record);
