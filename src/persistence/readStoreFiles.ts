@@ -64,6 +64,7 @@ export async function readStoreFiles(names: readonly string[], o: StoreFiles): P
   /** Ids whose shard copy was skipped: the journal's copy replaces it, as it would a copy held. */
   const superseded = new Set<string>();
   const skip = (bytes: Buffer, start: number, end: number): boolean => {
+    if (journal.size === 0) return false; // a start after a clean stop
     const id = leadingId(bytes, start, end);
     const newer = id === undefined ? undefined : journal.get(id);
     if (newer === undefined) return false;
