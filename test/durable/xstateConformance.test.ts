@@ -20,15 +20,13 @@ import {
   type AnyActorRef,
 } from "xstate";
 import {
-  bothWays,
-  type Compare,
+  cases,
+  conforms,
   createEffectLog,
-  type Final,
   runHost,
   runXState,
   type Scenario,
   type Step,
-  type View,
   T0,
 } from "./conformance/harness.js";
 import { raceMachine, type RaceInput } from "./conformance/race.js";
@@ -36,45 +34,6 @@ import { createDurableHost, createMemoryStore, type SnapshotStore } from "../../
 
 const log = createEffectLog();
 const note = (_: unknown, params: { label: string }) => log.note(params.label);
-
-interface Variants {
-  /** (i) no restart. */
-  none: Step[];
-  /** (ii) a restart while every delay is pending and none is due yet. */
-  pending: Step[];
-  /** (iii) a restart for longer than every pending delay. */
-  across: Step[];
-}
-
-const cases = (v: Variants): Array<[string, Step[], Compare]> => [
-  ["no restart", v.none, "times"],
-  ["a restart while the delays are pending, not yet due", v.pending, "times"],
-  ["a restart across every due time", v.across, "labels"],
-];
-
-const labels = (view: View) => view.effects.map((e) => e.replace(/@\d+$/, ""));
-
-/**
- * Plays `script` both ways: plain XState must log `effects` (labels, in order) and end as `final`
- * says; the host must give the same view as plain XState.
- */
-async function conforms(
-  s: Scenario,
-  script: Step[],
-  compare: Compare,
-  expected: { effects: string[]; final: Partial<Final> },
-) {
-  const { xstate, host, dormant, hostWarnings } = await bothWays(s, script, compare);
-  expect(labels(xstate), "plain XState's effects").toEqual(expected.effects);
-  expect(xstate.final, "plain XState's final state").toMatchObject(expected.final);
-  expect(host, `the host differs from plain XState (host warnings: ${JSON.stringify(hostWarnings)})`).toEqual(
-    xstate,
-  );
-  expect(
-    dormant,
-    `the host with dormant actors differs from plain XState (${JSON.stringify(hostWarnings)})`,
-  ).toEqual(xstate);
-}
 
 // packages/core/test/after.test.ts › "delayed transitions" › "should transition after delay", with two
 // parallel regions (packages/core/test/actions.test.ts › "should call transition actions in document

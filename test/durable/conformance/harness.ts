@@ -2,7 +2,7 @@
 // (A) a plain XState actor, never interrupted; (B) the same machine on a durable host, stopped and
 // started again on the same store at each `restart` step. A scenario's machine logs its side effects
 // through actions into an EffectLog; the trace is that log plus the actor's final snapshot.
-import { vi } from "vitest";
+import { expect, vi } from "vitest";
 import { createActor, type AnyStateMachine, type EventObject } from "xstate";
 import {
   createDurableHost,
@@ -187,4 +187,43 @@ export async function bothWays(
     dormant: view(dormant, compare),
     hostWarnings: [...hosted.warnings, ...dormant.warnings],
   };
+}
+
+export interface Variants {
+  /** (i) no restart. */
+  none: Step[];
+  /** (ii) a restart while every delay is pending and none is due yet. */
+  pending: Step[];
+  /** (iii) a restart for longer than every pending delay. */
+  across: Step[];
+}
+
+export const cases = (v: Variants): Array<[string, Step[], Compare]> => [
+  ["no restart", v.none, "times"],
+  ["a restart while the delays are pending, not yet due", v.pending, "times"],
+  ["a restart across every due time", v.across, "labels"],
+];
+
+const labels = (view: View) => view.effects.map((e) => e.replace(/@\d+$/, ""));
+
+/**
+ * Plays `script` both ways: plain XState must log `effects` (labels, in order) and end as `final`
+ * says; the host must give the same view as plain XState.
+ */
+export async function conforms(
+  s: Scenario,
+  script: Step[],
+  compare: Compare,
+  expected: { effects: string[]; final: Partial<Final> },
+) {
+  const { xstate, host, dormant, hostWarnings } = await bothWays(s, script, compare);
+  expect(labels(xstate), "plain XState's effects").toEqual(expected.effects);
+  expect(xstate.final, "plain XState's final state").toMatchObject(expected.final);
+  expect(host, `the host differs from plain XState (host warnings: ${JSON.stringify(hostWarnings)})`).toEqual(
+    xstate,
+  );
+  expect(
+    dormant,
+    `the host with dormant actors differs from plain XState (${JSON.stringify(hostWarnings)})`,
+  ).toEqual(xstate);
 }
