@@ -273,3 +273,62 @@ describe("o. delayed events to an actor found through the system, and enqueued",
     await conforms(s, script, compare, { effects: ["pong", "ping"], final: { context: { k: 2 } } });
   });
 });
+
+// A snapshot of 1,024 JSON characters or more is kept by the lowdb store apart from its record, and its
+// outline (the snapshot without contexts) beside it: the restore reads both back.
+describe("p. a large snapshot with children, history and delays", () => {
+  const page = "긴 문단 ".repeat(300);
+  const child = setup({
+    types: { context: {} as { text: string; n: number } },
+  }).createMachine({
+    context: { text: page, n: 0 },
+    initial: "idle",
+    states: {
+      idle: { on: { INC: "counting" } },
+      counting: {
+        entry: assign({ n: ({ context }) => context.n + 1 }),
+        after: { 700: { target: "idle", actions: ({ context }) => log.note(`child ${context.n}`) } },
+      },
+    },
+  });
+  const machine = setup({
+    types: { context: {} as { text: string; n: number } },
+    actors: { child },
+    actions: { note },
+  }).createMachine({
+    context: { text: page, n: 0 },
+    initial: "on",
+    states: {
+      on: {
+        initial: "first",
+        invoke: { src: "child", id: "child" },
+        states: {
+          first: { after: { 1000: "second" } },
+          second: { entry: noted("second") },
+          hist: { type: "history" },
+        },
+        on: {
+          INC: { actions: [assign({ n: ({ context }) => context.n + 1 }), sendTo("child", { type: "INC" })] },
+          OFF: "off",
+        },
+      },
+      off: { entry: noted("off"), on: { ON: "on.hist" } },
+    },
+  });
+  const s: Scenario = { machine, log };
+  const [inc, off, on] = [{ send: { type: "INC" } }, { send: { type: "OFF" } }, { send: { type: "ON" } }];
+
+  it.each(
+    cases({
+      none: [inc, { advance: 1200 }, off, on, inc, { advance: 1000 }],
+      pending: [inc, { restart: 200 }, { advance: 1000 }, off, on, inc, { restart: 300 }, { advance: 700 }],
+      across: [inc, { restart: 2000 }, { advance: 100 }, off, on, inc, { restart: 2000 }, { advance: 100 }],
+    }),
+  )("%s", async (_name, script, compare) => {
+    await conforms(s, script, compare, {
+      // Leaving `on` stops the child: the one invoked on the way back starts from its initial context.
+      effects: ["child 1", "second", "off", "second", "child 1"],
+      final: { status: "active", value: { on: "second" }, context: { text: page, n: 2 } },
+    });
+  });
+});

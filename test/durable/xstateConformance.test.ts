@@ -1,11 +1,12 @@
 // Conformance of the durable host with plain XState across restarts. Each scenario runs a machine as a
-// plain XState actor, never interrupted, and on a durable host (memory store, fake timers) that is
-// stopped and started again: (i) not at all, (ii) while its delays are pending and not yet due,
+// plain XState actor, never interrupted, and on a durable host (fake timers) that is stopped and
+// started again: (i) not at all, (ii) while its delays are pending and not yet due,
 // (iii) for longer than every pending delay. The host must log the same effects in the same order and
 // end in the same state; with no restart or a restart before any due time, at the same times too. A
 // restart across due times delivers the overdue events at start, so there only the order is compared.
-// Each host run is made twice: with the actor kept hosted, and with it dormant (its record) as soon as
-// it is idle, hosted again at each event and due time.
+// Each host run is made four times: on the memory store and on the lowdb store, each with the actor
+// kept hosted and with it dormant (its record) as soon as it is idle, hosted again at each event and
+// due time.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   assign,

@@ -1,15 +1,13 @@
-// Runs one scenario two ways under vitest fake timers and records what happened, for comparison:
-// (A) a plain XState actor, never interrupted; (B) the same machine on a durable host, stopped and
-// started again on the same store at each `restart` step. A scenario's machine logs its side effects
+// Runs one scenario under vitest fake timers and records what happened, for comparison: (A) as a
+// plain XState actor, never interrupted; (B) as the same machine on a durable host (on the memory
+// store and on the lowdb store), stopped and started again on the same store at each `restart` step. A scenario's machine logs its side effects
 // through actions into an EffectLog; the trace is that log plus the actor's final snapshot.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { expect, vi } from "vitest";
 import { createActor, type AnyStateMachine, type EventObject } from "xstate";
-import {
-  createDurableHost,
-  createMemoryStore,
-  type DurableHost,
-  type SnapshotStore,
-} from "../../../src/durable/index.js";
+import { createDurableHost, createMemoryStore, type DurableHost } from "../../../src/durable/index.js";
 
 /** The fixed wall-clock time each run starts at; effect times are relative to it. */
 export const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
@@ -122,18 +120,27 @@ export function runXState(s: Scenario, script: readonly Step[]): Promise<Trace> 
   });
 }
 
+/** The stores a host runs on here: in memory, or the default lowdb store in a throwaway state directory. */
+export type StoreKind = "memory" | "lowdb";
+
 /**
- * (B) The durable host on a memory store, actor "a" of kind "m", a new host after each restart; an
- * idle actor goes dormant after `dormantAfterMs`.
+ * (B) The durable host on a fresh `store`, actor "a" of kind "m", a new host on the same store after
+ * each restart; an idle actor goes dormant after `dormantAfterMs`.
  */
-export function runHost(s: Scenario, script: readonly Step[], dormantAfterMs: number): Promise<Trace> {
+export function runHost(
+  s: Scenario,
+  script: readonly Step[],
+  dormantAfterMs: number,
+  store: StoreKind = "memory",
+): Promise<Trace> {
   return withFakeTimers(async () => {
     s.log.entries.length = 0;
     const warnings: string[] = [];
-    const store: SnapshotStore = createMemoryStore();
+    const memory = createMemoryStore();
+    const stateDir = store === "lowdb" ? await mkdtemp(join(tmpdir(), "a2a-conformance-")) : undefined;
     const newHost = () =>
       createDurableHost({
-        store,
+        ...(stateDir === undefined ? { store: memory } : { stateDir }),
         machines: { m: { machine: s.machine, version: 1 } },
         logger: { warn: (message) => void warnings.push(message) },
         dormantAfterMs,
@@ -164,29 +171,36 @@ export function runHost(s: Scenario, script: readonly Step[], dormantAfterMs: nu
       return { effects: [...s.log.entries], final: toFinal({ status, value, context, output }), warnings };
     } finally {
       await host.stop();
+      if (stateDir !== undefined) await rm(stateDir, { recursive: true, force: true });
     }
   });
 }
 
 /**
- * Runs the scenario on plain XState and on the host twice: with every actor kept hosted, and with an
- * actor dormant as soon as it is idle (hosted again at each event and due time). The views compare as
- * `compare` says.
+ * The host's variants: on each store, with every actor kept hosted, and with an actor dormant as soon
+ * as it is idle (hosted again at each event and due time). The lowdb store keeps a record's snapshot
+ * apart from its outline and reads it back from its file: a restore path of its own.
  */
-export async function bothWays(
+const HOSTS: ReadonlyArray<{ name: string; store: StoreKind; dormantAfterMs: number }> = [
+  { name: "memory store, hosted", store: "memory", dormantAfterMs: Infinity },
+  { name: "memory store, dormant", store: "memory", dormantAfterMs: 0 },
+  { name: "lowdb store, hosted", store: "lowdb", dormantAfterMs: Infinity },
+  { name: "lowdb store, dormant", store: "lowdb", dormantAfterMs: 0 },
+];
+
+/** Runs the scenario on plain XState and on each of the host's variants; the views compare as `compare` says. */
+export async function everyWay(
   s: Scenario,
   script: readonly Step[],
   compare: Compare,
-): Promise<{ xstate: View; host: View; dormant: View; hostWarnings: string[] }> {
-  const plain = await runXState(s, script);
-  const hosted = await runHost(s, script, Infinity);
-  const dormant = await runHost(s, script, 0);
-  return {
-    xstate: view(plain, compare),
-    host: view(hosted, compare),
-    dormant: view(dormant, compare),
-    hostWarnings: [...hosted.warnings, ...dormant.warnings],
-  };
+): Promise<{ xstate: View; hosts: Array<{ name: string; view: View; warnings: string[] }> }> {
+  const xstate = view(await runXState(s, script), compare);
+  const hosts = [];
+  for (const { name, store, dormantAfterMs } of HOSTS) {
+    const trace = await runHost(s, script, dormantAfterMs, store);
+    hosts.push({ name, view: view(trace, compare), warnings: trace.warnings });
+  }
+  return { xstate, hosts };
 }
 
 export interface Variants {
@@ -216,14 +230,12 @@ export async function conforms(
   compare: Compare,
   expected: { effects: string[]; final: Partial<Final> },
 ) {
-  const { xstate, host, dormant, hostWarnings } = await bothWays(s, script, compare);
+  const { xstate, hosts } = await everyWay(s, script, compare);
   expect(labels(xstate), "plain XState's effects").toEqual(expected.effects);
   expect(xstate.final, "plain XState's final state").toMatchObject(expected.final);
-  expect(host, `the host differs from plain XState (host warnings: ${JSON.stringify(hostWarnings)})`).toEqual(
-    xstate,
-  );
-  expect(
-    dormant,
-    `the host with dormant actors differs from plain XState (${JSON.stringify(hostWarnings)})`,
-  ).toEqual(xstate);
+  for (const host of hosts)
+    expect(
+      host.view,
+      `the host (${host.name}) differs from plain XState (warnings: ${JSON.stringify(host.warnings)})`,
+    ).toEqual(xstate);
 }
