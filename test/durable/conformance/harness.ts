@@ -1,7 +1,8 @@
 // Runs one scenario under vitest fake timers and records what happened, for comparison: (A) as a
 // plain XState actor, never interrupted; (B) as the same machine on a durable host (on the memory
-// store and on the lowdb store), stopped and started again on the same store at each `restart` step. A scenario's machine logs its side effects
-// through actions into an EffectLog; the trace is that log plus the actor's final snapshot.
+// store and on the lowdb store), stopped and started again on the same store at each `restart` step.
+// A scenario's machine logs its side effects through actions into an EffectLog; the trace is that log
+// plus the actor's final snapshot.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -221,8 +222,8 @@ export const cases = (v: Variants): Array<[string, Step[], Compare]> => [
 const labels = (view: View) => view.effects.map((e) => e.replace(/@\d+$/, ""));
 
 /**
- * Plays `script` both ways: plain XState must log `effects` (labels, in order) and end as `final`
- * says; the host must give the same view as plain XState.
+ * Plays `script` every way: plain XState must log `effects` (labels, in order) and end as `final`
+ * says; each of the host's variants must give the same view as plain XState.
  */
 export async function conforms(
   s: Scenario,
